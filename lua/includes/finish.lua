@@ -1,0 +1,40 @@
+--- @include "includes/unreadCount"
+-- Ends a room script: adds the caller's unread count, refreshes TTLs (every room key when the
+-- touch interval has passed, otherwise only the keys this call wrote), stores the reply of a
+-- mutation under its idempotency key, and returns the packed reply.
+local function finish(R, res)
+  if R.agent ~= '' then res.unread = unreadCount(R, R.agent) end
+  local all = false
+  if R.touch then
+    local last = tonumber(redis.call('HGET', R.k.meta, 'touched') or '0')
+    if R.now - last >= R.touchEvery then
+      redis.call('HSET', R.k.meta, 'touched', R.now)
+      for i = 1, 14 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
+      all = true
+    end
+  end
+  if not all then
+    for key in pairs(R.dirty) do redis.call('PEXPIRE', key, R.ttl) end
+  end
+  local packed = cmsgpack.pack(res)
+  if R.idem ~= '' and R.mutated then
+    redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. packed)
+    redis.call('ZADD', R.k.idemt, R.now, R.idem)
+    local old = redis.call('ZRANGEBYSCORE', R.k.idemt, '-inf', R.now - R.idemTtl, 'LIMIT', 0, 50)
+    if #old > 0 then
+      redis.call('HDEL', R.k.idem, unpack(old))
+      redis.call('ZREM', R.k.idemt, unpack(old))
+    end
+    redis.call('PEXPIRE', R.k.idem, R.ttl)
+    redis.call('PEXPIRE', R.k.idemt, R.ttl)
+  end
+  return packed
+end
+
+-- finish() for reads that return raw records: replies {packed header, row, row, ...}; the store
+-- decodes the header and hands the rows (raw msgpack records or text) to the caller.
+local function finishRows(R, res, rows)
+  local out = { finish(R, res) }
+  for i = 1, #rows do out[i + 1] = rows[i] end
+  return out
+end

@@ -1,0 +1,177 @@
+// Settings, read once from the environment and validated with zod. Every setting has one row in
+// SETTINGS (environment name, type, default, unit, description); docs/configuration.md is checked
+// against this table by a test, so the two cannot drift apart.
+import { z } from 'zod'
+
+type Row = { env: string; schema: z.ZodType; unit: string; doc: string }
+
+const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt)
+
+/** The settings table. Keys are the names used in code; `env` is the environment variable. */
+export const SETTINGS = {
+  redisUrl: {
+    env: 'REDIS_URL',
+    schema: z.string().url().optional(),
+    unit: 'URL',
+    doc: 'Standalone Redis, e.g. redis://:password@host:6379/0. Unset: 127.0.0.1:6379.',
+  },
+  redisClusterNodes: {
+    env: 'REDIS_CLUSTER_NODES',
+    schema: z.string().optional(),
+    unit: 'host:port list',
+    doc: 'Comma-separated seed nodes of a Redis Cluster. When set, REDIS_URL is ignored and Cluster mode is used.',
+  },
+  redisPassword: {
+    env: 'REDIS_PASSWORD',
+    schema: z.string().optional(),
+    unit: 'secret',
+    doc: 'Password for Redis Cluster nodes (standalone takes it in REDIS_URL).',
+  },
+  keyPrefix: {
+    env: 'KEY_PREFIX',
+    schema: z.string().regex(/^[a-z][a-z0-9_-]{0,15}$/).default('ar'),
+    unit: 'string',
+    doc: 'Prefix of every Redis key and channel, so several deployments can share one Redis.',
+  },
+  roomTtlS: {
+    env: 'ROOM_TTL_S',
+    schema: int(2, 10 * 365 * 86400, 30 * 86400),
+    unit: 's',
+    doc: 'A room that receives no call for this long is removed by key expiry.',
+  },
+  presenceTtlS: {
+    env: 'PRESENCE_TTL_S',
+    schema: int(1, 86400, 60),
+    unit: 's',
+    doc: 'An agent without a heartbeat for this long is no longer listed online.',
+  },
+  lockTtlDefaultS: {
+    env: 'LOCK_TTL_DEFAULT_S',
+    schema: int(1, 86400, 120),
+    unit: 's',
+    doc: 'TTL of a lock when acquire_lock gives none.',
+  },
+  lockTtlMaxS: {
+    env: 'LOCK_TTL_MAX_S',
+    schema: int(1, 7 * 86400, 3600),
+    unit: 's',
+    doc: 'Longest TTL a lock may ask for.',
+  },
+  idempotencyTtlS: {
+    env: 'IDEMPOTENCY_TTL_S',
+    schema: int(1, 7 * 86400, 86400),
+    unit: 's',
+    doc: 'How long a mutation result is kept for replay under its idempotency_key.',
+  },
+  eventsRetained: {
+    env: 'EVENTS_RETAINED',
+    schema: int(10, 1_000_000, 10_000),
+    unit: 'events',
+    doc: 'Events kept per room; older ones are trimmed and a cursor behind them is reported.',
+  },
+  contextHistory: {
+    env: 'CONTEXT_HISTORY',
+    schema: int(1, 100, 20),
+    unit: 'versions',
+    doc: 'Versions of a context entry kept for get_context_history and diff_context (current one included).',
+  },
+  contextBodyBytes: {
+    env: 'LIMIT_CONTEXT_BODY_BYTES',
+    schema: int(1, 16 * 1024 * 1024, 64 * 1024),
+    unit: 'bytes',
+    doc: 'Largest context body (UTF-8).',
+  },
+  eventTextBytes: {
+    env: 'LIMIT_EVENT_TEXT_BYTES',
+    schema: int(1, 1024 * 1024, 4096),
+    unit: 'bytes',
+    doc: 'Largest event text (UTF-8).',
+  },
+  eventDataBytes: {
+    env: 'LIMIT_EVENT_DATA_BYTES',
+    schema: int(2, 1024 * 1024, 8192),
+    unit: 'bytes',
+    doc: 'Largest event data, measured as compact JSON.',
+  },
+  taskNotesBytes: {
+    env: 'LIMIT_TASK_NOTES_BYTES',
+    schema: int(1, 1024 * 1024, 16 * 1024),
+    unit: 'bytes',
+    doc: 'Largest task notes (UTF-8).',
+  },
+  varValueBytes: {
+    env: 'LIMIT_VAR_VALUE_BYTES',
+    schema: int(1, 64 * 1024, 1024),
+    unit: 'bytes',
+    doc: 'Largest shared var value (UTF-8).',
+  },
+  tasksPerRoom: {
+    env: 'LIMIT_TASKS_PER_ROOM',
+    schema: int(1, 100_000, 2000),
+    unit: 'tasks',
+    doc: 'Tasks a room may hold.',
+  },
+  contextPerRoom: {
+    env: 'LIMIT_CONTEXT_PER_ROOM',
+    schema: int(1, 100_000, 1000),
+    unit: 'entries',
+    doc: 'Context entries a room may hold.',
+  },
+  varsPerRoom: {
+    env: 'LIMIT_VARS_PER_ROOM',
+    schema: int(1, 100_000, 256),
+    unit: 'vars',
+    doc: 'Shared vars a room may hold.',
+  },
+  locksPerRoom: {
+    env: 'LIMIT_LOCKS_PER_ROOM',
+    schema: int(1, 100_000, 256),
+    unit: 'locks',
+    doc: 'Locks held at once in a room.',
+  },
+  reviewsPerRoom: {
+    env: 'LIMIT_REVIEWS_PER_ROOM',
+    schema: int(1, 100_000, 2000),
+    unit: 'reviews',
+    doc: 'Reviews a room may hold.',
+  },
+  dependenciesPerTask: {
+    env: 'LIMIT_DEPENDENCIES_PER_TASK',
+    schema: int(1, 1000, 50),
+    unit: 'tasks',
+    doc: 'Dependencies one task may have.',
+  },
+  roomsPerTeam: {
+    env: 'LIMIT_ROOMS_PER_TEAM',
+    schema: int(1, 1_000_000, 1000),
+    unit: 'rooms',
+    doc: 'Rooms a team may own at once.',
+  },
+} as const satisfies Record<string, Row>
+
+type SettingsShape = typeof SETTINGS
+export type Settings = { [K in keyof SettingsShape]: z.output<SettingsShape[K]['schema']> }
+
+/**
+ * Reads settings from `env` (default: process.env). Throws one error that lists every bad
+ * variable with what it expects, so an operator fixes them all at once.
+ */
+export function loadSettings(env: Record<string, string | undefined> = process.env): Settings {
+  const out: Record<string, unknown> = {}
+  const problems: string[] = []
+  for (const [name, row] of Object.entries(SETTINGS) as [string, Row][]) {
+    const raw = env[row.env]
+    const parsed = row.schema.safeParse(raw === '' ? undefined : raw)
+    if (parsed.success) out[name] = parsed.data
+    else problems.push(`${row.env}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(raw)})`)
+  }
+  if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}`)
+  const s = out as Settings
+  if (s.lockTtlDefaultS > s.lockTtlMaxS) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
+  return s
+}
+
+/** Settings with every default, for tests and tools; `overrides` use code names. */
+export function defaultSettings(overrides: Partial<Settings> = {}): Settings {
+  return { ...loadSettings({}), ...overrides }
+}

@@ -1,0 +1,60 @@
+// The one error table: every code the service can answer with, its HTTP status and what a caller
+// should do next. HTTP maps an AppError to `{"error": {code, message, details?}}` with `status`;
+// MCP returns the same object as a tool result with isError: true. docs/errors.md is checked
+// against this table by a test.
+
+export const ERRORS = {
+  invalid_request: { status: 400, hint: 'Fix the named field and call again.' },
+  unauthorized: { status: 401, hint: 'Send a valid key as "Authorization: Bearer <key>".' },
+  forbidden: { status: 403, hint: 'This key or agent may not do this; use a key or agent that may.' },
+  not_found: { status: 404, hint: 'Check the id; list the collection to see what exists.' },
+  conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
+  limit_reached: { status: 409, hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.' },
+  too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
+  rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
+  semantic_search_disabled: { status: 400, hint: 'Call search without semantic: true; lexical search always works.' },
+  unavailable: { status: 503, hint: 'A backing service is unreachable; retry shortly.' },
+  internal: { status: 500, hint: 'An unexpected failure; retry, and report it if it persists.' },
+} as const satisfies Record<string, { status: number; hint: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code)
+}
+
+/** A failure with a stable code. `message` names the field and the limit where one applies. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message)
+    this.name = 'AppError'
+    this.code = code
+    this.details = details
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status
+  }
+
+  get hint(): string {
+    return ERRORS[this.code].hint
+  }
+
+  /** The wire form shared by HTTP error bodies and MCP error results. */
+  toJSON(): { code: ErrorCode; message: string; hint: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message, hint: this.hint }
+      : { code: this.code, message: this.message, hint: this.hint, details: this.details }
+  }
+}
+
+export const invalid = (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', message, details)
+export const notFound = (message: string, details?: Record<string, unknown>) => new AppError('not_found', message, details)
+
+/** A size limit was exceeded: names the field, the limit and the size sent. */
+export function tooLarge(field: string, limit: number, size: number, unit = 'bytes'): AppError {
+  return new AppError('too_large', `${field} is ${size} ${unit}; the limit is ${limit} ${unit}`, { field, limit, size })
+}

@@ -1,0 +1,42 @@
+// Field schemas shared by every part of the room model, and the caller of an operation.
+import { z } from 'zod'
+import type { RoomRef } from '../store/keys.js'
+import { AppError } from './errors.js'
+
+/** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
+export interface Caller {
+  readonly room: RoomRef
+  readonly agent?: string | undefined
+  readonly idempotencyKey?: string | undefined
+}
+
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/
+
+export const roomId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit')
+export const teamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"')
+export const agentId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .regex(NO_CONTROL, 'must not contain control characters')
+export const idempotencyKey = z.string().min(1).max(128).regex(NO_CONTROL, 'must not contain control characters')
+/** A short single-line name (lock names, var names, context keys). */
+export const name = (max: number) => z.string().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).regex(NO_CONTROL, 'must not contain control characters')
+export const taskId = z.string().regex(/^t[1-9][0-9]{0,8}$/, 'must be a task id like "t7"')
+export const reviewId = z.string().regex(/^r[1-9][0-9]{0,8}$/, 'must be a review id like "r3"')
+export const eventId = z.string().regex(/^[0-9]{1,15}-[0-9]{1,15}$/, 'must be an event id like "1732263097123-42"')
+export const contextType = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 lowercase letters, digits, "_" or "-", e.g. "spec"')
+export const contextKey = name(200)
+
+/** Validates the caller's identity fields; used by every operation that needs an agent. */
+export function requireAgent(c: Caller): string {
+  if (c.agent === undefined || c.agent === '') {
+    throw new AppError('invalid_request', 'agent_id: required; pass the stable id of the calling agent', { field: 'agent_id' })
+  }
+  const r = agentId.safeParse(c.agent)
+  if (!r.success) throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
+  return r.data
+}

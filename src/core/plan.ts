@@ -1,0 +1,166 @@
+// The plan: tasks with status, assignee, dependencies, priority and order, and the atomic claim.
+// Rules that need the room's state (claims, cycles, limits) run inside the Lua scripts; this
+// module validates input, shapes arguments and decodes results.
+import { encode } from '@msgpack/msgpack'
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import type { Store } from '../store/store.js'
+import { requireAgent, taskId, type Caller } from './fields.js'
+import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { list, parse, text } from './validate.js'
+
+export const TASK_STATUSES = ['todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const
+export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const
+export type TaskStatus = (typeof TASK_STATUSES)[number]
+export type Priority = (typeof PRIORITIES)[number]
+
+export interface Task {
+  id: string
+  title: string
+  status: TaskStatus
+  assignee?: string
+  depends_on: string[]
+  priority: Priority
+  order: number
+  notes?: string
+  created_at: string
+  updated_at: string
+  created_by?: string
+  updated_by?: string
+}
+
+const pack = (v: unknown) => Buffer.from(encode(v))
+
+export function planSchemas(s: Settings) {
+  const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
+  const order = z.number().int().min(-1_000_000_000).max(1_000_000_000)
+  const assignee = z.string().max(128, 'must be at most 128 characters')
+  return {
+    addTask: z.object({
+      title,
+      notes: text(s.taskNotesBytes).optional(),
+      status: z.enum(['todo', 'in_progress']).default('todo'),
+      assignee: assignee.min(1).optional(),
+      depends_on: list(taskId, s.dependenciesPerTask).default([]),
+      priority: z.enum(PRIORITIES).default('normal'),
+      order: order.optional(),
+      force: z.boolean().default(false),
+    }),
+    taskRef: z.object({ task_id: taskId }),
+    updateTask: z.object({
+      task_id: taskId,
+      title: title.optional(),
+      notes: text(s.taskNotesBytes).optional(),
+      status: z.enum(TASK_STATUSES).optional(),
+      assignee: assignee.optional().describe('agent id; "" unassigns'),
+      priority: z.enum(PRIORITIES).optional(),
+      order: order.optional(),
+      force: z.boolean().default(false),
+    }),
+    setPriority: z
+      .object({ task_id: taskId, priority: z.enum(PRIORITIES).optional(), order: order.optional() })
+      .refine((v) => v.priority !== undefined || v.order !== undefined, { message: 'give priority, order or both', path: ['priority'] }),
+    addDependency: z.object({ task_id: taskId, depends_on: taskId }),
+    listTasks: z.object({ limit: z.number().int().min(1).max(200).default(20) }),
+    myTasks: z.object({ include_done: z.boolean().default(false), limit: z.number().int().min(1).max(200).default(50) }),
+  }
+}
+
+function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
+  const t = decodeRecord<Task>(raw)
+  t.depends_on ??= []
+  const n = notes === undefined || notes === null ? '' : notes.toString()
+  if (n !== '') t.notes = n
+  return t
+}
+
+/** A task that came back decoded inside a script's reply. */
+function fromReply(rec: Record<string, unknown>, notes: unknown): Task {
+  const t = withIsoTimes(rec) as unknown as Task
+  t.depends_on ??= []
+  if (typeof notes === 'string' && notes !== '') t.notes = notes
+  return t
+}
+
+export class Plan {
+  readonly schemas: ReturnType<typeof planSchemas>
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {
+    this.schemas = planSchemas(settings)
+  }
+
+  async addTask(c: Caller, input: unknown) {
+    const v = parse(this.schemas.addTask, input)
+    if (v.status === 'in_progress' && v.assignee === undefined) v.assignee = requireAgent(c)
+    const rec = { title: v.title, status: v.status, assignee: v.assignee, depends_on: [...new Set(v.depends_on)], priority: v.priority, order: v.order }
+    const r = await this.store.room('addTask', c.room, callOptions(c), [pack(rec), v.notes ?? '', this.settings.tasksPerRoom, v.force ? '1' : '0'])
+    return { task: fromReply(r.task, r.notes), unread: r.unread }
+  }
+
+  async getTask(c: Caller, input: unknown) {
+    const v = parse(this.schemas.taskRef, input)
+    const r = await this.store.room('getTask', c.room, callOptions(c), [v.task_id])
+    return { task: fromReply(r.task, r.notes), blocked_by: r.blocked_by as string[], unread: r.unread }
+  }
+
+  /** Changes a task. status in_progress claims it (see updateTask-15.lua for the rules). */
+  async updateTask(c: Caller, input: unknown) {
+    const v = parse(this.schemas.updateTask, input)
+    if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
+    const patch = { title: v.title, notes: v.notes, status: v.status, assignee: v.assignee, priority: v.priority, order: v.order }
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0'])
+    return { task: fromReply(r.task, r.notes), changed: r.changed as string[], unblocked: r.unblocked as string[], unread: r.unread }
+  }
+
+  async setTaskPriority(c: Caller, input: unknown) {
+    const v = parse(this.schemas.setPriority, input)
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0'])
+    return { task: fromReply(r.task, r.notes), changed: r.changed as string[], unread: r.unread }
+  }
+
+  async deleteTask(c: Caller, input: unknown) {
+    const v = parse(this.schemas.taskRef, input)
+    const r = await this.store.room('deleteTask', c.room, callOptions(c), [v.task_id])
+    return { deleted: r.deleted as string, dependents: r.dependents as string[], unread: r.unread }
+  }
+
+  async addDependency(c: Caller, input: unknown) {
+    const v = parse(this.schemas.addDependency, input)
+    const r = await this.store.room('addDependency', c.room, callOptions(c), [v.task_id, v.depends_on, this.settings.dependenciesPerTask])
+    return { task: fromReply(r.task, undefined), blocked_by: r.blocked_by as string[], added: r.added as boolean, unread: r.unread }
+  }
+
+  /** The whole plan, sorted by priority, order and creation, with per-status counts. */
+  async readPlan(c: Caller) {
+    const r = await this.store.room('readPlan', c.room, callOptions(c))
+    const tasks = sortTasks(pairs(r.rows).map(([t, n]) => toTask(t, n)))
+    const counts: Record<string, number> = {}
+    for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1
+    return { tasks, counts, unread: r.unread }
+  }
+
+  /** Todo tasks whose dependencies are all done or cancelled, best first; excludes tasks assigned to other agents. */
+  async unblockedTasks(c: Caller, input: unknown = {}) {
+    const v = parse(this.schemas.listTasks, input)
+    const r = await this.store.room('listTasks', c.room, callOptions(c), ['unblocked', v.limit, c.agent ?? '', '0'])
+    return { tasks: pairs(r.rows).map(([t, n]) => toTask(t, n)), total: r.total as number, unread: r.unread }
+  }
+
+  /** Tasks assigned to the caller, open ones unless include_done. */
+  async myTasks(c: Caller, input: unknown = {}) {
+    const agent = requireAgent(c)
+    const v = parse(this.schemas.myTasks, input)
+    const r = await this.store.room('listTasks', c.room, callOptions(c), ['mine', v.limit, agent, v.include_done ? '1' : '0'])
+    return { tasks: pairs(r.rows).map(([t, n]) => toTask(t, n)), total: r.total as number, unread: r.unread }
+  }
+}
+
+const RANK: Record<Priority, number> = { urgent: 0, high: 1, normal: 2, low: 3 }
+
+/** The plan's order: priority, then order, then creation (same as sortTasks in lua/includes/task.lua). */
+export function sortTasks(tasks: Task[]): Task[] {
+  return tasks.sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.order - b.order || Number(a.id.slice(1)) - Number(b.id.slice(1)))
+}

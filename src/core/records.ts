@@ -1,0 +1,41 @@
+// Decoding of stored records. Scripts store msgpack with times in epoch milliseconds; the core
+// hands out the same records with ISO-8601 times, the form agents and integrators read best.
+import { decode } from '@msgpack/msgpack'
+import type { CallOptions } from '../store/store.js'
+import type { Caller } from './fields.js'
+import { agentId, idempotencyKey } from './fields.js'
+import { AppError } from './errors.js'
+
+export const iso = (ms: unknown): string => new Date(Number(ms)).toISOString()
+
+/** Decodes a raw msgpack row; turns every `*_at` epoch-ms field into an ISO string. */
+export function decodeRecord<T>(raw: Buffer | Uint8Array): T {
+  return withIsoTimes(decode(raw) as Record<string, unknown>) as T
+}
+
+export function withIsoTimes<T extends Record<string, unknown>>(rec: T): T {
+  for (const [k, v] of Object.entries(rec)) {
+    if (k.endsWith('_at') && typeof v === 'number') (rec as Record<string, unknown>)[k] = iso(v)
+  }
+  return rec
+}
+
+/** The store options for a caller; a given agent id is validated here, once for every operation. */
+export function callOptions(c: Caller, touch = true): CallOptions {
+  if (c.agent !== undefined && c.agent !== '') {
+    const r = agentId.safeParse(c.agent)
+    if (!r.success) throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
+  }
+  if (c.idempotencyKey !== undefined) {
+    const r = idempotencyKey.safeParse(c.idempotencyKey)
+    if (!r.success) throw new AppError('invalid_request', `idempotency_key: ${r.error.issues[0]?.message}`, { field: 'idempotency_key' })
+  }
+  return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch }
+}
+
+/** Splits interleaved rows [a, b, a, b, ...] into pairs. */
+export function pairs(rows: Buffer[]): [Buffer, Buffer][] {
+  const out: [Buffer, Buffer][] = []
+  for (let i = 0; i + 1 < rows.length; i += 2) out.push([rows[i]!, rows[i + 1]!])
+  return out
+}

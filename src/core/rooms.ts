@@ -1,0 +1,175 @@
+// Rooms: creation (optionally from a template), info with counts, the team's room list. A room
+// belongs to one team and its id is unique within that team. A room with no activity for
+// ROOM_TTL_S disappears by key expiry; the team's room index is pruned of such rooms lazily.
+import { encode } from '@msgpack/msgpack'
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import type { RoomRef } from '../store/keys.js'
+import type { Store } from '../store/store.js'
+import { AppError } from './errors.js'
+import { roomId, type Caller } from './fields.js'
+import { callOptions, iso } from './records.js'
+import { TEMPLATES, findTemplate, type Template } from './templates.js'
+import { parse } from './validate.js'
+
+export interface RoomSummary {
+  room_id: string
+  name: string
+  template: string
+  created_at: string
+  created_by?: string
+  last_active_at: string
+}
+
+export const roomSchemas = {
+  create: z.object({
+    room_id: roomId.optional(),
+    name: z.string().trim().min(1).max(100, 'must be at most 100 characters').optional(),
+    template: z
+      .string()
+      .refine((t) => findTemplate(t) !== undefined, { message: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}` })
+      .default('blank'),
+  }),
+  list: z.object({
+    limit: z.number().int().min(1).max(500).default(100),
+    /** Rooms created after this one (the `next` of the previous page). */
+    after: roomId.optional(),
+  }),
+}
+
+/** A generated room id: "room-" and 10 base32 characters (50 bits). */
+export function newRoomId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567'
+  const bytes = randomBytes(10)
+  let id = 'room-'
+  for (const b of bytes) id += alphabet[b & 31]
+  return id
+}
+
+/** The starter content of a template, as createRoom-15.lua writes it. */
+export function starterContent(t: Template, by: string) {
+  const tasks = t.tasks.map((task, i) => ({
+    id: `t${i + 1}`,
+    title: task.title,
+    status: 'todo',
+    depends_on: (task.after ?? []).map((j) => `t${j + 1}`),
+    priority: task.priority ?? 'normal',
+    order: i + 1,
+    created_by: by,
+  }))
+  const notes: Record<string, string> = {}
+  t.tasks.forEach((task, i) => {
+    if (task.notes) notes[`t${i + 1}`] = task.notes
+  })
+  const context = t.context.map((c) => ({
+    meta: { type: c.type, key: c.key, version: 1, size: Buffer.byteLength(c.body), updated_by: by, created_by: by },
+    body: c.body,
+  }))
+  return { tasks, notes, context }
+}
+
+function summaryOf(meta: Record<string, string>): RoomSummary {
+  const s: RoomSummary = {
+    room_id: meta.id ?? '',
+    name: meta.name ?? meta.id ?? '',
+    template: meta.template ?? 'blank',
+    created_at: iso(meta.created_at),
+    last_active_at: iso(meta.touched ?? meta.created_at),
+  }
+  if (meta.created_by) s.created_by = meta.created_by
+  return s
+}
+
+export class Rooms {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {}
+
+  /**
+   * Creates a room for `teamId`. The team's index gets the id first, then the room script runs:
+   * a crash between the two leaves an index entry without a room, which listing prunes, never a
+   * room missing from its team's list.
+   */
+  async create(teamId: string, input: unknown, createdBy: string, idempotencyKey?: string): Promise<{ room: RoomSummary }> {
+    const v = parse(roomSchemas.create, input)
+    const id = v.room_id ?? newRoomId()
+    const template = findTemplate(v.template)!
+    const indexKey = this.store.keys.teamRooms(teamId)
+    const count = await this.store.client.zcard(indexKey)
+    if (count >= this.settings.roomsPerTeam) {
+      await this.pruneIndex(teamId)
+      if ((await this.store.client.zcard(indexKey)) >= this.settings.roomsPerTeam) {
+        throw new AppError('limit_reached', `the team has ${this.settings.roomsPerTeam} rooms; the rooms-per-team limit is ${this.settings.roomsPerTeam}`, {
+          field: 'rooms',
+          limit: this.settings.roomsPerTeam,
+        })
+      }
+    }
+    await this.store.client.zadd(indexKey, 'NX', Date.now(), id)
+    const record = { id, team: teamId, name: v.name ?? id, template: template.id, created_by: createdBy }
+    const r = await this.store.room('createRoom', { teamId, roomId: id }, { idempotencyKey }, [
+      Buffer.from(encode(record)),
+      Buffer.from(encode(starterContent(template, createdBy))),
+    ])
+    const room = r.room as Record<string, string>
+    return { room: summaryOf({ ...room, touched: room.created_at! }) }
+  }
+
+  /** The room's record and counts. */
+  async info(c: Caller) {
+    const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlS * 1000])
+    const meta = r.room as Record<string, string>
+    return {
+      room: summaryOf(meta),
+      counts: r.counts as Record<string, number>,
+      expires_at: iso(Number(meta.touched ?? meta.created_at) + this.settings.roomTtlS * 1000),
+      unread: r.unread,
+    }
+  }
+
+  /** The team's rooms, oldest first, a page at a time; rooms that expired are pruned from the index. */
+  async list(teamId: string, input: unknown = {}) {
+    const v = parse(roomSchemas.list, input)
+    const indexKey = this.store.keys.teamRooms(teamId)
+    let min = '-inf'
+    if (v.after) {
+      const score = await this.store.client.zscore(indexKey, v.after)
+      if (score !== null) min = `(${score}`
+    }
+    const ids = await this.store.client.zrangebyscore(indexKey, min, '+inf', 'LIMIT', 0, v.limit + 1)
+    const page = ids.slice(0, v.limit)
+    const metas = await Promise.all(page.map((id) => this.store.client.hgetall(this.store.keys.room({ teamId, roomId: id }).meta)))
+    const rooms: RoomSummary[] = []
+    const gone: string[] = []
+    page.forEach((id, i) => {
+      const meta = metas[i]!
+      if (meta.id) rooms.push(summaryOf(meta))
+      else gone.push(id)
+    })
+    if (gone.length > 0) await this.store.client.zrem(indexKey, ...gone)
+    return { rooms, next: ids.length > v.limit ? page[page.length - 1] : undefined }
+  }
+
+  /** Removes index entries of rooms that no longer exist (expired, or a crashed creation). */
+  async pruneIndex(teamId: string): Promise<number> {
+    const indexKey = this.store.keys.teamRooms(teamId)
+    let removed = 0
+    let cursor = '0'
+    do {
+      const [next, flat] = await this.store.client.zscan(indexKey, cursor, 'COUNT', 200)
+      cursor = next
+      const ids = flat.filter((_, i) => i % 2 === 0)
+      const exists = await Promise.all(ids.map((id) => this.store.client.exists(this.store.keys.room({ teamId, roomId: id }).meta)))
+      const gone = ids.filter((_, i) => exists[i] === 0)
+      if (gone.length > 0) removed += await this.store.client.zrem(indexKey, ...gone)
+    } while (cursor !== '0')
+    return removed
+  }
+
+  /** Whether the room exists (used by auth and transports before they open streams). */
+  async exists(ref: RoomRef): Promise<boolean> {
+    return (await this.store.client.exists(this.store.keys.room(ref).meta)) === 1
+  }
+}

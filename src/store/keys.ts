@@ -1,0 +1,71 @@
+// Every Redis key and channel name is built here and nowhere else.
+//
+// A room's keys share the hash tag {r:<teamId>/<roomId>}, so every script of a room runs on one
+// Cluster slot; a team's keys share {t:<teamId>}. Room ids are namespaced by team: two teams may
+// both have a room "payments", and creating one never reveals that another team's room exists.
+
+/** A room is named by its owning team and its id within that team. */
+export interface RoomRef {
+  readonly teamId: string
+  readonly roomId: string
+}
+
+/**
+ * The fixed keys of a room, in the order every room script receives them as KEYS[1..15].
+ * lua/includes/roomKeys.lua names them in the same order (a unit test compares the two).
+ */
+export const ROOM_KEYS = [
+  'meta', //     hash: room record, counters (eseq, trim, tseq, rseq, fence), touched, per-day event counts
+  'tasks', //    hash: task id -> msgpack task (without notes)
+  'notes', //    hash: task id -> notes text
+  'ctx', //      hash: "<type>/<key>" -> msgpack context entry metadata
+  'ctxv', //     hash: "<type>/<key>#<version>" -> msgpack {body, by, at} for the kept versions
+  'events', //   stream: id "<ms>-<seq>", one field "d" -> msgpack event
+  'evdel', //    sorted set: seq of deleted events (score = seq), pruned below the trim point
+  'cursors', //  hash: agent id -> id of the last event it has read
+  'presence', // sorted set: agent id -> last heartbeat (ms)
+  'locks', //    hash: lock name -> msgpack {owner, token, acquired_at, expires_at} (listing index)
+  'vars', //     hash: var name -> msgpack {value, by, at, version}
+  'reviews', //  hash: review id -> msgpack review
+  'idem', //     hash: idempotency key -> msgpack {op, at, res}
+  'idemt', //    sorted set: idempotency key -> time stored (ms), for pruning
+  'channel', //  sharded pub/sub channel of the room (not a key; never stored or expired)
+] as const
+
+export type RoomKeyName = (typeof ROOM_KEYS)[number]
+export type RoomKeys = Readonly<Record<RoomKeyName, string>> & { readonly list: readonly string[] }
+
+export class Keys {
+  constructor(readonly prefix: string) {}
+
+  roomTag(ref: RoomRef): string {
+    return `{r:${ref.teamId}/${ref.roomId}}`
+  }
+
+  /** The fixed keys of a room (KEYS[1..15] of every room script), by name and as a list. */
+  room(ref: RoomRef): RoomKeys {
+    const base = `${this.prefix}:${this.roomTag(ref)}:`
+    const list = ROOM_KEYS.map((name) => base + name)
+    const named = Object.fromEntries(ROOM_KEYS.map((name, i) => [name, list[i]])) as Record<RoomKeyName, string>
+    return Object.freeze({ ...named, list })
+  }
+
+  /** A lock's own key: its expiry is the lock's TTL. */
+  lock(ref: RoomRef, name: string): string {
+    return `${this.prefix}:${this.roomTag(ref)}:lock:${name}`
+  }
+
+  /** Sorted set of a team's room ids (score = creation time); pruned of expired rooms lazily. */
+  teamRooms(teamId: string): string {
+    return `${this.prefix}:{t:${teamId}}:rooms`
+  }
+}
+
+/** The hash tag of a key (the text between the first `{` and the next `}`), as Redis Cluster reads it. */
+export function hashTagOf(key: string): string {
+  const open = key.indexOf('{')
+  if (open < 0) return key
+  const close = key.indexOf('}', open + 1)
+  if (close < 0 || close === open + 1) return key
+  return key.slice(open + 1, close)
+}

@@ -1,0 +1,48 @@
+// Loads lua/<verbNoun>-<numKeys>.lua, expands `--- @include "includes/<name>"` lines (each helper
+// once, in dependency order) and registers every script with ioredis defineCommand, which sends
+// EVALSHA and falls back to EVAL on NOSCRIPT — a failover or restart empties the script cache, so a
+// one-time SCRIPT LOAD is never relied on.
+import { readFileSync, readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua')
+
+export interface Script {
+  readonly name: string
+  readonly numberOfKeys: number
+  readonly source: string
+}
+
+const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/
+const INCLUDE = /^--- @include "([A-Za-z0-9_/]+)"\s*$/gm
+
+/** Expands includes depth-first; each helper appears once, before its first user. */
+function expand(dir: string, source: string, origin: string, seen: Set<string>, stack: string[]): string {
+  return source.replace(INCLUDE, (_line, path: string) => {
+    if (stack.includes(path)) throw new Error(`${origin}: circular include ${[...stack, path].join(' -> ')}`)
+    if (seen.has(path)) return ''
+    let text: string
+    try {
+      text = readFileSync(join(dir, `${path}.lua`), 'utf8')
+    } catch {
+      throw new Error(`${origin}: missing include "${path}" (looked for ${path}.lua in ${dir})`)
+    }
+    const body = expand(dir, text, `${path}.lua`, seen, [...stack, path])
+    seen.add(path)
+    return body
+  })
+}
+
+/** Reads every script of `dir`. Throws on a bad file name, a missing or a circular include. */
+export function loadScripts(dir: string = LUA_DIR): Script[] {
+  const scripts: Script[] = []
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.lua')) continue
+    const m = FILE.exec(file)
+    if (!m) throw new Error(`lua/${file}: script names must look like verbNoun-<numKeys>.lua`)
+    const source = expand(dir, readFileSync(join(dir, file), 'utf8'), file, new Set(), [])
+    scripts.push({ name: m[1]!, numberOfKeys: Number(m[2]), source })
+  }
+  return scripts
+}

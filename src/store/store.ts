@@ -1,0 +1,161 @@
+// One interface over standalone Redis and Redis Cluster. The domain core calls `room()` with a
+// script name, a room and the script's arguments; the store adds the room's keys and the common
+// arguments, runs the script in one round trip and decodes its msgpack reply. Nothing outside
+// src/store builds a key or talks to ioredis directly except through `client`.
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
+import { decode } from '@msgpack/msgpack'
+import type { Settings } from '../config.js'
+import { AppError, isErrorCode } from '../core/errors.js'
+import { Keys, type RoomRef } from './keys.js'
+import { loadScripts, type Script } from './scripts.js'
+
+export type RedisClient = Redis | Cluster
+export type Arg = string | number | Buffer
+
+/** Per-call options common to every room script (ARGV[1..5]). */
+export interface CallOptions {
+  /** The calling agent; its unread count comes back with the result. Empty: none. */
+  agent?: string | undefined
+  /** Replays the first result of a mutation sent again with the same key. */
+  idempotencyKey?: string | undefined
+  /** False for reads that must not count as room activity (dashboard snapshots). */
+  touch?: boolean
+}
+
+/**
+ * Every room script's reply: the decoded result fields, the caller's unread count, and for reads
+ * that return raw records (finishRows in Lua) the records themselves, undecoded, in `rows`.
+ */
+export type Reply = Record<string, any> & { unread?: number; rows: Buffer[] }
+
+interface ScriptError {
+  err: string
+  msg: string
+  details?: Record<string, unknown>
+}
+
+/** How often a room's keys have their TTL refreshed by activity: a tenth of the TTL, at most 5 min. */
+export function touchEveryMs(roomTtlS: number): number {
+  return Math.min(300_000, Math.floor((roomTtlS * 1000) / 10))
+}
+
+export function connectionOptions(settings: Settings): { mode: 'standalone' | 'cluster'; nodes: { host: string; port: number }[] } {
+  if (settings.redisClusterNodes) {
+    const nodes = settings.redisClusterNodes.split(',').map((hp) => {
+      const [host, port] = hp.trim().split(':')
+      return { host: host || '127.0.0.1', port: Number(port || 6379) }
+    })
+    return { mode: 'cluster', nodes }
+  }
+  const url = new URL(settings.redisUrl ?? 'redis://127.0.0.1:6379')
+  return { mode: 'standalone', nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] }
+}
+
+export class Store {
+  readonly keys: Keys
+  readonly client: RedisClient
+  readonly mode: 'standalone' | 'cluster'
+  readonly scripts: ReadonlyMap<string, Script>
+  private readonly ttlMs: string
+  private readonly touchEvery: string
+  private readonly idemTtlMs: string
+
+  constructor(
+    readonly settings: Settings,
+    client?: RedisClient,
+  ) {
+    this.keys = new Keys(settings.keyPrefix)
+    this.client = client ?? createClient(settings)
+    this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
+    this.ttlMs = String(settings.roomTtlS * 1000)
+    this.touchEvery = String(touchEveryMs(settings.roomTtlS))
+    this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
+    const scripts = new Map<string, Script>()
+    for (const s of loadScripts()) {
+      scripts.set(s.name, s)
+      this.client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
+    }
+    this.scripts = scripts
+  }
+
+  /**
+   * Runs a room script: KEYS = the room's fixed keys then `extraKeys`; ARGV = agent, idempotency
+   * key, room TTL (ms), touch interval (ms), touch flag, idempotency TTL (ms), then `args`. Throws AppError for errors
+   * the script reports and for Redis being unreachable.
+   */
+  async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
+    const keys = this.keys.room(ref).list
+    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
+    return this.run(script, [...keys, ...extraKeys], argv)
+  }
+
+  /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */
+  async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
+    const def = this.scripts.get(script)
+    if (!def) throw new Error(`unknown script ${script}`)
+    if (keys.length !== def.numberOfKeys) {
+      throw new Error(`script ${script} takes ${def.numberOfKeys} keys, given ${keys.length}`)
+    }
+    const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<Buffer | Buffer[]>>)[`${script}Buffer`]!
+    let raw: Buffer | Buffer[]
+    try {
+      raw = await fn.call(this.client, ...keys, ...argv)
+    } catch (err) {
+      throw toStoreError(err)
+    }
+    const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
+    const reply = decode(head!) as Reply | ScriptError
+    if (isScriptError(reply)) {
+      const code = isErrorCode(reply.err) ? reply.err : 'internal'
+      throw new AppError(code, reply.msg, reply.details)
+    }
+    reply.rows = rows
+    return reply
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      if (this.client instanceof Cluster) {
+        await Promise.all(this.client.nodes('master').map((n) => n.ping()))
+      } else {
+        await this.client.ping()
+      }
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** A fresh connection with the same settings (the realtime hub's subscriber). */
+  duplicate(): RedisClient {
+    return this.client.duplicate()
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect())
+  }
+}
+
+function isScriptError(r: unknown): r is ScriptError {
+  return typeof r === 'object' && r !== null && typeof (r as ScriptError).err === 'string'
+}
+
+function toStoreError(err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err)
+  if (/ECONNREFUSED|ETIMEDOUT|Connection is closed|MaxRetriesPerRequest|CLUSTERDOWN|ENOTFOUND|TRYAGAIN/.test(message)) {
+    return new AppError('unavailable', 'Redis is unreachable; retry shortly')
+  }
+  return err instanceof Error ? err : new Error(message)
+}
+
+export function createClient(settings: Settings, extra: Partial<RedisOptions> = {}): RedisClient {
+  const { mode, nodes } = connectionOptions(settings)
+  const base: RedisOptions = { enableAutoPipelining: true, maxRetriesPerRequest: 3, ...extra }
+  if (mode === 'cluster') {
+    return new Cluster(nodes, {
+      enableAutoPipelining: true,
+      redisOptions: { ...base, password: settings.redisPassword },
+    })
+  }
+  return new Redis(settings.redisUrl ?? 'redis://127.0.0.1:6379', base)
+}

@@ -1,0 +1,52 @@
+// Where the Redis processes shared by the whole test run listen, and a Store on each backend.
+import { readFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { Cluster, Redis } from 'ioredis'
+import { defaultSettings, type Settings } from '../../src/config.js'
+import { Store } from '../../src/store/store.js'
+
+export const SHARED_FILE = '.tap/redis.json'
+
+interface Proc {
+  port: number
+  pid: number
+  dir: string
+}
+export interface SharedRedis {
+  standalone: Proc
+  cluster: { seeds: string; nodes: Proc[] }
+}
+
+export type Backend = 'standalone' | 'cluster'
+export const BACKENDS: Backend[] = ['standalone', 'cluster']
+
+export function sharedRedis(): SharedRedis {
+  return JSON.parse(readFileSync(SHARED_FILE, 'utf8')) as SharedRedis
+}
+
+/** Settings pointing at the shared Redis of `backend`, with `overrides`. */
+export function settingsFor(backend: Backend, overrides: Partial<Settings> = {}): Settings {
+  const shared = sharedRedis()
+  const base =
+    backend === 'cluster'
+      ? { redisClusterNodes: shared.cluster.seeds, redisUrl: undefined }
+      : { redisUrl: `redis://127.0.0.1:${shared.standalone.port}`, redisClusterNodes: undefined }
+  return defaultSettings({ ...base, ...overrides })
+}
+
+export function storeFor(backend: Backend, overrides: Partial<Settings> = {}): Store {
+  return new Store(settingsFor(backend, overrides))
+}
+
+/** A raw client on the backend, for assertions that look under the store. */
+export function rawClient(backend: Backend): Redis | Cluster {
+  const shared = sharedRedis()
+  return backend === 'cluster'
+    ? new Cluster(shared.cluster.seeds.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })))
+    : new Redis(shared.standalone.port, '127.0.0.1')
+}
+
+/** A fresh id, so every test works in rooms and teams of its own. */
+export function uid(prefix = 't'): string {
+  return `${prefix}${randomBytes(6).toString('hex')}`
+}
