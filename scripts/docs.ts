@@ -1,0 +1,44 @@
+// Writes the generated tables of docs/configuration.md and docs/errors.md from the code's own
+// tables (SETTINGS, ERRORS). `npm run docs` rewrites them; a unit test fails when they differ.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { SETTINGS, defaultSettings } from '../src/config.js'
+import { ERRORS } from '../src/core/errors.js'
+
+const BEGIN = '<!-- generated: begin -->'
+const END = '<!-- generated: end -->'
+
+export function configurationTable(): string {
+  const defaults = defaultSettings() as Record<string, unknown>
+  const rows = Object.entries(SETTINGS).map(([name, row]) => {
+    const d = defaults[name]
+    const shown = d === undefined ? '(unset)' : `\`${String(d)}\``
+    return `| \`${row.env}\` | ${shown} | ${row.unit} | ${row.doc} |`
+  })
+  return ['| variable | default | unit | meaning |', '|---|---|---|---|', ...rows].join('\n')
+}
+
+export function errorsTable(): string {
+  const rows = Object.entries(ERRORS).map(([code, e]) => `| \`${code}\` | ${e.status} | ${e.hint} |`)
+  return ['| code | HTTP status | what to do |', '|---|---|---|', ...rows].join('\n')
+}
+
+/** The text between the generated markers of a doc. */
+export function generatedPart(doc: string): string {
+  const a = doc.indexOf(BEGIN)
+  const b = doc.indexOf(END)
+  if (a < 0 || b < 0) throw new Error('doc has no generated markers')
+  return doc.slice(a + BEGIN.length, b).trim()
+}
+
+function rewrite(path: string, table: string): void {
+  const doc = readFileSync(path, 'utf8')
+  const a = doc.indexOf(BEGIN)
+  const b = doc.indexOf(END)
+  writeFileSync(path, `${doc.slice(0, a + BEGIN.length)}\n${table}\n${doc.slice(b)}`)
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  rewrite('docs/configuration.md', configurationTable())
+  rewrite('docs/errors.md', errorsTable())
+}
