@@ -1,0 +1,130 @@
+--- @include "includes/openRoom"
+--- @include "includes/seqOf"
+--- @include "includes/unreadCount"
+-- The event feed of a room: the `events` stream, its counters in `meta` (eseq = last seq given,
+-- lastms = ms part of the last id, trim = seq of the last event trimmed away), `evdel` (seqs of
+-- events deleted by their author) and the per-agent read positions in `cursors`.
+--
+-- Invariants the helpers keep:
+--   * an event id is "<ms>-<seq>"; seq = eseq after HINCRBY, ms = max(now, lastms), so ids and
+--     seqs grow together and "<lastms>-<eseq>" is always the id of the newest event appended;
+--   * a cursor is an event id (or that position); it only moves forward;
+--   * unread = eseq - cursor seq - deleted after the cursor (includes/unreadCount).
+
+local DAY_MS = 86400000
+local DAYS_KEPT = 30 -- per-day event counts kept for analytics, besides today
+local TRIM_PER_CALL = 1000 -- bound on the entries one append trims (a lowered setting converges)
+
+-- The newest id the feed ever gave, or nil for an empty feed.
+local function headEventId(R)
+  local m = redis.call('HMGET', R.k.meta, 'eseq', 'lastms')
+  local seq = tonumber(m[1] or '0')
+  if seq == 0 then return nil end
+  return string.format('%d-%d', tonumber(m[2] or '0'), seq)
+end
+
+-- The stored record of a retained event (nil when unknown, deleted or trimmed).
+local function loadEvent(R, id)
+  local got = redis.call('XRANGE', R.k.events, id, id, 'COUNT', 1)
+  if #got == 0 then return nil end
+  return cmsgpack.unpack(got[1][2][2])
+end
+
+-- Counts the event under its UTC day in meta 'd:<day>'; on a day's first event, forgets days
+-- older than DAYS_KEPT (meta is small, so HKEYS is cheap).
+local function countEventDay(R)
+  local day = math.floor(R.now / DAY_MS)
+  if redis.call('HINCRBY', R.k.meta, 'd:' .. day, 1) ~= 1 then return end
+  local old = {}
+  for _, f in ipairs(redis.call('HKEYS', R.k.meta)) do
+    local n = tonumber(string.match(f, '^d:(%d+)$'))
+    if n and n < day - DAYS_KEPT then old[#old + 1] = f end
+  end
+  if #old > 0 then redis.call('HDEL', R.k.meta, unpack(old)) end
+end
+
+-- Keeps at most `retained` entries: removes the oldest, records the seq of the last removed in
+-- meta 'trim' and forgets deletion marks at or below it.
+local function trimEvents(R, retained)
+  local excess = redis.call('XLEN', R.k.events) - retained
+  if excess <= 0 then return end
+  local old = redis.call('XRANGE', R.k.events, '-', '+', 'COUNT', math.min(excess, TRIM_PER_CALL))
+  local ids = {}
+  for i, e in ipairs(old) do ids[i] = e[1] end
+  for i = 1, #ids, 500 do
+    redis.call('XDEL', R.k.events, unpack(ids, i, math.min(i + 499, #ids)))
+  end
+  local trim = seqOf(ids[#ids])
+  redis.call('HSET', R.k.meta, 'trim', trim)
+  if redis.call('ZREMRANGEBYSCORE', R.k.evdel, '-inf', trim) > 0 then dirty(R, R.k.evdel) end
+end
+
+--[[
+  Appends an event to the feed and returns its id.
+  ev: {type, agent_id, text, data? (JSON text), reply_to?}; created_at is set here. The stored
+  record does not carry the id (the stream id is the event id); after the append ev.id is set,
+  so the caller can reply with ev as it is.
+  Also: counts the event for its day, trims the feed to `retained` entries, and when the poster
+  (ev.agent_id) had nothing unread just before, moves its cursor to the new event (its own event
+  is not news to it). Does not notify: the calling script sends its one notice.
+]]
+local function appendEvent(R, ev, retained)
+  local caughtUp = unreadCount(R, ev.agent_id) == 0
+  local seq = redis.call('HINCRBY', R.k.meta, 'eseq', 1)
+  local ms = math.max(R.now, tonumber(redis.call('HGET', R.k.meta, 'lastms') or '0'))
+  redis.call('HSET', R.k.meta, 'lastms', ms)
+  local id = string.format('%d-%d', ms, seq)
+  ev.created_at = R.now
+  redis.call('XADD', R.k.events, id, 'd', cmsgpack.pack(ev))
+  ev.id = id
+  countEventDay(R)
+  trimEvents(R, retained)
+  if caughtUp then
+    redis.call('HSET', R.k.cursors, ev.agent_id, id)
+    dirty(R, R.k.cursors)
+  end
+  dirty(R, R.k.events)
+  dirty(R, R.k.meta)
+  return id
+end
+
+--[[
+  Reads up to `limit` events after the agent's cursor (all retained events when it has none) and
+  advances the cursor to the last one returned. Atomic with the script, so two concurrent calls
+  of one agent never return the same event.
+
+  Returns rows, info:
+    rows  raw rows {id, d, id, d, ...} oldest first (d = the stored msgpack record)
+    info  {remaining = unread after this read, moved = true when the cursor moved,
+           cursor_reset = {lost, reset_to} or nil}
+  cursor_reset reports a cursor that fell behind the trim point: `lost` events (counted by seq;
+  an event its author deleted before it was trimmed counts too) were trimmed away unread, and
+  reading resumed at `reset_to`, the oldest retained event. An agent without a cursor has never
+  read anything, so nothing is reported lost for it.
+  Does not notify: the calling script decides.
+]]
+local function consumeEvents(R, agent, limit)
+  local cur = redis.call('HGET', R.k.cursors, agent)
+  local from = cur and ('(' .. cur) or '-'
+  local got = redis.call('XRANGE', R.k.events, from, '+', 'COUNT', limit)
+  local rows = {}
+  for _, e in ipairs(got) do
+    rows[#rows + 1] = e[1]
+    rows[#rows + 1] = e[2][2]
+  end
+  local info = {}
+  local trim = tonumber(redis.call('HGET', R.k.meta, 'trim') or '0')
+  local newCur = got[#got] and got[#got][1] or nil
+  if cur and seqOf(cur) < trim then
+    info.cursor_reset = { lost = trim - seqOf(cur), reset_to = got[1] and got[1][1] or nil }
+    -- Nothing retained after it: jump to the head so the loss is reported once.
+    if not newCur then newCur = headEventId(R) end
+  end
+  if newCur and newCur ~= cur then
+    redis.call('HSET', R.k.cursors, agent, newCur)
+    dirty(R, R.k.cursors)
+    info.moved = true
+  end
+  info.remaining = unreadCount(R, agent)
+  return rows, info
+end

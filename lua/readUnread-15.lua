@@ -1,0 +1,34 @@
+--[[
+  Consumes the caller's unread events (get_unread_events, and wait_for_events once woken): returns
+  up to ARGV[7] events after its cursor, oldest first, and moves the cursor to the last one, so a
+  backlog drains over several calls and two concurrent calls never return the same event.
+
+  KEYS[1..15]  the room's fixed keys
+  ARGV[1..6]   common room arguments (includes/openRoom); ARGV[1] is the reader (required)
+  ARGV[7]      most events to return
+
+  Returns {events = [{id, type, agent_id, text, data?, reply_to?, created_at}], remaining,
+  cursor_reset? = {lost, reset_to?}, cursor?}; see consumeEvents in includes/events. The events
+  travel decoded inside the reply (not as rows) because a consuming read is a mutation: a retry
+  with the same idempotency key must get the same events back, and only the reply is stored.
+  Publishes {k = 'event', op = 'read', agent, id = new cursor} when the cursor moved.
+]]
+--- @include "includes/openRoom"
+--- @include "includes/events"
+--- @include "includes/finish"
+
+local R, early = openRoom('readUnread')
+if not R then return early end
+local rows, info = consumeEvents(R, R.agent, tonumber(ARGV[7]))
+local list = {}
+for i = 1, #rows, 2 do
+  local ev = cmsgpack.unpack(rows[i + 1])
+  ev.id = rows[i]
+  list[#list + 1] = ev
+end
+local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset }
+if info.moved then
+  res.cursor = redis.call('HGET', R.k.cursors, R.agent)
+  notify(R, { k = 'event', op = 'read', agent = R.agent, id = res.cursor })
+end
+return finish(R, res)

@@ -1,0 +1,223 @@
+// The event feed: an append-only stream of signals with a read cursor per agent. Ids are the
+// stream ids "<ms>-<seq>"; seq numbers the room's events 1, 2, 3, ... so unread counts are one
+// subtraction. Rules that need the room's state (cursors, authorship, retention) run inside the
+// Lua scripts (shared parts in lua/includes/events.lua); this module validates input, shapes
+// arguments and decodes results.
+import { decode, encode } from '@msgpack/msgpack'
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import type { Reply, Store } from '../store/store.js'
+import { eventId, requireAgent, type Caller } from './fields.js'
+import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { parse, text } from './validate.js'
+
+export interface RoomEvent {
+  id: string
+  type: string
+  agent_id: string
+  text: string
+  /** Small JSON value attached by the poster. */
+  data?: unknown
+  /** The event this one answers (reply_to_event). */
+  reply_to?: string
+  created_at: string
+}
+
+/** A cursor that fell behind the trimmed history: `lost` events went unread; reading resumed at `reset_to`. */
+export interface CursorReset {
+  lost: number
+  reset_to?: string
+}
+
+/** A pub/sub notice published by a room script (lua/includes/notify.lua). */
+export interface Notice {
+  /** Kind: event, presence, task, context, ... */
+  k: string
+  op: string
+  /** Redis time of the change (ms). */
+  at: number
+  /** Set whenever the notice announces a newly appended event, whatever its kind. */
+  event_id?: string
+  [field: string]: unknown
+}
+
+/** Conventional event types; any type matching EVENT_TYPE is accepted. */
+export const EVENT_TYPES = ['message', 'status', 'question', 'answer', 'blocker'] as const
+/** Types only the service posts. */
+export const RESERVED_EVENT_TYPES = ['agent_left'] as const
+/** Most stream entries one read_events page examines (a rare `type` filter gives a short page). */
+export const READ_SCAN_LIMIT = 1000
+
+const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
+const pack = (v: unknown) => Buffer.from(encode(v))
+
+/** Any JSON value whose compact JSON is at most `limit` UTF-8 bytes; larger ones fail as too_large. */
+function jsonData(limit: number) {
+  return z.json().superRefine((v, ctx) => {
+    const size = Buffer.byteLength(JSON.stringify(v), 'utf8')
+    if (size > limit) ctx.addIssue({ code: 'custom', message: `must be at most ${limit} bytes of JSON`, params: { tooLarge: true, limit, size, unit: 'bytes' } })
+  })
+}
+
+export function eventSchemas(s: Settings) {
+  const type = z.string().regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
+  const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
+    message: 'is reserved: the service posts it when an agent calls leave_room',
+  })
+  const body = text(s.eventTextBytes).refine((v) => v.length > 0, { message: 'must not be empty' })
+  const data = jsonData(s.eventDataBytes)
+  const limit = (dflt: number) => z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(dflt)
+  return {
+    post: z.object({ type: postType, text: body, data: data.optional(), reply_to: eventId.optional() }),
+    reply: z.object({ event_id: eventId, text: body, type: postType.default('message'), data: data.optional() }),
+    read: z
+      .object({ before: eventId.optional(), after: eventId.optional(), limit: limit(20), type: type.optional() })
+      .refine((v) => v.before === undefined || v.after === undefined, { message: 'give before or after, not both', path: ['before'] }),
+    unread: z.object({ limit: limit(50) }),
+    eventRef: z.object({ event_id: eventId }),
+  }
+}
+
+/** An event from its stream id and stored record (msgpack: times in ms, data as JSON text). */
+function toEvent(id: string, rec: Record<string, unknown>): RoomEvent {
+  const r = withIsoTimes(rec)
+  const ev: RoomEvent = { id, type: String(r.type), agent_id: String(r.agent_id), text: String(r.text ?? ''), created_at: String(r.created_at) }
+  if (typeof r.data === 'string') ev.data = JSON.parse(r.data)
+  if (typeof r.reply_to === 'string') ev.reply_to = r.reply_to
+  return ev
+}
+
+/** The events of a reply's rows [id, d, id, d, ...]. */
+export function eventsOf(rows: Buffer[]): RoomEvent[] {
+  return pairs(rows).map(([id, d]) => toEvent(id.toString('utf8'), decodeRecord<Record<string, unknown>>(d)))
+}
+
+/** An event that came back decoded inside a script's reply (it carries its id). */
+export function eventFromReply(rec: Record<string, unknown>): RoomEvent {
+  return toEvent(String(rec.id), rec)
+}
+
+/**
+ * Decodes a notice received on a room's channel. Returns undefined for anything that is not a
+ * notice. `event_id` is filled in for every notice that announces a new event: {k: 'event', op:
+ * 'posted', id} and notices of other kinds that carry event_id (e.g. presence offline from leave_room).
+ */
+export function decodeNotice(buf: Uint8Array): Notice | undefined {
+  let n: unknown
+  try {
+    n = decode(buf)
+  } catch {
+    return undefined
+  }
+  if (typeof n !== 'object' || n === null || Array.isArray(n)) return undefined
+  const notice = n as Notice
+  if (typeof notice.k !== 'string' || typeof notice.op !== 'string') return undefined
+  if (notice.k === 'event' && notice.op === 'posted' && typeof notice.id === 'string') notice.event_id = notice.id
+  return notice
+}
+
+function cursorResetOf(r: Reply): CursorReset | undefined {
+  const reset = r.cursor_reset as { lost: number; reset_to?: string } | undefined
+  if (!reset) return undefined
+  return reset.reset_to === undefined ? { lost: reset.lost } : { lost: reset.lost, reset_to: reset.reset_to }
+}
+
+export class Events {
+  readonly schemas: ReturnType<typeof eventSchemas>
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {
+    this.schemas = eventSchemas(settings)
+  }
+
+  /** Posts an event (post_event). A poster that had read everything does not get its own event as unread. */
+  async post(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.post, input)
+    return this.append(c, { type: v.type, text: v.text, data: v.data, reply_to: v.reply_to })
+  }
+
+  /** Posts a reply to an event (reply_to_event); type defaults to "message". */
+  async reply(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.reply, input)
+    return this.append(c, { type: v.type, text: v.text, data: v.data, reply_to: v.event_id })
+  }
+
+  private async append(c: Caller, ev: { type: string; text: string; data: unknown; reply_to: string | undefined }) {
+    const rec = { type: ev.type, text: ev.text, data: ev.data === undefined ? undefined : JSON.stringify(ev.data), reply_to: ev.reply_to }
+    const r = await this.store.room('postEvent', c.room, callOptions(c), [pack(rec), this.settings.eventsRetained])
+    return { event: eventFromReply(r.event), unread: r.unread }
+  }
+
+  /**
+   * A page of the feed, oldest first, consuming nothing (read_events): the latest `limit` events,
+   * or those after / before an id. `prev` continues to older events (pass as before), `next` to
+   * newer ones (pass as after); each is present only when such events exist.
+   */
+  async read(c: Caller, input: unknown = {}) {
+    const v = parse(this.schemas.read, input)
+    const [mode, boundary] = v.after !== undefined ? ['after', v.after] : v.before !== undefined ? ['before', v.before] : ['latest', '']
+    const r = await this.store.room('readEvents', c.room, callOptions(c), [mode, boundary, v.limit, v.type ?? '', READ_SCAN_LIMIT])
+    const out: { events: RoomEvent[]; prev?: string; next?: string; unread: number | undefined } = { events: eventsOf(r.rows), unread: r.unread }
+    if (typeof r.prev === 'string') out.prev = r.prev
+    if (typeof r.next === 'string') out.next = r.next
+    return out
+  }
+
+  /** Consumes unread events (get_unread_events): see consume(). */
+  async unread(c: Caller, input: unknown = {}) {
+    const v = parse(this.schemas.unread, input)
+    return this.consume(c, v.limit)
+  }
+
+  /**
+   * Returns up to `limit` of the caller's unread events, oldest first, and moves its cursor past
+   * them (the building block of get_unread_events and wait_for_events). `remaining` is what is
+   * still unread; `cursor_reset` reports events trimmed away before the caller read them.
+   */
+  async consume(c: Caller, limit: number) {
+    requireAgent(c)
+    const r = await this.store.room('readUnread', c.room, callOptions(c), [limit])
+    const reset = cursorResetOf(r)
+    const out: { events: RoomEvent[]; remaining: number; cursor_reset?: CursorReset; unread: number | undefined } = {
+      events: (r.events as Record<string, unknown>[]).map(eventFromReply),
+      remaining: r.remaining as number,
+      unread: r.unread,
+    }
+    if (reset) out.cursor_reset = reset
+    return out
+  }
+
+  /** The caller's unread count, consuming nothing (for the waiter of wait_for_events). */
+  async peekUnread(c: Caller): Promise<number> {
+    requireAgent(c)
+    const r = await this.store.room('peekUnread', c.room, callOptions(c, false))
+    return r.unread ?? 0
+  }
+
+  /** Moves the caller's cursor forward to an event (mark_event_read); never back (moved: false). */
+  async markRead(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.eventRef, input)
+    const r = await this.store.room('markRead', c.room, callOptions(c), [v.event_id])
+    return { moved: r.moved as boolean, cursor: r.cursor as string, unread: r.unread }
+  }
+
+  /** Who has read an event (get_event_reads): agents whose cursor is at or past it, and its author. */
+  async reads(c: Caller, input: unknown) {
+    const v = parse(this.schemas.eventRef, input)
+    const r = await this.store.room('getEventReads', c.room, callOptions(c), [v.event_id])
+    return { event_id: r.event_id as string, author: r.author as string, read_by: r.read_by as string[], unread: r.unread }
+  }
+
+  /** Deletes an event (delete_event); only its author may. */
+  async delete(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.eventRef, input)
+    const r = await this.store.room('deleteEvent', c.room, callOptions(c), [v.event_id])
+    return { deleted: r.deleted as string, unread: r.unread }
+  }
+}

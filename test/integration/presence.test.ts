@@ -1,0 +1,125 @@
+// Presence on real Redis, standalone and cluster: heartbeat, online and recently offline with a
+// 1 s TTL and real waiting, notices only on coming online, and leave_room.
+import t from 'tap'
+import { listen, newRoom } from '../helpers/core.js'
+import { BACKENDS } from '../helpers/shared.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    t.test('heartbeat and get_presence', async (t) => {
+      const room = await newRoom(t, backend)
+      const { presence } = room.core
+      const h1 = await presence.heartbeat(room.as('alice'))
+      t.equal(h1.online, 1)
+      t.equal(h1.you.agent_id, 'alice')
+      t.match(h1.you.last_seen_at, /^\d{4}-\d\d-\d\dT/)
+      t.equal(h1.unread, 0)
+      await new Promise((r) => setTimeout(r, 5))
+      const h2 = await presence.heartbeat(room.as('bob'))
+      t.equal(h2.online, 2)
+      const list = await presence.list(room.as('carol'))
+      t.same(
+        list.online.map((e) => e.agent_id),
+        ['bob', 'alice'],
+        'newest heartbeat first',
+      )
+      t.equal(list.online[0]!.last_seen_at, h2.you.last_seen_at)
+      t.equal(list.online_count, 2)
+      t.notOk('offline' in list, 'offline only when asked')
+      await t.rejects(presence.heartbeat(room.as()), { code: 'invalid_request', details: { field: 'agent_id' } })
+      await t.rejects(presence.list(room.as('carol'), { include_offline: 'yes' }), { code: 'invalid_request', details: { field: 'include_offline' } })
+      t.equal((await presence.list(room.as('carol'))).online_count, 2, 'the refused calls changed nothing')
+    })
+
+    t.test('an agent without heartbeat for the TTL goes offline (1 s TTL, real waiting)', async (t) => {
+      const room = await newRoom(t, backend, { settings: { presenceTtlS: 1 } })
+      const { presence } = room.core
+      await presence.heartbeat(room.as('alice'))
+      await presence.heartbeat(room.as('bob'))
+      await sleep(600)
+      await presence.heartbeat(room.as('bob'))
+      await sleep(600)
+      const mid = await presence.list(room.as('x'), { include_offline: true })
+      t.same(
+        mid.online.map((e) => e.agent_id),
+        ['bob'],
+        'alice is quiet for 1.2 s, bob for 0.6 s',
+      )
+      t.same(
+        mid.offline?.map((e) => e.agent_id),
+        ['alice'],
+        'alice is recently offline',
+      )
+      t.equal(mid.offline_count, 1)
+      await sleep(600)
+      const late = await presence.list(room.as('x'), { include_offline: true })
+      t.same(late.online, [])
+      t.same(
+        late.offline?.map((e) => e.agent_id),
+        ['bob', 'alice'],
+      )
+      const back = await presence.heartbeat(room.as('alice'))
+      t.equal(back.online, 1)
+      t.same(
+        (await presence.list(room.as('x'))).online.map((e) => e.agent_id),
+        ['alice'],
+      )
+    })
+
+    t.test('a notice only when an agent comes online, not per heartbeat', async (t) => {
+      const room = await newRoom(t, backend, { settings: { presenceTtlS: 1 } })
+      const { presence } = room.core
+      const got = await listen(t, backend, room)
+      await presence.heartbeat(room.as('alice'))
+      await presence.heartbeat(room.as('alice'))
+      await presence.heartbeat(room.as('alice'))
+      await sleep(1200)
+      await presence.heartbeat(room.as('alice'))
+      await presence.heartbeat(room.as('bob'))
+      await sleep(200)
+      const online = got.filter((n) => n.k === 'presence')
+      t.same(
+        online.map((n) => [n.op, n.agent]),
+        [
+          ['online', 'alice'],
+          ['online', 'alice'],
+          ['online', 'bob'],
+        ],
+        'alice came online twice (after going quiet), bob once',
+      )
+    })
+
+    t.test('leave_room clears presence and posts agent_left', async (t) => {
+      const room = await newRoom(t, backend)
+      const { presence, events } = room.core
+      await presence.heartbeat(room.as('alice'))
+      await presence.heartbeat(room.as('bob'))
+      const got = await listen(t, backend, room)
+      const left = await presence.leave(room.as('alice'))
+      t.equal(left.left, true)
+      t.equal(left.was_online, true)
+      t.match(left.event, { type: 'agent_left', agent_id: 'alice', text: 'alice left the room' })
+      t.match(left.event.id, /^\d+-1$/)
+      t.same(
+        (await presence.list(room.as('bob'), { include_offline: true })).online.map((e) => e.agent_id),
+        ['bob'],
+      )
+      t.same((await presence.list(room.as('bob'), { include_offline: true })).offline, [], 'left, not merely offline')
+      const feed = await events.unread(room.as('bob'))
+      t.same(
+        feed.events.map((e) => [e.type, e.agent_id]),
+        [['agent_left', 'alice']],
+      )
+      const again = await presence.leave(room.as('alice'))
+      t.equal(again.was_online, false, 'leaving again still posts, but says it was not online')
+      t.equal((await events.read(room.as('bob'))).events.length, 2)
+      const start = Date.now()
+      while (got.length < 2 && Date.now() - start < 3000) await sleep(20)
+      t.match(got[0], { k: 'presence', op: 'offline', agent: 'alice', type: 'agent_left', event_id: left.event.id })
+      await t.rejects(presence.leave(room.as()), { code: 'invalid_request', details: { field: 'agent_id' } })
+    })
+  })
+}
