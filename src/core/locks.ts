@@ -1,0 +1,110 @@
+// Locks: an exclusive, expiring claim on a named resource (a file, a migration, a deploy). Key
+// expiry is the TTL, so a crashed holder never blocks the room for longer than its TTL; every new
+// acquisition gets a larger fencing token, so a writer can tell that it lost the lock meanwhile.
+// The rules (ownership, limits, tokens) run in lua/acquireLock-16.lua and releaseLock-16.lua.
+import { decode } from '@msgpack/msgpack'
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import type { Store } from '../store/store.js'
+import { AppError } from './errors.js'
+import { name, requireAgent, type Caller } from './fields.js'
+import { callOptions, pairs, withIsoTimes } from './records.js'
+import { parse } from './validate.js'
+
+export interface Lock {
+  name: string
+  owner: string
+  /** Fencing token: grows with every new acquisition in the room; kept by an extension. */
+  token: number
+  acquired_at: string
+  expires_at: string
+  /** Whole seconds left, rounded up. */
+  expires_in_s: number
+}
+
+interface RawLock {
+  owner: string
+  token: number
+  acquired_at: number
+  expires_at: number
+}
+
+export function lockSchemas(s: Settings) {
+  const lockName = name(200)
+  return {
+    acquire: z.object({
+      name: lockName,
+      ttl_s: z
+        .number()
+        .int('must be a whole number of seconds')
+        .min(1, 'must be at least 1')
+        .max(s.lockTtlMaxS, `must be at most ${s.lockTtlMaxS} (the lock TTL limit)`)
+        .default(s.lockTtlDefaultS),
+    }),
+    release: z.object({ name: lockName, token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional() }),
+  }
+}
+
+function toLock(lockName: string, raw: RawLock, now: number): Lock {
+  const { owner, token, acquired_at, expires_at } = raw
+  const rec = withIsoTimes({ name: lockName, owner, token, acquired_at, expires_at }) as unknown as Omit<Lock, 'expires_in_s'>
+  return { ...rec, expires_in_s: Math.max(0, Math.ceil((expires_at - now) / 1000)) }
+}
+
+/** Lua reports the holder's expiry in epoch ms; callers read ISO times everywhere else. */
+async function isoErrors<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (err) {
+    if (err instanceof AppError && err.details) withIsoTimes(err.details)
+    throw err
+  }
+}
+
+export class Locks {
+  readonly schemas: ReturnType<typeof lockSchemas>
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {
+    this.schemas = lockSchemas(settings)
+  }
+
+  /** Takes the lock, or extends it (same token) when the caller holds it already. */
+  async acquire(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.acquire, input)
+    const key = this.store.keys.lock(c.room, v.name)
+    const r = await isoErrors(
+      this.store.room('acquireLock', c.room, callOptions(c), [v.name, v.ttl_s * 1000, this.settings.locksPerRoom], [key]),
+    )
+    return { lock: toLock(v.name, r.lock, r.now), extended: r.extended as boolean, unread: r.unread }
+  }
+
+  /** Releases the caller's lock; a free lock answers released: false (releasing twice is safe). */
+  async release(c: Caller, input: unknown) {
+    requireAgent(c)
+    const v = parse(this.schemas.release, input)
+    const key = this.store.keys.lock(c.room, v.name)
+    const r = await isoErrors(this.store.room('releaseLock', c.room, callOptions(c), [v.name, v.token ?? ''], [key]))
+    if (!r.released) return { released: false, name: v.name, reason: r.reason as string, unread: r.unread }
+    const lock = r.lock as RawLock
+    return { released: true, name: v.name, token: lock.token, unread: r.unread }
+  }
+
+  /** The live locks, sorted by name. */
+  async list(c: Caller) {
+    const r = await this.store.room('listLocks', c.room, callOptions(c))
+    const now = r.now as number
+    const locks = pairs(r.rows)
+      .map(([n, raw]) => toLock(n.toString(), decodeRaw(raw), now))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return { locks, unread: r.unread }
+  }
+}
+
+/** A stored lock with its epoch-ms times (expires_in_s is computed from them before ISO). */
+function decodeRaw(raw: Buffer): RawLock {
+  return decode(raw) as RawLock
+}
