@@ -2,12 +2,28 @@
 // call it with an authorized Caller; nothing here knows about HTTP or MCP.
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
+import { Analytics } from './analytics.js'
+import { Context } from './context.js'
+import { Locks } from './locks.js'
 import { Plan } from './plan.js'
+import { Events } from './events.js'
+import { Presence } from './presence.js'
+import { Reviews } from './reviews.js'
 import { Rooms } from './rooms.js'
+import { Summary } from './summary.js'
+import { Vars } from './vars.js'
 
 export class Core {
   readonly rooms: Rooms
   readonly plan: Plan
+  readonly events: Events
+  readonly presence: Presence
+  readonly locks: Locks
+  readonly vars: Vars
+  readonly reviews: Reviews
+  readonly context: Context
+  readonly analytics: Analytics
+  readonly summary: Summary
 
   constructor(
     readonly store: Store,
@@ -15,6 +31,14 @@ export class Core {
   ) {
     this.rooms = new Rooms(store, settings)
     this.plan = new Plan(store, settings)
+    this.events = new Events(store, settings)
+    this.presence = new Presence(store, settings)
+    this.locks = new Locks(store, settings)
+    this.vars = new Vars(store, settings)
+    this.reviews = new Reviews(store, settings)
+    this.context = new Context(store, settings)
+    this.analytics = new Analytics(store, settings)
+    this.summary = new Summary(store, settings)
   }
 }
 

@@ -75,7 +75,7 @@ function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
 }
 
 /** A task that came back decoded inside a script's reply. */
-function fromReply(rec: Record<string, unknown>, notes: unknown): Task {
+export function taskFromReply(rec: Record<string, unknown>, notes: unknown): Task {
   const t = withIsoTimes(rec) as unknown as Task
   t.depends_on ??= []
   if (typeof notes === 'string' && notes !== '') t.notes = notes
@@ -97,13 +97,13 @@ export class Plan {
     if (v.status === 'in_progress' && v.assignee === undefined) v.assignee = requireAgent(c)
     const rec = { title: v.title, status: v.status, assignee: v.assignee, depends_on: [...new Set(v.depends_on)], priority: v.priority, order: v.order }
     const r = await this.store.room('addTask', c.room, callOptions(c), [pack(rec), v.notes ?? '', this.settings.tasksPerRoom, v.force ? '1' : '0'])
-    return { task: fromReply(r.task, r.notes), unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), unread: r.unread }
   }
 
   async getTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.taskRef, input)
     const r = await this.store.room('getTask', c.room, callOptions(c), [v.task_id])
-    return { task: fromReply(r.task, r.notes), blocked_by: r.blocked_by as string[], unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by as string[], unread: r.unread }
   }
 
   /** Changes a task. status in_progress claims it (see updateTask-15.lua for the rules). */
@@ -112,13 +112,13 @@ export class Plan {
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
     const patch = { title: v.title, notes: v.notes, status: v.status, assignee: v.assignee, priority: v.priority, order: v.order }
     const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0'])
-    return { task: fromReply(r.task, r.notes), changed: r.changed as string[], unblocked: r.unblocked as string[], unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unblocked: r.unblocked as string[], unread: r.unread }
   }
 
   async setTaskPriority(c: Caller, input: unknown) {
     const v = parse(this.schemas.setPriority, input)
     const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0'])
-    return { task: fromReply(r.task, r.notes), changed: r.changed as string[], unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unread: r.unread }
   }
 
   async deleteTask(c: Caller, input: unknown) {
@@ -130,7 +130,7 @@ export class Plan {
   async addDependency(c: Caller, input: unknown) {
     const v = parse(this.schemas.addDependency, input)
     const r = await this.store.room('addDependency', c.room, callOptions(c), [v.task_id, v.depends_on, this.settings.dependenciesPerTask])
-    return { task: fromReply(r.task, undefined), blocked_by: r.blocked_by as string[], added: r.added as boolean, unread: r.unread }
+    return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by as string[], added: r.added as boolean, unread: r.unread }
   }
 
   /** The whole plan, sorted by priority, order and creation, with per-status counts. */

@@ -88,26 +88,23 @@ export class Rooms {
   ) {}
 
   /**
-   * Creates a room for `teamId`. The team's index gets the id first, then the room script runs:
-   * a crash between the two leaves an index entry without a room, which listing prunes, never a
-   * room missing from its team's list.
+   * Creates a room for `teamId`: two round trips, because the team's index and the room live
+   * under different hash tags. The index gets the id first, then the room script runs: a crash
+   * between the two leaves an index entry without a room, which listing prunes, never a room
+   * missing from its team's list.
    */
   async create(teamId: string, input: unknown, createdBy: string, idempotencyKey?: string): Promise<{ room: RoomSummary }> {
     const v = parse(roomSchemas.create, input)
     const id = v.room_id ?? newRoomId()
     const template = findTemplate(v.template)!
     const indexKey = this.store.keys.teamRooms(teamId)
-    const count = await this.store.client.zcard(indexKey)
-    if (count >= this.settings.roomsPerTeam) {
+    const index = () => this.store.run('indexRoom', [indexKey], [id, this.settings.roomsPerTeam])
+    await index().catch(async (err: unknown) => {
+      if (!(err instanceof AppError) || err.code !== 'limit_reached') throw err
+      // Rooms expire by key expiry and leave their index entries behind: prune, then retry once.
       await this.pruneIndex(teamId)
-      if ((await this.store.client.zcard(indexKey)) >= this.settings.roomsPerTeam) {
-        throw new AppError('limit_reached', `the team has ${this.settings.roomsPerTeam} rooms; the rooms-per-team limit is ${this.settings.roomsPerTeam}`, {
-          field: 'rooms',
-          limit: this.settings.roomsPerTeam,
-        })
-      }
-    }
-    await this.store.client.zadd(indexKey, 'NX', Date.now(), id)
+      await index()
+    })
     const record = { id, team: teamId, name: v.name ?? id, template: template.id, created_by: createdBy }
     const r = await this.store.room('createRoom', { teamId, roomId: id }, { idempotencyKey }, [
       Buffer.from(encode(record)),

@@ -12,7 +12,8 @@ interface SizeParams {
 }
 
 function fieldName(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? 'input' : path.map(String).join('.')
+  if (path.length === 0) return 'input'
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('')
 }
 
 /** Parses `input`, or throws an AppError naming the first bad field. */

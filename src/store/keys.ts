@@ -25,7 +25,7 @@ export const ROOM_KEYS = [
   'cursors', //  hash: agent id -> id of the last event it has read
   'presence', // sorted set: agent id -> last heartbeat (ms)
   'locks', //    hash: lock name -> msgpack {owner, token, acquired_at, expires_at} (listing index)
-  'vars', //     hash: var name -> msgpack {value, by, at, version}
+  'vars', //     hash: var name -> msgpack {value, version, updated_by, updated_at}
   'reviews', //  hash: review id -> msgpack review
   'idem', //     hash: idempotency key -> msgpack {op, at, res}
   'idemt', //    sorted set: idempotency key -> time stored (ms), for pruning

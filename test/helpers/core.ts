@@ -2,7 +2,8 @@
 import type { Test } from 'tap'
 import type { Settings } from '../../src/config.js'
 import { Core, type Caller } from '../../src/core/index.js'
-import { storeFor, uid, type Backend } from './shared.js'
+import { decodeNotice, type Notice } from '../../src/core/events.js'
+import { storeFor, subscriberFor, uid, type Backend } from './shared.js'
 
 export interface TestRoom {
   core: Core
@@ -33,4 +34,23 @@ export async function newRoom(t: Test, backend: Backend, opts: { template?: stri
     roomId: room.room_id,
     as: (agent?: string, idempotencyKey?: string) => ({ room: { teamId, roomId: room.room_id }, agent, idempotencyKey }),
   }
+}
+
+/** Notices published on the room's channel from now on, through a real sharded subscription. */
+export async function listen(t: Test, backend: Backend, room: TestRoom): Promise<Notice[]> {
+  const sub = subscriberFor(backend)
+  const got: Notice[] = []
+  sub.on('smessageBuffer', (_channel: Buffer, message: Buffer) => {
+    const n = decodeNotice(message)
+    if (n) got.push(n)
+  })
+  await sub.ssubscribe(room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId }).channel)
+  t.teardown(() => sub.disconnect())
+  return got
+}
+
+/** Waits until `cond` holds or `ms` pass. */
+export async function until(cond: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
 }

@@ -5,7 +5,12 @@ import { Cluster, Redis } from 'ioredis'
 import { defaultSettings, type Settings } from '../../src/config.js'
 import { Store } from '../../src/store/store.js'
 
-export const SHARED_FILE = '.tap/redis.json'
+/**
+ * Where before.ts writes the shared servers' ports. tap spawns before.ts and every test file from
+ * one runner process, so the runner's pid names the file: two test runs in one checkout never
+ * share (or stop) each other's Redis.
+ */
+export const SHARED_FILE = `.tap/redis-${process.ppid}.json`
 
 interface Proc {
   port: number
@@ -40,9 +45,14 @@ export function storeFor(backend: Backend, overrides: Partial<Settings> = {}): S
 
 /** A raw client on the backend, for assertions that look under the store. */
 export function rawClient(backend: Backend): Redis | Cluster {
+  return subscriberFor(backend)
+}
+
+/** A connection that can SSUBSCRIBE on `backend` (on a cluster, routed to the channel's shard). */
+export function subscriberFor(backend: Backend): Redis | Cluster {
   const shared = sharedRedis()
   return backend === 'cluster'
-    ? new Cluster(shared.cluster.seeds.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })))
+    ? new Cluster(shared.cluster.seeds.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })), { shardedSubscribers: true })
     : new Redis(shared.standalone.port, '127.0.0.1')
 }
 

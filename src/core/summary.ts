@@ -1,0 +1,42 @@
+// get_my_summary: the start of an agent's turn in one call — unread events (consumed, like
+// get_unread_events), my open tasks, reviews waiting for me, how many tasks are ready to claim.
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import type { Store } from '../store/store.js'
+import { eventFromReply } from './events.js'
+import { requireAgent, type Caller } from './fields.js'
+import { taskFromReply } from './plan.js'
+import { callOptions } from './records.js'
+import { toReview } from './reviews.js'
+import { parse } from './validate.js'
+
+export const summarySchema = z.object({
+  event_limit: z.number().int().min(1).max(100).default(20),
+  task_limit: z.number().int().min(1).max(100).default(20),
+})
+
+export class Summary {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {}
+
+  /** Consumes up to event_limit unread events: use one of wait_for_events / get_unread_events / get_my_summary per turn. */
+  async mine(c: Caller, input: unknown = {}) {
+    const agent = requireAgent(c)
+    const v = parse(summarySchema, input)
+    const r = await this.store.room('readSummary', c.room, callOptions(c), [v.event_limit, v.task_limit, this.settings.presenceTtlS * 1000])
+    const out = {
+      agent_id: agent,
+      events: (r.events as Record<string, unknown>[]).map(eventFromReply),
+      remaining_unread: r.remaining as number,
+      my_tasks: (r.my_tasks as Record<string, unknown>[]).map((t) => taskFromReply(t, undefined)),
+      my_tasks_total: r.my_tasks_total as number,
+      reviews_for_me: (r.reviews_for_me as Record<string, unknown>[]).map(toReview),
+      unblocked_tasks: r.unblocked as number,
+      online_agents: r.online as number,
+      unread: r.unread,
+    }
+    return r.cursor_reset ? { ...out, cursor_reset: r.cursor_reset as { lost: number; reset_to?: string } } : out
+  }
+}
