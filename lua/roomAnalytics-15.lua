@@ -8,7 +8,7 @@
   ARGV[8]      how many days of daily counts (including today)
 
   Returns {status = {status = n}, done_by_day = {day = n}, events_by_day = {day = n},
-  online = [agent], today = day}.
+  online = [agent], today = day, counts = {context, events, vars, reviews, events_total}}.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"
@@ -39,4 +39,12 @@ for i, n in ipairs(fields) do
 end
 
 local online = redis.call('ZRANGEBYSCORE', R.k.presence, R.now - ttl, '+inf')
-return finish(R, { status = status, done_by_day = doneByDay, events_by_day = eventsByDay, online = online, today = today })
+local counts = {
+  context = redis.call('HLEN', R.k.ctx), events = redis.call('XLEN', R.k.events),
+  vars = redis.call('HLEN', R.k.vars), reviews = redis.call('HLEN', R.k.reviews),
+  events_total = tonumber(redis.call('HGET', R.k.meta, 'eseq') or '0'),
+}
+return finish(R, {
+  status = status, done_by_day = doneByDay, events_by_day = eventsByDay, online = online, today = today,
+  counts = counts,
+})

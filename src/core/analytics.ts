@@ -1,5 +1,6 @@
-// Room analytics: completion rate, tasks by status, online agents, events and finished tasks per
-// day. Counted in one script; days are UTC.
+// Room analytics (get_room_analytics, and the HTTP room stats): completion rate, tasks by status,
+// record counts, online agents, events and finished tasks per day. Counted in one script; days
+// are UTC.
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
@@ -44,6 +45,8 @@ export class Analytics {
     }
     return {
       tasks: { total, by_status: byStatus },
+      /** Retained events, events ever posted, context entries, vars, reviews. */
+      counts: r.counts as { context: number; events: number; events_total: number; vars: number; reviews: number },
       completion_rate: countable > 0 ? Math.round((byStatus.done / countable) * 1000) / 1000 : null,
       online_agents: (r.online as string[]).sort(),
       online_count: (r.online as string[]).length,

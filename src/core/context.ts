@@ -65,7 +65,7 @@ export function contextSchemas(s: Settings) {
 const expected = (v: number | undefined): string => (v === undefined ? '' : String(v))
 
 /** The compact entry, with ISO times and fields in a stable order. */
-function toEntry(rec: Record<string, unknown>): ContextEntry {
+export function toEntry(rec: Record<string, unknown>): ContextEntry {
   const m = withIsoTimes({ ...rec }) as unknown as StoredMeta
   const e: ContextEntry = { type: m.type, key: m.key, version: m.version, size: m.size, updated_at: m.updated_at, created_at: m.created_at }
   if (m.updated_by !== undefined) e.updated_by = m.updated_by
@@ -74,7 +74,7 @@ function toEntry(rec: Record<string, unknown>): ContextEntry {
 }
 
 /** Stable order of a listing: by type, then key. */
-function byTypeThenKey(a: ContextEntry, b: ContextEntry): number {
+export function byTypeThenKey(a: ContextEntry, b: ContextEntry): number {
   if (a.type !== b.type) return a.type < b.type ? -1 : 1
   if (a.key !== b.key) return a.key < b.key ? -1 : 1
   return 0

@@ -10,6 +10,7 @@ import { Events } from './events.js'
 import { Presence } from './presence.js'
 import { Reviews } from './reviews.js'
 import { Rooms } from './rooms.js'
+import { Snapshot } from './snapshot.js'
 import { Summary } from './summary.js'
 import { Vars } from './vars.js'
 
@@ -24,6 +25,7 @@ export class Core {
   readonly context: Context
   readonly analytics: Analytics
   readonly summary: Summary
+  readonly snapshot: Snapshot
 
   constructor(
     readonly store: Store,
@@ -39,6 +41,7 @@ export class Core {
     this.context = new Context(store, settings)
     this.analytics = new Analytics(store, settings)
     this.summary = new Summary(store, settings)
+    this.snapshot = new Snapshot(store, settings)
   }
 }
 

@@ -45,7 +45,7 @@ export function lockSchemas(s: Settings) {
   }
 }
 
-function toLock(lockName: string, raw: RawLock, now: number): Lock {
+export function toLock(lockName: string, raw: RawLock, now: number): Lock {
   const { owner, token, acquired_at, expires_at } = raw
   const rec = withIsoTimes({ name: lockName, owner, token, acquired_at, expires_at }) as unknown as Omit<Lock, 'expires_in_s'>
   return { ...rec, expires_in_s: Math.max(0, Math.ceil((expires_at - now) / 1000)) }
@@ -105,6 +105,6 @@ export class Locks {
 }
 
 /** A stored lock with its epoch-ms times (expires_in_s is computed from them before ISO). */
-function decodeRaw(raw: Buffer): RawLock {
+export function decodeRaw(raw: Buffer): RawLock {
   return decode(raw) as RawLock
 }

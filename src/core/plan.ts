@@ -66,7 +66,7 @@ export function planSchemas(s: Settings) {
   }
 }
 
-function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
+export function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
   const t = decodeRecord<Task>(raw)
   t.depends_on ??= []
   const n = notes === undefined || notes === null ? '' : notes.toString()

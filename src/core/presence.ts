@@ -25,7 +25,7 @@ export const presenceSchemas = {
   leave: z.object({}),
 }
 
-function entriesOf(raw: unknown): PresenceEntry[] {
+export function entriesOf(raw: unknown): PresenceEntry[] {
   return ((raw ?? []) as { agent_id: string; last_seen_at: number }[]).map((e) => ({ agent_id: e.agent_id, last_seen_at: iso(e.last_seen_at) }))
 }
 

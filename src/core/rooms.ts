@@ -69,7 +69,7 @@ export function starterContent(t: Template, by: string) {
   return { tasks, notes, context }
 }
 
-function summaryOf(meta: Record<string, string>): RoomSummary {
+export function summaryOf(meta: Record<string, string>): RoomSummary {
   const s: RoomSummary = {
     room_id: meta.id ?? '',
     name: meta.name ?? meta.id ?? '',

@@ -41,7 +41,7 @@ export function varSchemas(s: Settings) {
   }
 }
 
-function toVar(varName: string, rec: Record<string, unknown>): SharedVar {
+export function toVar(varName: string, rec: Record<string, unknown>): SharedVar {
   return { name: varName, ...(withIsoTimes(rec) as Omit<SharedVar, 'name'>) }
 }
 

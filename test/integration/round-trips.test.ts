@@ -67,6 +67,7 @@ function tour(): Op[] {
     ['reviews.list', (r) => r.core.reviews.list(r.as('a'))],
     ['summary.mine', (r) => r.core.summary.mine(r.as('a'))],
     ['analytics.room', (r) => r.core.analytics.room(r.as('a'))],
+    ['snapshot.room', (r) => r.core.snapshot.room(r.as())],
   ]
 }
 

@@ -60,6 +60,7 @@ for (const backend of BACKENDS) {
       t.equal(a.completion_rate, 0.333, 'done / (all - cancelled) = 1/3')
       t.same(a.tasks.by_status, { todo: 2, in_progress: 0, in_review: 0, done: 1, cancelled: 1 })
       t.same(a.online_agents, ['a', 'b'])
+      t.match(a.counts, { context: 0, events: 2, events_total: 2, vars: 0, reviews: 0 })
       t.equal(a.events_per_day.length, 3)
       const today = a.events_per_day[2]!
       t.equal(today.date, new Date().toISOString().slice(0, 10))
