@@ -16,11 +16,8 @@
 local R, early = openRoom('deleteEvent')
 if not R then return early end
 local id = ARGV[7]
-local ev = loadEvent(R, id)
-if not ev then
-  return fail('not_found', 'event_id: event ' .. id .. ' does not exist (deleted, trimmed or never posted)',
-    { field = 'event_id' })
-end
+local ev, missing = requireEvent(R, id, 'event_id')
+if not ev then return missing end
 if ev.agent_id ~= R.agent then
   return fail('forbidden', 'event_id: event ' .. id .. ' was posted by ' .. ev.agent_id .. '; only its author may delete it',
     { field = 'event_id', author = ev.agent_id })

@@ -16,11 +16,8 @@
 local R, early = openRoom('getEventReads')
 if not R then return early end
 local id = ARGV[7]
-local ev = loadEvent(R, id)
-if not ev then
-  return fail('not_found', 'event_id: event ' .. id .. ' does not exist (deleted, trimmed or never posted)',
-    { field = 'event_id' })
-end
+local ev, missing = requireEvent(R, id, 'event_id')
+if not ev then return missing end
 local seq = seqOf(id)
 local readBy = {}
 local flat = redis.call('HGETALL', R.k.cursors)

@@ -19,9 +19,9 @@ if not R then return early end
 local input = cmsgpack.unpack(ARGV[7])
 local retained = tonumber(ARGV[8])
 
-if input.reply_to and not loadEvent(R, input.reply_to) then
-  return fail('not_found', 'reply_to: event ' .. input.reply_to .. ' does not exist (deleted, trimmed or never posted)',
-    { field = 'reply_to', id = input.reply_to })
+if input.reply_to then
+  local parent, missing = requireEvent(R, input.reply_to, 'reply_to')
+  if not parent then return missing end
 end
 
 local ev = { type = input.type, agent_id = R.agent, text = input.text, data = input.data, reply_to = input.reply_to }

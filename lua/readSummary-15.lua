@@ -23,13 +23,7 @@ local R, early = openRoom('readSummary')
 if not R then return early end
 local eventLimit, taskLimit, presenceTtl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 
-local rows, info = consumeEvents(R, R.agent, eventLimit)
-local events = {}
-for i = 1, #rows, 2 do
-  local ev = cmsgpack.unpack(rows[i + 1])
-  ev.id = rows[i]
-  events[#events + 1] = ev
-end
+local events, info = consumeEvents(R, R.agent, eventLimit)
 
 local byId, list = allTasks(R)
 local mine, unblocked = {}, 0

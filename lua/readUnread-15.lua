@@ -19,13 +19,7 @@
 
 local R, early = openRoom('readUnread')
 if not R then return early end
-local rows, info = consumeEvents(R, R.agent, tonumber(ARGV[7]))
-local list = {}
-for i = 1, #rows, 2 do
-  local ev = cmsgpack.unpack(rows[i + 1])
-  ev.id = rows[i]
-  list[#list + 1] = ev
-end
+local list, info = consumeEvents(R, R.agent, tonumber(ARGV[7]))
 local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset }
 if info.moved then
   res.cursor = redis.call('HGET', R.k.cursors, R.agent)

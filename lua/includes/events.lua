@@ -30,6 +30,16 @@ local function loadEvent(R, id)
   return cmsgpack.unpack(got[1][2][2])
 end
 
+-- The record of a retained event, or nil and a not_found reply naming `field`.
+local function requireEvent(R, id, field)
+  local ev = loadEvent(R, id)
+  if not ev then
+    return nil, fail('not_found', field .. ': event ' .. id .. ' does not exist (deleted, trimmed or never posted)',
+      { field = field })
+  end
+  return ev
+end
+
 -- Counts the event under its UTC day in meta 'd:<day>'; on a day's first event, forgets days
 -- older than DAYS_KEPT (meta is small, so HKEYS is cheap).
 local function countEventDay(R)
@@ -93,8 +103,9 @@ end
   advances the cursor to the last one returned. Atomic with the script, so two concurrent calls
   of one agent never return the same event.
 
-  Returns rows, info:
-    rows  raw rows {id, d, id, d, ...} oldest first (d = the stored msgpack record)
+  Returns events, info:
+    events  the events read, oldest first, decoded with their id set (they travel inside the
+            reply, so an idempotent retry replays exactly what was consumed)
     info  {remaining = unread after this read, moved = true when the cursor moved,
            cursor_reset = {lost, reset_to} or nil}
   cursor_reset reports a cursor that fell behind the trim point: `lost` events (counted by seq;
@@ -107,10 +118,11 @@ local function consumeEvents(R, agent, limit)
   local cur = redis.call('HGET', R.k.cursors, agent)
   local from = cur and ('(' .. cur) or '-'
   local got = redis.call('XRANGE', R.k.events, from, '+', 'COUNT', limit)
-  local rows = {}
+  local events = {}
   for _, e in ipairs(got) do
-    rows[#rows + 1] = e[1]
-    rows[#rows + 1] = e[2][2]
+    local ev = cmsgpack.unpack(e[2][2])
+    ev.id = e[1]
+    events[#events + 1] = ev
   end
   local info = {}
   local trim = tonumber(redis.call('HGET', R.k.meta, 'trim') or '0')
@@ -126,5 +138,5 @@ local function consumeEvents(R, agent, limit)
     info.moved = true
   end
   info.remaining = unreadCount(R, agent)
-  return rows, info
+  return events, info
 end

@@ -7,6 +7,7 @@ import { decode, encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Reply, Store } from '../store/store.js'
+import { AppError } from './errors.js'
 import { eventId, requireAgent, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { parse, text } from './validate.js'
@@ -143,7 +144,13 @@ export class Events {
   async reply(c: Caller, input: unknown) {
     requireAgent(c)
     const v = parse(this.schemas.reply, input)
-    return this.append(c, { type: v.type, text: v.text, data: v.data, reply_to: v.event_id })
+    return this.append(c, { type: v.type, text: v.text, data: v.data, reply_to: v.event_id }).catch((err: unknown) => {
+      // The script names its own argument; the caller of reply_to_event passed it as event_id.
+      if (err instanceof AppError && err.details?.field === 'reply_to') {
+        throw new AppError(err.code, err.message.replace(/^reply_to:/, 'event_id:'), { ...err.details, field: 'event_id' })
+      }
+      throw err
+    })
   }
 
   private async append(c: Caller, ev: { type: string; text: string; data: unknown; reply_to: string | undefined }) {

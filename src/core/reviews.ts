@@ -96,12 +96,12 @@ export class Reviews {
 
   /** Approves a pending review; a task target in_review moves to done. */
   async approve(c: Caller, input: unknown) {
-    return this.decide('approveReview', c, input)
+    return this.decide('approved', c, input)
   }
 
   /** Rejects a pending review; a task target in_review goes back to in_progress. */
   async reject(c: Caller, input: unknown) {
-    return this.decide('rejectReview', c, input)
+    return this.decide('rejected', c, input)
   }
 
   /** Reviews matching every given filter, newest first. */
@@ -115,10 +115,10 @@ export class Reviews {
     return { reviews: all.slice(0, f.limit), total: all.length, unread: r.unread }
   }
 
-  private async decide(script: 'approveReview' | 'rejectReview', c: Caller, input: unknown) {
+  private async decide(decision: 'approved' | 'rejected', c: Caller, input: unknown) {
     requireAgent(c)
     const v = parse(reviewSchemas.decide, input)
-    const r = await this.store.room(script, c.room, callOptions(c), [v.review_id, v.note ?? ''])
+    const r = await this.store.room('decideReview', c.room, callOptions(c), [decision, v.review_id, v.note ?? ''])
     return this.decided(r)
   }
 

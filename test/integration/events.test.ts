@@ -51,7 +51,7 @@ for (const backend of BACKENDS) {
       t.match(a2.event, { type: 'answer', data: 8081 })
       const p = await events.post(room.as('carol'), { type: 'message', text: 'me too', reply_to: q.event.id })
       t.equal(p.event.reply_to, q.event.id)
-      await t.rejects(events.reply(room.as('bob'), { event_id: '1-99', text: 'x' }), { code: 'not_found', details: { field: 'reply_to' } })
+      await t.rejects(events.reply(room.as('bob'), { event_id: '1-99', text: 'x' }), { code: 'not_found', details: { field: 'event_id' }, message: /^event_id:/ })
       await t.rejects(events.post(room.as('bob'), { type: 'message', text: 'x', reply_to: `${msOf(q.event.id)}-9` }), { code: 'not_found' })
       t.equal((await events.read(room.as('bob'))).events.length, 4, 'the refused replies posted nothing')
     })
