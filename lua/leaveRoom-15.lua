@@ -8,8 +8,9 @@
   ARGV[8]      presence TTL (ms), to tell whether it was online
 
   Returns {event, was_online}.
-  Publishes {k = 'presence', op = 'offline', agent, event_id, type = 'agent_left'}: one notice that
-  both clears presence and announces the new event (event_id) to feed listeners.
+  Publishes {k = 'presence', op = 'offline', agent, event_id, type = 'agent_left', event}: one notice
+  that both clears presence and announces the new event (event_id, and the record itself as
+  `event`, as postEvent does) to feed listeners.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"
@@ -23,5 +24,5 @@ local wasOnline = prev ~= false and tonumber(prev) >= R.now - ttl
 if redis.call('ZREM', R.k.presence, R.agent) == 1 then dirty(R, R.k.presence) end
 local ev = { type = 'agent_left', agent_id = R.agent, text = R.agent .. ' left the room' }
 local id = appendEvent(R, ev, retained)
-notify(R, { k = 'presence', op = 'offline', agent = R.agent, event_id = id, type = 'agent_left' })
+notify(R, { k = 'presence', op = 'offline', agent = R.agent, event_id = id, type = 'agent_left', event = ev })
 return finish(R, { event = ev, was_online = wasOnline })

@@ -8,7 +8,8 @@
 
   Returns {event = {id, type, agent_id, text, data?, reply_to?, created_at}};
   not_found when reply_to is not a retained event.
-  Publishes {k = 'event', op = 'posted', id, type}.
+  Publishes {k = 'event', op = 'posted', id, type, event}: `event` is the stored record with its id
+  (as returned), so a follower next in line delivers it without reading the stream.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"
@@ -26,5 +27,5 @@ end
 
 local ev = { type = input.type, agent_id = R.agent, text = input.text, data = input.data, reply_to = input.reply_to }
 local id = appendEvent(R, ev, retained)
-notify(R, { k = 'event', op = 'posted', id = id, type = ev.type })
+notify(R, { k = 'event', op = 'posted', id = id, type = ev.type, event = ev })
 return finish(R, { event = ev })

@@ -12,7 +12,7 @@ export function configurationTable(): string {
   const defaults = defaultSettings() as Record<string, unknown>
   const rows = Object.entries(SETTINGS).map(([name, row]) => {
     const d = defaults[name]
-    const shown = d === undefined ? '(unset)' : `\`${String(d)}\``
+    const shown = d === undefined || (d instanceof Map && d.size === 0) || (Array.isArray(d) && d.length === 0) ? '(unset)' : `\`${String(d)}\``
     return `| \`${row.env}\` | ${shown} | ${row.unit} | ${row.doc} |`
   })
   return ['| variable | default | unit | meaning |', '|---|---|---|---|', ...rows].join('\n')

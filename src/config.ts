@@ -141,6 +141,73 @@ export const SETTINGS = {
     unit: 'tasks',
     doc: 'Dependencies one task may have.',
   },
+  httpBodyBytes: {
+    env: 'LIMIT_HTTP_BODY_BYTES',
+    schema: int(1024, 64 * 1024 * 1024, 256 * 1024),
+    unit: 'bytes',
+    doc: 'Largest HTTP request body; larger ones get 413.',
+  },
+  rateLimitPerMin: {
+    env: 'RATE_LIMIT_PER_MIN',
+    schema: int(1, 10_000_000, 1200),
+    unit: 'calls/min',
+    doc: 'Calls a team may make per rolling minute (all its keys together, HTTP and MCP).',
+  },
+  rateLimitOverrides: {
+    env: 'RATE_LIMIT_OVERRIDES',
+    schema: z
+      .string()
+      .regex(/^([A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})?(,[A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})*$/, 'must look like "team-a=5000,team-b=300"')
+      .default('')
+      .transform((v) => new Map(v === '' ? [] : v.split(',').map((p) => { const [t, n] = p.split('='); return [t!, Number(n)] as const }))),
+    unit: 'team=calls/min list',
+    doc: 'Per-team rate limits that replace RATE_LIMIT_PER_MIN, e.g. "default=5000,tm-abc=300".',
+  },
+  port: {
+    env: 'PORT',
+    schema: int(0, 65535, 8080),
+    unit: 'port',
+    doc: 'HTTP port the node listens on (0: any free port).',
+  },
+  host: {
+    env: 'HOST',
+    schema: z.string().min(1).default('0.0.0.0'),
+    unit: 'address',
+    doc: 'Address the node listens on.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    unit: 'level',
+    doc: 'pino log level.',
+  },
+  shutdownGraceS: {
+    env: 'SHUTDOWN_GRACE_S',
+    schema: int(1, 600, 10),
+    unit: 's',
+    doc: 'On SIGTERM the node stops accepting, ends streams and long-polls, and exits within this time.',
+  },
+  sseKeepaliveS: {
+    env: 'SSE_KEEPALIVE_S',
+    schema: int(1, 300, 15),
+    unit: 's',
+    doc: 'Interval of the keep-alive comment on SSE streams (and long MCP replies).',
+  },
+  sseBufferBytes: {
+    env: 'SSE_BUFFER_BYTES',
+    schema: int(1024, 256 * 1024 * 1024, 1024 * 1024),
+    unit: 'bytes',
+    doc: 'Unsent bytes a slow SSE consumer may hold on the node before its stream is closed.',
+  },
+  mcpAllowedOrigins: {
+    env: 'MCP_ALLOWED_ORIGINS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+    unit: 'origin list',
+    doc: 'Browser origins allowed to call /mcp besides the node\'s own host (DNS-rebinding protection); "*" allows any. Requests without an Origin header are not affected.',
+  },
   roomsPerTeam: {
     env: 'LIMIT_ROOMS_PER_TEAM',
     schema: int(1, 1_000_000, 1000),

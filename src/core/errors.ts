@@ -8,6 +8,7 @@ export const ERRORS = {
   unauthorized: { status: 401, hint: 'Send a valid key as "Authorization: Bearer <key>".' },
   forbidden: { status: 403, hint: 'This key or agent may not do this; use a key or agent that may.' },
   not_found: { status: 404, hint: 'Check the id; list the collection to see what exists.' },
+  method_not_allowed: { status: 405, hint: 'Use one of the methods listed in the Allow header.' },
   conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
   limit_reached: { status: 409, hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.' },
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },

@@ -110,11 +110,26 @@ export function decodeNotice(buf: Uint8Array): Notice | undefined {
   } catch {
     return undefined
   }
+  return toNotice(n)
+}
+
+/** decodeNotice() for a message already decoded from msgpack (the realtime hub decodes once). */
+export function toNotice(n: unknown): Notice | undefined {
   if (typeof n !== 'object' || n === null || Array.isArray(n)) return undefined
   const notice = n as Notice
   if (typeof notice.k !== 'string' || typeof notice.op !== 'string') return undefined
   if (notice.k === 'event' && notice.op === 'posted' && typeof notice.id === 'string') notice.event_id = notice.id
   return notice
+}
+
+/**
+ * The event a notice carries (postEvent and leaveRoom put the record, with its id, in `event`),
+ * or undefined when it carries none.
+ */
+export function noticeEvent(n: Notice): RoomEvent | undefined {
+  const rec = n.event
+  if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { id?: unknown }).id !== 'string') return undefined
+  return eventFromReply(rec as Record<string, unknown>)
 }
 
 function cursorResetOf(r: Reply): CursorReset | undefined {

@@ -66,20 +66,23 @@ export function planSchemas(s: Settings) {
   }
 }
 
+/** Field order of a task as agents read it: what it is first, bookkeeping last. */
+const TASK_FIELDS = ['id', 'title', 'status', 'assignee', 'priority', 'order', 'depends_on', 'notes', 'created_by', 'updated_by', 'created_at', 'updated_at'] as const
+
+function ordered(rec: Record<string, unknown>, notes: unknown): Task {
+  const src: Record<string, unknown> = { ...rec, depends_on: rec.depends_on ?? [], notes: typeof notes === 'string' && notes !== '' ? notes : undefined }
+  const t: Record<string, unknown> = {}
+  for (const f of TASK_FIELDS) if (src[f] !== undefined) t[f] = src[f]
+  return t as unknown as Task
+}
+
 export function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
-  const t = decodeRecord<Task>(raw)
-  t.depends_on ??= []
-  const n = notes === undefined || notes === null ? '' : notes.toString()
-  if (n !== '') t.notes = n
-  return t
+  return ordered(decodeRecord<Record<string, unknown>>(raw), notes === undefined || notes === null ? '' : notes.toString())
 }
 
 /** A task that came back decoded inside a script's reply. */
 export function taskFromReply(rec: Record<string, unknown>, notes: unknown): Task {
-  const t = withIsoTimes(rec) as unknown as Task
-  t.depends_on ??= []
-  if (typeof notes === 'string' && notes !== '') t.notes = notes
-  return t
+  return ordered(withIsoTimes(rec), notes)
 }
 
 export class Plan {

@@ -2,13 +2,13 @@
 // belongs to one team and its id is unique within that team. A room with no activity for
 // ROOM_TTL_S disappears by key expiry; the team's room index is pruned of such rooms lazily.
 import { encode } from '@msgpack/msgpack'
-import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import { AppError } from './errors.js'
 import { roomId, type Caller } from './fields.js'
+import { newId } from './ids.js'
 import { callOptions, iso } from './records.js'
 import { TEMPLATES, findTemplate, type Template } from './templates.js'
 import { parse } from './validate.js'
@@ -40,11 +40,7 @@ export const roomSchemas = {
 
 /** A generated room id: "room-" and 10 base32 characters (50 bits). */
 export function newRoomId(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567'
-  const bytes = randomBytes(10)
-  let id = 'room-'
-  for (const b of bytes) id += alphabet[b & 31]
-  return id
+  return newId('room', 10, '-')
 }
 
 /** The starter content of a template, as createRoom-15.lua writes it. */

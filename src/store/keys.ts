@@ -59,6 +59,38 @@ export class Keys {
   teamRooms(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:rooms`
   }
+
+  /** A team's keys, all under the team's hash tag. */
+  team(teamId: string): TeamKeys {
+    const base = `${this.prefix}:{t:${teamId}}:`
+    return {
+      team: `${base}team`, //         hash: id, name, created_at
+      keys: `${base}keys`, //         hash: key id -> msgpack team key record (hash, hint, label, created_at, revoked_at?)
+      invites: `${base}invites`, //   hash: token id -> msgpack invite record (room_id, hash, hint, label, created_at, revoked_at?)
+      secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
+      rooms: `${base}rooms`, //       sorted set: room id -> creation time
+      rate: `${base}rate`, //         string: GCRA theoretical arrival time (ms) of the team's rate limit
+    }
+  }
+
+  /** Set of every team id (operators list teams with it). */
+  teams(): string {
+    return `${this.prefix}:teams`
+  }
+
+  /** Sharded channel of node-wide control notices (key revocations, hub probes). */
+  controlChannel(): string {
+    return `${this.prefix}:{ctl}:control`
+  }
+}
+
+export interface TeamKeys {
+  readonly team: string
+  readonly keys: string
+  readonly invites: string
+  readonly secrets: string
+  readonly rooms: string
+  readonly rate: string
 }
 
 /** The hash tag of a key (the text between the first `{` and the next `}`), as Redis Cluster reads it. */

@@ -2,11 +2,19 @@
 // once, in dependency order) and registers every script with ioredis defineCommand, which sends
 // EVALSHA and falls back to EVAL on NOSCRIPT — a failover or restart empties the script cache, so a
 // one-time SCRIPT LOAD is never relied on.
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export const LUA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'lua')
+/** The repository's lua/ folder, found from src/store (tsx) or dist/src/store (built). */
+export const LUA_DIR = ((): string => {
+  const here = dirname(fileURLToPath(import.meta.url))
+  for (const up of [['..', '..'], ['..', '..', '..']]) {
+    const dir = join(here, ...up, 'lua')
+    if (existsSync(join(dir, 'includes'))) return dir
+  }
+  throw new Error(`lua/ not found above ${here}`)
+})()
 
 export interface Script {
   readonly name: string

@@ -66,6 +66,9 @@ export class Store {
   ) {
     this.keys = new Keys(settings.keyPrefix)
     this.client = client ?? createClient(settings)
+    // Connection errors also reject the commands they affect; without a listener ioredis would
+    // print them as unhandled. The node adds its own listener for logs and metrics.
+    this.client.on('error', () => undefined)
     this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
     this.ttlMs = String(settings.roomTtlS * 1000)
     this.touchEvery = String(touchEveryMs(settings.roomTtlS))
@@ -158,4 +161,26 @@ export function createClient(settings: Settings, extra: Partial<RedisOptions> = 
     })
   }
   return new Redis(settings.redisUrl ?? 'redis://127.0.0.1:6379', base)
+}
+
+/**
+ * A not yet connected pub/sub connection for the realtime hub, with the same connection settings
+ * as createClient. Standalone: one connection that never reconnects or resubscribes by itself
+ * (the hub owns recovery, so it knows when notices may have been missed). Cluster: ioredis'
+ * sharded subscribers, one connection per master that owns a subscribed channel. `name` is the
+ * CLIENT SETNAME of its connections, so CLIENT LIST tells which node they belong to.
+ */
+export function createSubscriber(settings: Settings, name?: string): RedisClient {
+  const { mode, nodes } = connectionOptions(settings)
+  if (mode === 'cluster') {
+    return new Cluster(nodes, { shardedSubscribers: true, lazyConnect: true, redisOptions: { password: settings.redisPassword, connectionName: name } })
+  }
+  return new Redis(settings.redisUrl ?? 'redis://127.0.0.1:6379', {
+    connectionName: name,
+    lazyConnect: true,
+    autoResubscribe: false,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+  })
 }

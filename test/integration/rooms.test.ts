@@ -16,6 +16,15 @@ for (const backend of BACKENDS) {
       t.equal(other.room.room_id, 'payments-api', 'another team may use the same id: ids are per team')
     })
 
+    t.test('a retried creation with the same idempotency key returns the first result', async (t) => {
+      const core = coreFor(t, backend)
+      const team = uid('tm')
+      const a = await core.rooms.create(team, { room_id: 'retry' }, 'x', 'create-1')
+      const b = await core.rooms.create(team, { room_id: 'retry' }, 'x', 'create-1')
+      t.same(b, a)
+      await t.rejects(core.rooms.create(team, { room_id: 'retry' }, 'x', 'create-2'), { code: 'conflict' })
+    })
+
     t.test('generated ids and validation', async (t) => {
       const core = coreFor(t, backend)
       const team = uid('tm')

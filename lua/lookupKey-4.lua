@@ -1,0 +1,19 @@
+--[[
+  Resolves a presented key's hash to what it may reach. One round trip per cache miss.
+
+  KEYS[1]  secrets hash       KEYS[2]  team keys hash
+  KEYS[3]  invites hash       KEYS[4]  team hash
+  ARGV[1]  sha256 of the presented key
+
+  Returns {kind = 'team', id} or {kind = 'room', id, room_id}, or {} when the key is unknown or
+  revoked (or its team is gone).
+]]
+local ref = redis.call('HGET', KEYS[1], ARGV[1])
+if not ref or redis.call('EXISTS', KEYS[4]) == 0 then return cmsgpack.pack({ none = true }) end
+local kind, id = string.sub(ref, 1, 1), string.sub(ref, 3)
+local raw = redis.call('HGET', kind == 'k' and KEYS[2] or KEYS[3], id)
+if not raw then return cmsgpack.pack({ none = true }) end
+local rec = cmsgpack.unpack(raw)
+if rec.revoked_at or rec.hash ~= ARGV[1] then return cmsgpack.pack({ none = true }) end
+if kind == 'k' then return cmsgpack.pack({ kind = 'team', id = id }) end
+return cmsgpack.pack({ kind = 'room', id = id, room_id = rec.room_id })

@@ -1,0 +1,31 @@
+--[[
+  Stores a new credential of a team: a team key, or a room invite key.
+
+  KEYS[1]  team hash
+  KEYS[2]  records hash (team keys, or invites)
+  KEYS[3]  secrets hash (sha256 -> "k:<id>" or "i:<id>")
+  ARGV[1]  'k' (team key) or 'i' (invite)
+  ARGV[2]  msgpack record {id, hash, hint, label?, room_id?, created_by?}
+  ARGV[3]  most live records of this kind the team (or, for invites, the room) may have
+
+  Returns {record}; not_found (no such team), limit_reached.
+]]
+--- @include "includes/fail"
+
+if redis.call('EXISTS', KEYS[1]) == 0 then return fail('not_found', 'team not found', { field = 'team' }) end
+local kind, rec, limit = ARGV[1], cmsgpack.unpack(ARGV[2]), tonumber(ARGV[3])
+local live = 0
+for _, raw in ipairs(redis.call('HVALS', KEYS[2])) do
+  local r = cmsgpack.unpack(raw)
+  if not r.revoked_at and (kind == 'k' or r.room_id == rec.room_id) then live = live + 1 end
+end
+if live >= limit then
+  local what = kind == 'k' and 'team keys' or 'invites of this room'
+  return fail('limit_reached', 'there are ' .. live .. ' live ' .. what .. '; the limit is ' .. limit ..
+    '; revoke one first', { field = kind == 'k' and 'keys' or 'invites', limit = limit })
+end
+local t = redis.call('TIME')
+rec.created_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[2], rec.id, cmsgpack.pack(rec))
+redis.call('HSET', KEYS[3], rec.hash, kind .. ':' .. rec.id)
+return cmsgpack.pack({ record = rec })

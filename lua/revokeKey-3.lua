@@ -1,0 +1,38 @@
+--[[
+  Revokes a team key or an invite: its secret stops authenticating at once (nodes drop their
+  cached copy when the node that revoked it publishes the revocation; see src/auth/keyring.ts).
+  The record stays, marked revoked_at, so listings show what was revoked and when.
+
+  KEYS[1]  team hash
+  KEYS[2]  records hash (team keys, or invites)
+  KEYS[3]  secrets hash
+  ARGV[1]  'k' (team key) or 'i' (invite)
+  ARGV[2]  record id
+  ARGV[3]  for invites: the room id the invite must belong to ('' for team keys)
+
+  Returns {record, hash}; not_found (no such live record), conflict (the team's last live key).
+]]
+--- @include "includes/fail"
+
+local kind, id, room = ARGV[1], ARGV[2], ARGV[3]
+local field = kind == 'k' and 'keyId' or 'tokenId'
+local raw = redis.call('HGET', KEYS[2], id)
+local rec = raw and cmsgpack.unpack(raw)
+if not rec or rec.revoked_at or (kind == 'i' and rec.room_id ~= room) then
+  return fail('not_found', field .. ': no live ' .. (kind == 'k' and 'key ' or 'invite ') .. id, { field = field })
+end
+if kind == 'k' then
+  local live = 0
+  for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
+    if not cmsgpack.unpack(r).revoked_at then live = live + 1 end
+  end
+  if live <= 1 then
+    return fail('conflict', 'keyId: ' .. id .. ' is the team\'s last live key; mint another key first, then revoke this one',
+      { field = field })
+  end
+end
+local t = redis.call('TIME')
+rec.revoked_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('HSET', KEYS[2], id, cmsgpack.pack(rec))
+redis.call('HDEL', KEYS[3], rec.hash)
+return cmsgpack.pack({ record = rec, hash = rec.hash })

@@ -1,0 +1,177 @@
+// Teams and their credentials: team keys and room invite keys. Secrets are minted here, returned
+// once, and stored only as SHA-256 hashes under the team's hash tag (src/store/keys.ts team()).
+import { z } from 'zod'
+import { AppError } from '../core/errors.js'
+import { roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
+import { newId } from '../core/ids.js'
+import { iso } from '../core/records.js'
+import { parse } from '../core/validate.js'
+import type { Store } from '../store/store.js'
+import { decode, encode } from '@msgpack/msgpack'
+import { mintKey } from './secrets.js'
+
+/** Id of the team created at first start. */
+export const DEFAULT_TEAM_ID = 'default'
+/** Live team keys a team may hold, and live invites a room may have. */
+export const KEYS_PER_TEAM = 50
+export const INVITES_PER_ROOM = 100
+
+export interface Team {
+  teamId: string
+  name: string
+  createdAt: string
+}
+
+export interface KeyInfo {
+  keyId: string
+  hint: string
+  label?: string
+  createdAt: string
+  revokedAt?: string
+}
+
+export interface InviteInfo {
+  tokenId: string
+  roomId: string
+  hint: string
+  label?: string
+  createdAt: string
+  revokedAt?: string
+}
+
+/**
+ * A short name or label, stored trimmed. "Not blank" is a pattern rather than .trim().min(1), so
+ * the OpenAPI document (generated from this schema) refuses a blank value just as the API does.
+ */
+export const label = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(/\S/, 'must not be blank')
+    .transform((v) => v.trim())
+
+export const teamSchemas = {
+  createTeam: z.object({ teamId: teamIdField.optional(), name: label(100) }),
+  mint: z.object({ label: label(100).optional() }),
+}
+
+interface StoredCredential {
+  id: string
+  hash: string
+  hint: string
+  label?: string
+  room_id?: string
+  created_at: number
+  revoked_at?: number
+}
+
+const pack = (v: unknown) => Buffer.from(encode(v))
+
+function keyInfo(r: StoredCredential): KeyInfo {
+  const k: KeyInfo = { keyId: r.id, hint: r.hint, createdAt: iso(r.created_at) }
+  if (r.label) k.label = r.label
+  if (r.revoked_at) k.revokedAt = iso(r.revoked_at)
+  return k
+}
+
+function inviteInfo(r: StoredCredential): InviteInfo {
+  const i: InviteInfo = { tokenId: r.id, roomId: r.room_id ?? '', hint: r.hint, createdAt: iso(r.created_at) }
+  if (r.label) i.label = r.label
+  if (r.revoked_at) i.revokedAt = iso(r.revoked_at)
+  return i
+}
+
+export class Teams {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Creates a team and its first key. `created` is false (and no key) when the team exists: at
+   * first start several nodes may race to create the default team; exactly one wins.
+   */
+  async create(input: unknown): Promise<{ created: boolean; team: Team; key?: string; keyId?: string }> {
+    const v = parse(teamSchemas.createTeam, input)
+    const teamId = v.teamId ?? newId('tm', 10, '-')
+    const k = this.store.keys.team(teamId)
+    const minted = mintKey('team', teamId)
+    const keyId = newId('key')
+    const r = await this.store.run('createTeam', [k.team, k.keys, k.secrets], [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })])
+    await this.store.client.sadd(this.store.keys.teams(), teamId)
+    const t = r.team as { id: string; name: string; created_at: number }
+    const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
+    return r.created ? { created: true, team, key: minted.key, keyId } : { created: false, team }
+  }
+
+  /** The default team, created with its first key when it does not exist yet. */
+  async bootstrap(): Promise<{ created: boolean; team: Team; key?: string; keyId?: string }> {
+    return this.create({ teamId: DEFAULT_TEAM_ID, name: 'Default team' })
+  }
+
+  async get(teamId: string): Promise<Team | undefined> {
+    const h = await this.store.client.hgetall(this.store.keys.team(teamId).team)
+    if (!h.id) return undefined
+    return { teamId: h.id, name: h.name ?? h.id, createdAt: iso(h.created_at) }
+  }
+
+  async list(): Promise<Team[]> {
+    const ids = await this.store.client.smembers(this.store.keys.teams())
+    const teams = await Promise.all(ids.sort().map((id) => this.get(id)))
+    return teams.filter((t): t is Team => t !== undefined)
+  }
+
+  /** Mints an extra team key; the full secret is in the result only. */
+  async mintTeamKey(teamId: string, input: unknown): Promise<{ key: string; info: KeyInfo }> {
+    const v = parse(teamSchemas.mint, input)
+    const k = this.store.keys.team(teamId)
+    const minted = mintKey('team', teamId)
+    const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
+    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM])
+    return { key: minted.key, info: keyInfo(r.record as StoredCredential) }
+  }
+
+  async listKeys(teamId: string): Promise<KeyInfo[]> {
+    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).keys)
+    return raw.map((b) => keyInfo(decode(b) as StoredCredential)).sort(byCreation)
+  }
+
+  /** Revokes a team key; returns the revoked key's hash so caches can drop it. */
+  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo; hash: string }> {
+    const k = this.store.keys.team(teamId)
+    const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, ''])
+    return { info: keyInfo(r.record as StoredCredential), hash: r.hash as string }
+  }
+
+  /** Mints a room invite key for one room of the team; the room must exist. */
+  async mintInvite(teamId: string, roomId: string, input: unknown): Promise<{ key: string; info: InviteInfo }> {
+    const v = parse(teamSchemas.mint, input)
+    parse(z.object({ roomId: roomIdField }), { roomId })
+    const k = this.store.keys.team(teamId)
+    const minted = mintKey('room', teamId)
+    const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
+    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM])
+    return { key: minted.key, info: inviteInfo(r.record as StoredCredential) }
+  }
+
+  async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
+    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).invites)
+    return raw
+      .map((b) => decode(b) as StoredCredential)
+      .filter((r) => r.room_id === roomId)
+      .map(inviteInfo)
+      .sort(byCreation)
+  }
+
+  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo; hash: string }> {
+    const k = this.store.keys.team(teamId)
+    const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId])
+    return { info: inviteInfo(r.record as StoredCredential), hash: r.hash as string }
+  }
+
+  /** The team's id check used by operator tools. */
+  async requireTeam(teamId: string): Promise<Team> {
+    const t = await this.get(teamId)
+    if (!t) throw new AppError('not_found', `team ${teamId} does not exist`, { field: 'teamId' })
+    return t
+  }
+}
+
+const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)

@@ -1,0 +1,118 @@
+// Turns a uWS request into a route call: matching (404/405), body reading with the size limit,
+// authentication and scopes (401/403), the team rate limit (429 and RateLimit-* headers), JSON
+// parsing and validation (400), and error mapping. Handlers only do their work.
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import type { Keyring } from '../auth/keyring.js'
+import type { Principal } from '../auth/principal.js'
+import { RateLimiter } from '../auth/ratelimit.js'
+import type { Settings } from '../config.js'
+import { AppError } from '../core/errors.js'
+import { parse } from '../core/validate.js'
+import type { Logger } from '../logger.js'
+import { Exchange, readRequest } from './exchange.js'
+import type { Lifecycle } from './lifecycle.js'
+import type { Metrics } from './metrics.js'
+import type { Ctx, Router } from './router.js'
+
+export interface DispatchDeps {
+  settings: Settings
+  router: Router
+  keyring: Keyring
+  rateLimiter: RateLimiter
+  metrics: Metrics
+  log: Logger
+  lifecycle: Lifecycle
+}
+
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
+
+/** Sends an AppError; 401s carry WWW-Authenticate. */
+export function sendError(ex: Exchange, err: AppError): void {
+  ex.error(err, err.code === 'unauthorized' ? WWW_AUTHENTICATE : {})
+}
+
+/** Authenticates and rate-limits a request; sets the RateLimit-* headers on `ex`. */
+export async function admit(deps: Pick<DispatchDeps, 'keyring' | 'rateLimiter' | 'metrics'>, ex: Exchange, need: 'team' | 'any'): Promise<Principal> {
+  const principal = await deps.keyring.authenticate(ex.req.headers.authorization)
+  if (need === 'team' && principal.kind !== 'team') {
+    throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room')
+  }
+  const decision = await deps.rateLimiter.check(principal.teamId)
+  Object.assign(ex.extraHeaders, RateLimiter.headers(decision))
+  if (!decision.allowed) {
+    deps.metrics.rateLimited.inc()
+    throw new AppError('rate_limited', `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${Math.max(1, decision.retryAfterS)} s`, {
+      limit: decision.limit,
+      retry_after_s: Math.max(1, decision.retryAfterS),
+    })
+  }
+  return principal
+}
+
+export function createDispatcher(deps: DispatchDeps) {
+  return (res: HttpResponse, req: HttpRequest): void => {
+    const started = performance.now()
+    const done = deps.lifecycle.begin()
+    const info = readRequest(req)
+    const ex = new Exchange(res, info)
+    const match = deps.router.match(info.method, info.path)
+    const routeLabel = match && 'route' in match ? match.route.path : match ? 'method_not_allowed' : 'not_found'
+    const finish = () => {
+      done()
+      deps.metrics.requests.inc({ route: routeLabel, method: info.method, status: String(ex.status ?? 0) })
+      deps.metrics.latency.observe({ route: routeLabel, method: info.method }, (performance.now() - started) / 1000)
+    }
+
+    if (!match) {
+      sendError(ex, new AppError('not_found', `no endpoint ${info.path}; see GET /openapi.json`))
+      return finish()
+    }
+    if (!('route' in match)) {
+      ex.error(new AppError('method_not_allowed', `${info.method} is not allowed on ${info.path}; allowed: ${match.allowed.join(', ')}`), {
+        Allow: match.allowed.join(', '),
+      })
+      return finish()
+    }
+    const { route, params } = match
+    const kind = route.bodyKind ?? (route.method === 'POST' ? 'json' : 'none')
+    // The body must be read from the handler's first tick on; a refused request drains it unread.
+    const bodyPromise = kind === 'none' ? Promise.resolve(undefined) : ex.readBody(deps.settings.httpBodyBytes)
+    bodyPromise.catch(() => undefined)
+
+    void (async () => {
+      try {
+        if (!deps.lifecycle.accepting) throw new AppError('unavailable', 'this node is shutting down; retry on another node')
+        const principal = route.auth === 'none' ? undefined : await admit(deps, ex, route.auth)
+        const raw = await bodyPromise
+        let body: unknown
+        if (kind === 'json') {
+          body = parseJson(raw)
+          if (route.body) body = parse(route.body, body)
+        }
+        const query = route.query ? parse(route.query, Object.fromEntries(ex.req.query)) : undefined
+        const ctx: Ctx = { ex, params, body, raw, principal, query }
+        const result = await route.handle(ctx)
+        if (result !== undefined) ex.json(route.status ?? 200, result)
+        else if (!ex.responded && !ex.aborted) throw new Error(`route ${route.method} ${route.path} returned without responding`)
+      } catch (err) {
+        if (err instanceof AppError) sendError(ex, err)
+        else if (!ex.aborted) {
+          deps.log.error({ err, route: route.path }, 'request failed')
+          sendError(ex, new AppError('internal', 'internal error'))
+        }
+      } finally {
+        finish()
+      }
+    })()
+  }
+}
+
+/** An empty body is `{}`; anything else must be JSON. */
+function parseJson(raw: Buffer | undefined): unknown {
+  if (!raw || raw.length === 0) return {}
+  try {
+    return JSON.parse(raw.toString('utf8'))
+  } catch (err) {
+    throw new AppError('invalid_request', `body: not valid JSON (${(err as Error).message})`, { field: 'body' })
+  }
+}

@@ -1,0 +1,183 @@
+// One HTTP request and its response on uWebSockets.js, made safe to use across awaits:
+// - every header is read synchronously when the request arrives (uWS's request object dies after
+//   the handler's first tick);
+// - onAborted is registered before any await; after an abort nothing touches the response;
+// - every write after an await is corked;
+// - the body is read with a size limit, each chunk copied (uWS reuses the buffer).
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
+import { AppError, ERRORS } from '../core/errors.js'
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
+
+export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`
+
+export interface RequestInfo {
+  /** Upper-case method as sent. */
+  method: string
+  path: string
+  query: URLSearchParams
+  /** Lower-case header names. */
+  headers: Record<string, string>
+}
+
+export function readRequest(req: HttpRequest): RequestInfo {
+  const headers: Record<string, string> = {}
+  req.forEach((k, v) => {
+    headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
+  })
+  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers }
+}
+
+/** A stream of chunks to the client (SSE); closes itself when the client stops reading. */
+export interface StreamWriter {
+  /** False when the stream is closed (client gone, or too slow and dropped). */
+  write(chunk: string): boolean
+  end(chunk?: string): void
+  readonly closed: boolean
+}
+
+export class Exchange {
+  aborted = false
+  responded = false
+  /** The status sent, once a response started. */
+  status: number | undefined
+  /** Extra headers for whatever response is sent (rate-limit headers, for example). */
+  readonly extraHeaders: Record<string, string> = {}
+  private readonly abortHandlers: (() => void)[] = []
+
+  constructor(
+    readonly res: HttpResponse,
+    readonly req: RequestInfo,
+  ) {
+    res.onAborted(() => {
+      this.aborted = true
+      for (const h of this.abortHandlers.splice(0)) h()
+    })
+  }
+
+  /** Runs `fn` when the client goes away before the response ended (at once if it already has). */
+  onAbort(fn: () => void): void {
+    if (this.aborted) fn()
+    else this.abortHandlers.push(fn)
+  }
+
+  /**
+   * Reads the whole body, refusing more than `limit` bytes (413, before reading when
+   * Content-Length says so). Must be called in the handler's first tick.
+   */
+  readBody(limit: number): Promise<Buffer> {
+    const declared = Number(this.req.headers['content-length'] ?? 'NaN')
+    if (Number.isFinite(declared) && declared > limit) {
+      return Promise.reject(new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, { field: 'body', limit, size: declared }))
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      let failed = false
+      this.res.onData((chunk, isLast) => {
+        if (failed) return
+        size += chunk.byteLength
+        if (size > limit) {
+          failed = true
+          reject(new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, { field: 'body', limit, size }))
+          return
+        }
+        chunks.push(Buffer.from(new Uint8Array(chunk)))
+        if (isLast) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+      })
+      this.onAbort(() => {
+        if (!failed) reject(new Error('aborted'))
+      })
+    })
+  }
+
+  /** Sends a complete response. No-op after an abort or an earlier response. */
+  send(status: number, body: string | Buffer, headers: Record<string, string> = {}, closeConnection = false): void {
+    if (this.aborted || this.responded) return
+    this.responded = true
+    this.status = status
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status))
+      for (const [k, v] of Object.entries({ ...this.extraHeaders, ...headers })) this.res.writeHeader(k, v)
+      this.res.end(body, closeConnection)
+    })
+  }
+
+  json(status: number, body: unknown, headers: Record<string, string> = {}): void {
+    this.send(status, JSON.stringify(body), { 'Content-Type': 'application/json', ...headers })
+  }
+
+  /** The error body of DESIGN.md §3 with the status of the error table. */
+  error(err: AppError, headers: Record<string, string> = {}): void {
+    this.json(ERRORS[err.code].status, { error: err.toJSON() }, headers)
+  }
+
+  /**
+   * Starts a streamed response. A client that stops reading is dropped once more than
+   * `bufferLimit` bytes wait on the node for it, so a slow consumer never holds the node's memory.
+   */
+  stream(status: number, headers: Record<string, string>, bufferLimit: number): StreamWriter {
+    const res = this.res
+    let closed = this.aborted || this.responded
+    let backlog = 0
+    this.responded = true
+    this.status = status
+    if (!closed) {
+      this.res.cork(() => {
+        this.res.writeStatus(statusLine(status))
+        for (const [k, v] of Object.entries({ ...this.extraHeaders, ...headers })) this.res.writeHeader(k, v)
+      })
+    }
+    this.onAbort(() => {
+      closed = true
+    })
+    const writer: StreamWriter = {
+      get closed() {
+        return closed
+      },
+      write(chunk: string) {
+        if (closed) return false
+        let ok = true
+        res.cork(() => {
+          ok = res.write(chunk)
+        })
+        if (!ok) {
+          backlog += Buffer.byteLength(chunk)
+          if (backlog > bufferLimit) {
+            closed = true
+            res.close()
+            return false
+          }
+          res.onWritable(() => {
+            backlog = 0
+            return true
+          })
+        }
+        return true
+      },
+      end(chunk?: string) {
+        if (closed) return
+        closed = true
+        res.cork(() => res.end(chunk ?? ''))
+      },
+    }
+    return writer
+  }
+}

@@ -1,0 +1,215 @@
+// The admin API (team keys only): the calling team, rooms, team keys and room invites. Request
+// and response bodies use camelCase (roomId, keyId, tokenId) as the spec's HTTP table does.
+import { z } from 'zod'
+import type { Principal } from '../../auth/principal.js'
+import { label, teamSchemas } from '../../auth/teams.js'
+import { AppError } from '../../core/errors.js'
+import { idempotencyKey, roomId as roomIdField } from '../../core/fields.js'
+import type { RoomSummary } from '../../core/rooms.js'
+import { TEMPLATES } from '../../core/templates.js'
+import { parse } from '../../core/validate.js'
+import type { ServiceNode } from '../../node.js'
+import type { Ctx, Route } from '../router.js'
+import { inRoom, roomNotFound } from './room.js'
+
+export const roomView = z.object({
+  roomId: z.string(),
+  name: z.string(),
+  template: z.string(),
+  createdAt: z.string(),
+  createdBy: z.string().optional(),
+  lastActiveAt: z.string(),
+})
+const keyView = z.object({ keyId: z.string(), hint: z.string(), label: z.string().optional(), createdAt: z.string(), revokedAt: z.string().optional() })
+const inviteView = z.object({
+  tokenId: z.string(),
+  roomId: z.string(),
+  hint: z.string(),
+  label: z.string().optional(),
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
+})
+
+export const adminSchemas = {
+  createRoom: z.object({
+    roomId: roomIdField.optional().describe('Room id within the team; generated when omitted'),
+    name: label(100).optional(),
+    template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
+  }),
+  listRooms: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
+  mint: teamSchemas.mint,
+}
+
+export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
+  const v: z.infer<typeof roomView> = { roomId: r.room_id, name: r.name, template: r.template, createdAt: r.created_at, lastActiveAt: r.last_active_at }
+  if (r.created_by) v.createdBy = r.created_by
+  return v
+}
+
+/** The optional Idempotency-Key header, held to the same rule as the MCP tools' idempotency_key. */
+function idempotencyKeyOf(ctx: Ctx): string | undefined {
+  const value = ctx.ex.req.headers['idempotency-key']
+  if (value === undefined) return undefined
+  return parse(z.object({ 'Idempotency-Key': idempotencyKey }), { 'Idempotency-Key': value })['Idempotency-Key']
+}
+
+/** The team of a request on a `team`-auth route. */
+export function teamOf(ctx: Ctx): string {
+  return (ctx.principal as Principal).teamId
+}
+
+/** The caller's name in records it creates: the key id (never the secret). */
+export function actorOf(p: Principal | undefined): string {
+  if (!p) return 'anonymous'
+  return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
+}
+
+export function adminRoutes(node: ServiceNode): Route[] {
+  const requireRoom = async (teamId: string, roomId: string) => {
+    parse(z.object({ roomId: roomIdField }), { roomId })
+    if (!(await node.core.rooms.exists({ teamId, roomId }))) throw roomNotFound(roomId)
+  }
+  return [
+    {
+      method: 'GET',
+      path: '/admin/me',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'The team of the calling key, and its rate limit.',
+      response: z.object({ teamId: z.string(), teamName: z.string(), keyId: z.string(), rateLimitPerMinute: z.number() }),
+      handle: async (ctx) => {
+        const p = ctx.principal as Extract<Principal, { kind: 'team' }>
+        const team = await node.teams.requireTeam(p.teamId)
+        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: node.rateLimiter.limitFor(p.teamId) }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/rooms',
+      auth: 'team',
+      tag: 'admin',
+      status: 201,
+      summary: 'Create a room, optionally with a given roomId and from a template (blank, web-app, incident).',
+      body: adminSchemas.createRoom,
+      response: z.object({ room: roomView }),
+      handle: async (ctx) => {
+        const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
+        const { room } = await node.core.rooms
+          .create(teamOf(ctx), { room_id: b.roomId, name: b.name, template: b.template }, actorOf(ctx.principal), idempotencyKeyOf(ctx))
+          .catch((err: unknown) => {
+            // The core names its fields in MCP terms; this API says roomId.
+            if (err instanceof AppError && err.details?.field === 'room_id') throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
+            throw err
+          })
+        return { room: roomToView(room) }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/rooms',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'List the team\'s rooms, oldest first; ?limit (1-500, default 100) and ?after=<roomId> page.',
+      query: adminSchemas.listRooms,
+      response: z.object({ rooms: z.array(roomView), next: z.string().optional() }),
+      handle: async (ctx) => {
+        const q = ctx.query as z.infer<typeof adminSchemas.listRooms>
+        const page = await node.core.rooms.list(teamOf(ctx), q)
+        return { rooms: page.rooms.map(roomToView), ...(page.next ? { next: page.next } : {}) }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/rooms/:roomId/stats',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'Room stats: tasks by status, completion rate, record counts, online agents, events and finished tasks per day (7 days).',
+      handle: async (ctx) => {
+        const roomId = ctx.params.roomId!
+        parse(z.object({ roomId: roomIdField }), { roomId })
+        const room = { teamId: teamOf(ctx), roomId }
+        const stats = await inRoom(room, () => node.core.analytics.room({ room }, {}, false))
+        const { unread: _unread, ...rest } = stats
+        return { roomId, ...rest }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/keys',
+      auth: 'team',
+      tag: 'admin',
+      status: 201,
+      summary: 'Mint an extra team key. The full key is in this response only; afterwards only its hint (last four characters).',
+      body: adminSchemas.mint,
+      response: keyView.extend({ key: z.string() }),
+      handle: async (ctx) => {
+        const { key, info } = await node.teams.mintTeamKey(teamOf(ctx), ctx.body)
+        return { key, ...info }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/keys',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'List the team\'s keys (hints only), revoked ones included.',
+      response: z.object({ keys: z.array(keyView) }),
+      handle: async (ctx) => ({ keys: await node.teams.listKeys(teamOf(ctx)) }),
+    },
+    {
+      method: 'DELETE',
+      path: '/admin/keys/:keyId',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'Revoke a team key, on every node within a second. The team\'s last live key cannot be revoked (409).',
+      response: z.object({ revoked: keyView }),
+      handle: async (ctx) => {
+        const { info, hash } = await node.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
+        await node.keyring.publishRevocation(hash)
+        return { revoked: info }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/rooms/:roomId/invite',
+      auth: 'team',
+      tag: 'admin',
+      status: 201,
+      summary: 'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full key is in this response only.',
+      body: adminSchemas.mint,
+      response: inviteView.extend({ key: z.string() }),
+      handle: async (ctx) => {
+        const teamId = teamOf(ctx)
+        await requireRoom(teamId, ctx.params.roomId!)
+        const { key, info } = await node.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body)
+        return { key, ...info }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/admin/rooms/:roomId/invites',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'List the invites of a room (hints only), revoked ones included.',
+      response: z.object({ invites: z.array(inviteView) }),
+      handle: async (ctx) => {
+        const teamId = teamOf(ctx)
+        await requireRoom(teamId, ctx.params.roomId!)
+        return { invites: await node.teams.listInvites(teamId, ctx.params.roomId!) }
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/admin/rooms/:roomId/invites/:tokenId',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'Revoke a room invite key, on every node within a second.',
+      response: z.object({ revoked: inviteView }),
+      handle: async (ctx) => {
+        const { info, hash } = await node.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
+        await node.keyring.publishRevocation(hash)
+        return { revoked: info }
+      },
+    },
+  ]
+}

@@ -1,0 +1,72 @@
+// GET /rooms/:roomId/stream — Server-Sent Events of a room's new events. Frames:
+//   id: <event id>\nevent: <type>\ndata: <event JSON>\n\n
+// A comment every SSE_KEEPALIVE_S keeps proxies from cutting the stream. Last-Event-ID (header,
+// or ?lastEventId= for clients that cannot set it) resumes after that event within retention;
+// events trimmed away meanwhile are announced with an `event: gap` frame {"lost": n}. A consumer
+// that stops reading is dropped after SSE_BUFFER_BYTES wait for it.
+import { AppError } from '../../core/errors.js'
+import { eventId } from '../../core/fields.js'
+import type { RoomEvent } from '../../core/events.js'
+import type { ServiceNode } from '../../node.js'
+import type { Route } from '../router.js'
+import { roomOf } from './room.js'
+
+export function frame(ev: RoomEvent): string {
+  return `id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`
+}
+
+export function sseRoute(node: ServiceNode): Route {
+  return {
+    method: 'GET',
+    path: '/rooms/:roomId/stream',
+    auth: 'any',
+    tag: 'rooms',
+    summary: 'SSE stream of the room\'s new events (text/event-stream). Send Last-Event-ID to resume.',
+    description: 'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history. On shutdown: "event: shutdown" with a retry hint, then the stream ends.',
+    handle: async ({ ex, ...ctx }) => {
+      const ref = roomOf({ ex, ...ctx })
+      const resume = ex.req.headers['last-event-id'] ?? ex.req.query.get('lastEventId') ?? undefined
+      if (resume !== undefined && !eventId.safeParse(resume).success) {
+        throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', { field: 'Last-Event-ID' })
+      }
+      if (!(await node.core.rooms.exists(ref))) throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
+      if (ex.aborted) return undefined
+
+      const out = ex.stream(
+        200,
+        { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' },
+        node.settings.sseBufferBytes,
+      )
+      node.metrics.sseConnections.inc()
+      out.write(`retry: 2000\n: connected to ${ref.roomId}\n\n`)
+      const following: { stop?: () => void } = {}
+      let closed = false
+      const close = (last?: string) => {
+        if (closed) return
+        closed = true
+        clearInterval(keepalive)
+        following.stop?.()
+        undrain()
+        node.metrics.sseConnections.dec()
+        out.end(last)
+      }
+      const keepalive = setInterval(() => {
+        if (!out.write(': keep-alive\n\n')) close()
+      }, node.settings.sseKeepaliveS * 1000)
+      const undrain = node.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
+      ex.onAbort(() => close())
+      following.stop = await node.feeds.follow(
+        ref,
+        { after: resume },
+        (ev) => {
+          if (!out.write(frame(ev))) close()
+        },
+        (gap) => {
+          if (!out.write(`event: gap\ndata: ${JSON.stringify({ lost: gap.lost })}\n\n`)) close()
+        },
+      )
+      if (closed) following.stop()
+      return undefined
+    },
+  }
+}

@@ -1,0 +1,49 @@
+// Starts one service node: `npm start` (built) or `npm run dev`. Settings come from the
+// environment (docs/configuration.md). On SIGTERM the node drains and exits within
+// SHUTDOWN_GRACE_S.
+import { loadSettings } from './config.js'
+import { ServiceNode } from './node.js'
+
+async function main(): Promise<void> {
+  const settings = loadSettings()
+  const node = new ServiceNode(settings)
+  const port = await node.start()
+  const boot = await node.teams.bootstrap()
+  if (boot.created && boot.key) {
+    // Printed exactly once, by the one node that created the default team.
+    const base = `http://localhost:${port}`
+    process.stdout.write(
+      [
+        '',
+        'agentrooms: created the default team. Its key is shown this once; keep it secret:',
+        '',
+        `  ${boot.key}`,
+        '',
+        'Add the service to an MCP client (agent ids are chosen per agent; pass agent_id in tool calls):',
+        '',
+        `  claude mcp add --transport http agentrooms ${base}/mcp --header "Authorization: Bearer ${boot.key}"`,
+        '',
+        JSON.stringify({ mcpServers: { agentrooms: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${boot.key}` } } } }, null, 2),
+        '',
+      ].join('\n') + '\n',
+    )
+  }
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    node.log.info({ signal }, 'draining')
+    const hard = setTimeout(() => process.exit(1), settings.shutdownGraceS * 1000).unref()
+    const { clean } = await node.stop()
+    clearTimeout(hard)
+    node.log.info({ clean }, 'stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`agentrooms: ${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

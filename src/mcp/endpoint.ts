@@ -1,0 +1,185 @@
+// POST /mcp: Streamable HTTP for both protocol eras on one endpoint, stateless across nodes.
+// Order of checks: Origin (403) -> key and rate limit (401/403/429) -> Accept (406) -> JSON
+// (-32700) -> era classification and the 2026-07-28 header rules (src/mcp/era.ts) -> the node's
+// one MCP server through the MuxTransport. GET and DELETE answer 405: there is no session and no
+// standalone stream to open or close.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Principal } from '../auth/principal.js'
+import { AppError } from '../core/errors.js'
+import { admit, sendError } from '../http/dispatch.js'
+import type { Exchange } from '../http/exchange.js'
+import type { Route } from '../http/router.js'
+import type { ServiceNode } from '../node.js'
+import * as era from './era.js'
+import type { McpHost, McpRequestData, Profile } from './host.js'
+import { SERVER_INFO, INSTRUCTIONS } from './host.js'
+import { HttpReply } from './reply.js'
+
+type Rejection = { httpStatus: number; error: { code: number; message: string; data?: unknown }; headers?: Record<string, string> }
+
+function rpcError(ex: Exchange, r: Rejection, id: era.RequestId | null = null): void {
+  ex.send(r.httpStatus, JSON.stringify({ jsonrpc: '2.0', id, error: r.error }), { 'Content-Type': 'application/json', ...r.headers })
+}
+
+/** Origins allowed to call: none but the node's own host unless configured (DNS-rebinding protection). */
+export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
+  if (origin === undefined || origin === 'null') return origin === undefined
+  if (allowed.includes('*') || allowed.includes(origin)) return true
+  try {
+    return host !== undefined && new URL(origin).host === host
+  } catch {
+    return false
+  }
+}
+
+function acceptOf(accept: string | undefined): { canStream: boolean; streamOnly: boolean; ok: boolean } {
+  if (!accept) return { canStream: false, streamOnly: false, ok: true }
+  const a = accept.toLowerCase()
+  const json = a.includes('application/json') || a.includes('*/*') || a.includes('application/*')
+  const sse = a.includes('text/event-stream')
+  return { canStream: sse, streamOnly: sse && !json, ok: json || sse }
+}
+
+export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: Principal } = {}): Route[] {
+  const methodNotAllowed = async ({ ex }: { ex: Exchange }) => {
+    rpcError(ex, era.METHOD_NOT_ALLOWED)
+    return undefined
+  }
+  const capabilities = { tools: { listChanged: false } }
+
+  const handle = async (ex: Exchange, raw: Buffer | undefined): Promise<undefined> => {
+    const h = ex.req.headers
+    if (!originAllowed(h.origin, h.host, node.settings.mcpAllowedOrigins)) {
+      rpcError(ex, { httpStatus: 403, error: { code: era.ERROR.transport, message: 'Forbidden: Origin not allowed' } })
+      return undefined
+    }
+    let principal: Principal
+    try {
+      principal = opts.anonymous && !h.authorization ? opts.anonymous : await admit(node, ex, 'any')
+    } catch (err) {
+      if (err instanceof AppError) sendError(ex, err)
+      else throw err
+      return undefined
+    }
+    const profileParam = ex.req.query.get('profile') ?? 'full'
+    if (profileParam !== 'full' && profileParam !== 'core') {
+      throw new AppError('invalid_request', 'profile: must be "core" or "full"', { field: 'profile' })
+    }
+    const profile = profileParam as Profile
+    const accept = acceptOf(h.accept)
+    if (!accept.ok) {
+      rpcError(ex, { httpStatus: 406, error: { code: era.ERROR.transport, message: 'Not Acceptable: the client must accept application/json or text/event-stream' } })
+      return undefined
+    }
+    const contentType = h['content-type']
+    if (contentType !== undefined && !/^application\/json\s*(;|$)/i.test(contentType)) {
+      rpcError(ex, { httpStatus: 415, error: { code: era.ERROR.transport, message: 'Unsupported Media Type: Content-Type must be application/json' } })
+      return undefined
+    }
+    let body: unknown
+    try {
+      body = JSON.parse((raw ?? Buffer.alloc(0)).toString('utf8'))
+    } catch {
+      rpcError(ex, era.PARSE_ERROR)
+      return undefined
+    }
+    if (Array.isArray(body)) {
+      rpcError(ex, { httpStatus: 400, error: { code: era.ERROR.invalidRequest, message: 'Bad Request: JSON-RPC batches are not supported' } })
+      return undefined
+    }
+    const route = era.classify({
+      httpMethod: 'POST',
+      protocolVersionHeader: h['mcp-protocol-version'],
+      mcpMethodHeader: h['mcp-method'],
+      mcpNameHeader: h['mcp-name'],
+      body,
+    })
+    if (route.kind === 'reject') {
+      rpcError(ex, route, route.id)
+      return undefined
+    }
+
+    let modern: era.ModernRoute | undefined
+    if (route.kind === 'modern') {
+      const bad = era.validateStandardHeaders({ protocolVersionHeader: h['mcp-protocol-version'], mcpMethodHeader: h['mcp-method'], mcpNameHeader: h['mcp-name'] }, route)
+      if (bad) {
+        rpcError(ex, bad, bad.id)
+        return undefined
+      }
+      const action = era.modernDispatch(route)
+      if (action.action === 'reject') {
+        rpcError(ex, action, action.id)
+        return undefined
+      }
+      if (action.action === 'drop') {
+        ex.send(202, '')
+        return undefined
+      }
+      if (action.action === 'discover') {
+        const id = (route.message as era.JsonRpcRequest).id
+        ex.json(200, { jsonrpc: '2.0', id, result: era.discoverResult(SERVER_INFO, capabilities, INSTRUCTIONS) })
+        return undefined
+      }
+      modern = route
+    }
+
+    const message = (modern ? modern.message : body) as { id?: era.RequestId; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown }
+    const replyTo: { out?: HttpReply } = {}
+    const data: McpRequestData = { principal, profile, longRunning: () => replyTo.out?.startStream() }
+    if (message.method === undefined) {
+      // A client's answer to a request the server sent during a call (legacy era only).
+      host.transport.response(message as { id: era.RequestId }, data)
+      ex.send(202, '')
+      return undefined
+    }
+    if (message.id === undefined) {
+      host.transport.notification(message as { method: string; params?: Record<string, unknown> }, data)
+      ex.send(202, '')
+      return undefined
+    }
+
+    let synchronous = true
+    const method = message.method
+    const out = new HttpReply(ex, {
+      canStream: accept.canStream,
+      streamOnly: accept.streamOnly,
+      keepaliveMs: node.settings.sseKeepaliveS * 1000,
+      bufferBytes: node.settings.sseBufferBytes,
+      statusOf: (m) => ('error' in m && modern ? era.httpStatusForError(m.error.code, synchronous) : 200),
+      decorate: modern
+        ? (m) => ('result' in m ? ({ ...m, result: era.decorateModernResult(method, m.result as era.JsonObject, SERVER_INFO) } as JSONRPCMessage) : m)
+        : undefined,
+    })
+    replyTo.out = out
+    const abort = new AbortController()
+    ex.onAbort(() => abort.abort())
+    await new Promise<void>((resolve) => {
+      const sink = {
+        reply: (m: JSONRPCMessage) => {
+          out.reply(m)
+          resolve()
+        },
+        notify: (m: JSONRPCMessage) => out.notify(m),
+      }
+      ex.onAbort(resolve)
+      host.transport.request(message as { id: era.RequestId; method: string; params?: unknown }, data, sink, abort.signal)
+      synchronous = false
+    })
+    return undefined
+  }
+
+  return [
+    {
+      method: 'POST',
+      path: '/mcp',
+      auth: 'none',
+      bodyKind: 'raw',
+      tag: 'mcp',
+      summary: 'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',
+      description: 'Bearer key required (team key, or a room invite key for that room\'s tools). Replies are application/json, or text/event-stream when the client accepts only that or a call runs long.',
+      handle: async ({ ex, raw }) => handle(ex, raw),
+    },
+    { method: 'GET', path: '/mcp', auth: 'none', tag: 'mcp', summary: '405: no standalone stream (stateless server).', handle: methodNotAllowed },
+    { method: 'DELETE', path: '/mcp', auth: 'none', tag: 'mcp', summary: '405: no sessions to end (stateless server).', handle: methodNotAllowed },
+  ]
+}

@@ -1,0 +1,81 @@
+// The node's one MCP server: @modelcontextprotocol/sdk 1.32's Server (protocol, initialize, ping,
+// cancellation) with our two tool handlers — tools/list served from a list built once per
+// profile, tools/call running our tool table (src/mcp/tools) over the core. Connected once to
+// the MuxTransport that every POST /mcp goes through.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
+import type { Principal } from '../auth/principal.js'
+import type { ServiceNode } from '../node.js'
+import { VERSION } from '../version.js'
+import { runTool } from './runner.js'
+import { inputSchema, type ToolDef } from './tool.js'
+import { ALL_TOOLS, CORE_TOOL_NAMES } from './tools/index.js'
+import { MuxTransport, type RequestData } from './transport.js'
+
+export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
+
+export const INSTRUCTIONS =
+  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every result carries room_id and your unread count.'
+
+export type Profile = 'full' | 'core'
+
+/** What each request hands its handlers (as extra.authInfo.extra). */
+export interface McpRequestData extends RequestData {
+  principal: Principal
+  profile: Profile
+  /** Switches the reply to SSE with keep-alive comments (long calls such as wait_for_events). */
+  longRunning: () => void
+}
+
+/** The tools/list entry of a tool: JSON Schema of its input, annotations, description. */
+export function listEntry(def: ToolDef): Tool {
+  const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
+  delete schema.$schema
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: schema as Tool['inputSchema'],
+    annotations: { title: def.title, openWorldHint: false, ...def.annotations },
+  }
+}
+
+export class McpHost {
+  readonly server: Server
+  readonly transport = new MuxTransport()
+  readonly tools: ReadonlyMap<string, ToolDef>
+  /** tools/list results, built once per profile. */
+  readonly lists: Record<Profile, { tools: Tool[] }>
+
+  constructor(private readonly node: ServiceNode) {
+    this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
+    this.lists = {
+      full: { tools: ALL_TOOLS.map(listEntry) },
+      core: { tools: ALL_TOOLS.filter((t) => CORE_TOOL_NAMES.includes(t.name)).map(listEntry) },
+    }
+    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+    this.server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      const data = extra.authInfo?.extra as McpRequestData | undefined
+      return this.lists[data?.profile ?? 'full']
+    })
+    this.server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+      const data = extra.authInfo?.extra as McpRequestData
+      const def = this.tools.get(req.params.name)
+      const profileHides = data.profile === 'core' && !CORE_TOOL_NAMES.includes(req.params.name)
+      if (!def || profileHides) {
+        // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
+      }
+      return runTool(this.node, def, req.params.arguments, { principal: data.principal, signal: extra.signal, longRunning: data.longRunning })
+    })
+  }
+
+  async start(): Promise<void> {
+    await this.server.connect(this.transport)
+  }
+
+  async stop(): Promise<void> {
+    await this.server.close()
+  }
+}

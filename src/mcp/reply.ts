@@ -1,0 +1,63 @@
+// How one MCP request is answered over HTTP: a plain JSON body, or an SSE stream
+// (`event: message` frames) when the client accepts only text/event-stream, when the server
+// sends something before the response (progress, logging), or when a call runs long — then a
+// keep-alive comment every SSE_KEEPALIVE_S keeps proxies from cutting it.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Exchange, StreamWriter } from '../http/exchange.js'
+import type { ReplySink } from './transport.js'
+
+export interface ReplyOptions {
+  /** The client accepts text/event-stream. */
+  canStream: boolean
+  /** The client accepts only text/event-stream. */
+  streamOnly: boolean
+  keepaliveMs: number
+  bufferBytes: number
+  /** HTTP status of an error response (protocol-era rules); 200 for results. */
+  statusOf(message: JSONRPCMessage): number
+  /** Extra response headers (MCP-Protocol-Version, ...). */
+  headers?: Record<string, string>
+  /** Rewrites a response before it is sent (modern-era result decoration). */
+  decorate?(message: JSONRPCMessage): JSONRPCMessage
+}
+
+const frame = (m: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(m)}\n\n`
+
+export class HttpReply implements ReplySink {
+  private stream: StreamWriter | undefined
+  private keepalive: NodeJS.Timeout | undefined
+  done = false
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly opts: ReplyOptions,
+  ) {
+    if (opts.streamOnly) this.startStream()
+  }
+
+  /** Switches to SSE (when the client accepts it) with keep-alive comments. */
+  startStream(): void {
+    if (this.stream || !this.opts.canStream || this.done || this.ex.responded) return
+    this.stream = this.ex.stream(
+      200,
+      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', ...this.opts.headers },
+      this.opts.bufferBytes,
+    )
+    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.opts.keepaliveMs)
+  }
+
+  reply(message: JSONRPCMessage): void {
+    if (this.done) return
+    this.done = true
+    clearInterval(this.keepalive)
+    const m = this.opts.decorate ? this.opts.decorate(message) : message
+    if (this.stream) this.stream.end(frame(m))
+    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), { 'Content-Type': 'application/json', ...this.opts.headers })
+  }
+
+  notify(message: JSONRPCMessage): void {
+    if (this.done) return
+    this.startStream()
+    this.stream?.write(frame(message))
+  }
+}

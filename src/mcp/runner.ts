@@ -1,0 +1,58 @@
+// Runs one tool call: validates arguments (strictly: an unknown argument is named), checks the
+// key's scope (team tools need a team key; a room outside the key's reach is not_found, like a
+// room that does not exist), calls the tool, and shapes the result as compact JSON text carrying
+// room_id and the caller's unread count. Failures are results with isError: true and the error
+// object of docs/errors.md, so a model can read what to do next.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { roomFor, type Principal } from '../auth/principal.js'
+import { AppError } from '../core/errors.js'
+import { parse } from '../core/validate.js'
+import type { ServiceNode } from '../node.js'
+import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
+
+export interface RunOptions {
+  principal: Principal
+  signal: AbortSignal
+  longRunning: () => void
+}
+
+const schemas = new WeakMap<ToolDef, ReturnType<typeof inputSchema>>()
+
+function schemaOf(def: ToolDef) {
+  let s = schemas.get(def)
+  if (!s) schemas.set(def, (s = inputSchema(def)))
+  return s
+}
+
+const text = (body: unknown, isError = false): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(body) }], ...(isError ? { isError: true } : {}) })
+
+export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown, opts: RunOptions): Promise<CallToolResult> {
+  let roomId: string | undefined
+  try {
+    if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
+      throw new AppError('invalid_request', 'arguments: must be an object', { field: 'arguments' })
+    }
+    const given = (rawArgs ?? {}) as Record<string, unknown>
+    if (def.scope === 'room' && typeof given.room_id === 'string') roomId = given.room_id
+    const args = parse(schemaOf(def), given) as Record<string, unknown>
+    const ctx: ToolContext = { node, principal: opts.principal, signal: opts.signal, longRunning: opts.longRunning, caller: undefined as never }
+    if (def.scope === 'team') {
+      if (opts.principal.kind !== 'team') throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)
+    } else {
+      const room = roomFor(opts.principal, args.room_id as string)
+      if (!room) throw new AppError('not_found', 'room not found', { field: 'room_id' })
+      ctx.caller = { room, agent: args.agent_id as string, idempotencyKey: args.idempotency_key as string | undefined }
+    }
+    const result = await def.run(ctx, args)
+    node.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
+    if (roomId === undefined) return text(result)
+    const { unread, ...rest } = result
+    return text({ room_id: roomId, ...rest, unread })
+  } catch (err) {
+    node.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
+    const appErr = err instanceof AppError ? err : undefined
+    if (!appErr) node.log.error({ err, tool: def.name }, 'tool failed')
+    const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()
+    return text(roomId === undefined ? { error } : { room_id: roomId, error }, true)
+  }
+}

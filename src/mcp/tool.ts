@@ -1,0 +1,72 @@
+// The shape of an MCP tool of this service, independent of the SDK: a zod input schema, hints
+// for clients, a description written for a model, and a run function over the core. Room tools
+// get room_id, agent_id and (for mutations) idempotency_key added to their input; the runner
+// authorizes the room, calls run, and wraps the result with room_id and the caller's unread count.
+import { z } from 'zod'
+import type { Principal } from '../auth/principal.js'
+import type { Caller } from '../core/fields.js'
+import { agentId, idempotencyKey, roomId } from '../core/fields.js'
+import type { ServiceNode } from '../node.js'
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean
+  destructiveHint?: boolean
+  idempotentHint?: boolean
+  openWorldHint?: boolean
+}
+
+export interface ToolContext {
+  node: ServiceNode
+  principal: Principal
+  /** Aborted when the client goes away or cancels the call. */
+  signal: AbortSignal
+  /** Room tools: the authorized room and the calling agent. */
+  caller: Caller
+  /** Called by long calls (wait_for_events) so the transport can switch to an SSE reply. */
+  longRunning(): void
+}
+
+export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
+  name: string
+  title: string
+  /** For a model: what it does, when to use it, what it consumes or costs. */
+  description: string
+  /** room: takes room_id (and agent_id); team: needs a team key, takes no room_id. */
+  scope: 'room' | 'team'
+  /** Tool-specific arguments (room_id, agent_id, idempotency_key are added for room tools). */
+  args: S
+  /** Mutations accept idempotency_key. */
+  mutates: boolean
+  annotations: ToolAnnotations
+  /** Listed in the `core` profile (the typical agent turn). */
+  core?: boolean
+  run(ctx: ToolContext, args: z.output<z.ZodObject<S>>): Promise<Record<string, unknown>>
+}
+
+/** Declares a tool with its argument types inferred. */
+export function tool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef {
+  return def as unknown as ToolDef
+}
+
+export const commonArgs = {
+  room_id: roomId.describe('Room id'),
+  agent_id: agentId.describe('Your stable agent id (one per agent process)'),
+}
+export const idempotencyArg = {
+  idempotency_key: idempotencyKey.optional().describe('Retry-safe key: a repeat within 24 h returns the first result'),
+}
+
+/** The common arguments as tools/list shows them: patterns and limits are left to validation, to keep the listing small. */
+const listedCommonArgs = {
+  room_id: z.string().describe('Room id'),
+  agent_id: z.string().describe('Your stable agent id'),
+}
+const listedIdempotencyArg = { idempotency_key: z.string().optional().describe('Repeat-safe key (24 h)') }
+
+/** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
+export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {
+  if (def.scope === 'team') return z.object(def.args).strict()
+  const common = forListing ? listedCommonArgs : commonArgs
+  const idem = forListing ? listedIdempotencyArg : idempotencyArg
+  return z.object({ ...common, ...def.args, ...(def.mutates ? idem : {}) }).strict()
+}

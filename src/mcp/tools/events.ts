@@ -1,0 +1,173 @@
+// Event tools: the append-only feed with a read cursor per agent, and wait_for_events, the
+// long-poll that parks on the node's realtime feed instead of holding a Redis connection.
+import { z } from 'zod'
+import { parse } from '../../core/validate.js'
+import { tool, type ToolContext, type ToolDef } from '../tool.js'
+
+/** Longest park of wait_for_events (the spec's "about 30 seconds"). */
+export const WAIT_MAX_S = 30
+
+/** wait_for_events arguments; the core has no operation of its own for it, so the tool validates. */
+export const waitSchema = z.object({
+  timeout_s: z.number().int('must be whole seconds').min(1, 'must be at least 1').max(WAIT_MAX_S, `must be at most ${WAIT_MAX_S}`).default(WAIT_MAX_S),
+  limit: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
+})
+
+const ONE_PER_TURN = 'Use one of wait_for_events / get_unread_events / get_my_summary per turn.'
+const id = { event_id: z.string().describe('Event id, e.g. "1732263097123-4"') }
+const type = z.string().describe('message, status, question, answer, blocker, ...')
+// Any JSON; the core checks it is JSON and its size. (z.json() would list a recursive $defs schema.)
+const data = z.unknown().optional().describe('Small JSON payload')
+
+/**
+ * Consumes the caller's unread events, parking until some arrive or the timeout. Race-free: each
+ * round registers its wait on the room's feed before it looks (consumes), so an event landing
+ * between the look and the park still wakes it. A wake-up that finds nothing (the caller's own
+ * event, a deleted one) parks again until the deadline; at the deadline it looks once more, so
+ * a lost notice costs latency, never events. Client gone or node draining: returns at once with
+ * what it has (nothing) and consumes no more.
+ */
+async function waitForEvents(ctx: ToolContext, input: unknown) {
+  const { node, caller, signal } = ctx
+  const v = parse(waitSchema, input)
+  const events = node.core.events
+  const deadline = Date.now() + v.timeout_s * 1000
+  const stop = new AbortController()
+  const onStop = () => stop.abort()
+  signal.addEventListener('abort', onStop, { once: true })
+  if (signal.aborted) stop.abort()
+  const offDrain = node.lifecycle.onDrain(onStop)
+  let parked = false
+  try {
+    if (stop.signal.aborted) {
+      // Gone or draining before the first look: consume nothing, report the count.
+      const n = await events.peekUnread(caller)
+      return { events: [], remaining: n, unread: n }
+    }
+    for (;;) {
+      const round = new AbortController()
+      const endRound = () => round.abort()
+      stop.signal.addEventListener('abort', endRound, { once: true })
+      try {
+        const notice = node.feeds.waitForNotice(caller.room, round.signal, Math.max(0, deadline - Date.now()))
+        const r = await events.consume(caller, v.limit)
+        if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline) return r
+        if (!parked) {
+          parked = true
+          ctx.longRunning()
+          node.metrics.parkedWaiters.inc()
+        }
+        const woke = await notice // true: an event notice; false: deadline, client gone, or draining
+        if (stop.signal.aborted) return r
+        if (!woke) return await events.consume(caller, v.limit) // one last look at the deadline
+      } finally {
+        round.abort() // ends this round's registration when it did not fire
+        stop.signal.removeEventListener('abort', endRound)
+      }
+    }
+  } finally {
+    if (parked) node.metrics.parkedWaiters.dec()
+    offDrain()
+    signal.removeEventListener('abort', onStop)
+  }
+}
+
+export const eventTools: ToolDef[] = [
+  tool({
+    name: 'post_event',
+    title: 'Post event',
+    description:
+      'Posts a short signal (status, question, blocker, ...) to the feed; others get it as unread. Durable agreements and long text go in context, not events.',
+    scope: 'room',
+    args: {
+      type,
+      text: z.string().describe('The message (short)'),
+      data,
+      reply_to: z.string().optional().describe('Event id this answers'),
+    },
+    mutates: true,
+    core: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ node, caller }, a) => node.core.events.post(caller, a),
+  }),
+  tool({
+    name: 'read_events',
+    title: 'Read events',
+    description:
+      'A page of the feed, oldest first, without consuming (your cursor stays). Latest events by default; page with before (prev) or after (next). Use to look back; use get_unread_events for news.',
+    scope: 'room',
+    args: {
+      before: z.string().optional().describe('Older than this id (from prev)'),
+      after: z.string().optional().describe('Newer than this id (from next)'),
+      limit: z.number().int().optional().describe('1-100, default 20'),
+      type: z.string().optional().describe('Only this event type'),
+    },
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }, a) => node.core.events.read(caller, a),
+  }),
+  tool({
+    name: 'get_unread_events',
+    title: 'Get unread events',
+    description: `Consumes your unread events, oldest first, and advances your cursor; remaining says how many are still unread. ${ONE_PER_TURN}`,
+    scope: 'room',
+    args: { limit: z.number().int().optional().describe('1-100, default 50') },
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ node, caller }, a) => node.core.events.unread(caller, a),
+  }),
+  tool({
+    name: 'mark_event_read',
+    title: 'Mark event read',
+    description: 'Moves your read cursor forward to this event (never back), skipping everything up to it.',
+    scope: 'room',
+    args: id,
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: ({ node, caller }, a) => node.core.events.markRead(caller, a),
+  }),
+  tool({
+    name: 'get_event_reads',
+    title: 'Get event reads',
+    description: 'Which agents have read an event (their cursor is at or past it), and its author.',
+    scope: 'room',
+    args: id,
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }, a) => node.core.events.reads(caller, a),
+  }),
+  tool({
+    name: 'reply_to_event',
+    title: 'Reply to event',
+    description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
+    scope: 'room',
+    args: { ...id, text: z.string().describe('The reply (short)'), type: type.optional(), data },
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ node, caller }, a) => node.core.events.reply(caller, a),
+  }),
+  tool({
+    name: 'delete_event',
+    title: 'Delete event',
+    description: 'Deletes an event you posted. Cannot be undone.',
+    scope: 'room',
+    args: id,
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    run: ({ node, caller }, a) => node.core.events.delete(caller, a),
+  }),
+  tool({
+    name: 'wait_for_events',
+    title: 'Wait for events',
+    description: `Blocks until unread events arrive (up to timeout_s), then consumes and returns them; empty means none came. Returns at once if events are unread. ${ONE_PER_TURN}`,
+    scope: 'room',
+    args: {
+      timeout_s: z.number().int().optional().describe('1-30, default 30'),
+      limit: z.number().int().optional().describe('1-100, default 50'),
+    },
+    mutates: true,
+    core: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: (ctx, a) => waitForEvents(ctx, a),
+  }),
+]

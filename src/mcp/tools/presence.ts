@@ -1,0 +1,27 @@
+// Presence tools: who is online, by heartbeat.
+import { z } from 'zod'
+import { tool, type ToolDef } from '../tool.js'
+
+export const presenceTools: ToolDef[] = [
+  tool({
+    name: 'heartbeat',
+    title: 'Heartbeat',
+    description: 'Marks you online; call at the start of every turn (you go offline after presence_ttl_s without one). Returns how many agents are online.',
+    scope: 'room',
+    args: {},
+    mutates: true,
+    core: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: ({ node, caller }) => node.core.presence.heartbeat(caller, {}),
+  }),
+  tool({
+    name: 'get_presence',
+    title: 'Get presence',
+    description: 'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
+    scope: 'room',
+    args: { include_offline: z.boolean().optional().describe('Also agents seen in the last day') },
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }, a) => node.core.presence.list(caller, a),
+  }),
+]

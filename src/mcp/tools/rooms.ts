@@ -1,0 +1,82 @@
+// Room tools: the team's rooms and templates (team scope: a team key, no room_id), and the
+// calling agent's view of its room (info, leaving).
+import { z } from 'zod'
+import type { Principal } from '../../auth/principal.js'
+import { AppError } from '../../core/errors.js'
+import { TEMPLATES } from '../../core/templates.js'
+import { tool, type ToolDef } from '../tool.js'
+
+/** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
+function teamKey(p: Principal): { teamId: string; keyId: string } {
+  if (p.kind !== 'team') throw new AppError('forbidden', 'this tool needs a team key; a room invite key reaches only its room', { field: 'authorization' })
+  return p
+}
+
+/** The templates as list_templates shows them: what each starts with, not the content itself. */
+export function templateList() {
+  return TEMPLATES.map((t) => ({ id: t.id, title: t.title, description: t.description, tasks: t.tasks.length, context_entries: t.context.length }))
+}
+
+export const roomTools: ToolDef[] = [
+  tool({
+    name: 'list_rooms',
+    title: 'List rooms',
+    description: "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the previous page's next.",
+    scope: 'team',
+    args: {
+      limit: z.number().int().optional().describe('1-500, default 100'),
+      after: z.string().optional().describe('room_id from the previous page\'s next'),
+    },
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: async ({ node, principal }, a) => node.core.rooms.list(teamKey(principal).teamId, a),
+  }),
+  tool({
+    name: 'leave_room',
+    title: 'Leave room',
+    description: 'Call when you are done with the room: clears your presence and posts an agent_left event. Release your locks and hand off your tasks first.',
+    scope: 'room',
+    args: {},
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ node, caller }) => node.core.presence.leave(caller, {}),
+  }),
+  tool({
+    name: 'get_room_info',
+    title: 'Get room info',
+    description: 'The room: name, template, creation, last activity, expiry, and counts of tasks, context entries, events, online agents and more.',
+    scope: 'room',
+    args: {},
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }) => node.core.rooms.info(caller),
+  }),
+  tool({
+    name: 'list_templates',
+    title: 'List templates',
+    description: 'Room templates for create_room_from_template: id, title, description, and how many starter tasks and context entries each has.',
+    scope: 'team',
+    args: {},
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: async () => ({ templates: templateList() }),
+  }),
+  tool({
+    name: 'create_room_from_template',
+    title: 'Create room from template',
+    description: 'Creates a room for the team, pre-filled with a template\'s starter plan and context (see list_templates). Omit room_id to get a generated one.',
+    scope: 'team',
+    args: {
+      room_id: z.string().optional().describe('1-64 letters, digits, _ . -'),
+      name: z.string().optional().describe('Display name; default the id'),
+      template: z.string().describe(`Template id: ${TEMPLATES.map((t) => t.id).join(', ')}`),
+      idempotency_key: z.string().optional().describe('Repeat-safe key (24 h)'),
+    },
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: async ({ node, principal }, a) => {
+      const key = teamKey(principal)
+      return node.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
+    },
+  }),
+]

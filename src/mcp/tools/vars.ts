@@ -1,0 +1,55 @@
+// Shared var tools: small named values for flags and counters (long text belongs in context).
+import { z } from 'zod'
+import { invalid } from '../../core/errors.js'
+import { tool, type ToolDef } from '../tool.js'
+
+const varName = z.string().describe('Var name, e.g. "build.status"')
+
+export const varTools: ToolDef[] = [
+  tool({
+    name: 'set_shared_var',
+    title: 'Set shared var',
+    description:
+      'Sets a small string value (flags, status; long text belongs in context), or with increment atomically adds an integer to a counter (absent counts as 0). Give exactly one of value / increment. expected_version makes a set conditional.',
+    scope: 'room',
+    args: {
+      name: varName,
+      value: z.string().optional().describe('New value'),
+      increment: z.number().int().optional().describe('Add this integer instead of setting'),
+      expected_version: z.number().int().optional().describe('Only if still at this version; 0: absent'),
+    },
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: async ({ node, caller }, a) => {
+      const given = (['value', 'increment'] as const).filter((k) => a[k] !== undefined)
+      if (given.length !== 1) {
+        throw invalid(`value, increment: give exactly one of them (got ${given.length === 0 ? 'none' : 'both'})`, { field: 'value|increment' })
+      }
+      if (a.increment === undefined) return node.core.vars.set(caller, { name: a.name, value: a.value, expected_version: a.expected_version })
+      if (a.expected_version !== undefined) {
+        throw invalid('expected_version: only with value; an increment is atomic and needs no version check', { field: 'expected_version' })
+      }
+      return node.core.vars.increment(caller, { name: a.name, by: a.increment })
+    },
+  }),
+  tool({
+    name: 'get_shared_var',
+    title: 'Get shared var',
+    description: 'One shared var: value, version, who set it and when.',
+    scope: 'room',
+    args: { name: varName },
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }, a) => node.core.vars.get(caller, a),
+  }),
+  tool({
+    name: 'list_shared_vars',
+    title: 'List shared vars',
+    description: 'Every shared var (optionally those whose name starts with prefix), sorted by name, with values.',
+    scope: 'room',
+    args: { prefix: z.string().optional().describe('Only names starting with this') },
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ node, caller }, a) => node.core.vars.list(caller, a),
+  }),
+]

@@ -1,0 +1,115 @@
+// One service node: the uWebSockets.js app with every route, over one Redis (standalone or
+// Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
+import uWS from 'uWebSockets.js'
+import { Keyring } from './auth/keyring.js'
+import { RateLimiter } from './auth/ratelimit.js'
+import { Teams } from './auth/teams.js'
+import type { Settings } from './config.js'
+import { Core } from './core/index.js'
+import { adminRoutes } from './http/routes/admin.js'
+import { createDispatcher } from './http/dispatch.js'
+import { Lifecycle } from './http/lifecycle.js'
+import { Metrics } from './http/metrics.js'
+import { opsRoutes } from './http/routes/ops.js'
+import { Router } from './http/router.js'
+import { roomRoutes } from './http/routes/room.js'
+import { createLogger, type Logger } from './logger.js'
+import { Feeds } from './realtime/feed.js'
+import { Hub } from './realtime/hub.js'
+import { Store } from './store/store.js'
+import { mcpRoutes } from './mcp/endpoint.js'
+import { McpHost } from './mcp/host.js'
+
+export { VERSION } from './version.js'
+
+/** The uWS build loads natively only on Node 20 / glibc; its JS fallback is far slower. */
+export function assertNativeUws(): void {
+  if (!String(uWS.App).includes('[native code]')) {
+    throw new Error('uWebSockets.js did not load its native binding (unsupported Node version or libc); refusing to run on the slow fallback')
+  }
+}
+
+export interface NodeOptions {
+  log?: Logger
+  /** Default metrics (process, GC) are off in tests that start many nodes in one process. */
+  defaultMetrics?: boolean
+  hubProbeMs?: number
+}
+
+export class ServiceNode {
+  readonly router = new Router()
+  readonly lifecycle = new Lifecycle()
+  readonly metrics: Metrics
+  readonly log: Logger
+  readonly store: Store
+  readonly core: Core
+  readonly teams: Teams
+  readonly keyring: Keyring
+  readonly rateLimiter: RateLimiter
+  readonly hub: Hub
+  readonly feeds: Feeds
+  readonly mcp: McpHost
+  private listenSocket: uWS.us_listen_socket | undefined
+  private app: uWS.TemplatedApp | undefined
+  port = 0
+
+  constructor(
+    readonly settings: Settings,
+    opts: NodeOptions = {},
+  ) {
+    this.log = opts.log ?? createLogger(settings.logLevel)
+    this.metrics = new Metrics(opts.defaultMetrics ?? true)
+    this.store = new Store(settings)
+    this.store.client.on('error', (err: Error) => {
+      this.metrics.redisErrors.inc({ kind: 'connection' })
+      this.log.warn({ err: err.message }, 'redis connection error')
+    })
+    this.core = new Core(this.store, settings)
+    this.teams = new Teams(this.store)
+    this.keyring = new Keyring(this.store)
+    this.rateLimiter = new RateLimiter(this.store, settings)
+    this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
+    this.feeds = new Feeds(this.hub, this.store)
+    this.hub.onControl((n) => {
+      if (n.k === 'revoked' && typeof n.hash === 'string') this.keyring.forget(n.hash)
+    })
+    this.hub.onResync(() => this.keyring.clear())
+    this.mcp = new McpHost(this)
+    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp))
+  }
+
+  /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
+  async start(): Promise<number> {
+    assertNativeUws()
+    await this.hub.start()
+    await this.mcp.start()
+    const app = uWS.App()
+    app.any('/*', createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle }))
+    this.app = app
+    await new Promise<void>((resolve, reject) => {
+      app.listen(this.settings.host, this.settings.port, (socket) => {
+        if (!socket) return reject(new Error(`cannot listen on ${this.settings.host}:${this.settings.port}`))
+        this.listenSocket = socket
+        this.port = uWS.us_socket_local_port(socket)
+        resolve()
+      })
+    })
+    this.log.info({ port: this.port, redis: this.store.mode }, 'listening')
+    return this.port
+  }
+
+  /**
+   * Graceful stop: stop accepting connections, end streams and long-polls cleanly, wait for the
+   * requests in flight, then close Redis. Resolves within the shutdown grace period.
+   */
+  async stop(graceMs = this.settings.shutdownGraceS * 1000): Promise<{ clean: boolean }> {
+    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket)
+    this.listenSocket = undefined
+    const result = await this.lifecycle.drain(Math.max(0, graceMs - 500))
+    this.feeds.close()
+    await this.mcp.stop().catch(() => undefined)
+    await this.hub.stop().catch(() => undefined)
+    await this.store.close().catch(() => undefined)
+    return result
+  }
+}

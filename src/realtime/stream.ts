@@ -1,0 +1,69 @@
+// Bounded reads of a room's event stream for the feeds: plain reads through the store's client
+// (no script: they change nothing and must not count as room activity), each one MULTI on the
+// room's own slot so the trim point and the entries agree.
+import { eventsOf, type RoomEvent } from '../core/events.js'
+import type { RoomRef } from '../store/keys.js'
+import type { Store } from '../store/store.js'
+
+/** Entries one read returns at most (NOTES: never an unbounded XRANGE). */
+export const PAGE_SIZE = 100
+
+/** A position in the feed: an event id and the seq it carries. */
+export interface Position {
+  id: string
+  seq: number
+}
+
+export const START: Position = { id: '0-0', seq: 0 }
+
+/** The room sequence number an event id "<ms>-<seq>" carries. */
+export function seqOf(id: string): number {
+  return Number(id.slice(id.indexOf('-') + 1))
+}
+
+export function positionOf(id: string): Position {
+  return { id, seq: seqOf(id) }
+}
+
+export interface Page {
+  /** False when the room does not exist (never created, or expired). */
+  exists: boolean
+  /** Seq of the last event trimmed away (0: none). */
+  trim: number
+  /** Up to PAGE_SIZE events after the position, oldest first. */
+  events: RoomEvent[]
+}
+
+type ExecResult = [Error | null, unknown][] | null
+
+function resultsOf(res: ExecResult): unknown[] {
+  if (!res) throw new Error('the stream read was aborted')
+  return res.map(([err, value]) => {
+    if (err) throw err
+    return value
+  })
+}
+
+/** The newest id the room ever gave ("<lastms>-<eseq>", deleted or trimmed events included), or START. */
+export async function readHead(store: Store, ref: RoomRef): Promise<{ exists: boolean; head: Position }> {
+  const k = store.keys.room(ref)
+  const [exists, m] = resultsOf(await store.client.multi().exists(k.meta).hmget(k.meta, 'eseq', 'lastms').exec())
+  const [eseq, lastms] = m as (string | null)[]
+  const seq = Number(eseq ?? 0)
+  return { exists: exists === 1, head: seq > 0 ? { id: `${lastms ?? 0}-${seq}`, seq } : START }
+}
+
+/** One page of events after `after` (exclusive), with the trim point read at the same instant. */
+export async function readPage(store: Store, ref: RoomRef, after: Position): Promise<Page> {
+  const k = store.keys.room(ref)
+  const res = await store.client
+    .multi()
+    .exists(k.meta)
+    .hget(k.meta, 'trim')
+    .xrangeBuffer(k.events, `(${after.id}`, '+', 'COUNT', PAGE_SIZE)
+    .exec()
+  const [exists, trim, entries] = resultsOf(res) as [number, string | null, [Buffer, Buffer[]][]]
+  const rows: Buffer[] = []
+  for (const [id, fields] of entries) rows.push(id, fields[1]!)
+  return { exists: exists === 1, trim: Number(trim ?? 0), events: eventsOf(rows) }
+}

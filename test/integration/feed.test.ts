@@ -1,0 +1,245 @@
+// Room event feeds on real Redis, standalone and cluster: resuming after an id then following
+// live, with two nodes posting concurrently; trimmed history (onGap); deleted events; a forced
+// rebuild; a silently dead subscription (standalone, through a proxy); waitForNotice.
+import t, { type Test } from 'tap'
+import { defaultSettings, type Settings } from '../../src/config.js'
+import type { RoomEvent } from '../../src/core/events.js'
+import { Core } from '../../src/core/index.js'
+import { Feeds, type FeedsOptions, type GapInfo } from '../../src/realtime/feed.js'
+import type { Hub } from '../../src/realtime/hub.js'
+import type { RoomRef } from '../../src/store/keys.js'
+import { createClient, Store } from '../../src/store/store.js'
+import { newRoom, type TestRoom } from '../helpers/core.js'
+import { startRedis } from '../helpers/redis.js'
+import { eventually, killConnections, silencingProxy, sleep, startHub } from '../helpers/realtime.js'
+import { BACKENDS, rawClient, storeFor, type Backend } from '../helpers/shared.js'
+
+const refOf = (room: TestRoom): RoomRef => ({ teamId: room.teamId, roomId: room.roomId })
+
+/** A node: a store, a Core, a started hub and its feeds, all closed when the test ends. */
+async function nodeOn(t: Test, store: Store, opts: FeedsOptions = {}): Promise<{ core: Core; hub: Hub; feeds: Feeds }> {
+  const hub = await startHub(t, store)
+  const feeds = new Feeds(hub, store, { lingerMs: 0, retryMs: 200, ...opts })
+  t.teardown(() => feeds.close())
+  return { core: new Core(store, store.settings), hub, feeds }
+}
+
+async function secondNode(t: Test, backend: Backend, settings: Partial<Settings> = {}) {
+  const store = storeFor(backend, settings)
+  t.teardown(() => store.close())
+  return nodeOn(t, store)
+}
+
+/** A follower's record: what it got, in order, and the gaps it was told of. */
+async function follow(t: Test, feeds: Feeds, ref: RoomRef, after?: string) {
+  const got: RoomEvent[] = []
+  const gaps: GapInfo[] = []
+  const stop = await feeds.follow(ref, { after }, (ev) => got.push(ev), (g) => gaps.push(g))
+  t.teardown(stop)
+  return { got, gaps, stop, ids: () => got.map((e) => e.id) }
+}
+
+/** Every retained event id of the room, oldest first. */
+async function streamIds(room: TestRoom): Promise<string[]> {
+  const store = room.core.store
+  const entries = await store.client.xrange(store.keys.room(refOf(room)).events, '-', '+')
+  return entries.map(([id]) => id)
+}
+
+async function postMany(core: Core, room: TestRoom, agent: string, n: number, prefix = 'm'): Promise<string[]> {
+  const ids: string[] = []
+  for (let i = 0; i < n; i++) ids.push((await core.events.post(room.as(agent), { type: 'message', text: `${prefix}${i}` })).event.id)
+  return ids
+}
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    t.test('resume after an id then live, with 300 events posted concurrently from two nodes', async (t) => {
+      const room = await newRoom(t, backend)
+      const ref = refOf(room)
+      const a = await nodeOn(t, room.core.store)
+      const b = await secondNode(t, backend)
+      const first = await postMany(room.core, room, 'alice', 20)
+      const resumed = await follow(t, b.feeds, ref, first[9])
+      t.same(resumed.ids(), first.slice(10), 'resume returns exactly the events after the id')
+      const fresh = await follow(t, a.feeds, ref)
+      t.same(fresh.ids(), [], 'without after: only new events')
+
+      const posting = Promise.all([postMany(a.core, room, 'alice', 150, 'a'), postMany(b.core, room, 'bob', 150, 'b')])
+      await sleep(30)
+      const midway = await follow(t, a.feeds, ref, first[4]) // joins while events pour in
+      await posting
+      const all = await streamIds(room)
+      t.equal(all.length, 320)
+      t.ok(await eventually(() => resumed.got.length >= 310 && fresh.got.length >= 300 && midway.got.length >= 315, 10_000))
+      await sleep(200)
+      t.same(resumed.ids(), all.slice(10), 'node B follower: in order, no duplicates, nothing lost')
+      t.same(fresh.ids(), all.slice(20), 'node A follower: every new event')
+      t.same(midway.ids(), all.slice(5), 'a follower that joined midway: the same')
+      t.same(resumed.got[0], (await room.core.events.read(room.as('x'), { after: first[9], limit: 1 })).events[0], 'events as read_events returns them')
+      t.same([...resumed.gaps, ...fresh.gaps, ...midway.gaps], [])
+      t.same(b.hub.stats().listeners, 1, 'followers of a room share one hub listener')
+    })
+
+    t.test('a follower behind the trim point gets onGap with the count lost, then the retained events', async (t) => {
+      const room = await newRoom(t, backend, { settings: { eventsRetained: 10 } })
+      const ref = refOf(room)
+      const node = await nodeOn(t, room.core.store)
+      const ids = await postMany(room.core, room, 'alice', 30)
+      const behind = await follow(t, node.feeds, ref, ids[4]) // seq 5; events 6..20 were trimmed
+      t.same(behind.gaps, [{ lost: 15 }])
+      t.same(behind.ids(), ids.slice(20))
+      const atTrim = await follow(t, node.feeds, ref, ids[19]) // seq 20 is the trim point itself: nothing lost
+      t.same(atTrim.gaps, [])
+      t.same(atTrim.ids(), ids.slice(20))
+      const next = await room.core.events.post(room.as('bob'), { type: 'message', text: 'live' })
+      t.ok(await eventually(() => behind.got.length === 11 && atTrim.got.length === 11))
+      t.equal(behind.got[10]!.id, next.event.id)
+      t.equal(behind.gaps.length, 1, 'the gap is reported once')
+    })
+
+    t.test('deleted events are skipped without stalling', async (t) => {
+      const room = await newRoom(t, backend)
+      const ref = refOf(room)
+      const node = await nodeOn(t, room.core.store)
+      const ids = await postMany(room.core, room, 'alice', 10)
+      for (const i of [2, 3, 9]) await room.core.events.delete(room.as('alice'), { event_id: ids[i] })
+      const f = await follow(t, node.feeds, ref, ids[0])
+      t.same(f.ids(), [ids[1], ...ids.slice(4, 9)])
+      const tail = await follow(t, node.feeds, ref, ids[8]) // only a deleted event after it
+      t.same(tail.ids(), [])
+      const next = await postMany(room.core, room, 'bob', 3, 'n')
+      const doomed = await room.core.events.post(room.as('bob'), { type: 'message', text: 'oops' })
+      await room.core.events.delete(room.as('bob'), { event_id: doomed.event.id })
+      const last = await room.core.events.post(room.as('bob'), { type: 'message', text: 'last' })
+      t.ok(await eventually(() => tail.got.some((e) => e.id === last.event.id)), 'live delivery goes on')
+      t.same(tail.ids().filter((id) => id !== doomed.event.id), [...next, last.event.id])
+      t.same(
+        f.ids().filter((id) => id !== doomed.event.id),
+        [ids[1], ...ids.slice(4, 9), ...next, last.event.id],
+      )
+    })
+
+    t.test('agent_left from leave_room is delivered like any event', async (t) => {
+      const room = await newRoom(t, backend)
+      const node = await nodeOn(t, room.core.store)
+      const f = await follow(t, node.feeds, refOf(room))
+      await room.core.presence.heartbeat(room.as('carol'))
+      const left = await room.core.presence.leave(room.as('carol'))
+      t.ok(await eventually(() => f.got.length === 1))
+      t.match(f.got[0], { type: 'agent_left', agent_id: 'carol' })
+      t.same(f.got[0], left.event)
+    })
+
+    t.test('a forced rebuild loses nothing', async (t) => {
+      const room = await newRoom(t, backend)
+      const ref = refOf(room)
+      const node = await nodeOn(t, room.core.store)
+      let resyncs = 0
+      node.hub.onResync(() => resyncs++)
+      const f = await follow(t, node.feeds, ref)
+      const raw = rawClient(backend)
+      t.teardown(() => raw.disconnect())
+      const posting = postMany(room.core, room, 'alice', 60)
+      await sleep(20)
+      t.ok((await killConnections(raw, node.hub.connectionName)) >= 1, "killed the hub's connection(s)")
+      await posting
+      t.ok(await eventually(() => resyncs >= 1, 5000), 'the hub rebuilt and resynced')
+      const more = await postMany(room.core, room, 'alice', 5, 'late')
+      t.ok(await eventually(() => f.got.length >= 65))
+      await sleep(100)
+      t.same(f.ids(), await streamIds(room), 'every event, once, in order')
+      t.equal(f.ids().at(-1), more.at(-1))
+    })
+
+    t.test('waitForNotice: true on a post from another node, false on timeout or abort, one listener for all', async (t) => {
+      const room = await newRoom(t, backend)
+      const ref = refOf(room)
+      const a = await nodeOn(t, room.core.store)
+      const b = await secondNode(t, backend)
+      const never = new AbortController().signal
+      const started = Date.now()
+      t.equal(await a.feeds.waitForNotice(ref, never, 200), false, 'nothing happened: false')
+      t.ok(Date.now() - started >= 190)
+
+      const waits = Array.from({ length: 100 }, () => a.feeds.waitForNotice(ref, never, 5000))
+      t.equal(a.hub.stats().listeners, 1, '100 waiters, one hub listener')
+      await sleep(100)
+      t.ok(a.hub.stats().connections <= (backend === 'standalone' ? 1 : 3), 'no connection per waiter: one per node (cluster: per master)')
+      await b.core.events.post(room.as('bob'), { type: 'message', text: 'wake up' })
+      t.same(new Set(await Promise.all(waits)), new Set([true]), 'every waiter woke')
+      t.ok(await eventually(() => a.hub.stats().listeners === 0), 'the room listener is dropped with the last waiter')
+
+      const racing = a.feeds.waitForNotice(ref, never, 3000) // the room is not subscribed on node A now
+      await b.core.events.post(room.as('bob'), { type: 'message', text: 'while subscribing' })
+      t.equal(await racing, true, 'an event that lands while the subscription is made wakes the waiter')
+
+      const ctl = new AbortController()
+      const aborted = a.feeds.waitForNotice(ref, ctl.signal, 5000)
+      setTimeout(() => ctl.abort(), 50)
+      const t0 = Date.now()
+      t.equal(await aborted, false, 'aborting resolves false')
+      t.ok(Date.now() - t0 < 1000)
+      t.equal(await a.feeds.waitForNotice(ref, ctl.signal, 5000), false, 'an aborted signal: false at once')
+      const notAnEvent = a.feeds.waitForNotice(ref, never, 300)
+      await room.core.plan.addTask(room.as('bob'), { title: 'not an event' })
+      t.equal(await notAnEvent, false, 'notices of other kinds do not wake waiters')
+    })
+
+    t.test('follow refuses a bad after and a missing room; a stopped follower gets nothing more', async (t) => {
+      const room = await newRoom(t, backend)
+      const node = await nodeOn(t, room.core.store)
+      await t.rejects(node.feeds.follow(refOf(room), { after: 'nope' }, () => {}), { code: 'invalid_request', details: { field: 'after' } })
+      await t.rejects(node.feeds.follow({ teamId: room.teamId, roomId: 'missing' }, {}, () => {}), { code: 'not_found', details: { field: 'room_id' } })
+      const f = await follow(t, node.feeds, refOf(room))
+      await postMany(room.core, room, 'alice', 2)
+      t.ok(await eventually(() => f.got.length === 2))
+      f.stop()
+      await postMany(room.core, room, 'alice', 2)
+      await sleep(200)
+      t.equal(f.got.length, 2)
+      t.same(node.feeds.stats(), { rooms: 0, followers: 0, waiters: 0 })
+      t.equal(node.hub.stats().listeners, 0)
+    })
+  })
+}
+
+t.test('standalone, own server: notices lost to a silently dead subscription are read after the resync', async (t) => {
+  const redis = await startRedis()
+  t.teardown(() => redis.stop())
+  const proxy = await silencingProxy(redis.port)
+  t.teardown(() => proxy.close())
+  const direct = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  const viaProxy = defaultSettings({ redisUrl: `redis://127.0.0.1:${proxy.port}`, redisClusterNodes: undefined })
+  // The hub subscribes through the proxy; reads, posts and probes go straight to Redis.
+  const store = new Store(viaProxy, createClient(direct))
+  t.teardown(() => store.close())
+  const node = await nodeOn(t, store)
+  let resyncs = 0
+  node.hub.onResync(() => resyncs++)
+  const teamId = 'tm-silent'
+  const { room: created } = await node.core.rooms.create(teamId, { template: 'blank' }, 'test')
+  const ref = { teamId, roomId: created.room_id }
+  const as = { room: ref, agent: 'alice' }
+  const got: RoomEvent[] = []
+  const stop = await node.feeds.follow(ref, {}, (ev) => got.push(ev))
+  t.teardown(stop)
+  const post = async (text: string) => (await node.core.events.post(as, { type: 'message', text })).event.id
+  const e0 = await post('e0')
+  t.ok(await eventually(() => got.length === 1))
+  proxy.silenceOpen()
+  const ids = [await post('e1'), await post('e2'), await post('e3'), await post('e4'), await post('e5')]
+  for (const id of [ids[1], ids[3]]) await node.core.events.delete(as, { event_id: id })
+  await sleep(50)
+  t.equal(got.length, 1, 'the notices went nowhere')
+  t.ok(await eventually(() => resyncs === 1, 5000), 'the probe found it, the hub rebuilt')
+  t.ok(await eventually(() => got.length === 4, 2000))
+  t.same(
+    got.map((e) => e.id),
+    [e0, ids[0], ids[2], ids[4]],
+    'read after the resync: the lost events, deleted ones skipped',
+  )
+  const e6 = await post('e6')
+  t.ok(await eventually(() => got.length === 5))
+  t.equal(got[4]!.id, e6, 'and live again')
+})
