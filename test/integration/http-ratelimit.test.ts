@@ -1,0 +1,105 @@
+// The team rate limit over HTTP: GCRA in one Lua call, so exact across nodes. A burst over the
+// limit gets 429 with Retry-After and RateLimit-Limit/Remaining/Reset; waiting Retry-After
+// seconds is enough to be served again.
+import t, { type Test } from 'tap'
+import { startNode, type TestNode } from '../helpers/node.js'
+import { BACKENDS, uid } from '../helpers/shared.js'
+
+const limits = (res: Response) => ({
+  limit: Number(res.headers.get('ratelimit-limit')),
+  remaining: Number(res.headers.get('ratelimit-remaining')),
+  reset: Number(res.headers.get('ratelimit-reset')),
+  retryAfter: res.headers.has('retry-after') ? Number(res.headers.get('retry-after')) : undefined,
+})
+
+/**
+ * Has every node verify the key once (so a burst measures the limiter, not cold caches and
+ * connections), then gives the team its whole allowance back by dropping its limiter state.
+ */
+async function warm(t: Test, nodes: TestNode[], key: string, teamId: string): Promise<void> {
+  for (const n of nodes) t.equal((await n.call('/admin/me', { key })).status, 200, 'warm-up call')
+  await nodes[0]!.node.store.client.del(nodes[0]!.node.store.keys.team(teamId).rate)
+}
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    t.test('a burst over the limit: headers, 429, Retry-After', async (t) => {
+      const teamId = uid('tm')
+      const n = await startNode(t, backend, { rateLimitOverrides: new Map([[teamId, 10]]) })
+      const { key } = (await n.node.teams.create({ teamId, name: 'burst' })) as { key: string }
+      const seen: ReturnType<typeof limits>[] = []
+      for (let i = 0; i < 10; i++) {
+        const res = await n.call('/admin/me', { key })
+        t.equal(res.status, 200, `call ${i + 1} of 10 is allowed`)
+        seen.push(limits(res))
+        await res.arrayBuffer()
+      }
+      t.same(
+        seen.map((s) => s.remaining),
+        [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+        'RateLimit-Remaining counts down to 0',
+      )
+      t.ok(
+        seen.every((s) => s.limit === 10 && s.retryAfter === undefined),
+        'RateLimit-Limit is the team\'s limit; no Retry-After while allowed',
+      )
+      t.ok(seen.every((s, i) => s.reset >= 1 && s.reset <= Math.ceil(((i + 1) * 60) / 10) + 1), 'RateLimit-Reset: seconds until the allowance is full again')
+
+      const refused = await n.call('/admin/me', { key })
+      t.equal(refused.status, 429, 'call 11 is refused')
+      const h = limits(refused)
+      // 10 calls a minute: one comes back every 6 s.
+      t.ok(h.retryAfter !== undefined && h.retryAfter >= 5 && h.retryAfter <= 6, `Retry-After is ${h.retryAfter} s (one call comes back every 6 s)`)
+      t.match(h, { limit: 10, remaining: 0 })
+      t.ok(h.reset >= 59 && h.reset <= 60, `RateLimit-Reset is ${h.reset} s (the whole allowance)`)
+      t.match(await refused.json(), { error: { code: 'rate_limited', message: /10 calls per minute/, hint: String, details: { limit: 10, retry_after_s: h.retryAfter } } })
+      t.equal((await n.call('/health')).status, 200, 'public endpoints are not rate limited')
+      t.equal((await n.call('/admin/me', { key: key.slice(0, -1) })).status, 401, 'a bad key is 401, not 429')
+    })
+
+    t.test('waiting Retry-After seconds is enough', async (t) => {
+      const teamId = uid('tm')
+      // 60 a minute: one call comes back every second.
+      const n = await startNode(t, backend, { rateLimitOverrides: new Map([[teamId, 60]]) })
+      const { key } = (await n.node.teams.create({ teamId, name: 'retry' })) as { key: string }
+      await warm(t, [n], key, teamId)
+      const burst = await Promise.all(Array.from({ length: 65 }, () => n.call('/admin/me', { key }).then((r) => r.status)))
+      t.equal(burst.filter((s) => s === 200).length, 60, 'exactly the limit is allowed in a burst')
+      const refused = await n.call('/admin/me', { key })
+      t.equal(refused.status, 429)
+      const wait = Number(refused.headers.get('retry-after'))
+      t.equal(wait, 1, 'Retry-After: 1')
+      await new Promise((r) => setTimeout(r, wait * 1000))
+      t.equal((await n.call('/admin/me', { key })).status, 200, 'served again after Retry-After seconds')
+    })
+
+    t.test('the count is exact across two nodes', async (t) => {
+      const teamId = uid('tm')
+      const settings = { rateLimitOverrides: new Map([[teamId, 50]]) }
+      const a = await startNode(t, backend, settings)
+      const b = await startNode(t, backend, settings)
+      const { key } = (await a.node.teams.create({ teamId, name: 'split' })) as { key: string }
+      await warm(t, [a, b], key, teamId)
+      const started = Date.now()
+      const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? a : b).call('/admin/me', { key }).then((r) => r.status)))
+      t.comment(`80 calls over two nodes took ${Date.now() - started} ms (one call comes back every 1200 ms)`)
+      t.equal(statuses.filter((s) => s === 200).length, 50, '80 concurrent calls over two nodes: exactly 50 allowed')
+      t.equal(statuses.filter((s) => s === 429).length, 30, 'and 30 refused')
+    })
+
+    t.test('teams have separate allowances; keys of one team share one', async (t) => {
+      const one = uid('tm')
+      const two = uid('tm')
+      const n = await startNode(t, backend, { rateLimitOverrides: new Map([[one, 3], [two, 3]]) })
+      const k1 = (await n.node.teams.create({ teamId: one, name: 'one' })).key!
+      const k1b = (await n.node.teams.mintTeamKey(one, {})).key
+      const k2 = (await n.node.teams.create({ teamId: two, name: 'two' })).key!
+      const seq = []
+      for (const key of [k1, k1b, k1, k1b]) seq.push((await n.call('/admin/me', { key })).status)
+      t.same(seq, [200, 200, 200, 429], 'two keys of one team draw on one allowance')
+      t.equal((await n.call('/admin/me', { key: k2 })).status, 200, 'another team is unaffected')
+      const me = (await (await n.call('/admin/me', { key: k2 })).json()) as { rateLimitPerMinute: number }
+      t.equal(me.rateLimitPerMinute, 3, '/admin/me reports the team\'s limit')
+    })
+  })
+}

@@ -1,0 +1,132 @@
+// Routing and request bodies on a real node: unknown route 404, wrong method 405 with Allow, bad
+// JSON 400 naming the body, a body over LIMIT_HTTP_BODY_BYTES 413 (with and without
+// Content-Length), and the error body's shape on each.
+import t, { type Test } from 'tap'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+import type { Route } from '../../src/http/router.js'
+import { BACKENDS } from '../helpers/shared.js'
+
+const BODY_LIMIT = 2048
+
+/** A concrete URL for a route pattern, with every `:param` filled. */
+const urlOf = (r: Route, room: string) => r.path.replace(':roomId', room).replace(/:[A-Za-z]+/g, 'x1')
+
+/** Checks `res` is the error body of DESIGN.md §3 with `status` and `code`; returns the body. */
+async function errorBody(t: Test, res: Response, status: number, code: string, name: string) {
+  const body = (await res.json()) as { error: { code: string; message: string; hint: string; details?: Record<string, unknown> } }
+  t.equal(res.status, status, `${name}: ${status}`)
+  t.match(body, { error: { code, message: String, hint: String } }, `${name}: error body with code ${code}`)
+  t.same(Object.keys(body), ['error'], `${name}: nothing beside "error"`)
+  return body.error
+}
+
+/** A body stream of `size` bytes in 16 KiB chunks: fetch sends it chunked, without Content-Length. */
+function chunked(size: number): ReadableStream<Uint8Array> {
+  let left = size
+  return new ReadableStream({
+    pull(c) {
+      const n = Math.min(left, 16 * 1024)
+      if (n === 0) return c.close()
+      left -= n
+      c.enqueue(new Uint8Array(n).fill(0x20))
+    },
+  })
+}
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    const n: TestNode = await startNode(t, backend, { httpBodyBytes: BODY_LIMIT })
+    const team = await newTeam(n)
+    await n.node.core.rooms.create(team.teamId, { room_id: 'routing' }, 'test')
+    const routes = n.node.router.list()
+    const jsonRoutes = routes.filter((r) => (r.bodyKind ?? (r.method === 'POST' ? 'json' : 'none')) === 'json')
+    t.ok(jsonRoutes.length >= 3, 'there are JSON routes to test')
+
+    t.test('unknown routes are 404 not_found', async (t) => {
+      for (const path of ['/nope', '/admin', '/admin/rooms/routing', '/room', '/room/routing/extra', '/rooms/routing', '/admin/me/x']) {
+        const res = await n.call(path, { key: team.key })
+        const err = await errorBody(t, res, 404, 'not_found', `GET ${path}`)
+        t.match(err.message, /openapi\.json/, `GET ${path}: points at the route list`)
+      }
+    })
+
+    t.test('a wrong method is 405 with Allow listing the path\'s methods', async (t) => {
+      const byPath = new Map<string, string[]>()
+      for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method])
+      for (const [path, methods] of byPath) {
+        for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'].filter((m) => !methods.includes(m))) {
+          const res = await n.call(urlOf({ path } as Route, 'routing'), { method, key: team.key })
+          t.same(res.headers.get('allow')?.split(', ').sort(), [...methods].sort(), `${method} ${path}: Allow: ${methods.join(', ')}`)
+          await errorBody(t, res, 405, 'method_not_allowed', `${method} ${path}`)
+        }
+      }
+    })
+
+    t.test('bad JSON is 400 naming the body', async (t) => {
+      for (const r of jsonRoutes) {
+        for (const bad of ['{', '{"name": }', 'not json', '\u0000', '{"a":1}x']) {
+          const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, body: bad, headers: { 'Content-Type': 'application/json' } })
+          const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${JSON.stringify(bad)}`)
+          t.match(err, { message: /^body: not valid JSON/, details: { field: 'body' } }, `${r.method} ${r.path}: names the body`)
+        }
+      }
+    })
+
+    t.test('a JSON body that is not an object is refused', async (t) => {
+      for (const r of jsonRoutes.filter((r) => r.body)) {
+        for (const bad of ['[]', '"text"', '42', 'true']) {
+          const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, body: bad, headers: { 'Content-Type': 'application/json' } })
+          await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${bad}`)
+        }
+      }
+    })
+
+    t.test('a body over the limit is 413, with or without Content-Length', async (t) => {
+      for (const r of jsonRoutes) {
+        const url = urlOf(r, 'routing')
+        const declared = await n.call(url, { method: r.method, key: team.key, body: ' '.repeat(BODY_LIMIT + 1) })
+        const err = await errorBody(t, declared, 413, 'too_large', `${r.method} ${r.path} with Content-Length ${BODY_LIMIT + 1}`)
+        t.match(err, { details: { field: 'body', limit: BODY_LIMIT, size: BODY_LIMIT + 1 } }, 'names the body, the limit and the size')
+        const streamed = await n.call(url, { method: r.method, key: team.key, body: chunked(BODY_LIMIT * 40), duplex: 'half' } as RequestInit)
+        const err2 = await errorBody(t, streamed, 413, 'too_large', `${r.method} ${r.path} chunked, ${BODY_LIMIT * 40} bytes`)
+        t.match(err2, { details: { field: 'body', limit: BODY_LIMIT } }, 'names the body and the limit')
+        t.ok((err2.details!.size as number) > BODY_LIMIT, 'and the size read so far')
+      }
+      const atLimit = JSON.stringify({ name: 'x'.repeat(50) }).padEnd(BODY_LIMIT, ' ')
+      const ok = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: atLimit })
+      t.equal(ok.status, 201, 'a body of exactly the limit is accepted')
+      const small = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: new Blob(['{"name": "chun', 'ked"}']).stream(), duplex: 'half' } as RequestInit)
+      t.equal(small.status, 201, 'a chunked body within the limit is read')
+      t.match(await small.json(), { room: { name: 'chunked' } })
+    })
+
+    t.test('POST /admin/rooms: Idempotency-Key, and a taken roomId', async (t) => {
+      const post = (idem?: string) =>
+        n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId: 'idem-room', name: 'Idem' }, ...(idem !== undefined ? { headers: { 'Idempotency-Key': idem } } : {}) })
+      const first = await post('create-idem-room')
+      t.equal(first.status, 201)
+      const firstBody = await first.json()
+      const retry = await post('create-idem-room')
+      t.same({ status: retry.status, body: await retry.json() }, { status: 201, body: firstBody }, 'a retry with the same key returns the first answer')
+      const taken = await post()
+      const err = await errorBody(t, taken, 409, 'conflict', 'the same roomId without the key')
+      t.match(err, { message: /^roomId: /, details: { field: 'roomId' } }, 'names roomId, as this API spells it')
+      for (const bad of ['x'.repeat(129), ' \t']) {
+        const before = (await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length
+        const res = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: {}, headers: { 'Idempotency-Key': bad } })
+        const e = await errorBody(t, res, 400, 'invalid_request', `Idempotency-Key of ${bad.length} characters`)
+        t.match(e, { message: /^Idempotency-Key: /, details: { field: 'Idempotency-Key' } }, 'names the header')
+        t.equal((await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length, before, 'and creates no room')
+      }
+    })
+
+    t.test('an empty POST body is {}', async (t) => {
+      const res = await n.call('/admin/keys', { method: 'POST', key: team.key })
+      t.equal(res.status, 201, 'POST /admin/keys without a body mints a key')
+    })
+
+    t.test('the node still answers after all of it', async (t) => {
+      t.equal((await n.call('/health')).status, 200)
+    })
+  })
+}
