@@ -2,6 +2,7 @@
 // belongs to one team and its id is unique within that team. A room with no activity for
 // ROOM_TTL_S disappears by key expiry; the team's room index is pruned of such rooms lazily.
 import { encode } from '@msgpack/msgpack'
+import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { RoomRef } from '../store/keys.js'
@@ -41,6 +42,15 @@ export const roomSchemas = {
 /** A generated room id: "room-" and 10 base32 characters (50 bits). */
 export function newRoomId(): string {
   return newId('room', 10, '-')
+}
+
+/** The generated id of a room created with an idempotency key: the same key names the same room. */
+export function roomIdFor(teamId: string, idempotencyKey: string): string {
+  const digest = createHash('sha256').update(`${teamId}\0${idempotencyKey}`).digest()
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567'
+  let id = 'room-'
+  for (let i = 0; i < 10; i++) id += alphabet[digest[i]! & 31]
+  return id
 }
 
 /** The starter content of a template, as createRoom-15.lua writes it. */
@@ -91,7 +101,8 @@ export class Rooms {
    */
   async create(teamId: string, input: unknown, createdBy: string, idempotencyKey?: string): Promise<{ room: RoomSummary }> {
     const v = parse(roomSchemas.create, input)
-    const id = v.room_id ?? newRoomId()
+    // A retried creation without a room id must name the same room, so the retry replays.
+    const id = v.room_id ?? (idempotencyKey ? roomIdFor(teamId, idempotencyKey) : newRoomId())
     const template = findTemplate(v.template)!
     const indexKey = this.store.keys.teamRooms(teamId)
     const index = () => this.store.run('indexRoom', [indexKey], [id, this.settings.roomsPerTeam])

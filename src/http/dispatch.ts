@@ -55,7 +55,8 @@ export function createDispatcher(deps: DispatchDeps) {
     const done = deps.lifecycle.begin()
     const info = readRequest(req)
     const ex = new Exchange(res, info)
-    const match = deps.router.match(info.method, info.path)
+    // HEAD is answered like GET without a body (load balancers probe /health with it).
+    const match = deps.router.match(info.method === 'HEAD' ? 'GET' : info.method, info.path)
     const routeLabel = match && 'route' in match ? match.route.path : match ? 'method_not_allowed' : 'not_found'
     const finish = () => {
       done()
@@ -82,7 +83,7 @@ export function createDispatcher(deps: DispatchDeps) {
     void (async () => {
       try {
         if (!deps.lifecycle.accepting) throw new AppError('unavailable', 'this node is shutting down; retry on another node')
-        const principal = route.auth === 'none' ? undefined : await admit(deps, ex, route.auth)
+        const principal = route.auth === 'none' || route.authInHandler ? undefined : await admit(deps, ex, route.auth)
         const raw = await bodyPromise
         let body: unknown
         if (kind === 'json') {

@@ -116,7 +116,8 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status))
       for (const [k, v] of Object.entries({ ...this.extraHeaders, ...headers })) this.res.writeHeader(k, v)
-      this.res.end(body, closeConnection)
+      if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), closeConnection)
+      else this.res.end(body, closeConnection)
     })
   }
 
@@ -135,6 +136,10 @@ export class Exchange {
    */
   stream(status: number, headers: Record<string, string>, bufferLimit: number): StreamWriter {
     const res = this.res
+    if (this.req.method === 'HEAD') {
+      this.send(status, '', headers)
+      return { write: () => false, end: () => undefined, closed: true }
+    }
     let closed = this.aborted || this.responded
     let backlog = 0
     this.responded = true

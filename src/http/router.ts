@@ -22,6 +22,8 @@ export interface Route {
   path: string
   /** none: public; team: a team key; any: a team key or a room invite key (the handler checks the room). */
   auth: 'none' | 'team' | 'any'
+  /** The handler authenticates itself (POST /mcp checks Origin first); `auth` still documents what it needs. */
+  authInHandler?: boolean
   summary: string
   /** Default 'none' for GET and DELETE, 'json' for POST. */
   bodyKind?: 'none' | 'json' | 'raw'

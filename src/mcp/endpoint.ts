@@ -11,9 +11,24 @@ import type { Exchange } from '../http/exchange.js'
 import type { Route } from '../http/router.js'
 import type { ServiceNode } from '../node.js'
 import * as era from './era.js'
-import type { McpHost, McpRequestData, Profile } from './host.js'
-import { SERVER_INFO, INSTRUCTIONS } from './host.js'
+import type { McpRequestData, Profile } from './host.js'
 import { HttpReply } from './reply.js'
+import type { MuxTransport } from './transport.js'
+
+/**
+ * What the endpoint needs from the MCP server behind it: the MuxTransport the server is connected
+ * to, and what server/discover reports (SDK 1.32 has no discover handler). McpHost is the node's;
+ * test/mcp-fixtures serves the conformance fixture server through the same endpoint.
+ */
+export interface EndpointHost {
+  readonly transport: MuxTransport
+  readonly serverInfo: era.Implementation
+  readonly capabilities: era.JsonObject
+  readonly instructions?: string
+}
+
+/** The node parts the endpoint uses: settings, and keys and rate limits for admit(). */
+export type EndpointNode = Pick<ServiceNode, 'settings' | 'keyring' | 'rateLimiter' | 'metrics'>
 
 type Rejection = { httpStatus: number; error: { code: number; message: string; data?: unknown }; headers?: Record<string, string> }
 
@@ -32,6 +47,23 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   }
 }
 
+/**
+ * Whether a Host header names this machine's loopback interface (localhost, 127.x.x.x, [::1]).
+ * A request without a key proves nothing about where it comes from: a page whose DNS name was
+ * rebound to 127.0.0.1 sends its own name as Host and as a matching Origin, so the same-host
+ * Origin rule alone does not stop it. Keys do (a page cannot have one); keyless requests exist
+ * only in the test-only anonymous mode, which therefore also requires a loopback Host.
+ */
+export function loopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false
+  try {
+    const name = new URL(`http://${host}`).hostname
+    return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name)
+  } catch {
+    return false
+  }
+}
+
 function acceptOf(accept: string | undefined): { canStream: boolean; streamOnly: boolean; ok: boolean } {
   if (!accept) return { canStream: false, streamOnly: false, ok: true }
   const a = accept.toLowerCase()
@@ -40,12 +72,11 @@ function acceptOf(accept: string | undefined): { canStream: boolean; streamOnly:
   return { canStream: sse, streamOnly: sse && !json, ok: json || sse }
 }
 
-export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: Principal } = {}): Route[] {
+export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonymous?: Principal } = {}): Route[] {
   const methodNotAllowed = async ({ ex }: { ex: Exchange }) => {
     rpcError(ex, era.METHOD_NOT_ALLOWED)
     return undefined
   }
-  const capabilities = { tools: { listChanged: false } }
 
   const handle = async (ex: Exchange, raw: Buffer | undefined): Promise<undefined> => {
     const h = ex.req.headers
@@ -53,9 +84,14 @@ export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: 
       rpcError(ex, { httpStatus: 403, error: { code: era.ERROR.transport, message: 'Forbidden: Origin not allowed' } })
       return undefined
     }
+    const anonymous = h.authorization ? undefined : opts.anonymous
+    if (anonymous && !loopbackHost(h.host)) {
+      rpcError(ex, { httpStatus: 403, error: { code: era.ERROR.transport, message: 'Forbidden: requests without a key must name a loopback Host' } })
+      return undefined
+    }
     let principal: Principal
     try {
-      principal = opts.anonymous && !h.authorization ? opts.anonymous : await admit(node, ex, 'any')
+      principal = anonymous ?? (await admit(node, ex, 'any'))
     } catch (err) {
       if (err instanceof AppError) sendError(ex, err)
       else throw err
@@ -117,7 +153,7 @@ export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: 
       }
       if (action.action === 'discover') {
         const id = (route.message as era.JsonRpcRequest).id
-        ex.json(200, { jsonrpc: '2.0', id, result: era.discoverResult(SERVER_INFO, capabilities, INSTRUCTIONS) })
+        ex.json(200, { jsonrpc: '2.0', id, result: era.discoverResult(host.serverInfo, host.capabilities, host.instructions) })
         return undefined
       }
       modern = route
@@ -147,7 +183,7 @@ export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: 
       bufferBytes: node.settings.sseBufferBytes,
       statusOf: (m) => ('error' in m && modern ? era.httpStatusForError(m.error.code, synchronous) : 200),
       decorate: modern
-        ? (m) => ('result' in m ? ({ ...m, result: era.decorateModernResult(method, m.result as era.JsonObject, SERVER_INFO) } as JSONRPCMessage) : m)
+        ? (m) => ('result' in m ? ({ ...m, result: era.decorateModernResult(method, m.result as era.JsonObject, host.serverInfo) } as JSONRPCMessage) : m)
         : undefined,
     })
     replyTo.out = out
@@ -172,7 +208,8 @@ export function mcpRoutes(node: ServiceNode, host: McpHost, opts: { anonymous?: 
     {
       method: 'POST',
       path: '/mcp',
-      auth: 'none',
+      auth: 'any',
+      authInHandler: true,
       bodyKind: 'raw',
       tag: 'mcp',
       summary: 'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',

@@ -62,6 +62,14 @@ for (const backend of BACKENDS) {
       }
     })
 
+    t.test('HEAD is answered like GET, without a body', async (t) => {
+      const res = await n.call('/health', { method: 'HEAD' })
+      t.equal(res.status, 200)
+      t.equal(await res.text(), '')
+      t.equal((await n.call('/ready', { method: 'HEAD' })).status, 200)
+      t.equal((await n.call('/nope', { method: 'HEAD' })).status, 404)
+    })
+
     t.test('bad JSON is 400 naming the body', async (t) => {
       for (const r of jsonRoutes) {
         for (const bad of ['{', '{"name": }', 'not json', '\u0000', '{"a":1}x']) {

@@ -23,6 +23,10 @@ for (const backend of BACKENDS) {
       const b = await core.rooms.create(team, { room_id: 'retry' }, 'x', 'create-1')
       t.same(b, a)
       await t.rejects(core.rooms.create(team, { room_id: 'retry' }, 'x', 'create-2'), { code: 'conflict' })
+      const g1 = await core.rooms.create(team, {}, 'x', 'create-3')
+      const g2 = await core.rooms.create(team, {}, 'x', 'create-3')
+      t.same(g2, g1, 'a generated id is derived from the key, so the retry names the same room')
+      t.equal((await core.rooms.list(team)).rooms.length, 2)
     })
 
     t.test('generated ids and validation', async (t) => {
