@@ -38,7 +38,7 @@ export function sseRoute(node: ServiceNode): Route {
         node.settings.sseBufferBytes,
       )
       node.metrics.sseConnections.inc()
-      out.write(`retry: 2000\n: connected to ${ref.roomId}\n\n`)
+      out.write('retry: 2000\n\n')
       const following: { stop?: () => void } = {}
       let closed = false
       const close = (last?: string) => {
@@ -55,16 +55,25 @@ export function sseRoute(node: ServiceNode): Route {
       }, node.settings.sseKeepaliveS * 1000)
       const undrain = node.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
       ex.onAbort(() => close())
-      following.stop = await node.feeds.follow(
-        ref,
-        { after: resume },
-        (ev) => {
-          if (!out.write(frame(ev))) close()
-        },
-        (gap) => {
-          if (!out.write(`event: gap\ndata: ${JSON.stringify({ lost: gap.lost })}\n\n`)) close()
-        },
-      )
+      try {
+        following.stop = await node.feeds.follow(
+          ref,
+          { after: resume },
+          (ev) => {
+            if (!out.write(frame(ev))) close()
+          },
+          (gap) => {
+            if (!out.write(`event: gap\ndata: ${JSON.stringify({ lost: gap.lost })}\n\n`)) close()
+          },
+        )
+      } catch (err) {
+        // The stream has started, so an error can no longer be answered: end it, and the client
+        // reconnects (with Last-Event-ID) after the retry delay.
+        close()
+        throw err
+      }
+      // Live from here: every event posted after this comment reaches the client.
+      out.write(`: connected to ${ref.roomId}\n\n`)
       if (closed) following.stop()
       return undefined
     },

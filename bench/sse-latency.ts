@@ -1,0 +1,168 @@
+// SSE delivery latency across nodes: two nodes (child processes) on one Redis of the bench's own;
+// K SSE clients on node B; events posted through node A (MCP post_event) at a steady rate, each
+// carrying its send time in `data`; latency = post sent on A -> frame parsed by a client on B.
+// Every client must get every event once, in order (lost, dup and out-of-order are counted).
+//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10]
+import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { parseArgs } from 'node:util'
+import { parseFrames } from '../test/helpers/sse.js'
+import { fmt, percentile, startChild, startRedis } from './lib.js'
+
+const { values } = parseArgs({
+  options: { clients: { type: 'string', default: '10,100' }, rate: { type: 'string', default: '200' }, seconds: { type: 'string', default: '10' } },
+})
+const clientCounts = values.clients.split(',').map(Number)
+const rate = Number(values.rate)
+const seconds = Number(values.seconds)
+
+interface Client {
+  ids: string[]
+  latencies: number[]
+  /** Wall-clock split of each latency (ms precision): sent -> stored in Redis (created_at), stored -> frame parsed. */
+  toStore: number[]
+  fromStore: number[]
+  outOfOrder: number
+  connected: boolean
+  close(): void
+}
+
+/** An SSE client on node:http (its own connection); records the latency of every event frame. */
+function openClient(port: number, roomId: string, key: string): Client {
+  const c: Client = { ids: [], latencies: [], toStore: [], fromStore: [], outOfOrder: 0, connected: false, close: () => req.destroy() }
+  let rest = ''
+  let lastSeq = 0
+  const req = request({ host: '127.0.0.1', port, path: `/rooms/${roomId}/stream`, agent: false, headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream' } }, (res) => {
+    if (res.statusCode !== 200) throw new Error(`stream: HTTP ${res.statusCode}`)
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => {
+      const now = performance.now()
+      const parsed = parseFrames(rest + chunk)
+      rest = parsed.rest
+      for (const f of parsed.frames) {
+        if (f.comments.some((x) => x.startsWith('connected'))) c.connected = true
+        if (f.id === undefined) continue
+        const seq = Number(f.id.slice(f.id.indexOf('-') + 1))
+        if (seq <= lastSeq) c.outOfOrder++
+        lastSeq = seq
+        c.ids.push(f.id)
+        const ev = JSON.parse(f.data!) as { created_at: string; data?: { t?: number; w?: number } }
+        if (typeof ev.data?.t === 'number') c.latencies.push(now - ev.data.t)
+        if (typeof ev.data?.w === 'number') {
+          const stored = Date.parse(ev.created_at)
+          c.toStore.push(stored - ev.data.w)
+          c.fromStore.push(Date.now() - stored)
+        }
+      }
+    })
+  })
+  req.on('error', () => undefined)
+  req.end()
+  return c
+}
+
+/** CPU seconds a process used so far (Linux /proc; clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) return false
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return true
+}
+
+const redis = await startRedis()
+const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' }
+const a = await startChild('src/main.ts', env)
+const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(a.output())?.[0]
+if (!key) throw new Error(`no key printed: ${a.output()}`)
+const b = await startChild('src/main.ts', env)
+const mcpHeaders = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+
+async function createRoom(roomId: string): Promise<void> {
+  const r = await fetch(`http://127.0.0.1:${a.port}/admin/rooms`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ roomId }),
+  })
+  if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
+}
+
+/** post_event through node A's MCP endpoint; resolves false on any failure. */
+async function post(roomId: string, i: number): Promise<boolean> {
+  const args = { room_id: roomId, agent_id: 'bench-poster', type: 'status', text: `event ${i}`, data: { i, t: performance.now(), w: Date.now() } }
+  const r = await fetch(`http://127.0.0.1:${a.port}/mcp`, {
+    method: 'POST',
+    headers: mcpHeaders,
+    body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'post_event', arguments: args } }),
+  })
+  const text = await r.text()
+  return r.status === 200 && !text.includes('"isError":true')
+}
+
+/** Posts `n` events at `rate` through A, open loop; resolves with how many succeeded. */
+async function postAtRate(roomId: string, n: number): Promise<number> {
+  const pending: Promise<boolean>[] = []
+  const started = performance.now()
+  let sent = 0
+  while (sent < n) {
+    const due = Math.min(n, Math.floor(((performance.now() - started) / 1000) * rate) + 1)
+    while (sent < due) pending.push(post(roomId, sent++))
+    await new Promise((r) => setTimeout(r, 2))
+  }
+  return (await Promise.all(pending)).filter(Boolean).length
+}
+
+// Warm-up (not measured): JIT of both nodes' post and stream paths, and of this process.
+await createRoom('warmup')
+const warm = openClient(b.port, 'warmup', key)
+await until(() => warm.connected, 30_000)
+await postAtRate('warmup', rate * 2)
+warm.close()
+
+console.log(`# ${new Date().toISOString()} node ${process.version}; nodes A and B on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`)
+for (const k of clientCounts) {
+  const roomId = `lat-${k}`
+  await createRoom(roomId)
+  const clients = Array.from({ length: k }, () => openClient(b.port, roomId, key))
+  if (!(await until(() => clients.every((c) => c.connected), 30_000))) throw new Error(`${k} clients did not connect`)
+  await new Promise((r) => setTimeout(r, 500)) // the streams follow the room a moment after "connected"
+
+  // Open loop at a steady rate: every tick sends what is due, without waiting for replies.
+  const total = rate * seconds
+  const started = performance.now()
+  const cpu0 = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)]
+  const ok = await postAtRate(roomId, total)
+  const postSeconds = (performance.now() - started) / 1000
+  await until(() => clients.every((c) => c.ids.length >= ok), 10_000)
+  const wall = (performance.now() - started) / 1000
+  const cpu = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)].map((x, i) => (100 * (x - cpu0[i]!)) / wall)
+
+  const all = clients.flatMap((c) => c.latencies).sort((x, y) => x - y)
+  const received = clients.reduce((n, c) => n + new Set(c.ids).size, 0)
+  const dups = clients.reduce((n, c) => n + c.ids.length - new Set(c.ids).size, 0)
+  const outOfOrder = clients.reduce((n, c) => n + c.outOfOrder, 0)
+  const label = `sse-latency clients=${k} rate=${rate}/s`
+  console.log(`${label} posted: ${ok} of ${total} in ${fmt(postSeconds, 1)} s`)
+  console.log(`${label} p50: ${fmt(percentile(all, 50), 2)} ms`)
+  console.log(`${label} p99: ${fmt(percentile(all, 99), 2)} ms`)
+  console.log(`${label} max: ${fmt(all.at(-1) ?? NaN, 2)} ms`)
+  const split = (xs: number[]) => percentile(xs.sort((x, y) => x - y), 50)
+  console.log(`${label} p50 sent -> stored (wall clock, ms resolution): ${fmt(split(clients.flatMap((c) => c.toStore)), 0)} ms`)
+  console.log(`${label} p50 stored -> frame (wall clock, ms resolution): ${fmt(split(clients.flatMap((c) => c.fromStore)), 0)} ms`)
+  console.log(`${label} frames: ${all.length}`)
+  console.log(`${label} lost: ${ok * k - received}`)
+  console.log(`${label} duplicates: ${dups}`)
+  console.log(`${label} out of order: ${outOfOrder}`)
+  console.log(`${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ${fmt(cpu[2]!, 0)}`)
+  for (const c of clients) c.close()
+}
+
+await a.stop()
+await b.stop()
+await redis.stop()
