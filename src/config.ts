@@ -206,7 +206,7 @@ export const SETTINGS = {
       .default('')
       .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
     unit: 'origin list',
-    doc: 'Browser origins allowed to call /mcp besides the node\'s own host (DNS-rebinding protection); "*" allows any. Requests without an Origin header are not affected.',
+    doc: 'Browser origins allowed to call /mcp besides the node\'s own host (cross-origin check; keys are what stop DNS rebinding); "*" allows any. Requests without an Origin header are not affected.',
   },
   roomsPerTeam: {
     env: 'LIMIT_ROOMS_PER_TEAM',

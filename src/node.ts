@@ -2,6 +2,7 @@
 // Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
 import uWS from 'uWebSockets.js'
 import { Keyring } from './auth/keyring.js'
+import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
 import { Teams } from './auth/teams.js'
 import type { Settings } from './config.js'
@@ -34,6 +35,15 @@ export interface NodeOptions {
   /** Default metrics (process, GC) are off in tests that start many nodes in one process. */
   defaultMetrics?: boolean
   hubProbeMs?: number
+  /**
+   * TEST ONLY (the MCP conformance run, test/conformance): /mcp requests without an Authorization
+   * header act as a team key of this team. Never set from settings or the environment.
+   */
+  mcpAnonymousTeam?: string
+}
+
+function mcpOptions(opts: NodeOptions): { anonymous?: Principal } {
+  return opts.mcpAnonymousTeam === undefined ? {} : { anonymous: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
 }
 
 export class ServiceNode {
@@ -75,7 +85,7 @@ export class ServiceNode {
     })
     this.hub.onResync(() => this.keyring.clear())
     this.mcp = new McpHost(this)
-    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp))
+    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
   }
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */

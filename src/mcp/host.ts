@@ -3,11 +3,12 @@
 // profile, tools/call running our tool table (src/mcp/tools) over the core. Connected once to
 // the MuxTransport that every POST /mcp goes through.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceNode } from '../node.js'
 import { VERSION } from '../version.js'
+import type { EndpointHost } from './endpoint.js'
 import { runTool } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES } from './tools/index.js'
@@ -41,9 +42,20 @@ export function listEntry(def: ToolDef): Tool {
   }
 }
 
-export class McpHost {
+/**
+ * The schema our handlers are registered with: the method only. SDK 1.32 parses a request against
+ * its handler's schema before anything else and answers a failure with -32603 (Internal error)
+ * and a raw zod dump; params are checked after that instead, answering -32602 (Invalid params):
+ * by Server's own tools/call wrapper (CallToolRequestSchema), by our tools/list handler.
+ */
+const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) })
+
+export class McpHost implements EndpointHost {
   readonly server: Server
   readonly transport = new MuxTransport()
+  readonly serverInfo = SERVER_INFO
+  readonly capabilities = { tools: { listChanged: false } }
+  readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef>
   /** tools/list results, built once per profile. */
   readonly lists: Record<Profile, { tools: Tool[] }>
@@ -54,12 +66,14 @@ export class McpHost {
       full: { tools: ALL_TOOLS.map(listEntry) },
       core: { tools: ALL_TOOLS.filter((t) => CORE_TOOL_NAMES.includes(t.name)).map(listEntry) },
     }
-    this.server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
-    this.server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+    this.server = new Server(SERVER_INFO, { capabilities: this.capabilities, instructions: INSTRUCTIONS })
+    this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
+      if (!ListToolsRequestSchema.safeParse(req).success) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
       return this.lists[data?.profile ?? 'full']
     })
-    this.server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
+    this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
+      const req = request as unknown as CallToolRequest // checked against CallToolRequestSchema by Server's tools/call wrapper (-32602)
       const data = extra.authInfo?.extra as McpRequestData
       const def = this.tools.get(req.params.name)
       const profileHides = data.profile === 'core' && !CORE_TOOL_NAMES.includes(req.params.name)

@@ -44,6 +44,8 @@ export class HttpReply implements ReplySink {
       this.opts.bufferBytes,
     )
     this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.opts.keepaliveMs)
+    // A cancelled call (the client went away) never replies: stop the keep-alives with the connection.
+    this.ex.onAbort(() => clearInterval(this.keepalive))
   }
 
   reply(message: JSONRPCMessage): void {

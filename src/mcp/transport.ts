@@ -4,7 +4,7 @@
 // request that carried it with the client's own id restored. A client that goes away becomes a
 // notifications/cancelled for its request, which aborts the handler's signal.
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, JSONRPCRequestSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 
 /** Where one request's reply goes: a plain JSON body, or SSE frames when the call runs long. */
 export interface ReplySink {
@@ -20,7 +20,11 @@ interface Pending {
   done: boolean
 }
 
-/** Extra per-request data for handlers: reaches them as `extra.authInfo.extra`. */
+/**
+ * Extra per-request data for handlers: reaches them as `extra.authInfo.extra`. For requests the
+ * transport adds `clientRequestId`: handlers see only the internal id, and a 2026-07-28
+ * subscription must name the client's own id (io.modelcontextprotocol/subscriptionId).
+ */
 export type RequestData = Record<string, unknown>
 
 export class MuxTransport implements Transport {
@@ -47,6 +51,15 @@ export class MuxTransport implements Transport {
    * `signal` aborts first (client gone), the handler is cancelled and nothing is sent.
    */
   request(message: { id: RequestId; method: string; params?: unknown }, data: RequestData, sink: ReplySink, signal: AbortSignal): void {
+    // The server silently drops a request its JSON-RPC schema refuses (params._meta not an object,
+    // a bad progressToken): answer it here, or the HTTP request would wait forever.
+    const shape = JSONRPCRequestSchema.safeParse({ ...message, jsonrpc: '2.0' })
+    if (!shape.success) {
+      const issue = shape.error.issues[0]
+      const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
+      sink.reply({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${where}${issue?.message ?? 'not a valid request'}` } })
+      return
+    }
     const internal = `~${++this.seq}`
     const p: Pending = { clientId: message.id, sink, done: false }
     this.pending.set(internal, p)
@@ -58,7 +71,7 @@ export class MuxTransport implements Transport {
     }
     if (signal.aborted) return cancel()
     signal.addEventListener('abort', cancel, { once: true })
-    this.deliver({ ...message, jsonrpc: '2.0', id: internal } as JSONRPCMessage, data)
+    this.deliver({ ...message, jsonrpc: '2.0', id: internal } as JSONRPCMessage, { ...data, clientRequestId: message.id })
   }
 
   /**

@@ -35,7 +35,12 @@ export const ROOM_KEYS = [
 export type RoomKeyName = (typeof ROOM_KEYS)[number]
 export type RoomKeys = Readonly<Record<RoomKeyName, string>> & { readonly list: readonly string[] }
 
+/** Room key sets kept for reuse: building 15 names per call showed in profiles. */
+const ROOM_KEYS_CACHE_MAX = 10_000
+
 export class Keys {
+  private readonly roomCache = new Map<string, RoomKeys>()
+
   constructor(readonly prefix: string) {}
 
   roomTag(ref: RoomRef): string {
@@ -44,10 +49,16 @@ export class Keys {
 
   /** The fixed keys of a room (KEYS[1..15] of every room script), by name and as a list. */
   room(ref: RoomRef): RoomKeys {
-    const base = `${this.prefix}:${this.roomTag(ref)}:`
-    const list = ROOM_KEYS.map((name) => base + name)
+    const tag = this.roomTag(ref)
+    let keys = this.roomCache.get(tag)
+    if (keys) return keys
+    const base = `${this.prefix}:${tag}:`
+    const list = Object.freeze(ROOM_KEYS.map((name) => base + name))
     const named = Object.fromEntries(ROOM_KEYS.map((name, i) => [name, list[i]])) as Record<RoomKeyName, string>
-    return Object.freeze({ ...named, list })
+    keys = Object.freeze({ ...named, list })
+    if (this.roomCache.size >= ROOM_KEYS_CACHE_MAX) this.roomCache.clear()
+    this.roomCache.set(tag, keys)
+    return keys
   }
 
   /** A lock's own key: its expiry is the lock's TTL. */

@@ -89,7 +89,7 @@ export class Store {
   async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
     const keys = this.keys.room(ref).list
     const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
-    return this.run(script, [...keys, ...extraKeys], argv)
+    return this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
   }
 
   /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */

@@ -11,8 +11,13 @@ import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
 import { roomOf } from './room.js'
 
+const frames = new WeakMap<RoomEvent, string>()
+
+/** The SSE frame of an event, made once however many local streams follow the room. */
 export function frame(ev: RoomEvent): string {
-  return `id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`
+  let f = frames.get(ev)
+  if (f === undefined) frames.set(ev, (f = `id: ${ev.id}\nevent: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`))
+  return f
 }
 
 export function sseRoute(node: ServiceNode): Route {

@@ -1,0 +1,72 @@
+// tools/call throughput and latency on one node for heartbeat, post_event and get_unread_events,
+// against a reference server built the SDK's documented way (Express + stateless Streamable HTTP,
+// a new server per request) doing the same Redis work, in the same run on the same Redis.
+// Also the size of tools/list in tokens (full set and core profile).
+//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50]
+import autocannon from 'autocannon'
+import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
+import { encode as o200k } from 'gpt-tokenizer'
+import { parseArgs } from 'node:util'
+import { fmt, startChild, startRedis, type ChildNode } from './lib.js'
+
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } })
+const duration = Number(values.duration)
+const connections = Number(values.connections)
+
+const redis = await startRedis()
+const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }
+const ours = await startChild('src/main.ts', env)
+const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(ours.output())?.[0]
+if (!key) throw new Error(`no key printed: ${ours.output()}`)
+const reference = await startChild('bench/reference-server.ts', env)
+
+const created = await fetch(`http://127.0.0.1:${ours.port}/admin/rooms`, {
+  method: 'POST',
+  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify({ roomId: 'bench' }),
+})
+if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
+
+const calls: Record<string, Record<string, unknown>> = {
+  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
+  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
+  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
+}
+const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const body = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: calls[name] } })
+
+async function check(node: ChildNode, name: string): Promise<void> {
+  const r = await fetch(`http://127.0.0.1:${node.port}/mcp`, { method: 'POST', headers, body: body(name) })
+  const text = await r.text()
+  if (r.status !== 200 || text.includes('"isError":true') || !text.includes('room_id')) throw new Error(`${name} on :${node.port}: ${r.status} ${text.slice(0, 300)}`)
+}
+
+async function load(node: ChildNode, name: string) {
+  const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body: body(name), connections, duration })
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts }
+}
+
+console.log(`# ${new Date().toISOString()} node ${process.version}, ${connections} connections, ${duration} s per run`)
+for (const name of Object.keys(calls)) {
+  await check(ours, name)
+  await check(reference, name)
+  const a = await load(ours, name)
+  const b = await load(reference, name)
+  console.log(`${name} agentrooms: ${fmt(a.rps, 0)} calls/s p50 ${a.p50} ms p99 ${a.p99} ms errors ${a.errors}`)
+  console.log(`${name} reference: ${fmt(b.rps, 0)} calls/s p50 ${b.p50} ms p99 ${b.p99} ms errors ${b.errors}`)
+  console.log(`${name} ratio: ${fmt(a.rps / b.rps, 1)}x`)
+}
+
+async function toolsList(profile: string): Promise<string> {
+  const r = await fetch(`http://127.0.0.1:${ours.port}/mcp${profile}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+  const j = (await r.json()) as { result: { tools: unknown[] } }
+  return JSON.stringify(j.result.tools)
+}
+for (const [label, profile] of [['full', ''], ['core', '?profile=core']] as const) {
+  const text = await toolsList(profile)
+  console.log(`tools/list ${label}: ${JSON.parse(text).length} tools, ${text.length} bytes, ${claudeTokens(text)} tokens (Claude tokenizer), ${o200k(text).length} tokens (o200k)`)
+}
+
+await ours.stop()
+await reference.stop()
+await redis.stop()

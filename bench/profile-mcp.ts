@@ -1,0 +1,46 @@
+// CPU profile of one node under a tools/call load (heartbeat by default), for finding hot spots:
+//   npx tsx bench/profile-mcp.ts [--tool heartbeat] [--duration 6]
+// Writes a .cpuprofile to /tmp/agentrooms-prof (open it in Chrome DevTools) and prints the
+// functions with the most self time.
+import autocannon from 'autocannon'
+import { readFileSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { startChild, startRedis } from './lib.js'
+
+const { values } = parseArgs({ options: { tool: { type: 'string', default: 'heartbeat' }, duration: { type: 'string', default: '6' } } })
+const dir = '/tmp/agentrooms-prof'
+rmSync(dir, { recursive: true, force: true })
+const redis = await startRedis()
+const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }, undefined, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())![0]
+const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
+const args: Record<string, unknown> = { room_id: 'bench', agent_id: 'a', ...(values.tool === 'post_event' ? { type: 'status', text: 'x' } : {}) }
+const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: values.tool, arguments: args } })
+const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body, connections: 50, duration: Number(values.duration) })
+console.log(`${values.tool}: ${Math.round(r.requests.average)} calls/s p99 ${r.latency.p99} ms non2xx ${r.non2xx}`)
+await node.stop()
+await redis.stop()
+
+interface Profile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
+  samples: number[]
+  timeDeltas: number[]
+}
+const file = readdirSync(dir)
+  .map((f) => join(dir, f))
+  .sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!
+const p = JSON.parse(readFileSync(file, 'utf8')) as Profile
+const byId = new Map(p.nodes.map((n) => [n.id, n]))
+const self = new Map<string, number>()
+let total = 0
+p.samples.forEach((id, i) => {
+  const cf = byId.get(id)!.callFrame
+  const where = cf.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')
+  const k = `${cf.functionName || '(anonymous)'} ${where}:${cf.lineNumber}`
+  const dt = p.timeDeltas[i] ?? 0
+  self.set(k, (self.get(k) ?? 0) + dt)
+  total += dt
+})
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * v) / total).toFixed(1).padStart(5)}% ${k}`)
