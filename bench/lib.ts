@@ -17,7 +17,7 @@ export interface ChildNode {
 export async function startChild(script: string, env: Record<string, string>, port?: number, nodeArgs: string[] = []): Promise<ChildNode> {
   const p = port ?? (await freePort())
   let out = ''
-  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const proc = spawn(process.execPath, script.endsWith('.js') ? [...nodeArgs, script] : [...nodeArgs, '--import', 'tsx', script], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(p), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -15,12 +15,15 @@ const CACHE_MAX = 10_000
 interface Entry {
   principal: Principal | undefined
   until: number
+  hash: string
 }
 
 const unauthorized = (why: string) => new AppError('unauthorized', why)
 
 export class Keyring {
+  /** By the presented key (so a hit costs no hashing); `byHash` finds entries to forget on revocation. */
   private readonly cache = new Map<string, Entry>()
+  private readonly byHash = new Map<string, string>()
 
   constructor(private readonly store: Store) {}
 
@@ -29,17 +32,25 @@ export class Keyring {
     if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <key>"')
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (!m) throw unauthorized('the Authorization header must be "Bearer <key>"')
-    const parsed = parseKey(m[1]!)
-    if (!parsed) throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
+    const key = m[1]!
     const now = Date.now()
-    let entry = this.cache.get(parsed.hash)
+    let entry = this.cache.get(key)
     if (!entry || entry.until <= now) {
-      entry = { principal: await this.resolve(parsed.teamId, parsed.hash), until: now + CACHE_MS }
-      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!)
-      this.cache.set(parsed.hash, entry)
+      const parsed = parseKey(key)
+      if (!parsed) throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
+      entry = { principal: await this.resolve(parsed.teamId, parsed.hash), until: now + CACHE_MS, hash: parsed.hash }
+      if (this.cache.size >= CACHE_MAX) this.forgetKey(this.cache.keys().next().value!)
+      this.cache.set(key, entry)
+      this.byHash.set(parsed.hash, key)
     }
     if (!entry.principal) throw unauthorized('unknown or revoked key')
     return entry.principal
+  }
+
+  private forgetKey(key: string): void {
+    const e = this.cache.get(key)
+    if (e) this.byHash.delete(e.hash)
+    this.cache.delete(key)
   }
 
   private async resolve(teamId: string, hash: string): Promise<Principal | undefined> {
@@ -57,11 +68,13 @@ export class Keyring {
   }
 
   forget(hash: string): void {
-    this.cache.delete(hash)
+    const key = this.byHash.get(hash)
+    if (key !== undefined) this.forgetKey(key)
   }
 
   /** Drops every cached key (after a pub/sub outage, when revocations may have been missed). */
   clear(): void {
     this.cache.clear()
+    this.byHash.clear()
   }
 }
