@@ -18,7 +18,8 @@ const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/j
 await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
 const args: Record<string, unknown> = { room_id: 'bench', agent_id: 'a', ...(values.tool === 'post_event' ? { type: 'status', text: 'x' } : {}) }
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: values.tool, arguments: args } })
-const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body, connections: 50, duration: Number(values.duration) })
+const rate = process.env.RATE ? { overallRate: Number(process.env.RATE) } : {}
+const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body, connections: 50, duration: Number(values.duration), ...rate })
 console.log(`${values.tool}: ${Math.round(r.requests.average)} calls/s p99 ${r.latency.p99} ms non2xx ${r.non2xx}`)
 await node.stop()
 await redis.stop()
