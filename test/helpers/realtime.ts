@@ -4,8 +4,10 @@
 import { createServer, connect, type Socket } from 'node:net'
 import type { Test } from 'tap'
 import { Cluster, type Redis } from 'ioredis'
+import { defaultSettings } from '../../src/config.js'
 import { Hub, type HubOptions } from '../../src/realtime/hub.js'
-import type { Store } from '../../src/store/store.js'
+import { startRedis, type RedisProcess } from './redis.js'
+import { Store, createClient } from '../../src/store/store.js'
 
 export const FAST: HubOptions = { probeIntervalMs: 200, probeTimeoutMs: 150 }
 
@@ -101,4 +103,21 @@ export async function silencingProxy(target: number): Promise<SilencingProxy> {
       await new Promise<void>((r) => server.close(() => r()))
     },
   }
+}
+
+/**
+ * A Redis of the test's own, and a Store whose hub subscribes through a silencing proxy while
+ * its reads, writes and probes go straight to Redis: the proxy can make the subscription die
+ * without any socket event.
+ */
+export async function proxiedStore(t: Test): Promise<{ redis: RedisProcess; proxy: Awaited<ReturnType<typeof silencingProxy>>; store: Store }> {
+  const redis = await startRedis()
+  t.teardown(() => redis.stop())
+  const proxy = await silencingProxy(redis.port)
+  t.teardown(() => proxy.close())
+  const direct = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  const viaProxy = defaultSettings({ redisUrl: `redis://127.0.0.1:${proxy.port}`, redisClusterNodes: undefined })
+  const store = new Store(viaProxy, createClient(direct))
+  t.teardown(() => store.close())
+  return { redis, proxy, store }
 }

@@ -2,16 +2,15 @@
 // live, with two nodes posting concurrently; trimmed history (onGap); deleted events; a forced
 // rebuild; a silently dead subscription (standalone, through a proxy); waitForNotice.
 import t, { type Test } from 'tap'
-import { defaultSettings, type Settings } from '../../src/config.js'
+import { type Settings } from '../../src/config.js'
 import type { RoomEvent } from '../../src/core/events.js'
 import { Core } from '../../src/core/index.js'
 import { Feeds, type FeedsOptions, type GapInfo } from '../../src/realtime/feed.js'
 import type { Hub } from '../../src/realtime/hub.js'
 import type { RoomRef } from '../../src/store/keys.js'
-import { createClient, Store } from '../../src/store/store.js'
+import type { Store } from '../../src/store/store.js'
 import { newRoom, type TestRoom } from '../helpers/core.js'
-import { startRedis } from '../helpers/redis.js'
-import { eventually, killConnections, silencingProxy, sleep, startHub } from '../helpers/realtime.js'
+import { eventually, killConnections, proxiedStore, sleep, startHub } from '../helpers/realtime.js'
 import { BACKENDS, rawClient, storeFor, type Backend } from '../helpers/shared.js'
 
 const refOf = (room: TestRoom): RoomRef => ({ teamId: room.teamId, roomId: room.roomId })
@@ -205,15 +204,8 @@ for (const backend of BACKENDS) {
 }
 
 t.test('standalone, own server: notices lost to a silently dead subscription are read after the resync', async (t) => {
-  const redis = await startRedis()
-  t.teardown(() => redis.stop())
-  const proxy = await silencingProxy(redis.port)
-  t.teardown(() => proxy.close())
-  const direct = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
-  const viaProxy = defaultSettings({ redisUrl: `redis://127.0.0.1:${proxy.port}`, redisClusterNodes: undefined })
   // The hub subscribes through the proxy; reads, posts and probes go straight to Redis.
-  const store = new Store(viaProxy, createClient(direct))
-  t.teardown(() => store.close())
+  const { proxy, store } = await proxiedStore(t)
   const node = await nodeOn(t, store)
   let resyncs = 0
   node.hub.onResync(() => resyncs++)

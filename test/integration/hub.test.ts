@@ -12,7 +12,7 @@ import type { RoomRef } from '../../src/store/keys.js'
 import { createClient, Store } from '../../src/store/store.js'
 import { newRoom, until } from '../helpers/core.js'
 import { startRedis } from '../helpers/redis.js'
-import { eventually, FAST, shardNumSub, silencingProxy, sleep, startHub } from '../helpers/realtime.js'
+import { eventually, FAST, proxiedStore, shardNumSub, sleep, startHub } from '../helpers/realtime.js'
 import { BACKENDS, rawClient, storeFor, uid } from '../helpers/shared.js'
 
 const refOf = (room: { teamId: string; roomId: string }): RoomRef => ({ teamId: room.teamId, roomId: room.roomId })
@@ -185,15 +185,8 @@ t.test('standalone, own server: recovery', async (t) => {
   })
 
   t.test('a silently dead subscription (no socket event) is found by the probe and rebuilt', async (t) => {
-    const redis = await startRedis()
-    t.teardown(() => redis.stop())
-    const proxy = await silencingProxy(redis.port)
-    t.teardown(() => proxy.close())
-    // The hub subscribes through the proxy; the store publishes (probes too) straight to Redis.
-    const direct = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
-    const viaProxy = defaultSettings({ redisUrl: `redis://127.0.0.1:${proxy.port}`, redisClusterNodes: undefined })
-    const store = new Store(viaProxy, createClient(direct))
-    t.teardown(() => store.close())
+    // The hub subscribes through the proxy; reads, posts and probes go straight to Redis.
+    const { proxy, store } = await proxiedStore(t)
     const hub = await startHub(t, store)
     const ref = { teamId: uid('tm'), roomId: uid('r') }
     const got: Notice[] = []
