@@ -20,6 +20,7 @@ const args: Record<string, unknown> = { room_id: 'bench', agent_id: 'a', ...(val
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: values.tool, arguments: args } })
 const rate = process.env.RATE ? { overallRate: Number(process.env.RATE) } : {}
 const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body, connections: 50, duration: Number(values.duration), ...rate })
+// (warm-up is part of the profile; use --duration long enough to dwarf it)
 console.log(`${values.tool}: ${Math.round(r.requests.average)} calls/s p99 ${r.latency.p99} ms non2xx ${r.non2xx}`)
 await node.stop()
 await redis.stop()
