@@ -49,7 +49,7 @@ export const RESERVED_EVENT_TYPES = ['agent_left'] as const
 /** Most stream entries one read_events page examines (a rare `type` filter gives a short page). */
 export const READ_SCAN_LIMIT = 1000
 
-const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
+export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
 const pack = (v: unknown) => Buffer.from(encode(v))
 
 /** Any JSON value whose compact JSON is at most `limit` UTF-8 bytes; larger ones fail as too_large. */

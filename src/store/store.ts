@@ -59,6 +59,7 @@ export class Store {
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
+  private readonly scriptListeners: ((script: string, ref: RoomRef) => void)[] = []
 
   constructor(
     readonly settings: Settings,
@@ -89,7 +90,17 @@ export class Store {
   async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
     const keys = this.keys.room(ref).list
     const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
-    return this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
+    const reply = await this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
+    for (const fn of this.scriptListeners) fn(script, ref)
+    return reply
+  }
+
+  /**
+   * Calls `fn(script, ref)` after every room script that succeeded through this store (the search
+   * indexer marks the rooms whose content a script may have changed). Listeners must not throw.
+   */
+  onRoomScript(fn: (script: string, ref: RoomRef) => void): void {
+    this.scriptListeners.push(fn)
   }
 
   /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */

@@ -33,4 +33,4 @@ export function findTool(name: string): ToolDef | undefined {
   return byName.get(name)
 }
 
-export type { SearchEngine, SearchInput } from './insights.js'
+export type { SearchEngine, SearchInput } from '../../search/engine.js'

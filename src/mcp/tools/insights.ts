@@ -1,25 +1,9 @@
 // Insight tools: room analytics, and search over tasks, context and recent events. Search is an
-// engine of its own (lexical in Redis, or Meilisearch); the node carries one as `node.search`
-// when configured, and this tool only forwards to it.
+// engine of its own (src/search: lexical in Redis, or Meilisearch); the node carries one as
+// `node.search`, and this tool only forwards to it. GET /rooms/:roomId/search answers the same.
 import { z } from 'zod'
-import { AppError } from '../../core/errors.js'
-import type { Caller } from '../../core/fields.js'
+import { SEARCH_KINDS } from '../../search/engine.js'
 import { tool, type ToolDef } from '../tool.js'
-
-export const SEARCH_KINDS = ['task', 'context', 'event'] as const
-export type SearchKind = (typeof SEARCH_KINDS)[number]
-
-export interface SearchInput {
-  query: string
-  kinds?: SearchKind[]
-  limit?: number
-  semantic?: boolean
-}
-
-/** What the search tool needs from an engine; it validates the input itself and names bad fields. */
-export interface SearchEngine {
-  search(caller: Caller, input: SearchInput): Promise<Record<string, unknown>>
-}
 
 export const insightTools: ToolDef[] = [
   tool({
@@ -36,20 +20,16 @@ export const insightTools: ToolDef[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context entries and recent events, best matches first. semantic: true finds related wording too, only when the workspace enables it; lexical search always works.',
+      'Full-text search over tasks, context entries and retained events, best first; the last word matches as a prefix. Results name the record (ref "task t7", "context spec/api") with a **highlighted** snippet. semantic: true finds related wording, only where enabled; lexical search always works.',
     scope: 'room',
     args: {
       query: z.string().describe('Words to find'),
       kinds: z.array(z.enum(SEARCH_KINDS)).optional().describe('Default all: task, context, event'),
-      limit: z.number().int().optional().describe('Most results to return'),
+      limit: z.number().int().optional().describe('Most results, 1-50, default 10'),
       semantic: z.boolean().optional().describe('Meaning-based; only if enabled'),
     },
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, caller }, a) => {
-      const engine = (node as { search?: SearchEngine }).search
-      if (!engine) throw new AppError('unavailable', 'search is not configured on this node')
-      return engine.search(caller, a)
-    },
+    run: ({ node, caller }, a) => node.search.search(caller, a),
   }),
 ]

@@ -1,0 +1,195 @@
+// Search on a room filled to the limits of DESIGN.md §3, Redis engine: 2,000 tasks, 1,000 context
+// entries of 64 KiB, 10,000 events, on a Redis of the bench's own. Prints one line per figure:
+// - the room's first search on a node: the full read and the index build (SEARCH_FIELD_BYTES);
+// - warm query latency p50/p99 by query shape, in process (the engine's own cost: one script call
+//   plus ranking);
+// - query latency right after a write (the search fetches the changed record first);
+// - the same through HTTP (GET /rooms/:roomId/search on a node in a child process).
+//   npx tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true]
+import { parseArgs } from 'node:util'
+import { defaultSettings, type Settings } from '../src/config.js'
+import { Core } from '../src/core/index.js'
+import { Hub } from '../src/realtime/hub.js'
+import { RedisSearchEngine } from '../src/search/redis/engine.js'
+import { Store } from '../src/store/store.js'
+import { Teams } from '../src/auth/teams.js'
+import { fmt, percentile, startChild, startRedis } from './lib.js'
+
+const { values } = parseArgs({
+  options: {
+    queries: { type: 'string', default: '400' },
+    'field-bytes': { type: 'string', default: '16384,65536' },
+    http: { type: 'string', default: 'true' },
+  },
+})
+const QUERIES = Number(values.queries)
+
+// Text: a Zipf-distributed vocabulary of 30,000 made-up words (natural text is Zipfian), plus the
+// words the queries look for, planted at known rates.
+let seed = 42
+const rnd = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0
+  let x = seed
+  x = Math.imul(x ^ (x >>> 15), x | 1)
+  x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+}
+const VOCAB: string[] = []
+for (let i = 0; i < 30_000; i++) {
+  let w = ''
+  const len = 3 + Math.floor(rnd() * 8)
+  for (let j = 0; j < len; j++) w += String.fromCharCode(97 + Math.floor(rnd() * 26))
+  VOCAB.push(w)
+}
+const word = () => VOCAB[Math.min(VOCAB.length - 1, Math.floor(Math.exp(rnd() * Math.log(VOCAB.length))) - 1)]!
+function text(bytes: number, plant: string[] = []): string {
+  const out: string[] = []
+  let n = 0
+  while (n < bytes - 12) {
+    const w = rnd() < 0.002 && plant.length > 0 ? plant[Math.floor(rnd() * plant.length)]! : word()
+    out.push(w)
+    n += w.length + 1
+  }
+  return out.join(' ')
+}
+const PLANTED = ['deployment', 'rollback', 'kubernetes', 'latency', 'invoice', 'migration']
+
+async function fill(core: Core, teamId: string, roomId: string): Promise<void> {
+  await core.rooms.create(teamId, { room_id: roomId, template: 'blank' }, 'bench')
+  const c = { room: { teamId, roomId }, agent: 'filler' }
+  const started = performance.now()
+  const batch = async (n: number, one: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, j) => one(i + j)))
+  }
+  await batch(2000, (i) => core.plan.addTask(c, { title: text(50, PLANTED).slice(0, 190), notes: text(600 + (i % 5) * 300, PLANTED) }))
+  await batch(1000, (i) => core.context.write(c, { type: ['spec', 'brief', 'decision', 'runbook'][i % 4], key: `doc-${i}-${word()}`, body: text(64 * 1024 - 64, PLANTED) }))
+  await batch(10_000, () => core.events.post(c, { type: 'message', text: text(120 + Math.floor(rnd() * 300), PLANTED) }))
+  console.log(`fill: 2000 tasks, 1000 context entries of 64 KiB, 10000 events in ${fmt((performance.now() - started) / 1000)} s`)
+}
+
+interface Shape {
+  name: string
+  make: () => { query: string; kinds?: ('task' | 'context' | 'event')[] }
+}
+const SHAPES: Shape[] = [
+  { name: 'one planted word', make: () => ({ query: PLANTED[Math.floor(rnd() * PLANTED.length)]! }) },
+  { name: 'one common word', make: () => ({ query: VOCAB[Math.floor(rnd() * 20)]! }) },
+  { name: 'two words', make: () => ({ query: `${PLANTED[Math.floor(rnd() * PLANTED.length)]!} ${word()}` }) },
+  { name: 'prefix, 3 letters', make: () => ({ query: `rollback ${word().slice(0, 3)}` }) },
+  { name: 'one word, tasks only', make: () => ({ query: word(), kinds: ['task'] }) },
+]
+
+function line(label: string, ms: number[]): void {
+  const s = [...ms].sort((a, b) => a - b)
+  console.log(`${label}: p50 ${fmt(percentile(s, 50), 2)} ms, p99 ${fmt(percentile(s, 99), 2)} ms (n=${s.length})`)
+}
+
+/** The longest command Redis ran since the last call (SLOWLOG, µs resolution), in ms. */
+async function slowest(store: Store): Promise<string> {
+  const log = (await store.client.call('SLOWLOG', 'GET', '100000')) as [number, number, number, string[]][]
+  await store.client.call('SLOWLOG', 'RESET')
+  const top = log.reduce<[number, number, number, string[]] | undefined>((a, e) => (!a || e[2] > a[2] ? e : a), undefined)
+  if (process.env.BENCH_DEBUG) console.log('slowest', top?.[2], top?.[3].slice(0, 2).join(' ').slice(0, 60), top?.[3].slice(25, 28).map((x) => String(x).slice(0, 40)))
+  return fmt((top?.[2] ?? 0) / 1000, 1)
+}
+
+async function inProcess(redisUrl: string, teamId: string, roomId: string, fieldBytes: number): Promise<void> {
+  const settings: Settings = defaultSettings({ redisUrl, searchFieldBytes: fieldBytes, searchCacheMb: 4096 })
+  const store = new Store(settings)
+  const hub = new Hub(store)
+  await hub.start()
+  const engine = new RedisSearchEngine(store, hub, settings)
+  await engine.start()
+  const caller = { room: { teamId, roomId }, agent: 'reader' }
+  await store.client.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0')
+  await store.client.call('CONFIG', 'SET', 'slowlog-max-len', '100000')
+  await store.client.call('SLOWLOG', 'RESET')
+  let t0 = performance.now()
+  let records = 0
+  let pages = 0
+  await engine.reader.readAll(caller.room, (chunk) => {
+    records += chunk.tasks.length + chunk.context.length + chunk.events.length
+    pages++
+  })
+  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: the full read alone (${records} records, a listing and ${pages} reads) ${fmt(performance.now() - t0, 0)} ms; longest script call in Redis ${await slowest(store)} ms`)
+  global.gc?.()
+  const heap0 = process.memoryUsage().heapUsed
+  t0 = performance.now()
+  await engine.search(caller, { query: 'deployment' })
+  const first = performance.now() - t0
+  global.gc?.()
+  const heap = (process.memoryUsage().heapUsed - heap0) / 1048576
+  const indexed = (engine.stats().textLength * 2) / 1048576
+  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: first search (read + build) ${fmt(first, 0)} ms; indexed text ${fmt(indexed)} MiB; heap +${global.gc ? fmt(heap) : 'n/a (run with --expose-gc)'} MiB; longest Redis call ${await slowest(store)} ms`)
+  const all: number[] = []
+  for (const shape of SHAPES) {
+    const ms: number[] = []
+    for (let i = 0; i < QUERIES / SHAPES.length; i++) {
+      const q = shape.make()
+      t0 = performance.now()
+      await engine.search(caller, { ...q, limit: 10 })
+      ms.push(performance.now() - t0)
+    }
+    all.push(...ms)
+    line(`SEARCH_FIELD_BYTES=${fieldBytes}: warm, ${shape.name}`, ms)
+  }
+  line(`SEARCH_FIELD_BYTES=${fieldBytes}: warm, all shapes`, all)
+  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: warm: longest Redis call ${await slowest(store)} ms`)
+  // Right after a write on another connection (another node): the search waits for the change's
+  // notice if needed, fetches the changed record, then ranks.
+  const writer = new Core(new Store(settings), settings)
+  const afterWrite: number[] = []
+  for (let i = 0; i < 100; i++) {
+    if (i % 2 === 0) await writer.plan.updateTask({ room: caller.room, agent: 'w' }, { task_id: `t${1 + (i % 2000)}`, notes: text(800, PLANTED) })
+    else await writer.events.post({ room: caller.room, agent: 'w' }, { type: 'message', text: text(200, PLANTED) })
+    t0 = performance.now()
+    await engine.search(caller, { query: 'latency invoice' })
+    afterWrite.push(performance.now() - t0)
+  }
+  line(`SEARCH_FIELD_BYTES=${fieldBytes}: right after a write (task update or event)`, afterWrite)
+  await writer.store.close()
+  await engine.stop()
+  await hub.stop()
+  await store.close()
+}
+
+async function overHttp(port: number, key: string, roomId: string): Promise<void> {
+  const get = async (q: string) => {
+    const r = await fetch(`http://127.0.0.1:${port}/rooms/${roomId}/search?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${key}` } })
+    if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${await r.text()}`)
+    await r.json()
+  }
+  let t0 = performance.now()
+  await get('deployment')
+  console.log(`HTTP (node in a child process, default settings): first search ${fmt(performance.now() - t0, 0)} ms`)
+  const ms: number[] = []
+  for (let i = 0; i < QUERIES; i++) {
+    const q = SHAPES[i % SHAPES.length]!.make().query
+    t0 = performance.now()
+    await get(q)
+    ms.push(performance.now() - t0)
+  }
+  line('HTTP GET /rooms/:roomId/search, warm, all shapes', ms)
+}
+
+const redis = await startRedis()
+try {
+  const redisUrl = `redis://127.0.0.1:${redis.port}`
+  const settings = defaultSettings({ redisUrl })
+  const store = new Store(settings)
+  const { team, key } = await new Teams(store).create({ name: 'bench', teamId: 'bench' })
+  const roomId = 'full-room'
+  await fill(new Core(store, settings), team.teamId, roomId)
+  for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
+  if (values.http === 'true') {
+    const node = await startChild('src/main.ts', { REDIS_URL: redisUrl, RATE_LIMIT_PER_MIN: '1000000' })
+    try {
+      await overHttp(node.port, key!, roomId)
+    } finally {
+      await node.stop()
+    }
+  }
+  await store.close()
+} finally {
+  await redis.stop()
+}

@@ -1,0 +1,351 @@
+// An in-memory inverted index of one room, ranked with BM25F: per-field term frequencies, each
+// field normalised by its own average length and weighted (a task's title over its notes, a
+// context entry's key over its body), saturated once per query word, times the word's IDF. The
+// last query word also matches as a prefix, below an exact match. Words are folded (text.ts).
+//
+// Written for bounded, predictable cost rather than taken from a library: on a room with the
+// limits' record counts and 8 MB of text, MiniSearch 7.2 needed 3.6 s to build and 47 ms at p99
+// per query (BENCHMARKS.md, Search). Here postings are flat Int32Arrays of (slot, field, tf) triples,
+// a removal only marks its slot dead (compaction rewrites the postings once dead entries make up
+// half of them), and a prefix expands to at most MAX_EXPANSIONS words, so a query costs at most the
+// postings of (words + MAX_EXPANSIONS) terms.
+import { eachWord, words } from './text.js'
+
+export const FIELDS = ['title', 'notes', 'type', 'key', 'body', 'text'] as const
+export type Field = (typeof FIELDS)[number]
+/** BM25F field weights: a task's title over its notes, a context entry's key over its type and body. */
+export const FIELD_WEIGHTS: Readonly<Record<Field, number>> = { title: 3, notes: 1, type: 2, key: 3, body: 1, text: 1 }
+/** Long fields: a snippet is taken from one of these first, the short ones are shown whole. */
+export const LONG_FIELDS: readonly Field[] = ['notes', 'body', 'text']
+
+const K1 = 1.2
+const B = 0.75
+/** A word matched as a prefix counts this much of an exact match. */
+export const PREFIX_WEIGHT = 0.5
+/** Most words one prefix expands to (the most frequent ones). */
+export const MAX_EXPANSIONS = 50
+/** Query words beyond this many are ignored. */
+export const MAX_QUERY_WORDS = 12
+
+const FIELD_ID = new Map<Field, number>(FIELDS.map((f, i) => [f, i]))
+const WEIGHT = FIELDS.map((f) => FIELD_WEIGHTS[f])
+
+export interface IndexDoc<M> {
+  /** Unique within the index, e.g. "task:t7". */
+  key: string
+  /** Filters (kinds). */
+  kind: string
+  /** Newer first among equal scores (ms). */
+  at: number
+  fields: Partial<Record<Field, string>>
+  /** Carried through to hits untouched. */
+  meta: M
+}
+
+export interface Hit<M> {
+  doc: IndexDoc<M>
+  score: number
+  /** The fields a query word matched in: bit i = FIELDS[i]. */
+  fields: number
+}
+
+export interface Answer<M> {
+  hits: Hit<M>[]
+  /** Every indexed word the query matched (exact and prefix expansions), for highlighting. */
+  matched: Set<string>
+}
+
+interface Slot<M> {
+  doc: IndexDoc<M>
+  lens: Uint32Array
+  triples: number
+}
+
+/** A growable array of (slot, field, tf) triples. */
+class Postings {
+  data = new Int32Array(6)
+  n = 0
+
+  push(slot: number, field: number, tf: number): void {
+    if (this.n + 3 > this.data.length) {
+      const next = new Int32Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.n++] = slot
+    this.data[this.n++] = field
+    this.data[this.n++] = tf
+  }
+}
+
+function lowerBound(list: readonly string[], s: string): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid]! < s) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+export class LexicalIndex<M> {
+  private slots: (Slot<M> | undefined)[] = []
+  private readonly byKey = new Map<string, number>()
+  private postings = new Map<string, Postings>()
+  /** Indexed words, sorted (prefix lookups); words added since the last lookup wait in `fresh`. */
+  private vocab: string[] = []
+  private fresh: string[] = []
+  private readonly lenSum = new Float64Array(FIELDS.length)
+  private readonly withField = new Float64Array(FIELDS.length)
+  private liveTriples = 0
+  private deadTriples = 0
+  // Scratch of search(), one entry per slot, zero between searches (a search is synchronous).
+  private acc = new Float64Array(0)
+  private score = new Float64Array(0)
+  private count = new Uint8Array(0)
+  private mask = new Uint8Array(0)
+  /** UTF-16 length of the indexed text (what the node keeps in memory for snippets). */
+  textLength = 0
+
+  get size(): number {
+    return this.byKey.size
+  }
+
+  /** Adds a document, replacing the one with the same key. */
+  upsert(doc: IndexDoc<M>): void {
+    this.remove(doc.key)
+    const slot = this.slots.length
+    const lens = new Uint32Array(FIELDS.length)
+    const tf = new Map<string, number>()
+    let triples = 0
+    for (const [name, text] of Object.entries(doc.fields) as [Field, string | undefined][]) {
+      const f = FIELD_ID.get(name)
+      if (f === undefined || !text) continue
+      tf.clear()
+      let len = 0
+      eachWord(text, (w) => {
+        tf.set(w, (tf.get(w) ?? 0) + 1)
+        len++
+      })
+      if (len === 0) continue
+      lens[f] = len
+      this.lenSum[f]! += len
+      this.withField[f]! += 1
+      this.textLength += text.length
+      for (const [w, n] of tf) {
+        let p = this.postings.get(w)
+        if (!p) {
+          p = new Postings()
+          this.postings.set(w, p)
+          this.fresh.push(w)
+        }
+        p.push(slot, f, n)
+        triples++
+      }
+    }
+    this.slots.push({ doc, lens, triples })
+    this.byKey.set(doc.key, slot)
+    this.liveTriples += triples
+  }
+
+  /** Removes a document (its postings are dropped at the next compaction). */
+  remove(key: string): boolean {
+    const slot = this.byKey.get(key)
+    if (slot === undefined) return false
+    const s = this.slots[slot]!
+    this.byKey.delete(key)
+    this.slots[slot] = undefined
+    for (let f = 0; f < FIELDS.length; f++) {
+      if (s.lens[f]! === 0) continue
+      this.lenSum[f]! -= s.lens[f]!
+      this.withField[f]! -= 1
+      this.textLength -= s.doc.fields[FIELDS[f]!]?.length ?? 0
+    }
+    this.liveTriples -= s.triples
+    this.deadTriples += s.triples
+    if (this.deadTriples > 1024 && this.deadTriples > this.liveTriples) this.compact()
+    return true
+  }
+
+  /**
+   * Best `limit` documents for `query` among `kinds` (all when undefined). Every query word must
+   * match for a document to rank first: the score is multiplied by the share of words matched.
+   */
+  search(query: string, limit: number, kinds?: ReadonlySet<string>): Answer<M> {
+    const qwords = [...new Set(words(query))].slice(0, MAX_QUERY_WORDS)
+    const matched = new Set<string>()
+    if (qwords.length === 0 || this.byKey.size === 0) return { hits: [], matched }
+    // The last word is typed in part unless the query ends with a separator ("auth " is complete).
+    const prefixLast = /[\p{L}\p{N}\p{M}]$/u.test(query)
+    const live = this.byKey.size
+    const avg = FIELDS.map((_, f) => (this.withField[f]! > 0 ? this.lenSum[f]! / this.withField[f]! : 1))
+    this.ensureScratch()
+    const { acc, score, count, mask } = this
+    const all: number[] = []
+    const touched: number[] = []
+    qwords.forEach((word, i) => {
+      touched.length = 0
+      for (const [term, weight] of this.candidates(word, prefixLast && i === qwords.length - 1)) {
+        const p = this.postings.get(term)!
+        const data = p.data
+        let hit = false
+        for (let j = 0; j < p.n; j += 3) {
+          const slot = data[j]!
+          const s = this.slots[slot]
+          if (!s) continue
+          const f = data[j + 1]!
+          if (acc[slot] === 0) touched.push(slot)
+          acc[slot]! += (weight * WEIGHT[f]! * data[j + 2]!) / (1 - B + (B * s.lens[f]!) / avg[f]!)
+          mask[slot]! |= 1 << f
+          hit = true
+        }
+        if (hit) matched.add(term)
+      }
+      const df = touched.length
+      const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5))
+      for (const slot of touched) {
+        const a = acc[slot]!
+        acc[slot] = 0
+        if (count[slot] === 0) all.push(slot)
+        score[slot]! += (idf * a * (K1 + 1)) / (K1 + a)
+        count[slot]! += 1
+      }
+    })
+    const top = new TopK<M>(limit)
+    for (const slot of all) {
+      const doc = this.slots[slot]!.doc
+      if (!kinds || kinds.has(doc.kind)) top.offer({ doc, score: (score[slot]! * count[slot]!) / qwords.length, fields: mask[slot]! })
+      score[slot] = 0
+      count[slot] = 0
+      mask[slot] = 0
+    }
+    return { hits: top.sorted(), matched }
+  }
+
+  private ensureScratch(): void {
+    const n = this.slots.length
+    if (this.acc.length >= n) return
+    const size = Math.max(1024, n * 2)
+    this.acc = new Float64Array(size)
+    this.score = new Float64Array(size)
+    this.count = new Uint8Array(size)
+    this.mask = new Uint8Array(size)
+  }
+
+  /** The indexed words a query word matches, with their weight: itself, and its completions when `prefix`. */
+  private candidates(word: string, prefix: boolean): [string, number][] {
+    const out: [string, number][] = []
+    if (this.postings.has(word)) out.push([word, 1])
+    if (!prefix) return out
+    this.settleVocab()
+    const from = lowerBound(this.vocab, word)
+    const completions: string[] = []
+    for (let i = from; i < this.vocab.length; i++) {
+      const w = this.vocab[i]!
+      if (!w.startsWith(word)) break
+      if (w !== word) completions.push(w)
+    }
+    if (completions.length > MAX_EXPANSIONS) {
+      completions.sort((a, b) => this.postings.get(b)!.n - this.postings.get(a)!.n || (a < b ? -1 : 1))
+      completions.length = MAX_EXPANSIONS
+    }
+    for (const w of completions) out.push([w, PREFIX_WEIGHT])
+    return out
+  }
+
+  /** Merges the words added since the last prefix lookup into the sorted vocabulary. */
+  private settleVocab(): void {
+    if (this.fresh.length === 0) return
+    const add = this.fresh.sort()
+    this.fresh = []
+    const out: string[] = new Array(this.vocab.length + add.length)
+    let i = 0
+    let j = 0
+    let k = 0
+    while (i < this.vocab.length && j < add.length) out[k++] = this.vocab[i]! < add[j]! ? this.vocab[i++]! : add[j++]!
+    while (i < this.vocab.length) out[k++] = this.vocab[i++]!
+    while (j < add.length) out[k++] = add[j++]!
+    this.vocab = out
+  }
+
+  /** Drops dead slots and their postings, renumbering the live ones. */
+  private compact(): void {
+    const renumber = new Int32Array(this.slots.length).fill(-1)
+    const slots: Slot<M>[] = []
+    this.slots.forEach((s, i) => {
+      if (!s) return
+      renumber[i] = slots.length
+      slots.push(s)
+    })
+    const postings = new Map<string, Postings>()
+    for (const [w, p] of this.postings) {
+      const q = new Postings()
+      for (let j = 0; j < p.n; j += 3) {
+        const to = renumber[p.data[j]!]!
+        if (to >= 0) q.push(to, p.data[j + 1]!, p.data[j + 2]!)
+      }
+      if (q.n > 0) postings.set(w, q)
+    }
+    this.slots = slots
+    this.postings = postings
+    this.byKey.clear()
+    slots.forEach((s, i) => this.byKey.set(s.doc.key, i))
+    this.vocab = [...postings.keys()].sort()
+    this.fresh = []
+    this.deadTriples = 0
+  }
+}
+
+/** Keeps the best `k` hits offered (a min-heap on score), newest first among equal scores. */
+class TopK<M> {
+  private readonly heap: Hit<M>[] = []
+
+  constructor(private readonly k: number) {}
+
+  offer(h: Hit<M>): void {
+    const heap = this.heap
+    if (heap.length < this.k) {
+      heap.push(h)
+      this.up(heap.length - 1)
+    } else if (this.k > 0 && better(h, heap[0]!)) {
+      heap[0] = h
+      this.down(0)
+    }
+  }
+
+  sorted(): Hit<M>[] {
+    return [...this.heap].sort((a, b) => (better(a, b) ? -1 : 1))
+  }
+
+  private up(i: number): void {
+    const heap = this.heap
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!better(heap[parent]!, heap[i]!)) break
+      ;[heap[parent], heap[i]] = [heap[i]!, heap[parent]!]
+      i = parent
+    }
+  }
+
+  private down(i: number): void {
+    const heap = this.heap
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let worst = i
+      if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l
+      if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r
+      if (worst === i) return
+      ;[heap[worst], heap[i]] = [heap[i]!, heap[worst]!]
+      i = worst
+    }
+  }
+}
+
+/** Ranking order: higher score, then newer, then key. */
+function better<M>(a: Hit<M>, b: Hit<M>): boolean {
+  if (a.score !== b.score) return a.score > b.score
+  if (a.doc.at !== b.doc.at) return a.doc.at > b.doc.at
+  return a.doc.key < b.doc.key
+}

@@ -1,0 +1,311 @@
+// The Meilisearch indexer: keeps the index in step with every room, and cannot silently fall
+// behind.
+//
+// Durable state, all in Redis:
+// - A room's position: its search manifest (keys.searchManifest) names the room incarnation
+//   (`room` = created_at), the content seq it is synced to (`pos`, the room's meta.cseq, bumped by
+//   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
+//   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
+// - Rooms to sync: a sorted set of marks (keys.search().dirty), +1 each time a node changes a
+//   room's content; leases (keys.search().leases) so one node syncs a room at a time.
+//
+// A sync diffs what exists (one listing: ids and stamps, no bodies) against the manifest, sends the
+// changed records to Meilisearch, deletes what is gone, and saves the manifest after every batch
+// Meilisearch applied, then `pos`. A crash anywhere leaves the room marked with its manifest
+// behind or partial: the next sync (any node, once the lease runs out) resumes from there; nothing
+// is lost and no write is applied twice in a way that matters (upserts and deletes are
+// idempotent). A mark itself can be lost (the node dies between the write and the mark): the
+// sweep compares every room's cseq with its `pos` and marks the rooms behind, and deletes the
+// documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
+import { randomBytes } from 'node:crypto'
+import { encode } from '@msgpack/msgpack'
+import type { Settings } from '../../config.js'
+import { AppError } from '../../core/errors.js'
+import type { RoomRef } from '../../store/keys.js'
+import type { Store } from '../../store/store.js'
+import { SearchReader, docKey, seqOfId, type SourceDoc } from '../records.js'
+import type { IndexSink } from './sink.js'
+
+/** Scripts whose success may change what search indexes: the node marks their room. */
+export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
+  'createRoom', 'addTask', 'updateTask', 'deleteTask', 'addDependency', 'writeContext', 'updateContext', 'deleteContext', 'postEvent', 'deleteEvent', 'leaveRoom',
+])
+
+export interface IndexerOptions {
+  /** A node holds a claimed room this long (ms); a room of a node that died is free after it. */
+  leaseMs?: number
+  /** How often an idle node looks for marked rooms (ms); a node that marks a room looks at once. */
+  pollMs?: number
+  /** How often one node sweeps every room (ms); 0: never (tests). */
+  sweepMs?: number
+  /** Wait before a failed room is tried again (ms). */
+  retryMs?: number
+  /** Records of each kind fetched per read of a room (default: SearchReader.pageCount). */
+  pageSize?: number
+  log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }
+}
+
+export interface SyncResult {
+  upserted: number
+  deleted: number
+  /** The room was gone (expired or removed): its documents were deleted. */
+  dropped: boolean
+  /** The manifest was started over (a new room, or a room created again with the same id). */
+  fresh: boolean
+  pos: number
+}
+
+const member = (ref: RoomRef) => `${ref.teamId}/${ref.roomId}`
+function refOf(m: string): RoomRef {
+  const i = m.indexOf('/')
+  return { teamId: m.slice(0, i), roomId: m.slice(i + 1) }
+}
+
+export class Indexer {
+  readonly nodeId = randomBytes(6).toString('hex')
+  private readonly reader: SearchReader
+  private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
+  private readonly pending = new Set<string>()
+  private flushing = false
+  private running = false
+  private again = false
+  private started = false
+  private stopped = false
+  private pollTimer: NodeJS.Timeout | undefined
+  private sweepTimer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly store: Store,
+    private readonly sink: IndexSink,
+    private readonly settings: Settings,
+    opts: IndexerOptions = {},
+  ) {
+    // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.
+    this.reader = new SearchReader(store, { ...settings, searchFieldBytes: Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
+    this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepS * 1000, retryMs: 5000, ...opts }
+  }
+
+  start(): void {
+    if (this.started) return
+    this.started = true
+    this.pollTimer = setInterval(() => this.kick(), this.opts.pollMs)
+    this.pollTimer.unref()
+    if (this.opts.sweepMs > 0) {
+      this.sweepTimer = setInterval(() => void this.sweep().catch((err: unknown) => this.warn(err, 'search sweep failed')), this.opts.sweepMs)
+      this.sweepTimer.unref()
+      void this.sweep().catch((err: unknown) => this.warn(err, 'search sweep failed'))
+    }
+    this.kick()
+  }
+
+  /** Stops claiming; waits up to `waitMs` for the syncs in flight (a room left mid-sync is resumed by another node). */
+  async stop(waitMs = 2000): Promise<void> {
+    this.stopped = true
+    if (this.pollTimer) clearInterval(this.pollTimer)
+    if (this.sweepTimer) clearInterval(this.sweepTimer)
+    await this.flush().catch(() => undefined)
+    const end = Date.now() + waitMs
+    while (this.running && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+  }
+
+  /** Called after every room script that succeeded: marks rooms whose content may have changed (one mark per room per tick). */
+  onScript(script: string, ref: RoomRef): void {
+    if (!CONTENT_SCRIPTS.has(script)) return
+    this.pending.add(member(ref))
+    if (this.pending.size === 1) setImmediate(() => void this.flush().then(() => this.kick(), (err: unknown) => this.warn(err, 'search mark failed')))
+  }
+
+  /** Marks a room as changed (durably), so some node syncs it. */
+  async mark(ref: RoomRef): Promise<void> {
+    await this.store.client.zincrby(this.store.keys.search().dirty, 1, member(ref))
+  }
+
+  /** Syncs a room now (on demand), waiting for a node that holds it to finish first. */
+  async reconcile(ref: RoomRef, waitMs = 60_000): Promise<SyncResult> {
+    await this.mark(ref)
+    const end = Date.now() + waitMs
+    for (;;) {
+      const [claim] = await this.claim(member(ref))
+      if (claim) return this.syncClaimed(claim.room, claim.mark)
+      if (Date.now() > end) throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
+  /** Claims marked rooms and syncs them until none is left to claim. Resolves when idle. */
+  async runOnce(): Promise<number> {
+    let synced = 0
+    for (;;) {
+      const claims = await this.claim('')
+      if (claims.length === 0) return synced
+      await Promise.all(claims.map((c) => this.syncClaimed(c.room, c.mark).then(() => synced++, () => undefined)))
+      if (this.stopped) return synced
+    }
+  }
+
+  /**
+   * Brings the room's documents to the room's current state and saves the position. Throws when
+   * Redis or Meilisearch fails: the manifest then holds what was applied so far.
+   */
+  async sync(ref: RoomRef): Promise<SyncResult> {
+    const keys = this.store.keys
+    let listing
+    try {
+      listing = await this.reader.listing(ref)
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'not_found') throw err
+      await this.sink.dropRoom(ref)
+      await this.store.client.del(keys.searchManifest(ref))
+      await this.store.client.zrem(keys.search().rooms, member(ref))
+      return { upserted: 0, deleted: 0, dropped: true, fresh: false, pos: 0 }
+    }
+    const stored = listing.stored
+    const fresh = stored.get('room') !== String(listing.createdAt)
+    if (fresh) {
+      await this.sink.dropRoom(ref) // a room created again under the same id starts from nothing
+      stored.clear()
+      await this.save(ref, { fresh: true, set: { room: String(listing.createdAt) } })
+    }
+    const tasks = [...listing.tasks].filter(([id, at]) => stored.get(`t:${id}`) !== String(at)).map(([id]) => id)
+    const context = [...listing.context].filter(([f, v]) => stored.get(`c:${f}`) !== String(v)).map(([f]) => f)
+    const deleteKeys: string[] = []
+    const delFields: string[] = []
+    for (const field of stored.keys()) {
+      const [kind, id] = [field.slice(0, 2), field.slice(2)]
+      const gone =
+        (kind === 't:' && !listing.tasks.has(id)) ||
+        (kind === 'c:' && !listing.context.has(id)) ||
+        (kind === 'e:' && (Number(id) <= listing.trim || listing.evdel.has(Number(id))))
+      if (!gone) continue
+      delFields.push(field)
+      deleteKeys.push(kind === 't:' ? docKey('task', id) : kind === 'c:' ? docKey('context', id) : docKey('event', stored.get(field)!))
+    }
+    let upserted = 0
+    let after = stored.get('elast') ?? ''
+    if (after !== '' && seqOfId(after) <= listing.trim) after = ''
+    // Pages sized so that one read never holds Redis long (SearchReader.pageCount).
+    const [tn, cn, en] = (['tasks', 'context', 'events'] as const).map((sec) => this.opts.pageSize ?? this.reader.pageCount(sec)) as [number, number, number]
+    for (let i = 0; ; i++) {
+      const t = tasks.slice(i * tn, (i + 1) * tn)
+      const c = context.slice(i * cn, (i + 1) * cn)
+      const r = await this.reader.chunk(ref, listing, t, c, after, en)
+      if (r.createdAt !== listing.createdAt) throw new Error(`room ${member(ref)} was created again during its sync`)
+      const docs = [...r.tasks, ...r.context, ...r.events.filter((e) => seqOfId(e.id) > listing.trim)]
+      // Asked for and not returned: deleted since the listing. Changed since: left as they are
+      // (the change moved the room's content seq past this sync's position; the next sync has it).
+      const got = new Set([...docs.map((d) => d.key), ...r.changed])
+      const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter((k) => !got.has(k))
+      await this.sink.apply(ref, docs, vanished)
+      const set: Record<string, string> = {}
+      for (const d of docs) set[fieldOf(d)] = d.kind === 'event' ? d.id : d.stamp
+      if (r.events.length > 0) after = set.elast = r.events[r.events.length - 1]!.id
+      await this.save(ref, { set, del: vanished.map((k) => (k.startsWith('task:') ? `t:${k.slice(5)}` : `c:${k.slice(8)}`)) })
+      upserted += docs.length
+      if ((i + 1) * tn >= tasks.length && (i + 1) * cn >= context.length && r.events.length < en) break
+    }
+    await this.sink.apply(ref, [], deleteKeys)
+    await this.save(ref, { set: { pos: String(listing.cseq) }, del: delFields })
+    await this.store.client.zadd(keys.search().rooms, Date.now(), member(ref))
+    return { upserted, deleted: deleteKeys.length, dropped: false, fresh, pos: listing.cseq }
+  }
+
+  /**
+   * One sweep (at most one node at a time): marks every room whose content seq or incarnation
+   * differs from its indexed position, and every room with documents that no longer exists.
+   */
+  async sweep(): Promise<number> {
+    const c = this.store.client
+    const k = this.store.keys.search()
+    const ok = await c.set(k.sweep, this.nodeId, 'PX', Math.max(1000, this.opts.sweepMs - 500), 'NX')
+    if (ok !== 'OK') return 0
+    const withDocs = new Set<string>(await c.zrange(k.rooms, 0, -1))
+    const rooms = new Set<string>(withDocs)
+    for (const teamId of await c.smembers(this.store.keys.teams())) {
+      for (const roomId of await c.zrange(this.store.keys.teamRooms(teamId), 0, -1)) rooms.add(member({ teamId, roomId }))
+    }
+    let marked = 0
+    const list = [...rooms]
+    for (let i = 0; i < list.length; i += 200) {
+      const checks = list.slice(i, i + 200).map(async (m) => {
+        const ref = refOf(m)
+        const [[cseq, created], [pos, room]] = await Promise.all([
+          c.hmget(this.store.keys.room(ref).meta, 'cseq', 'created_at'),
+          c.hmget(this.store.keys.searchManifest(ref), 'pos', 'room'),
+        ])
+        // Gone with documents left, or there and not at its position.
+        const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0')
+        if (!stale) return
+        await this.mark(ref)
+        marked++
+      })
+      await Promise.all(checks)
+    }
+    if (marked > 0) this.kick()
+    return marked
+  }
+
+  /** Starts a run of claims now, unless one is running (it then runs once more). */
+  kick(): void {
+    if (!this.started || this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = true
+    void this.runOnce()
+      .catch((err: unknown) => this.warn(err, 'search indexer run failed'))
+      .finally(() => {
+        this.running = false
+        if (this.again && !this.stopped) {
+          this.again = false
+          this.kick()
+        }
+      })
+  }
+
+  private async flush(): Promise<void> {
+    if (this.flushing || this.pending.size === 0) return
+    this.flushing = true
+    const rooms = [...this.pending]
+    this.pending.clear()
+    try {
+      await Promise.all(rooms.map((m) => this.mark(refOf(m))))
+    } finally {
+      this.flushing = false
+    }
+  }
+
+  private async claim(only: string): Promise<{ room: string; mark: number }[]> {
+    const k = this.store.keys.search()
+    const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [this.opts.leaseMs, 8, only])
+    return Array.isArray(r.rooms) ? (r.rooms as { room: string; mark: number }[]) : []
+  }
+
+  private async syncClaimed(room: string, mark: number): Promise<SyncResult> {
+    const k = this.store.keys.search()
+    try {
+      const result = await this.sync(refOf(room))
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0])
+      return result
+    } catch (err) {
+      this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs]).catch(() => undefined)
+      throw err
+    }
+  }
+
+  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }): Promise<unknown> {
+    return this.store.run('saveSearchManifest', [this.store.keys.searchManifest(ref)], [this.settings.roomTtlS * 1000, Buffer.from(encode(change))])
+  }
+
+  private warn(err: unknown, msg: string): void {
+    this.opts.log?.warn({ err: err instanceof Error ? err.message : String(err) }, msg)
+  }
+}
+
+/** The manifest field of a document. */
+function fieldOf(d: SourceDoc): string {
+  if (d.kind === 'task') return `t:${d.id}`
+  if (d.kind === 'context') return `c:${d.id}`
+  return `e:${seqOfId(d.id)}`
+}

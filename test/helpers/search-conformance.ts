@@ -1,0 +1,164 @@
+// The conformance suite of the search engine interface (src/search/engine.ts): the same cases run
+// on every engine (test/integration/search-redis.test.ts, search-meili.test.ts). A harness gives
+// the engine, makes rooms on the engine's Redis, and settles (waits until the engine has seen the
+// writes made so far: nothing for the Redis engine, which reads its writes; an indexer sync for
+// Meilisearch).
+import type { Test } from 'tap'
+import { AppError } from '../../src/core/errors.js'
+import type { SearchAnswer, SearchEngine } from '../../src/search/engine.js'
+import type { RoomRef } from '../../src/store/keys.js'
+import type { TestRoom } from './core.js'
+
+export interface SearchHarness {
+  engine: SearchEngine
+  /** A new room; in the given team when teamId is set, with the given id when roomId is set. */
+  newRoom(t: Test, opts?: { teamId?: string; roomId?: string }): Promise<TestRoom>
+  settle(ref: RoomRef): Promise<void>
+}
+
+const refOf = (r: TestRoom): RoomRef => ({ teamId: r.teamId, roomId: r.roomId })
+
+/** The fixed corpus: every ranking case below is decided by it. */
+async function fill(r: TestRoom) {
+  const a = r.as('agent-a')
+  const ids: Record<string, string> = {}
+  const add = async (name: string, title: string, notes: string) => {
+    const res = (await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }
+    ids[name] = res.task.id
+  }
+  await add('title', 'Rollout plan for billing', 'Steps and owners.')
+  await add('notes', 'Clean up logs', 'Before the rollout, rotate the logs.')
+  await add('prefix', 'Write docs', 'Document rollouts for the new region.')
+  await add('accents', 'Crème brûlée party', 'Order dessert for the team.')
+  await r.core.context.write(a, { type: 'spec', key: 'rollout', body: 'How we ship: canary first, then everyone.' })
+  await r.core.context.write(a, { type: 'brief', key: 'product', body: 'The product brief mentions the rollout once.' })
+  const e1 = (await r.core.events.post(a, { type: 'message', text: 'Rollout starts at noon, watch the dashboards' })) as { event: { id: string } }
+  await r.core.events.post(a, { type: 'status', text: 'Unrelated chatter about lunch' })
+  ids.event = e1.event.id
+  return ids
+}
+
+async function searchOf(h: SearchHarness, r: TestRoom, input: Record<string, unknown>, agent = 'agent-b'): Promise<SearchAnswer> {
+  return h.engine.search(r.as(agent), input)
+}
+
+const refs = (a: SearchAnswer) => a.results.map((x) => x.ref)
+
+async function failsWith(t: Test, p: Promise<unknown>, code: string, field: string, what: string): Promise<AppError | undefined> {
+  try {
+    await p
+    t.fail(`${what}: expected ${code}`)
+    return undefined
+  } catch (err) {
+    t.ok(err instanceof AppError, `${what}: an AppError`)
+    const e = err as AppError
+    t.equal(e.code, code, `${what}: ${code}`)
+    t.equal(e.details?.field, field, `${what}: names ${field}`)
+    return e
+  }
+}
+
+export function searchConformance(t: Test, name: string, harness: () => Promise<SearchHarness>): void {
+  t.test(`${name}: conformance`, async (t) => {
+    const h = await harness()
+
+    t.test('ranking on a fixed corpus: title over notes, exact over prefix, key over body', async (t) => {
+      const r = await h.newRoom(t)
+      const ids = await fill(r)
+      await h.settle(refOf(r))
+      const tasks = await searchOf(h, r, { query: 'rollout', kinds: ['task'] })
+      t.same(refs(tasks), [`task ${ids.title}`, `task ${ids.notes}`, `task ${ids.prefix}`], 'title match, then exact notes match, then prefix notes match')
+      const ctx = await searchOf(h, r, { query: 'rollout', kinds: ['context'] })
+      t.same(refs(ctx), ['context spec/rollout', 'context brief/product'], 'key match above body match')
+      const all = await searchOf(h, r, { query: 'rollout' })
+      t.equal(all.results.length, 6, 'three tasks, two context entries, one event')
+      t.equal(all.engine, h.engine.name)
+      t.equal(all.semantic, false)
+      for (let i = 1; i < all.results.length; i++) t.ok(all.results[i - 1]!.score >= all.results[i]!.score, 'best first')
+    })
+
+    t.test('kinds filter and limit', async (t) => {
+      const r = await h.newRoom(t)
+      const ids = await fill(r)
+      await h.settle(refOf(r))
+      t.same(refs(await searchOf(h, r, { query: 'rollout', kinds: ['event'] })), [`event ${ids.event}`])
+      const two = await searchOf(h, r, { query: 'rollout', kinds: ['task', 'context'], limit: 2 })
+      t.equal(two.results.length, 2)
+      t.ok(two.results.every((x) => x.kind === 'task' || x.kind === 'context'))
+    })
+
+    t.test('results name the record, with a highlighted snippet from the field that matched', async (t) => {
+      const r = await h.newRoom(t)
+      const ids = await fill(r)
+      await h.settle(refOf(r))
+      const a = await searchOf(h, r, { query: 'rollout' })
+      const task = a.results.find((x) => x.id === ids.notes)!
+      t.match(task, { ref: `task ${ids.notes}`, kind: 'task', title: 'Clean up logs', status: 'todo', field: 'notes' })
+      t.match(task.snippet, /\*\*rollout\*\*/i)
+      t.match(task.at, /^\d{4}-\d\d-\d\dT/)
+      const entry = a.results.find((x) => x.id === 'brief/product')!
+      t.match(entry, { ref: 'context brief/product', kind: 'context', type: 'brief', key: 'product', version: 1, field: 'body' })
+      t.match(entry.snippet, /mentions the \*\*rollout\*\* once/)
+      const ev = a.results.find((x) => x.kind === 'event')!
+      t.match(ev, { ref: `event ${ids.event}`, id: ids.event, type: 'message', agent_id: 'agent-a', field: 'text' })
+      t.match(ev.snippet, /\*\*Rollout\*\* starts at noon/)
+      t.type(a.unread, 'number', 'the caller\'s unread count, as on every room tool result')
+    })
+
+    t.test('case and accent folding, and the last word as a prefix', async (t) => {
+      const r = await h.newRoom(t)
+      const ids = await fill(r)
+      await h.settle(refOf(r))
+      t.same(refs(await searchOf(h, r, { query: 'CREME brulee', kinds: ['task'] })), [`task ${ids.accents}`])
+      t.same(refs(await searchOf(h, r, { query: 'plan billi', kinds: ['task'] })), [`task ${ids.title}`])
+      const snip = (await searchOf(h, r, { query: 'creme', kinds: ['task'] })).results[0]!.snippet
+      t.match(snip, /\*\*Crème\*\*/, 'the snippet shows the text as written')
+    })
+
+    t.test('changes are found at once: updated, deleted and expired records', async (t) => {
+      const r = await h.newRoom(t)
+      const ids = await fill(r)
+      await h.settle(refOf(r))
+      const a = r.as('agent-a')
+      await r.core.plan.deleteTask(a, { task_id: ids.notes })
+      await r.core.plan.updateTask(a, { task_id: ids.prefix, notes: 'Now about kubernetes upgrades.' })
+      await r.core.context.update(a, { type: 'brief', key: 'product', body: 'Rewritten: nothing about shipping.' })
+      await r.core.context.delete(a, { type: 'spec', key: 'rollout' })
+      await r.core.events.delete(a, { event_id: ids.event })
+      await h.settle(refOf(r))
+      t.same(refs(await searchOf(h, r, { query: 'rollout' })), [`task ${ids.title}`], 'a deleted task, a rewritten task, a rewritten and a deleted entry, a deleted event: no longer found')
+      t.same(refs(await searchOf(h, r, { query: 'kubernetes' })), [`task ${ids.prefix}`], 'the new notes are found')
+      t.same(refs(await searchOf(h, r, { query: 'rewritten' })), ['context brief/product'])
+    })
+
+    t.test('room isolation: never a result from another room or team', async (t) => {
+      const r = await h.newRoom(t)
+      await fill(r)
+      const sameTeam = await h.newRoom(t, { teamId: r.teamId })
+      await fill(sameTeam)
+      const otherTeam = await h.newRoom(t, { roomId: r.roomId })
+      await fill(otherTeam)
+      await otherTeam.core.plan.addTask(otherTeam.as('x'), { title: 'Rollout of the other team only' })
+      for (const room of [r, sameTeam, otherTeam]) await h.settle(refOf(room))
+      const mine = await searchOf(h, r, { query: 'rollout', limit: 50 })
+      t.equal(mine.results.length, 6, 'exactly this room\'s records')
+      const other = await searchOf(h, otherTeam, { query: 'rollout', limit: 50 })
+      t.equal(other.results.length, 7, 'the other team\'s room of the same id has its own records')
+      t.notOk(mine.results.some((x) => x.title === 'Rollout of the other team only'))
+    })
+
+    t.test('semantic without an embedder, bad input and a missing room', async (t) => {
+      const r = await h.newRoom(t)
+      if (!h.engine.semanticEnabled) {
+        const e = await failsWith(t, searchOf(h, r, { query: 'rollout', semantic: true }), 'semantic_search_disabled', 'semantic', 'semantic: true')
+        t.match(e?.message, /MEILI_EMBEDDER_SOURCE/, 'the message names the setting that enables it')
+        t.ok((await searchOf(h, r, { query: 'rollout' })).results, 'lexical search keeps working')
+      }
+      await failsWith(t, searchOf(h, r, { query: '' }), 'invalid_request', 'query', 'an empty query')
+      await failsWith(t, searchOf(h, r, { query: '?!' }), 'invalid_request', 'query', 'a query without a word')
+      await failsWith(t, searchOf(h, r, { query: 'x', limit: 51 }), 'invalid_request', 'limit', 'limit over 50')
+      await failsWith(t, searchOf(h, r, { query: 'x', kinds: ['tasks'] }), 'invalid_request', 'kinds[0]', 'an unknown kind')
+      await failsWith(t, h.engine.search({ room: { teamId: r.teamId, roomId: 'no-such-room' } }, { query: 'x' }), 'not_found', 'room_id', 'a room that does not exist')
+    })
+  })
+}

@@ -1,0 +1,100 @@
+// The Redis engine's text handling and ranking, without Redis: folding, word splitting, snippets,
+// BM25F field weights, exact over prefix, removal and compaction, bounded prefix expansion.
+import t from 'tap'
+import { FIELD_WEIGHTS, LexicalIndex, MAX_EXPANSIONS, type IndexDoc } from '../../src/search/lexical.js'
+import { cutBytes, fold, snippet, words } from '../../src/search/text.js'
+
+t.test('folding: case, accents, ligatures and full-width forms', async (t) => {
+  t.equal(fold('Crème BRÛLÉE'), 'creme brulee')
+  t.equal(fold('ﬁle'), 'file')
+  t.equal(fold('ＡＢＣ'), 'abc')
+  t.same(words('Ünïcödé naïve café'), ['unicode', 'naive', 'cafe'])
+})
+
+t.test('words: letters and digits; everything else separates', async (t) => {
+  t.same(words('spec/api snake_case t7: re-deploy, v2.1'), ['spec', 'api', 'snake', 'case', 't7', 're', 'deploy', 'v2', '1'])
+  t.same(words('日本語 テキスト'), ['日本語', 'テキスト'])
+  t.same(words('x'.repeat(65) + ' ok'), ['ok'], 'a run longer than 64 characters is not a word')
+  t.same(words('emoji 🚀 rocket'), ['emoji', 'rocket'])
+})
+
+t.test('cutBytes never splits a character', async (t) => {
+  t.equal(cutBytes('héllo', 2), 'h', 'é is two bytes: cut before it')
+  t.equal(cutBytes('héllo', 3), 'hé')
+  t.equal(cutBytes('abc', 10), 'abc')
+})
+
+t.test('snippets: around the first match, matches marked, cut at word boundaries', async (t) => {
+  const text = `${'filler words here '.repeat(20)}the deploy step failed twice\n\nthen the deploy worked ${'tail text '.repeat(30)}`
+  const s = snippet(text, new Set(['deploy']), 80)
+  t.match(s, /^…/, 'starts with an ellipsis: text before was cut')
+  t.match(s, /…$/, 'ends with one')
+  t.match(s, /the \*\*deploy\*\* step failed/)
+  t.notMatch(s, /\n/, 'whitespace runs become one space')
+  t.equal(snippet('Fix the Login page', new Set(['login'])), 'Fix the **Login** page', 'a short text whole, the original case kept')
+  t.equal(snippet('Crème brûlée', new Set(['creme'])), '**Crème** brûlée', 'folded words match accented text')
+})
+
+type Meta = { n: number }
+const doc = (key: string, fields: IndexDoc<Meta>['fields'], kind = 'task', at = 0): IndexDoc<Meta> => ({ key, kind, at, fields, meta: { n: 0 } })
+const order = (idx: LexicalIndex<Meta>, q: string, kinds?: string[]) => idx.search(q, 10, kinds ? new Set(kinds) : undefined).hits.map((h) => h.doc.key)
+
+t.test('ranking: title over notes, key over body, exact over prefix', async (t) => {
+  t.ok(FIELD_WEIGHTS.title > FIELD_WEIGHTS.notes && FIELD_WEIGHTS.key > FIELD_WEIGHTS.body)
+  const idx = new LexicalIndex<Meta>()
+  idx.upsert(doc('task:t1', { title: 'Unrelated chore', notes: 'remember the rollout before friday' }))
+  idx.upsert(doc('task:t2', { title: 'Rollout plan', notes: 'steps to follow' }))
+  idx.upsert(doc('task:t3', { title: 'Something else', notes: 'rollouts are risky on friday' }))
+  idx.upsert(doc('task:t4', { title: 'Nothing here', notes: 'no match at all' }))
+  t.same(order(idx, 'rollout'), ['task:t2', 'task:t1', 'task:t3'], 'title, then exact in notes, then the prefix match')
+  t.same(order(idx, 'rollout '), ['task:t2', 'task:t1'], 'a trailing space ends the word: no prefix match')
+  const ctx = new LexicalIndex<Meta>()
+  ctx.upsert(doc('context:spec/billing', { type: 'spec', key: 'billing', body: 'how invoices are made' }, 'context'))
+  ctx.upsert(doc('context:spec/api', { type: 'spec', key: 'api', body: 'the billing endpoints and more' }, 'context'))
+  t.same(order(ctx, 'billing'), ['context:spec/billing', 'context:spec/api'], 'key over body')
+})
+
+t.test('every query word counts; documents matching all come first', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  idx.upsert(doc('a', { notes: 'login page broken' }))
+  idx.upsert(doc('b', { notes: 'login works fine, checkout broken page' }))
+  idx.upsert(doc('c', { notes: 'login only' }))
+  const keys = order(idx, 'login broken page')
+  t.same(keys.slice(0, 2).sort(), ['a', 'b'])
+  t.equal(keys[2], 'c')
+})
+
+t.test('kinds filter, removal, replacement, and compaction keep results right', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  idx.upsert(doc('task:t1', { title: 'alpha' }, 'task'))
+  idx.upsert(doc('event:1-1', { text: 'alpha' }, 'event'))
+  t.same(order(idx, 'alpha', ['event']), ['event:1-1'])
+  idx.upsert(doc('task:t1', { title: 'beta' }, 'task'))
+  t.same(order(idx, 'alpha'), ['event:1-1'], 'the old text of a replaced document is gone')
+  t.same(order(idx, 'beta'), ['task:t1'])
+  t.ok(idx.remove('event:1-1'))
+  t.same(order(idx, 'alpha'), [])
+  for (let i = 0; i < 3000; i++) idx.upsert(doc(`e${i}`, { text: `word${i % 7} common` }, 'event'))
+  for (let i = 0; i < 3000; i += 2) idx.remove(`e${i}`)
+  t.equal(idx.size, 1501)
+  const hits = order(idx, 'common').length
+  t.equal(hits, 10, 'limited to 10')
+  t.equal(idx.search('common', 5000).hits.length, 1500, 'removed documents never come back after compaction')
+  t.same(order(idx, 'beta'), ['task:t1'], 'renumbered slots keep their documents')
+})
+
+t.test('a prefix expands to at most MAX_EXPANSIONS words, the most frequent first', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  for (let i = 0; i < 200; i++) idx.upsert(doc(`d${i}`, { notes: `pre${String(i).padStart(3, '0')} ${i < 5 ? 'prefrequent '.repeat(1) : ''}` }))
+  for (let i = 0; i < 100; i++) idx.upsert(doc(`f${i}`, { notes: 'prefrequent' }))
+  const { matched } = idx.search('pre', 500)
+  t.ok(matched.size <= MAX_EXPANSIONS, `${matched.size} words matched`)
+  t.ok(matched.has('prefrequent'), 'the most frequent completion is kept')
+})
+
+t.test('an empty index and a query without words answer nothing', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  t.same(idx.search('anything', 10).hits, [])
+  idx.upsert(doc('a', { notes: 'text' }))
+  t.same(idx.search('!!!', 10).hits, [])
+})
