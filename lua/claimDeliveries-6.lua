@@ -1,0 +1,87 @@
+--[[
+  Claims due deliveries of a team for one node, each under a lease. A lease that ran out (its node
+  died or stalled) makes the delivery claimable again, first in line: BullMQ's stalled-job pattern.
+  Deliveries of a deleted or disabled webhook are dropped here, so none is sent after the delete.
+  Every claim counts as an attempt (n + 1), a taken-over one too, so a delivery that keeps
+  killing its node still runs out of attempts.
+
+  KEYS[1]  the team's webhooks hash
+  KEYS[2]  the team's webhook health hash
+  KEYS[3]  the team's deliveries hash
+  KEYS[4]  the team's due deliveries (sorted set: id -> due ms)
+  KEYS[5]  the team's leased deliveries (sorted set: id -> lease end ms)
+  KEYS[6]  the team's hinted rooms
+  ARGV[1]  lease token of the claiming node
+  ARGV[2]  most deliveries to claim (0: none, just report)
+  ARGV[3]  lease (ms)
+
+  Returns {claimed = [delivery with lease = token], next = earliest due time or lease end (ms;
+  nil when the team has nothing pending),
+  more = true when due deliveries were left unclaimed, hinted = rooms waiting for fan-out,
+  webhooks = webhooks registered, now}.
+]]
+--- @include "includes/nowMs"
+--- @include "includes/webhookHealth"
+
+local now = nowMs()
+local token, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local candidates = {}
+if max > 0 then
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now, 'LIMIT', 0, max)) do
+    candidates[#candidates + 1] = { id = id, stalled = true }
+  end
+  if #candidates < max then
+    for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, max - #candidates)) do
+      candidates[#candidates + 1] = { id = id }
+    end
+  end
+end
+
+local hooks, claimed = {}, {}
+local health = healthCache(KEYS[2])
+local function hookOf(id)
+  if hooks[id] == nil then
+    local raw = redis.call('HGET', KEYS[1], id)
+    hooks[id] = raw and cmsgpack.unpack(raw) or false
+  end
+  return hooks[id]
+end
+
+for _, c in ipairs(candidates) do
+  local raw = redis.call('HGET', KEYS[3], c.id)
+  local d = raw and cmsgpack.unpack(raw)
+  local h = d and hookOf(d.wh)
+  if not h or h.disabled_at then
+    redis.call('HDEL', KEYS[3], c.id)
+    redis.call('ZREM', KEYS[4], c.id)
+    redis.call('ZREM', KEYS[5], c.id)
+    if h then
+      local hh = health.get(h.id)
+      hh.pending = math.max(0, hh.pending - 1)
+      hh.dropped = hh.dropped + 1
+    end
+  else
+    d.n = d.n + 1
+    d.lease = token
+    redis.call('HSET', KEYS[3], c.id, cmsgpack.pack(d))
+    redis.call('ZREM', KEYS[4], c.id)
+    redis.call('ZADD', KEYS[5], now + lease, c.id)
+    if c.stalled then
+      local hh = health.get(h.id)
+      hh.takeovers = hh.takeovers + 1
+    end
+    claimed[#claimed + 1] = d
+  end
+end
+health.save()
+
+local out = { claimed = claimed, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = redis.call('HLEN', KEYS[1]) }
+for _, key in ipairs({ KEYS[4], KEYS[5] }) do
+  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if first[2] then
+    local at = tonumber(first[2])
+    if not out.next or at < out.next then out.next = at end
+  end
+end
+out.more = redis.call('ZCOUNT', KEYS[4], '-inf', now) > 0
+return cmsgpack.pack(out)

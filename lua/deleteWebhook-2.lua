@@ -1,0 +1,19 @@
+--[[
+  Deletes a webhook and its health. Its pending deliveries are dropped by claimDeliveries when
+  they come due; none is claimed after this script ran.
+
+  KEYS[1]  the team's webhooks hash
+  KEYS[2]  the team's webhook health hash
+  ARGV[1]  webhook id
+
+  Returns {record, remaining = webhooks left}; not_found.
+]]
+--- @include "includes/fail"
+
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then
+  return fail('not_found', 'webhookId: no webhook ' .. ARGV[1] .. ' in this team', { field = 'webhookId' })
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return cmsgpack.pack({ record = cmsgpack.unpack(raw), remaining = redis.call('HLEN', KEYS[1]) })

@@ -1,0 +1,31 @@
+--[[
+  Ends a node's pass over a team: sets when the team is next looked at, unless someone woke the
+  team meanwhile (its score is no longer the pass's lease: it stays due); or removes a team that
+  has no webhook left and none being registered lately.
+
+  KEYS[1]  the webhook teams (sorted set)
+  KEYS[2]  the webhook registrations (sorted set: team id -> when one was last being registered)
+  ARGV[1]  team id
+  ARGV[2]  the lease score claimTeams gave the pass
+  ARGV[3]  next time (ms)
+  ARGV[4]  '1' when the team has no webhook left
+  ARGV[5]  grace (ms): a team with a registration this recent is kept
+
+  Returns {done = 'rescheduled' | 'woken' (left due) | 'removed' | 'absent'}.
+]]
+--- @include "includes/nowMs"
+
+local team = ARGV[1]
+local cur = redis.call('ZSCORE', KEYS[1], team)
+if not cur then return cmsgpack.pack({ done = 'absent' }) end
+if tonumber(cur) ~= tonumber(ARGV[2]) then return cmsgpack.pack({ done = 'woken' }) end
+if ARGV[4] == '1' then
+  local reg = tonumber(redis.call('ZSCORE', KEYS[2], team) or '0')
+  if reg < nowMs() - tonumber(ARGV[5]) then
+    redis.call('ZREM', KEYS[1], team)
+    redis.call('ZREM', KEYS[2], team)
+    return cmsgpack.pack({ done = 'removed' })
+  end
+end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[3]), team)
+return cmsgpack.pack({ done = 'rescheduled' })

@@ -1,0 +1,318 @@
+// The webhook dispatcher of one node. Any number of nodes run one; they share the work through
+// Redis only (docs/webhooks.md):
+//   1. claimTeams picks teams whose work is due (the posting node wakes its team at once);
+//   2. a pass over a team fans out its hinted rooms (and, every WEBHOOK_SWEEP_S, sweeps them all),
+//      then claims due deliveries under a lease and sets the team's next time;
+//   3. each delivery is attempted over HTTPS and its outcome settled; leases of attempts in
+//      flight are renewed, so only a dead or stalled node's deliveries are taken over.
+import { hostname } from 'node:os'
+import type { Settings } from '../config.js'
+import { eventFromReply } from '../core/events.js'
+import { randomBase32 } from '../core/ids.js'
+import type { Logger } from '../logger.js'
+import { VERSION } from '../version.js'
+import { fanOutRoom, sweepTeam } from './fanout.js'
+import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
+import type { Delivery, Outcome, WebhookQueue } from './queue.js'
+import { RECENT_FAILURES } from './registry.js'
+import { deliveryAgent, postTo, type Attempt } from './send.js'
+import { signedHeaders } from './signing.js'
+
+/** Teams one claimTeams call picks. */
+const TEAMS_PER_ROUND = 8
+/** Hinted rooms one pass fans out, and how many at once. */
+const ROOMS_PER_PASS = 50
+const ROOMS_AT_ONCE = 8
+/** A team without webhooks stays scheduled this long after a registration began (registerWebhookTeam). */
+export const REGISTRATION_GRACE_MS = 10 * 60_000
+/** Deliveries one pass claims at most. */
+const CLAIM_MAX = 100
+/** How long a delivery waits behind the running one of the same webhook and room (for order). */
+export const ORDER_WAIT_MS = 1000
+
+export interface DispatcherOptions {
+  settings: Settings
+  log: Logger
+  resolve?: Resolver | undefined
+  /** Extra trusted CA; with it, loopback targets are allowed (test only). */
+  ca?: Buffer | undefined
+}
+
+/** What to do after an attempt: the outcome and, for a retry, the delay. */
+export function decide(a: Attempt, attempts: number, scheduleS: readonly number[], jitter: number, random = Math.random): { outcome: Outcome; delayMs: number } {
+  if (a.status !== undefined && a.status >= 200 && a.status < 300) return { outcome: 'ok', delayMs: 0 }
+  if (a.status === 410) return { outcome: 'gone', delayMs: 0 }
+  if (attempts > scheduleS.length) return { outcome: 'fail', delayMs: 0 }
+  const longest = Math.max(...scheduleS) * 1000
+  // Retry-After is honoured as asked (never sooner), up to the schedule's longest delay.
+  if (a.retryAfterMs !== undefined) return { outcome: 'retry', delayMs: Math.min(a.retryAfterMs, longest) }
+  const base = scheduleS[attempts - 1]! * 1000
+  return { outcome: 'retry', delayMs: Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * jitter))) }
+}
+
+export class Dispatcher {
+  /** Names this node's leases (host and pid, so an operator can tell which process holds one). */
+  readonly token = `${hostname()}:${process.pid}:${randomBase32(8)}`
+  /** Delivery id -> team, for every delivery claimed and not yet settled here. */
+  private readonly inflight = new Map<string, string>()
+  /** Per team, webhook and room with a delivery running here: the deliveries waiting behind it. */
+  private readonly chains = new Map<string, Delivery[]>()
+  /** Delivery id -> the timer that stops it waiting in its chain. */
+  private readonly waiting = new Map<string, NodeJS.Timeout>()
+  private readonly agent: ReturnType<typeof deliveryAgent>
+  private readonly settings: Settings
+  private readonly log: Logger
+  private readonly teamLeaseMs: number
+  /** Free slots that make the loop look for more work. */
+  private readonly refillAt: number
+  private running: Promise<void> | undefined
+  private leaseTimer: NodeJS.Timeout | undefined
+  private stopped = false
+  private woken = false
+  private wakeUp: (() => void) | undefined
+  private drained: (() => void) | undefined
+
+  constructor(
+    private readonly queue: WebhookQueue,
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.settings = opts.settings
+    this.log = opts.log
+    this.teamLeaseMs = Math.min(this.settings.webhookLeaseMs, 10_000)
+    this.agent = deliveryAgent(this.settings.webhookConcurrency)
+    this.refillAt = Math.max(1, Math.floor(this.settings.webhookConcurrency / 4))
+  }
+
+  start(): void {
+    if (this.running) return
+    this.running = this.loop()
+    const every = Math.max(100, Math.floor(this.settings.webhookLeaseMs / 3))
+    this.leaseTimer = setInterval(() => void this.renewLeases(), every)
+    this.leaseTimer.unref()
+  }
+
+  /** Look for work now (an event was just posted on this node). */
+  wake(): void {
+    this.woken = true
+    this.wakeUp?.()
+  }
+
+  /** Attempts in flight on this node. */
+  get busy(): number {
+    return this.inflight.size
+  }
+
+  /**
+   * Stops claiming, then waits up to `graceMs` for the attempts in flight. Any still running
+   * are abandoned: their leases run out and another node takes them over.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true
+    this.wake()
+    await this.running
+    if (this.inflight.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs)
+        this.drained = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    }
+    if (this.leaseTimer) clearInterval(this.leaseTimer)
+    // What never started is left to its lease: another node takes it over.
+    for (const timer of this.waiting.values()) clearTimeout(timer)
+    this.waiting.clear()
+    for (const chain of this.chains.values()) chain.length = 0
+    this.agent.destroy()
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      const free = this.settings.webhookConcurrency - this.inflight.size
+      if (free <= 0) {
+        await this.idle()
+        continue
+      }
+      let picked: Awaited<ReturnType<WebhookQueue['claimTeams']>>
+      try {
+        picked = await this.queue.claimTeams(TEAMS_PER_ROUND, this.teamLeaseMs)
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message }, 'webhooks: cannot claim teams')
+        await this.idle()
+        continue
+      }
+      if (picked.teams.length === 0) {
+        await this.idle()
+        continue
+      }
+      const share = Math.min(CLAIM_MAX, Math.max(1, Math.floor(free / picked.teams.length)))
+      await Promise.all(
+        picked.teams.map((team) =>
+          this.pass(team, picked.lease, share).catch((err: unknown) => {
+            this.log.warn({ err: (err as Error).message, team }, 'webhooks: pass failed; the team is retried after its lease')
+          }),
+        ),
+      )
+    }
+  }
+
+  /** Waits for a wake-up (an event posted here, an attempt finished) or the poll interval. */
+  private idle(): Promise<void> {
+    if (this.woken || this.stopped) {
+      this.woken = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer)
+        this.wakeUp = undefined
+        this.woken = false
+        resolve()
+      }
+      const timer = setTimeout(finish, this.settings.webhookPollMs)
+      this.wakeUp = finish
+    })
+  }
+
+  /** One pass over a team: fan out, claim, launch, reschedule. */
+  private async pass(team: string, lease: number, max: number): Promise<void> {
+    const s = this.settings
+    const sweepMs = s.webhookSweepS * 1000
+    const start = await this.queue.beginFanout(team, ROOMS_PER_PASS, sweepMs)
+    if (start.floor !== undefined) {
+      const floor = start.floor
+      const rooms = [...start.rooms]
+      const worker = async () => {
+        for (let r = rooms.shift(); r; r = rooms.shift()) await fanOutRoom(this.queue, team, r, floor, s.webhookPendingMax)
+      }
+      await Promise.all(Array.from({ length: Math.min(ROOMS_AT_ONCE, rooms.length) }, worker))
+      if (start.sweep) {
+        const n = await sweepTeam(this.queue, team, floor)
+        if (n > 0) this.log.info({ team, rooms: n }, 'webhooks: sweep found rooms with events not fanned out')
+      }
+    }
+    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs)
+    for (const d of claim.claimed) this.inflight.set(d.id, team)
+    this.launch(team, claim.claimed)
+    const next = claim.hinted > 0 || claim.more ? 0 : Math.min(claim.next ?? Infinity, claim.now + sweepMs)
+    await this.queue.rescheduleTeam(team, lease, next, claim.webhooks === 0, REGISTRATION_GRACE_MS)
+  }
+
+  /**
+   * Runs the claimed deliveries. Those of one webhook and room go one after another, in the order
+   * claimed (event order, when they were due together), also across passes: a delivery claimed
+   * while an earlier one of the same webhook and room runs here waits behind it, but for at most
+   * ORDER_WAIT_MS. Order is kept where it costs nothing (a receiver that answers promptly); a slow
+   * or hanging receiver never holds the node's slots in a queue. Different webhooks and rooms run
+   * in parallel.
+   */
+  private launch(team: string, claimed: Delivery[]): void {
+    for (const d of claimed) {
+      const key = `${team}\n${d.wh}\n${d.room}`
+      const running = this.chains.get(key)
+      if (!running) {
+        const chain = [d]
+        this.chains.set(key, chain)
+        void this.runChain(team, key, chain)
+        continue
+      }
+      running.push(d)
+      const timer = setTimeout(() => {
+        this.waiting.delete(d.id)
+        const at = running.indexOf(d)
+        if (at < 0) return
+        running.splice(at, 1)
+        void this.runOne(team, d)
+      }, ORDER_WAIT_MS)
+      timer.unref()
+      this.waiting.set(d.id, timer)
+    }
+  }
+
+  private async runChain(team: string, key: string, chain: Delivery[]): Promise<void> {
+    for (let d = chain.shift(); d; d = chain.shift()) {
+      clearTimeout(this.waiting.get(d.id))
+      this.waiting.delete(d.id)
+      await this.runOne(team, d)
+    }
+    this.chains.delete(key)
+  }
+
+  private async runOne(team: string, d: Delivery): Promise<void> {
+    try {
+      await this.deliver(team, d)
+    } catch (err) {
+      // Redis failed: the lease runs out and the delivery is tried again.
+      this.log.warn({ err: (err as Error).message, delivery: d.id }, 'webhooks: could not attempt or settle a delivery')
+    } finally {
+      this.inflight.delete(d.id)
+      if (this.inflight.size === 0) this.drained?.()
+      // Refill in batches: a pass per finished attempt would cost more Redis calls than the attempts.
+      if (this.inflight.size === 0 || this.settings.webhookConcurrency - this.inflight.size >= this.refillAt) this.wake()
+    }
+  }
+
+  /** The request body of a delivery: JSON {id, type, team_id, room_id, event, sent_at}. */
+  static body(team: string, d: Delivery, sentAt: Date): Buffer {
+    const event = eventFromReply({ ...d.e, id: d.ev })
+    return Buffer.from(JSON.stringify({ id: d.id, type: 'room.event', team_id: team, room_id: d.room, event, sent_at: sentAt.toISOString() }))
+  }
+
+  /**
+   * One attempt of one delivery, then its outcome settled. The webhook is read just before: a
+   * delivery claimed before its webhook was deleted or disabled (410) is dropped, not sent.
+   */
+  private async deliver(team: string, d: Delivery): Promise<void> {
+    const s = this.settings
+    const hook = await this.queue.hook(team, d.wh)
+    if (!hook || hook.disabled_at) {
+      await this.queue.settle(team, this.token, d.id, 'drop', undefined, undefined, 0, RECENT_FAILURES)
+      return
+    }
+    const started = Date.now()
+    const body = Dispatcher.body(team, d, new Date(started))
+    const headers = signedHeaders(hook.secret, d.id, Math.floor(started / 1000), body)
+    let attempt: Attempt
+    try {
+      const url = parseTargetUrl(hook.url)
+      const target = await withDeadline(resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.ca !== undefined }), s.webhookTimeoutMs, 'DNS')
+      const left = s.webhookTimeoutMs - (Date.now() - started)
+      attempt = await postTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}` }, left)
+    } catch (err) {
+      attempt = { error: (err as Error).message }
+    }
+    const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleS, s.webhookRetryJitter)
+    const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, RECENT_FAILURES)
+    if (!r.settled) this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
+    if (r.at !== undefined) await this.queue.wakeTeam(team, r.at)
+    if (outcome === 'gone') this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
+  }
+
+  /** Renews the leases of the attempts in flight (BullMQ's lock extension). */
+  private async renewLeases(): Promise<void> {
+    const byTeam = new Map<string, string[]>()
+    for (const [id, team] of this.inflight) {
+      const ids = byTeam.get(team)
+      if (ids) ids.push(id)
+      else byTeam.set(team, [id])
+    }
+    for (const [team, ids] of byTeam) {
+      try {
+        const lost = await this.queue.extendLeases(team, this.token, this.settings.webhookLeaseMs, ids)
+        if (lost.length > 0) this.log.warn({ team, lost: lost.length }, 'webhooks: leases lost to another node (this node stalled)')
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, team }, 'webhooks: cannot renew leases')
+      }
+    }
+  }
+}
+
+/** `p`, or a rejection naming `what` after `ms`. */
+function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([p, late]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,66 @@
+// Webhooks of a node: the registry (admin API), the hints its room scripts' events give, and the
+// dispatcher that delivers. See docs/webhooks.md for the design.
+import { readFileSync } from 'node:fs'
+import type { Settings } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { RoomRef } from '../store/keys.js'
+import type { Store } from '../store/store.js'
+import { Dispatcher } from './dispatcher.js'
+import type { Resolver } from './guard.js'
+import { Hinter } from './hints.js'
+import { WebhookQueue } from './queue.js'
+import { WebhookRegistry } from './registry.js'
+
+/**
+ * The room scripts that append an event (they call appendEvent of lua/includes/events.lua; a unit
+ * test keeps this list complete): after each, the node hints the room.
+ */
+export const EVENT_SCRIPTS: ReadonlySet<string> = new Set(['postEvent', 'leaveRoom'])
+
+export interface WebhooksOptions {
+  log: Logger
+  /** TEST ONLY: the DNS seam (rebinding tests). Default: the system resolver. */
+  resolve?: Resolver | undefined
+}
+
+export class Webhooks {
+  readonly queue: WebhookQueue
+  readonly registry: WebhookRegistry
+  readonly dispatcher: Dispatcher
+  readonly hinter: Hinter
+
+  constructor(
+    store: Store,
+    private readonly settings: Settings,
+    opts: WebhooksOptions,
+  ) {
+    const ca = settings.webhookTestLoopbackCa === undefined ? undefined : readFileSync(settings.webhookTestLoopbackCa)
+    this.queue = new WebhookQueue(store)
+    this.registry = new WebhookRegistry(store, {
+      limit: settings.webhooksPerTeam,
+      resolve: opts.resolve,
+      allowLoopback: ca !== undefined,
+      announce: (teamId) => this.queue.announce(teamId),
+    })
+    this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca })
+    this.hinter = new Hinter(
+      this.queue,
+      () => this.dispatcher.wake(),
+      (err) => opts.log.warn({ err: (err as Error).message }, 'webhooks: could not hint a room (the sweep will find it)'),
+    )
+  }
+
+  /** Starts delivering, unless WEBHOOKS_ENABLED is false. */
+  start(): void {
+    if (this.settings.webhooksEnabled) this.dispatcher.start()
+  }
+
+  stop(graceMs: number): Promise<void> {
+    return this.dispatcher.stop(graceMs)
+  }
+
+  /** A room script appended an event to `ref` on this node. */
+  eventAppended(ref: RoomRef): void {
+    this.hinter.appended(ref)
+  }
+}

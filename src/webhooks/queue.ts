@@ -1,0 +1,192 @@
+// The Redis side of webhook delivery, one method per script (lua/*.lua hold the contracts):
+// the global schedule of teams, fan-out from a room's event stream into a team's deliveries,
+// claims under leases, and outcomes. Nothing here sends a request.
+import { decode, encode } from '@msgpack/msgpack'
+import type { RoomRef } from '../store/keys.js'
+import type { Store } from '../store/store.js'
+
+/** A delivery as stored: the event record is the room stream's own (msgpack fields, ms times). */
+export interface Delivery {
+  id: string
+  /** Webhook id. */
+  wh: string
+  room: string
+  /** Event id. */
+  ev: string
+  /** The stored event record: {type, agent_id, text, data? (JSON text), reply_to?, created_at}. */
+  e: Record<string, unknown>
+  /** Attempts made, this one included. */
+  n: number
+  at: number
+  lease?: string
+}
+
+export interface Claim {
+  claimed: Delivery[]
+  next?: number
+  more: boolean
+  hinted: number
+  webhooks: number
+  now: number
+}
+
+export interface FanoutStart {
+  webhooks: number
+  floor?: number
+  rooms: { room: string; hint: string; pos: string }[]
+  sweep?: boolean
+  now: number
+}
+
+export type Outcome = 'ok' | 'retry' | 'fail' | 'gone' | 'drop'
+
+/** What an attempt needs of its webhook, read just before it. */
+export interface HookTarget {
+  url: string
+  secret: string
+  disabled_at?: number
+}
+
+/** Lua packs an empty table as a list; the maps of a reply may come back as []. */
+const mapOf = <T>(v: unknown): Record<string, T> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {})
+const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
+
+export class WebhookQueue {
+  constructor(private readonly store: Store) {}
+
+  private team(teamId: string) {
+    return this.store.keys.webhooks(teamId)
+  }
+
+  private get global(): [string, string] {
+    return [this.store.keys.webhookTeams(), this.store.keys.webhookRegistrations()]
+  }
+
+  /** Teams due for a pass, each now leased to the caller for `leaseMs`. */
+  async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; lease: number; now: number }> {
+    const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
+    return { teams: listOf<string>(r.teams), lease: Number(r.lease), now: Number(r.now) }
+  }
+
+  /** Ends a pass: the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
+  async rescheduleTeam(teamId: string, lease: number, next: number, empty: boolean, graceMs: number): Promise<string> {
+    const r = await this.store.run('rescheduleTeam', this.global, [teamId, lease, Math.round(next), empty ? '1' : '0', graceMs])
+    return String(r.done)
+  }
+
+  /** Makes a team with webhooks due no later than `at` (ms; 0 = now). A team without webhooks is not added. */
+  async wakeTeam(teamId: string, at = 0): Promise<void> {
+    await this.store.client.zadd(this.global[0], 'XX', 'LT', Math.round(at), teamId)
+  }
+
+  /** Whether a team has (or lately had) webhooks. */
+  async hasWebhooks(teamId: string): Promise<boolean> {
+    return (await this.store.client.zscore(this.global[0], teamId)) !== null
+  }
+
+  /** Records that a room may have events to fan out (a counter, so a hint given during a fan-out survives it). */
+  async hintRoom(ref: RoomRef): Promise<void> {
+    await this.store.client.zincrby(this.team(ref.teamId).hinted, 1, ref.roomId)
+  }
+
+  async beginFanout(teamId: string, maxRooms: number, sweepEveryMs: number): Promise<FanoutStart> {
+    const k = this.team(teamId)
+    const r = await this.store.run('beginFanout', [k.hooks, k.hinted, k.positions, k.meta], [maxRooms, sweepEveryMs])
+    const out: FanoutStart = { webhooks: Number(r.webhooks), rooms: listOf<FanoutStart['rooms'][number]>(r.rooms), now: Number(r.now) }
+    if (r.floor !== undefined && r.floor !== null) out.floor = Number(r.floor)
+    if (r.sweep) out.sweep = true
+    return out
+  }
+
+  /** Events of a room after `pos` (and not before `floor`), oldest first, as [id, stored record]. */
+  async readOutbox(ref: RoomRef, pos: string, floor: number, count: number): Promise<{ events: [string, Buffer][]; head?: string; lost: number }> {
+    const r = await this.store.room('readOutbox', ref, { touch: false }, [pos, Math.floor(floor), count])
+    const events: [string, Buffer][] = []
+    for (let i = 0; i + 1 < r.rows.length; i += 2) events.push([r.rows[i]!.toString('utf8'), r.rows[i + 1]!])
+    return { events, ...(typeof r.head === 'string' ? { head: r.head } : {}), lost: Number(r.lost ?? 0) }
+  }
+
+  /**
+   * Enqueues deliveries for `events` of a room and moves its position from `expectedPos` to
+   * `newPos` ('' unchanged, '-' forget); clears the hint when `hint` is still its score.
+   */
+  async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: number, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
+    const k = this.team(teamId)
+    const args: (string | number | Buffer)[] = [teamId, room, expectedPos, newPos, hint, lost, pendingMax]
+    for (const [id, rec] of events) args.push(id, rec)
+    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], args)
+    return { stale: r.stale === true, enqueued: Number(r.enqueued ?? 0), dropped: Number(r.dropped ?? 0) }
+  }
+
+  async claimDeliveries(teamId: string, token: string, max: number, leaseMs: number): Promise<Claim> {
+    const k = this.team(teamId)
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [token, max, leaseMs])
+    const claim: Claim = {
+      claimed: listOf<Delivery>(r.claimed).map((d) => ({ ...d, e: mapOf(d.e) })),
+      more: r.more === true,
+      hinted: Number(r.hinted),
+      webhooks: Number(r.webhooks),
+      now: Number(r.now),
+    }
+    if (typeof r.next === 'number') claim.next = r.next
+    return claim
+  }
+
+  /** Records an attempt's outcome; `settled` is false when this node no longer held the lease. `at`: when a retry is due. */
+  async settle(teamId: string, token: string, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, recentKept: number): Promise<{ settled: boolean; at?: number }> {
+    const k = this.team(teamId)
+    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), recentKept])
+    return { settled: r.settled === true, ...(typeof r.at === 'number' ? { at: r.at } : {}) }
+  }
+
+  /** A webhook's target and secret as they are now (undefined: deleted). */
+  async hook(teamId: string, webhookId: string): Promise<HookTarget | undefined> {
+    const raw = await this.store.client.hgetBuffer(this.team(teamId).hooks, webhookId)
+    return raw ? (decode(raw) as HookTarget) : undefined
+  }
+
+  /** Renews this node's leases; returns the ids it no longer holds. */
+  async extendLeases(teamId: string, token: string, leaseMs: number, ids: string[]): Promise<string[]> {
+    const k = this.team(teamId)
+    const r = await this.store.run('extendLeases', [k.deliveries, k.leased], [token, leaseMs, ...ids])
+    return listOf<string>(r.lost)
+  }
+
+  /** A page of a team's room ids (the room index; rooms are entered in it before they exist). */
+  async teamRooms(teamId: string, from: number, count: number): Promise<string[]> {
+    return this.store.client.zrange(this.store.keys.teamRooms(teamId), from, from + count - 1)
+  }
+
+  /** The fan-out positions of `rooms` ('' for none). */
+  async positions(teamId: string, rooms: string[]): Promise<string[]> {
+    if (rooms.length === 0) return []
+    return (await this.store.client.hmget(this.team(teamId).positions, ...rooms)).map((p) => p ?? '')
+  }
+
+  /**
+   * One HSCAN step over the team's positions: forgets those of rooms that left the team's index
+   * (expired). Returns the next cursor ('0' when done).
+   */
+  async forgetStalePositions(teamId: string, cursor: string, count: number): Promise<string> {
+    const k = this.team(teamId)
+    const [next, flat] = await this.store.client.hscan(k.positions, cursor, 'COUNT', count)
+    const rooms = flat.filter((_, i) => i % 2 === 0)
+    if (rooms.length > 0) {
+      const scores = await this.store.client.zmscore(this.store.keys.teamRooms(teamId), ...rooms)
+      const gone = rooms.filter((_, i) => scores[i] === null)
+      if (gone.length > 0) await this.store.client.hdel(k.positions, ...gone)
+    }
+    return next
+  }
+
+  /** The id of a room's newest event ("<lastms>-<eseq>"), or undefined for a room without events. */
+  async roomHead(ref: RoomRef): Promise<string | undefined> {
+    const [seq, ms] = await this.store.client.hmget(this.store.keys.room(ref).meta, 'eseq', 'lastms')
+    return seq && Number(seq) > 0 ? `${ms ?? 0}-${seq}` : undefined
+  }
+
+  /** Announces on the control channel that a team's webhooks changed. */
+  async announce(teamId: string): Promise<void> {
+    await this.store.client.spublish(this.store.keys.controlChannel(), Buffer.from(encode({ k: 'webhooks', team: teamId })))
+  }
+}

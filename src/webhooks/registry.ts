@@ -1,0 +1,212 @@
+// The webhooks of a team: registration (the URL is checked, the secret returned once), the list
+// with delivery health, and deletion. Records live under the team's hash tag; the team is also
+// entered in the global schedule of webhook teams (docs/webhooks.md), before its first webhook.
+import { decode, encode } from '@msgpack/msgpack'
+import { z } from 'zod'
+import { AppError } from '../core/errors.js'
+import { EVENT_TYPE } from '../core/events.js'
+import { newId } from '../core/ids.js'
+import { iso } from '../core/records.js'
+import { parse } from '../core/validate.js'
+import type { Store } from '../store/store.js'
+import { parseTargetUrl, resolveTarget, TargetError, URL_MAX, type Resolver } from './guard.js'
+import { newSecret } from './signing.js'
+
+/** Event types one webhook may filter on. */
+export const EVENT_FILTER_MAX = 20
+
+export const webhookSchemas = {
+  create: z.object({
+    url: z
+      .string()
+      .max(URL_MAX, `must be at most ${URL_MAX} characters`)
+      .regex(/^https:\/\//, 'must be an https:// URL: webhooks are only sent over TLS')
+      .regex(/^https:\/\/[^@/?#\s]+(?:[/?][^#\s]*)?$/, 'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces')
+      .describe('The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 url_refused)'),
+    description: z
+      .string()
+      .max(200, 'must be at most 200 characters')
+      .regex(/\S/, 'must not be blank')
+      .transform((v) => v.trim())
+      .optional()
+      .describe('A note for people reading the list'),
+    events: z
+      .array(z.string().regex(EVENT_TYPE, 'must be an event type: 1-32 lowercase letters, digits, "_", "." or "-"'))
+      .min(1, 'must list at least one event type (omit it to get every event)')
+      .max(EVENT_FILTER_MAX, `must list at most ${EVENT_FILTER_MAX} event types`)
+      .optional()
+      .describe('Deliver only events of these types (e.g. ["blocker", "question"]); every event when omitted'),
+  }),
+}
+
+/** A failed delivery, as kept in its webhook's health. */
+const failureView = z.object({
+  deliveryId: z.string(),
+  roomId: z.string(),
+  eventId: z.string(),
+  attempts: z.number(),
+  failedAt: z.string(),
+  lastStatus: z.number().optional(),
+  lastError: z.string().optional(),
+})
+
+export const healthView = z.object({
+  pending: z.number().describe('Deliveries waiting or in flight'),
+  delivered: z.number(),
+  failed: z.number().describe('Deliveries that ran out of attempts (or got 410)'),
+  dropped: z.number().describe('Deliveries dropped: the webhook was disabled, or had WEBHOOK_PENDING_MAX waiting'),
+  lost: z.number().describe('Events trimmed from their room before they could be fanned out'),
+  takeovers: z.number().describe('Deliveries taken over from a node whose lease ran out'),
+  consecutiveFailures: z.number(),
+  lastAttemptAt: z.string().optional(),
+  lastStatus: z.number().optional().describe('HTTP status of the last attempt; absent when no answer came'),
+  lastError: z.string().optional(),
+  lastSuccessAt: z.string().optional(),
+  recentFailures: z.array(failureView).describe('The latest failed deliveries, newest first'),
+})
+
+export const webhookView = z.object({
+  webhookId: z.string(),
+  url: z.string(),
+  description: z.string().optional(),
+  events: z.array(z.string()).optional(),
+  createdAt: z.string(),
+  status: z.enum(['active', 'disabled']),
+  disabledAt: z.string().optional(),
+  disabledReason: z.string().optional(),
+  health: healthView,
+})
+
+export type WebhookView = z.infer<typeof webhookView>
+
+/** Failures kept per webhook in its health. */
+export const RECENT_FAILURES = 10
+
+interface StoredWebhook {
+  id: string
+  url: string
+  secret: string
+  description?: string
+  events?: string[]
+  created_at: number
+  disabled_at?: number
+  disabled_reason?: string
+}
+
+interface StoredFailure {
+  id: string
+  room: string
+  ev: string
+  n: number
+  at: number
+  status?: number
+  error?: string
+}
+
+type StoredHealth = Partial<Record<'pending' | 'delivered' | 'failed' | 'dropped' | 'lost' | 'takeovers' | 'consecutive_failures', number>> & {
+  last_attempt_at?: number
+  last_status?: number
+  last_error?: string
+  last_success_at?: number
+  recent?: StoredFailure[] | Record<string, never>
+}
+
+const pack = (v: unknown) => Buffer.from(encode(v))
+
+function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
+  const v: WebhookView['health'] = {
+    pending: h?.pending ?? 0,
+    delivered: h?.delivered ?? 0,
+    failed: h?.failed ?? 0,
+    dropped: h?.dropped ?? 0,
+    lost: h?.lost ?? 0,
+    takeovers: h?.takeovers ?? 0,
+    consecutiveFailures: h?.consecutive_failures ?? 0,
+    recentFailures: [],
+  }
+  if (h?.last_attempt_at) v.lastAttemptAt = iso(h.last_attempt_at)
+  if (h?.last_status !== undefined) v.lastStatus = h.last_status
+  if (h?.last_error) v.lastError = h.last_error
+  if (h?.last_success_at) v.lastSuccessAt = iso(h.last_success_at)
+  // An empty Lua table comes back as a map, not a list.
+  const recent = Array.isArray(h?.recent) ? h.recent : []
+  v.recentFailures = recent.map((f) => {
+    const out: WebhookView['health']['recentFailures'][number] = { deliveryId: f.id, roomId: f.room, eventId: f.ev, attempts: f.n, failedAt: iso(f.at) }
+    if (f.status !== undefined) out.lastStatus = f.status
+    if (f.error) out.lastError = f.error
+    return out
+  })
+  return v
+}
+
+/** The public form of a webhook: never its secret. */
+export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
+  const v: WebhookView = {
+    webhookId: w.id,
+    url: w.url,
+    createdAt: iso(w.created_at),
+    status: w.disabled_at ? 'disabled' : 'active',
+    health: healthOf(h),
+  }
+  if (w.description) v.description = w.description
+  if (Array.isArray(w.events)) v.events = w.events
+  if (w.disabled_at) v.disabledAt = iso(w.disabled_at)
+  if (w.disabled_reason) v.disabledReason = w.disabled_reason
+  return v
+}
+
+export interface RegistryOptions {
+  limit: number
+  resolve?: Resolver | undefined
+  allowLoopback: boolean
+  /** Tells every node that a team's webhooks changed (its hint cache forgets the team). */
+  announce?: (teamId: string) => Promise<void>
+}
+
+export class WebhookRegistry {
+  constructor(
+    private readonly store: Store,
+    private readonly opts: RegistryOptions,
+  ) {}
+
+  /** Registers a webhook; the secret is in the result only. Refuses URLs the dispatcher would refuse. */
+  async create(teamId: string, input: unknown): Promise<{ webhook: WebhookView; secret: string }> {
+    const v = parse(webhookSchemas.create, input)
+    let url: URL
+    try {
+      url = parseTargetUrl(v.url)
+      await resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.allowLoopback })
+    } catch (err) {
+      if (err instanceof TargetError) throw new AppError('url_refused', `url: ${err.message}`, { field: 'url' })
+      throw err
+    }
+    const secret = newSecret()
+    const rec = { id: newId('wh'), url: url.href, secret, description: v.description, events: v.events }
+    const g = this.store.keys
+    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId])
+    const k = g.webhooks(teamId)
+    const r = await this.store.run('createWebhook', [k.hooks, k.health], [pack(rec), this.opts.limit])
+    await this.opts.announce?.(teamId)
+    return { webhook: toView(r.record as StoredWebhook), secret }
+  }
+
+  /** The team's webhooks with their delivery health, oldest first. */
+  async list(teamId: string): Promise<WebhookView[]> {
+    const k = this.store.keys.webhooks(teamId)
+    const r = await this.store.run('listWebhooks', [k.hooks, k.health], [])
+    const out: WebhookView[] = []
+    for (let i = 0; i + 1 < r.rows.length; i += 2) {
+      const h = r.rows[i + 1]!
+      out.push(toView(decode(r.rows[i]!) as StoredWebhook, h.length > 0 ? (decode(h) as StoredHealth) : undefined))
+    }
+    return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.webhookId < b.webhookId ? -1 : 1))
+  }
+
+  /** Deletes a webhook: no delivery of it is claimed afterwards (one already in flight completes). */
+  async delete(teamId: string, webhookId: string): Promise<WebhookView> {
+    const k = this.store.keys.webhooks(teamId)
+    const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
+    await this.opts.announce?.(teamId)
+    return toView(r.record as StoredWebhook)
+  }
+}

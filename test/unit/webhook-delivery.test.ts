@@ -1,0 +1,73 @@
+// What one attempt produces and what follows from its answer: the body and its signatures (checked
+// with the standardwebhooks package and node's own HMAC), Retry-After parsing, and the outcome
+// rules (2xx done, 410 gone, retry on the schedule with jitter, Retry-After honoured, failed after
+// the last attempt); and the list of scripts after which a node hints webhooks.
+import t from 'tap'
+import { createHmac } from 'node:crypto'
+import { Webhook } from 'standardwebhooks'
+import { Dispatcher, decide } from '../../src/webhooks/dispatcher.js'
+import { parseRetryAfter } from '../../src/webhooks/send.js'
+import { EVENT_SCRIPTS } from '../../src/webhooks/index.js'
+import { newSecret, signedHeaders, standardKey } from '../../src/webhooks/signing.js'
+import { loadScripts } from '../../src/store/scripts.js'
+
+t.test('signatures: the spec\'s hex HMAC over the raw body, and Standard Webhooks v1', async (t) => {
+  const secret = newSecret()
+  t.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
+  t.equal(standardKey(secret).length, 32)
+  const body = Buffer.from('{"id":"dlv_1","type":"room.event","text":"ünïcode"}')
+  const h = signedHeaders(secret, 'dlv_1', 1_700_000_000, body)
+  t.equal(h['X-Service-Signature'], createHmac('sha256', secret).update(body).digest('hex'))
+  t.match(h, { 'X-Service-Delivery': 'dlv_1', 'webhook-id': 'dlv_1', 'X-Service-Timestamp': '1700000000', 'webhook-timestamp': '1700000000' })
+  // standardwebhooks checks the timestamp against now; sign with the current time for it.
+  const now = Math.floor(Date.now() / 1000)
+  const fresh = signedHeaders(secret, 'dlv_2', now, body)
+  t.same(new Webhook(secret).verify(body.toString(), { 'webhook-id': 'dlv_2', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), JSON.parse(body.toString()))
+  t.throws(() => new Webhook(secret).verify(body.toString(), { 'webhook-id': 'dlv_X', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), 'the id is signed too')
+  t.throws(() => new Webhook(newSecret()).verify(body.toString(), { 'webhook-id': 'dlv_2', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), 'another secret fails')
+})
+
+t.test('the body: {id, type, team_id, room_id, event, sent_at}, the event as MCP and SSE show it', async (t) => {
+  const d = { id: 'dlv_000000000001abcdefabcdef', wh: 'wh_x', room: 'payments', ev: '1700000000000-7', n: 1, at: 0, e: { type: 'blocker', agent_id: 'a', text: 'stuck', data: '{"k":1}', reply_to: '1700000000000-6', created_at: 1_700_000_000_000 } }
+  const body = JSON.parse(Dispatcher.body('tm1', d, new Date(1_700_000_001_000)).toString())
+  t.same(body, {
+    id: d.id,
+    type: 'room.event',
+    team_id: 'tm1',
+    room_id: 'payments',
+    event: { id: '1700000000000-7', type: 'blocker', agent_id: 'a', text: 'stuck', data: { k: 1 }, reply_to: '1700000000000-6', created_at: '2023-11-14T22:13:20.000Z' },
+    sent_at: '2023-11-14T22:13:21.000Z',
+  })
+})
+
+t.test('Retry-After: seconds or an HTTP date', async (t) => {
+  t.equal(parseRetryAfter('120'), 120_000)
+  t.equal(parseRetryAfter(' 3 '), 3000)
+  t.equal(parseRetryAfter(new Date(Date.now() + 10_000).toUTCString(), Date.now()) !== undefined, true)
+  t.equal(parseRetryAfter('soon'), undefined)
+  t.equal(parseRetryAfter(undefined), undefined)
+})
+
+t.test('outcomes: done, gone, retried on the schedule, honoured Retry-After, failed after the last', async (t) => {
+  const schedule = [5, 300, 1800]
+  const mid = () => 0.5 // no jitter
+  t.same(decide({ status: 204 }, 1, schedule, 0.2, mid), { outcome: 'ok', delayMs: 0 })
+  t.same(decide({ status: 410 }, 1, schedule, 0.2, mid), { outcome: 'gone', delayMs: 0 })
+  t.same(decide({ status: 500 }, 1, schedule, 0.2, mid), { outcome: 'retry', delayMs: 5000 })
+  t.same(decide({ error: 'ECONNREFUSED' }, 2, schedule, 0.2, mid), { outcome: 'retry', delayMs: 300_000 })
+  t.same(decide({ status: 302 }, 3, schedule, 0.2, mid), { outcome: 'retry', delayMs: 1_800_000 })
+  t.same(decide({ status: 500 }, 4, schedule, 0.2, mid), { outcome: 'fail', delayMs: 0 }, 'four attempts: the first and three retries')
+  t.same(decide({ status: 429, retryAfterMs: 60_000 }, 1, schedule, 0.2, mid), { outcome: 'retry', delayMs: 60_000 }, 'Retry-After wins over the schedule')
+  t.same(decide({ status: 503, retryAfterMs: 86_400_000 }, 1, schedule, 0.2, mid), { outcome: 'retry', delayMs: 1_800_000 }, 'up to the longest delay')
+  t.same(decide({ status: 429, retryAfterMs: 1000 }, 4, schedule, 0.2, mid), { outcome: 'fail', delayMs: 0 }, 'no attempt left')
+  t.same(decide({ status: 500 }, 1, schedule, 0.2, () => 0), { outcome: 'retry', delayMs: 4000 }, 'jitter: -20%')
+  t.same(decide({ status: 500 }, 1, schedule, 0.2, () => 1), { outcome: 'retry', delayMs: 6000 }, 'jitter: +20%')
+})
+
+t.test('every script that appends an event is one after which the node hints webhooks', async (t) => {
+  const appending = loadScripts()
+    // A script calls appendEvent beyond the included definition.
+    .filter((s) => s.source.replace('local function appendEvent(', '').includes('appendEvent('))
+    .map((s) => s.name)
+  t.same(appending.sort(), [...EVENT_SCRIPTS].sort())
+})
