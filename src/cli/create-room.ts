@@ -1,0 +1,142 @@
+// `agentrooms create-room <name> --agents a,b,c [--template t] [--id roomId] [--invite] [--json]`:
+// creates the room, mints what each agent needs (a room invite key per agent with --invite,
+// otherwise the team key) and renders MCP client configuration for every agent.
+import { CliError, ServiceError, type Service } from './service.js'
+import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from './snippets.js'
+
+const ROOM_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+export interface CreateRoomInput {
+  name: string
+  agents: string[]
+  template?: string | undefined
+  roomId?: string | undefined
+  invite: boolean
+}
+
+/** The room as the admin API returns it (camelCase, docs/http-api.md). */
+export interface Room {
+  roomId: string
+  name: string
+  template: string
+  createdAt: string
+}
+
+export interface AgentConfig {
+  agent_id: string
+  room_id: string
+  key_kind: 'invite' | 'team'
+  /** The invite's id (for revoking it: DELETE /admin/rooms/:roomId/invites/:tokenId). */
+  invite_token_id?: string
+  key: string
+  url: string
+  headers: { Authorization: string }
+  brief: string
+  snippets: Snippets
+}
+
+export interface CreateRoomResult {
+  room: Room
+  mcp_url: string
+  agents: AgentConfig[]
+}
+
+/** A room id from a display name: the name itself when it is one, else a slug of it. */
+export function roomIdFor(name: string): string {
+  if (ROOM_ID.test(name)) return name
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_.-]+/g, '-')
+    .replace(/^[^a-z0-9]+/, '')
+    .slice(0, 64)
+    .replace(/-+$/, '')
+  if (!ROOM_ID.test(slug)) throw new CliError(`name: cannot make a room id from ${JSON.stringify(name)}; pass one with --id (letters, digits, "_", "." or "-")`, 2)
+  return slug
+}
+
+/** Splits and checks `--agents`: at least one id, no blanks, no duplicates, each 1-128 characters. */
+export function parseAgents(list: string | undefined): string[] {
+  if (list === undefined || list.trim() === '') throw new CliError('--agents: required, e.g. --agents planner,backend,frontend', 2)
+  const agents = list.split(',').map((a) => a.trim())
+  for (const a of agents) {
+    if (a === '') throw new CliError(`--agents: an empty agent id in ${JSON.stringify(list)}`, 2)
+    if (a.length > 128) throw new CliError(`--agents: agent id ${JSON.stringify(a.slice(0, 20))}… is longer than 128 characters`, 2)
+    if (CONTROL.test(a)) throw new CliError(`--agents: agent id ${JSON.stringify(a)} contains a control character`, 2)
+  }
+  const dup = agents.find((a, i) => agents.indexOf(a) !== i)
+  if (dup !== undefined) throw new CliError(`--agents: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, 2)
+  return agents
+}
+
+export async function createRoom(service: Service, teamKey: string, input: CreateRoomInput): Promise<CreateRoomResult> {
+  const roomId = input.roomId ?? roomIdFor(input.name)
+  if (!ROOM_ID.test(roomId)) throw new CliError(`--id: ${JSON.stringify(roomId)} is not a room id (1-64 letters, digits, "_", "." or "-", starting with a letter or digit)`, 2)
+  const body: Record<string, string> = { roomId, name: input.name }
+  if (input.template !== undefined) body.template = input.template
+  let room: Room
+  try {
+    room = (await service.request<{ room: Room }>('POST', '/admin/rooms', body)).room
+  } catch (err) {
+    if (err instanceof ServiceError && err.code === 'conflict') {
+      throw new CliError(`room ${JSON.stringify(roomId)} already exists in this team: choose another name, or pass another id with --id`)
+    }
+    throw err
+  }
+
+  const url = `${service.base}/mcp`
+  const agents: AgentConfig[] = []
+  for (const agentId of input.agents) {
+    let key = teamKey
+    let tokenId: string | undefined
+    if (input.invite) {
+      const label = `agent ${agentId}`.slice(0, 100)
+      try {
+        const inv = await service.request<{ key: string; tokenId: string }>('POST', `/admin/rooms/${encodeURIComponent(roomId)}/invite`, { label })
+        key = inv.key
+        tokenId = inv.tokenId
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err)
+        throw new CliError(`room ${roomId} was created, but minting the invite key of agent ${JSON.stringify(agentId)} failed: ${why}`)
+      }
+    }
+    const access = { agentId, roomId, key, url }
+    agents.push({
+      agent_id: agentId,
+      room_id: roomId,
+      key_kind: input.invite ? 'invite' : 'team',
+      ...(tokenId === undefined ? {} : { invite_token_id: tokenId }),
+      key,
+      url,
+      headers: { Authorization: authorization(key) },
+      brief: agentBrief(access),
+      snippets: snippetsFor(access),
+    })
+  }
+  return { room, mcp_url: url, agents }
+}
+
+/** The human form of a result: the room, then one section per agent with every snippet. */
+export function renderText(r: CreateRoomResult): string {
+  const out: string[] = []
+  const template = r.room.template === 'blank' ? '' : `, template ${r.room.template}`
+  out.push(`Created room ${r.room.roomId} (${JSON.stringify(r.room.name)}${template}). MCP endpoint: ${r.mcp_url}`)
+  out.push('')
+  out.push(
+    r.agents[0]?.key_kind === 'invite'
+      ? 'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep them secret.'
+      : 'The agents use the team key from AGENTROOMS_KEY (it reaches every room of the team). Use --invite for a key per agent that reaches only this room.',
+  )
+  for (const a of r.agents) {
+    if (out.at(-1) !== '') out.push('')
+    out.push(`=== agent_id ${JSON.stringify(a.agent_id)} in room_id ${JSON.stringify(a.room_id)} ===`, '')
+    out.push('Tell the agent:', a.brief, '')
+    for (const [name, title] of Object.entries(SNIPPET_TITLES) as [keyof Snippets, string][]) {
+      out.push(`${title}, agent_id ${JSON.stringify(a.agent_id)}:`, a.snippets[name], '')
+    }
+  }
+  return `${out.join('\n').trimEnd()}\n`
+}

@@ -1,0 +1,78 @@
+// MCP client configuration for one agent, in each client's own format: the text to paste or to
+// write to the named file. Every form carries the same URL and the same Authorization header, so
+// a test can take any of them apart and connect with exactly what it holds. Pure functions.
+
+/** The MCP server's name in every client configuration. */
+export const SERVER_NAME = 'agentrooms'
+
+export interface AgentAccess {
+  agentId: string
+  roomId: string
+  /** The key this agent uses: a room invite key, or the team key. */
+  key: string
+  /** The MCP endpoint, e.g. http://localhost:8080/mcp. */
+  url: string
+}
+
+export interface Snippets {
+  /** A shell command for Claude Code. */
+  claude_code: string
+  /** `.cursor/mcp.json` (project) or `~/.cursor/mcp.json`. */
+  cursor: string
+  /** `.vscode/mcp.json`: VS Code's format has "servers", not "mcpServers". */
+  vscode: string
+  /** `~/.codex/config.toml` (or a trusted project's `.codex/config.toml`). */
+  codex: string
+  /** The common "mcpServers" JSON that most other clients take. */
+  generic: string
+}
+
+export const authorization = (key: string): string => `Bearer ${key}`
+
+/** One shell word: bare when safe, else double quotes when nothing in it expands there, else single quotes. */
+export function shellWord(s: string): string {
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(s)) return s
+  if (!/[$`"\\!]/.test(s)) return `"${s}"`
+  return `'${s.replaceAll("'", `'\\''`)}'`
+}
+
+/**
+ * A TOML basic string. JSON's string escapes (\" \\ \b \f \n \r \t \uXXXX) are all valid TOML
+ * escapes and JSON.stringify escapes every control character, so its output is a TOML string.
+ */
+const tomlString = (s: string): string => JSON.stringify(s)
+
+/** The sentence to give the agent (system prompt or first message): who it is and where. */
+export function agentBrief(a: AgentAccess): string {
+  return (
+    `You are agent ${JSON.stringify(a.agentId)} in the agentrooms room ${JSON.stringify(a.roomId)}. ` +
+    `Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms tool call; ` +
+    'start each turn with get_my_summary and send heartbeat while you work.'
+  )
+}
+
+export function snippetsFor(a: AgentAccess): Snippets {
+  const headers = { Authorization: authorization(a.key) }
+  const json = (v: unknown) => JSON.stringify(v, null, 2)
+  return {
+    claude_code: ['claude', 'mcp', 'add', '--transport', 'http', SERVER_NAME, a.url, '--header', `Authorization: ${authorization(a.key)}`].map(shellWord).join(' '),
+    cursor: json({ mcpServers: { [SERVER_NAME]: { url: a.url, headers } } }),
+    vscode: json({ servers: { [SERVER_NAME]: { type: 'http', url: a.url, headers } } }),
+    codex: [
+      `# agentrooms: agent_id ${tomlString(a.agentId)}, room_id ${tomlString(a.roomId)}`,
+      `[mcp_servers.${SERVER_NAME}]`,
+      `url = ${tomlString(a.url)}`,
+      `http_headers = { Authorization = ${tomlString(authorization(a.key))} }`,
+    ].join('\n'),
+    generic: json({ mcpServers: { [SERVER_NAME]: { type: 'http', url: a.url, headers } } }),
+  }
+}
+
+/** Titles of the snippets in the text output, in order. */
+export const SNIPPET_TITLES: Record<keyof Snippets, string> = {
+  claude_code: 'Claude Code (run in the agent\'s project)',
+  cursor: 'Cursor (.cursor/mcp.json)',
+  vscode: 'VS Code (.vscode/mcp.json)',
+  codex: 'Codex (~/.codex/config.toml)',
+  generic: 'Other clients (JSON with "mcpServers")',
+}

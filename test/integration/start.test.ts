@@ -1,0 +1,211 @@
+// The README's quick start, run as a newcomer runs it: its start command in a fresh copy of the
+// repository with no Redis configured and nothing answering at the Redis address it probes
+// (LOCAL_REDIS points at a free port, since this machine's own Redis holds 6379). The service
+// installs nothing (node_modules is linked in), compiles, starts its own redis-server with an
+// append-only file under ./data, prints the default team key and MCP configuration; the printed
+// configuration works, the printed CLI command works, and SIGTERM stops the node and its Redis.
+// A second start finds the data again. Without redis-server on the PATH the error says what to
+// install. And src/ops/local-redis.ts in process: a Redis answering at LOCAL_REDIS is used as is.
+import t from 'tap'
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { defaultSettings } from '../../src/config.js'
+import { localRedis, probeRedis } from '../../src/ops/local-redis.js'
+import { callTool } from '../helpers/mcp.js'
+import { eventually } from '../helpers/realtime.js'
+import { freePort } from '../helpers/redis.js'
+import { sharedRedis } from '../helpers/shared.js'
+
+const README = readFileSync('README.md', 'utf8')
+
+/** The commands of the README's quick start block: [start, test]. */
+function quickStart(): string[] {
+  const block = /^## Quick start[\s\S]*?^```sh\n([\s\S]*?)^```/m.exec(README)?.[1] ?? ''
+  return block
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter(Boolean)
+}
+
+/** A copy of the repository as a clone has it (tracked and new files, nothing ignored), with node_modules linked. */
+function freshCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ar-start-'))
+  const list = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' }).split('\0').filter(Boolean)
+  for (const f of new Set(list)) {
+    if (!existsSync(f)) continue
+    mkdirSync(dirname(join(dir, f)), { recursive: true })
+    copyFileSync(f, join(dir, f))
+  }
+  symlinkSync(resolve('node_modules'), join(dir, 'node_modules'))
+  return dir
+}
+
+interface Started {
+  child: ChildProcess
+  /** stdout and stderr as they came. */
+  out: () => string
+  stdout: () => string
+  exited: Promise<void>
+}
+
+/** Runs `command` through sh in its own process group (like a terminal does), in `cwd`. */
+function startShell(command: string, cwd: string, env: Record<string, string>): Started {
+  const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let stdout = ''
+  child.stdout!.on('data', (d: Buffer) => ((out += d.toString('utf8')), (stdout += d.toString('utf8'))))
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString('utf8')))
+  const exited = new Promise<void>((r) => child.once('close', () => r()))
+  return { child, out: () => out, stdout: () => stdout, exited }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The pids of `program` processes (by argv[0]) with `needle` in their command line, running in `cwd`. */
+function pidsIn(cwd: string, program: 'node' | 'redis-server', needle = ''): number[] {
+  const out: number[] = []
+  for (const p of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+    try {
+      const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')
+      const where = readlinkSync(`/proc/${p}/cwd`) // redis-server moves into its --dir, ./data
+      if (basename(argv[0]!.split(' ')[0]!) === program && argv.join(' ').includes(needle) && (where === cwd || where.startsWith(`${cwd}/`))) out.push(p)
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return out
+}
+
+/** An SDK 1.x client connected with exactly a printed MCP configuration. */
+async function mcpClient(config: { url: string; headers: Record<string, string> }): Promise<Client> {
+  const client = new Client({ name: 'quick-start-test', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } }))
+  return client
+}
+
+t.test('the README quick start is two commands: start the service, run the tests', async (t) => {
+  t.same(quickStart(), ['npm start', 'npm test'])
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
+  t.equal(pkg.scripts.start, 'node scripts/start.mjs', 'npm start runs the launcher')
+  t.equal(pkg.scripts.test, 'tap', 'npm test runs every test (CI runs the same command)')
+})
+
+t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, working MCP, clean stop, data kept', async (t) => {
+  const [startCommand] = quickStart()
+  const dir = freshCopy()
+  const port = await freePort()
+  const redisPort = await freePort()
+  t.equal(await probeRedis('127.0.0.1', redisPort), 'none', `nothing answers at 127.0.0.1:${redisPort}`)
+  // Only what a shell has; no REDIS_URL, no REDIS_CLUSTER_NODES.
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOCAL_REDIS: `127.0.0.1:${redisPort}` }
+  const base = `http://127.0.0.1:${port}`
+
+  const first = startShell(startCommand!, dir, env)
+  t.teardown(() => {
+    // Whatever a failed run left behind, then the copy.
+    for (const pid of [...pidsIn(dir, 'redis-server'), ...pidsIn(dir, 'node', 'start.mjs')]) process.kill(pid, 'SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  t.ok(await eventually(() => /ar_team_\S+/.test(first.out()) || first.child.exitCode !== null, 150_000), 'the service printed the default team key')
+  const out = first.out()
+  t.match(out, /agentrooms: compiling \(tsc\)/, 'it compiled the fresh copy')
+  t.match(out, new RegExp(`no Redis answered at 127\\.0\\.0\\.1:${redisPort}; started redis-server [0-9.]+ there \\(pid (\\d+), data and append-only file in ${dir}/data\\)`))
+  const redisPid = Number(/started redis-server [0-9.]+ there \(pid (\d+)/.exec(out)?.[1])
+  t.match(readFileSync(`/proc/${redisPid}/cmdline`, 'utf8'), /^redis-server/, 'the embedded redis-server runs')
+  t.equal(await probeRedis('127.0.0.1', redisPort), 'pong', 'and answers at LOCAL_REDIS')
+  t.ok(existsSync(join(dir, 'data', 'appendonlydir')), 'its append-only file is under ./data')
+  const [nodePid] = pidsIn(dir, 'node', 'scripts/start.mjs')
+  t.ok(nodePid, 'the service runs as the launcher process itself')
+
+  const health = await fetch(`${base}/health`)
+  t.equal(health.status, 200, '/health')
+  const key = /ar_team_[^\s"]+/.exec(out)![0]
+  const printed = JSON.parse(/^\{\n {2}"mcpServers"[\s\S]*?^\}$/m.exec(out)![0]) as { mcpServers: { agentrooms: { url: string; headers: Record<string, string> } } }
+  t.same(printed.mcpServers.agentrooms.headers, { Authorization: `Bearer ${key}` }, 'the printed MCP configuration carries the printed key')
+
+  // The printed next step: the CLI, run as printed (npx agentrooms … with the printed variables).
+  const cliLine = /^\s*(AGENTROOMS_URL=\S+ AGENTROOMS_KEY=\S+ npx agentrooms create-room .+)$/m.exec(out)?.[1]
+  t.ok(cliLine, 'it prints a create-room command')
+  const cliRun = startShell(`${cliLine!} --json`, dir, { PATH: env.PATH, HOME: env.HOME })
+  await cliRun.exited
+  t.equal(cliRun.child.exitCode, 0, 'the printed create-room command works')
+  if (cliRun.child.exitCode !== 0) t.comment(cliRun.out())
+  const room = JSON.parse(cliRun.stdout().slice(cliRun.stdout().indexOf('{'))) as { room: { roomId: string }; agents: { agent_id: string; snippets: { generic: string } }[] }
+  t.equal(room.room.roomId, 'my-project')
+
+  const client = await mcpClient(printed.mcpServers.agentrooms)
+  const rooms = await callTool(client, 'list_rooms')
+  t.notOk(rooms.isError, 'an MCP tool call with the printed configuration works')
+  t.match(JSON.stringify(rooms.body), /my-project/, 'and sees the room the CLI made')
+  const agent = room.agents[0]!
+  const agentClient = await mcpClient(JSON.parse(agent.snippets.generic).mcpServers.agentrooms)
+  t.notOk((await callTool(agentClient, 'heartbeat', { room_id: 'my-project', agent_id: agent.agent_id })).isError, 'heartbeat with an agent\'s printed configuration')
+  await Promise.all([client.close(), agentClient.close()])
+
+  // SIGTERM to the whole process group, as a terminal's or systemd's stop does.
+  process.kill(-first.child.pid!, 'SIGTERM')
+  t.ok(await eventually(() => !alive(nodePid!), 15_000), 'the service exits')
+  t.ok(await eventually(() => !alive(redisPid), 15_000), 'the embedded redis-server is gone')
+  t.equal(await probeRedis('127.0.0.1', redisPort), 'none', 'nothing answers at LOCAL_REDIS any more')
+  t.match(first.out(), /"clean":true,"msg":"stopped"/, 'the node drained cleanly')
+
+  // A second start in the same folder: no build, the same data, no second key.
+  const second = startShell(startCommand!, dir, env)
+  t.ok(await eventually(() => /"msg":"listening"/.test(second.out()) || second.child.exitCode !== null, 60_000), 'it starts again')
+  t.notMatch(second.out(), /compiling/, 'without compiling again')
+  t.notMatch(second.out(), /created the default team/, 'the team exists: no key is printed twice')
+  const res = await fetch(`${base}/admin/rooms`, { headers: { Authorization: `Bearer ${key}` } })
+  t.match(await res.json(), { rooms: [{ roomId: 'my-project' }] }, 'the room survived the restart (append-only file)')
+  const secondRedis = Number(/started redis-server [0-9.]+ there \(pid (\d+)/.exec(second.out())?.[1])
+  // Ctrl-C this time: SIGINT to the group.
+  process.kill(-second.child.pid!, 'SIGINT')
+  await second.exited
+  t.ok(await eventually(() => pidsIn(dir, 'node', 'start.mjs').length === 0 && !alive(secondRedis), 15_000), 'Ctrl-C stops the service and its Redis')
+
+  // No redis-server on the PATH: the error says what to install.
+  const bin = mkdtempSync(join(tmpdir(), 'ar-path-'))
+  t.teardown(() => rmSync(bin, { recursive: true, force: true }))
+  symlinkSync(process.execPath, join(bin, 'node'))
+  const bare = startShell('node scripts/start.mjs', dir, { ...env, PATH: bin })
+  await bare.exited
+  t.equal(bare.child.exitCode, 1, 'exit code 1')
+  t.match(bare.out(), /redis-server is not installed: install Redis 7 or newer \(Debian\/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis\), or point the node at a Redis you have: REDIS_URL=/)
+})
+
+t.test('local-redis: a Redis answering at LOCAL_REDIS is used as it is', async (t) => {
+  const shared = sharedRedis()
+  const lines: string[] = []
+  const r = await localRedis(defaultSettings({ localRedis: `127.0.0.1:${shared.standalone.port}` }), (l) => lines.push(l))
+  t.equal(r.url, `redis://127.0.0.1:${shared.standalone.port}`)
+  t.equal(r.embedded, undefined, 'nothing started')
+  t.match(lines, [`agentrooms: using the Redis at 127.0.0.1:${shared.standalone.port} (set REDIS_URL to use another)`])
+  await r.stop()
+  t.equal(await probeRedis('127.0.0.1', shared.standalone.port), 'pong', 'and stop() leaves it running')
+  const configured = await localRedis(defaultSettings({ redisUrl: 'redis://127.0.0.1:1', localRedis: `127.0.0.1:${shared.standalone.port}` }), () => undefined)
+  t.equal(configured.url, undefined, 'a configured REDIS_URL is never second-guessed')
+})
+
+t.test('local-redis: a Redis that needs a password is named, with the setting to use', async (t) => {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'ar-auth-'))
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', 'sesame', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  t.teardown(() => {
+    proc.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  t.ok(await eventually(async () => (await probeRedis('127.0.0.1', port)) === 'auth', 10_000), 'a real redis-server with requirepass')
+  await t.rejects(localRedis(defaultSettings({ localRedis: `127.0.0.1:${port}` }), () => undefined), {
+    message: `the Redis at 127.0.0.1:${port} needs a password: set REDIS_URL=redis://:PASSWORD@127.0.0.1:${port}`,
+  })
+})
