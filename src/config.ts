@@ -13,7 +13,7 @@ export const SETTINGS = {
     env: 'REDIS_URL',
     schema: z.string().url().optional(),
     unit: 'URL',
-    doc: 'Standalone Redis, e.g. redis://:password@host:6379/0. Unset: 127.0.0.1:6379.',
+    doc: 'Standalone Redis, e.g. redis://:password@host:6379/0. Unset (and no REDIS_CLUSTER_NODES): the Redis at LOCAL_REDIS.',
   },
   redisClusterNodes: {
     env: 'REDIS_CLUSTER_NODES',
@@ -26,6 +26,18 @@ export const SETTINGS = {
     schema: z.string().optional(),
     unit: 'secret',
     doc: 'Password for Redis Cluster nodes (standalone takes it in REDIS_URL).',
+  },
+  localRedis: {
+    env: 'LOCAL_REDIS',
+    schema: z.string().regex(/^[A-Za-z0-9.-]+:[0-9]{1,5}$/, 'must look like "127.0.0.1:6379"').default('127.0.0.1:6379'),
+    unit: 'host:port',
+    doc: 'Used only when REDIS_URL and REDIS_CLUSTER_NODES are unset: the node uses the Redis answering here, or, when none answers and this is a loopback address, starts redis-server itself on it (data in DATA_DIR) and stops it when the node stops.',
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    schema: z.string().min(1).default('data'),
+    unit: 'path',
+    doc: 'Folder (relative to the working directory) of the redis-server a node starts itself: append-only file, RDB snapshot, log.',
   },
   keyPrefix: {
     env: 'KEY_PREFIX',
@@ -213,6 +225,154 @@ export const SETTINGS = {
     schema: int(1, 1_000_000, 1000),
     unit: 'rooms',
     doc: 'Rooms a team may own at once.',
+  },
+  searchFieldBytes: {
+    env: 'SEARCH_FIELD_BYTES',
+    schema: int(256, 1024 * 1024, 16 * 1024),
+    unit: 'bytes',
+    doc: 'Redis search engine: the leading bytes of each task notes and context body that are indexed (titles, keys and event texts are indexed whole). Bounds a room\'s index; Meilisearch indexes everything.',
+  },
+  searchCacheMb: {
+    env: 'SEARCH_CACHE_MB',
+    schema: int(1, 64 * 1024, 256),
+    unit: 'MiB',
+    doc: 'Redis search engine: memory the room indexes of a node may take, counted as two bytes per indexed character (close to the heap measured, BENCHMARKS.md); the rooms searched least recently are dropped first.',
+  },
+  searchCacheIdleS: {
+    env: 'SEARCH_CACHE_IDLE_S',
+    schema: int(1, 86_400, 600),
+    unit: 's',
+    doc: 'Redis search engine: a room\'s index not searched for this long is dropped from the node.',
+  },
+  meiliUrl: {
+    env: 'MEILI_URL',
+    schema: z.string().url().optional(),
+    unit: 'URL',
+    doc: 'Meilisearch server, e.g. http://meilisearch:7700. When set, search uses Meilisearch (and the node runs its indexer); unset, the Redis search engine.',
+  },
+  meiliApiKey: {
+    env: 'MEILI_API_KEY',
+    schema: z.string().min(1).optional(),
+    unit: 'secret',
+    doc: 'Meilisearch API key allowed to manage the index (settings, documents, search), e.g. the master key.',
+  },
+  meiliIndex: {
+    env: 'MEILI_INDEX',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/, 'must be letters, digits, "_" or "-"').optional(),
+    unit: 'index uid',
+    doc: 'The one Meilisearch index of this deployment. Unset: "<KEY_PREFIX>-records".',
+  },
+  meiliEmbedderSource: {
+    env: 'MEILI_EMBEDDER_SOURCE',
+    schema: z.enum(['openAi', 'ollama', 'huggingFace']).optional(),
+    unit: 'name',
+    doc: 'Meilisearch embedder for semantic search (search with semantic: true): openAi, ollama or huggingFace. Unset: semantic search is disabled. openAi also serves OpenAI-compatible endpoints (MEILI_EMBEDDER_URL).',
+  },
+  meiliEmbedderUrl: {
+    env: 'MEILI_EMBEDDER_URL',
+    schema: z.string().url().optional(),
+    unit: 'URL',
+    doc: 'Embedding endpoint, e.g. http://ollama:11434/api/embed or an OpenAI-compatible https://…/v1/embeddings. Unset: the source\'s default.',
+  },
+  meiliEmbedderModel: {
+    env: 'MEILI_EMBEDDER_MODEL',
+    schema: z.string().min(1).optional(),
+    unit: 'name',
+    doc: 'Embedding model, e.g. text-embedding-3-small, nomic-embed-text, BAAI/bge-base-en-v1.5.',
+  },
+  meiliEmbedderApiKey: {
+    env: 'MEILI_EMBEDDER_API_KEY',
+    schema: z.string().min(1).optional(),
+    unit: 'secret',
+    doc: 'API key Meilisearch sends to the embedding endpoint.',
+  },
+  meiliEmbedderDimensions: {
+    env: 'MEILI_EMBEDDER_DIMENSIONS',
+    schema: z.coerce.number().int().min(1).max(65_536).optional(),
+    unit: 'dimensions',
+    doc: 'Embedding size, when the model needs it said (OpenAI text-embedding-3 models accept a smaller one).',
+  },
+  searchSemanticRatio: {
+    env: 'SEARCH_SEMANTIC_RATIO',
+    schema: z.coerce.number().min(0).max(1).default(0.5),
+    unit: 'fraction',
+    doc: 'Share of meaning over wording in semantic (hybrid) search: 0 is lexical only, 1 semantic only.',
+  },
+  searchSweepS: {
+    env: 'SEARCH_SWEEP_S',
+    schema: int(1, 86_400, 60),
+    unit: 's',
+    doc: 'Meilisearch indexer: how often one node compares every room with its indexed position and deletes the documents of rooms that expired (the backstop for a change whose mark was lost in a crash).',
+  },
+  webhooksPerTeam: {
+    env: 'LIMIT_WEBHOOKS_PER_TEAM',
+    schema: int(1, 1000, 20),
+    unit: 'webhooks',
+    doc: 'Webhooks a team may register.',
+  },
+  webhooksEnabled: {
+    env: 'WEBHOOKS_ENABLED',
+    schema: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    unit: 'boolean',
+    doc: 'Whether this node delivers webhooks. Any number of nodes may; "false" makes a node serve the API only.',
+  },
+  webhookRetryScheduleS: {
+    env: 'WEBHOOK_RETRY_SCHEDULE_S',
+    schema: z
+      .string()
+      .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds, e.g. "5,300,1800"')
+      .default('5,300,1800,7200,18000,36000,36000')
+      .transform((v) => v.split(',').map(Number)),
+    unit: 's list',
+    doc: 'Delays between the attempts of a delivery (the first attempt is immediate); after the last, the delivery is failed. Each delay gets WEBHOOK_RETRY_JITTER.',
+  },
+  webhookRetryJitter: {
+    env: 'WEBHOOK_RETRY_JITTER',
+    schema: z.coerce.number().min(0).max(1).default(0.2),
+    unit: 'fraction',
+    doc: 'Each retry delay is scaled by a random factor within 1 ± this.',
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    schema: int(100, 120_000, 10_000),
+    unit: 'ms',
+    doc: 'A delivery attempt (DNS, connection, TLS, request and response) that takes longer fails and is retried.',
+  },
+  webhookLeaseMs: {
+    env: 'WEBHOOK_LEASE_MS',
+    schema: int(500, 600_000, 30_000),
+    unit: 'ms',
+    doc: 'A node holds each delivery it claimed under a lease it renews while the attempt runs; a delivery whose lease ran out (its node died) is taken over by another node.',
+  },
+  webhookPollMs: {
+    env: 'WEBHOOK_POLL_MS',
+    schema: int(10, 60_000, 1000),
+    unit: 'ms',
+    doc: 'How often an idle node looks for due webhook work (a node that posts an event looks at once).',
+  },
+  webhookSweepS: {
+    env: 'WEBHOOK_SWEEP_S',
+    schema: int(1, 86_400, 30),
+    unit: 's',
+    doc: 'How often every room of a team with webhooks is checked for events not yet fanned out (the backstop for a node that died right after storing an event).',
+  },
+  webhookConcurrency: {
+    env: 'WEBHOOK_CONCURRENCY',
+    schema: int(1, 10_000, 32),
+    unit: 'requests',
+    doc: 'Delivery attempts one node runs at once.',
+  },
+  webhookPendingMax: {
+    env: 'WEBHOOK_PENDING_MAX',
+    schema: int(1, 10_000_000, 10_000),
+    unit: 'deliveries',
+    doc: 'Deliveries a webhook may have waiting; events past it are dropped for that webhook and counted in its health.',
+  },
+  webhookTestLoopbackCa: {
+    env: 'WEBHOOK_TEST_LOOPBACK_CA',
+    schema: z.string().min(1).optional(),
+    unit: 'path',
+    doc: 'TESTS ONLY: a PEM CA file. When set, webhooks may target loopback addresses, and receivers with certificates from this CA are trusted. Never set in production.',
   },
 } as const satisfies Record<string, Row>
 

@@ -14,12 +14,17 @@ import { Metrics } from './http/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
 import { Router } from './http/router.js'
 import { roomRoutes } from './http/routes/room.js'
+import { searchRoutes } from './http/routes/search.js'
+import { webhookRoutes } from './http/routes/webhooks.js'
 import { createLogger, type Logger } from './logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
 import { mcpRoutes } from './mcp/endpoint.js'
 import { McpHost } from './mcp/host.js'
+import { createSearchEngine, type SearchEngine } from './search/index.js'
+import type { Resolver } from './webhooks/guard.js'
+import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
 
 export { VERSION } from './version.js'
 
@@ -40,6 +45,8 @@ export interface NodeOptions {
    * header act as a team key of this team. Never set from settings or the environment.
    */
   mcpAnonymousTeam?: string
+  /** TEST ONLY: the DNS resolver of webhook targets (DNS rebinding tests). */
+  webhookResolver?: Resolver
 }
 
 function mcpOptions(opts: NodeOptions): { anonymous?: Principal } {
@@ -59,6 +66,9 @@ export class ServiceNode {
   readonly hub: Hub
   readonly feeds: Feeds
   readonly mcp: McpHost
+  /** Search over tasks, context and events: the Redis engine, or Meilisearch when MEILI_URL is set. */
+  readonly search: SearchEngine
+  readonly webhooks: Webhooks
   private listenSocket: uWS.us_listen_socket | undefined
   private app: uWS.TemplatedApp | undefined
   port = 0
@@ -84,14 +94,25 @@ export class ServiceNode {
       if (n.k === 'revoked' && typeof n.hash === 'string') this.keyring.forget(n.hash)
     })
     this.hub.onResync(() => this.keyring.clear())
+    this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
+    this.store.onRoomScript((script, ref) => {
+      if (EVENT_SCRIPTS.has(script)) this.webhooks.eventAppended(ref)
+    })
+    this.hub.onControl((n) => {
+      if (n.k === 'webhooks' && typeof n.team === 'string') this.webhooks.hinter.forget(n.team)
+    })
+    this.hub.onResync(() => this.webhooks.hinter.clear())
+    this.search = createSearchEngine(this.store, this.hub, settings, this.log)
     this.mcp = new McpHost(this)
-    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
+    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...webhookRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
+    this.router.add(...searchRoutes(this))
   }
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
   async start(): Promise<number> {
     assertNativeUws()
     await this.hub.start()
+    await this.search.start()
     await this.mcp.start()
     const app = uWS.App()
     app.any('/*', createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle }))
@@ -104,6 +125,7 @@ export class ServiceNode {
         resolve()
       })
     })
+    this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode }, 'listening')
     return this.port
   }
@@ -115,9 +137,13 @@ export class ServiceNode {
   async stop(graceMs = this.settings.shutdownGraceS * 1000): Promise<{ clean: boolean }> {
     if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket)
     this.listenSocket = undefined
+    // Webhook attempts in flight get the same grace; any left are taken over after their lease.
+    const webhooksStopped = this.webhooks.stop(Math.max(0, graceMs - 500)).catch(() => undefined)
     const result = await this.lifecycle.drain(Math.max(0, graceMs - 500))
     this.feeds.close()
     await this.mcp.stop().catch(() => undefined)
+    await webhooksStopped
+    await this.search.stop().catch(() => undefined)
     await this.hub.stop().catch(() => undefined)
     await this.store.close().catch(() => undefined)
     return result

@@ -11,6 +11,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, hint: 'Use one of the methods listed in the Allow header.' },
   conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
   limit_reached: { status: 409, hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.' },
+  url_refused: { status: 422, hint: 'Use an https URL whose host resolves only to public addresses (not loopback, private, link-local or cloud metadata ones).' },
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
   rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
   semantic_search_disabled: { status: 400, hint: 'Call search without semantic: true; lexical search always works.' },

@@ -46,6 +46,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     const errors = new Set<number>([400, 500])
     if (r.auth !== 'none') [401, 403, 404, 429].forEach((s) => errors.add(s))
     if (r.bodyKind !== 'none' && (r.body || r.method === 'POST')) errors.add(413)
+    for (const s of r.errors ?? []) errors.add(s)
     for (const s of [...errors].sort()) {
       responses[String(s)] = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
     }

@@ -35,6 +35,8 @@ export interface Route {
   response?: z.ZodType
   /** Success status (default 200). */
   status?: number
+  /** Error statuses this route answers besides the common ones (documentation only: OpenAPI). */
+  errors?: number[]
   /** Returns the JSON body to send, or undefined when it responded itself (streams). */
   handle(ctx: Ctx): Promise<unknown>
   /** Documentation-only description (OpenAPI). */

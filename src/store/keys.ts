@@ -89,10 +89,62 @@ export class Keys {
     return `${this.prefix}:teams`
   }
 
+  /** A team's webhook keys, all under the team's hash tag (docs/webhooks.md). */
+  webhooks(teamId: string): WebhookKeys {
+    const base = `${this.prefix}:{t:${teamId}}:`
+    return {
+      hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?, created_at, disabled_at?, disabled_reason?}
+      health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed, last attempt, recent failures)
+      deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n (attempts), at, lease?}
+      due: `${base}whdue`, //             sorted set: delivery id -> when it is due (ms)
+      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms)
+      positions: `${base}whpos`, //       hash: room id -> id of the last event fanned out into deliveries
+      hinted: `${base}whrooms`, //        sorted set: room id -> hint counter (rooms that may have events to fan out)
+      meta: `${base}whmeta`, //           hash: seq (delivery counter), swept (last sweep, ms)
+    }
+  }
+
+  /** Sorted set of teams with webhooks -> when a node should next look at the team (ms; 0 = now). */
+  webhookTeams(): string {
+    return `${this.prefix}:{wh}:teams`
+  }
+
+  /** Sorted set of teams -> when a webhook was last being registered (ms): a team is never dropped from webhookTeams() right after. */
+  webhookRegistrations(): string {
+    return `${this.prefix}:{wh}:reg`
+  }
+
   /** Sharded channel of node-wide control notices (key revocations, hub probes). */
   controlChannel(): string {
     return `${this.prefix}:{ctl}:control`
   }
+
+  /**
+   * The Meilisearch indexer's position in a room (hash: pos = content seq indexed, room = the
+   * room's created_at, t:<id> / c:<type>/<key> / e:<seq> = what is indexed). Under the room's tag,
+   * with the room's TTL, so it goes when the room goes.
+   */
+  searchManifest(ref: RoomRef): string {
+    return `${this.prefix}:${this.roomTag(ref)}:search`
+  }
+
+  /** The Meilisearch indexer's shared state, all under one tag (docs/search.md). */
+  search(): SearchKeys {
+    const base = `${this.prefix}:{search}:`
+    return {
+      dirty: `${base}dirty`, //   sorted set: "<teamId>/<roomId>" -> mark counter (+1 per change mark; cleared by a sync that saw the last one)
+      leases: `${base}leases`, // sorted set: "<teamId>/<roomId>" -> until when a node holds it, or must not retry it (ms)
+      rooms: `${base}rooms`, //   sorted set: "<teamId>/<roomId>" -> when its documents were last written (rooms with documents)
+      sweep: `${base}sweep`, //   string: the node running the periodic sweep (expires)
+    }
+  }
+}
+
+export interface SearchKeys {
+  readonly dirty: string
+  readonly leases: string
+  readonly rooms: string
+  readonly sweep: string
 }
 
 export interface TeamKeys {
@@ -102,6 +154,17 @@ export interface TeamKeys {
   readonly secrets: string
   readonly rooms: string
   readonly rate: string
+}
+
+export interface WebhookKeys {
+  readonly hooks: string
+  readonly health: string
+  readonly deliveries: string
+  readonly due: string
+  readonly leased: string
+  readonly positions: string
+  readonly hinted: string
+  readonly meta: string
 }
 
 /** The hash tag of a key (the text between the first `{` and the next `}`), as Redis Cluster reads it. */

@@ -48,6 +48,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: '/admin/rooms', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/rooms', key) },
   { method: 'GET', path: '/admin/rooms/:roomId/stats', expect: teamARoom, send: (f, key, room) => call(f, 'GET', `/admin/rooms/${room}/stats`, key) },
   { method: 'GET', path: '/room/:roomId', expect: roomRead, send: (f, key, room) => call(f, 'GET', `/room/${room}`, key) },
+  { method: 'GET', path: '/rooms/:roomId/search', expect: roomRead, send: (f, key, room) => call(f, 'GET', `/rooms/${room}/search?q=anything`, key) },
   { method: 'POST', path: '/admin/keys', expect: created(ownTeam), send: (f, key) => call(f, 'POST', '/admin/keys', key, { label: 'matrix' }) },
   { method: 'GET', path: '/admin/keys', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/keys', key) },
   {

@@ -146,7 +146,7 @@ for (const backend of BACKENDS) {
       t.ok(status === 'ECONNREFUSED' || status === 503, `refused (${status})`)
     })
 
-    t.test('process: SIGTERM ends open streams with the shutdown frame and exits 0 within 10 s', async (t) => {
+    t.test('process: SIGTERM ends open streams with the shutdown frame, returns a parked wait empty and exits 0 within 10 s', async (t) => {
       const shared = sharedRedis()
       const port = await freePort()
       const env: Record<string, string> = {
@@ -175,6 +175,18 @@ for (const backend of BACKENDS) {
       const s = await openStream(base, roomId, { key })
       t.teardown(() => s.close())
       t.ok(await isConnected(s), 'a stream is open')
+      const waitCall = fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: { name: 'wait_for_events', arguments: { room_id: roomId, agent_id: 'bob', timeout_s: 30 } },
+        }),
+      })
+      const parked = async () => /^agentrooms_parked_waiters 1$/m.test(await (await fetch(`${base}/metrics`)).text())
+      t.ok(await eventually(parked, 5000), 'a wait_for_events is parked')
 
       // npx and tsx run the node as a grandchild and npx does not pass SIGTERM on: signal the
       // node itself, as an orchestrator signals a container's main process.
@@ -187,6 +199,10 @@ for (const backend of BACKENDS) {
 
       await Promise.race([s.done, sleep(10_000)])
       endedWithShutdown(t, s, 'the stream')
+      const waitRes = await waitCall
+      const rpc = rpcOf(waitRes, await waitRes.text())
+      t.equal(waitRes.status, 200, 'the parked wait is answered 200')
+      t.same((JSON.parse(rpc.result?.content[0]?.text ?? '{}') as { events?: unknown[] }).events, [], 'with no events')
       const [code, signal] = await Promise.race([exited, sleep(10_000).then(() => [undefined, undefined] as const)])
       const took = performance.now() - started
       t.equal(code, 0, `exit code 0 (signal ${signal})`)
