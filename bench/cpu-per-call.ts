@@ -3,6 +3,7 @@
 // when other work shares the machine, so optimisations can be compared one by one.
 //   npx tsx bench/cpu-per-call.ts [--tool heartbeat] [--rate 1500] [--duration 6]
 import autocannon from 'autocannon'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { startChild, startRedis } from './lib.js'
@@ -24,9 +25,14 @@ const args: Record<string, unknown> = { room_id: 'bench', agent_id: 'a', ...(val
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: values.tool, arguments: args } })
 const opts = { url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST' as const, headers, body, connections: 20, overallRate: Number(values.rate) }
 await autocannon({ ...opts, duration: 2 }) // warm-up: JIT, script cache, lazy code
+const redisCli = (...a: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...a], { encoding: 'utf8' })
+redisCli('CONFIG', 'RESETSTAT')
 const before = cpuMs(node.proc.pid!)
 const r = await autocannon({ ...opts, duration: Number(values.duration) })
 const used = cpuMs(node.proc.pid!) - before
-console.log(`${values.tool}: ${r.requests.total} calls, node CPU ${Math.round((used * 1000) / r.requests.total)} us/call, p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`)
+// Redis time per call: every script run by EVALSHA (the tool's own, the rate check batched per team).
+const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(redisCli('INFO', 'commandstats'))
+const redisUs = evalsha ? Math.round(Number(evalsha[2]) / r.requests.total) : NaN
+console.log(`${values.tool}: ${r.requests.total} calls, node CPU ${Math.round((used * 1000) / r.requests.total)} us/call, Redis ${redisUs} us/call, p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`)
 await node.stop()
 await redis.stop()

@@ -25,6 +25,8 @@ export interface EndpointHost {
   readonly serverInfo: era.Implementation
   readonly capabilities: era.JsonObject
   readonly instructions?: string
+  /** Answers a request without the SDK server when it can (McpHost: plain tools/call), else undefined. */
+  fastCall?(message: { method: string; params?: unknown }, data: McpRequestData, signal: AbortSignal): Promise<unknown> | undefined
 }
 
 /** The node parts the endpoint uses: settings, and keys and rate limits for admit(). */
@@ -189,6 +191,12 @@ export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonym
     replyTo.out = out
     const abort = new AbortController()
     ex.onAbort(() => abort.abort())
+    const fast = host.fastCall?.(message as { method: string; params?: unknown }, data, abort.signal)
+    if (fast) {
+      const result = await fast
+      if (!abort.signal.aborted) out.reply({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage)
+      return undefined
+    }
     await new Promise<void>((resolve) => {
       const sink = {
         reply: (m: JSONRPCMessage) => {
