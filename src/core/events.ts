@@ -3,7 +3,7 @@
 // subtraction. Rules that need the room's state (cursors, authorship, retention) run inside the
 // Lua scripts (shared parts in lua/includes/events.lua); this module validates input, shapes
 // arguments and decodes results.
-import { decode, encode } from '@msgpack/msgpack'
+import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Reply, Store } from '../store/store.js'
@@ -50,7 +50,6 @@ export const RESERVED_EVENT_TYPES = ['agent_left'] as const
 export const READ_SCAN_LIMIT = 1000
 
 export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
-const pack = (v: unknown) => Buffer.from(encode(v))
 
 /** Any JSON value whose compact JSON is at most `limit` UTF-8 bytes; larger ones fail as too_large. */
 function jsonData(limit: number) {
@@ -169,8 +168,8 @@ export class Events {
   }
 
   private async append(c: Caller, ev: { type: string; text: string; data: unknown; reply_to: string | undefined }) {
-    const rec = { type: ev.type, text: ev.text, data: ev.data === undefined ? undefined : JSON.stringify(ev.data), reply_to: ev.reply_to }
-    const r = await this.store.room('postEvent', c.room, callOptions(c), [pack(rec), this.settings.eventsRetained])
+    const data = ev.data === undefined ? '' : JSON.stringify(ev.data)
+    const r = await this.store.room('postEvent', c.room, callOptions(c), [ev.type, ev.text, data, ev.reply_to ?? '', this.settings.eventsRetained])
     return { event: eventFromReply(r.event), unread: r.unread }
   }
 
