@@ -27,6 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
 }
 
 export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`
+const STATUS_LINES = new Map(Object.keys(STATUS_TEXT).map((s) => [Number(s), statusLine(Number(s))]))
 
 export interface RequestInfo {
   /** Upper-case method as sent. */
@@ -114,11 +115,17 @@ export class Exchange {
     this.responded = true
     this.status = status
     this.res.cork(() => {
-      this.res.writeStatus(statusLine(status))
-      for (const [k, v] of Object.entries({ ...this.extraHeaders, ...headers })) this.res.writeHeader(k, v)
+      this.writeHead(status, headers)
       if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), closeConnection)
       else this.res.end(body, closeConnection)
     })
+  }
+
+  /** Status line, then the extra headers (unless `headers` has the same name), then `headers`. */
+  private writeHead(status: number, headers: Record<string, string>): void {
+    this.res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status))
+    for (const k in this.extraHeaders) if (!(k in headers)) this.res.writeHeader(k, this.extraHeaders[k]!)
+    for (const k in headers) this.res.writeHeader(k, headers[k]!)
   }
 
   json(status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -145,10 +152,7 @@ export class Exchange {
     this.responded = true
     this.status = status
     if (!closed) {
-      this.res.cork(() => {
-        this.res.writeStatus(statusLine(status))
-        for (const [k, v] of Object.entries({ ...this.extraHeaders, ...headers })) this.res.writeHeader(k, v)
-      })
+      this.res.cork(() => this.writeHead(status, headers))
     }
     this.onAbort(() => {
       closed = true

@@ -26,7 +26,7 @@ export interface EndpointHost {
   readonly capabilities: era.JsonObject
   readonly instructions?: string
   /** Answers a request without the SDK server when it can (McpHost: plain tools/call), else undefined. */
-  fastCall?(message: { method: string; params?: unknown }, data: McpRequestData, signal: AbortSignal): Promise<unknown> | undefined
+  fastCall?(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<unknown> | undefined
 }
 
 /** The node parts the endpoint uses: settings, and keys and rate limits for admit(). */
@@ -63,6 +63,26 @@ export function loopbackHost(host: string | undefined): boolean {
     return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name)
   } catch {
     return false
+  }
+}
+
+/** The request's AbortSignal, made on first use: most calls never ask for it, and each one costs. */
+export interface LazyAbort {
+  /** Aborted when the client goes away before the response. */
+  readonly signal: AbortSignal
+}
+
+function lazyAbort(ex: Exchange): LazyAbort {
+  let ctl: AbortController | undefined
+  ex.onAbort(() => ctl?.abort())
+  return {
+    get signal() {
+      if (!ctl) {
+        ctl = new AbortController()
+        if (ex.aborted) ctl.abort()
+      }
+      return ctl.signal
+    },
   }
 }
 
@@ -189,12 +209,11 @@ export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonym
         : undefined,
     })
     replyTo.out = out
-    const abort = new AbortController()
-    ex.onAbort(() => abort.abort())
-    const fast = host.fastCall?.(message as { method: string; params?: unknown }, data, abort.signal)
+    const abort = lazyAbort(ex)
+    const fast = host.fastCall?.(message as { method: string; params?: unknown }, data, abort)
     if (fast) {
       const result = await fast
-      if (!abort.signal.aborted) out.reply({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage)
+      if (!ex.aborted) out.reply({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage)
       return undefined
     }
     await new Promise<void>((resolve) => {

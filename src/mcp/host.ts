@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceNode } from '../node.js'
 import { VERSION } from '../version.js'
-import type { EndpointHost } from './endpoint.js'
+import type { EndpointHost, LazyAbort } from './endpoint.js'
 import { runTool } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES } from './tools/index.js'
@@ -83,7 +83,7 @@ export class McpHost implements EndpointHost {
         // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
         throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
       }
-      return runTool(this.node, def, req.params.arguments, { principal: data.principal, signal: extra.signal, longRunning: data.longRunning })
+      return runTool(this.node, def, req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
     })
   }
 
@@ -95,7 +95,7 @@ export class McpHost implements EndpointHost {
    * progress token or task in params (those need the SDK's notifications); anything else returns
    * undefined and goes through the server.
    */
-  fastCall(message: { method: string; params?: unknown }, data: McpRequestData, signal: AbortSignal): Promise<CallToolResult> | undefined {
+  fastCall(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<CallToolResult> | undefined {
     if (message.method !== 'tools/call') return undefined
     const params = message.params
     if (!isPlainObject(params)) return undefined
@@ -105,7 +105,7 @@ export class McpHost implements EndpointHost {
     for (const k in params) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return undefined
     const def = this.tools.get(name)
     if (!def || (data.profile === 'core' && !CORE_TOOL_NAMES.includes(name))) return undefined
-    return runTool(this.node, def, args, { principal: data.principal, signal, longRunning: data.longRunning })
+    return runTool(this.node, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
   }
 
   async start(): Promise<void> {

@@ -12,7 +12,8 @@ import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
 
 export interface RunOptions {
   principal: Principal
-  signal: AbortSignal
+  /** Its signal aborts when the client goes away; read only by tools that wait (made on first use). */
+  abort: { readonly signal: AbortSignal }
   longRunning: () => void
 }
 
@@ -35,7 +36,15 @@ export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown,
     const given = (rawArgs ?? {}) as Record<string, unknown>
     if (def.scope === 'room' && typeof given.room_id === 'string') roomId = given.room_id
     const args = parse(schemaOf(def), given) as Record<string, unknown>
-    const ctx: ToolContext = { node, principal: opts.principal, signal: opts.signal, longRunning: opts.longRunning, caller: undefined as never }
+    const ctx: ToolContext = {
+      node,
+      principal: opts.principal,
+      get signal() {
+        return opts.abort.signal
+      },
+      longRunning: opts.longRunning,
+      caller: undefined as never,
+    }
     if (def.scope === 'team') {
       if (opts.principal.kind !== 'team') throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)
     } else {
