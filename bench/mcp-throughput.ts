@@ -2,14 +2,31 @@
 // against a reference server built the SDK's documented way (Express + stateless Streamable HTTP,
 // a new server per request) doing the same Redis work, in the same run on the same Redis.
 // Also the size of tools/list in tokens (full set and core profile).
-//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50]
+// Load comes from wrk (Debian package `wrk`, C, one thread) when it is installed, else autocannon:
+// autocannon is JavaScript and on this 2-core machine takes about as much CPU as the node it
+// drives, which caps what any server can show; wrk costs a fraction of that (BENCHMARKS.md).
+//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--loader wrk|autocannon]
 import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
-import { parseArgs } from 'node:util'
+import { execFile, execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs, promisify } from 'node:util'
 import { fmt, startChild, startRedis, type ChildNode } from './lib.js'
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } })
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, loader: { type: 'string' } } })
+const hasWrk = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch (err) {
+    return (err as { status?: number }).status !== undefined // wrk --version exits 1 but exists
+  }
+})()
+const loader = values.loader ?? (hasWrk ? 'wrk' : 'autocannon')
+if (loader !== 'wrk' && loader !== 'autocannon') throw new Error('--loader: wrk or autocannon')
 const duration = Number(values.duration)
 const connections = Number(values.connections)
 
@@ -41,12 +58,31 @@ async function check(node: ChildNode, name: string): Promise<void> {
   if (r.status !== 200 || text.includes('"isError":true') || !text.includes('room_id')) throw new Error(`${name} on :${node.port}: ${r.status} ${text.slice(0, 300)}`)
 }
 
+/** Runs wrk with a Lua script that sends `body` with `headers`; parses its summary. */
+async function wrk(url: string, name: string) {
+  const script = join(tmpdir(), `agentrooms-wrk-${name}.lua`)
+  const lua = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body(name))}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
+  writeFileSync(script, lua.join('\n') + '\n')
+  const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url])
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout)
+    if (!m) return NaN
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1)
+  }
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1])
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0)
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout)
+  const errors = non2xx + (socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0)
+  return { rps, p50: ms('50'), p99: ms('99'), errors }
+}
+
 async function load(node: ChildNode, name: string) {
+  if (loader === 'wrk') return wrk(`http://127.0.0.1:${node.port}/mcp`, name)
   const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body: body(name), connections, duration })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts }
 }
 
-console.log(`# ${new Date().toISOString()} node ${process.version}, ${connections} connections, ${duration} s per run`)
+console.log(`# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} s per run`)
 for (const name of Object.keys(calls)) {
   await check(ours, name)
   await check(reference, name)
