@@ -37,6 +37,40 @@ t.test('the /mcp wire (standalone)', async (t) => {
     t.ok(sent.every((m) => m !== 'initialize' && m !== 'notifications/initialized'), 'no legacy handshake at any point')
   })
 
+  await t.test('a plain tools/call (fast path) and one that needs the SDK server (progress token) answer alike', async (t) => {
+    // McpHost.fastCall answers plain calls without the SDK server; a progress token sends the
+    // same call through it. Both must give the same JSON-RPC response, results and errors alike.
+    let fast = 0
+    const host = n.node.mcp
+    const original = host.fastCall.bind(host)
+    host.fastCall = (...a: Parameters<typeof original>) => {
+      const r = original(...a)
+      if (r) fast++
+      return r
+    }
+    t.teardown(() => {
+      host.fastCall = original
+    })
+    await n.node.core.plan.addTask({ room: { teamId, roomId }, agent: 'a' }, { title: 'compare me' })
+    const cases: [string, Record<string, unknown>][] = [
+      ['list_templates', {}],
+      ['get_task', { room_id: roomId, agent_id: 'a', task_id: 't1' }],
+      ['get_task', { room_id: roomId, agent_id: 'a', task_id: 't99' }],
+      ['get_task', { room_id: roomId, agent_id: 'a' }],
+      ['get_task', { room_id: roomId, agent_id: 'a', task_id: 't1', surprise: true }],
+      ['list_templates', { room_id: roomId }],
+    ]
+    for (const [name, args] of cases) {
+      const before = fast
+      const plain = await post(n, legacyCall(name, args, 7), {}, { key })
+      t.equal(fast, before + 1, `${name}: the plain call took the fast path`)
+      const viaSdk = await post(n, { ...legacyCall(name, args, 7), params: { name, arguments: args, _meta: { progressToken: 'p1' } } }, {}, { key })
+      t.equal(fast, before + 1, `${name}: the call with a progress token went through the SDK server`)
+      t.equal(plain.status, viaSdk.status)
+      t.same(plain.json, viaSdk.json, `${name} ${JSON.stringify(args)}: same response either way`)
+    }
+  })
+
   await t.test('modern results: resultType complete, cacheable lists carry ttlMs and cacheScope', async (t) => {
     const list = await post(n, modernBody('tools/list'), modernHeaders('tools/list'), { key })
     t.equal(list.status, 200)
