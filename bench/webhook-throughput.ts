@@ -44,10 +44,18 @@ try {
   const until = Date.now() + 120_000
   while (rx.received.length < events && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
   const got = rx.received.length
-  const span = (rx.received.at(-1)!.at - rx.received[0]!.at) / 1000
   console.log(`webhook deliveries: ${got} of ${events} events, ${rooms} rooms, ${nodes} node(s)`)
   console.log(`webhook receiver connections: ${rx.connections} for ${got} requests`)
-  console.log(`webhook delivery rate: ${Math.round(got / span)} deliveries/s (first to last: ${span.toFixed(2)} s)`)
+  const first = rx.received[0]
+  const last = rx.received.at(-1)
+  // With fewer than two deliveries there is no span to divide by (nothing arrived: see the nodes' logs).
+  if (first && last && last.at > first.at) {
+    const span = (last.at - first.at) / 1000
+    console.log(`webhook delivery rate: ${Math.round(got / span)} deliveries/s (first to last: ${span.toFixed(2)} s)`)
+  } else {
+    console.log(`webhook delivery rate: n/a (${got} delivered within 120 s)`)
+  }
+  if (got < events) process.exitCode = 1
   for (const c of children) await c.stop()
   await store.close()
   await rx.close()

@@ -2,8 +2,13 @@
   Claims due deliveries of a team for one node, each under a lease. A lease that ran out (its node
   died or stalled) makes the delivery claimable again, first in line: BullMQ's stalled-job pattern.
   Deliveries of a deleted or disabled webhook are dropped here, so none is sent after the delete.
-  Every claim counts as an attempt (n + 1), a taken-over one too, so a delivery that keeps
-  killing its node still runs out of attempts.
+  Every claim counts as an attempt (n + 1), a taken-over one too; a taken-over delivery that
+  already had ARGV[4] attempts is failed instead of claimed, so a delivery that keeps killing its
+  node (or whose nodes keep stopping) still runs out of attempts.
+
+  A team with no webhook left has its deliveries deleted instead (deliveries of deleted webhooks
+  would otherwise stay until due, or forever once the team leaves the schedule): up to
+  CLEAR_BATCH ids of each set per call; `more` stays true until none is left.
 
   KEYS[1]  the team's webhooks hash
   KEYS[2]  the team's webhook health hash
@@ -14,17 +19,36 @@
   ARGV[1]  lease token of the claiming node
   ARGV[2]  most deliveries to claim (0: none, just report)
   ARGV[3]  lease (ms)
+  ARGV[4]  most attempts a delivery gets (the first and every retry of the schedule)
+  ARGV[5]  failures kept per webhook in its health's `recent`
 
   Returns {claimed = [delivery with lease = token], next = earliest due time or lease end (ms;
   nil when the team has nothing pending),
-  more = true when due deliveries were left unclaimed, hinted = rooms waiting for fan-out,
-  webhooks = webhooks registered, now}.
+  more = true when due deliveries were left unclaimed (or deliveries of a team without webhooks
+  are left to delete), hinted = rooms waiting for fan-out, webhooks = webhooks registered, now}.
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/webhookHealth"
 
+local CLEAR_BATCH = 1000
 local now = nowMs()
 local token, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local maxAttempts, keep = tonumber(ARGV[4]), tonumber(ARGV[5])
+
+if redis.call('HLEN', KEYS[1]) == 0 then
+  for _, key in ipairs({ KEYS[4], KEYS[5] }) do
+    local ids = redis.call('ZRANGE', key, 0, CLEAR_BATCH - 1)
+    if #ids > 0 then
+      redis.call('HDEL', KEYS[3], unpack(ids))
+      redis.call('ZREM', key, unpack(ids))
+    end
+  end
+  local left = redis.call('ZCARD', KEYS[4]) + redis.call('ZCARD', KEYS[5])
+  -- Every delivery is in one of the two sets; anything else in the hash is a stray.
+  if left == 0 then redis.call('DEL', KEYS[3]) end
+  return cmsgpack.pack({ claimed = {}, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = 0, more = left > 0 })
+end
+
 local candidates = {}
 if max > 0 then
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now, 'LIMIT', 0, max)) do
@@ -46,20 +70,27 @@ local function hookOf(id)
   end
   return hooks[id]
 end
+local function remove(id)
+  redis.call('HDEL', KEYS[3], id)
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('ZREM', KEYS[5], id)
+end
 
 for _, c in ipairs(candidates) do
   local raw = redis.call('HGET', KEYS[3], c.id)
   local d = raw and cmsgpack.unpack(raw)
   local h = d and hookOf(d.wh)
   if not h or h.disabled_at then
-    redis.call('HDEL', KEYS[3], c.id)
-    redis.call('ZREM', KEYS[4], c.id)
-    redis.call('ZREM', KEYS[5], c.id)
+    remove(c.id)
     if h then
       local hh = health.get(h.id)
       hh.pending = math.max(0, hh.pending - 1)
       hh.dropped = hh.dropped + 1
     end
+  elseif c.stalled and d.n >= maxAttempts then
+    remove(c.id)
+    health.fail(h.id, { id = c.id, room = d.room, ev = d.ev, n = d.n, at = now,
+      error = 'no outcome: the lease of its last attempt ran out (the node running it died or stalled)' }, keep)
   else
     d.n = d.n + 1
     d.lease = token

@@ -3,7 +3,9 @@
   a short lease so other nodes pick other teams meanwhile. The pass then sets the team's real next
   time (rescheduleTeam); a node that dies mid-pass only delays the team by the lease.
 
-  KEYS[1]  the webhook teams (sorted set: team id -> when to look at it next, ms; 0 = now)
+  KEYS[1]  the webhook teams (sorted set: team id -> when to look at it next, ms). A team woken
+           or left busy gets the current time, never 0, so the longest-waiting due team goes
+           first (ties by name).
   ARGV[1]  most teams to pick
   ARGV[2]  lease (ms)
 

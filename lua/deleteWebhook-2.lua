@@ -1,6 +1,7 @@
 --[[
-  Deletes a webhook and its health. Its pending deliveries are dropped by claimDeliveries when
-  they come due; none is claimed after this script ran.
+  Deletes a webhook and its health. None of its deliveries is claimed after this script ran:
+  finding them here would mean scanning all the team's deliveries, so claimDeliveries drops each
+  unsent when it comes due, or deletes them all (in batches) once the team has no webhook left.
 
   KEYS[1]  the team's webhooks hash
   KEYS[2]  the team's webhook health hash

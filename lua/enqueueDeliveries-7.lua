@@ -16,10 +16,12 @@
   ARGV[4]  the new position ('' = unchanged; '-' = forget the room, it no longer exists)
   ARGV[5]  the room's hint score as read ('' = keep the hint: there is more to read); the hint
            is removed only when nobody hinted the room again since
-  ARGV[6]  events trimmed away before they were fanned out (added to each active webhook's `lost`)
+  ARGV[6]  events trimmed away before they were fanned out (added to the `lost` of each active
+           webhook that may have wanted them: created no later than ARGV[8])
   ARGV[7]  most pending deliveries per webhook; past it an event is dropped for that webhook and
            counted in its `dropped`
-  ARGV[8..] event id, stored event record (msgpack), repeated, oldest first
+  ARGV[8]  ms no trimmed event was created after (readOutbox's lost_before)
+  ARGV[9..] event id, stored event record (msgpack), repeated, oldest first
 
   A delivery: {id, wh = webhook id, room, ev = event id, e = event record, n = attempts, at}.
   Its id is "dlv_" + a 12-digit team counter (ids sort in enqueue order, so deliveries due in the
@@ -47,7 +49,7 @@ end
 local health = healthCache(KEYS[2])
 local maxPending = tonumber(ARGV[7])
 local enqueued, dropped = 0, 0
-for i = 8, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   local evId, rec = ARGV[i], cmsgpack.unpack(ARGV[i + 1])
   for _, h in ipairs(hooks) do
     if (rec.created_at or 0) >= h.created_at and (not h.wants or h.wants[rec.type]) then
@@ -67,11 +69,14 @@ for i = 8, #ARGV, 2 do
     end
   end
 end
-local lost = tonumber(ARGV[6])
+local lost, lostBefore = tonumber(ARGV[6]), tonumber(ARGV[8])
 if lost > 0 then
   for _, h in ipairs(hooks) do
-    local hh = health.get(h.id)
-    hh.lost = hh.lost + lost
+    -- A webhook created after every lost event wanted none of them.
+    if h.created_at <= lostBefore then
+      local hh = health.get(h.id)
+      hh.lost = hh.lost + lost
+    end
   end
 end
 health.save()

@@ -11,8 +11,10 @@
   ARGV[9]      most events to read
 
   Returns {head = id of the newest event or nil, lost = events trimmed away after the position
-  before they were fanned out (nil when none)} and the events as rows: id, stored record, id,
-  stored record, ... oldest first; not_found when the room is gone.
+  before they were fanned out (nil when none), lost_before = a time (ms) no lost event was created
+  after: the oldest retained event's, or the newest event's when none is retained} and the events
+  as rows: id, stored record, id, stored record, ... oldest first; not_found when the room is
+  gone. Trimmed events that all came before the floor are wanted by no webhook: not lost.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"
@@ -30,5 +32,12 @@ for _, e in ipairs(redis.call('XRANGE', R.k.events, start, '+', 'COUNT', count))
 end
 local res = { head = headEventId(R) }
 local trim = tonumber(redis.call('HGET', R.k.meta, 'trim') or '0')
-if pos ~= '' and seqOf(pos) < trim then res.lost = trim - seqOf(pos) end
+if pos ~= '' and seqOf(pos) < trim then
+  local oldest = redis.call('XRANGE', R.k.events, '-', '+', 'COUNT', 1)[1]
+  local before = tonumber(string.match(oldest and oldest[1] or (res.head or '0-0'), '^(%d+)%-'))
+  if before >= floor then
+    res.lost = trim - seqOf(pos)
+    res.lost_before = before
+  end
+end
 return finishRows(R, res, rows)

@@ -7,10 +7,12 @@
   KEYS[2]  the webhook registrations (sorted set)
   ARGV[1]  team id
 
-  Returns {}. The team is due at once.
+  Returns {}. The team is due at once (its score is now, or stays earlier: scores are times, so
+  teams due at once are taken in the order they became due).
 ]]
 --- @include "includes/nowMs"
 
-redis.call('ZADD', KEYS[2], nowMs(), ARGV[1])
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
+local now = nowMs()
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('ZADD', KEYS[1], 'LT', now, ARGV[1])
 return cmsgpack.pack({})

@@ -7,8 +7,11 @@
   KEYS[2]  the webhook registrations (sorted set: team id -> when one was last being registered)
   ARGV[1]  team id
   ARGV[2]  the lease score claimTeams gave the pass
-  ARGV[3]  next time (ms)
-  ARGV[4]  '1' when the team has no webhook left
+  ARGV[3]  next time (ms, Redis time; a busy team gets the claim's `now`, not 0, so it queues
+           behind teams that were due before it)
+  ARGV[4]  '1' when the team has no webhook left and nothing of them in its slot: the team's
+           keys are in another slot, so claimDeliveries deletes what deleted webhooks left
+           there, a batch per pass, and the pass passes '1' only once that is done
   ARGV[5]  grace (ms): a team with a registration this recent is kept
 
   Returns {done = 'rescheduled' | 'woken' (left due) | 'removed' | 'absent'}.

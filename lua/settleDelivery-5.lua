@@ -55,19 +55,16 @@ if outcome == 'retry' then
 else
   redis.call('HDEL', KEYS[3], id)
   if hh then
-    hh.pending = math.max(0, hh.pending - 1)
     if outcome == 'drop' then
+      hh.pending = math.max(0, hh.pending - 1)
       hh.dropped = hh.dropped + 1
     elseif outcome == 'ok' then
+      hh.pending = math.max(0, hh.pending - 1)
       hh.delivered = hh.delivered + 1
       hh.consecutive_failures = 0
       hh.last_success_at = now
     else
-      hh.failed = hh.failed + 1
-      hh.consecutive_failures = hh.consecutive_failures + 1
-      table.insert(hh.recent, 1, { id = id, room = d.room, ev = d.ev, n = d.n, at = now, status = status, error = err ~= '' and err or nil })
-      local keep = tonumber(ARGV[7])
-      while #hh.recent > keep do table.remove(hh.recent) end
+      health.fail(d.wh, { id = id, room = d.room, ev = d.ev, n = d.n, at = now, status = status, error = err ~= '' and err or nil }, tonumber(ARGV[7]))
     end
   end
   if outcome == 'gone' and hraw then

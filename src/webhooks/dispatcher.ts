@@ -13,9 +13,9 @@ import type { Logger } from '../logger.js'
 import { VERSION } from '../version.js'
 import { fanOutRoom, sweepTeam } from './fanout.js'
 import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
-import type { Delivery, Outcome, WebhookQueue } from './queue.js'
+import type { Claim, Delivery, Outcome, WebhookQueue } from './queue.js'
 import { RECENT_FAILURES } from './registry.js'
-import { deliveryAgent, postTo, type Attempt } from './send.js'
+import { deliverTo, deliveryAgent, type Attempt } from './send.js'
 import { signedHeaders } from './signing.js'
 
 /** Teams one claimTeams call picks. */
@@ -36,6 +36,16 @@ export interface DispatcherOptions {
   resolve?: Resolver | undefined
   /** Extra trusted CA; with it, loopback targets are allowed (test only). */
   ca?: Buffer | undefined
+}
+
+/**
+ * When a pass wants its team looked at next: now when work is left (the time of the claim, not 0,
+ * so a busy team queues behind teams that were due before it instead of ahead of every team by
+ * name), else at its earliest due delivery or lease end, at most one sweep interval away.
+ */
+export function nextLookAt(claim: Pick<Claim, 'hinted' | 'more' | 'next' | 'now'>, sweepMs: number): number {
+  if (claim.hinted > 0 || claim.more) return claim.now
+  return Math.min(claim.next ?? Infinity, claim.now + sweepMs)
 }
 
 /** What to do after an attempt: the outcome and, for a retry, the delay. */
@@ -60,6 +70,10 @@ export class Dispatcher {
   /** Delivery id -> the timer that stops it waiting in its chain. */
   private readonly waiting = new Map<string, NodeJS.Timeout>()
   private readonly agent: ReturnType<typeof deliveryAgent>
+  /** Cuts the attempts still running when the node stops. */
+  private readonly abort = new AbortController()
+  /** Set when stop() gave up waiting: attempts cut by it are not settled (see stop()). */
+  private abandoned = false
   private readonly settings: Settings
   private readonly log: Logger
   private readonly teamLeaseMs: number
@@ -104,7 +118,9 @@ export class Dispatcher {
 
   /**
    * Stops claiming, then waits up to `graceMs` for the attempts in flight. Any still running
-   * are abandoned: their leases run out and another node takes them over.
+   * are abandoned: cut without settling them (their failure is the node's, not the receiver's,
+   * so it must not count as a failed attempt or wait out a retry delay); their leases run out
+   * and another node takes them over.
    */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true
@@ -124,6 +140,8 @@ export class Dispatcher {
     for (const timer of this.waiting.values()) clearTimeout(timer)
     this.waiting.clear()
     for (const chain of this.chains.values()) chain.length = 0
+    this.abandoned = true
+    this.abort.abort()
     this.agent.destroy()
   }
 
@@ -192,11 +210,11 @@ export class Dispatcher {
         if (n > 0) this.log.info({ team, rooms: n }, 'webhooks: sweep found rooms with events not fanned out')
       }
     }
-    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs)
+    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs, s.webhookRetryScheduleS.length + 1, RECENT_FAILURES)
     for (const d of claim.claimed) this.inflight.set(d.id, team)
     this.launch(team, claim.claimed)
-    const next = claim.hinted > 0 || claim.more ? 0 : Math.min(claim.next ?? Infinity, claim.now + sweepMs)
-    await this.queue.rescheduleTeam(team, lease, next, claim.webhooks === 0, REGISTRATION_GRACE_MS)
+    // A team without webhooks is removed only once the claim has deleted all it left behind (`more` until then).
+    await this.queue.rescheduleTeam(team, lease, nextLookAt(claim, sweepMs), claim.webhooks === 0 && !claim.more, REGISTRATION_GRACE_MS)
   }
 
   /**
@@ -270,6 +288,7 @@ export class Dispatcher {
       await this.queue.settle(team, this.token, d.id, 'drop', undefined, undefined, 0, RECENT_FAILURES)
       return
     }
+    if (this.abandoned) return
     const started = Date.now()
     const body = Dispatcher.body(team, d, new Date(started))
     const headers = signedHeaders(hook.secret, d.id, Math.floor(started / 1000), body)
@@ -278,9 +297,14 @@ export class Dispatcher {
       const url = parseTargetUrl(hook.url)
       const target = await withDeadline(resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.ca !== undefined }), s.webhookTimeoutMs, 'DNS')
       const left = s.webhookTimeoutMs - (Date.now() - started)
-      attempt = await postTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}` }, left)
+      attempt = await deliverTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}`, signal: this.abort.signal }, left)
     } catch (err) {
       attempt = { error: (err as Error).message }
+    }
+    if (this.abandoned && attempt.status === undefined) {
+      // Cut by stop(), not failed by the receiver: the lease takeover sends it again.
+      this.log.info({ delivery: d.id }, 'webhooks: attempt abandoned at shutdown; another node takes it over after its lease')
+      return
     }
     const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleS, s.webhookRetryJitter)
     const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, RECENT_FAILURES)

@@ -14,6 +14,7 @@ export const FANOUT_BATCH = 100
 const BATCHES_PER_PASS = 5
 /** Rooms whose heads a sweep reads at once. */
 const SWEEP_CHUNK = 200
+const NONE_LOST = { count: 0, before: 0 }
 
 /** [ms, seq] of an event id "<ms>-<seq>". */
 function partsOf(id: string): [number, number] {
@@ -50,14 +51,14 @@ export async function fanOutRoom(
       out = await queue.readOutbox({ teamId, roomId: hinted.room }, pos, floor, FANOUT_BATCH)
     } catch (err) {
       if (!(err instanceof AppError && err.code === 'not_found')) throw err
-      await queue.enqueue(teamId, hinted.room, pos, '-', '', 0, pendingMax, [])
+      await queue.enqueue(teamId, hinted.room, pos, '-', '', NONE_LOST, pendingMax, [])
       return enqueued
     }
     const full = out.events.length === FANOUT_BATCH
     const last = out.events.at(-1)?.[0]
     // No event wanted: still move past the head, so the next read starts there.
     const next = last ?? (out.head !== undefined && isAfter(out.head, pos) ? out.head : pos)
-    const r = await queue.enqueue(teamId, hinted.room, pos, next === pos ? '' : next, full ? '' : hinted.hint, out.lost, pendingMax, out.events)
+    const r = await queue.enqueue(teamId, hinted.room, pos, next === pos ? '' : next, full ? '' : hinted.hint, { count: out.lost, before: out.lostBefore }, pendingMax, out.events)
     enqueued += r.enqueued
     if (r.stale || !full) return enqueued
     pos = next

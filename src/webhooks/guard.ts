@@ -1,6 +1,6 @@
 // Where a webhook may be sent: https only, and never to an address inside the service's own
 // networks (SSRF). A target's name is resolved at every attempt and every address it resolves to
-// is checked; the request then connects to the checked address itself (send.ts), so a DNS answer
+// is checked; the request then connects to a checked address itself (send.ts), so a DNS answer
 // that changes between check and connect (rebinding) cannot redirect it.
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
@@ -15,14 +15,20 @@ export class TargetError extends Error {
   override readonly name = 'TargetError'
 }
 
-/** A checked target: the URL and the one address the request connects to. */
+/** An address a target's name resolved to. */
+export interface Address {
+  address: string
+  family: 4 | 6
+}
+
+/** A checked target: the URL and the addresses the request may connect to. */
 export interface Target {
   url: URL
   /** The host name (or address) without brackets: the TLS server name and certificate identity. */
   host: string
   port: number
-  address: string
-  family: 4 | 6
+  /** Every address the name resolved to, in the resolver's order; all of them passed the check. */
+  addresses: Address[]
 }
 
 export const URL_MAX = 2048
@@ -143,9 +149,10 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * Resolves a URL's host and checks every address it resolves to; returns the target to connect
- * to (the first address). One forbidden address refuses the whole name: a name that resolves to
- * a public and a private address is not usable. Throws TargetError.
+ * Resolves a URL's host and checks every address it resolves to; returns the target with all of
+ * them, in the resolver's order (the request tries the next when one cannot be connected to).
+ * One forbidden address refuses the whole name: a name that resolves to a public and a private
+ * address is not usable. Throws TargetError.
  */
 export async function resolveTarget(url: URL, opts: { resolve?: Resolver; allowLoopback?: boolean } = {}): Promise<Target> {
   const host = hostOf(url)
@@ -168,6 +175,7 @@ export async function resolveTarget(url: URL, opts: { resolve?: Resolver; allowL
       throw new TargetError(`${shown} is ${why}; webhooks only go to public addresses`)
     }
   }
-  const first = answers[0]!
-  return { url, host, port, address: first.address, family: isIP(first.address) === 6 ? 6 : 4 }
+  const unique = [...new Set(answers.map((a) => a.address))]
+  const addresses = unique.map((address): Address => ({ address, family: isIP(address) === 6 ? 6 : 4 }))
+  return { url, host, port, addresses }
 }

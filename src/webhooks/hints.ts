@@ -25,7 +25,7 @@ export class Hinter {
 
   private async hint(ref: RoomRef): Promise<void> {
     if (!(await this.hasWebhooks(ref.teamId))) return
-    await Promise.all([this.queue.hintRoom(ref), this.queue.wakeTeam(ref.teamId, 0)])
+    await Promise.all([this.queue.hintRoom(ref), this.queue.wakeTeam(ref.teamId)])
     this.onHinted(ref.teamId)
   }
 

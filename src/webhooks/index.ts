@@ -41,6 +41,7 @@ export class Webhooks {
       resolve: opts.resolve,
       allowLoopback: ca !== undefined,
       announce: (teamId) => this.queue.announce(teamId),
+      log: opts.log,
     })
     this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca })
     this.hinter = new Hinter(

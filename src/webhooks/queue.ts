@@ -52,7 +52,20 @@ const mapOf = <T>(v: unknown): Record<string, T> => (v && typeof v === 'object' 
 const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 
 export class WebhookQueue {
+  /** Redis time minus this node's clock, as last seen in a script's reply (ms). */
+  private clockOffset = 0
+
   constructor(private readonly store: Store) {}
+
+  /** Redis time now, as well as this node knows it (scores in the team schedule are Redis times). */
+  redisNow(): number {
+    return Date.now() + this.clockOffset
+  }
+
+  /** Learns the offset of Redis's clock from a script's `now`; the reply's travel makes the estimate lag, never lead. */
+  private saw(now: number): void {
+    if (Number.isFinite(now)) this.clockOffset = now - Date.now()
+  }
 
   private team(teamId: string) {
     return this.store.keys.webhooks(teamId)
@@ -65,6 +78,7 @@ export class WebhookQueue {
   /** Teams due for a pass, each now leased to the caller for `leaseMs`. */
   async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; lease: number; now: number }> {
     const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
+    this.saw(Number(r.now))
     return { teams: listOf<string>(r.teams), lease: Number(r.lease), now: Number(r.now) }
   }
 
@@ -74,8 +88,12 @@ export class WebhookQueue {
     return String(r.done)
   }
 
-  /** Makes a team with webhooks due no later than `at` (ms; 0 = now). A team without webhooks is not added. */
-  async wakeTeam(teamId: string, at = 0): Promise<void> {
+  /**
+   * Makes a team with webhooks due no later than `at` (ms, Redis time; default now). "Now" is the
+   * time, not 0, so teams due at once are taken in the order they became due. A team without
+   * webhooks is not added.
+   */
+  async wakeTeam(teamId: string, at = this.redisNow()): Promise<void> {
     await this.store.client.zadd(this.global[0], 'XX', 'LT', Math.round(at), teamId)
   }
 
@@ -98,29 +116,40 @@ export class WebhookQueue {
     return out
   }
 
-  /** Events of a room after `pos` (and not before `floor`), oldest first, as [id, stored record]. */
-  async readOutbox(ref: RoomRef, pos: string, floor: number, count: number): Promise<{ events: [string, Buffer][]; head?: string; lost: number }> {
+  /**
+   * Events of a room after `pos` (and not before `floor`), oldest first, as [id, stored record];
+   * `lost`: events trimmed before they were fanned out, none created after `lostBefore` (ms).
+   */
+  async readOutbox(ref: RoomRef, pos: string, floor: number, count: number): Promise<{ events: [string, Buffer][]; head?: string; lost: number; lostBefore: number }> {
     const r = await this.store.room('readOutbox', ref, { touch: false }, [pos, Math.floor(floor), count])
     const events: [string, Buffer][] = []
     for (let i = 0; i + 1 < r.rows.length; i += 2) events.push([r.rows[i]!.toString('utf8'), r.rows[i + 1]!])
-    return { events, ...(typeof r.head === 'string' ? { head: r.head } : {}), lost: Number(r.lost ?? 0) }
+    return { events, ...(typeof r.head === 'string' ? { head: r.head } : {}), lost: Number(r.lost ?? 0), lostBefore: Number(r.lost_before ?? 0) }
   }
 
   /**
    * Enqueues deliveries for `events` of a room and moves its position from `expectedPos` to
-   * `newPos` ('' unchanged, '-' forget); clears the hint when `hint` is still its score.
+   * `newPos` ('' unchanged, '-' forget); clears the hint when `hint` is still its score. `lost`
+   * events trimmed unread are charged to the webhooks created no later than `lostBefore`.
    */
-  async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: number, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
+  async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: { count: number; before: number }, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
     const k = this.team(teamId)
-    const args: (string | number | Buffer)[] = [teamId, room, expectedPos, newPos, hint, lost, pendingMax]
+    const args: (string | number | Buffer)[] = [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before)]
     for (const [id, rec] of events) args.push(id, rec)
     const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], args)
     return { stale: r.stale === true, enqueued: Number(r.enqueued ?? 0), dropped: Number(r.dropped ?? 0) }
   }
 
-  async claimDeliveries(teamId: string, token: string, max: number, leaseMs: number): Promise<Claim> {
+  /**
+   * Claims up to `max` due deliveries under a lease. A taken-over delivery that already had
+   * `maxAttempts` attempts is failed instead (recorded like any failure, `recentKept` kept). A
+   * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
+   * until done).
+   */
+  async claimDeliveries(teamId: string, token: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [token, max, leaseMs])
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [token, max, leaseMs, maxAttempts, recentKept])
+    this.saw(Number(r.now))
     const claim: Claim = {
       claimed: listOf<Delivery>(r.claimed).map((d) => ({ ...d, e: mapOf(d.e) })),
       more: r.more === true,

@@ -8,6 +8,7 @@ import { EVENT_TYPE } from '../core/events.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
+import type { Logger } from '../logger.js'
 import type { Store } from '../store/store.js'
 import { parseTargetUrl, resolveTarget, TargetError, URL_MAX, type Resolver } from './guard.js'
 import { newSecret } from './signing.js'
@@ -161,6 +162,7 @@ export interface RegistryOptions {
   allowLoopback: boolean
   /** Tells every node that a team's webhooks changed (its hint cache forgets the team). */
   announce?: (teamId: string) => Promise<void>
+  log?: Logger | undefined
 }
 
 export class WebhookRegistry {
@@ -186,7 +188,7 @@ export class WebhookRegistry {
     await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId])
     const k = g.webhooks(teamId)
     const r = await this.store.run('createWebhook', [k.hooks, k.health], [pack(rec), this.opts.limit])
-    await this.opts.announce?.(teamId)
+    await this.announce(teamId)
     return { webhook: toView(r.record as StoredWebhook), secret }
   }
 
@@ -206,7 +208,21 @@ export class WebhookRegistry {
   async delete(teamId: string, webhookId: string): Promise<WebhookView> {
     const k = this.store.keys.webhooks(teamId)
     const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
-    await this.opts.announce?.(teamId)
+    await this.announce(teamId)
     return toView(r.record as StoredWebhook)
+  }
+
+  /**
+   * Announces a change, never failing the call: the webhook is already stored (or deleted), and
+   * a create that answered 500 would lose the secret it returns once. Without the notice, nodes
+   * see the change when their cached answer expires (HINT_CACHE_MS), and the sweep finds any
+   * event posted meanwhile.
+   */
+  private async announce(teamId: string): Promise<void> {
+    try {
+      await this.opts.announce?.(teamId)
+    } catch (err) {
+      this.opts.log?.warn({ err: (err as Error).message, team: teamId }, 'webhooks: could not announce a webhook change; nodes see it within their hint cache time')
+    }
   }
 }

@@ -1,11 +1,13 @@
 // The key matrix: every endpoint against every kind of key, on real nodes over both backends.
 // One cell = one endpoint × one key = one assertion, named "<METHOD> <path> × <key> → <status>".
-// Admin endpoints need a team key (an invite key gets 403); a room the key cannot see, whether
-// another team's or another room than an invite's, is 404 exactly like a room that does not
-// exist; a revoked, truncated, altered or missing key is 401 with WWW-Authenticate: Bearer.
+// Admin endpoints (rooms, keys, invites, webhooks) need a team key (an invite key gets 403); a
+// room (or credential, or webhook) the key cannot see, whether another team's or another room
+// than an invite's, is 404 exactly like one that does not exist; a revoked, truncated, altered or
+// missing key is 401 with WWW-Authenticate: Bearer.
 import t from 'tap'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid } from '../helpers/shared.js'
+import { makeTestCa } from '../helpers/webhooks.js'
 
 type KeyName = 'team' | 'invite here' | 'invite other room' | 'other team' | 'revoked' | 'truncated' | 'altered' | 'none'
 const KEY_NAMES: KeyName[] = ['team', 'invite here', 'invite other room', 'other team', 'revoked', 'truncated', 'altered', 'none']
@@ -38,6 +40,9 @@ const teamARoom = { team: 200, 'invite here': 403, 'invite other room': 403, 'ot
 const created = (e: Record<string, number>) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v === 200 ? 201 : v]))
 // Room endpoints (snapshot, stream): a team key of the room's team, or the room's own invite.
 const roomRead = { team: 200, 'invite here': 200, 'invite other room': 404, 'other team': 404 }
+// A webhook target the matrix node accepts (its test CA allows loopback); it delivers nothing
+// (WEBHOOKS_ENABLED=false), so no request is ever made to it.
+const WEBHOOK_URL = 'https://127.0.0.1:9/matrix'
 
 const ENDPOINTS: Endpoint[] = [
   ...(['/health', '/ready', '/metrics', '/openapi.json'] as const).map(
@@ -70,6 +75,18 @@ const ENDPOINTS: Endpoint[] = [
     send: async (f, key, room) => {
       const token = room === f.room ? (await f.n.node.teams.mintInvite(f.teamA, f.room, {})).info.tokenId : `inv_${room}`
       return call(f, 'DELETE', `/admin/rooms/${f.room}/invites/${token}`, key)
+    },
+  },
+  { method: 'POST', path: '/admin/webhooks', expect: created(ownTeam), send: (f, key) => call(f, 'POST', '/admin/webhooks', key, { url: WEBHOOK_URL, description: 'matrix' }) },
+  { method: 'GET', path: '/admin/webhooks', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/webhooks', key) },
+  {
+    method: 'DELETE',
+    path: '/admin/webhooks/:webhookId',
+    expect: teamARoom,
+    // A spare webhook of team A for each call, so the allowed cell deletes one nobody else uses.
+    send: async (f, key, room) => {
+      const id = room === f.room ? (await f.n.node.webhooks.registry.create(f.teamA, { url: WEBHOOK_URL })).webhook.webhookId : `wh_${room}`
+      return call(f, 'DELETE', `/admin/webhooks/${id}`, key)
     },
   },
   { method: 'GET', path: '/rooms/:roomId/stream', stream: true, expect: roomRead, send: (f, key, room) => openStream(f, key, room) },
@@ -151,11 +168,12 @@ async function fixture(n: TestNode): Promise<Fixture> {
 
 /** A 404 body with the ids it names replaced, to compare answers about two different ids. */
 const normalized = async (res: Response, id: string) =>
-  JSON.parse((await res.text()).replace(/\b(key|inv)_[\w-]+/g, '<credential>').split(id).join('<id>')) as unknown
+  JSON.parse((await res.text()).replace(/\b(key|inv|wh)_[\w-]+/g, '<credential>').split(id).join('<id>')) as unknown
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
-    const n = await startNode(t, backend)
+    const ca = await makeTestCa(t)
+    const n = await startNode(t, backend, { webhookTestLoopbackCa: ca.caFile, webhooksEnabled: false })
     const f = await fixture(n)
 
     for (const e of ENDPOINTS) {
@@ -182,6 +200,15 @@ for (const backend of BACKENDS) {
       t.notOk(
         rooms.rooms.some((r) => r.roomId === f.room),
         'another team\'s room list never shows team A\'s rooms',
+      )
+      type Hooks = { webhooks: { webhookId: string }[] }
+      const mine = (await (await n.call('/admin/webhooks', { key: f.keys.team })).json()) as Hooks
+      const theirs = (await (await n.call('/admin/webhooks', { key: f.keys['other team'] })).json()) as Hooks
+      t.ok(mine.webhooks.length > 0, 'team A has webhooks')
+      t.ok(theirs.webhooks.length > 0, 'and so has the other team (its POST cell)')
+      t.notOk(
+        theirs.webhooks.some((w) => mine.webhooks.some((m) => m.webhookId === w.webhookId)),
+        'another team\'s webhook list never shows team A\'s webhooks',
       )
       const snap = (await (await n.call(`/room/${f.room}`, { key: f.keys['invite here'] })).json()) as { room: { room_id: string } }
       t.equal(snap.room.room_id, f.room, 'an invite key reads its own room')
@@ -212,6 +239,10 @@ for (const backend of BACKENDS) {
       for (const [who, key] of [['team A', f.keys.team], ['team B', f.keys['other team']]] as const) {
         const keys = (await (await n.call('/admin/keys', { key })).json()) as { keys: { label?: string }[] }
         t.equal(keys.keys.filter((k) => k.label === 'matrix').length, 1, `POST /admin/keys minted one key for ${who}`)
+      }
+      for (const [who, key] of [['team A', f.keys.team], ['team B', f.keys['other team']]] as const) {
+        const hooks = (await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: { description?: string }[] }
+        t.equal(hooks.webhooks.filter((w) => w.description === 'matrix').length, 1, `POST /admin/webhooks registered one webhook for ${who}`)
       }
       t.equal((await n.call('/admin/me', { key: f.keys.team })).status, 200, 'team A\'s key still works')
       t.equal((await n.call(`/room/${f.room}`, { key: f.keys['invite here'] })).status, 200, 'the invite still works')

@@ -193,6 +193,75 @@ t.test('webhooks', async (t) => {
       })
     })
 
+    t.test(`${backend}: a receiver that never answers is a timeout failure`, async (t) => {
+      const s = await setup(t, backend, ca, { webhookTimeoutMs: 300, webhookRetryScheduleS: [0.1] })
+      const rx = await startReceiver(t, ca)
+      rx.answer = () => 'hang'
+      await register(s, { url: rx.url() })
+      await post(s, await room(s), 'into the void')
+      await waitFor(async () => (await list(s))[0]!.health.failed === 1, 5000, 'the delivery to fail')
+      t.equal(rx.received.length, 2, 'both attempts reached the receiver')
+      const h = (await list(s))[0]!.health
+      t.match(h, { pending: 0, delivered: 0, failed: 1, consecutiveFailures: 2, lastError: /^no answer within \d+ ms$/ })
+      t.notOk('lastStatus' in h, 'no status: no answer came')
+      t.match(h.recentFailures, [{ attempts: 2, lastError: /^no answer within \d+ ms$/ }])
+      t.notOk('lastStatus' in h.recentFailures[0]!)
+    })
+
+    t.test(`${backend}: a long answer is read only up to 4 KiB and the delivery counts`, async (t) => {
+      const s = await setup(t, backend, ca, { webhookTimeoutMs: 3000 })
+      const rx = await startReceiver(t, ca)
+      // A 200 whose body never ends: only a reader that stops at its cap can finish the attempt.
+      rx.answer = () => 'hang'
+      let written = 0
+      let cut = false
+      await register(s, { url: rx.url() })
+      await post(s, await room(s), 'chatty receiver')
+      await waitFor(() => rx.hanging.length === 1, 5000, 'the attempt')
+      const { res } = rx.hanging[0]!
+      res.on('close', () => (cut = true))
+      res.writeHead(200, { 'Content-Type': 'text/plain' })
+      const chunk = Buffer.alloc(16 * 1024, 'x')
+      const pump = setInterval(() => {
+        if (res.destroyed) return clearInterval(pump)
+        res.write(chunk)
+        written += chunk.length
+      }, 5)
+      t.teardown(() => clearInterval(pump))
+      await waitFor(async () => (await list(s))[0]!.health.delivered === 1, 5000, 'the delivery to count as delivered')
+      await waitFor(() => cut, 2000, 'the node to close the connection')
+      t.match((await list(s))[0]!.health, { pending: 0, delivered: 1, failed: 0, consecutiveFailures: 0, lastStatus: 200 })
+      t.notOk((await list(s))[0]!.health.lastError, 'no error recorded')
+      t.equal(rx.received.length, 1, 'one attempt')
+      t.comment(`the receiver wrote ${written} bytes before the node closed the connection`)
+    })
+
+    t.test(`${backend}: an attempt cut by shutdown is not settled; another node takes it over`, async (t) => {
+      const s = await setup(t, backend, ca)
+      const rx = await startReceiver(t, ca)
+      rx.answer = () => 'hang'
+      await register(s, { url: rx.url() })
+      await post(s, await room(s), 'mid-flight')
+      await waitFor(() => rx.hanging.length === 1, 5000, 'the attempt')
+      const id = rx.received[0]!.body.id
+      // The dispatcher stops; its grace (50 ms) runs out while the receiver still holds the request.
+      await s.n.node.webhooks.stop(50)
+      await new Promise((r) => setTimeout(r, 300))
+      const h = (await list(s))[0]!.health
+      t.match(h, { pending: 1, consecutiveFailures: 0, failed: 0 }, 'not counted as a failure')
+      t.notOk(h.lastError, 'no error recorded for the receiver')
+      const k = s.n.node.store.keys.webhooks(s.teamId)
+      t.ok(await s.n.node.store.client.zscore(k.leased, id), 'still leased: left to the lease takeover')
+      t.equal(await s.n.node.store.client.zscore(k.due, id), null, 'not scheduled as a retry')
+
+      // Another node on the same KEY_PREFIX takes it over when the lease (3 s) runs out.
+      rx.answer = () => ({ status: 200 })
+      await startNode(t, backend, { ...fastWebhookSettings(ca), keyPrefix: s.n.node.settings.keyPrefix })
+      await waitFor(async () => (await list(s))[0]!.health.delivered === 1, 8000, 'the takeover to deliver it')
+      t.equal(rx.received.at(-1)!.body.id, id, 'sent again under the same delivery id')
+      t.match((await list(s))[0]!.health, { pending: 0, delivered: 1, takeovers: 1, consecutiveFailures: 0 })
+    })
+
     t.test(`${backend}: an event whose hint was lost is found by the sweep`, async (t) => {
       const s = await setup(t, backend, ca)
       const rx = await startReceiver(t, ca)

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
-import { Dispatcher, decide } from '../../src/webhooks/dispatcher.js'
+import { Dispatcher, decide, nextLookAt } from '../../src/webhooks/dispatcher.js'
 import { parseRetryAfter } from '../../src/webhooks/send.js'
 import { EVENT_SCRIPTS } from '../../src/webhooks/index.js'
 import { newSecret, signedHeaders, standardKey } from '../../src/webhooks/signing.js'
@@ -62,6 +62,15 @@ t.test('outcomes: done, gone, retried on the schedule, honoured Retry-After, fai
   t.same(decide({ status: 429, retryAfterMs: 1000 }, 4, schedule, 0.2, mid), { outcome: 'fail', delayMs: 0 }, 'no attempt left')
   t.same(decide({ status: 500 }, 1, schedule, 0.2, () => 0), { outcome: 'retry', delayMs: 4000 }, 'jitter: -20%')
   t.same(decide({ status: 500 }, 1, schedule, 0.2, () => 1), { outcome: 'retry', delayMs: 6000 }, 'jitter: +20%')
+})
+
+t.test('a team with work left is due at the time of its claim, not at 0 (teams due at once go oldest first)', async (t) => {
+  const now = 1_700_000_000_000
+  t.equal(nextLookAt({ hinted: 2, more: false, now }, 30_000), now, 'rooms still hinted')
+  t.equal(nextLookAt({ hinted: 0, more: true, now, next: now - 5 }, 30_000), now, 'due deliveries left unclaimed')
+  t.equal(nextLookAt({ hinted: 0, more: false, now, next: now + 5000 }, 30_000), now + 5000, 'the earliest due delivery or lease end')
+  t.equal(nextLookAt({ hinted: 0, more: false, now, next: now + 60_000 }, 30_000), now + 30_000, 'at most one sweep interval away')
+  t.equal(nextLookAt({ hinted: 0, more: false, now }, 30_000), now + 30_000, 'nothing pending: the next sweep')
 })
 
 t.test('every script that appends an event is one after which the node hints webhooks', async (t) => {

@@ -61,13 +61,15 @@ t.test('webhook URLs: https only, no credentials, no fragment, bounded', async (
   for (const [url, why] of bad) t.throws(() => parseTargetUrl(url), why, url.slice(0, 60))
 })
 
-t.test('resolution: every answer is checked, and the first one is the connection target', async (t) => {
+t.test('resolution: every answer is checked, and all are connection targets, in order', async (t) => {
   const resolve = async (host: string) =>
     host === 'mixed.example' ? [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }] : [{ address: '2606:4700::6810:84e5', family: 6 }, { address: '93.184.216.34', family: 4 }]
   await t.rejects(resolveTarget(new URL('https://mixed.example/'), { resolve }), /mixed\.example resolves to 10\.0\.0\.1, which is a private address/)
   const target = await resolveTarget(new URL('https://ok.example/in'), { resolve })
-  t.match(target, { host: 'ok.example', port: 443, address: '2606:4700::6810:84e5', family: 6 })
+  t.match(target, { host: 'ok.example', port: 443 })
+  t.same(target.addresses, [{ address: '2606:4700::6810:84e5', family: 6 }, { address: '93.184.216.34', family: 4 }])
   const literal = await resolveTarget(new URL('https://[2606:4700::1111]:8443/'))
-  t.match(literal, { host: '2606:4700::1111', port: 8443, address: '2606:4700::1111', family: 6 })
+  t.match(literal, { host: '2606:4700::1111', port: 8443 })
+  t.same(literal.addresses, [{ address: '2606:4700::1111', family: 6 }])
   await t.rejects(resolveTarget(new URL('https://[::1]/')), TargetError)
 })

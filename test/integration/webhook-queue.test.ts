@@ -1,0 +1,173 @@
+// The Redis side of webhook delivery (src/webhooks/queue.ts and its scripts), driven directly on
+// standalone Redis and on a 3-master Cluster, with no dispatcher running: nothing is sent. A
+// delivery whose lease keeps running out still runs out of attempts; woken teams are taken oldest
+// first, not by name; WEBHOOK_PENDING_MAX bounds each webhook's pending deliveries; the deliveries
+// of a team's deleted webhooks are deleted in batches before the team leaves the schedule; and a
+// registration whose change notice fails still returns its secret; events trimmed before fan-out
+// count as lost only for webhooks that existed when they were posted. Every test has its own
+// KEY_PREFIX, so the global schedule holds only its teams.
+import t, { type Test } from 'tap'
+import { encode } from '@msgpack/msgpack'
+import { Core } from '../../src/core/index.js'
+import type { Settings } from '../../src/config.js'
+import type { Store } from '../../src/store/store.js'
+import { fanOutRoom } from '../../src/webhooks/fanout.js'
+import { WebhookQueue } from '../../src/webhooks/queue.js'
+import { RECENT_FAILURES, WebhookRegistry } from '../../src/webhooks/registry.js'
+import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
+
+/** A loopback URL (allowed by allowLoopback); nothing is ever sent to it here. */
+const URL_ = 'https://127.0.0.1:9/hook'
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+interface Setup {
+  store: Store
+  queue: WebhookQueue
+  registry: WebhookRegistry
+  teamId: string
+}
+
+function setup(t: Test, backend: Backend, announce?: (teamId: string) => Promise<void>, settings: Partial<Settings> = {}): Setup {
+  const store = storeFor(backend, { keyPrefix: uid('wq'), ...settings })
+  t.teardown(() => store.close())
+  const queue = new WebhookQueue(store)
+  const registry = new WebhookRegistry(store, { limit: 20, allowLoopback: true, ...(announce ? { announce } : {}) })
+  return { store, queue, registry, teamId: uid('tm') }
+}
+
+/** Fans out `count` new events of a room as fan-out does (batches of 100, position compare-and-set). */
+async function enqueueEvents(s: Setup, room: string, count: number, pendingMax = 1_000_000): Promise<{ enqueued: number; dropped: number }> {
+  // After the webhook's creation, so every webhook wants them.
+  const at = Date.now() + 1000
+  let pos = ''
+  let enqueued = 0
+  let dropped = 0
+  for (let i = 0; i < count; i += 100) {
+    const events: [string, Buffer][] = []
+    for (let j = i; j < Math.min(count, i + 100); j++) {
+      events.push([`${at}-${j + 1}`, Buffer.from(encode({ type: 'message', agent_id: 'a', text: `e${j}`, created_at: at }))])
+    }
+    const next = events.at(-1)![0]
+    const r = await s.queue.enqueue(s.teamId, room, pos, next, '', { count: 0, before: 0 }, pendingMax, events)
+    if (r.stale) throw new Error('position moved')
+    pos = next
+    enqueued += r.enqueued
+    dropped += r.dropped
+  }
+  return { enqueued, dropped }
+}
+
+for (const backend of BACKENDS) {
+  t.test(`${backend}: a delivery whose lease runs out at every attempt still runs out of attempts`, async (t) => {
+    const s = setup(t, backend)
+    await s.registry.create(s.teamId, { url: URL_ })
+    await enqueueEvents(s, 'r1', 1)
+    // Three attempts allowed; each claiming node dies (its 1 ms lease runs out, nothing settled).
+    let id = ''
+    for (let n = 1; n <= 3; n++) {
+      const c = await s.queue.claimDeliveries(s.teamId, `dead-${n}`, 10, 1, 3, RECENT_FAILURES)
+      t.equal(c.claimed.length, 1, `attempt ${n} claimed`)
+      t.equal(c.claimed[0]!.n, n)
+      id = c.claimed[0]!.id
+      await sleep(5)
+    }
+    const fourth = await s.queue.claimDeliveries(s.teamId, 'node-4', 10, 1, 3, RECENT_FAILURES)
+    t.same(fourth.claimed, [], 'not claimed a fourth time')
+    t.equal(fourth.next, undefined, 'nothing left pending')
+    t.same(await s.queue.settle(s.teamId, 'dead-3', id, 'ok', 200, undefined, 0, RECENT_FAILURES), { settled: false }, 'the last node, back late, settles nothing')
+    const [hook] = await s.registry.list(s.teamId)
+    t.match(hook!.health, {
+      pending: 0,
+      failed: 1,
+      takeovers: 2,
+      consecutiveFailures: 1,
+      recentFailures: [{ deliveryId: id, roomId: 'r1', attempts: 3, lastError: /lease of its last attempt ran out/ }],
+    })
+  })
+
+  t.test(`${backend}: teams woken at once are taken oldest first, not by name`, async (t) => {
+    const s = setup(t, backend)
+    const teams = s.store.keys.webhookTeams()
+    // Names sort the opposite way to the order they were woken in.
+    const [a, z] = [`a${uid()}`, `z${uid()}`]
+    const later = Date.now() + 3_600_000
+    await s.store.client.zadd(teams, later, a, later, z)
+    await s.queue.wakeTeam(z)
+    await sleep(5)
+    await s.queue.wakeTeam(a)
+    t.not(await s.store.client.zscore(teams, a), '0', 'a woken team is due at a time, not at 0')
+    const first = await s.queue.claimTeams(1, 10_000)
+    t.same(first.teams, [z], 'the team woken first goes first')
+    // z's pass leaves it busy (more to claim): due again at the claim's time, which is after a's.
+    t.equal(await s.queue.rescheduleTeam(z, first.lease, first.now, false, 0), 'rescheduled')
+    t.same((await s.queue.claimTeams(1, 10_000)).teams, [a], 'a busy team queues behind the team that was due before it')
+  })
+
+  t.test(`${backend}: WEBHOOK_PENDING_MAX bounds the pending deliveries of each webhook`, async (t) => {
+    const s = setup(t, backend)
+    const one = await s.registry.create(s.teamId, { url: URL_ })
+    const two = await s.registry.create(s.teamId, { url: URL_, events: ['blocker'] })
+    t.same(await enqueueEvents(s, 'r1', 5, 3), { enqueued: 3, dropped: 2 })
+    const health = Object.fromEntries((await s.registry.list(s.teamId)).map((w) => [w.webhookId, w.health]))
+    t.match(health[one.webhook.webhookId], { pending: 3, dropped: 2 })
+    t.match(health[two.webhook.webhookId], { pending: 0, dropped: 0 }, 'a webhook that wants none of them is not charged')
+    t.equal(await s.store.client.hlen(s.store.keys.webhooks(s.teamId).deliveries), 3)
+  })
+
+  t.test(`${backend}: the deliveries a team's deleted webhooks left are deleted, in batches, before the team is removed`, async (t) => {
+    const s = setup(t, backend)
+    const k = s.store.keys.webhooks(s.teamId)
+    const wh = await s.registry.create(s.teamId, { url: URL_ })
+    t.same(await enqueueEvents(s, 'r1', 1100), { enqueued: 1100, dropped: 0 })
+    const inFlight = await s.queue.claimDeliveries(s.teamId, 'node', 5, 60_000, 8, RECENT_FAILURES)
+    t.equal(inFlight.claimed.length, 5)
+    // Pushed hours out, like retries waiting on the schedule.
+    await s.store.client.zadd(k.due, 'XX', Date.now() + 36_000_000, (await s.store.client.zrange(k.due, 0, 0))[0]!)
+    await s.registry.delete(s.teamId, wh.webhook.webhookId)
+
+    const first = await s.queue.claimDeliveries(s.teamId, 'node', 10, 60_000, 8, RECENT_FAILURES)
+    t.match(first, { claimed: [], webhooks: 0, more: true }, 'a batch deleted, more left')
+    t.equal(await s.store.client.hlen(k.deliveries), 95)
+    const second = await s.queue.claimDeliveries(s.teamId, 'node', 10, 60_000, 8, RECENT_FAILURES)
+    t.match(second, { claimed: [], webhooks: 0, more: false })
+    t.equal(await s.store.client.exists(k.deliveries, k.due, k.leased), 0, 'nothing of them is left')
+
+    await sleep(2)
+    const pass = await s.queue.claimTeams(8, 10_000)
+    t.same(pass.teams, [s.teamId])
+    t.equal(await s.queue.rescheduleTeam(s.teamId, pass.lease, second.now, true, 0), 'removed', 'then the team leaves the schedule')
+  })
+
+  t.test(`${backend}: a change notice that fails does not fail the registration`, async (t) => {
+    const s = setup(t, backend, () => Promise.reject(new Error('pub/sub is down')))
+    const created = await s.registry.create(s.teamId, { url: URL_ })
+    t.match(created.secret, /^whsec_/, 'the secret is returned')
+    t.same((await s.registry.list(s.teamId)).map((w) => w.webhookId), [created.webhook.webhookId])
+    const deleted = await s.registry.delete(s.teamId, created.webhook.webhookId)
+    t.equal(deleted.webhookId, created.webhook.webhookId)
+    t.same(await s.registry.list(s.teamId), [])
+  })
+
+  t.test(`${backend}: events trimmed before fan-out are lost only for webhooks that could have wanted them`, async (t) => {
+    const s = setup(t, backend, undefined, { eventsRetained: 10 })
+    const core = new Core(s.store, s.store.settings)
+    const room = { teamId: s.teamId, roomId: 'r1' }
+    await core.rooms.create(s.teamId, { room_id: room.roomId }, 'test')
+    const before = await s.registry.create(s.teamId, { url: URL_ })
+    const floor = Date.parse(before.webhook.createdAt)
+    const fanOut = async () => {
+      const [pos] = await s.queue.positions(s.teamId, [room.roomId])
+      return fanOutRoom(s.queue, s.teamId, { room: room.roomId, hint: '', pos: pos! }, floor, 1_000_000)
+    }
+    await core.events.post({ room, agent: 'a' }, { type: 'message', text: 'e1' })
+    t.equal(await fanOut(), 1)
+    // No node fans out while 14 more are posted: 10 are kept, e2..e5 are trimmed unread.
+    for (let i = 2; i <= 15; i++) await core.events.post({ room, agent: 'a' }, { type: 'message', text: `e${i}` })
+    await sleep(5)
+    const after = await s.registry.create(s.teamId, { url: URL_ })
+    t.equal(await fanOut(), 10, 'the retained events, for the older webhook')
+    const health = Object.fromEntries((await s.registry.list(s.teamId)).map((w) => [w.webhookId, w.health]))
+    t.match(health[before.webhook.webhookId], { lost: 4, pending: 11 })
+    t.match(health[after.webhook.webhookId], { lost: 0, pending: 0 }, 'created after every trimmed event: none lost for it')
+  })
+}
