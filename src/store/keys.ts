@@ -104,7 +104,7 @@ export class Keys {
     }
   }
 
-  /** Sorted set of teams with webhooks -> when a node should next look at the team (ms; 0 = now). */
+  /** Sorted set of teams with webhooks -> when a node should next look at the team (ms; due ones are taken oldest first). */
   webhookTeams(): string {
     return `${this.prefix}:{wh}:teams`
   }
