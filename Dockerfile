@@ -22,6 +22,9 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY lua ./lua
+# A bad image fails to build rather than to start: the uWS binary kept above must load natively
+# here (the package falls back to its slow JS implementation with only a console line).
+RUN node -e "if (!String(require('uWebSockets.js').App).includes('[native code]')) { console.error('uWebSockets.js did not load its native binding'); process.exit(1) }"
 # The image's own user (uid 1000); the app writes nothing to its filesystem.
 USER node
 EXPOSE 8080

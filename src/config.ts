@@ -29,7 +29,8 @@ export const SETTINGS = {
   },
   localRedis: {
     env: 'LOCAL_REDIS',
-    schema: z.string().regex(/^[A-Za-z0-9.-]+:[0-9]{1,5}$/, 'must look like "127.0.0.1:6379"').default('127.0.0.1:6379'),
+    // An IPv6 address in brackets, as in a URL: "[::1]:6379" (src/ops/local-redis.ts strips them).
+    schema: z.string().regex(/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[0-9]{1,5}$/, 'must look like "127.0.0.1:6379" or "[::1]:6379"').default('127.0.0.1:6379'),
     unit: 'host:port',
     doc: 'Used only when REDIS_URL and REDIS_CLUSTER_NODES are unset: the node uses the Redis answering here, or, when none answers and this is a loopback address, starts redis-server itself on it (data in DATA_DIR) and stops it when the node stops.',
   },

@@ -2,18 +2,65 @@
 // `node dist/src/main.js` (containers) or `npm run dev`. Settings come from the environment
 // (docs/configuration.md); with no Redis configured, src/ops/local-redis.ts finds or starts one.
 // On SIGTERM the node drains and exits within SHUTDOWN_GRACE_S.
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { loadSettings } from './config.js'
 import { ServiceNode } from './node.js'
 import { localRedis, type LocalRedis } from './ops/local-redis.js'
 
 let redis: LocalRedis | undefined
+let node: ServiceNode | undefined
+let stopping = false
+
+/** A word as a POSIX shell reads it back: quoted only when it has to be. */
+const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`)
+
+/**
+ * The room CLI as a command that works from any folder. The package is private (never published),
+ * so `npx agentrooms` resolves only inside this clone: print the launcher's absolute path instead.
+ */
+function cliCommand(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const compiled = here.endsWith(join('dist', 'src'))
+  const root = resolve(here, compiled ? '../..' : '..')
+  if (compiled) {
+    const bin = join(root, 'bin', 'agentrooms.mjs')
+    // The container image has dist/ but not bin/.
+    return `node ${shellWord(existsSync(bin) ? bin : join(here, 'cli', 'main.js'))}`
+  }
+  // npm run dev (tsx, nothing compiled): the sources through this clone's tsx.
+  return `npx --prefix ${shellWord(root)} tsx ${shellWord(join(root, 'src', 'cli', 'main.ts'))}`
+}
+
+/**
+ * Drains the node (when it got that far) and stops the Redis this process started. Installed
+ * before anything starts, so that a signal during startup still stops an embedded redis-server:
+ * without a handler, SIGTERM would end the process at once and leave that Redis running.
+ */
+async function stop(signal: string, graceS: number): Promise<void> {
+  if (stopping) return
+  stopping = true
+  const hard = setTimeout(() => process.exit(1), graceS * 1000).unref()
+  node?.log.info({ signal }, 'draining')
+  const { clean } = node ? await node.stop() : { clean: true }
+  // A redis-server still starting (localRedis has not returned) is stopped by its exit hook.
+  await redis?.stop()
+  clearTimeout(hard)
+  node?.log.info({ clean }, 'stopped')
+  process.exit(0)
+}
 
 async function main(): Promise<void> {
   const configured = loadSettings()
+  process.on('SIGTERM', () => void stop('SIGTERM', configured.shutdownGraceS))
+  process.on('SIGINT', () => void stop('SIGINT', configured.shutdownGraceS))
   redis = await localRedis(configured, (line) => process.stdout.write(`${line}\n`))
+  if (stopping) return
   const settings = redis.url ? { ...configured, redisUrl: redis.url } : configured
-  const node = new ServiceNode(settings)
+  node = new ServiceNode(settings)
   const port = await node.start()
+  if (stopping) return
   const boot = await node.teams.bootstrap()
   if (boot.created && boot.key) {
     // Printed exactly once, by the one node that created the default team.
@@ -31,30 +78,18 @@ async function main(): Promise<void> {
         '',
         JSON.stringify({ mcpServers: { agentrooms: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${boot.key}` } } } }, null, 2),
         '',
-        'Create a room with configuration for each of your agents (docs/cli.md):',
+        'Create a room with configuration for each of your agents (docs/cli.md), from any folder:',
         '',
-        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} npx agentrooms create-room my-project --agents planner,backend,frontend`,
+        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
         '',
       ].join('\n') + '\n',
     )
   }
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    node.log.info({ signal }, 'draining')
-    const hard = setTimeout(() => process.exit(1), settings.shutdownGraceS * 1000).unref()
-    const { clean } = await node.stop()
-    await redis?.stop()
-    clearTimeout(hard)
-    node.log.info({ clean }, 'stopped')
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
 }
 
 main().catch(async (err: unknown) => {
+  // A startup cut short by a signal fails on the closed connections: that is the stop, not an error.
+  if (stopping) return
   process.stderr.write(`agentrooms: ${err instanceof Error ? err.message : String(err)}\n`)
   await redis?.stop().catch(() => undefined)
   process.exit(1)

@@ -22,6 +22,7 @@ import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
 import { mcpRoutes } from './mcp/endpoint.js'
 import { McpHost } from './mcp/host.js'
+import { checkRedis } from './ops/redis-check.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
@@ -111,6 +112,7 @@ export class ServiceNode {
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
   async start(): Promise<number> {
     assertNativeUws()
+    await checkRedis(this.store.client, this.log)
     await this.hub.start()
     await this.search.start()
     await this.mcp.start()

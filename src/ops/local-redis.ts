@@ -9,12 +9,11 @@ import { connect } from 'node:net'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { Settings } from '../config.js'
+import { INSTALL_HINT, MIN_REDIS_MAJOR } from './redis-check.js'
 
 const run = promisify(execFile)
 
-export const INSTALL_HINT =
-  'install Redis 7 or newer (Debian/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis), ' +
-  'or point the node at a Redis you have: REDIS_URL=redis://host:6379 (REDIS_CLUSTER_NODES for a Redis Cluster)'
+export { INSTALL_HINT }
 
 export interface LocalRedis {
   /** The URL the node should use; undefined when a Redis was configured (nothing to do). */
@@ -99,6 +98,28 @@ async function stopLeftover(dir: string): Promise<void> {
   if (!(await waitUntil(() => !alive(pid), 10_000))) process.kill(pid, 'SIGKILL')
 }
 
+/** LOCAL_REDIS taken apart: "[::1]:6379" (IPv6 in brackets, as src/config.ts accepts it) → ::1, 6379. */
+export function localAddress(settings: Settings): { host: string; port: number; url: string } {
+  const cut = settings.localRedis.lastIndexOf(':')
+  const host = settings.localRedis.slice(0, cut).replace(/^\[(.*)\]$/, '$1')
+  const port = Number(settings.localRedis.slice(cut + 1))
+  return { host, port, url: `redis://${host.includes(':') ? `[${host}]` : host}:${port}` }
+}
+
+/**
+ * The settings a command that must not start a Redis (npm run team) uses: the configured Redis,
+ * else the one at LOCAL_REDIS, as a node would find it. Throws, saying what to do, when no Redis
+ * answers there.
+ */
+export async function existingRedis(settings: Settings): Promise<Settings> {
+  if (settings.redisUrl || settings.redisClusterNodes) return settings
+  const { host, port, url } = localAddress(settings)
+  const answer = await probeRedis(host, port)
+  if (answer === 'auth') throw new Error(`the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`)
+  if (answer === 'none') throw new Error(`no Redis answers at ${host}:${port} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)`)
+  return { ...settings, redisUrl: url }
+}
+
 /**
  * Resolves the Redis of a node that has none configured (see the file comment). `say` receives
  * one human-readable line per step. Throws an Error whose message says what to do.
@@ -106,18 +127,16 @@ async function stopLeftover(dir: string): Promise<void> {
 export async function localRedis(settings: Settings, say: (line: string) => void): Promise<LocalRedis> {
   const none: LocalRedis = { url: undefined, stop: async () => undefined }
   if (settings.redisUrl || settings.redisClusterNodes) return none
-  const cut = settings.localRedis.lastIndexOf(':')
-  const host = settings.localRedis.slice(0, cut)
-  const port = Number(settings.localRedis.slice(cut + 1))
-  const url = `redis://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const { host, port, url } = localAddress(settings)
 
   const answer = await probeRedis(host, port)
   if (answer === 'pong') {
+    // Its version is checked by the node as every Redis's is (src/ops/redis-check.ts).
     say(`agentrooms: using the Redis at ${host}:${port} (set REDIS_URL to use another)`)
     return { ...none, url }
   }
   if (answer === 'auth') {
-    throw new Error(`the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${host}:${port}`)
+    throw new Error(`the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`)
   }
   if (!LOOPBACK.has(host)) {
     throw new Error(`no Redis answers at ${host}:${port} (LOCAL_REDIS), and a node starts its own only on a loopback address: set REDIS_URL, or start that Redis`)
@@ -127,8 +146,8 @@ export async function localRedis(settings: Settings, say: (line: string) => void
     throw new Error(`no Redis answers at ${host}:${port} and redis-server is not installed: ${INSTALL_HINT}`)
   }
   const major = Number(version.split('.')[0])
-  if (Number.isFinite(major) && major < 7) {
-    throw new Error(`no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs 7 or newer: ${INSTALL_HINT}`)
+  if (Number.isFinite(major) && major < MIN_REDIS_MAJOR) {
+    throw new Error(`no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs ${MIN_REDIS_MAJOR} or newer: ${INSTALL_HINT}`)
   }
 
   const dir = resolve(settings.dataDir)

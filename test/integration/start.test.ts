@@ -1,24 +1,42 @@
-// The README's quick start, run as a newcomer runs it: its start command in a fresh copy of the
-// repository with no Redis configured and nothing answering at the Redis address it probes
-// (LOCAL_REDIS points at a free port, since this machine's own Redis holds 6379). The service
-// installs nothing (node_modules is linked in), compiles, starts its own redis-server with an
-// append-only file under ./data, prints the default team key and MCP configuration; the printed
-// configuration works, the printed CLI command works, and SIGTERM stops the node and its Redis.
-// A second start finds the data again. Without redis-server on the PATH the error says what to
-// install. And src/ops/local-redis.ts in process: a Redis answering at LOCAL_REDIS is used as is.
+// The README's quick start, run as a newcomer runs it, and what `npm start` and the operator's
+// team command do around it.
+//
+// Covered:
+// - the README's quick start is `npm start` then `npm test`;
+// - `npm start` in a fresh copy of the repository with no Redis configured: it compiles, starts
+//   its own redis-server with an append-only file under ./data, prints the default team key and
+//   MCP configuration that work, and a create-room command that works from another folder;
+//   SIGTERM stops the node and its Redis; a second start finds the data again; Ctrl-C stops it;
+//   a SIGTERM during startup (right after the embedded Redis started) still stops that Redis;
+// - without redis-server on the PATH, the error says what to install;
+// - scripts/start.mjs's install step: `npm ci` when package-lock.json is newer than the installed
+//   tree, none when it is not, and a clear error when TypeScript is missing (--omit=dev);
+// - src/ops/local-redis.ts in process: a Redis answering at LOCAL_REDIS is used as is; one that
+//   needs a password is named; an IPv6 LOCAL_REDIS in brackets is accepted and served;
+// - `npm run team` finds Redis as the service does (LOCAL_REDIS), without starting one.
+//
+// Not covered, and why:
+// - Redis on 6379: this machine's own Redis holds it, so the tests point LOCAL_REDIS at a free
+//   port instead; the code path is the same, only the default address differs;
+// - a real `npm ci`: node_modules is linked into the copy (installing takes minutes and the
+//   network), and a stand-in `npm` on the PATH records the call instead;
+// - a Redis older than 7 answering there: none can be installed here (test/integration/
+//   redis-check.test.ts checks the refusal on INFO replies).
 import t from 'tap'
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { defaultSettings } from '../../src/config.js'
-import { localRedis, probeRedis } from '../../src/ops/local-redis.js'
+import { defaultSettings, loadSettings } from '../../src/config.js'
+import { localAddress, localRedis, probeRedis } from '../../src/ops/local-redis.js'
+import { runTeamsCli } from '../../src/ops/teams-cli.js'
 import { callTool } from '../helpers/mcp.js'
 import { eventually } from '../helpers/realtime.js'
 import { freePort } from '../helpers/redis.js'
-import { sharedRedis } from '../helpers/shared.js'
+import { sharedRedis, uid } from '../helpers/shared.js'
 
 const README = readFileSync('README.md', 'utf8')
 
@@ -40,9 +58,16 @@ function freshCopy(): string {
     mkdirSync(dirname(join(dir, f)), { recursive: true })
     copyFileSync(f, join(dir, f))
   }
+  // The lock keeps its time: a copy newer than the linked node_modules would make the launcher
+  // run `npm ci`, which would empty this checkout's node_modules through the link.
+  const lock = statSync('package-lock.json')
+  utimesSync(join(dir, 'package-lock.json'), lock.atime, lock.mtime)
   symlinkSync(resolve('node_modules'), join(dir, 'node_modules'))
   return dir
 }
+
+/** Whether node_modules was installed after the last change of package-lock.json (npm start would not reinstall). */
+const installedAfterLock = () => statSync('node_modules/.package-lock.json').mtimeMs >= statSync('package-lock.json').mtimeMs
 
 interface Started {
   child: ChildProcess
@@ -103,6 +128,8 @@ t.test('the README quick start is two commands: start the service, run the tests
 
 t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, working MCP, clean stop, data kept', async (t) => {
   const [startCommand] = quickStart()
+  // Otherwise the launcher would `npm ci` through the link: run `npm install` in this checkout first.
+  if (!t.ok(installedAfterLock(), 'node_modules is installed from the current package-lock.json')) return
   const dir = freshCopy()
   const port = await freePort()
   const redisPort = await freePort()
@@ -134,12 +161,15 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   const printed = JSON.parse(/^\{\n {2}"mcpServers"[\s\S]*?^\}$/m.exec(out)![0]) as { mcpServers: { agentrooms: { url: string; headers: Record<string, string> } } }
   t.same(printed.mcpServers.agentrooms.headers, { Authorization: `Bearer ${key}` }, 'the printed MCP configuration carries the printed key')
 
-  // The printed next step: the CLI, run as printed (npx agentrooms … with the printed variables).
-  const cliLine = /^\s*(AGENTROOMS_URL=\S+ AGENTROOMS_KEY=\S+ npx agentrooms create-room .+)$/m.exec(out)?.[1]
-  t.ok(cliLine, 'it prints a create-room command')
-  const cliRun = startShell(`${cliLine!} --json`, dir, { PATH: env.PATH, HOME: env.HOME })
+  // The printed next step: the CLI, run as printed, from another folder (the package is private,
+  // so the command names the clone's launcher by its absolute path rather than `npx agentrooms`).
+  const cliLine = /^\s*(AGENTROOMS_URL=\S+ AGENTROOMS_KEY=\S+ (.+) create-room .+)$/m.exec(out)
+  t.equal(cliLine?.[2], `node ${dir}/bin/agentrooms.mjs`, 'it prints a create-room command with the launcher\'s absolute path')
+  const elsewhere = mkdtempSync(join(tmpdir(), 'ar-elsewhere-'))
+  t.teardown(() => rmSync(elsewhere, { recursive: true, force: true }))
+  const cliRun = startShell(`${cliLine![1]} --json`, elsewhere, { PATH: env.PATH, HOME: env.HOME })
   await cliRun.exited
-  t.equal(cliRun.child.exitCode, 0, 'the printed create-room command works')
+  t.equal(cliRun.child.exitCode, 0, 'the printed create-room command works outside the clone')
   if (cliRun.child.exitCode !== 0) t.comment(cliRun.out())
   const room = JSON.parse(cliRun.stdout().slice(cliRun.stdout().indexOf('{'))) as { room: { roomId: string }; agents: { agent_id: string; snippets: { generic: string } }[] }
   t.equal(room.room.roomId, 'my-project')
@@ -173,6 +203,26 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   await second.exited
   t.ok(await eventually(() => pidsIn(dir, 'node', 'start.mjs').length === 0 && !alive(secondRedis), 15_000), 'Ctrl-C stops the service and its Redis')
 
+  // SIGTERM while the node is still starting, after its Redis is up: the handlers are in place
+  // before anything starts, so the embedded redis-server stops too (not left orphaned). A
+  // Meilisearch that accepts connections and never answers holds the node in its startup.
+  const silent = new Set<Socket>()
+  const meili = createServer((sock) => void silent.add(sock))
+  await new Promise<void>((r) => meili.listen(0, '127.0.0.1', r))
+  t.teardown(() => {
+    for (const sock of silent) sock.destroy()
+    meili.close()
+  })
+  const meiliUrl = `http://127.0.0.1:${(meili.address() as AddressInfo).port}`
+  const third = startShell(startCommand!, dir, { ...env, MEILI_URL: meiliUrl })
+  t.ok(await eventually(() => (/started redis-server/.test(third.out()) && silent.size > 0) || third.child.exitCode !== null, 60_000), 'a third start gets as far as its Redis, then waits for Meilisearch')
+  t.notMatch(third.out(), /"msg":"listening"/, 'the node is still starting')
+  const thirdRedis = Number(/started redis-server [0-9.]+ there \(pid (\d+)/.exec(third.out())?.[1])
+  process.kill(-third.child.pid!, 'SIGTERM')
+  await third.exited
+  t.ok(await eventually(() => pidsIn(dir, 'node', 'start.mjs').length === 0 && !alive(thirdRedis), 15_000), 'a SIGTERM during startup stops the service and its Redis')
+  t.equal(await probeRedis('127.0.0.1', redisPort), 'none', 'nothing answers at LOCAL_REDIS')
+
   // No redis-server on the PATH: the error says what to install.
   const bin = mkdtempSync(join(tmpdir(), 'ar-path-'))
   t.teardown(() => rmSync(bin, { recursive: true, force: true }))
@@ -180,7 +230,43 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   const bare = startShell('node scripts/start.mjs', dir, { ...env, PATH: bin })
   await bare.exited
   t.equal(bare.child.exitCode, 1, 'exit code 1')
-  t.match(bare.out(), /redis-server is not installed: install Redis 7 or newer \(Debian\/Ubuntu: sudo apt-get install -y redis-server; macOS: brew install redis\), or point the node at a Redis you have: REDIS_URL=/)
+  t.match(bare.out(), /redis-server is not installed: install Redis 7 or newer \(Debian 12, Ubuntu 24\.04 and later: sudo apt-get install -y redis-server; older Debian or Ubuntu releases ship Redis 6: .*\), or point the node at a Redis you have: REDIS_URL=/)
+})
+
+t.test('npm start reinstalls when package-lock.json changed, and says so when TypeScript is missing', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ar-install-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  for (const f of ['scripts/start.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src/main.ts']) {
+    mkdirSync(dirname(join(dir, f)), { recursive: true })
+    copyFileSync(f, join(dir, f))
+  }
+  // node_modules installed from an older lock, without TypeScript (as after --omit=dev).
+  mkdirSync(join(dir, 'node_modules'))
+  writeFileSync(join(dir, 'node_modules', '.package-lock.json'), '{}')
+  const old = new Date(Date.now() - 3600_000)
+  utimesSync(join(dir, 'node_modules', '.package-lock.json'), old, old)
+  // A stand-in npm on the PATH records its arguments (a real `npm ci` needs minutes and the network).
+  const bin = mkdtempSync(join(tmpdir(), 'ar-npm-'))
+  t.teardown(() => rmSync(bin, { recursive: true, force: true }))
+  symlinkSync(process.execPath, join(bin, 'node'))
+  writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "$@" >> ${join(dir, 'npm-calls')}\n`)
+  chmodSync(join(bin, 'npm'), 0o755)
+  const env = { PATH: bin, HOME: process.env.HOME ?? '' }
+
+  const first = startShell('node scripts/start.mjs', dir, env)
+  await first.exited
+  t.match(first.out(), /package-lock\.json changed since the last install; reinstalling dependencies \(npm ci\)/, 'a lock newer than node_modules: it says it reinstalls')
+  t.equal(readFileSync(join(dir, 'npm-calls'), 'utf8'), 'ci --no-audit --no-fund\n', 'and runs npm ci')
+  t.equal(first.child.exitCode, 1)
+  t.match(first.out(), /TypeScript is not installed \(node_modules\/typescript is missing: were the dependencies installed with --omit=dev or NODE_ENV=production\?\); run `npm ci`/, 'no tsc: it says why and what to run')
+
+  rmSync(join(dir, 'npm-calls'))
+  utimesSync(join(dir, 'node_modules', '.package-lock.json'), new Date(), new Date())
+  const second = startShell('node scripts/start.mjs', dir, env)
+  await second.exited
+  t.notOk(existsSync(join(dir, 'npm-calls')), 'node_modules newer than the lock: no npm ci')
+  t.notMatch(second.out(), /reinstalling/)
+  t.match(second.out(), /TypeScript is not installed/)
 })
 
 t.test('local-redis: a Redis answering at LOCAL_REDIS is used as it is', async (t) => {
@@ -194,6 +280,46 @@ t.test('local-redis: a Redis answering at LOCAL_REDIS is used as it is', async (
   t.equal(await probeRedis('127.0.0.1', shared.standalone.port), 'pong', 'and stop() leaves it running')
   const configured = await localRedis(defaultSettings({ redisUrl: 'redis://127.0.0.1:1', localRedis: `127.0.0.1:${shared.standalone.port}` }), () => undefined)
   t.equal(configured.url, undefined, 'a configured REDIS_URL is never second-guessed')
+})
+
+t.test('local-redis: an IPv6 LOCAL_REDIS in brackets is accepted and served', async (t) => {
+  t.equal(loadSettings({ LOCAL_REDIS: '[::1]:6380' }).localRedis, '[::1]:6380', 'the setting accepts [::1]:port')
+  t.throws(() => loadSettings({ LOCAL_REDIS: '::1:6380' }), /LOCAL_REDIS/, 'and refuses IPv6 without brackets')
+  t.same(localAddress(defaultSettings({ localRedis: '[::1]:6380' })), { host: '::1', port: 6380, url: 'redis://[::1]:6380' })
+  t.same(localAddress(defaultSettings({ localRedis: 'localhost:6380' })), { host: 'localhost', port: 6380, url: 'redis://localhost:6380' })
+  // A real one: the node starts its own redis-server on [::1].
+  const port = await freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), 'ar-v6-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const lines: string[] = []
+  const r = await localRedis(defaultSettings({ localRedis: `[::1]:${port}`, dataDir }), (l) => lines.push(l))
+  t.teardown(() => r.stop())
+  t.equal(r.url, `redis://[::1]:${port}`)
+  t.ok(r.embedded, 'it started redis-server')
+  t.equal(await probeRedis('::1', port), 'pong', 'which answers on ::1')
+  t.match(lines, [new RegExp(`no Redis answered at ::1:${port}; started redis-server`)])
+  await r.stop()
+  t.equal(await probeRedis('::1', port), 'none', 'and stops with it')
+})
+
+t.test('npm run team finds Redis as the service does: LOCAL_REDIS, and never starts one', async (t) => {
+  const shared = sharedRedis()
+  const cli = async (env: Record<string, string>, ...argv: string[]) => {
+    let out = ''
+    const code = await runTeamsCli(argv, (s) => (out += s), env)
+    return { code, out }
+  }
+  const id = uid('ops-')
+  const made = await cli({ LOCAL_REDIS: `127.0.0.1:${shared.standalone.port}` }, 'create', 'Ops', '--id', id)
+  t.equal(made.code, 0, made.out)
+  // This machine's own Redis holds 6379: seeing the team through REDIS_URL proves LOCAL_REDIS was used.
+  const listed = await cli({ REDIS_URL: `redis://127.0.0.1:${shared.standalone.port}` }, 'list')
+  t.match(listed.out, new RegExp(`^${id}\\tOps\\t`, 'm'), 'the team is in the Redis at LOCAL_REDIS')
+  const free = await freePort()
+  const none = await cli({ LOCAL_REDIS: `127.0.0.1:${free}` }, 'list')
+  t.equal(none.code, 1)
+  t.equal(none.out, `error: no Redis answers at 127.0.0.1:${free} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)\n`)
+  t.equal(await probeRedis('127.0.0.1', free), 'none', 'and it started none')
 })
 
 t.test('local-redis: a Redis that needs a password is named, with the setting to use', async (t) => {

