@@ -3,9 +3,12 @@
 // - the room's first search on a node: the full read and the index build (SEARCH_FIELD_BYTES);
 // - warm query latency p50/p99 by query shape, in process (the engine's own cost: one script call
 //   plus ranking);
-// - query latency right after a write (the search fetches the changed record first);
+// - query latency right after a write (the search fetches the changed record first), and how
+//   many full reads of the room that caused (none expected: a late notice is waited for);
+// - a search right after a bulk edit of 200 context entries (12.5 MiB): the changed records are
+//   read back in calls of at most ~1 MiB, and the longest Redis command stays small;
 // - the same through HTTP (GET /rooms/:roomId/search on a node in a child process).
-//   npx tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true]
+//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true]
 import { parseArgs } from 'node:util'
 import { defaultSettings, type Settings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
@@ -138,6 +141,7 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   // Right after a write on another connection (another node): the search waits for the change's
   // notice if needed, fetches the changed record, then ranks.
   const writer = new Core(new Store(settings), settings)
+  const loadsBefore = engine.stats().loads
   const afterWrite: number[] = []
   for (let i = 0; i < 100; i++) {
     if (i % 2 === 0) await writer.plan.updateTask({ room: caller.room, agent: 'w' }, { task_id: `t${1 + (i % 2000)}`, notes: text(800, PLANTED) })
@@ -147,6 +151,18 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
     afterWrite.push(performance.now() - t0)
   }
   line(`SEARCH_FIELD_BYTES=${fieldBytes}: right after a write (task update or event)`, afterWrite)
+  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: full reads of the room caused by those 100 writes: ${engine.stats().loads - loadsBefore}; waits for a notice that ran out: ${engine.stats().lateNotices}`)
+  // A bulk edit: 200 context entries rewritten on another connection, then one search.
+  const c = { room: caller.room, agent: 'w' }
+  const entries = ((await writer.context.list(c)) as { entries: { type: string; key: string }[] }).entries.slice(0, 200)
+  for (let i = 0; i < entries.length; i += 50) {
+    await Promise.all(entries.slice(i, i + 50).map((e) => writer.context.update(c, { type: e.type, key: e.key, body: text(64 * 1024 - 64, PLANTED) })))
+  }
+  await slowest(store)
+  const loadsBeforeBulk = engine.stats().loads
+  t0 = performance.now()
+  await engine.search(caller, { query: 'latency invoice' })
+  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: first search after a bulk edit of 200 context entries (12.5 MiB) ${fmt(performance.now() - t0, 0)} ms; longest Redis call ${await slowest(store)} ms; full reads: ${engine.stats().loads - loadsBeforeBulk}`)
   await writer.store.close()
   await engine.stop()
   await hub.stop()

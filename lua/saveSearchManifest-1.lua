@@ -5,7 +5,8 @@
   short by a crash resumes from what was already written.
 
   KEYS[1]  the room's search manifest (hash, under the room's hash tag)
-  ARGV[1]  TTL (ms)
+  ARGV[1]  TTL (ms): the room TTL; or, from the sweep (with an empty change), what is left of
+           the room's own TTL, when the manifest would expire before its room
   ARGV[2]  msgpack {fresh = bool (start from an empty manifest), set = {field = value},
            del = [field]}
 

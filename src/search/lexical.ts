@@ -1,7 +1,9 @@
 // An in-memory inverted index of one room, ranked with BM25F: per-field term frequencies, each
 // field normalised by its own average length and weighted (a task's title over its notes, a
 // context entry's key over its body), saturated once per query word, times the word's IDF. The
-// last query word also matches as a prefix, below an exact match. Words are folded (text.ts).
+// last query word also matches as a prefix, below an exact match: a document counts only its
+// best single completion, saturated apart and at PREFIX_WEIGHT, so "deployment deployments
+// deployed" cannot add up past "we deploy" for "deploy". Words are folded (text.ts).
 //
 // Written for bounded, predictable cost rather than taken from a library: on a room with the
 // limits' record counts and 8 MB of text, MiniSearch 7.2 needed 3.6 s to build and 47 ms at p99
@@ -9,7 +11,7 @@
 // a removal only marks its slot dead (compaction rewrites the postings once dead entries make up
 // half of them), and a prefix expands to at most MAX_EXPANSIONS words, so a query costs at most the
 // postings of (words + MAX_EXPANSIONS) terms.
-import { eachWord, words } from './text.js'
+import { eachWord, flat, words } from './text.js'
 
 export const FIELDS = ['title', 'notes', 'type', 'key', 'body', 'text'] as const
 export type Field = (typeof FIELDS)[number]
@@ -20,7 +22,7 @@ export const LONG_FIELDS: readonly Field[] = ['notes', 'body', 'text']
 
 const K1 = 1.2
 const B = 0.75
-/** A word matched as a prefix counts this much of an exact match. */
+/** A word matched as a prefix counts this much of an exact match (after saturation, so never more than an exact hit's saturation cap at this share). */
 export const PREFIX_WEIGHT = 0.5
 /** Most words one prefix expands to (the most frequent ones). */
 export const MAX_EXPANSIONS = 50
@@ -102,6 +104,8 @@ export class LexicalIndex<M> {
   private deadTriples = 0
   // Scratch of search(), one entry per slot, zero between searches (a search is synchronous).
   private acc = new Float64Array(0)
+  private best = new Float64Array(0)
+  private cur = new Float64Array(0)
   private score = new Float64Array(0)
   private count = new Uint8Array(0)
   private mask = new Uint8Array(0)
@@ -110,6 +114,10 @@ export class LexicalIndex<M> {
 
   get size(): number {
     return this.byKey.size
+  }
+
+  has(key: string): boolean {
+    return this.byKey.has(key)
   }
 
   /** Adds a document, replacing the one with the same key. */
@@ -136,9 +144,12 @@ export class LexicalIndex<M> {
       for (const [w, n] of tf) {
         let p = this.postings.get(w)
         if (!p) {
+          // A new term outlives the text it came from (it stays a key after the document goes):
+          // keep a copy of its own, not a slice that would keep the whole text alive.
+          const term = flat(w)
           p = new Postings()
-          this.postings.set(w, p)
-          this.fresh.push(w)
+          this.postings.set(term, p)
+          this.fresh.push(term)
         }
         p.push(slot, f, n)
         triples++
@@ -181,34 +192,52 @@ export class LexicalIndex<M> {
     const live = this.byKey.size
     const avg = FIELDS.map((_, f) => (this.withField[f]! > 0 ? this.lenSum[f]! / this.withField[f]! : 1))
     this.ensureScratch()
-    const { acc, score, count, mask } = this
+    const { acc, best, cur, score, count, mask } = this
     const all: number[] = []
     const touched: number[] = []
+    const inTerm: number[] = []
+    /** Adds one term's weighted, length-normalised frequencies to `into`, per document. */
+    const add = (term: string, into: Float64Array, seen: number[]): boolean => {
+      const p = this.postings.get(term)
+      if (!p) return false
+      const data = p.data
+      let hit = false
+      for (let j = 0; j < p.n; j += 3) {
+        const slot = data[j]!
+        const s = this.slots[slot]
+        if (!s) continue
+        const f = data[j + 1]!
+        if (acc[slot] === 0 && best[slot] === 0 && cur[slot] === 0) touched.push(slot)
+        if (into[slot] === 0) seen.push(slot)
+        into[slot]! += (WEIGHT[f]! * data[j + 2]!) / (1 - B + (B * s.lens[f]!) / avg[f]!)
+        mask[slot]! |= 1 << f
+        hit = true
+      }
+      return hit
+    }
+    const saturate = (a: number) => (a * (K1 + 1)) / (K1 + a)
     qwords.forEach((word, i) => {
       touched.length = 0
-      for (const [term, weight] of this.candidates(word, prefixLast && i === qwords.length - 1)) {
-        const p = this.postings.get(term)!
-        const data = p.data
-        let hit = false
-        for (let j = 0; j < p.n; j += 3) {
-          const slot = data[j]!
-          const s = this.slots[slot]
-          if (!s) continue
-          const f = data[j + 1]!
-          if (acc[slot] === 0) touched.push(slot)
-          acc[slot]! += (weight * WEIGHT[f]! * data[j + 2]!) / (1 - B + (B * s.lens[f]!) / avg[f]!)
-          mask[slot]! |= 1 << f
-          hit = true
+      if (add(word, acc, [])) matched.add(word)
+      if (prefixLast && i === qwords.length - 1) {
+        // Completions are not summed: a document counts its best one (see the header).
+        for (const term of this.completions(word)) {
+          inTerm.length = 0
+          if (add(term, cur, inTerm)) matched.add(term)
+          for (const slot of inTerm) {
+            if (cur[slot]! > best[slot]!) best[slot] = cur[slot]!
+            cur[slot] = 0
+          }
         }
-        if (hit) matched.add(term)
       }
       const df = touched.length
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5))
       for (const slot of touched) {
-        const a = acc[slot]!
+        const w = Math.max(saturate(acc[slot]!), PREFIX_WEIGHT * saturate(best[slot]!))
         acc[slot] = 0
+        best[slot] = 0
         if (count[slot] === 0) all.push(slot)
-        score[slot]! += (idf * a * (K1 + 1)) / (K1 + a)
+        score[slot]! += idf * w
         count[slot]! += 1
       }
     })
@@ -228,29 +257,27 @@ export class LexicalIndex<M> {
     if (this.acc.length >= n) return
     const size = Math.max(1024, n * 2)
     this.acc = new Float64Array(size)
+    this.best = new Float64Array(size)
+    this.cur = new Float64Array(size)
     this.score = new Float64Array(size)
     this.count = new Uint8Array(size)
     this.mask = new Uint8Array(size)
   }
 
-  /** The indexed words a query word matches, with their weight: itself, and its completions when `prefix`. */
-  private candidates(word: string, prefix: boolean): [string, number][] {
-    const out: [string, number][] = []
-    if (this.postings.has(word)) out.push([word, 1])
-    if (!prefix) return out
+  /** The indexed words that `word` is a proper prefix of: at most MAX_EXPANSIONS, the most frequent. */
+  private completions(word: string): string[] {
     this.settleVocab()
     const from = lowerBound(this.vocab, word)
-    const completions: string[] = []
+    const out: string[] = []
     for (let i = from; i < this.vocab.length; i++) {
       const w = this.vocab[i]!
       if (!w.startsWith(word)) break
-      if (w !== word) completions.push(w)
+      if (w !== word) out.push(w)
     }
-    if (completions.length > MAX_EXPANSIONS) {
-      completions.sort((a, b) => this.postings.get(b)!.n - this.postings.get(a)!.n || (a < b ? -1 : 1))
-      completions.length = MAX_EXPANSIONS
+    if (out.length > MAX_EXPANSIONS) {
+      out.sort((a, b) => this.postings.get(b)!.n - this.postings.get(a)!.n || (a < b ? -1 : 1))
+      out.length = MAX_EXPANSIONS
     }
-    for (const w of completions) out.push([w, PREFIX_WEIGHT])
     return out
   }
 

@@ -211,16 +211,33 @@ export class SearchReader {
     return out
   }
 
-  /** The script every search runs first: position, unread count, and the records named. Counts as activity unless opts.touch is false. */
+  /**
+   * The script every search runs first: position, unread count, and the records named. Counts as
+   * activity unless opts.touch is false. One call reads at most about PAGE_BYTES of stored
+   * records (the script stops there); the rest are read by further calls, which are not activity.
+   * The answer's position is the first call's: the records read later are at least that new.
+   */
   async pick(ref: RoomRef, opts: CallOptions, want: Pick): Promise<RoomRead> {
-    const r = await this.store.room('readSearchDocs', ref, opts, [this.settings.searchFieldBytes, Buffer.from(encode(want))], [this.store.keys.searchManifest(ref)])
-    const s = r.sections as { tasks: number; context: number }
-    const out: RoomRead = { cseq: Number(r.cseq), createdAt: Number(r.created_at), trim: Number(r.trim), indexedPos: String(r.ipos), indexedRoom: String(r.iroom), tasks: [], context: [] }
-    if (r.unread !== undefined) out.unread = r.unread
-    let at = 0
-    for (let i = 0; i < s.tasks; i++, at += 2) out.tasks.push(taskDoc(r.rows[at]!, cutText(r.rows[at + 1])))
-    for (let i = 0; i < s.context; i++, at += 2) out.context.push(contextDoc(r.rows[at]!, cutText(r.rows[at + 1])))
-    return out
+    let t = want.t ?? []
+    let c = want.c ?? []
+    let out: RoomRead | undefined
+    for (;;) {
+      const r = await this.store.room('readSearchDocs', ref, out ? { touch: false } : opts, [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES], [this.store.keys.searchManifest(ref)])
+      const s = r.sections as { tasks: number; context: number }
+      const done = r.done as { t: number; c: number }
+      if (!out) {
+        out = { cseq: Number(r.cseq), createdAt: Number(r.created_at), trim: Number(r.trim), indexedPos: String(r.ipos), indexedRoom: String(r.iroom), tasks: [], context: [] }
+        if (r.unread !== undefined) out.unread = r.unread
+      } else if (Number(r.created_at) !== out.createdAt) {
+        out.createdAt = Number(r.created_at) // created again between two calls: the caller reads it again
+      }
+      let at = 0
+      for (let i = 0; i < s.tasks; i++, at += 2) out.tasks.push(taskDoc(r.rows[at]!, cutText(r.rows[at + 1])))
+      for (let i = 0; i < s.context; i++, at += 2) out.context.push(contextDoc(r.rows[at]!, cutText(r.rows[at + 1])))
+      t = t.slice(done.t)
+      c = c.slice(done.c)
+      if (t.length + c.length === 0) return out
+    }
   }
 
   /** What exists (ids and stamps) and the stored manifest, without the records. Not room activity. */

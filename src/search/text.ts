@@ -58,6 +58,17 @@ export function eachWord(s: string, fn: (word: string, start: number, end: numbe
   }
 }
 
+/**
+ * A copy of `s` that shares no memory with the string it was cut from. V8 makes a slice of 13
+ * characters or more (and a case change or normalisation that changes nothing) a view into its
+ * parent, which then stays alive as long as the slice: a word kept as an index term would keep a
+ * whole 64 KiB body alive after its document went. Concatenation or slice tricks can still return
+ * views; a round trip through UTF-8 bytes always builds a new string. For terms new to an index.
+ */
+export function flat(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8')
+}
+
 /** The folded words of `s`, in order. */
 export function words(s: string): string[] {
   const out: string[] = []

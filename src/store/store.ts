@@ -91,7 +91,15 @@ export class Store {
     const keys = this.keys.room(ref).list
     const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
     const reply = await this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
-    for (const fn of this.scriptListeners) fn(script, ref)
+    // The write has committed: a listener that throws must not turn it into a failure the
+    // caller would retry (listeners must not throw; this only guards).
+    for (const fn of this.scriptListeners) {
+      try {
+        fn(script, ref)
+      } catch {
+        // ignored, see above
+      }
+    }
     return reply
   }
 

@@ -77,6 +77,17 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       for (let i = 1; i < all.results.length; i++) t.ok(all.results[i - 1]!.score >= all.results[i]!.score, 'best first')
     })
 
+    t.test('exact above prefix: completions of the last word do not add up past an exact match', async (t) => {
+      const r = await h.newRoom(t)
+      const a = r.as('agent-a')
+      const add = async (title: string, notes: string) => ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
+      const many = await add('Release notes', 'deployment deployments deployed')
+      const exact = await add('Friday', 'we deploy')
+      await add('Unrelated', 'nothing to see here')
+      await h.settle(refOf(r))
+      t.same(refs(await searchOf(h, r, { query: 'deploy', kinds: ['task'] })), [`task ${exact}`, `task ${many}`])
+    })
+
     t.test('kinds filter and limit', async (t) => {
       const r = await h.newRoom(t)
       const ids = await fill(r)
@@ -115,7 +126,7 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       t.match(snip, /\*\*Crème\*\*/, 'the snippet shows the text as written')
     })
 
-    t.test('changes are found at once: updated, deleted and expired records', async (t) => {
+    t.test('changes are found at once: updated and deleted records', async (t) => {
       const r = await h.newRoom(t)
       const ids = await fill(r)
       await h.settle(refOf(r))

@@ -11,7 +11,7 @@ import { Teams } from '../../src/auth/teams.js'
 import { Core } from '../../src/core/index.js'
 import { Indexer, type IndexerOptions } from '../../src/search/meili/indexer.js'
 import { docId, toMeiliDoc, type IndexSink, type MeiliDoc } from '../../src/search/meili/sink.js'
-import type { SourceDoc } from '../../src/search/records.js'
+import { SearchReader, type SourceDoc } from '../../src/search/records.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
@@ -43,21 +43,30 @@ interface World {
   core: Core
   settings: Settings
   indexer(sink: IndexSink, opts?: IndexerOptions): Indexer
+  /** An indexer on a connection of its own (another node), and that connection, to kill it. */
+  node(sink: IndexSink, opts?: IndexerOptions): { ix: Indexer; store: Store }
 }
 
 /** A key prefix of the test's own, so marks and leases of other tests never mix in. */
 function world(t: Test, backend: Backend, overrides: Partial<Settings> = {}): World {
-  const store = storeFor(backend, { keyPrefix: `x${randomBytes(5).toString('hex')}`, ...overrides })
+  const settings = { keyPrefix: `x${randomBytes(5).toString('hex')}`, ...overrides }
+  const store = storeFor(backend, settings)
   t.teardown(() => store.close())
   const core = new Core(store, store.settings)
+  const indexerOn = (on: Store, sink: IndexSink, opts: IndexerOptions) => {
+    const ix = new Indexer(on, sink, on.settings, { sweepMs: 0, retryMs: 100, ...opts })
+    t.teardown(() => ix.stop())
+    return ix
+  }
   return {
     store,
     core,
     settings: store.settings,
-    indexer: (sink, opts = {}) => {
-      const ix = new Indexer(store, sink, store.settings, { sweepMs: 0, retryMs: 100, ...opts })
-      t.teardown(() => ix.stop())
-      return ix
+    indexer: (sink, opts = {}) => indexerOn(store, sink, opts),
+    node: (sink, opts = {}) => {
+      const own = storeFor(backend, settings)
+      t.teardown(() => own.close())
+      return { ix: indexerOn(own, sink, opts), store: own }
     },
   }
 }
@@ -136,13 +145,16 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       for (let i = 0; i < 60; i++) await w.core.plan.addTask(r.as(), { title: `task number ${i}` })
       const sink = new MemorySink()
-      // Node A: its third batch never completes (the process is gone; nothing acks).
+      // Node A: its third batch never completes, and its connection dies (the process is gone:
+      // nothing renews its lease, nothing acks).
       sink.gate = (n) => (n >= 3 ? new Promise(() => {}) : Promise.resolve())
-      const a = w.indexer(sink, { leaseMs: 400, pageSize: 10 })
+      const nodeA = w.node(sink, { leaseMs: 400, pageSize: 10 })
+      const a = nodeA.ix
       await a.mark(r.ref)
       void a.runOnce()
       const deadline = Date.now() + 5000
       while (sink.applies < 3 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20))
+      nodeA.store.client.disconnect()
       const saved = Object.keys(await manifest(w, r.ref)).filter((f) => f.startsWith('t:')).length
       t.equal(saved, 20, 'two batches applied and saved before the crash')
       t.equal((await manifest(w, r.ref)).pos, undefined, 'no position yet')
@@ -215,6 +227,90 @@ for (const backend of BACKENDS) {
       await Promise.all([w.core.plan.addTask(r.as(), { title: 'a' }), w.core.plan.addTask(r.as(), { title: 'b' })])
       await new Promise((res) => setTimeout(res, 50))
       t.ok(Number(await marked(w, r.ref)) >= 1, 'a task write marks the room')
+    })
+
+    t.test('a sync longer than its lease keeps the room: the lease is renewed, no other node claims it', async (t) => {
+      const w = world(t, backend)
+      const r = await roomIn(w)
+      for (let i = 0; i < 30; i++) await w.core.plan.addTask(r.as(), { title: `task ${i}` })
+      const sink = new MemorySink()
+      // Each batch takes longer than the lease: without renewal the room would be free after the first.
+      sink.gate = () => new Promise((res) => setTimeout(res, 700))
+      const a = w.indexer(sink, { leaseMs: 500, pageSize: 10 })
+      const b = w.indexer(sink, { leaseMs: 500, pageSize: 10 })
+      await a.mark(r.ref)
+      const run = a.runOnce()
+      let claimedByB = 0
+      while (sink.applies < 3) {
+        claimedByB += await b.runOnce()
+        await new Promise((res) => setTimeout(res, 100))
+      }
+      t.equal(claimedByB, 0, 'B never got the room while A synced it')
+      t.equal(await run, 1)
+      t.same(sink.of(r.ref), await truth(w, r.ref))
+      t.equal(await marked(w, r.ref), null, 'A\'s ack cleared the mark')
+      t.equal(await w.store.client.zscore(w.store.keys.search().leases, `${r.ref.teamId}/${r.ref.roomId}`), null, 'and its lease')
+    })
+
+    t.test('a node whose lease ran out and went to another clears neither that lease nor the mark', async (t) => {
+      const w = world(t, backend)
+      const r = await roomIn(w)
+      const room = `${r.ref.teamId}/${r.ref.roomId}`
+      const k = w.store.keys.search()
+      const claim = async () => ((await w.store.run('claimSearchRooms', [k.dirty, k.leases], [60_000, 8, room])).rooms as { mark: number; lease: number }[])[0]!
+      await w.store.client.zincrby(k.dirty, 1, room)
+      const a = await claim()
+      t.equal(await claim(), undefined, 'held by A')
+      await w.store.client.zadd(k.leases, Date.now() - 1, room) // A stalled past its lease
+      const b = await claim()
+      t.ok(b.lease > a.lease, 'B holds it under a new token')
+      const renewA = await w.store.run('renewSearchLease', [k.leases], [room, a.lease, 60_000])
+      t.equal(renewA.lost, true, 'A cannot renew it')
+      const ackA = await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, a.mark, 0, a.lease])
+      t.match(ackA, { held: false, cleared: false })
+      t.equal(Number(await w.store.client.zscore(k.leases, room)), b.lease, 'B\'s lease stays')
+      t.ok(await marked(w, r.ref), 'the mark stays for B')
+      const renewB = await w.store.run('renewSearchLease', [k.leases], [room, b.lease, 60_000])
+      t.ok(Number(renewB.lease) > b.lease, 'B renews it')
+      t.match(await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, b.mark, 0, Number(renewB.lease)]), { held: true, cleared: true })
+      t.equal(await w.store.client.zscore(k.leases, room), null)
+    })
+
+    t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {
+      const w = world(t, backend)
+      const r = await roomIn(w)
+      let heard = 0
+      w.store.onRoomScript(() => {
+        throw new Error('a faulty listener')
+      })
+      w.store.onRoomScript(() => heard++)
+      const added = (await w.core.plan.addTask(r.as(), { title: 'still written' })) as { task: { id: string } }
+      t.equal(added.task.id, 't1')
+      t.equal(heard, 1, 'the next listener heard it')
+      t.same(await truth(w, r.ref), ['task t1'])
+    })
+
+    t.test('a room that is only read keeps its manifest: searches and the sweep refresh its TTL', async (t) => {
+      const w = world(t, backend)
+      const { team } = await new Teams(w.store).create({ name: 'ttl team', teamId: uid('tm') })
+      const sink = new MemorySink()
+      const ix = w.indexer(sink, { sweepMs: 1000 })
+      const r = await roomIn(w, team.teamId)
+      await w.core.plan.addTask(r.as(), { title: 'indexed' })
+      await ix.reconcile(r.ref)
+      const manifestKey = w.store.keys.searchManifest(r.ref)
+      const roomTtl = await w.store.client.pttl(w.store.keys.room(r.ref).meta)
+      // The manifest is about to expire, the room is not (as after weeks of reads without changes).
+      await w.store.client.pexpire(manifestKey, 60_000)
+      await w.store.client.del(w.store.keys.search().sweep)
+      t.equal(await ix.sweep(), 0, 'the room is in step: nothing to mark')
+      t.ok((await w.store.client.pttl(manifestKey)) > roomTtl - 60_000, 'the sweep gave the manifest the room\'s TTL')
+      await w.store.client.pexpire(manifestKey, 60_000)
+      await new SearchReader(w.store, w.settings).pick(r.ref, { agent: 'reader' }, {})
+      t.ok((await w.store.client.pttl(manifestKey)) > 60_000, 'a search (its script) refreshes it too')
+      await w.store.client.del(w.store.keys.search().sweep)
+      t.equal(await ix.sweep(), 0)
+      t.same(sink.of(r.ref), ['task t1'], 'never dropped and indexed again')
     })
 
     t.test('the sweep finds a room whose mark was lost, and deletes the documents of a room that expired', async (t) => {

@@ -1,12 +1,17 @@
 // The Redis search engine on real Redis, standalone and cluster: the conformance suite, then what
 // is particular to it: reading its writes across connections (the cseq fence), recovering from a
-// lost notice, re-created and expired rooms, retention, the indexed byte cap, templates, and the
-// node's memory budget and idle release.
+// lost notice and a late one, re-created and expired rooms, retention, the indexed byte cap,
+// templates, the node's memory budget (full reads under way and notices included) and idle
+// release, a room dropped or closed while a search on it is in progress, and a bulk edit read in
+// bounded calls.
 import t from 'tap'
 import type { Test } from 'tap'
+import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../../src/config.js'
 import { Core } from '../../src/core/index.js'
 import { RedisSearchEngine } from '../../src/search/redis/engine.js'
+import type { Hub } from '../../src/realtime/hub.js'
+import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
 import { until, type TestRoom } from '../helpers/core.js'
 import { startHub } from '../helpers/realtime.js'
@@ -14,7 +19,7 @@ import { searchConformance } from '../helpers/search-conformance.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 
 /** An engine on its own store and hub (a node of its own), stopped with the test. */
-async function engineFor(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<{ engine: RedisSearchEngine; store: Store }> {
+async function engineFor(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<{ engine: RedisSearchEngine; store: Store; hub: Hub }> {
   const store = storeFor(backend, overrides)
   const hub = await startHub(t, store)
   const engine = new RedisSearchEngine(store, hub, store.settings)
@@ -24,7 +29,23 @@ async function engineFor(t: Test, backend: Backend, overrides: Partial<Settings>
     await hub.stop()
     await store.close()
   })
-  return { engine, store }
+  return { engine, store, hub }
+}
+
+/** Renames task t1 behind the scripts' back and bumps the content seq without a notice (a notice lost or late); returns the new cseq. */
+async function quietRename(store: Store, ref: RoomRef, title: string): Promise<number> {
+  const k = store.keys.room(ref)
+  const raw = await store.client.hgetBuffer(k.tasks, 't1')
+  const task = decode(raw!) as Record<string, unknown>
+  await store.client.hset(k.tasks, 't1', Buffer.from(encode({ ...task, title, updated_at: Date.now() })))
+  return store.client.hincrby(k.meta, 'cseq', 1)
+}
+
+/** A room of six context entries of ~60 K characters each (~720 KB as the budget counts). */
+async function bigRoom(t: Test, backend: Backend): Promise<TestRoom> {
+  const r = await roomOn(t, backend)
+  for (let i = 0; i < 6; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
+  return r
 }
 
 /** A room written through a Core on another connection than the engine's (another node). */
@@ -53,14 +74,124 @@ for (const backend of BACKENDS) {
       t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
       // A task written behind the scripts' back, with the content seq bumped and no notice: as if
       // the notice had been lost on its way.
-      const k = store.keys.room({ teamId: r.teamId, roomId: r.roomId })
-      const raw = await store.client.hgetBuffer(k.tasks, 't1')
-      const { decode, encode } = await import('@msgpack/msgpack')
-      const task = decode(raw!) as Record<string, unknown>
-      await store.client.hset(k.tasks, 't1', Buffer.from(encode({ ...task, title: 'renamed quietly', updated_at: Date.now() })))
-      await store.client.hincrby(k.meta, 'cseq', 1)
+      await quietRename(store, { teamId: r.teamId, roomId: r.roomId }, 'renamed quietly')
       t.same(refs(await engine.search(r.as('a'), { query: 'quietly' })), ['task t1'], 'found after the full read')
+      t.equal(engine.stats().loads, 2, 'after waiting twice, the room was read again in full')
       t.same(refs(await engine.search(r.as('a'), { query: 'first' })), [], 'the old title is gone')
+    })
+
+    t.test('a late notice is waited for a second time: no full read of the room', async (t) => {
+      const { engine, store } = await engineFor(t, backend)
+      const r = await roomOn(t, backend)
+      const ref = { teamId: r.teamId, roomId: r.roomId }
+      await r.core.plan.addTask(r.as('a'), { title: 'first task' })
+      t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
+      t.equal(engine.stats().loads, 1)
+      const cseq = await quietRename(store, ref, 'renamed late')
+      const search = engine.search(r.as('a'), { query: 'late' })
+      await until(() => engine.stats().lateNotices === 1, 5000)
+      t.equal(engine.stats().lateNotices, 1, 'the first wait ran out')
+      // The notice arrives during the second wait, as a notice delayed on a loaded node would.
+      await store.client.spublish(store.keys.room(ref).channel, Buffer.from(encode({ k: 'task', op: 'updated', id: 't1', cseq, at: Date.now() })))
+      t.same(refs(await search), ['task t1'], 'the change is found')
+      t.equal(engine.stats().loads, 1, 'from the notice: the room was not read again in full')
+    })
+
+    t.test('a search in progress on a closed index answers, and the room is not followed again', async (t) => {
+      const { engine, store, hub } = await engineFor(t, backend)
+      const r = await roomOn(t, backend)
+      await r.core.plan.addTask(r.as('a'), { title: 'first task' })
+      t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
+      t.equal(hub.stats().listeners, 1)
+      await quietRename(store, { teamId: r.teamId, roomId: r.roomId }, 'renamed while closing')
+      const search = engine.search(r.as('a'), { query: 'closing' })
+      await until(() => engine.stats().waiting === 1, 5000)
+      t.equal(engine.stats().waiting, 1, 'the search waits for the notice')
+      await engine.stop() // closes every room's index, as a drop does
+      t.same(refs(await search), ['task t1'], 'answered from a read of its own')
+      t.equal(hub.stats().listeners, 0, 'no listener left behind')
+    })
+
+    t.test('a room with a search in progress is not dropped for the budget; no index is left behind', async (t) => {
+      const { engine, store, hub } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleS: 1, searchFieldBytes: 65_536 })
+      const [a, b] = [await bigRoom(t, backend), await bigRoom(t, backend)]
+      t.equal((await engine.search(a.as('x'), { query: 'needle' })).results.length, 6)
+      await store.client.hincrby(store.keys.room({ teamId: a.teamId, roomId: a.roomId }).meta, 'cseq', 1) // a notice that never comes
+      const searchA = engine.search(a.as('x'), { query: 'needle' })
+      await until(() => engine.stats().waiting === 1, 5000)
+      t.equal((await engine.search(b.as('x'), { query: 'needle' })).results.length, 6)
+      t.equal(engine.stats().rooms, 2, 'over budget, but A has a search in progress: kept')
+      t.equal((await searchA).results.length, 6)
+      t.equal(engine.stats().rooms, 1, 'once it answered, the budget holds again')
+      await until(() => engine.stats().rooms === 0, 5000)
+      t.equal(engine.stats().rooms, 0, 'dropped when idle')
+      t.equal(hub.stats().listeners, 0, 'and no index of either room still follows its room')
+    })
+
+    t.test('full reads: at most two at once, counted against the budget while under way', async (t) => {
+      const { engine } = await engineFor(t, backend, { searchCacheMb: 1, searchFieldBytes: 65_536 })
+      const rooms = [await bigRoom(t, backend), await bigRoom(t, backend), await bigRoom(t, backend), await bigRoom(t, backend)]
+      const readAll = engine.reader.readAll.bind(engine.reader)
+      let reading = 0
+      let most = 0
+      const roomsWhenReadEnded: number[] = []
+      engine.reader.readAll = async (ref, onChunk) => {
+        most = Math.max(most, ++reading)
+        try {
+          const listing = await readAll(ref, onChunk)
+          await new Promise((res) => setImmediate(res)) // the budget check the last chunk asked for
+          await new Promise((res) => setImmediate(res))
+          roomsWhenReadEnded.push(engine.stats().rooms)
+          return listing
+        } finally {
+          reading--
+        }
+      }
+      t.equal((await engine.search(rooms[0]!.as('x'), { query: 'needle' })).results.length, 6)
+      const answers = await Promise.all(rooms.slice(1).map((r) => engine.search(r.as('x'), { query: 'needle' })))
+      t.same(answers.map((a) => a.results.length), [6, 6, 6], 'every search answered')
+      t.equal(most, 2, 'three first searches at once: two full reads at a time')
+      t.equal(roomsWhenReadEnded[1], 3, 'when the first of them was read in, the room searched before had been dropped: reads under way count')
+    })
+
+    t.test('events that notices add between searches are capped at the retention, and the budget is checked', async (t) => {
+      const { engine } = await engineFor(t, backend, { eventsRetained: 10, searchCacheMb: 1, searchFieldBytes: 65_536 })
+      const settings = { eventsRetained: 10, eventTextBytes: 65_536 }
+      const big = await bigRoom(t, backend)
+      const r = await roomOn(t, backend, { settings })
+      t.equal((await engine.search(big.as('x'), { query: 'needle' })).results.length, 6)
+      t.equal((await engine.search(r.as('x'), { query: 'anything' })).results.length, 0)
+      const base = engine.stats().textLength
+      const text = (i: number) => `event ${String(i).padStart(4, '0')} ${'y'.repeat(100)}`
+      for (let i = 0; i < 30; i++) await r.core.events.post(r.as('a'), { type: 'message', text: text(i) })
+      await until(() => engine.stats().textLength === base + 10 * text(0).length, 5000)
+      t.equal(engine.stats().textLength, base + 10 * text(0).length, 'the index keeps the last 10 events, not 30, without a search')
+      t.equal(engine.stats().rooms, 2)
+      // ~400 K characters more in events: the two rooms no longer fit 1 MiB; the one searched
+      // least recently goes, though nobody searched since.
+      for (let i = 0; i < 8; i++) await r.core.events.post(r.as('a'), { type: 'message', text: `big ${'z'.repeat(50_000)}` })
+      await until(() => engine.stats().rooms === 1, 5000)
+      t.equal(engine.stats().rooms, 1, 'the room searched first was dropped')
+      t.equal((await engine.search(r.as('x'), { query: 'big', limit: 50 })).results.length, 8)
+    })
+
+    t.test('a bulk edit is read back in calls of bounded size', async (t) => {
+      const { engine, store } = await engineFor(t, backend, { searchFieldBytes: 65_536 })
+      const r = await roomOn(t, backend)
+      for (let i = 0; i < 40; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `before ${'x'.repeat(50_000)}` })
+      t.equal((await engine.search(r.as('x'), { query: 'before', limit: 50 })).results.length, 40)
+      for (let i = 0; i < 40; i++) await r.core.context.update(r.as('a'), { type: 'spec', key: `k${i}`, body: `after ${'x'.repeat(50_000)}` })
+      const room = store.room.bind(store)
+      const read: number[] = []
+      store.room = async (script, ...rest) => {
+        const reply = await room(script, ...rest)
+        if (script === 'readSearchDocs') read.push(reply.rows.reduce((n, b) => n + b.length, 0))
+        return reply
+      }
+      t.equal((await engine.search(r.as('x'), { query: 'after', limit: 50 })).results.length, 40, 'every edit is found')
+      t.equal((await engine.search(r.as('x'), { query: 'before', limit: 50 })).results.length, 0)
+      t.ok(read.reduce((a, b) => a + b, 0) >= 40 * 50_000, `2 MB were read back, in ${read.length} calls`)
+      t.ok(Math.max(...read) <= 1024 * 1024 + 65_536, `no call returned more than ~1 MiB: at most ${Math.max(...read)} bytes`)
     })
 
     t.test('a room that expired is not_found, and the same id created again starts empty', async (t) => {

@@ -1,5 +1,7 @@
 // The Redis engine's text handling and ranking, without Redis: folding, word splitting, snippets,
 // BM25F field weights, exact over prefix, removal and compaction, bounded prefix expansion.
+import { runInNewContext } from 'node:vm'
+import v8 from 'node:v8'
 import t from 'tap'
 import { FIELD_WEIGHTS, LexicalIndex, MAX_EXPANSIONS, type IndexDoc } from '../../src/search/lexical.js'
 import { cutBytes, fold, snippet, words } from '../../src/search/text.js'
@@ -52,6 +54,45 @@ t.test('ranking: title over notes, key over body, exact over prefix', async (t) 
   ctx.upsert(doc('context:spec/billing', { type: 'spec', key: 'billing', body: 'how invoices are made' }, 'context'))
   ctx.upsert(doc('context:spec/api', { type: 'spec', key: 'api', body: 'the billing endpoints and more' }, 'context'))
   t.same(order(ctx, 'billing'), ['context:spec/billing', 'context:spec/api'], 'key over body')
+})
+
+t.test('an exact match ranks above many completions of the prefix word', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  idx.upsert(doc('task:many', { notes: 'deployment deployments deployed' }))
+  idx.upsert(doc('task:exact', { notes: 'we deploy' }))
+  idx.upsert(doc('task:other', { notes: 'nothing to see' }))
+  t.same(order(idx, 'deploy'), ['task:exact', 'task:many'], 'completions are not summed: the best one counts, below an exact hit')
+  idx.upsert(doc('task:repeat', { notes: 'deployments deployments deployments deployments' }))
+  t.equal(order(idx, 'deploy')[0], 'task:exact', 'nor does one completion repeated outweigh it')
+  t.same(idx.search('deploy', 10).matched, new Set(['deploy', 'deployment', 'deployments', 'deployed']), 'every completion is highlighted')
+})
+
+t.test('index terms do not keep the text they came from alive', async (t) => {
+  v8.setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const idx = new LexicalIndex<Meta>()
+  const heap = () => {
+    gc()
+    gc()
+    return process.memoryUsage().heapUsed
+  }
+  idx.upsert(doc('task:small', { notes: 'termnumber000001 is also here' }))
+  const before = heap()
+  // One 16 MB text whose words are all long enough (13+ characters) for V8 to make slices of,
+  // and few enough that removing it does not compact the index: its terms stay, as a term shared
+  // with a live document stays for good.
+  const add = () => {
+    const parts: string[] = []
+    for (let i = 0; i < 500; i++) parts.push(`termnumber${String(i).padStart(6, '0')}`)
+    const text = `${parts.join(' ')} ${'fillerfillerfiller '.repeat(16 * 1024 * 1024 / 19)}`
+    idx.upsert(doc('context:big', { body: text }, 'context'))
+  }
+  add()
+  t.ok(heap() - before > 12 * 1024 * 1024, 'the text is held while its document is indexed')
+  idx.remove('context:big')
+  const held = heap() - before
+  t.ok(held < 4 * 1024 * 1024, `after removal the index holds ${(held / 1048576).toFixed(1)} MiB, not the 16 MB text`)
+  t.same(order(idx, 'termnumber000001'), ['task:small'])
 })
 
 t.test('every query word counts; documents matching all come first', async (t) => {

@@ -7,7 +7,10 @@
 //   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
 //   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
 // - Rooms to sync: a sorted set of marks (keys.search().dirty), +1 each time a node changes a
-//   room's content; leases (keys.search().leases) so one node syncs a room at a time.
+//   room's content; leases (keys.search().leases) so one node syncs a room at a time. A lease's
+//   end is its token: the node renews it while it syncs (every third of the lease, and it stops
+//   writing when it finds the lease gone to another node), and its ack changes nothing unless it
+//   still holds that token, so a node that stalled past its lease cannot clear another's.
 //
 // A sync diffs what exists (one listing: ids and stamps, no bodies) against the manifest, sends the
 // changed records to Meilisearch, deletes what is gone, and saves the manifest after every batch
@@ -32,7 +35,7 @@ export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
 ])
 
 export interface IndexerOptions {
-  /** A node holds a claimed room this long (ms); a room of a node that died is free after it. */
+  /** A node holds a claimed room this long (ms), renewed while it syncs; a room of a node that died is free after it. */
   leaseMs?: number
   /** How often an idle node looks for marked rooms (ms); a node that marks a room looks at once. */
   pollMs?: number
@@ -53,6 +56,13 @@ export interface SyncResult {
   /** The manifest was started over (a new room, or a room created again with the same id). */
   fresh: boolean
   pos: number
+}
+
+/** A claimed room: what ack compares, and the lease token held. */
+interface Claim {
+  room: string
+  mark: number
+  lease: number
 }
 
 const member = (ref: RoomRef) => `${ref.teamId}/${ref.roomId}`
@@ -126,7 +136,7 @@ export class Indexer {
     const end = Date.now() + waitMs
     for (;;) {
       const [claim] = await this.claim(member(ref))
-      if (claim) return this.syncClaimed(claim.room, claim.mark)
+      if (claim) return this.syncClaimed(claim)
       if (Date.now() > end) throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
       await new Promise((r) => setTimeout(r, 50))
     }
@@ -138,16 +148,18 @@ export class Indexer {
     for (;;) {
       const claims = await this.claim('')
       if (claims.length === 0) return synced
-      await Promise.all(claims.map((c) => this.syncClaimed(c.room, c.mark).then(() => synced++, () => undefined)))
+      await Promise.all(claims.map((c) => this.syncClaimed(c).then(() => synced++, () => undefined)))
       if (this.stopped) return synced
     }
   }
 
   /**
    * Brings the room's documents to the room's current state and saves the position. Throws when
-   * Redis or Meilisearch fails: the manifest then holds what was applied so far.
+   * Redis or Meilisearch fails: the manifest then holds what was applied so far. `held`, when
+   * given, runs after each batch Meilisearch applied, before the manifest is written: it renews
+   * the lease, and throws once the lease is lost.
    */
-  async sync(ref: RoomRef): Promise<SyncResult> {
+  async sync(ref: RoomRef, held: () => Promise<void> = async () => {}): Promise<SyncResult> {
     const keys = this.store.keys
     let listing
     try {
@@ -196,6 +208,7 @@ export class Indexer {
       const got = new Set([...docs.map((d) => d.key), ...r.changed])
       const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter((k) => !got.has(k))
       await this.sink.apply(ref, docs, vanished)
+      await held()
       const set: Record<string, string> = {}
       for (const d of docs) set[fieldOf(d)] = d.kind === 'event' ? d.id : d.stamp
       if (r.events.length > 0) after = set.elast = r.events[r.events.length - 1]!.id
@@ -204,6 +217,7 @@ export class Indexer {
       if ((i + 1) * tn >= tasks.length && (i + 1) * cn >= context.length && r.events.length < en) break
     }
     await this.sink.apply(ref, [], deleteKeys)
+    await held()
     await this.save(ref, { set: { pos: String(listing.cseq) }, del: delFields })
     await this.store.client.zadd(keys.search().rooms, Date.now(), member(ref))
     return { upserted, deleted: deleteKeys.length, dropped: false, fresh, pos: listing.cseq }
@@ -211,7 +225,10 @@ export class Indexer {
 
   /**
    * One sweep (at most one node at a time): marks every room whose content seq or incarnation
-   * differs from its indexed position, and every room with documents that no longer exists.
+   * differs from its indexed position, and every room with documents that no longer exists. And
+   * a room in step whose manifest would expire before the room gets the room's TTL: tool calls
+   * refresh the room's keys, not its manifest, and a room only read (not changed, not searched)
+   * would lose its position and be indexed again from nothing.
    */
   async sweep(): Promise<number> {
     const c = this.store.client
@@ -228,13 +245,14 @@ export class Indexer {
     for (let i = 0; i < list.length; i += 200) {
       const checks = list.slice(i, i + 200).map(async (m) => {
         const ref = refOf(m)
-        const [[cseq, created], [pos, room]] = await Promise.all([
-          c.hmget(this.store.keys.room(ref).meta, 'cseq', 'created_at'),
-          c.hmget(this.store.keys.searchManifest(ref), 'pos', 'room'),
-        ])
+        const [meta, manifest] = [this.store.keys.room(ref).meta, this.store.keys.searchManifest(ref)]
+        const [[cseq, created], [pos, room], roomTtl, manifestTtl] = await Promise.all([c.hmget(meta, 'cseq', 'created_at'), c.hmget(manifest, 'pos', 'room'), c.pttl(meta), c.pttl(manifest)])
         // Gone with documents left, or there and not at its position.
         const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0')
-        if (!stale) return
+        if (!stale) {
+          if (created !== null && manifestTtl >= 0 && roomTtl > manifestTtl) await this.save(ref, {}, roomTtl)
+          return
+        }
         await this.mark(ref)
         marked++
       })
@@ -275,27 +293,64 @@ export class Indexer {
     }
   }
 
-  private async claim(only: string): Promise<{ room: string; mark: number }[]> {
+  private async claim(only: string): Promise<Claim[]> {
     const k = this.store.keys.search()
     const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [this.opts.leaseMs, 8, only])
-    return Array.isArray(r.rooms) ? (r.rooms as { room: string; mark: number }[]) : []
+    return Array.isArray(r.rooms) ? (r.rooms as Claim[]) : []
   }
 
-  private async syncClaimed(room: string, mark: number): Promise<SyncResult> {
+  private async syncClaimed(claim: Claim): Promise<SyncResult> {
     const k = this.store.keys.search()
+    const { room, mark } = claim
+    const lease = this.keepLease(claim)
     try {
-      const result = await this.sync(refOf(room))
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0])
+      const result = await this.sync(refOf(room), lease.renew)
+      await lease.end()
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0, claim.lease])
       return result
     } catch (err) {
+      await lease.end()
       this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs]).catch(() => undefined)
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs, claim.lease]).catch(() => undefined)
       throw err
     }
   }
 
-  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }): Promise<unknown> {
-    return this.store.run('saveSearchManifest', [this.store.keys.searchManifest(ref)], [this.settings.roomTtlS * 1000, Buffer.from(encode(change))])
+  /**
+   * Keeps the claim's lease while the sync runs: renewed after every batch (`renew`, which throws
+   * once the lease is lost: another node may be syncing the room, this one must stop writing)
+   * and every third of its length (a single batch may take long, e.g. with an embedder).
+   * Renewals run one at a time and keep `claim.lease` the token held; `end` stops them, after the
+   * one in flight (the ack needs the last token). A hung Meilisearch cannot keep a room here for
+   * good: every call of the sink has a timeout (sink.ts), after which the sync fails and acks.
+   */
+  private keepLease(claim: Claim): { renew: () => Promise<void>; end: () => Promise<void> } {
+    const leases = this.store.keys.search().leases
+    let lost = false
+    let chain: Promise<void> = Promise.resolve()
+    const once = async () => {
+      if (lost) return
+      const r = await this.store.run('renewSearchLease', [leases], [claim.room, claim.lease, this.opts.leaseMs])
+      if (r.lost) lost = true
+      else claim.lease = Number(r.lease)
+    }
+    const queue = () => (chain = chain.catch(() => undefined).then(once))
+    const timer = setInterval(() => void queue().catch((err: unknown) => this.warn(err, `search: renewing the lease of room ${claim.room} failed`)), Math.max(10, Math.floor(this.opts.leaseMs / 3)))
+    timer.unref()
+    return {
+      renew: async () => {
+        await queue()
+        if (lost) throw new AppError('conflict', `search: the lease of room ${claim.room} ran out and another node took it; this node stops syncing it`)
+      },
+      end: async () => {
+        clearInterval(timer)
+        await chain.catch(() => undefined)
+      },
+    }
+  }
+
+  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlS * 1000): Promise<unknown> {
+    return this.store.run('saveSearchManifest', [this.store.keys.searchManifest(ref)], [ttlMs, Buffer.from(encode(change))])
   }
 
   private warn(err: unknown, msg: string): void {
