@@ -27,6 +27,12 @@ export const SETTINGS = {
     unit: 'secret',
     doc: 'Password for Redis Cluster nodes (standalone takes it in REDIS_URL).',
   },
+  redisAutoPipelining: {
+    env: 'REDIS_AUTO_PIPELINING',
+    schema: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+    unit: 'boolean',
+    doc: 'Whether ioredis holds the commands of one event-loop turn and writes them together. Off by default: measured on loopback, holding them makes Redis wait while the node handles the whole turn, so the two take turns instead of working at once (post_event 11.8k -> 15.0k calls/s without it, same node CPU per call; BENCHMARKS.md). Worth trying on when Redis is across a network and packets cost more than latency.',
+  },
   localRedis: {
     env: 'LOCAL_REDIS',
     // An IPv6 address in brackets, as in a URL: "[::1]:6379" (src/ops/local-redis.ts strips them).

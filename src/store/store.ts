@@ -172,10 +172,11 @@ function toStoreError(err: unknown): Error {
 
 export function createClient(settings: Settings, extra: Partial<RedisOptions> = {}): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
-  const base: RedisOptions = { enableAutoPipelining: true, maxRetriesPerRequest: 3, ...extra }
+  // Auto-pipelining is off unless asked for: see REDIS_AUTO_PIPELINING in docs/configuration.md.
+  const base: RedisOptions = { enableAutoPipelining: settings.redisAutoPipelining, maxRetriesPerRequest: 3, ...extra }
   if (mode === 'cluster') {
     return new Cluster(nodes, {
-      enableAutoPipelining: true,
+      enableAutoPipelining: settings.redisAutoPipelining,
       redisOptions: { ...base, password: settings.redisPassword },
     })
   }
