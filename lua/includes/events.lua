@@ -79,10 +79,12 @@ end
   is not news to it). Does not notify: the calling script sends its one notice.
 ]]
 local function appendEvent(R, ev, retained)
-  local caughtUp = unreadCount(R, ev.agent_id) == 0
-  local seq = redis.call('HINCRBY', R.k.meta, 'eseq', 1)
-  local ms = math.max(R.now, tonumber(redis.call('HGET', R.k.meta, 'lastms') or '0'))
-  redis.call('HSET', R.k.meta, 'lastms', ms)
+  local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
+  local head = tonumber(m[1] or '0')
+  local caughtUp = unreadAt(R, ev.agent_id, head, tonumber(m[2] or '0')) == 0
+  local seq = head + 1
+  local ms = math.max(R.now, tonumber(m[3] or '0'))
+  redis.call('HSET', R.k.meta, 'eseq', seq, 'lastms', ms)
   local id = string.format('%d-%d', ms, seq)
   ev.created_at = R.now
   redis.call('XADD', R.k.events, id, 'd', cmsgpack.pack(ev))
@@ -92,6 +94,8 @@ local function appendEvent(R, ev, retained)
   if caughtUp then
     redis.call('HSET', R.k.cursors, ev.agent_id, id)
     dirty(R, R.k.cursors)
+    -- The author's cursor is now the head: finish() need not count its unread events again.
+    if ev.agent_id == R.agent then R.unread = 0 end
   end
   dirty(R, R.k.events)
   dirty(R, R.k.meta)

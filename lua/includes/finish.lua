@@ -3,7 +3,7 @@
 -- touch interval has passed, otherwise only the keys this call wrote), stores the reply of a
 -- mutation under its idempotency key, and returns the packed reply.
 local function finish(R, res)
-  if R.agent ~= '' then res.unread = unreadCount(R, R.agent) end
+  if R.agent ~= '' then res.unread = R.unread or unreadCount(R, R.agent) end
   local all = false
   if R.touch then
     local last = tonumber(redis.call('HGET', R.k.meta, 'touched') or '0')
