@@ -10,7 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && find node_modules/uWebSockets.js -name '*.node' ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete
 
 FROM node:20-bookworm-slim
