@@ -5,7 +5,7 @@
 // Load comes from wrk (Debian package `wrk`, C, one thread) when it is installed, else autocannon:
 // autocannon is JavaScript and on this 2-core machine takes about as much CPU as the node it
 // drives, which caps what any server can show; wrk costs a fraction of that (BENCHMARKS.md).
-//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--loader wrk|autocannon]
+//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--tools heartbeat,post_event] [--loader wrk|autocannon]
 import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
 import { fmt, startChild, startRedis, type ChildNode } from './lib.js'
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, loader: { type: 'string' } } })
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, tools: { type: 'string' }, loader: { type: 'string' } } })
 const hasWrk = (() => {
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' })
@@ -87,7 +87,8 @@ console.log(`# ${new Date().toISOString()} node ${process.version}, ${loader}, $
 // Each round runs agentrooms then the reference back to back, so a slow spell of the (shared)
 // machine hits both; the ratio reported is the median of the rounds' ratios.
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
-for (const name of Object.keys(calls)) {
+const only = values.tools?.split(',')
+for (const name of Object.keys(calls).filter((n) => !only || only.includes(n))) {
   await check(ours, name)
   await check(reference, name)
   const ratios: number[] = []
