@@ -2,7 +2,7 @@
 // process, over the shared Redis of a backend; and a team of the test's own with its key.
 import type { Test } from 'tap'
 import type { Settings } from '../../src/config.js'
-import { ServiceNode } from '../../src/node.js'
+import { ServiceNode, type NodeOptions } from '../../src/node.js'
 import { createLogger } from '../../src/logger.js'
 import { settingsFor, uid, type Backend } from './shared.js'
 
@@ -13,12 +13,16 @@ export interface TestNode {
   call(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>
 }
 
-/** Starts a node on `backend` (port 0, quiet logs, fast hub probes); stopped when the test ends. */
-export async function startNode(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<TestNode> {
+/**
+ * Starts a node on `backend` (port 0, quiet logs, fast hub probes); stopped when the test ends.
+ * `options` adds node options (test seams such as webhookResolver).
+ */
+export async function startNode(t: Test, backend: Backend, overrides: Partial<Settings> = {}, options: Partial<NodeOptions> = {}): Promise<TestNode> {
   const node = new ServiceNode(settingsFor(backend, { port: 0, host: '127.0.0.1', ...overrides }), {
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     defaultMetrics: false,
     hubProbeMs: 200,
+    ...options,
   })
   const port = await node.start()
   t.teardown(() => node.stop(2000))

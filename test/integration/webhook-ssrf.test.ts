@@ -6,12 +6,10 @@
 // address. DNS answers for made-up names come from the node's resolver seam (NodeOptions).
 import t, { type Test } from 'tap'
 import type { Settings } from '../../src/config.js'
-import { createLogger } from '../../src/logger.js'
-import { ServiceNode } from '../../src/node.js'
 import { systemResolver, type Resolver } from '../../src/webhooks/guard.js'
 import type { WebhookView } from '../../src/webhooks/registry.js'
-import { newTeam, type TestNode } from '../helpers/node.js'
-import { BACKENDS, settingsFor, uid, type Backend } from '../helpers/shared.js'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
 import { fastWebhookSettings, makeTestCa, startReceiver, waitFor } from '../helpers/webhooks.js'
 
 /**
@@ -19,26 +17,8 @@ import { fastWebhookSettings, makeTestCa, startReceiver, waitFor } from '../help
  * later test on the same prefix would rightly take over deliveries an earlier test left pending);
  * stopped when the test ends.
  */
-async function nodeWith(t: Test, backend: Backend, overrides: Partial<Settings>, resolver?: Resolver): Promise<TestNode> {
-  const node = new ServiceNode(settingsFor(backend, { port: 0, host: '127.0.0.1', ...overrides, keyPrefix: uid('ws') }), {
-    log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    defaultMetrics: false,
-    hubProbeMs: 200,
-    ...(resolver ? { webhookResolver: resolver } : {}),
-  })
-  const port = await node.start()
-  t.teardown(() => node.stop(2000))
-  const base = `http://127.0.0.1:${port}`
-  return {
-    node,
-    base,
-    call: (path, init = {}) =>
-      fetch(base + path, {
-        ...init,
-        headers: { ...(init.key ? { Authorization: `Bearer ${init.key}` } : {}), ...(init.json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-        body: init.json !== undefined ? JSON.stringify(init.json) : init.body,
-      }),
-  }
+function nodeWith(t: Test, backend: Backend, overrides: Partial<Settings>, resolver?: Resolver): Promise<TestNode> {
+  return startNode(t, backend, { ...overrides, keyPrefix: uid('ws') }, resolver ? { webhookResolver: resolver } : {})
 }
 
 const fakeDns = (answers: Record<string, string[][]>, calls: string[] = []): Resolver => {
