@@ -1,7 +1,8 @@
 // POST /mcp: Streamable HTTP for both protocol eras on one endpoint, stateless across nodes.
 // Order of checks: Origin (403) -> key and rate limit (401/403/429) -> Accept (406) -> JSON
-// (-32700) -> era classification and the 2026-07-28 header rules (src/mcp/era.ts) -> the node's
-// one MCP server through the MuxTransport. GET and DELETE answer 405: there is no session and no
+// (-32700) -> era classification and the 2026-07-28 header rules (src/mcp/era.ts) -> a plain
+// tools/call straight to the tool table (McpHost.fastCall), anything else to the node's one MCP
+// server through the MuxTransport. GET and DELETE answer 405: there is no session and no
 // standalone stream to open or close.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
