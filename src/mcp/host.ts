@@ -3,7 +3,7 @@
 // profile, tools/call running our tool table (src/mcp/tools) over the core. Connected once to
 // the MuxTransport that every POST /mcp goes through.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceNode } from '../node.js'
@@ -48,6 +48,12 @@ export function listEntry(def: ToolDef): Tool {
  * and a raw zod dump; params are checked after that instead, answering -32602 (Invalid params):
  * by Server's own tools/call wrapper (CallToolRequestSchema), by our tools/list handler.
  */
+/**
+ * A JSON-RPC error for the SDK to send as it is. McpError would prefix its message with
+ * "MCP error -32602: ", and the SDK's client prefixes it again on the other side.
+ */
+const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(message), { code })
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) })
@@ -70,7 +76,7 @@ export class McpHost implements EndpointHost {
     }
     this.server = new Server(SERVER_INFO, { capabilities: this.capabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
-      if (!ListToolsRequestSchema.safeParse(req).success) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
+      if (!ListToolsRequestSchema.safeParse(req).success) throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
       return this.lists[data?.profile ?? 'full']
     })
@@ -81,7 +87,7 @@ export class McpHost implements EndpointHost {
       const profileHides = data.profile === 'core' && !CORE_TOOL_NAMES.includes(req.params.name)
       if (!def || profileHides) {
         // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
-        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
+        throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
       }
       return runTool(this.node, def, req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
     })
