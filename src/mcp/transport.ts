@@ -4,7 +4,7 @@
 // request that carried it with the client's own id restored. A client that goes away becomes a
 // notifications/cancelled for its request, which aborts the handler's signal.
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, JSONRPCRequestSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { ErrorCode, InitializeRequestSchema, JSONRPCRequestSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 
 /** Where one request's reply goes: a plain JSON body, or SSE frames when the call runs long. */
 export interface ReplySink {
@@ -53,7 +53,10 @@ export class MuxTransport implements Transport {
   request(message: { id: RequestId; method: string; params?: unknown }, data: RequestData, sink: ReplySink, signal: AbortSignal): void {
     // The server silently drops a request its JSON-RPC schema refuses (params._meta not an object,
     // a bad progressToken): answer it here, or the HTTP request would wait forever.
-    const shape = JSONRPCRequestSchema.safeParse({ ...message, jsonrpc: '2.0' })
+    // initialize's own params too: the SDK parses them inside its handler and answers a failure
+    // -32603 (Internal error), where the spec wants -32602.
+    const schema = message.method === 'initialize' ? InitializeRequestSchema : JSONRPCRequestSchema
+    const shape = schema.safeParse({ ...message, jsonrpc: '2.0' })
     if (!shape.success) {
       const issue = shape.error.issues[0]
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''

@@ -146,6 +146,11 @@ t.test('the /mcp wire (standalone)', async (t) => {
       t.equal((listed.json?.result as { tools: unknown[] }).tools.length, ALL_TOOLS.length, `tools/list under ${got}`)
       t.notOk('resultType' in (listed.json?.result as object), 'legacy results are not decorated')
     }
+    for (const params of [{}, { protocolVersion: 7, capabilities: {}, clientInfo: { name: 'raw', version: '0' } }, { protocolVersion: '2025-11-25', capabilities: {} }]) {
+      const bad = await post(n, { jsonrpc: '2.0', id: 'bad-init', method: 'initialize', params }, {}, { key })
+      t.equal((bad.json?.error as { code: number } | undefined)?.code, ERROR.invalidParams, `initialize ${JSON.stringify(params)}: -32602, not an internal error`)
+      t.match((bad.json?.error as { message: string }).message, /^Invalid params: \w+/, 'the message names the field')
+    }
     const noHeader = await post(n, legacyCall('heartbeat', { room_id: roomId, agent_id: 'legacy' }), {}, { key })
     t.match(toolReplyOf(noHeader.json).body, { room_id: roomId, you: { agent_id: 'legacy' } }, 'a legacy call without a version header works (2025-03-26 clients send none)')
   })
