@@ -3,8 +3,9 @@
   died or stalled) makes the delivery claimable again, first in line: BullMQ's stalled-job pattern.
   Deliveries of a deleted or disabled webhook are dropped here, so none is sent after the delete.
   Every claim counts as an attempt (n + 1), a taken-over one too; a taken-over delivery that
-  already had ARGV[4] attempts is failed instead of claimed, so a delivery that keeps killing its
-  node (or whose nodes keep stopping) still runs out of attempts.
+  already had ARGV[4] attempts plus TAKEOVER_EXTRA is failed instead of claimed: an attempt cut
+  off by a stopping or dying node is tried again even when it was the last of the schedule, and
+  a delivery that keeps killing its node (or whose nodes keep stopping) still ends.
 
   A team with no webhook left has its deliveries deleted instead (deliveries of deleted webhooks
   would otherwise stay until due, or forever once the team leaves the schedule): up to
@@ -31,6 +32,10 @@
 --- @include "includes/webhookHealth"
 
 local CLEAR_BATCH = 1000
+-- Attempts a delivery may get beyond its schedule through takeovers: an attempt cut off by a
+-- node's shutdown (a rolling deploy) or death is tried again even when it was the last one, but a
+-- delivery that keeps killing or stalling its node still ends.
+local TAKEOVER_EXTRA = 2
 local now = nowMs()
 local token, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local maxAttempts, keep = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -87,7 +92,7 @@ for _, c in ipairs(candidates) do
       hh.pending = math.max(0, hh.pending - 1)
       hh.dropped = hh.dropped + 1
     end
-  elseif c.stalled and d.n >= maxAttempts then
+  elseif c.stalled and d.n >= maxAttempts + TAKEOVER_EXTRA then
     remove(c.id)
     health.fail(h.id, { id = c.id, room = d.room, ev = d.ev, n = d.n, at = now,
       error = 'no outcome: the lease of its last attempt ran out (the node running it died or stalled)' }, keep)

@@ -142,7 +142,7 @@ export class WebhookQueue {
 
   /**
    * Claims up to `max` due deliveries under a lease. A taken-over delivery that already had
-   * `maxAttempts` attempts is failed instead (recorded like any failure, `recentKept` kept). A
+   * `maxAttempts` attempts and the two a takeover may add is failed instead (recorded like any failure, `recentKept` kept). A
    * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
    * until done).
    */
