@@ -207,6 +207,9 @@ export class Indexer {
       // (the change moved the room's content seq past this sync's position; the next sync has it).
       const got = new Set([...docs.map((d) => d.key), ...r.changed])
       const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter((k) => !got.has(k))
+      // Checked before writing too: a node that stalled past its lease must not overwrite what
+      // the node that took the room over has written since (its manifest would call it current).
+      await held()
       await this.sink.apply(ref, docs, vanished)
       await held()
       const set: Record<string, string> = {}
