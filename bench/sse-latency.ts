@@ -2,15 +2,24 @@
 // K SSE clients on node B; events posted through node A (MCP post_event) at a steady rate, each
 // carrying its send time in `data`; latency = post sent on A -> frame parsed by a client on B.
 // Every client must get every event once, in order (lost, dup and out-of-order are counted).
-//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10]
+// --floor runs the same load against bench/floor-node.ts instead: the same processes and hops
+// with the least work a node can do, which is this machine's floor for the figures.
+//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10] [--floor]
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
+import { decode } from '@msgpack/msgpack'
+import { Redis } from 'ioredis'
 import { parseFrames } from '../test/helpers/sse.js'
 import { fmt, percentile, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
-  options: { clients: { type: 'string', default: '10,100' }, rate: { type: 'string', default: '200' }, seconds: { type: 'string', default: '10' } },
+  options: {
+    clients: { type: 'string', default: '10,100' },
+    rate: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '10' },
+    floor: { type: 'boolean', default: false },
+  },
 })
 const clientCounts = values.clients.split(',').map(Number)
 const rate = Number(values.rate)
@@ -19,17 +28,24 @@ const seconds = Number(values.seconds)
 interface Client {
   ids: string[]
   latencies: number[]
-  /** Wall-clock split of each latency (ms precision): sent -> stored in Redis (created_at), stored -> frame parsed. */
-  toStore: number[]
-  fromStore: number[]
+  /** Split of each latency at the moment the notice was published (see `published`). */
+  toPublish: number[]
+  fromPublish: number[]
   outOfOrder: number
   connected: boolean
   close(): void
 }
 
+/**
+ * When each event's notice was published, as seen by a subscriber of the room's channel in this
+ * process (event index -> performance.now()): splits a latency into the post on A and the
+ * delivery by B, at sub-millisecond resolution.
+ */
+const published = new Map<number, number>()
+
 /** An SSE client on node:http (its own connection); records the latency of every event frame. */
 function openClient(port: number, roomId: string, key: string): Client {
-  const c: Client = { ids: [], latencies: [], toStore: [], fromStore: [], outOfOrder: 0, connected: false, close: () => req.destroy() }
+  const c: Client = { ids: [], latencies: [], toPublish: [], fromPublish: [], outOfOrder: 0, connected: false, close: () => req.destroy() }
   let rest = ''
   let lastSeq = 0
   const req = request({ host: '127.0.0.1', port, path: `/rooms/${roomId}/stream`, agent: false, headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream' } }, (res) => {
@@ -46,12 +62,13 @@ function openClient(port: number, roomId: string, key: string): Client {
         if (seq <= lastSeq) c.outOfOrder++
         lastSeq = seq
         c.ids.push(f.id)
-        const ev = JSON.parse(f.data!) as { created_at: string; data?: { t?: number; w?: number } }
-        if (typeof ev.data?.t === 'number') c.latencies.push(now - ev.data.t)
-        if (typeof ev.data?.w === 'number') {
-          const stored = Date.parse(ev.created_at)
-          c.toStore.push(stored - ev.data.w)
-          c.fromStore.push(Date.now() - stored)
+        const ev = JSON.parse(f.data!) as { data?: { i?: number; t?: number } }
+        if (typeof ev.data?.t !== 'number') continue
+        c.latencies.push(now - ev.data.t)
+        const at = published.get(ev.data.i!)
+        if (at !== undefined) {
+          c.toPublish.push(at - ev.data.t)
+          c.fromPublish.push(now - at)
         }
       }
     })
@@ -59,6 +76,22 @@ function openClient(port: number, roomId: string, key: string): Client {
   req.on('error', () => undefined)
   req.end()
   return c
+}
+
+/** Subscribes to the room's notices (the service's msgpack notices, or the floor's text) to fill `published`. */
+async function watchPublishes(port: number, roomId: string): Promise<() => void> {
+  const sub = new Redis(port, '127.0.0.1')
+  sub.on('smessageBuffer', (_channel: Buffer, msg: Buffer) => {
+    const now = performance.now()
+    // The floor publishes "<id>\n<event JSON>"; the service a msgpack notice whose event carries
+    // its data as JSON text.
+    const data = values.floor
+      ? (JSON.parse(msg.toString().slice(msg.indexOf(10) + 1)) as { data?: { i?: number } }).data
+      : (JSON.parse((decode(msg) as { event?: { data?: string } }).event?.data ?? '{}') as { i?: number })
+    if (typeof data?.i === 'number') published.set(data.i, now)
+  })
+  await sub.ssubscribe(values.floor ? `floor:{${roomId}}` : `bench:{r:default/${roomId}}:channel`)
+  return () => sub.disconnect()
 }
 
 /** CPU seconds a process used so far (Linux /proc; clock ticks of 10 ms). */
@@ -78,10 +111,11 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
 
 const redis = await startRedis()
 const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' }
-const a = await startChild('src/main.ts', env)
+const nodeScript = values.floor ? 'bench/floor-node.ts' : 'src/main.ts'
+const a = await startChild(nodeScript, env)
 const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(a.output())?.[0]
 if (!key) throw new Error(`no key printed: ${a.output()}`)
-const b = await startChild('src/main.ts', env)
+const b = await startChild(nodeScript, env)
 const mcpHeaders = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
 
 async function createRoom(roomId: string): Promise<void> {
@@ -98,7 +132,7 @@ const postAgent = new Agent({ keepAlive: true, maxSockets: 32 })
 
 /** post_event through node A's MCP endpoint; resolves false on any failure. */
 function post(roomId: string, i: number): Promise<boolean> {
-  const args = { room_id: roomId, agent_id: 'bench-poster', type: 'status', text: `event ${i}`, data: { i, t: performance.now(), w: Date.now() } }
+  const args = { room_id: roomId, agent_id: 'bench-poster', type: 'status', text: `event ${i}`, data: { i, t: performance.now() } }
   const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'post_event', arguments: args } })
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port: a.port, path: '/mcp', method: 'POST', agent: postAgent, headers: { ...mcpHeaders, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
@@ -132,10 +166,13 @@ await until(() => warm.connected, 30_000)
 await postAtRate('warmup', rate * 2)
 warm.close()
 
-console.log(`# ${new Date().toISOString()} node ${process.version}; nodes A and B on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`)
+const what = values.floor ? 'floor: stand-in nodes A and B (bench/floor-node.ts)' : 'nodes A and B'
+console.log(`# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`)
 for (const k of clientCounts) {
   const roomId = `lat-${k}`
   await createRoom(roomId)
+  published.clear()
+  const unwatch = await watchPublishes(redis.port, roomId)
   const clients = Array.from({ length: k }, () => openClient(b.port, roomId, key))
   if (!(await until(() => clients.every((c) => c.connected), 30_000))) throw new Error(`${k} clients did not connect`)
   await new Promise((r) => setTimeout(r, 500)) // the streams follow the room a moment after "connected"
@@ -161,16 +198,17 @@ for (const k of clientCounts) {
   console.log(`${label} max: ${fmt(all.at(-1) ?? NaN, 2)} ms`)
   const split = (xs: number[]) => {
     xs.sort((x, y) => x - y)
-    return `p50 ${fmt(percentile(xs, 50), 0)} ms, p99 ${fmt(percentile(xs, 99), 0)} ms`
+    return `p50 ${fmt(percentile(xs, 50), 2)} ms, p99 ${fmt(percentile(xs, 99), 2)} ms`
   }
-  console.log(`${label} sent -> stored (wall clock, ms resolution): ${split(clients.flatMap((c) => c.toStore))}`)
-  console.log(`${label} stored -> frame (wall clock, ms resolution): ${split(clients.flatMap((c) => c.fromStore))}`)
+  console.log(`${label} sent -> published (post on A): ${split(clients.flatMap((c) => c.toPublish))}`)
+  console.log(`${label} published -> frame (delivery by B): ${split(clients.flatMap((c) => c.fromPublish))}`)
   console.log(`${label} frames: ${all.length}`)
   console.log(`${label} lost: ${ok * k - received}`)
   console.log(`${label} duplicates: ${dups}`)
   console.log(`${label} out of order: ${outOfOrder}`)
   console.log(`${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ${fmt(cpu[2]!, 0)}`)
   for (const c of clients) c.close()
+  unwatch()
 }
 
 postAgent.destroy()
