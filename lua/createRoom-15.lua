@@ -33,8 +33,8 @@ redis.call('HSET', k.meta, 'id', room.id, 'team', room.team, 'name', room.name, 
   'rseq', 0, 'fence', 0, 'touched', now)
 
 local R = {
-  k = k, op = 'createRoom', agent = '', idem = ARGV[2], ttl = tonumber(ARGV[3]),
-  touchEvery = tonumber(ARGV[4]), touch = true, idemTtl = tonumber(ARGV[6]), now = now,
+  k = k, op = 'createRoom', agent = '', idem = ARGV[2], ttl = ARGV[3],
+  touchEvery = tonumber(ARGV[4]), touch = true, idemTtl = tonumber(ARGV[6]), now = now, touchedAt = now,
   dirty = {}, mutated = true,
 }
 for _, task in ipairs(starter.tasks) do

@@ -21,7 +21,8 @@ local prev = redis.call('ZSCORE', R.k.presence, R.agent)
 local wasOnline = prev ~= false and tonumber(prev) >= R.now - ttl
 redis.call('ZADD', R.k.presence, R.now, R.agent)
 redis.call('ZREMRANGEBYSCORE', R.k.presence, '-inf', '(' .. (R.now - forget))
-dirty(R, R.k.presence)
+-- A score read above means the set was there already (and the ZADD keeps this agent in it).
+dirty(R, R.k.presence, prev ~= false)
 if not wasOnline then notify(R, { k = 'presence', op = 'online', agent = R.agent }) end
 return finish(R, {
   online = redis.call('ZCOUNT', R.k.presence, R.now - ttl, '+inf'),

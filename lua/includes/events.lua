@@ -53,10 +53,10 @@ local function countEventDay(R)
   if #old > 0 then redis.call('HDEL', R.k.meta, unpack(old)) end
 end
 
--- Keeps at most `retained` entries: removes the oldest, records the seq of the last removed in
--- meta 'trim' and forgets deletion marks at or below it.
-local function trimEvents(R, retained)
-  local excess = redis.call('XLEN', R.k.events) - retained
+-- Keeps at most `retained` of the stream's `len` entries: removes the oldest, records the seq of
+-- the last removed in meta 'trim' and forgets deletion marks at or below it.
+local function trimEvents(R, len, retained)
+  local excess = len - retained
   if excess <= 0 then return end
   local old = redis.call('XRANGE', R.k.events, '-', '+', 'COUNT', math.min(excess, TRIM_PER_CALL))
   local ids = {}
@@ -81,7 +81,7 @@ end
 local function appendEvent(R, ev, retained)
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
   local head = tonumber(m[1] or '0')
-  local caughtUp = unreadAt(R, ev.agent_id, head, tonumber(m[2] or '0')) == 0
+  local unread, cursor = unreadAt(R, ev.agent_id, head, tonumber(m[2] or '0'))
   local seq = head + 1
   local ms = math.max(R.now, tonumber(m[3] or '0'))
   redis.call('HSET', R.k.meta, 'eseq', seq, 'lastms', ms)
@@ -90,14 +90,17 @@ local function appendEvent(R, ev, retained)
   redis.call('XADD', R.k.events, id, 'd', cmsgpack.pack(ev))
   ev.id = id
   countEventDay(R)
-  trimEvents(R, retained)
-  if caughtUp then
+  local len = redis.call('XLEN', R.k.events)
+  trimEvents(R, len, retained)
+  if unread == 0 then
     redis.call('HSET', R.k.cursors, ev.agent_id, id)
-    dirty(R, R.k.cursors)
+    -- A cursor read above means the hash was there already.
+    dirty(R, R.k.cursors, cursor ~= false)
     -- The author's cursor is now the head: finish() need not count its unread events again.
     if ev.agent_id == R.agent then R.unread = 0 end
   end
-  dirty(R, R.k.events)
+  -- An empty stream stays a key, so more than one entry now means it existed before this append.
+  dirty(R, R.k.events, len > 1)
   dirty(R, R.k.meta)
   return id
 end
@@ -138,7 +141,7 @@ local function consumeEvents(R, agent, limit)
   end
   if newCur and newCur ~= cur then
     redis.call('HSET', R.k.cursors, agent, newCur)
-    dirty(R, R.k.cursors)
+    dirty(R, R.k.cursors, cur ~= false)
     info.moved = true
   end
   info.remaining = unreadCount(R, agent)

@@ -6,8 +6,7 @@ local function finish(R, res)
   if R.agent ~= '' then res.unread = R.unread or unreadCount(R, R.agent) end
   local all = false
   if R.touch then
-    local last = tonumber(redis.call('HGET', R.k.meta, 'touched') or '0')
-    if R.now - last >= R.touchEvery then
+    if R.now - R.touchedAt >= tonumber(R.touchEvery) then
       redis.call('HSET', R.k.meta, 'touched', R.now)
       for i = 1, 14 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
       all = true
@@ -20,7 +19,7 @@ local function finish(R, res)
   if R.idem ~= '' and R.mutated then
     redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. packed)
     redis.call('ZADD', R.k.idemt, R.now, R.idem)
-    local old = redis.call('ZRANGEBYSCORE', R.k.idemt, '-inf', R.now - R.idemTtl, 'LIMIT', 0, 50)
+    local old = redis.call('ZRANGEBYSCORE', R.k.idemt, '-inf', R.now - tonumber(R.idemTtl), 'LIMIT', 0, 50)
     if #old > 0 then
       redis.call('HDEL', R.k.idem, unpack(old))
       redis.call('ZREM', R.k.idemt, unpack(old))

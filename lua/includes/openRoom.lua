@@ -8,16 +8,26 @@
 -- result of an earlier call with the same idempotency key.
 local function openRoom(op)
   local t = redis.call('TIME')
+  -- ttl, touchEvery and idemTtl stay the strings they came as: ttl only goes back to Redis
+  -- (PEXPIRE), the other two are converted where used. In Redis' Lua a tonumber costs ~2k
+  -- instructions and a number passed to redis.call ~5k (it is printed with sprintf):
+  -- bench/script-cost --callgrind.
   local R = {
     k = roomKeys(), op = op, agent = ARGV[1], idem = ARGV[2],
-    ttl = tonumber(ARGV[3]), touchEvery = tonumber(ARGV[4]), touch = ARGV[5] == '1',
-    idemTtl = tonumber(ARGV[6]),
+    ttl = ARGV[3], touchEvery = ARGV[4], touch = ARGV[5] == '1',
+    idemTtl = ARGV[6],
     now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000),
     dirty = {},
   }
-  if redis.call('EXISTS', R.k.meta) == 0 then
+  -- One read tells that the room exists (every room's meta has created_at) and when its keys'
+  -- TTLs were last refreshed (finish() needs it).
+  local m = redis.call('HMGET', R.k.meta, 'created_at', 'touched')
+  if not m[1] then
     return nil, fail('not_found', 'room not found', { field = 'room_id' })
   end
+  R.touchedAt = tonumber(m[2] or '0')
+  -- meta existed before this call, so it has its TTL: writes to it need no PEXPIRE (dirty()).
+  R.existing = R.k.meta
   if R.idem ~= '' then
     local prev = redis.call('HGET', R.k.idem, R.idem)
     if prev then
@@ -32,8 +42,11 @@ local function openRoom(op)
   return R
 end
 
--- Marks a key written by this call: finish() gives it the room TTL.
-local function dirty(R, key)
-  R.dirty[key] = true
+-- Marks a key written by this call: finish() gives it the room TTL. Pass `existed` = true only
+-- when the key is known to have existed before this write and nothing in this call deleted it:
+-- every room key gets its TTL when it is created and a write keeps it, so such a key needs no
+-- PEXPIRE (one Redis call less per key; BENCHMARKS.md, bench/script-cost).
+local function dirty(R, key, existed)
+  if not existed and key ~= R.existing then R.dirty[key] = true end
   R.mutated = true
 end

@@ -23,6 +23,39 @@ for (const backend of BACKENDS) {
       t.same(listed.rooms, [], 'the team list prunes the expired room')
     })
 
+    t.test('every key a call creates or writes has the room TTL, between touches too', async (t) => {
+      // An hour's TTL: the touch interval (6 min) never passes here, so only each call's own
+      // PEXPIREs (or the TTL a key already had) can give a key its TTL. Scripts skip the PEXPIRE
+      // of a key they know existed; this checks that no key is ever left without one.
+      const room = await newRoom(t, backend, { settings: { roomTtlS: 3600 } })
+      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const raw = rawClient(backend)
+      t.teardown(() => raw.disconnect())
+      const steps: [string, () => Promise<unknown>][] = [
+        ['first post (creates the stream and the author cursor)', () => room.core.events.post(room.as('a'), { type: 'status', text: '1' })],
+        ['second post (both exist)', () => room.core.events.post(room.as('a'), { type: 'status', text: '2' })],
+        ['post by an agent with unread events', () => room.core.events.post(room.as('b'), { type: 'status', text: '3' })],
+        ['first read by a new agent', () => room.core.events.unread(room.as('c'))],
+        ['read again', () => room.core.events.unread(room.as('c'))],
+        ['first heartbeat (creates presence)', () => room.core.presence.heartbeat(room.as('a'))],
+        ['heartbeat again', () => room.core.presence.heartbeat(room.as('a'))],
+        ['leave (may empty presence)', () => room.core.presence.leave(room.as('a'))],
+        ['heartbeat after leaving', () => room.core.presence.heartbeat(room.as('a'))],
+        ['task', () => room.core.plan.addTask(room.as('a'), { title: 'x', notes: 'n' })],
+        ['var', () => room.core.vars.set(room.as('a'), { name: 'v', value: '1' })],
+        ['lock', () => room.core.locks.acquire(room.as('a'), { name: 'l' })],
+        ['context', () => room.core.context.write(room.as('a'), { type: 'spec', key: 'k', body: 'b' })],
+        ['idempotent post', () => room.core.events.post(room.as('d', 'idem-1'), { type: 'status', text: '4' })],
+      ]
+      for (const [name, run] of steps) {
+        await run()
+        const ttls = await Promise.all(keys.list.slice(0, 14).map((k) => raw.pttl(k)))
+        const bad = keys.list.slice(0, 14).filter((_, i) => ttls[i] === -1)
+        t.same(bad, [], `after ${name}: no room key without a TTL`)
+      }
+      t.ok((await raw.pttl(keys.cursors)) > 0 && (await raw.pttl(keys.events)) > 0 && (await raw.pttl(keys.presence)) > 0, 'the keys the steps made exist, with the TTL')
+    })
+
     t.test('activity keeps a room alive', async (t) => {
       const room = await newRoom(t, backend, { settings: { roomTtlS: 2 } })
       // touch interval is a tenth of the TTL (200 ms): calls every 400 ms keep it alive for 4 s.
