@@ -1,6 +1,10 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { freePort, startRedis, type RedisProcess } from '../test/helpers/redis.js'
 
 export { freePort, startRedis, type RedisProcess }
@@ -13,11 +17,33 @@ export interface ChildNode {
   stop(): Promise<void>
 }
 
-/** Starts `npx tsx <script>` with `env`, waits until `GET /health` answers. */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+let build: Promise<unknown> | undefined
+
+/**
+ * The compiled JavaScript of a TypeScript file of this repository (`src/main.ts` ->
+ * `dist-bench/src/main.js`), built with tsc once per bench run (tsconfig.bench.json, incremental).
+ * Servers under measurement run compiled, as `npm start` and the container run them: under tsx
+ * the same node made 8-20% fewer calls/s (BENCHMARKS.md).
+ */
+export async function compiled(script: string): Promise<string> {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+  build ??= promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.bench.json')], { cwd: root }).catch((err: { stdout?: string }) => {
+    throw new Error(`tsc -p tsconfig.bench.json failed:\n${err.stdout ?? String(err)}`)
+  })
+  await build
+  return join(root, 'dist-bench', script.replace(/\.ts$/, '.js'))
+}
+
+/**
+ * Starts a server of this repository (`src/main.ts`, `bench/reference-server.ts`, ...) as a child
+ * process running its compiled JavaScript (see compiled()) with `env`; waits until `GET /health`
+ * answers.
+ */
 export async function startChild(script: string, env: Record<string, string>, port?: number, nodeArgs: string[] = []): Promise<ChildNode> {
   const p = port ?? (await freePort())
   let out = ''
-  const proc = spawn(process.execPath, script.endsWith('.js') ? [...nodeArgs, script] : [...nodeArgs, '--import', 'tsx', script], {
+  const proc = spawn(process.execPath, [...nodeArgs, script.endsWith('.ts') ? await compiled(script) : script], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(p), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -2,21 +2,71 @@
 // a fixed number of calls in flight, and Redis's own command statistics give the microseconds each
 // script spent executing (INFO commandstats, which leaves out networking). This isolates Lua
 // changes from the noise of a full request path.
-//   npx tsx bench/script-cost.ts [--calls 30000] [--retained 10000] [--inflight 32]
-import { execFileSync } from 'node:child_process'
+//
+// --callgrind runs Redis under valgrind's callgrind and reports the instructions Redis executed
+// per script instead: a count that does not move with the machine's load, so two versions of a
+// script can be compared exactly (use fewer calls: Redis runs ~50x slower under valgrind).
+//   npx tsx bench/script-cost.ts [--calls 30000] [--retained 10000] [--inflight 32] [--callgrind]
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { defaultSettings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Store } from '../src/store/store.js'
-import { startRedis } from './lib.js'
+import { freePort, startRedis, type RedisProcess } from './lib.js'
 
 const { values } = parseArgs({
-  options: { calls: { type: 'string', default: '30000' }, retained: { type: 'string', default: '10000' }, inflight: { type: 'string', default: '32' } },
+  options: {
+    calls: { type: 'string', default: '30000' },
+    retained: { type: 'string', default: '10000' },
+    inflight: { type: 'string', default: '32' },
+    callgrind: { type: 'boolean', default: false },
+  },
 })
 const calls = Number(values.calls)
 const inflight = Number(values.inflight)
 
-const redis = await startRedis()
+/** redis-server under callgrind, with collection zeroed and dumped around each figure. */
+async function startRedisUnderCallgrind(): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
+  const proc = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  for (let i = 0; ; i++) {
+    try {
+      if (execFileSync('redis-cli', ['-p', String(port), 'PING'], { encoding: 'utf8' }).trim() === 'PONG') break
+    } catch {
+      // not up yet
+    }
+    if (i > 300) throw new Error('redis-server under valgrind did not start (is valgrind installed?)')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const control = (flag: string) => execFileSync('callgrind_control', [flag, String(proc.pid)], { encoding: 'utf8' })
+  return {
+    port,
+    dir,
+    proc,
+    async instructions(run) {
+      control('--zero')
+      await run()
+      const before = new Set(readdirSync(dir))
+      control('--dump')
+      const dump = readdirSync(dir).find((f) => f.startsWith('cg.out.') && !before.has(f))!
+      return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))![1])
+    },
+    async stop() {
+      const done = new Promise((r) => proc.once('exit', r))
+      proc.kill('SIGTERM')
+      await done
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+const callgrind = values.callgrind ? await startRedisUnderCallgrind() : undefined
+const redis = callgrind ?? (await startRedis())
+const unit = values.callgrind ? 'instructions' : 'us'
 const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, eventsRetained: Number(values.retained) })
 const store = new Store(settings)
 const core = new Core(store, settings)
@@ -25,15 +75,22 @@ const cli = (...a: string[]) => execFileSync('redis-cli', ['-p', String(redis.po
 await core.rooms.create('bench', { room_id: 'r' }, 'bench')
 const room = { teamId: 'bench', roomId: 'r' }
 
-/** Runs `n` calls of `fn` with `inflight` at a time; returns Redis µs per EVALSHA over them. */
+/**
+ * Runs `n` calls of `fn` with `inflight` at a time; returns Redis µs per EVALSHA over them, or
+ * with --callgrind the instructions Redis executed per call (networking included).
+ */
 async function measure(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  const run = async () => {
+    let next = 0
+    await Promise.all(
+      Array.from({ length: inflight }, async () => {
+        while (next < n) await fn(next++)
+      }),
+    )
+  }
+  if (callgrind) return (await callgrind.instructions(run)) / n
   cli('CONFIG', 'RESETSTAT')
-  let next = 0
-  await Promise.all(
-    Array.from({ length: inflight }, async () => {
-      while (next < n) await fn(next++)
-    }),
-  )
+  await run()
   const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(cli('INFO', 'commandstats'))!
   return Number(m[2]) / Number(m[1])
 }
@@ -42,18 +99,18 @@ const caller = { room, agent: 'a' }
 // Two readers so the unread count has cursors to look at, as in a real room.
 await core.events.post({ room, agent: 'b' }, { type: 'status', text: 'hello' })
 const fill = Number(values.retained) + 1000
-console.log(`# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}`)
+console.log(`# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`)
 const below = await measure(Math.min(calls, Number(values.retained) - 100), (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
-console.log(`post_event below the cap: ${below.toFixed(1)} us per script`)
+console.log(`post_event below the cap: ${below.toFixed(1)} ${unit} per script`)
 const len = Number(cli('XLEN', `ar:{r:bench/r}:events`).trim())
 if (len < fill) await measure(fill - len, (i) => core.events.post(caller, { type: 'status', text: `fill ${i}` }))
 const atCap = await measure(calls, (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
-console.log(`post_event at the cap (${cli('XLEN', `ar:{r:bench/r}:events`).trim()} kept): ${atCap.toFixed(1)} us per script`)
+console.log(`post_event at the cap (${cli('XLEN', `ar:{r:bench/r}:events`).trim()} kept): ${atCap.toFixed(1)} ${unit} per script`)
 const hb = await measure(calls, () => core.presence.heartbeat(caller))
-console.log(`heartbeat: ${hb.toFixed(1)} us per script`)
+console.log(`heartbeat: ${hb.toFixed(1)} ${unit} per script`)
 // Catch agent c up first, so the figure is the common case of a poll that finds nothing new.
 while (((await core.events.unread({ room, agent: 'c' }, { limit: 100 })) as { events: unknown[] }).events.length > 0);
 const unread = await measure(calls, () => core.events.unread({ room, agent: 'c' }, {}))
-console.log(`get_unread_events (nothing new): ${unread.toFixed(1)} us per script`)
+console.log(`get_unread_events (nothing new): ${unread.toFixed(1)} ${unit} per script`)
 await store.close()
 await redis.stop()
