@@ -13,5 +13,5 @@ end
 
 local function unreadCount(R, agent)
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim')
-  return unreadAt(R, agent, tonumber(m[1] or '0'), tonumber(m[2] or '0'))
+  return (unreadAt(R, agent, tonumber(m[1] or '0'), tonumber(m[2] or '0')))
 end
