@@ -5,9 +5,9 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { freePort, startRedis, type RedisProcess } from '../test/helpers/redis.js'
+import { freePort, startRedis, waitForPing, type RedisProcess } from '../test/helpers/redis.js'
 
-export { freePort, startRedis, type RedisProcess }
+export { freePort, startRedis, waitForPing, type RedisProcess }
 
 export interface ChildNode {
   port: number

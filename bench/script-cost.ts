@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util'
 import { defaultSettings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Store } from '../src/store/store.js'
-import { freePort, startRedis, type RedisProcess } from './lib.js'
+import { freePort, startRedis, waitForPing, type RedisProcess } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -33,15 +33,11 @@ async function startRedisUnderCallgrind(): Promise<RedisProcess & { instructions
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
   const proc = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
-  for (let i = 0; ; i++) {
-    try {
-      if (execFileSync('redis-cli', ['-p', String(port), 'PING'], { encoding: 'utf8' }).trim() === 'PONG') break
-    } catch {
-      // not up yet
-    }
-    if (i > 300) throw new Error('redis-server under valgrind did not start (is valgrind installed?)')
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  // valgrind slows the start down a lot: allow a minute.
+  await waitForPing(port, 60_000).catch((err: Error) => {
+    proc.kill()
+    throw new Error(`${err.message} (is valgrind installed?)`)
+  })
   const control = (flag: string) => execFileSync('callgrind_control', [flag, String(proc.pid)], { encoding: 'utf8' })
   return {
     port,
@@ -74,6 +70,7 @@ const cli = (...a: string[]) => execFileSync('redis-cli', ['-p', String(redis.po
 
 await core.rooms.create('bench', { room_id: 'r' }, 'bench')
 const room = { teamId: 'bench', roomId: 'r' }
+const eventsKey = store.keys.room(room).events
 
 /**
  * Runs `n` calls of `fn` with `inflight` at a time; returns Redis µs per EVALSHA over them, or
@@ -102,10 +99,10 @@ const fill = Number(values.retained) + 1000
 console.log(`# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`)
 const below = await measure(Math.min(calls, Number(values.retained) - 100), (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
 console.log(`post_event below the cap: ${below.toFixed(1)} ${unit} per script`)
-const len = Number(cli('XLEN', `ar:{r:bench/r}:events`).trim())
+const len = Number(cli('XLEN', eventsKey).trim())
 if (len < fill) await measure(fill - len, (i) => core.events.post(caller, { type: 'status', text: `fill ${i}` }))
 const atCap = await measure(calls, (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
-console.log(`post_event at the cap (${cli('XLEN', `ar:{r:bench/r}:events`).trim()} kept): ${atCap.toFixed(1)} ${unit} per script`)
+console.log(`post_event at the cap (${cli('XLEN', eventsKey).trim()} kept): ${atCap.toFixed(1)} ${unit} per script`)
 const hb = await measure(calls, () => core.presence.heartbeat(caller))
 console.log(`heartbeat: ${hb.toFixed(1)} ${unit} per script`)
 // Catch agent c up first, so the figure is the common case of a poll that finds nothing new.

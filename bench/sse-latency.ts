@@ -10,6 +10,7 @@ import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
 import { decode } from '@msgpack/msgpack'
 import { Redis } from 'ioredis'
+import { Keys } from '../src/store/keys.js'
 import { parseFrames } from '../test/helpers/sse.js'
 import { fmt, percentile, startChild, startRedis } from './lib.js'
 
@@ -90,7 +91,7 @@ async function watchPublishes(port: number, roomId: string): Promise<() => void>
       : (JSON.parse((decode(msg) as { event?: { data?: string } }).event?.data ?? '{}') as { i?: number })
     if (typeof data?.i === 'number') published.set(data.i, now)
   })
-  await sub.ssubscribe(values.floor ? `floor:{${roomId}}` : `bench:{r:default/${roomId}}:channel`)
+  await sub.ssubscribe(values.floor ? `floor:{${roomId}}` : new Keys(env.KEY_PREFIX).room({ teamId: 'default', roomId }).channel)
   return () => sub.disconnect()
 }
 

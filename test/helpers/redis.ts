@@ -30,7 +30,8 @@ export interface RedisProcess {
   stop(signal?: NodeJS.Signals): Promise<void>
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+/** Resolves once the redis-server on `port` answers PING; throws after `timeoutMs`. */
+export async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
   const until = Date.now() + timeoutMs
   for (;;) {
     try {
