@@ -1,0 +1,115 @@
+// The team rate limit on POST /mcp: every request counts exactly once, whatever it is (a tool call
+// on the fast path or through the SDK server, a team tool, a bad request); a refused one is HTTP
+// 429 with Retry-After and RateLimit-* headers, never a tool result, and it changes nothing.
+import t from 'tap'
+import { startNode, type TestNode } from '../helpers/node.js'
+import { legacyCall, post, type RawReply } from '../helpers/mcp.js'
+import { BACKENDS, rawClient, uid, type Backend } from '../helpers/shared.js'
+import { ROOM_KEYS } from '../../src/store/keys.js'
+
+async function teamWithRoom(n: TestNode, limit: number) {
+  const teamId = uid('tm')
+  const { key } = (await n.node.teams.create({ teamId, name: 'rate' })) as { key: string }
+  n.node.settings.rateLimitOverrides.set(teamId, limit)
+  const { room } = await n.node.core.rooms.create(teamId, { template: 'web-app' }, 'test')
+  return { teamId, key, roomId: room.room_id }
+}
+
+/** Request kinds the endpoint answers, reads and writes, along each of its paths. */
+function requests(roomId: string): [label: string, body: unknown, headers?: Record<string, string>][] {
+  const a = { room_id: roomId, agent_id: 'a' }
+  return [
+    ['post_event', legacyCall('post_event', { ...a, type: 'status', text: 'hi' })],
+    ['update_task', legacyCall('update_task', { ...a, task_id: 't1', status: 'in_progress' })],
+    ['write_context', legacyCall('write_context', { ...a, type: 'spec', key: 'api', body: 'v2' })],
+    ['get_unread_events (moves a cursor)', legacyCall('get_unread_events', { ...a })],
+    ['heartbeat', legacyCall('heartbeat', a)],
+    ['acquire_lock', legacyCall('acquire_lock', { ...a, name: 'schema.sql' })],
+    ['set_shared_var', legacyCall('set_shared_var', { ...a, name: 'n', increment: 1 })],
+    ['search', legacyCall('search', { ...a, query: 'api' })],
+    ['wait_for_events', legacyCall('wait_for_events', { ...a, timeout_s: 1 })],
+    ['a room that does not exist', legacyCall('heartbeat', { room_id: 'no-such-room', agent_id: 'a' })],
+    ['invalid arguments', legacyCall('post_event', { ...a, type: 'status' })],
+    ['a team tool', legacyCall('create_room_from_template', { template: 'blank', room_id: uid('r') })],
+    ['tools/call with a progress token (SDK path)', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'heartbeat', arguments: a, _meta: { progressToken: 1 } } }],
+    ['an unknown tool', legacyCall('no_such_tool', {})],
+    ['tools/list', { jsonrpc: '2.0', id: 3, method: 'tools/list' }],
+    ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ['bad JSON', '{"jsonrpc": '],
+    ['an SSE-only client', legacyCall('heartbeat', a), { Accept: 'text/event-stream' }],
+  ]
+}
+
+/** The stored state of a room and of the team's room index (DUMP of each key). */
+async function state(backend: Backend, n: TestNode, teamId: string, roomId: string): Promise<(string | null)[]> {
+  const redis = rawClient(backend)
+  try {
+    const keys = n.node.store.keys
+    const roomKeys = ROOM_KEYS.filter((k) => k !== 'channel').map((k) => keys.room({ teamId, roomId })[k])
+    const dumps = await Promise.all([...roomKeys, keys.team(teamId).rooms].map((k) => redis.dumpBuffer(k)))
+    return dumps.map((d) => (d ? d.toString('base64') : null))
+  } finally {
+    redis.disconnect()
+  }
+}
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    t.test('tool calls count down the allowance; the call over it is 429 with its headers', async (t) => {
+      const n = await startNode(t, backend)
+      const { teamId, key, roomId } = await teamWithRoom(n, 5)
+      const remaining: number[] = []
+      for (let i = 0; i < 5; i++) {
+        const r = await post(n, legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: `n${i}` }), {}, { key })
+        t.equal(r.status, 200, `call ${i + 1} of 5 is answered`)
+        t.equal(r.headers.get('ratelimit-limit'), '5')
+        t.notOk(r.headers.has('retry-after'), 'no Retry-After while allowed')
+        remaining.push(Number(r.headers.get('ratelimit-remaining')))
+      }
+      t.same(remaining, [4, 3, 2, 1, 0], 'RateLimit-Remaining counts down to 0')
+      const before = await state(backend, n, teamId, roomId)
+      const refused = await post(n, legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: 'over' }), {}, { key })
+      t.equal(refused.status, 429, 'call 6 is refused with HTTP 429, not a tool error')
+      t.equal(refused.headers.get('retry-after'), '12', 'Retry-After: one call comes back every 12 s')
+      t.equal(refused.headers.get('ratelimit-remaining'), '0')
+      t.match(refused.json, { error: { code: 'rate_limited', message: /5 calls per minute/, details: { limit: 5, retry_after_s: 12 } } })
+      t.same(await state(backend, n, teamId, roomId), before, 'the refused post posted nothing')
+    })
+
+    t.test('a refused request changes nothing, whatever it is', async (t) => {
+      const n = await startNode(t, backend)
+      const { teamId, key, roomId } = await teamWithRoom(n, 1)
+      // The one call of the minute: the room then holds a task t1 in progress for update_task.
+      t.equal((await post(n, legacyCall('heartbeat', { room_id: roomId, agent_id: 'a' }), {}, { key })).status, 200)
+      const before = await state(backend, n, teamId, roomId)
+      for (const [label, body, headers] of requests(roomId)) {
+        const r: RawReply = await post(n, body, headers ?? {}, { key })
+        t.equal(r.status, 429, `${label}: 429`)
+        t.ok(Number(r.headers.get('retry-after')) >= 1, `${label}: Retry-After`)
+      }
+      t.same(await state(backend, n, teamId, roomId), before, 'the room and the team\'s rooms are as they were')
+    })
+
+    t.test('every request counts exactly once, whichever way it is checked', async (t) => {
+      const n = await startNode(t, backend)
+      // 100 a minute: each allowed call moves the team's GCRA time by exactly 600 ms, and the
+      // requests below take far less than that on average (wait_for_events up to 1 s), so that
+      // time never falls behind the clock.
+      const { teamId, key, roomId } = await teamWithRoom(n, 100)
+      const rateKey = n.node.store.keys.team(teamId).rate
+      const tat = async () => Number(await n.node.store.client.get(rateKey))
+      t.equal((await post(n, legacyCall('heartbeat', { room_id: roomId, agent_id: 'a' }), {}, { key })).status, 200)
+      const start = await tat()
+      const list = requests(roomId)
+      for (const [label, body, headers] of list) {
+        const r = await post(n, body, headers ?? {}, { key })
+        t.ok(r.status < 500 && r.status !== 429, `${label}: answered (${r.status})`)
+      }
+      t.equal(Math.round(((await tat()) - start) * 1000) / 1000, list.length * 600, `${list.length} requests in a row: ${list.length} counted`)
+      const before = await tat()
+      const concurrent = await Promise.all(list.map(([, body, headers]) => post(n, body, headers ?? {}, { key })))
+      t.ok(concurrent.every((r) => r.status < 500 && r.status !== 429), 'the same requests at once are all answered')
+      t.equal(Math.round(((await tat()) - before) * 1000) / 1000, list.length * 600, `${list.length} requests at once: ${list.length} counted`)
+    })
+  })
+}
