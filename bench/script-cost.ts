@@ -6,7 +6,8 @@
 // --callgrind runs Redis under valgrind's callgrind and reports the instructions Redis executed
 // per script instead: a count that does not move with the machine's load, so two versions of a
 // script can be compared exactly (use fewer calls: Redis runs ~50x slower under valgrind).
-//   npx tsx bench/script-cost.ts [--calls 30000] [--retained 10000] [--inflight 32] [--callgrind]
+// --keep leaves the dumps (one per figure, in order) for callgrind_annotate and prints where.
+//   npx tsx bench/script-cost.ts [--calls 30000] [--retained 10000] [--inflight 32] [--callgrind [--keep]]
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util'
 import { defaultSettings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Store } from '../src/store/store.js'
+import { RateLimiter } from '../src/auth/ratelimit.js'
 import { freePort, startRedis, waitForPing, type RedisProcess } from './lib.js'
 
 const { values } = parseArgs({
@@ -23,6 +25,7 @@ const { values } = parseArgs({
     retained: { type: 'string', default: '10000' },
     inflight: { type: 'string', default: '32' },
     callgrind: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
   },
 })
 const calls = Number(values.calls)
@@ -55,7 +58,8 @@ async function startRedisUnderCallgrind(): Promise<RedisProcess & { instructions
       const done = new Promise((r) => proc.once('exit', r))
       proc.kill('SIGTERM')
       await done
-      rmSync(dir, { recursive: true, force: true })
+      if (values.keep) console.log(`callgrind dumps kept in ${dir}`)
+      else rmSync(dir, { recursive: true, force: true })
     },
   }
 }
@@ -73,8 +77,8 @@ const room = { teamId: 'bench', roomId: 'r' }
 const eventsKey = store.keys.room(room).events
 
 /**
- * Runs `n` calls of `fn` with `inflight` at a time; returns Redis µs per EVALSHA over them, or
- * with --callgrind the instructions Redis executed per call (networking included).
+ * Runs `n` calls of `fn` with `inflight` at a time; returns Redis µs per call (all EVALSHAs) over
+ * them, or with --callgrind the instructions Redis executed per call (networking included).
  */
 async function measure(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
   const run = async () => {
@@ -89,7 +93,7 @@ async function measure(n: number, fn: (i: number) => Promise<unknown>): Promise<
   cli('CONFIG', 'RESETSTAT')
   await run()
   const m = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(cli('INFO', 'commandstats'))!
-  return Number(m[2]) / Number(m[1])
+  return Number(m[2]) / n
 }
 
 const caller = { room, agent: 'a' }
@@ -103,6 +107,13 @@ const len = Number(cli('XLEN', eventsKey).trim())
 if (len < fill) await measure(fill - len, (i) => core.events.post(caller, { type: 'status', text: `fill ${i}` }))
 const atCap = await measure(calls, (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
 console.log(`post_event at the cap (${cli('XLEN', eventsKey).trim()} kept): ${atCap.toFixed(1)} ${unit} per script`)
+// With the team's rate check of each call (one call in flight: every check is its own batch).
+const limiter = new RateLimiter(store, { ...settings, rateLimitPerMin: 1e9 })
+const rated = await measure(calls, async (i) => {
+  await limiter.check('bench')
+  await core.events.post(caller, { type: 'status', text: `event ${i}` })
+})
+console.log(`post_event at the cap + its rate check: ${rated.toFixed(1)} ${unit} per call`)
 const hb = await measure(calls, () => core.presence.heartbeat(caller))
 console.log(`heartbeat: ${hb.toFixed(1)} ${unit} per script`)
 // Catch agent c up first, so the figure is the common case of a poll that finds nothing new.

@@ -1,0 +1,104 @@
+// Saturated calls/s of this work tree against another commit, in alternating runs. On this
+// machine the same code moves ±30% between minutes (BENCHMARKS.md), so a change is only seen in
+// runs interleaved this closely: A, B, A, B, ... each for a few seconds, one node at a time, each
+// node on its own Redis. Needs wrk. The other commit is checked out as a git worktree in a
+// temporary folder (sharing this tree's node_modules) and built like this one.
+// --rate N measures CPU instead: node and Redis CPU time per call (from /proc) at a fixed N
+// calls/s (autocannon), which moves less with the machine than calls/s at saturation.
+//   npx tsx bench/ab.ts [--base HEAD] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
+import autocannon from 'autocannon'
+import { execFile, execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs, promisify } from 'node:util'
+import { compiled, startChild, startRedis, type ChildNode } from './lib.js'
+
+const { values } = parseArgs({
+  options: {
+    base: { type: 'string', default: 'HEAD' },
+    tool: { type: 'string', default: 'post_event' },
+    runs: { type: 'string', default: '6' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    rate: { type: 'string' },
+  },
+})
+const root = join(import.meta.dirname, '..')
+const args: Record<string, Record<string, unknown>> = {
+  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
+  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
+  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
+}
+const tool = values.tool!
+if (!args[tool]) throw new Error(`--tool: one of ${Object.keys(args).join(', ')}`)
+
+const tree = mkdtempSync(join(tmpdir(), 'ar-ab-'))
+const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
+const sha = git('rev-parse', '--short', values.base!)
+git('worktree', 'add', '--detach', tree, sha)
+try {
+  symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+  await promisify(execFile)(process.execPath, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+  const builds = { work: await compiled('src/main.ts'), [sha]: join(tree, 'dist-bench', 'src', 'main.js') }
+
+  const nodes: { label: string; node: ChildNode; redisPid: number; stop: () => Promise<void>; key: string }[] = []
+  for (const [label, main] of Object.entries(builds)) {
+    const redis = await startRedis()
+    const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
+    const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())?.[0]
+    if (!key) throw new Error(`${label}: no key printed: ${node.output()}`)
+    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }
+    const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
+    if (r.status !== 201) throw new Error(`${label}: room creation: ${r.status}`)
+    nodes.push({ label, node, key, redisPid: redis.proc.pid!, stop: async () => (await node.stop(), await redis.stop()) })
+  }
+
+  const wrk = async (n: (typeof nodes)[number]): Promise<number> => {
+    const script = join(tmpdir(), `ar-ab-${n.label}.lua`)
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args[tool] } })
+    const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+    writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n') + '\n')
+    const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${values.connections}`, `-d${values.duration}s`, '-s', script, `http://127.0.0.1:${n.node.port}/mcp`])
+    if (/Non-2xx/.test(stdout)) throw new Error(`${n.label}: errors under load:\n${stdout}`)
+    return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1])
+  }
+
+  /** CPU time (ms, user + system) a process has used, from /proc (USER_HZ = 100). */
+  const cpuMs = (pid: number) => {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(f[11]) + Number(f[12])) * 10
+  }
+  /** Node + Redis CPU µs per call at the fixed rate. */
+  const cpu = async (n: (typeof nodes)[number]): Promise<number> => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args[tool] } })
+    const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+    const before = cpuMs(n.node.proc.pid!) + cpuMs(n.redisPid)
+    const r = await autocannon({ url: `http://127.0.0.1:${n.node.port}/mcp`, method: 'POST', headers, body, connections: 20, overallRate: Number(values.rate), duration: Number(values.duration) })
+    if (r.non2xx > 0) throw new Error(`${n.label}: ${r.non2xx} errors`)
+    return ((cpuMs(n.node.proc.pid!) + cpuMs(n.redisPid) - before) * 1000) / r.requests.total
+  }
+  const measure = values.rate ? cpu : wrk
+  const unit = values.rate ? 'us CPU per call (node + Redis)' : 'calls/s'
+
+  const seen = new Map<string, number[]>(nodes.map((n) => [n.label, []]))
+  await Promise.all(nodes.map((n) => measure({ ...n }).catch(() => 0))) // warm-up: JIT, script caches
+  for (let i = 0; i < Number(values.runs); i++) {
+    // Alternate which goes first, so neither always follows the other.
+    for (const n of i % 2 ? [...nodes].reverse() : nodes) {
+      const x = await measure(n)
+      seen.get(n.label)!.push(x)
+      console.log(`run ${i + 1} ${n.label}: ${Math.round(x)} ${unit}`)
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const [a, b] = [median(seen.get('work')!), median(seen.get(sha)!)]
+  const pairs = seen.get('work')!.map((x, i) => x / seen.get(sha)![i]!)
+  console.log(`${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`)
+  for (const n of nodes) await n.stop()
+} finally {
+  rmSync(tree, { recursive: true, force: true })
+  git('worktree', 'prune')
+}
