@@ -14,6 +14,7 @@
 local DAY_MS = 86400000
 local DAYS_KEPT = 30 -- per-day event counts kept for analytics, besides today
 local TRIM_PER_CALL = 1000 -- bound on the entries one append trims (a lowered setting converges)
+local TRIM_SLACK = 100 -- a feed over the limit loses a further retained / TRIM_SLACK (trimEvents)
 
 -- The newest id the feed ever gave, or nil for an empty feed.
 local function headEventId(R)
@@ -54,19 +55,28 @@ local function countEventDay(R)
 end
 
 -- Keeps at most `retained` of the stream's `len` entries: removes the oldest, records the seq of
--- the last removed in meta 'trim' and forgets deletion marks at or below it.
-local function trimEvents(R, len, retained)
-  local excess = len - retained
-  if excess <= 0 then return end
-  local old = redis.call('XRANGE', R.k.events, '-', '+', 'COUNT', math.min(excess, TRIM_PER_CALL))
-  local ids = {}
-  for i, e in ipairs(old) do ids[i] = e[1] end
-  for i = 1, #ids, 500 do
-    redis.call('XDEL', R.k.events, unpack(ids, i, math.min(i + 499, #ids)))
-  end
-  local trim = seqOf(ids[#ids])
-  redis.call('HSET', R.k.meta, 'trim', trim)
-  if redis.call('ZREMRANGEBYSCORE', R.k.evdel, '-inf', trim) > 0 then dirty(R, R.k.evdel) end
+-- the last removed in meta 'trim' (never lower than `trim`, the one before) and forgets deletion
+-- marks at or below it. A feed over the limit loses a further 1% of it (TRIM_SLACK), so the next
+-- appends need no trim: a room at the limit would otherwise pay one on every event.
+-- XTRIM drops whole stream nodes; the seq of the last live event it removed is the one below the
+-- oldest kept, skipping seqs whose events their authors deleted (marked in evdel, not in the
+-- stream). Reading the removed entries (XRANGE) and deleting them one by one (XDEL) instead cost
+-- ~37k Redis instructions per entry (bench/script-cost.ts --callgrind).
+local function trimEvents(R, len, retained, trim)
+  if len <= retained then return end
+  redis.call('XTRIM', R.k.events, 'MAXLEN', math.max(retained - math.floor(retained / TRIM_SLACK), len - TRIM_PER_CALL))
+  local last = seqOf(redis.call('XRANGE', R.k.events, '-', '+', 'COUNT', 1)[1][1]) - 1
+  repeat
+    local marks = redis.call('ZREVRANGEBYSCORE', R.k.evdel, last, '(' .. trim, 'LIMIT', 0, 64)
+    local i = 1
+    while marks[i] and tonumber(marks[i]) == last do
+      last = last - 1
+      i = i + 1
+    end
+  until i <= #marks or #marks < 64
+  if last <= trim then return end
+  redis.call('HSET', R.k.meta, 'trim', last)
+  if redis.call('ZREMRANGEBYSCORE', R.k.evdel, '-inf', last) > 0 then dirty(R, R.k.evdel) end
 end
 
 --[[
@@ -80,8 +90,8 @@ end
 ]]
 local function appendEvent(R, ev, retained)
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
-  local head = tonumber(m[1] or '0')
-  local unread, cursor = unreadAt(R, ev.agent_id, head, tonumber(m[2] or '0'))
+  local head, trim = tonumber(m[1] or '0'), tonumber(m[2] or '0')
+  local unread, cursor = unreadAt(R, ev.agent_id, head, trim)
   local seq = head + 1
   local ms = math.max(R.now, tonumber(m[3] or '0'))
   redis.call('HSET', R.k.meta, 'eseq', seq, 'lastms', ms)
@@ -91,7 +101,7 @@ local function appendEvent(R, ev, retained)
   ev.id = id
   countEventDay(R)
   local len = redis.call('XLEN', R.k.events)
-  trimEvents(R, len, retained)
+  trimEvents(R, len, retained, trim)
   if unread == 0 then
     redis.call('HSET', R.k.cursors, ev.agent_id, id)
     -- A cursor read above means the hash was there already.

@@ -233,6 +233,63 @@ for (const backend of BACKENDS) {
       t.equal(await raw.xlen(keys.events), 10)
     })
 
+    t.test('a feed over the limit is trimmed by a further 1% of it, then left alone until full', async (t) => {
+      const room = await newRoom(t, backend, { settings: { eventsRetained: 300 } })
+      const { events } = room.core
+      const raw = rawClient(backend)
+      t.teardown(() => raw.disconnect())
+      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const bob = room.as('bob')
+      await postMany(room, 'alice', 2)
+      await events.unread(bob, { limit: 1 }) // bob's cursor at seq 1
+      const ids = [...(await postMany(room, 'alice', 298))]
+      t.equal(await raw.xlen(keys.events), 300, 'full: nothing trimmed yet')
+      t.equal(await raw.hget(keys.meta, 'trim'), '0')
+      ids.push(...(await postMany(room, 'alice', 1)))
+      t.equal(await raw.xlen(keys.events), 297, 'one over: the oldest 1 + 3 (1% of 300) are trimmed')
+      t.equal(await raw.hget(keys.meta, 'trim'), '4', 'trim is the seq of the last one removed')
+      ids.push(...(await postMany(room, 'alice', 3)))
+      t.equal(await raw.xlen(keys.events), 300, 'the next 3 appends trim nothing')
+      t.equal(await raw.hget(keys.meta, 'trim'), '4')
+      t.equal(await events.peekUnread(bob), 300, 'unread counts from the trim point')
+      const r = await events.unread(bob, { limit: 1 })
+      t.same(r.cursor_reset?.lost, 3, 'bob lost seqs 2-4')
+      t.equal(r.events[0]?.id, ids[2], 'and reads on from seq 5')
+      ids.push(...(await postMany(room, 'alice', 1)))
+      t.equal(await raw.xlen(keys.events), 297, 'over again: trimmed to 297 again')
+      t.equal(await raw.hget(keys.meta, 'trim'), '8')
+    })
+
+    t.test('the trim point is the last event trimmed, not one its author deleted', async (t) => {
+      const room = await newRoom(t, backend, { settings: { eventsRetained: 10 } })
+      const { events } = room.core
+      const raw = rawClient(backend)
+      t.teardown(() => raw.disconnect())
+      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const bob = room.as('bob')
+      const ids = await postMany(room, 'alice', 1)
+      await events.unread(bob) // bob's cursor on seq 1
+      ids.push(...(await postMany(room, 'alice', 10))) // seqs 2-11: seq 1 trimmed
+      t.equal(await raw.hget(keys.meta, 'trim'), '1')
+      for (const i of [2, 3, 4]) await events.delete(room.as('alice'), { event_id: ids[i]! }) // seqs 3-5
+      ids.push(...(await postMany(room, 'alice', 4))) // seqs 12-15: seq 2 trimmed at the last
+      t.equal(await raw.xlen(keys.events), 10)
+      t.equal(await raw.hget(keys.meta, 'trim'), '2', 'seq 2 was trimmed; 3-5, below the oldest kept, were deleted')
+      t.same(await raw.zrange(keys.evdel, 0, -1), ['3', '4', '5'], 'their marks stay')
+      t.equal(await events.peekUnread(room.as('carol')), 10, 'carol: the 10 retained are unread')
+      ids.push(...(await postMany(room, 'alice', 1))) // seq 16: seq 6 trimmed
+      t.equal(await raw.hget(keys.meta, 'trim'), '6')
+      t.same(await raw.zrange(keys.evdel, 0, -1), [], 'marks at or below the trim point are forgotten')
+      t.equal(await events.peekUnread(bob), 10, 'bob: seqs 7-16 unread')
+      const r = await events.unread(bob)
+      t.same(r.cursor_reset?.lost, 5, 'bob lost seqs 2-6, counted by seq')
+      t.same(
+        r.events.map((e) => e.id),
+        ids.slice(6),
+        'and reads seqs 7-16',
+      )
+    })
+
     t.test('mark_event_read moves the cursor forward, never back', async (t) => {
       const room = await newRoom(t, backend)
       const { events } = room.core
