@@ -19,7 +19,8 @@
 
 local R, early = openRoom('readUnread')
 if not R then return early end
-local list, info = consumeEvents(R, R.agent, tonumber(ARGV[7]))
+-- The limit stays the string it came as: it only goes back to Redis (XRANGE COUNT).
+local list, info = consumeEvents(R, R.agent, ARGV[7])
 local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset }
 if info.moved then
   res.cursor = redis.call('HGET', R.k.cursors, R.agent)

@@ -7,7 +7,7 @@
 local function notify(R, msg)
   msg.at = R.now
   if msg.k == 'task' or msg.k == 'context' or msg.event_id ~= nil or (msg.k == 'event' and msg.op ~= 'read') then
-    msg.cseq = redis.call('HINCRBY', R.k.meta, 'cseq', 1)
+    msg.cseq = redis.call('HINCRBY', R.k.meta, 'cseq', '1')
   end
   redis.call('SPUBLISH', R.k.channel, cmsgpack.pack(msg))
 end
