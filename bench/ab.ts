@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { compiled, startChild, startRedis, type ChildNode } from './lib.js'
+import { compiled, defaultKey, startChild, startRedis, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -48,8 +48,7 @@ try {
   for (const [label, main] of Object.entries(builds)) {
     const redis = await startRedis()
     const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
-    const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())?.[0]
-    if (!key) throw new Error(`${label}: no key printed: ${node.output()}`)
+    const key = await defaultKey(node)
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }
     const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
     if (r.status !== 201) throw new Error(`${label}: room creation: ${r.status}`)

@@ -6,7 +6,7 @@ import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { startChild, startRedis } from './lib.js'
+import { defaultKey, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({ options: { tool: { type: 'string', default: 'heartbeat' }, rate: { type: 'string', default: '1500' }, duration: { type: 'string', default: '6' } } })
 const ticks = 100 // USER_HZ on Linux
@@ -18,7 +18,7 @@ function cpuMs(pid: number): number {
 
 const redis = await startRedis()
 const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
-const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())![0]
+const key = await defaultKey(node)
 const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
 await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
 const args: Record<string, unknown> = { room_id: 'bench', agent_id: 'a', ...(values.tool === 'post_event' ? { type: 'status', text: 'x' } : {}) }

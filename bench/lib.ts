@@ -74,6 +74,20 @@ export async function startChild(script: string, env: Record<string, string>, po
   }
 }
 
+/**
+ * The default team's key, printed once by a node that created it (src/main.ts). The node prints
+ * it after it starts listening, so it may come a moment after GET /health answers.
+ */
+export async function defaultKey(node: ChildNode, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())?.[0]
+    if (key) return key
+    if (Date.now() > until) throw new Error(`no key printed: ${node.output()}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!

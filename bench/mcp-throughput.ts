@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { fmt, startChild, startRedis, type ChildNode } from './lib.js'
+import { defaultKey, fmt, startChild, startRedis, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, tools: { type: 'string' }, loader: { type: 'string' } } })
 const hasWrk = (() => {
@@ -34,8 +34,7 @@ const rounds = Number(values.rounds)
 const redis = await startRedis()
 const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }
 const ours = await startChild('src/main.ts', env)
-const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(ours.output())?.[0]
-if (!key) throw new Error(`no key printed: ${ours.output()}`)
+const key = await defaultKey(ours)
 const reference = await startChild('bench/reference-server.ts', env)
 
 const created = await fetch(`http://127.0.0.1:${ours.port}/admin/rooms`, {

@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis'
 import { connect, type Socket } from 'node:net'
 import { parseArgs } from 'node:util'
-import { fmt, startChild, startRedis } from './lib.js'
+import { defaultKey, fmt, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({ options: { steps: { type: 'string', default: '1000,2000,5000' }, rooms: { type: 'string', default: '100' } } })
 const steps = values.steps.split(',').map(Number)
@@ -14,8 +14,7 @@ const roomCount = Number(values.rooms)
 
 const redis = await startRedis()
 const node = await startChild('bench/gc-node.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' })
-const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(node.output())?.[0]
-if (!key) throw new Error(`no key printed: ${node.output()}`)
+const key = await defaultKey(node)
 const raw = new Redis(redis.port, '127.0.0.1')
 const ownId = Number(await raw.client('ID'))
 

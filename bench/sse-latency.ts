@@ -12,7 +12,7 @@ import { decode } from '@msgpack/msgpack'
 import { Redis } from 'ioredis'
 import { Keys } from '../src/store/keys.js'
 import { parseFrames } from '../test/helpers/sse.js'
-import { fmt, percentile, startChild, startRedis } from './lib.js'
+import { defaultKey, fmt, percentile, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -114,8 +114,7 @@ const redis = await startRedis()
 const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' }
 const nodeScript = values.floor ? 'bench/floor-node.ts' : 'src/main.ts'
 const a = await startChild(nodeScript, env)
-const key = /ar_team_default\.[A-Za-z0-9_-]{32}/.exec(a.output())?.[0]
-if (!key) throw new Error(`no key printed: ${a.output()}`)
+const key = await defaultKey(a)
 const b = await startChild(nodeScript, env)
 const mcpHeaders = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
 
