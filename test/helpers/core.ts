@@ -3,7 +3,8 @@ import type { Test } from 'tap'
 import type { Settings } from '../../src/config.js'
 import { Core, type Caller } from '../../src/core/index.js'
 import { decodeNotice, type Notice } from '../../src/core/events.js'
-import { storeFor, subscriberFor, uid, type Backend } from './shared.js'
+import type { RoomKeys } from '../../src/store/keys.js'
+import { rawClient, storeFor, subscriberFor, uid, type Backend } from './shared.js'
 
 export interface TestRoom {
   core: Core
@@ -34,6 +35,13 @@ export async function newRoom(t: Test, backend: Backend, opts: { template?: stri
     roomId: room.room_id,
     as: (agent?: string, idempotencyKey?: string) => ({ room: { teamId, roomId: room.room_id }, agent, idempotencyKey }),
   }
+}
+
+/** A raw Redis connection (closed when the test ends) and the room's key names, to look at what is stored. */
+export function rawRoom(t: Test, backend: Backend, room: TestRoom): { raw: ReturnType<typeof rawClient>; keys: RoomKeys } {
+  const raw = rawClient(backend)
+  t.teardown(() => raw.disconnect())
+  return { raw, keys: room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId }) }
 }
 
 /** Notices published on the room's channel from now on, through a real sharded subscription. */

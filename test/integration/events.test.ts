@@ -2,8 +2,8 @@
 // their cursors, retention, marks, reads, deletion, limits, notices and per-day counts.
 import t from 'tap'
 import { decodeNotice } from '../../src/core/events.js'
-import { listen, newRoom, until, type TestRoom } from '../helpers/core.js'
-import { BACKENDS, rawClient } from '../helpers/shared.js'
+import { listen, newRoom, rawRoom, until, type TestRoom } from '../helpers/core.js'
+import { BACKENDS } from '../helpers/shared.js'
 
 const seqOf = (id: string) => Number(id.split('-')[1])
 const msOf = (id: string) => Number(id.split('-')[0])
@@ -226,9 +226,7 @@ for (const backend of BACKENDS) {
       t.notOk(carol.cursor_reset, 'an agent that never read lost nothing')
       t.equal(carol.events.length, 10)
       await t.rejects(events.reads(bob, { event_id: ids[3] }), { code: 'not_found' }, 'a trimmed event is gone')
-      const raw = rawClient(backend)
-      t.teardown(() => raw.disconnect())
-      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const { raw, keys } = rawRoom(t, backend, room)
       t.equal(await raw.hget(keys.meta, 'trim'), '20')
       t.equal(await raw.xlen(keys.events), 10)
     })
@@ -236,9 +234,7 @@ for (const backend of BACKENDS) {
     t.test('a feed over the limit is trimmed by a further 1% of it, then left alone until full', async (t) => {
       const room = await newRoom(t, backend, { settings: { eventsRetained: 300 } })
       const { events } = room.core
-      const raw = rawClient(backend)
-      t.teardown(() => raw.disconnect())
-      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const { raw, keys } = rawRoom(t, backend, room)
       const bob = room.as('bob')
       await postMany(room, 'alice', 2)
       await events.unread(bob, { limit: 1 }) // bob's cursor at seq 1
@@ -263,9 +259,7 @@ for (const backend of BACKENDS) {
     t.test('the trim point is the last event trimmed, not one its author deleted', async (t) => {
       const room = await newRoom(t, backend, { settings: { eventsRetained: 10 } })
       const { events } = room.core
-      const raw = rawClient(backend)
-      t.teardown(() => raw.disconnect())
-      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const { raw, keys } = rawRoom(t, backend, room)
       const bob = room.as('bob')
       const ids = await postMany(room, 'alice', 1)
       await events.unread(bob) // bob's cursor on seq 1
@@ -411,9 +405,7 @@ for (const backend of BACKENDS) {
     t.test('events are counted per day in meta', async (t) => {
       const room = await newRoom(t, backend)
       await postMany(room, 'alice', 3)
-      const raw = rawClient(backend)
-      t.teardown(() => raw.disconnect())
-      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const { raw, keys } = rawRoom(t, backend, room)
       const meta = await raw.hgetall(keys.meta)
       const days = Object.keys(meta).filter((k) => k.startsWith('d:'))
       t.equal(days.length, 1)
@@ -424,9 +416,7 @@ for (const backend of BACKENDS) {
 
     t.test("a day's first event forgets per-day counts older than 30 days", async (t) => {
       const room = await newRoom(t, backend)
-      const raw = rawClient(backend)
-      t.teardown(() => raw.disconnect())
-      const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
+      const { raw, keys } = rawRoom(t, backend, room)
       const today = Math.floor(Date.now() / 86_400_000)
       await raw.hset(keys.meta, `d:${today - 31}`, '4', `d:${today - 30}`, '2')
       await postMany(room, 'alice', 1)
