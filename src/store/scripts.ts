@@ -1,7 +1,7 @@
 // Loads lua/<verbNoun>-<numKeys>.lua, expands `--- @include "includes/<name>"` lines (each helper
-// once, in dependency order) and registers every script with ioredis defineCommand, which sends
-// EVALSHA and falls back to EVAL on NOSCRIPT — a failover or restart empties the script cache, so a
-// one-time SCRIPT LOAD is never relied on.
+// once, in dependency order). The store sends them as EVALSHA and falls back to EVAL on NOSCRIPT
+// (src/store/evalsha.ts): a failover or restart empties the script cache, so a one-time SCRIPT
+// LOAD is never relied on.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -7,10 +7,11 @@ import { decode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError, isErrorCode } from '../core/errors.js'
 import { Keys, type RoomRef } from './keys.js'
-import { loadScripts, type Script } from './scripts.js'
+import { LoadedScript, type Arg } from './evalsha.js'
+import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
-export type Arg = string | number | Buffer
+export type { Arg }
 
 /** Per-call options common to every room script (ARGV[1..5]). */
 export interface CallOptions {
@@ -55,7 +56,7 @@ export class Store {
   readonly keys: Keys
   readonly client: RedisClient
   readonly mode: 'standalone' | 'cluster'
-  readonly scripts: ReadonlyMap<string, Script>
+  readonly scripts: ReadonlyMap<string, LoadedScript>
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
@@ -74,12 +75,7 @@ export class Store {
     this.ttlMs = String(settings.roomTtlS * 1000)
     this.touchEvery = String(touchEveryMs(settings.roomTtlS))
     this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
-    const scripts = new Map<string, Script>()
-    for (const s of loadScripts()) {
-      scripts.set(s.name, s)
-      this.client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
-    }
-    this.scripts = scripts
+    this.scripts = new Map(loadScripts().map((s) => [s.name, new LoadedScript(s)]))
   }
 
   /**
@@ -115,13 +111,16 @@ export class Store {
   async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
     const def = this.scripts.get(script)
     if (!def) throw new Error(`unknown script ${script}`)
-    if (keys.length !== def.numberOfKeys) {
-      throw new Error(`script ${script} takes ${def.numberOfKeys} keys, given ${keys.length}`)
+    if (keys.length !== def.script.numberOfKeys) {
+      throw new Error(`script ${script} takes ${def.script.numberOfKeys} keys, given ${keys.length}`)
     }
-    const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<Buffer | Buffer[]>>)[`${script}Buffer`]!
     let raw: Buffer | Buffer[]
     try {
-      raw = await fn.call(this.client, ...keys, ...argv)
+      raw = (await (this.client.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
+        // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+        return this.client.sendCommand(def.command(keys, argv, true))
+      })) as Buffer | Buffer[]
     } catch (err) {
       throw toStoreError(err)
     }
