@@ -31,7 +31,7 @@ export const SETTINGS = {
     env: 'REDIS_AUTO_PIPELINING',
     schema: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     unit: 'boolean',
-    doc: 'Whether ioredis holds the commands of one event-loop turn and writes them together. Off by default: measured on loopback, holding them makes Redis wait while the node handles the whole turn, so the two take turns instead of working at once (post_event 11.8k -> 15.0k calls/s without it, same node CPU per call; BENCHMARKS.md). Worth trying on when Redis is across a network and packets cost more than latency.',
+    doc: 'Whether ioredis holds the commands of one event-loop turn and writes them together. Off by default: measured on loopback, holding them makes Redis wait while the node handles the whole turn, so the two take turns instead of working at once (post_event 11.8k -> 15.0k calls/s without it, same node CPU per call; BENCHMARKS.md). Worth trying on when Redis is across a network and packets cost more than latency. When on, scripts are sent through ioredis\' own script commands, which cost the node more per call than the ready frames used otherwise (src/store/evalsha.ts).',
   },
   localRedis: {
     env: 'LOCAL_REDIS',

@@ -4,7 +4,8 @@
 // keys, the same on every call. Here the frame's head (EVALSHA, the SHA, the key count) is built
 // once per script and the keys once per key list, so a call encodes only its own arguments.
 // Measured in BENCHMARKS.md (session 5). EVALSHA falls back to EVAL on NOSCRIPT, as ioredis'
-// does: a restart or failover empties Redis' script cache.
+// does: a restart or failover empties Redis' script cache. With REDIS_AUTO_PIPELINING on, the
+// store sends scripts through ioredis' own commands instead: only those join its pipelines.
 import { createHash } from 'node:crypto'
 import { Command } from 'ioredis'
 import type { Script } from './scripts.js'

@@ -61,6 +61,11 @@ export class Store {
   private readonly touchEvery: string
   private readonly idemTtlMs: string
   private readonly scriptListeners: ((script: string, ref: RoomRef) => void)[] = []
+  /**
+   * The client pipelines by itself (REDIS_AUTO_PIPELINING): scripts then go through ioredis' own
+   * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
+   */
+  private readonly viaIoredis: boolean
 
   constructor(
     readonly settings: Settings,
@@ -76,6 +81,8 @@ export class Store {
     this.touchEvery = String(touchEveryMs(settings.roomTtlS))
     this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
     this.scripts = new Map(loadScripts().map((s) => [s.name, new LoadedScript(s)]))
+    this.viaIoredis = this.client.options.enableAutoPipelining === true
+    if (this.viaIoredis) for (const { script: s } of this.scripts.values()) this.client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
   }
 
   /**
@@ -116,11 +123,7 @@ export class Store {
     }
     let raw: Buffer | Buffer[]
     try {
-      raw = (await (this.client.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
-        // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
-        return this.client.sendCommand(def.command(keys, argv, true))
-      })) as Buffer | Buffer[]
+      raw = (await (this.viaIoredis ? this.sendDefined(script, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
     } catch (err) {
       throw toStoreError(err)
     }
@@ -132,6 +135,20 @@ export class Store {
     }
     reply.rows = rows
     return reply
+  }
+
+  private send(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
+    return (this.client.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
+      // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+      return this.client.sendCommand(def.command(keys, argv, true))
+    })
+  }
+
+  /** Through ioredis' defineCommand (EVALSHA, EVAL on NOSCRIPT), replies as Buffers. */
+  private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
+    const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
+    return fn.call(this.client, ...keys, ...argv)
   }
 
   async ping(): Promise<boolean> {

@@ -1,7 +1,8 @@
 // How the store sends scripts (src/store/evalsha.ts): frames written by us are byte for byte what
 // ioredis would send for the same arguments, keys encoded once per list still serve every call,
 // and on real Redis, standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
-// restart or failover) costs one EVAL and no failed call; text of any script survives intact.
+// restart or failover) costs one EVAL and no failed call; text of any script survives intact;
+// with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own commands and are pipelined.
 import t from 'tap'
 import { Cluster, Command } from 'ioredis'
 import { LoadedScript, type Arg } from '../../src/store/evalsha.js'
@@ -70,6 +71,25 @@ for (const backend of BACKENDS) {
       t.equal(event.agent_id, 'zoë')
       const [read] = (await room.core.events.read(room.as('bob'), { limit: 1 })).events
       t.same({ text: read!.text, agent: read!.agent_id, data: read!.data }, { text, agent: 'zoë', data: { note: 'ü', n: [1, 2] } })
+    })
+
+    t.test('REDIS_AUTO_PIPELINING: scripts join ioredis\' auto-pipeline, and only then', async (t) => {
+      for (const on of [true, false]) {
+        const room = await newRoom(t, backend, { settings: { redisAutoPipelining: on } })
+        const client = room.core.store.client
+        const posts = [0, 1, 2, 3].map((i) => room.core.events.post(room.as('alice'), { type: 'status', text: `p${i}` }))
+        // Queued for the pipeline of this tick, not yet written (zero when each command is sent at once).
+        await new Promise<void>((resolve) => queueMicrotask(resolve))
+        const queued = client.autoPipelineQueueSize
+        const done = await Promise.all(posts)
+        if (on) t.ok(queued > 0, `on: the calls wait in the auto-pipeline (${queued} queued)`)
+        else t.equal(queued, 0, 'off: nothing waits')
+        t.same(
+          done.map((p) => p.event.text),
+          ['p0', 'p1', 'p2', 'p3'],
+          `${on ? 'on' : 'off'}: every call returns its own result`,
+        )
+      }
     })
   })
 }
