@@ -257,11 +257,13 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       const room = `${r.ref.teamId}/${r.ref.roomId}`
       const k = w.store.keys.search()
-      const claim = async () => ((await w.store.run('claimSearchRooms', [k.dirty, k.leases], [60_000, 8, room])).rooms as { mark: number; lease: number }[])[0]!
+      const claim = async (leaseMs = 60_000) => ((await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms as { mark: number; lease: number }[])[0]!
       await w.store.client.zincrby(k.dirty, 1, room)
-      const a = await claim()
+      // A's lease really runs out (a lease's token is its end time, so B's, taken after it, is later;
+      // rewriting A's score to the past instead could give B the same token within one ms).
+      const a = await claim(300)
       t.equal(await claim(), undefined, 'held by A')
-      await w.store.client.zadd(k.leases, Date.now() - 1, room) // A stalled past its lease
+      await new Promise((r) => setTimeout(r, 350)) // A stalled past its lease
       const b = await claim()
       t.ok(b.lease > a.lease, 'B holds it under a new token')
       const renewA = await w.store.run('renewSearchLease', [k.leases], [room, a.lease, 60_000])
