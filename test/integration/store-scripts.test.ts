@@ -1,7 +1,8 @@
 // How the store sends scripts (src/store/evalsha.ts): frames written by us are byte for byte what
 // ioredis would send for the same arguments, keys encoded once per list still serve every call,
 // and on real Redis, standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
-// restart or failover) costs one EVAL and no failed call; text of any script survives intact;
+// restart or failover) costs an EVAL per call in flight and no failed call; text of any kind
+// survives the frame intact;
 // with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own commands and are pipelined.
 import t from 'tap'
 import { Cluster, Command } from 'ioredis'
@@ -52,6 +53,7 @@ for (const backend of BACKENDS) {
       t.same(
         posted.map((p) => p.event.text),
         [0, 1, 2, 3, 4].map((i) => `after ${i}`),
+        'every post returns its own event',
       )
       const exists = (await Promise.all(masters.map((m) => m.script('EXISTS', sha)))) as number[][]
       t.ok(exists.some(([e]) => e === 1), 'EVAL put the script back in the cache of the room\'s master')
