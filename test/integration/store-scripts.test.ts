@@ -2,8 +2,8 @@
 // ioredis would send for the same arguments, keys encoded once per list still serve every call,
 // and on real Redis, standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
 // restart or failover) costs an EVAL per call in flight and no failed call; text of any kind
-// survives the frame intact;
-// with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own commands and are pipelined.
+// survives the frame intact; with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own
+// commands and are pipelined.
 import t from 'tap'
 import { Cluster, Command } from 'ioredis'
 import { LoadedScript, type Arg } from '../../src/store/evalsha.js'
