@@ -8,12 +8,12 @@
 //   npx tsx bench/ab.ts [--base HEAD] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
 import autocannon from 'autocannon'
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { compiled, defaultKey, startChild, startRedis, type ChildNode } from './lib.js'
+import { callBody, compiled, defaultKey, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -26,13 +26,8 @@ const { values } = parseArgs({
   },
 })
 const root = join(import.meta.dirname, '..')
-const args: Record<string, Record<string, unknown>> = {
-  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
-  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
-  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
-}
 const tool = values.tool!
-if (!args[tool]) throw new Error(`--tool: one of ${Object.keys(args).join(', ')}`)
+const body = callBody(tool)
 
 const tree = mkdtempSync(join(tmpdir(), 'ar-ab-'))
 const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
@@ -56,10 +51,8 @@ try {
   }
 
   const wrk = async (n: (typeof nodes)[number]): Promise<number> => {
-    const script = join(tmpdir(), `ar-ab-${n.label}.lua`)
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args[tool] } })
     const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-    writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n') + '\n')
+    const script = wrkScript(`ar-ab-${n.label}`, body, headers)
     const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${values.connections}`, `-d${values.duration}s`, '-s', script, `http://127.0.0.1:${n.node.port}/mcp`])
     if (/Non-2xx/.test(stdout)) throw new Error(`${n.label}: errors under load:\n${stdout}`)
     return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1])
@@ -72,7 +65,6 @@ try {
   }
   /** Node + Redis CPU µs per call at the fixed rate. */
   const cpu = async (n: (typeof nodes)[number]): Promise<number> => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args[tool] } })
     const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
     const before = cpuMs(n.node.proc.pid!) + cpuMs(n.redisPid)
     const r = await autocannon({ url: `http://127.0.0.1:${n.node.port}/mcp`, method: 'POST', headers, body, connections: 20, overallRate: Number(values.rate), duration: Number(values.duration) })

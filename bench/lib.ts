@@ -1,7 +1,9 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -94,3 +96,25 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
+
+/** The tools/call arguments the MCP benches send, by tool, in the room "bench" each bench creates. */
+export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
+  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
+  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
+  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
+}
+
+/** The JSON-RPC body of a tools/call of `tool` with its BENCH_CALLS arguments. */
+export function callBody(tool: string): string {
+  const args = BENCH_CALLS[tool]
+  if (!args) throw new Error(`unknown bench tool ${tool}: one of ${Object.keys(BENCH_CALLS).join(', ')}`)
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } })
+}
+
+/** Writes a wrk Lua script (in the temp folder, as `name`.lua) that POSTs `body` with `headers`; returns its path. */
+export function wrkScript(name: string, body: string, headers: Record<string, string>): string {
+  const path = join(tmpdir(), `${name}.lua`)
+  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
+  writeFileSync(path, lines.join('\n') + '\n')
+  return path
+}

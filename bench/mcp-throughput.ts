@@ -10,11 +10,8 @@ import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { execFile, execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { defaultKey, fmt, startChild, startRedis, type ChildNode } from './lib.js'
+import { BENCH_CALLS, callBody, defaultKey, fmt, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, tools: { type: 'string' }, loader: { type: 'string' } } })
 const hasWrk = (() => {
@@ -44,25 +41,17 @@ const created = await fetch(`http://127.0.0.1:${ours.port}/admin/rooms`, {
 })
 if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
 
-const calls: Record<string, Record<string, unknown>> = {
-  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
-  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
-  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
-}
 const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-const body = (name: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: calls[name] } })
 
 async function check(node: ChildNode, name: string): Promise<void> {
-  const r = await fetch(`http://127.0.0.1:${node.port}/mcp`, { method: 'POST', headers, body: body(name) })
+  const r = await fetch(`http://127.0.0.1:${node.port}/mcp`, { method: 'POST', headers, body: callBody(name) })
   const text = await r.text()
   if (r.status !== 200 || text.includes('"isError":true') || !text.includes('room_id')) throw new Error(`${name} on :${node.port}: ${r.status} ${text.slice(0, 300)}`)
 }
 
 /** Runs wrk with a Lua script that sends `body` with `headers`; parses its summary. */
 async function wrk(url: string, name: string) {
-  const script = join(tmpdir(), `agentrooms-wrk-${name}.lua`)
-  const lua = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body(name))}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
-  writeFileSync(script, lua.join('\n') + '\n')
+  const script = wrkScript(`agentrooms-wrk-${name}`, callBody(name), headers)
   const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url])
   const ms = (label: string) => {
     const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout)
@@ -78,7 +67,7 @@ async function wrk(url: string, name: string) {
 
 async function load(node: ChildNode, name: string) {
   if (loader === 'wrk') return wrk(`http://127.0.0.1:${node.port}/mcp`, name)
-  const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body: body(name), connections, duration })
+  const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body: callBody(name), connections, duration })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts }
 }
 
@@ -87,7 +76,7 @@ console.log(`# ${new Date().toISOString()} node ${process.version}, ${loader}, $
 // machine hits both; the ratio reported is the median of the rounds' ratios.
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 const only = values.tools?.split(',')
-for (const name of Object.keys(calls).filter((n) => !only || only.includes(n))) {
+for (const name of Object.keys(BENCH_CALLS).filter((n) => !only || only.includes(n))) {
   await check(ours, name)
   await check(reference, name)
   const ratios: number[] = []

@@ -6,11 +6,9 @@
 // how often, how long, and how much each promoted.
 //   npx tsx bench/saturation.ts [--tool post_event] [--connections 50] [--duration 8] [--gc] [--node-args "--max-semi-space-size=32"]
 import { execFile } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { parseArgs, promisify } from 'node:util'
-import { defaultKey, startChild, startRedis } from './lib.js'
+import { callBody, defaultKey, startChild, startRedis, wrkScript } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -21,13 +19,8 @@ const { values } = parseArgs({
     'node-args': { type: 'string', default: '' },
   },
 })
-const args: Record<string, Record<string, unknown>> = {
-  heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
-  post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
-  get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
-}
 const tool = values.tool!
-if (!args[tool]) throw new Error(`--tool: one of ${Object.keys(args).join(', ')}`)
+const body = callBody(tool)
 const nodeArgs = [...values['node-args']!.split(' ').filter(Boolean), ...(values.gc ? ['--trace-gc-nvp'] : [])]
 
 const redis = await startRedis()
@@ -36,9 +29,7 @@ const key = await defaultKey(node)
 const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
 const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
 if (created.status !== 201) throw new Error(`room creation: ${created.status}`)
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args[tool] } })
-const script = join(tmpdir(), `agentrooms-saturation-${tool}.lua`)
-writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)].join('\n') + '\n')
+const script = wrkScript(`agentrooms-saturation-${tool}`, body, headers)
 const wrk = (seconds: string) => promisify(execFile)('wrk', ['-t1', `-c${values.connections}`, `-d${seconds}s`, '-s', script, `http://127.0.0.1:${node.port}/mcp`])
 
 /** A process's CPU time so far in ms: user + kernel, and kernel alone (/proc, USER_HZ = 100). */
