@@ -6,7 +6,11 @@
 // Answers the few routes the bench uses, in the shapes it expects.
 //   PORT=... REDIS_URL=redis://... npx tsx bench/floor-node.ts
 import { Redis } from 'ioredis'
-import uWS from 'uWebSockets.js'
+import { createRequire } from 'node:module'
+import type * as UWS from 'uWebSockets.js'
+
+// Plain uWebSockets.js on purpose (the floor); loaded as src/http/exchange.ts does.
+const uWS = createRequire(import.meta.url)('uWebSockets.js') as typeof UWS
 
 const port = Number(process.env.PORT)
 const redis = new Redis(process.env.REDIS_URL!)
@@ -20,10 +24,10 @@ const append = (await redis.script(
     "redis.call('SPUBLISH', KEYS[2], id .. '\\n' .. ARGV[1]) return id",
 )) as string
 
-const aborted = new WeakSet<uWS.HttpResponse>()
+const aborted = new WeakSet<UWS.HttpResponse>()
 
 /** Reads a request body (uWS hands it over in chunks; onAborted before anything async). */
-function body(res: uWS.HttpResponse, done: (text: string) => void): void {
+function body(res: UWS.HttpResponse, done: (text: string) => void): void {
   let buf = Buffer.alloc(0)
   res.onAborted(() => (aborted.add(res)))
   res.onData((chunk, last) => {
@@ -32,7 +36,7 @@ function body(res: uWS.HttpResponse, done: (text: string) => void): void {
   })
 }
 
-const streams = new Map<string, Set<uWS.HttpResponse>>()
+const streams = new Map<string, Set<UWS.HttpResponse>>()
 sub.on('smessage', (ch: string, msg: string) => {
   const roomId = ch.slice('floor:{'.length, -1)
   const nl = msg.indexOf('\n')

@@ -166,6 +166,12 @@ export const SETTINGS = {
     unit: 'bytes',
     doc: 'Largest HTTP request body; larger ones get 413.',
   },
+  httpHeaderBytes: {
+    env: 'LIMIT_HTTP_HEADER_BYTES',
+    schema: int(4096, 1024 * 1024, 16 * 1024),
+    unit: 'bytes',
+    doc: 'Largest request line and headers together; larger requests get 431 from the HTTP server itself (uWebSockets.js, before the service: a short HTML answer, not the JSON error body). The server reads it once per process, when the first node starts.',
+  },
   rateLimitPerMin: {
     env: 'RATE_LIMIT_PER_MIN',
     schema: int(1, 10_000_000, 1200),

@@ -1,6 +1,5 @@
 // One service node: the uWebSockets.js app with every route, over one Redis (standalone or
 // Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
-import uWS from 'uWebSockets.js'
 import { Keyring } from './auth/keyring.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
@@ -9,6 +8,7 @@ import type { Settings } from './config.js'
 import { Core } from './core/index.js'
 import { adminRoutes } from './http/routes/admin.js'
 import { createDispatcher } from './http/dispatch.js'
+import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './http/lifecycle.js'
 import { Metrics } from './http/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
@@ -28,13 +28,6 @@ import type { Resolver } from './webhooks/guard.js'
 import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
 
 export { VERSION } from './version.js'
-
-/** The uWS build loads natively only on Node 20 / glibc; its JS fallback is far slower. */
-export function assertNativeUws(): void {
-  if (!String(uWS.App).includes('[native code]')) {
-    throw new Error('uWebSockets.js did not load its native binding (unsupported Node version or libc); refusing to run on the slow fallback')
-  }
-}
 
 export interface NodeOptions {
   log?: Logger
@@ -70,8 +63,7 @@ export class ServiceNode {
   /** Search over tasks, context and events: the Redis engine, or Meilisearch when MEILI_URL is set. */
   readonly search: SearchEngine
   readonly webhooks: Webhooks
-  private listenSocket: uWS.us_listen_socket | undefined
-  private app: uWS.TemplatedApp | undefined
+  private server: HttpServer | undefined
   port = 0
 
   constructor(
@@ -111,24 +103,16 @@ export class ServiceNode {
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
   async start(): Promise<number> {
-    assertNativeUws()
+    assertNativeHttp(this.settings.httpHeaderBytes)
     await checkRedis(this.store.client, this.log)
     await this.hub.start()
     await this.search.start()
     await this.mcp.start()
-    const app = uWS.App()
-    app.any('/*', createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle }))
-    this.app = app
-    await new Promise<void>((resolve, reject) => {
-      app.listen(this.settings.host, this.settings.port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${this.settings.host}:${this.settings.port}`))
-        this.listenSocket = socket
-        this.port = uWS.us_socket_local_port(socket)
-        resolve()
-      })
-    })
+    const dispatch = createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle })
+    this.server = await listen(this.settings.host, this.settings.port, dispatch, this.settings.httpHeaderBytes)
+    this.port = this.server.port
     this.webhooks.start()
-    this.log.info({ port: this.port, redis: this.store.mode }, 'listening')
+    this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')
     return this.port
   }
 
@@ -137,8 +121,8 @@ export class ServiceNode {
    * requests in flight, then close Redis. Resolves within the shutdown grace period.
    */
   async stop(graceMs = this.settings.shutdownGraceS * 1000): Promise<{ clean: boolean }> {
-    if (this.listenSocket) uWS.us_listen_socket_close(this.listenSocket)
-    this.listenSocket = undefined
+    this.server?.close()
+    this.server = undefined
     // Webhook attempts in flight get the same grace; any left are taken over after their lease.
     const webhooksStopped = this.webhooks.stop(Math.max(0, graceMs - 500)).catch(() => undefined)
     const result = await this.lifecycle.drain(Math.max(0, graceMs - 500))

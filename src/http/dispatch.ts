@@ -1,7 +1,6 @@
-// Turns a uWS request into a route call: matching (404/405), body reading with the size limit,
+// Turns a request into a route call: matching (404/405), body reading with the size limit,
 // authentication and scopes (401/403), the team rate limit (429 and RateLimit-* headers), JSON
 // parsing and validation (400), and error mapping. Handlers only do their work.
-import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { Principal } from '../auth/principal.js'
 import { RateLimiter } from '../auth/ratelimit.js'
@@ -9,7 +8,7 @@ import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
 import { parse } from '../core/validate.js'
 import type { Logger } from '../logger.js'
-import { Exchange, readRequest } from './exchange.js'
+import type { Exchange } from './exchange.js'
 import type { Lifecycle } from './lifecycle.js'
 import type { Metrics } from './metrics.js'
 import type { Ctx, Router } from './router.js'
@@ -50,11 +49,10 @@ export async function admit(deps: Pick<DispatchDeps, 'keyring' | 'rateLimiter' |
 }
 
 export function createDispatcher(deps: DispatchDeps) {
-  return (res: HttpResponse, req: HttpRequest): void => {
+  return (ex: Exchange): void => {
     const started = performance.now()
     const done = deps.lifecycle.begin()
-    const info = readRequest(req)
-    const ex = new Exchange(res, info)
+    const info = ex.req
     // HEAD is answered like GET without a body (load balancers probe /health with it).
     const match = deps.router.match(info.method === 'HEAD' ? 'GET' : info.method, info.path)
     const routeLabel = match && 'route' in match ? match.route.path : match ? 'method_not_allowed' : 'not_found'

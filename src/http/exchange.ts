@@ -1,11 +1,75 @@
-// One HTTP request and its response on uWebSockets.js, made safe to use across awaits:
+// The only file that knows uWebSockets.js: the listening server, and one HTTP request with its
+// response, made safe to use across awaits. Another build or another server swaps in here alone
+// (docs/operations.md, "Node.js").
 // - every header is read synchronously when the request arrives (uWS's request object dies after
 //   the handler's first tick);
 // - onAborted is registered before any await; after an abort nothing touches the response;
 // - every write after an await is corked;
 // - the body is read with a size limit, each chunk copied (uWS reuses the buffer).
+import { createRequire } from 'node:module'
+import type * as UWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { AppError, ERRORS } from '../core/errors.js'
+
+let loaded: typeof UWS | undefined
+
+/**
+ * uWebSockets.js, loaded on first use. Its package's main is `module.exports =
+ * require('./uws.node')`: ESM sees no named exports in it, so it is loaded with require and typed
+ * by types/uWebSockets.js. The binary reads its header size limit from the environment once, when
+ * it loads: `maxHeaderBytes` of the first call sets it.
+ */
+function uws(maxHeaderBytes?: number): typeof UWS {
+  if (!loaded) {
+    if (maxHeaderBytes !== undefined) process.env.UWS_HTTP_MAX_HEADERS_SIZE = String(maxHeaderBytes)
+    loaded = createRequire(import.meta.url)('uWebSockets.js') as typeof UWS
+  }
+  return loaded
+}
+
+/**
+ * Throws unless uWebSockets.js runs on its native binding. The build in use
+ * (@uwsjs/linux-x64-22) has no JavaScript fallback and fails to load on another Node ABI, but
+ * other builds fall back to a far slower JS implementation with only a console line: a node
+ * refuses to run on one.
+ */
+export function assertNativeHttp(maxHeaderBytes?: number): void {
+  if (!String(uws(maxHeaderBytes).App).includes('[native code]')) {
+    throw new Error(`uWebSockets.js did not load its native binding on Node ${process.versions.node} (ABI ${process.versions.modules}); refusing to run on the slow fallback`)
+  }
+}
+
+/** A listening HTTP server. */
+export interface HttpServer {
+  /** The port actually bound (the one asked for, or a free one for port 0). */
+  readonly port: number
+  /** Stops accepting connections; open ones carry on until they end. */
+  close(): void
+}
+
+/**
+ * Listens on host:port and hands every request, whatever its method and path, to `handle`. A
+ * request whose line and headers exceed `maxHeaderBytes` (LIMIT_HTTP_HEADER_BYTES; the first
+ * server of the process sets it) is answered 431 by uWebSockets.js itself.
+ */
+export function listen(host: string, port: number, handle: (ex: Exchange) => void, maxHeaderBytes?: number): Promise<HttpServer> {
+  assertNativeHttp(maxHeaderBytes)
+  const uWS = uws()
+  const app = uWS.App().any('/*', (res, req) => handle(new Exchange(res, readRequest(req))))
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`))
+      let open = true
+      resolve({
+        port: uWS.us_socket_local_port(socket),
+        close: () => {
+          if (open) uWS.us_listen_socket_close(socket)
+          open = false
+        },
+      })
+    })
+  })
+}
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -38,7 +102,7 @@ export interface RequestInfo {
   headers: Record<string, string>
 }
 
-export function readRequest(req: HttpRequest): RequestInfo {
+function readRequest(req: HttpRequest): RequestInfo {
   const headers: Record<string, string> = {}
   req.forEach((k, v) => {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
@@ -64,7 +128,7 @@ export class Exchange {
   private readonly abortHandlers: (() => void)[] = []
 
   constructor(
-    readonly res: HttpResponse,
+    private readonly res: HttpResponse,
     readonly req: RequestInfo,
   ) {
     res.onAborted(() => {

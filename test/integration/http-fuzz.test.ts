@@ -6,17 +6,21 @@
 //
 // Requests go over a raw socket: fetch would normalize the path (resolve "..", encode unicode)
 // and refuse some inputs before they reach the node. Header values stay visible ASCII, because a
-// control character in a header is refused by uWebSockets.js itself, before the service.
+// control character in a header is refused by uWebSockets.js itself, before the service; so is a
+// request line and headers over LIMIT_HTTP_HEADER_BYTES (431), which is the one answer allowed to
+// be other than the JSON error body, and only for such a request.
 // POST /mcp is left to the MCP transport's own tests.
 import t from 'tap'
 import fc from 'fast-check'
 import { connect } from 'node:net'
+import { defaultSettings } from '../../src/config.js'
 import { ERRORS, isErrorCode } from '../../src/core/errors.js'
 import type { Route } from '../../src/http/router.js'
 import { newTeam, startNode } from '../helpers/node.js'
 import { BACKENDS } from '../helpers/shared.js'
 
 const BODY_LIMIT = 4096
+const HEADER_LIMIT = defaultSettings().httpHeaderBytes
 const RUNS = 100
 
 interface RawRequest {
@@ -28,6 +32,8 @@ interface RawRequest {
 }
 
 interface RawResponse {
+  /** Bytes of the request line and headers that were sent (what LIMIT_HTTP_HEADER_BYTES counts). */
+  headBytes: number
   status: number
   headers: Record<string, string>
   body: string
@@ -43,10 +49,11 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
       socket.destroy()
       reject(new Error(`no complete answer within 5 s to ${req.method} ${req.target.toString('latin1').slice(0, 100)}`))
     }, 5000)
+    let headBytes = 0
     const done = () => {
       clearTimeout(timer)
       socket.destroy()
-      resolve(head ? { status: head.status, headers: head.headers, body: buf.subarray(head.bodyAt).toString('utf8') } : { status: 0, headers: {}, body: '' })
+      resolve(head ? { headBytes, status: head.status, headers: head.headers, body: buf.subarray(head.bodyAt).toString('utf8') } : { headBytes, status: 0, headers: {}, body: '' })
     }
     socket.on('data', (d) => {
       buf = Buffer.concat([buf, d])
@@ -67,6 +74,7 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
     socket.on('close', () => done())
     const lines = [`${req.method} `, req.target, ' HTTP/1.1\r\nHost: fuzz\r\n']
     for (const [k, v] of req.headers) lines.push(`${k}: ${v}\r\n`)
+    headBytes = lines.reduce((n, l) => n + l.length, 0)
     if (req.body && req.chunked) lines.push('Transfer-Encoding: chunked\r\n\r\n', req.body.length.toString(16), '\r\n', req.body, '\r\n0\r\n\r\n')
     else if (req.body) lines.push(`Content-Length: ${req.body.length}\r\n\r\n`, req.body)
     else lines.push('\r\n')
@@ -77,6 +85,7 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
 /** What every answer must be: some answer, never 5xx; a 4xx is the error body of its code. */
 function judge(res: RawResponse, method: string): string | undefined {
   if (res.status === 0) return 'no answer (connection dropped)'
+  if (res.headBytes > HEADER_LIMIT) return res.status === 431 ? undefined : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ${HEADER_LIMIT}: 431 expected)`
   if (res.status >= 500) return `a ${res.status}: ${res.body.slice(0, 300)}`
   if (res.status < 400 || method === 'HEAD') return undefined
   if (!res.headers['content-type']?.startsWith('application/json')) return `a ${res.status} without a JSON body`
@@ -117,7 +126,7 @@ const param: fc.Arbitrary<Buffer> = fc.oneof(
 const query = fc.oneof(
   fc.constant(''),
   fc
-    .array(fc.tuple(fc.constantFrom('limit', 'after', 'lastEventId', 'profile', 'x', ''), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '1e9', 'NaN', '%', '%ZZ', 'a'.repeat(3000)))), { maxLength: 4 })
+    .array(fc.tuple(fc.constantFrom('limit', 'after', 'lastEventId', 'profile', 'x', ''), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '1e9', 'NaN', '%', '%ZZ', 'a'.repeat(3000), 'a'.repeat(HEADER_LIMIT)))), { maxLength: 4 })
     .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
   fc.string({ unit: 'binary', maxLength: 60 }),
 )
@@ -201,6 +210,20 @@ for (const backend of BACKENDS) {
         { numRuns: RUNS * 2 },
       )
       t.pass('every random path got an answer from the error table')
+    })
+
+    t.test(`request line and headers up to LIMIT_HTTP_HEADER_BYTES (${HEADER_LIMIT}) are served; more get 431 at once`, async (t) => {
+      const padded = async (bytes: number) => {
+        const base = { method: 'GET', target: latin1('/admin/me'), headers: [['Authorization', `Bearer ${team.key}`], ['Connection', 'close']] as [string, string][] }
+        const probe = await send(n.node.port, base)
+        return send(n.node.port, { ...base, headers: [...base.headers, ['X-Pad', 'p'.repeat(bytes - probe.headBytes - 'X-Pad: \r\n'.length)]] })
+      }
+      const within = await padded(HEADER_LIMIT - 100)
+      t.equal(within.status, 200, `${within.headBytes} bytes: served`)
+      const over = await padded(HEADER_LIMIT + 100)
+      t.equal(over.status, 431, `${over.headBytes} bytes: 431`)
+      t.equal(judge(over, 'GET'), undefined, 'which the fuzz judge accepts for such a request')
+      t.match(judge({ ...over, headBytes: HEADER_LIMIT }, 'GET'), /without a JSON body/, 'and not for a smaller one')
     })
 
     t.test('the node still serves, with nothing left in flight', async (t) => {

@@ -1,28 +1,26 @@
-// Serves the conformance fixture server (fixture.ts) on a uWS app through the node's own request
+// Serves the conformance fixture server (fixture.ts) through the node's own request
 // path: the HTTP dispatcher (src/http/dispatch.ts) and the /mcp endpoint (src/mcp/endpoint.ts)
 // with the fixture as its MCP host. Requests without an Authorization header act as a team key
 // of team `conformance` (the conformance CLI cannot send one). Settings come from the
 // environment like the service's (REDIS_URL: keys and rate limits of requests that do send a
 // key; HOST, PORT — port 0 picks a free one). Prints `URL http://HOST:PORT/mcp` once listening;
 // stops on SIGTERM / SIGINT.
-import uWS from 'uWebSockets.js'
 import { Keyring } from '../../src/auth/keyring.js'
 import { RateLimiter } from '../../src/auth/ratelimit.js'
 import { loadSettings } from '../../src/config.js'
 import { createDispatcher } from '../../src/http/dispatch.js'
+import { listen } from '../../src/http/exchange.js'
 import { Lifecycle } from '../../src/http/lifecycle.js'
 import { Metrics } from '../../src/http/metrics.js'
 import { Router } from '../../src/http/router.js'
 import { createLogger } from '../../src/logger.js'
 import { mcpRoutes } from '../../src/mcp/endpoint.js'
-import { assertNativeUws } from '../../src/node.js'
 import { Store } from '../../src/store/store.js'
 import { FixtureHost } from './fixture.js'
 
 const ANONYMOUS_TEAM = 'conformance'
 
 async function main(): Promise<void> {
-  assertNativeUws()
   const settings = loadSettings()
   const log = createLogger(settings.logLevel)
   const store = new Store(settings)
@@ -30,14 +28,10 @@ async function main(): Promise<void> {
   const host = new FixtureHost()
   await host.start()
   const router = new Router().add(...mcpRoutes(deps, host, { anonymous: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }))
-  const app = uWS.App().any('/*', createDispatcher({ ...deps, router }))
-  const socket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(settings.host, settings.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${settings.host}:${settings.port}`))))
-  })
-  const port = uWS.us_socket_local_port(socket)
-  process.stdout.write(`URL http://${settings.host}:${port}/mcp\n`)
+  const server = await listen(settings.host, settings.port, createDispatcher({ ...deps, router }), settings.httpHeaderBytes)
+  process.stdout.write(`URL http://${settings.host}:${server.port}/mcp\n`)
   const stop = async () => {
-    uWS.us_listen_socket_close(socket)
+    server.close()
     await host.stop().catch(() => undefined)
     await store.close().catch(() => undefined)
     process.exit(0)
