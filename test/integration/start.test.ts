@@ -24,7 +24,7 @@
 //   redis-check.test.ts checks the refusal on INFO replies).
 import t from 'tap'
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -64,6 +64,16 @@ function freshCopy(): string {
   utimesSync(join(dir, 'package-lock.json'), lock.atime, lock.mtime)
   symlinkSync(resolve('node_modules'), join(dir, 'node_modules'))
   return dir
+}
+
+/** A Node installed on the machine that is not Node 22 (this machine's own is Node 20), if any. */
+function otherNode(): { path: string; version: string } | undefined {
+  for (const path of ['/usr/bin/node', '/usr/local/bin/node']) {
+    if (!existsSync(path)) continue
+    const version = execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim()
+    if (!version.startsWith('22.')) return { path, version }
+  }
+  return undefined
 }
 
 /** Whether node_modules was installed after the last change of package-lock.json (npm start would not reinstall). */
@@ -124,6 +134,7 @@ t.test('the README quick start is two commands: start the service, run the tests
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }
   t.equal(pkg.scripts.start, 'node scripts/start.mjs', 'npm start runs the launcher')
   t.equal(pkg.scripts.test, 'tap', 'npm test runs every test (CI runs the same command)')
+  t.equal(pkg.scripts.pretest, 'node scripts/deps.mjs', 'after installing the dependencies when they are missing, as npm start does')
 })
 
 t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, working MCP, clean stop, data kept', async (t) => {
@@ -154,6 +165,8 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   t.ok(existsSync(join(dir, 'data', 'appendonlydir')), 'its append-only file is under ./data')
   const [nodePid] = pidsIn(dir, 'node', 'scripts/start.mjs')
   t.ok(nodePid, 'the service runs as the launcher process itself')
+  t.match(out, /"msg":"listening"/)
+  t.match(/\{[^\n]*"msg":"listening"[^\n]*\}/.exec(out)?.[0], /"node":"22\./, 'on Node 22, which its start-up line reports')
 
   const health = await fetch(`${base}/health`)
   t.equal(health.status, 200, '/health')
@@ -223,6 +236,29 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   t.ok(await eventually(() => pidsIn(dir, 'node', 'start.mjs').length === 0 && !alive(thirdRedis), 15_000), 'a SIGTERM during startup stops the service and its Redis')
   t.equal(await probeRedis('127.0.0.1', redisPort), 'none', 'nothing answers at LOCAL_REDIS')
 
+  // A machine whose Node is another major (this one's own, Node 20): the launcher runs itself
+  // again on the pinned Node 22 of node_modules, which gets the signals.
+  const other = otherNode()
+  if (other) {
+    const oldBin = mkdtempSync(join(tmpdir(), 'ar-old-node-'))
+    t.teardown(() => rmSync(oldBin, { recursive: true, force: true }))
+    symlinkSync(other.path, join(oldBin, 'node'))
+    const path = [oldBin, ...(process.env.PATH ?? '').split(':').filter((p) => !p.includes('node_modules'))].join(':')
+    const shared = sharedRedis()
+    const old = startShell('node scripts/start.mjs', dir, { ...env, PATH: path, REDIS_URL: `redis://127.0.0.1:${shared.standalone.port}` })
+    t.ok(await eventually(() => /"msg":"listening"/.test(old.out()) || old.child.exitCode !== null, 60_000), `it starts from Node ${other.version}`)
+    t.match(old.out(), new RegExp(`this is Node ${other.version.replaceAll('.', '\\.')}; running on the pinned Node 22\\.\\d+\\.\\d+ \\(node_modules/\\.bin/node\\)`))
+    t.match(/\{[^\n]*"msg":"listening"[^\n]*\}/.exec(old.out())?.[0], /"node":"22\./, 'and the service runs on Node 22')
+    t.equal((await fetch(`${base}/health`)).status, 200)
+    const [wrapper] = pidsIn(dir, 'node', 'scripts/start.mjs').filter((pid) => readlinkSync(`/proc/${pid}/exe`) === realpathSync(other.path))
+    t.ok(wrapper, 'the launcher on the old Node waits for it')
+    process.kill(wrapper!, 'SIGTERM')
+    t.ok(await eventually(() => pidsIn(dir, 'node', 'start.mjs').length === 0, 15_000), 'a SIGTERM to the launcher reaches the service, and both exit')
+    t.match(old.out(), /"clean":true,"msg":"stopped"/, 'the service drained cleanly')
+  } else {
+    t.comment('this machine has no Node other than 22 on /usr/bin or /usr/local/bin: the launcher on another Node is not run here')
+  }
+
   // No redis-server on the PATH: the error says what to install.
   const bin = mkdtempSync(join(tmpdir(), 'ar-path-'))
   t.teardown(() => rmSync(bin, { recursive: true, force: true }))
@@ -236,7 +272,7 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
 t.test('npm start reinstalls when package-lock.json changed, and says so when TypeScript is missing', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ar-install-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  for (const f of ['scripts/start.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src/main.ts']) {
+  for (const f of ['scripts/start.mjs', 'scripts/deps.mjs', '.nvmrc', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src/main.ts']) {
     mkdirSync(dirname(join(dir, f)), { recursive: true })
     copyFileSync(f, join(dir, f))
   }
