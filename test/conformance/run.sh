@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # MCP conformance: runs @modelcontextprotocol/conformance against our /mcp endpoint.
 #
-#  1. Installs test/conformance/deps (both CLI lines, 0.1.16 and 0.2.0-alpha.12, and a Node 22
-#     binary package — the CLI needs Node >= 22, the service runs on 20) from the npm registry
-#     into a cache folder outside the repo ($CONFORMANCE_CACHE, default
-#     ~/.cache/agentrooms-conformance), once per lockfile; later runs need no network.
+#  1. Installs test/conformance/deps (both CLI lines, 0.1.16 and 0.2.0-alpha.12) from the npm
+#     registry into a cache folder outside the repo ($CONFORMANCE_CACHE, default
+#     ~/.cache/agentrooms-conformance), once per lockfile; later runs need no network. Everything
+#     runs on the project's Node 22 (node_modules/.bin first on PATH, as npm run does).
 #  2. Starts a redis-server of its own, a real service node (test/conformance/real-node.ts: our
 #     tools, keyless requests act as a test team) and the fixture server
 #     (test/mcp-fixtures/serve.ts: the reference fixture tools behind the same endpoint).
@@ -19,6 +19,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
+export PATH="$ROOT/node_modules/.bin:$PATH"
 HERE=$ROOT/test/conformance
 CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentrooms-conformance}
 RESULTS=$ROOT/.tap/conformance
@@ -40,22 +41,17 @@ give_up() {
   exit 1
 }
 
-# ---- 1. the CLI and Node 22, cached ----
+# ---- 1. the CLI, cached ----
 stamp=$(sha256sum "$HERE/deps/package-lock.json" | cut -d' ' -f1)
 if [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$CACHE/node_modules" ]; then
   echo "conformance: installing test/conformance/deps into $CACHE"
   mkdir -p "$CACHE" || give_up "cannot create $CACHE"
   cp "$HERE/deps/package.json" "$HERE/deps/package-lock.json" "$CACHE/"
-  # --ignore-scripts: nothing runs at install; the Node binary is inside its registry tarball.
+  # --ignore-scripts: nothing runs at install.
   (cd "$CACHE" && npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error) || give_up "npm ci failed in $CACHE (offline without a filled npm cache?)"
   echo "$stamp" >"$CACHE/stamp"
 fi
-if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
-  NODE22=$(command -v node)
-else
-  NODE22=$CACHE/node_modules/node-$(node -p process.platform)-$(node -p process.arch)/bin/node
-fi
-"$NODE22" --version >/dev/null 2>&1 || give_up "no Node >= 22 for the CLI (looked for $NODE22)"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ] 2>/dev/null || give_up "the CLI needs Node >= 22; this is $(node --version 2>&1) (run npm ci for the project's pinned Node 22)"
 cli() { echo "$CACHE/node_modules/conformance-$1/dist/index.js"; } # cli <legacy|modern>
 
 # ---- 2. Redis, the real node, the fixture server ----
@@ -91,10 +87,10 @@ suite() {
   shift 5
   mkdir -p "$out"
   if [ -z "$scenarios" ]; then
-    timeout 170 "$NODE22" "$(cli "$line")" server --url "$url" --expected-failures "$expected" -o "$out" "$@" >"$log" 2>&1 || rc=$?
+    timeout 170 node "$(cli "$line")" server --url "$url" --expected-failures "$expected" -o "$out" "$@" >"$log" 2>&1 || rc=$?
   else
     for s in $scenarios; do
-      timeout 60 "$NODE22" "$(cli "$line")" server --url "$url" --scenario "$s" --expected-failures "$expected" -o "$out" "$@" >>"$log" 2>&1 || rc=$?
+      timeout 60 node "$(cli "$line")" server --url "$url" --scenario "$s" --expected-failures "$expected" -o "$out" "$@" >>"$log" 2>&1 || rc=$?
     done
   fi
   if ! node --import tsx "$HERE/summarize.ts" "$name" "$out" "$expected" "$rc" "$TOTALS"; then
