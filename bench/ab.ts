@@ -3,9 +3,12 @@
 // runs interleaved this closely: A, B, A, B, ... each for a few seconds, one node at a time, each
 // node on its own Redis. Needs wrk. The other commit is checked out as a git worktree in a
 // temporary folder (sharing this tree's node_modules) and built like this one.
+// --base-tree DIR takes an existing checkout with node_modules of its own instead (another
+// dependency tree: an older uWebSockets.js build, say), and --base-node PATH runs it on another
+// Node binary: together they compare runtimes (BENCHMARKS.md: Node 20 against Node 22).
 // --rate N measures CPU instead: node and Redis CPU time per call (from /proc) at a fixed N
 // calls/s (autocannon), which moves less with the machine than calls/s at saturation.
-//   npx tsx bench/ab.ts [--base HEAD] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
+//   npx tsx bench/ab.ts [--base HEAD | --base-tree DIR] [--base-node PATH] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
 import autocannon from 'autocannon'
 import { execFile, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
@@ -18,6 +21,8 @@ import { callBody, compiled, defaultKey, startChild, startRedis, wrkScript, type
 const { values } = parseArgs({
   options: {
     base: { type: 'string', default: 'HEAD' },
+    'base-tree': { type: 'string' },
+    'base-node': { type: 'string' },
     tool: { type: 'string', default: 'post_event' },
     runs: { type: 'string', default: '6' },
     duration: { type: 'string', default: '5' },
@@ -29,20 +34,24 @@ const root = join(import.meta.dirname, '..')
 const tool = values.tool!
 const body = callBody(tool)
 
-const tree = mkdtempSync(join(tmpdir(), 'ar-ab-'))
-const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
-const sha = git('rev-parse', '--short', values.base!)
-git('worktree', 'add', '--detach', tree, sha)
+const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, encoding: 'utf8' }).trim()
+const own = values['base-tree'] === undefined
+const tree = own ? mkdtempSync(join(tmpdir(), 'ar-ab-')) : values['base-tree']!
+const baseNode = values['base-node'] ?? process.execPath
+const nodeVersion = (path: string) => execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim()
+const sha = `${git(own ? root : tree, 'rev-parse', '--short', own ? values.base! : 'HEAD')}${values['base-node'] ? `@node${nodeVersion(baseNode)}` : ''}`
+if (own) git(root, 'worktree', 'add', '--detach', tree, sha)
 try {
-  symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  await promisify(execFile)(process.execPath, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+  if (own) symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+  const tsc = createRequire(join(tree, 'package.json')).resolve('typescript/bin/tsc')
+  await promisify(execFile)(baseNode, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
   const builds = { work: await compiled('src/main.ts'), [sha]: join(tree, 'dist-bench', 'src', 'main.js') }
+  console.log(`work tree on Node ${process.versions.node}; ${sha} in ${tree} on Node ${nodeVersion(baseNode)}`)
 
   const nodes: { label: string; node: ChildNode; redisPid: number; stop: () => Promise<void>; key: string }[] = []
   for (const [label, main] of Object.entries(builds)) {
     const redis = await startRedis()
-    const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
+    const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }, undefined, [], label === 'work' ? process.execPath : baseNode)
     const key = await defaultKey(node)
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }
     const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
@@ -90,6 +99,8 @@ try {
   console.log(`${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`)
   for (const n of nodes) await n.stop()
 } finally {
-  rmSync(tree, { recursive: true, force: true })
-  git('worktree', 'prune')
+  if (own) {
+    rmSync(tree, { recursive: true, force: true })
+    git(root, 'worktree', 'prune')
+  }
 }

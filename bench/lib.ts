@@ -39,13 +39,13 @@ export async function compiled(script: string): Promise<string> {
 
 /**
  * Starts a server of this repository (`src/main.ts`, `bench/reference-server.ts`, ...) as a child
- * process running its compiled JavaScript (see compiled()) with `env`; waits until `GET /health`
- * answers.
+ * process running its compiled JavaScript (see compiled()) with `env`, on the Node binary `node`
+ * (this one by default); waits until `GET /health` answers.
  */
-export async function startChild(script: string, env: Record<string, string>, port?: number, nodeArgs: string[] = []): Promise<ChildNode> {
+export async function startChild(script: string, env: Record<string, string>, port?: number, nodeArgs: string[] = [], node = process.execPath): Promise<ChildNode> {
   const p = port ?? (await freePort())
   let out = ''
-  const proc = spawn(process.execPath, [...nodeArgs, script.endsWith('.ts') ? await compiled(script) : script], {
+  const proc = spawn(node, [...nodeArgs, script.endsWith('.ts') ? await compiled(script) : script], {
     env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(p), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
