@@ -1,0 +1,91 @@
+// The vector half of the Redis engine's semantic search: embeds the query (one request, one
+// further attempt, a small cache of recent queries), and finds the room's nearest vectors, in the
+// room's vector set when the server has them (VSIM) or else in process from the vectors the node
+// holds (follower.ts). Both rank the same Q8 vectors with the same arithmetic (codec.ts), so they
+// give the same results. Vectors are checked against the room as the search sees it: a record
+// that is gone, or whose text changed since its vector was made, is left out.
+import type { Settings } from '../../config.js'
+import { AppError } from '../../core/errors.js'
+import type { RoomRef } from '../../store/keys.js'
+import type { VectorStore } from '../../store/vectors.js'
+import { EmbedderError, type Embedder } from '../embed/embedder.js'
+import type { SearchKind } from '../engine.js'
+import { fp32, quantize, type Quantized } from './codec.js'
+import type { RoomVectors} from './follower.js';
+import { type Nearest } from './follower.js'
+
+/** Recent query vectors kept per node (agents repeat queries). */
+const QUERY_CACHE = 256
+/** VSIM's exploration factor: recall close to exact at these room sizes. */
+const EF = 200
+
+export interface NearestAnswer {
+  hits: Nearest[]
+  /** The room's vectors were made by another model (being made again): none were used. */
+  otherModel: boolean
+}
+
+export class Semantic {
+  /** Vector sets in use (SEARCH_VECTOR_SETS auto and every master has them). */
+  sets = false
+  private readonly cache = new Map<string, Quantized>()
+
+  constructor(
+    readonly vectors: VectorStore,
+    readonly embedder: Embedder,
+    private readonly settings: Pick<Settings, 'searchVectorSets'>,
+  ) {}
+
+  /** Decides once whether vector sets are used. */
+  async start(): Promise<void> {
+    this.sets = this.settings.searchVectorSets === 'auto' && (await this.vectors.hasVectorSets().catch(() => false))
+  }
+
+  /** The query's vector. Throws `unavailable` (naming the setting when the embedder refused the call). */
+  async embedQuery(query: string): Promise<Quantized> {
+    const hit = this.cache.get(query)
+    if (hit) {
+      this.cache.delete(query)
+      this.cache.set(query, hit)
+      return hit
+    }
+    let made: Float32Array[]
+    try {
+      made = await this.embedder.embed([query], { retries: 1 })
+    } catch (err) {
+      if (!(err instanceof EmbedderError)) throw err
+      const fix = err.retryable ? 'retry shortly' : `an operator fixes ${err.setting ?? 'the EMBEDDER_* settings'}`
+      throw new AppError('unavailable', `semantic search: ${err.message}; ${fix}, or search without semantic: true (lexical search works)`, { field: 'semantic', ...(err.setting ? { setting: err.setting } : {}) })
+    }
+    const v = quantize(made[0]!)
+    if (!v) throw new AppError('unavailable', 'semantic search: the embedder gave the query a zero vector; search without semantic: true', { field: 'semantic' })
+    this.cache.set(query, v)
+    if (this.cache.size > QUERY_CACHE) this.cache.delete(this.cache.keys().next().value!)
+    return v
+  }
+
+  /**
+   * The `n` nearest vectors of the room among `kinds`, best first, with their cosine; `held` is
+   * the node's copy of the room's vectors (used without vector sets, or while the vector set is
+   * incomplete); `accept` leaves out records the search does not see.
+   */
+  async nearest(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined, accept: (key: string, hash: string) => boolean): Promise<NearestAnswer> {
+    const model = this.embedder.model
+    if (this.sets) {
+      const filter = kinds ? kinds.map((k) => `.k == "${k}"`).join(' || ') : ''
+      // Asked for more than n: records left out by `accept` must not shorten the answer.
+      const r = await this.vectors.similar(ref, fp32(query), n * 2, filter, Math.max(EF, n * 2))
+      if (r.gen !== '' && r.gen !== model) return { hits: [], otherModel: true }
+      if (r.mirrored) {
+        const hits = r.hits.map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash })).filter((h) => accept(h.key, h.hash))
+        return { hits: hits.slice(0, n), otherModel: false }
+      }
+    }
+    const room = held()
+    await room.sync(this.vectors, ref)
+    if (room.gen !== '' && room.gen !== model) return { hits: [], otherModel: true }
+    const kindOk = kinds ? new Set<string>(kinds) : undefined
+    const hits = room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash))
+    return { hits, otherModel: false }
+  }
+}
