@@ -171,6 +171,9 @@ export class Indexer {
       if (claim) return this.syncClaimed(claim)
       if (Date.now() > end) throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
       await new Promise((r) => setTimeout(r, 50))
+      // The node that held the room may have synced it and cleared the mark (ours with it):
+      // mark again, so the room stays claimable for this call.
+      await this.mark(ref)
     }
   }
 

@@ -82,9 +82,9 @@ export class VectorStore {
     await this.store.run('writeVectors', this.keys(ref), [ttlMs, 1, '0', Buffer.from(encode({ put: [], del: [] }))])
   }
 
-  /** Removes every vector of the room and starts a new epoch. */
+  /** Removes every vector of the room and, while the room exists, starts a new epoch. */
   async drop(ref: RoomRef, epoch: string): Promise<void> {
-    await this.store.run('dropVectors', this.keys(ref), [this.ttlMs, epoch])
+    await this.store.run('dropVectors', [...this.keys(ref), this.store.keys.room(ref).meta], [this.ttlMs, epoch])
   }
 
   /** The text hash of each named record's vector ('' when it has none). */

@@ -81,23 +81,28 @@ export async function startTestEmbedder(opts: { apiKey?: string; dims?: number; 
     send(res, 200, { object: 'list', model, data: input.map((text: string, index) => ({ object: 'embedding', index, embedding: trigramVector(text, opts.ignoreDimensions ? dims : (body.dimensions ?? dims)) })), usage: { prompt_tokens: 0, total_tokens: 0 } })
   }
 
-  let server: Server
+  let server: Server | undefined
   let port = 0
   const listen = () =>
     new Promise<void>((resolve) => {
-      server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()))
-      server.on('connection', (s) => {
+      if (server) return resolve() // up already
+      const srv = createServer((req, res) => void handle(req, res).catch(() => res.destroy()))
+      server = srv
+      srv.on('connection', (s) => {
         sockets.add(s)
         s.on('close', () => sockets.delete(s))
       })
-      server.listen(port, '127.0.0.1', () => {
-        port = (server.address() as AddressInfo).port
+      srv.listen(port, '127.0.0.1', () => {
+        port = (srv.address() as AddressInfo).port
         resolve()
       })
     })
   const close = () =>
     new Promise<void>((resolve) => {
-      server.close(() => resolve())
+      const srv = server
+      server = undefined
+      if (!srv) return resolve() // down already
+      srv.close(() => resolve())
       for (const s of sockets) s.destroy()
     })
   await listen()

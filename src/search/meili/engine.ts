@@ -72,7 +72,7 @@ export class MeiliSearchEngine implements SearchEngine {
       hits = await this.query(caller, q)
     } catch (err) {
       if (!unreachable(err)) throw err
-      if (q.semantic) throw new AppError('unavailable', 'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true')
+      if (q.semantic) throw new AppError('unavailable', 'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true', { field: 'semantic' })
       const answer = await this.fallback.search(caller, { ...q, semantic: false })
       return { ...answer, note: 'Meilisearch is unreachable: answered by the Redis search engine' }
     }
