@@ -18,7 +18,8 @@
   ARGV[1]  TTL (ms): every key gets it
   ARGV[2]  most vectors the room keeps (SEARCH_VECTORS_PER_ROOM)
   ARGV[3]  '1': mirror into the vector set (VADD/VREM)
-  ARGV[4]  msgpack {put = [{k = doc key, p = priority, a = attributes JSON (mirror only)}],
+  ARGV[4]  msgpack {put = [{k = doc key, p = priority (absent: keep the one it has; a vector
+           written again into a vector set that lost it), a = attributes JSON (mirror only)}],
            del = [doc key], gen = model}
   ARGV[5..] binary, per put in order (msgpack here has no binary type): its packed vector, then
            (mirror only) its float32 values for VADD
@@ -48,7 +49,7 @@ if #puts > 0 or #gone > 0 then
   for i, p in ipairs(puts) do
     local at = 4 + (i - 1) * per
     redis.call('HSET', vec, p.k, ARGV[at + 1])
-    redis.call('ZADD', order, p.p, p.k)
+    if p.p then redis.call('ZADD', order, p.p, p.k) else redis.call('ZADD', order, 'NX', 0, p.k) end
     redis.call('ZADD', log, ver, p.k)
     redis.call('ZREM', dels, p.k)
     if mirror then redis.call('VADD', set, 'FP32', ARGV[at + 2], p.k, 'SETATTR', p.a) end

@@ -7,11 +7,11 @@ import { encode } from '@msgpack/msgpack'
 import type { RoomRef } from './keys.js'
 import type { Store } from './store.js'
 
-/** One vector to write: its packed form, its keep priority, and (mirroring only) its float32 form and attributes. */
+/** One vector to write: its packed form, its keep priority (absent: the one it has), and (mirroring only) its float32 form and attributes. */
 export interface VectorPut {
   key: string
   packed: Buffer
-  priority: number
+  priority?: number
   fp32?: Buffer
   attrs?: string
 }
@@ -71,7 +71,7 @@ export class VectorStore {
   /** Writes and removes vectors in one script, keeping the room within `bound`. */
   async write(ref: RoomRef, change: { put: VectorPut[]; del: string[]; gen: string }, bound: number, mirror: boolean): Promise<VectorWrite> {
     // Lua's msgpack has no binary type: the blobs go as arguments of their own, in put order.
-    const payload = { put: change.put.map((p) => (mirror ? { k: p.key, p: p.priority, a: p.attrs ?? '{}' } : { k: p.key, p: p.priority })), del: change.del, gen: change.gen }
+    const payload = { put: change.put.map((p) => ({ k: p.key, ...(p.priority === undefined ? {} : { p: p.priority }), ...(mirror ? { a: p.attrs ?? '{}' } : {}) })), del: change.del, gen: change.gen }
     const blobs = change.put.flatMap((p) => (mirror ? [p.packed, p.fp32 ?? Buffer.alloc(0)] : [p.packed]))
     const r = await this.store.run('writeVectors', this.keys(ref), [this.ttlMs, bound, mirror ? '1' : '0', Buffer.from(encode(payload)), ...blobs])
     return { ver: Number(r.ver), count: Number(r.count), evicted: Number(r.evicted), mirrored: Number(r.mirrored) }

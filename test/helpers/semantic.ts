@@ -22,9 +22,13 @@ export function redis8Server(): string | undefined {
   return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p))
 }
 
-/** Settings of a semantic engine on `redis` (settings naming a Redis), with the embedder at `url`. */
+/**
+ * Settings of a semantic engine on `redis` (settings naming a Redis), with the embedder at `url`,
+ * under a key prefix of their own: the vector indexers of every node on one prefix share their
+ * work, as a deployment's nodes do, so nodes of other tests (other settings) must not share it.
+ */
 export function semanticSettings(redis: Partial<Settings>, url: string, overrides: Partial<Settings> = {}): Settings {
-  return defaultSettings({ ...redis, embedderUrl: url, embedderModel: TEST_MODEL, embedderRetries: 0, embedderTimeoutMs: 2000, ...overrides })
+  return defaultSettings({ ...redis, keyPrefix: uid('s'), embedderUrl: url, embedderModel: TEST_MODEL, embedderRetries: 0, embedderTimeoutMs: 2000, ...overrides })
 }
 
 export interface SemanticNode {

@@ -1,7 +1,8 @@
 // A room's vectors held by a node, for ranking in process (no vector sets, or SEARCH_VECTOR_SETS
 // off): read once, then kept in step by fetching only what changed since the version held
 // (lua/readVectorChanges-3.lua), one call per search when nothing changed. A brute-force top-k:
-// at the bound (5,000 vectors of 384 dimensions) a query is ~2 M integer multiply-adds.
+// at the bound (5,000 vectors of 384 dimensions) a query is ~2 M integer multiply-adds. Vectors at
+// a right angle or more from the query (cosine <= 0) have no meaning in common with it: left out.
 import type { RoomRef } from '../../store/keys.js'
 import type { VectorStore } from '../../store/vectors.js'
 import { dot, unpack, type Quantized } from './codec.js'
@@ -13,6 +14,17 @@ export interface Nearest {
   key: string
   cosine: number
   hash: string
+}
+
+/**
+ * The order of nearest vectors, the same in process and from VSIM: higher cosine first (compared
+ * to 6 decimals, below which float32 and double arithmetic may differ), then doc key.
+ */
+export function nearestOrder(a: { key: string; cosine: number }, b: { key: string; cosine: number }): number {
+  const ca = Math.round(a.cosine * 1e6)
+  const cb = Math.round(b.cosine * 1e6)
+  if (ca !== cb) return cb - ca
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0
 }
 
 export class RoomVectors {
@@ -46,23 +58,25 @@ export class RoomVectors {
     return run
   }
 
-  /** The `n` nearest to `query` among the keys `accept` takes, best first. */
+  /** The `n` nearest to `query` among the keys `accept` takes, best first (nearestOrder). */
   nearest(query: Quantized, n: number, accept: (key: string, hash: string) => boolean): Nearest[] {
     if (this.dims !== query.q.length || n <= 0) return []
-    const best: { slot: number; cos: number }[] = []
+    const best: Nearest[] = []
     const scale = query.range / 16129
     for (let slot = 0; slot < this.keys.length; slot++) {
       const key = this.keys[slot]
       if (key === undefined) continue
-      const cos = dot(this.data, slot * this.dims, query.q, this.dims) * this.ranges[slot]! * scale
-      if (best.length === n && cos <= best[n - 1]!.cos) continue
-      if (!accept(key, this.hashes[slot]!)) continue
+      const cosine = dot(this.data, slot * this.dims, query.q, this.dims) * this.ranges[slot]! * scale
+      if (cosine <= 0) continue
+      const hit = { key, cosine, hash: this.hashes[slot]! }
+      if (best.length === n && nearestOrder(hit, best[n - 1]!) >= 0) continue
+      if (!accept(key, hit.hash)) continue
       let at = best.length < n ? best.length : n - 1
-      while (at > 0 && best[at - 1]!.cos < cos) at--
-      best.splice(at, 0, { slot, cos })
+      while (at > 0 && nearestOrder(hit, best[at - 1]!) < 0) at--
+      best.splice(at, 0, hit)
       if (best.length > n) best.pop()
     }
-    return best.map(({ slot, cos }) => ({ key: this.keys[slot]!, cosine: cos, hash: this.hashes[slot]! }))
+    return best
   }
 
   private async syncNow(store: VectorStore, ref: RoomRef): Promise<void> {

@@ -10,9 +10,8 @@ import type { RoomRef } from '../../store/keys.js'
 import type { VectorStore } from '../../store/vectors.js'
 import { EmbedderError, type Embedder } from '../embed/embedder.js'
 import type { SearchKind } from '../engine.js'
-import { fp32, quantize, type Quantized } from './codec.js'
-import type { RoomVectors} from './follower.js';
-import { type Nearest } from './follower.js'
+import { fp32, quantize, unpack, type Quantized } from './codec.js'
+import { nearestOrder, type Nearest, type RoomVectors } from './follower.js'
 
 /** Recent query vectors kept per node (agents repeat queries). */
 const QUERY_CACHE = 256
@@ -28,13 +27,19 @@ export interface NearestAnswer {
 export class Semantic {
   /** Vector sets in use (SEARCH_VECTOR_SETS auto and every master has them). */
   sets = false
+  /** Nearest-vector lookups answered by VSIM, and ranked in process (metrics, tests). */
+  readonly counts = { sets: 0, process: 0 }
   private readonly cache = new Map<string, Quantized>()
+  private readonly remirroring = new Set<string>()
+  private readonly bound: number
 
   constructor(
     readonly vectors: VectorStore,
     readonly embedder: Embedder,
-    private readonly settings: Pick<Settings, 'searchVectorSets'>,
-  ) {}
+    private readonly settings: Pick<Settings, 'searchVectorSets' | 'searchVectorsPerRoom'>,
+  ) {
+    this.bound = settings.searchVectorsPerRoom
+  }
 
   /** Decides once whether vector sets are used. */
   async start(): Promise<void> {
@@ -76,16 +81,53 @@ export class Semantic {
       // Asked for more than n: records left out by `accept` must not shorten the answer.
       const r = await this.vectors.similar(ref, fp32(query), n * 2, filter, Math.max(EF, n * 2))
       if (r.gen !== '' && r.gen !== model) return { hits: [], otherModel: true }
+      if (!r.mirrored) this.remirrorSoon(ref)
       if (r.mirrored) {
-        const hits = r.hits.map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash })).filter((h) => accept(h.key, h.hash))
+        const hits = r.hits
+          .map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash }))
+          .filter((h) => h.cosine > 0 && accept(h.key, h.hash))
+          .sort(nearestOrder)
+        this.counts.sets++
         return { hits: hits.slice(0, n), otherModel: false }
       }
     }
     const room = held()
     await room.sync(this.vectors, ref)
+    this.counts.process++
     if (room.gen !== '' && room.gen !== model) return { hits: [], otherModel: true }
     const kindOk = kinds ? new Set<string>(kinds) : undefined
     const hits = room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash))
     return { hits, otherModel: false }
+  }
+
+  /**
+   * Writes a room's vectors into its vector set again, in the background, when the set does not
+   * hold them all (Redis upgraded to 8 under rooms embedded before, or a set lost): until then
+   * searches rank in process, with the same results. One at a time per room.
+   */
+  private remirrorSoon(ref: RoomRef): void {
+    const tag = `${ref.teamId}/${ref.roomId}`
+    if (this.remirroring.has(tag)) return
+    this.remirroring.add(tag)
+    void this.remirror(ref)
+      .catch(() => undefined) // the next search that finds the set incomplete tries again
+      .finally(() => this.remirroring.delete(tag))
+  }
+
+  private async remirror(ref: RoomRef): Promise<void> {
+    let since = -1
+    let epoch = ''
+    for (;;) {
+      const c = await this.vectors.changes(ref, since, epoch, 256)
+      if (c.gen !== '' && c.gen !== this.embedder.model) return // another model's: the indexer makes them again
+      const put = c.puts.map((p) => {
+        const v = unpack(p.packed)
+        return { key: p.key, packed: p.packed, fp32: fp32(v), attrs: JSON.stringify({ k: p.key.slice(0, p.key.indexOf(':')) }) }
+      })
+      if (put.length > 0) await this.vectors.write(ref, { put, del: [], gen: c.gen }, this.bound, true)
+      if (c.upto >= c.ver) return
+      since = c.upto
+      epoch = c.epoch
+    }
   }
 }
