@@ -143,8 +143,9 @@ export class RedisSearchEngine implements SearchEngine {
     let results: SearchHit[]
     let note: string | undefined
     if (q.semantic) {
-      if (behind) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
       const r = await hybrid(caller.room, room, q, lexical, await queryVector!, this.semantic!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
+      // Vectors behind the room or of another model: marked, so some node's indexer catches up now.
+      if (behind || r.otherModel) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
       results = r.results
       if (r.otherModel) note = NOTE_MODEL
       else if (behind) note = NOTE_BEHIND
