@@ -21,6 +21,7 @@ import type { Embedder } from '../embed/embedder.js'
 import { parseSearch, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchStatus } from '../engine.js'
 import { Indexer, type IndexerOptions } from '../indexer.js'
 import { SearchReader } from '../records.js'
+import { RoomVectors } from '../vectors/follower.js'
 import { Semantic } from '../vectors/semantic.js'
 import { VectorSink } from '../vectors/sink.js'
 import { hitOf } from './hits.js'
@@ -124,11 +125,13 @@ export class RedisSearchEngine implements SearchEngine {
   async search(caller: Caller, input: unknown): Promise<SearchAnswer> {
     const q = parseSearch(input)
     if (q.semantic && !this.semantic) throw semanticDisabled('redis')
-    // The query is embedded while the room is brought up to date.
-    const queryVector = q.semantic ? this.semantic!.embedQuery(q.query) : undefined
-    queryVector?.catch(() => undefined) // awaited below; not an unhandled rejection when the lexical half fails first
     const opts = callOptions(caller)
     const room = this.roomFor(caller)
+    // The query is embedded and its nearest vectors fetched while the room's lexical index is
+    // brought up to date (the records they name are checked against it afterwards: hybrid.ts).
+    const semantic = this.semantic
+    const nearest = q.semantic && semantic ? semantic.embedQuery(q.query).then((v) => semantic.candidates(caller.room, () => (room.vectors ??= new RoomVectors()), v, CANDIDATES, q.kinds)) : undefined
+    nearest?.catch(() => undefined) // awaited below; not an unhandled rejection when the lexical half fails first
     const { unread, lexical, behind } = await room.serial(async () => {
       let unread: number | undefined
       try {
@@ -143,7 +146,7 @@ export class RedisSearchEngine implements SearchEngine {
     let results: SearchHit[]
     let note: string | undefined
     if (q.semantic) {
-      const r = await hybrid(caller.room, room, q, lexical, await queryVector!, this.semantic!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
+      const r = hybrid(room, q, lexical, await nearest!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
       // Vectors behind the room or of another model: marked, so some node's indexer catches up now.
       if (behind || r.otherModel) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
       results = r.results

@@ -3,14 +3,12 @@
 // search sees, with the text the vector was made from: the lexical index is exactly the room at
 // the time of the search (room.ts), so a deleted record never comes back through a vector not yet
 // removed, and a rewritten one is not found by its old meaning while it is embedded again.
-import type { RoomRef } from '../../store/keys.js'
 import { roundScore, type SearchHit, type ValidSearch } from '../engine.js'
 import { fuse, identifierLike } from '../fuse.js'
 import type { Answer, IndexDoc } from '../lexical.js'
 import type { HitBase } from '../records.js'
-import { textHash, type Quantized } from '../vectors/codec.js'
-import { RoomVectors } from '../vectors/follower.js'
-import type { Semantic } from '../vectors/semantic.js'
+import { textHash } from '../vectors/codec.js'
+import type { Accept, NearestAnswer } from '../vectors/semantic.js'
 import { embedText } from '../vectors/sink.js'
 import { hitOf } from './hits.js'
 import type { RoomIndex } from './room.js'
@@ -35,20 +33,13 @@ function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
   return h
 }
 
-export async function hybrid(
-  ref: RoomRef,
-  room: RoomIndex,
-  q: ValidSearch,
-  lexical: Answer<HitBase>,
-  query: Quantized,
-  semantic: Semantic,
-  opts: HybridOptions,
-): Promise<{ results: SearchHit[]; otherModel: boolean }> {
-  const accept = (key: string, hash: string) => {
+/** Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the lexical index is up to date. */
+export function hybrid(room: RoomIndex, q: ValidSearch, lexical: Answer<HitBase>, pick: (accept: Accept) => NearestAnswer, opts: HybridOptions): { results: SearchHit[]; otherModel: boolean } {
+  const accept: Accept = (key, hash) => {
     const doc = room.index.doc(key)
     return doc !== undefined && hashOf(doc, opts.textChars) === hash
   }
-  const near = await semantic.nearest(ref, () => (room.vectors ??= new RoomVectors()), query, CANDIDATES, q.kinds, accept)
+  const near = pick(accept)
   const fused = fuse(
     lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
     near.hits.map((h) => ({ key: h.key, cosine: h.cosine })),

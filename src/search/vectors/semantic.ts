@@ -18,6 +18,9 @@ const QUERY_CACHE = 256
 /** VSIM's exploration factor: recall close to exact at these room sizes. */
 const EF = 200
 
+/** Whether a record counts: the search sees it, with the text its vector was made from (hash). */
+export type Accept = (key: string, hash: string) => boolean
+
 export interface NearestAnswer {
   hits: Nearest[]
   /** The room's vectors were made by another model (being made again): none were used. */
@@ -70,34 +73,33 @@ export class Semantic {
   }
 
   /**
-   * The `n` nearest vectors of the room among `kinds`, best first, with their cosine; `held` is
-   * the node's copy of the room's vectors (used without vector sets, or while the vector set is
-   * incomplete); `accept` leaves out records the search does not see.
+   * Fetches the room's candidates for the `n` nearest vectors to `query` among `kinds`: from its
+   * vector set when the server has them, else from the vectors the node holds (`held`, brought up
+   * to date), so this can run while the room's lexical index is brought up to date. The function
+   * it resolves to picks the nearest, best first, among the records `accept` takes (the ones the
+   * search sees, with the text their vector was made from), synchronously.
    */
-  async nearest(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined, accept: (key: string, hash: string) => boolean): Promise<NearestAnswer> {
+  async candidates(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined): Promise<(accept: Accept) => NearestAnswer> {
     const model = this.embedder.model
+    const none = () => ({ hits: [], otherModel: true })
     if (this.sets) {
       const filter = kinds ? kinds.map((k) => `.k == "${k}"`).join(' || ') : ''
       // Asked for more than n: records left out by `accept` must not shorten the answer.
       const r = await this.vectors.similar(ref, fp32(query), n * 2, filter, Math.max(EF, n * 2))
-      if (r.gen !== '' && r.gen !== model) return { hits: [], otherModel: true }
+      if (r.gen !== '' && r.gen !== model) return none
       if (!r.mirrored) this.remirrorSoon(ref)
       if (r.mirrored) {
-        const hits = r.hits
-          .map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash }))
-          .filter((h) => h.cosine > 0 && accept(h.key, h.hash))
-          .sort(nearestOrder)
         this.counts.sets++
-        return { hits: hits.slice(0, n), otherModel: false }
+        const found = r.hits.map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash })).filter((h) => h.cosine > 0)
+        return (accept) => ({ hits: found.filter((h) => accept(h.key, h.hash)).sort(nearestOrder).slice(0, n), otherModel: false })
       }
     }
     const room = held()
     await room.sync(this.vectors, ref)
     this.counts.process++
-    if (room.gen !== '' && room.gen !== model) return { hits: [], otherModel: true }
+    if (room.gen !== '' && room.gen !== model) return none
     const kindOk = kinds ? new Set<string>(kinds) : undefined
-    const hits = room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash))
-    return { hits, otherModel: false }
+    return (accept) => ({ hits: room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash)), otherModel: false })
   }
 
   /**
