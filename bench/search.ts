@@ -13,7 +13,7 @@
 //   queries, paired, with the query's vector cached (its embedding call excluded) and without;
 //   vectors ranked in process (this Redis), and in vector sets on a Redis 8 when scripts/redis8.sh
 //   built one (--vector-sets true: the room is filled there too).
-//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true]
+//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true]
 import { parseArgs } from 'node:util'
 import { defaultSettings, type Settings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     'field-bytes': { type: 'string', default: '16384,65536' },
     http: { type: 'string', default: 'true' },
     semantic: { type: 'string', default: 'true' },
+    lexical: { type: 'string', default: 'true' },
     'vector-sets': { type: 'string', default: 'true' },
   },
 })
@@ -257,7 +258,7 @@ try {
   const { team, key } = await new Teams(store).create({ name: 'bench', teamId: 'bench' })
   const roomId = 'full-room'
   await fill(new Core(store, settings), team.teamId, roomId)
-  for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
+  if (values.lexical === 'true') for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
   if (values.semantic === 'true') await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process')
   if (redis8) {
     const r8 = await startRedis([], undefined, false, redis8)

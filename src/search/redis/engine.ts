@@ -23,7 +23,7 @@ import { Indexer, type IndexerOptions } from '../indexer.js'
 import { SearchReader } from '../records.js'
 import { RoomVectors } from '../vectors/follower.js'
 import { Semantic } from '../vectors/semantic.js'
-import { VectorSink } from '../vectors/sink.js'
+import { generationOf, VectorSink } from '../vectors/sink.js'
 import { hitOf } from './hits.js'
 import { CANDIDATES, hybrid } from './hybrid.js'
 import { RoomIndex, type RoomCache } from './room.js'
@@ -72,8 +72,9 @@ export class RedisSearchEngine implements SearchEngine {
     this.semanticEnabled = opts.embedder !== undefined
     if (opts.embedder) {
       const vectors = new VectorStore(store, settings.roomTtlS * 1000)
-      const semantic = new Semantic(vectors, opts.embedder, settings)
-      const sink = new VectorSink(vectors, opts.embedder, { bound: settings.searchVectorsPerRoom, textChars: settings.embedderTextChars, batch: settings.embedderBatch, mirror: () => semantic.sets })
+      const generation = generationOf(opts.embedder.model, settings.embedderDimensions)
+      const semantic = new Semantic(vectors, opts.embedder, settings, generation)
+      const sink = new VectorSink(vectors, opts.embedder, { bound: settings.searchVectorsPerRoom, textChars: settings.embedderTextChars, batch: settings.embedderBatch, mirror: () => semantic.sets, generation })
       this.semantic = semantic
       this.vectorIndexer = new Indexer(store, sink, settings, {
         keys: { manifest: (ref) => store.keys.vectors(ref).manifest, shared: store.keys.vectorIndex() },

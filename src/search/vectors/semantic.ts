@@ -15,8 +15,10 @@ import { nearestOrder, type Nearest, type RoomVectors } from './follower.js'
 
 /** Recent query vectors kept per node (agents repeat queries). */
 const QUERY_CACHE = 256
-/** VSIM's exploration factor: recall close to exact at these room sizes. */
-const EF = 200
+/** VSIM's exploration factor (its default): at the bound, the same answers as ranking in process in the tests. */
+const EF = 100
+/** Vectors asked of VSIM past the ones wanted, for records a search leaves out. */
+const SPARE = 10
 
 /** Whether a record counts: the search sees it, with the text its vector was made from (hash). */
 export type Accept = (key: string, hash: string) => boolean
@@ -40,6 +42,8 @@ export class Semantic {
     readonly vectors: VectorStore,
     readonly embedder: Embedder,
     private readonly settings: Pick<Settings, 'searchVectorSets' | 'searchVectorsPerRoom'>,
+    /** What the vectors searched must have been made with (sink.ts generationOf). */
+    private readonly generation: string,
   ) {
     this.bound = settings.searchVectorsPerRoom
   }
@@ -80,12 +84,12 @@ export class Semantic {
    * search sees, with the text their vector was made from), synchronously.
    */
   async candidates(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined): Promise<(accept: Accept) => NearestAnswer> {
-    const model = this.embedder.model
+    const model = this.generation
     const none = () => ({ hits: [], otherModel: true })
     if (this.sets) {
       const filter = kinds ? kinds.map((k) => `.k == "${k}"`).join(' || ') : ''
-      // Asked for more than n: records left out by `accept` must not shorten the answer.
-      const r = await this.vectors.similar(ref, fp32(query), n * 2, filter, Math.max(EF, n * 2))
+      // A few more than n: records left out by `accept` (deleted, rewritten) must not shorten the answer.
+      const r = await this.vectors.similar(ref, fp32(query), n + SPARE, filter, Math.max(EF, n + SPARE))
       if (r.gen !== '' && r.gen !== model) return none
       if (!r.mirrored) this.remirrorSoon(ref)
       if (r.mirrored) {
@@ -121,7 +125,7 @@ export class Semantic {
     let epoch = ''
     for (;;) {
       const c = await this.vectors.changes(ref, since, epoch, 256)
-      if (c.gen !== '' && c.gen !== this.embedder.model) return // another model's: the indexer makes them again
+      if (c.gen !== '' && c.gen !== this.generation) return // another model's: the indexer makes them again
       const put = c.puts.map((p) => {
         const v = unpack(p.packed)
         return { key: p.key, packed: p.packed, fp32: fp32(v), attrs: JSON.stringify({ k: p.key.slice(0, p.key.indexOf(':')) }) }

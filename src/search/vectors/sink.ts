@@ -33,6 +33,13 @@ export interface VectorSinkOptions {
   batch: number
   /** Whether vectors also go into the room's vector set (decided at start). */
   mirror: () => boolean
+  /** What the vectors are made with: generationOf(). */
+  generation: string
+}
+
+/** The vectors' generation: the model, and the size asked of it (EMBEDDER_DIMENSIONS) when one is. */
+export function generationOf(model: string, dimensions: number | undefined): string {
+  return dimensions ? `${model}@${dimensions}` : model
 }
 
 export class VectorSink implements IndexSink {
@@ -43,7 +50,7 @@ export class VectorSink implements IndexSink {
     private readonly embedder: Embedder,
     private readonly opts: VectorSinkOptions,
   ) {
-    this.generation = embedder.model
+    this.generation = opts.generation
   }
 
   async apply(ref: RoomRef, docs: SourceDoc[], deleteKeys: string[], listing?: RoomListing): Promise<void> {
