@@ -7,8 +7,13 @@
 //   many full reads of the room that caused (none expected: a late notice is waited for);
 // - a search right after a bulk edit of 200 context entries (12.5 MiB): the changed records are
 //   read back in calls of at most ~1 MiB, and the longest Redis command stays small;
-// - the same through HTTP (GET /rooms/:roomId/search on a node in a child process).
-//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true]
+// - the same through HTTP (GET /rooms/:roomId/search on a node in a child process);
+// - semantic search (--semantic true): the embedding backlog of the whole room drained (through the
+//   test embedding server, 384 dimensions), then semantic against lexical latency on the same
+//   queries, paired, with the query's vector cached (its embedding call excluded) and without;
+//   vectors ranked in process (this Redis), and in vector sets on a Redis 8 when scripts/redis8.sh
+//   built one (--vector-sets true: the room is filled there too).
+//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true]
 import { parseArgs } from 'node:util'
 import { defaultSettings, type Settings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
@@ -16,6 +21,9 @@ import { Hub } from '../src/realtime/hub.js'
 import { RedisSearchEngine } from '../src/search/redis/engine.js'
 import { Store } from '../src/store/store.js'
 import { Teams } from '../src/auth/teams.js'
+import { createEmbedder } from '../src/search/embed/index.js'
+import { startTestEmbedder, TEST_MODEL } from '../test/helpers/embedder.js'
+import { redis8Server } from '../test/helpers/semantic.js'
 import { fmt, percentile, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
@@ -23,6 +31,9 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '400' },
     'field-bytes': { type: 'string', default: '16384,65536' },
     http: { type: 'string', default: 'true' },
+    semantic: { type: 'string', default: 'true' },
+    lexical: { type: 'string', default: 'true' },
+    'vector-sets': { type: 'string', default: 'true' },
   },
 })
 const QUERIES = Number(values.queries)
@@ -188,7 +199,58 @@ async function overHttp(port: number, key: string, roomId: string): Promise<void
   line('HTTP GET /rooms/:roomId/search, warm, all shapes', ms)
 }
 
+/**
+ * Semantic search on the room: the backlog drained (every record embedded, as when semantic search
+ * is turned on under existing rooms), then lexical and semantic latency on the same queries.
+ */
+async function semantic(redisUrl: string, teamId: string, roomId: string, label: string): Promise<void> {
+  const embedder = await startTestEmbedder({ dims: 384 })
+  const settings = defaultSettings({ redisUrl, searchCacheMb: 4096, embedderUrl: embedder.url, embedderModel: TEST_MODEL })
+  const store = new Store(settings)
+  const hub = new Hub(store)
+  await hub.start()
+  const engine = new RedisSearchEngine(store, hub, settings, { embedder: createEmbedder(settings)!, indexer: { sweepMs: 0 } })
+  await engine.start()
+  const caller = { room: { teamId, roomId }, agent: 'reader' }
+  let t0 = performance.now()
+  await engine.vectorIndexer!.reconcile(caller.room, 3_600_000)
+  const drain = (performance.now() - t0) / 1000
+  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}`)
+  await engine.search(caller, { query: 'deployment' }) // the room's lexical index, read once
+  // 200 queries, each embedded once before timing: the query's own embedding call is excluded.
+  const queries = Array.from({ length: 200 }, (_, i) => SHAPES[i % SHAPES.length]!.make())
+  for (const q of queries) await engine.search(caller, { ...q, semantic: true })
+  const lex: number[] = []
+  const sem: number[] = []
+  for (let round = 0; round < Math.max(1, Math.round(QUERIES / queries.length)); round++) {
+    for (const q of queries) {
+      t0 = performance.now()
+      await engine.search(caller, { ...q, limit: 10 })
+      lex.push(performance.now() - t0)
+      t0 = performance.now()
+      await engine.search(caller, { ...q, limit: 10, semantic: true })
+      sem.push(performance.now() - t0)
+    }
+  }
+  line(`${label}: lexical, the same queries (paired)`, lex)
+  line(`${label}: semantic, query vector cached (embedding call excluded)`, sem)
+  const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99)
+  console.log(`${label}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2)`)
+  const fresh: number[] = []
+  for (let i = 0; i < 50; i++) {
+    t0 = performance.now()
+    await engine.search(caller, { query: `${word()} ${word()} fresh${i}`, limit: 10, semantic: true })
+    fresh.push(performance.now() - t0)
+  }
+  line(`${label}: semantic, new queries (with their embedding call to the local server)`, fresh)
+  await engine.stop()
+  await hub.stop()
+  await store.close()
+  await embedder.close()
+}
+
 const redis = await startRedis()
+const redis8 = values.semantic === 'true' && values['vector-sets'] === 'true' ? redis8Server() : undefined
 try {
   const redisUrl = `redis://127.0.0.1:${redis.port}`
   const settings = defaultSettings({ redisUrl })
@@ -196,7 +258,23 @@ try {
   const { team, key } = await new Teams(store).create({ name: 'bench', teamId: 'bench' })
   const roomId = 'full-room'
   await fill(new Core(store, settings), team.teamId, roomId)
-  for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
+  if (values.lexical === 'true') for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
+  if (values.semantic === 'true') await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process')
+  if (redis8) {
+    const r8 = await startRedis([], undefined, false, redis8)
+    try {
+      const url8 = `redis://127.0.0.1:${r8.port}`
+      const s8 = new Store(defaultSettings({ redisUrl: url8 }))
+      const t8 = await new Teams(s8).create({ name: 'bench', teamId: 'bench' })
+      await fill(new Core(s8, s8.settings), t8.team.teamId, roomId)
+      await semantic(url8, t8.team.teamId, roomId, 'semantic, Redis 8, vector sets')
+      await s8.close()
+    } finally {
+      await r8.stop()
+    }
+  } else if (values.semantic === 'true' && values['vector-sets'] === 'true') {
+    console.log('semantic, Redis 8: not run (no Redis 8 server; bash scripts/redis8.sh builds one)')
+  }
   if (values.http === 'true') {
     const node = await startChild('src/main.ts', { REDIS_URL: redisUrl, RATE_LIMIT_PER_MIN: '1000000' })
     try {

@@ -317,6 +317,66 @@ export const SETTINGS = {
     unit: 's',
     doc: 'Meilisearch indexer: how often one node compares every room with its indexed position and deletes the documents of rooms that expired (the backstop for a change whose mark was lost in a crash).',
   },
+  embedderUrl: {
+    env: 'EMBEDDER_URL',
+    schema: z.string().url().optional(),
+    unit: 'URL',
+    doc: 'Redis search engine: an OpenAI-compatible embeddings API (its base, e.g. http://localhost:11434/v1 for Ollama or https://api.openai.com/v1, or the full …/embeddings URL). Set with EMBEDDER_MODEL, it turns on semantic search (search with semantic: true); unset, semantic search is off. Not with MEILI_URL (Meilisearch has MEILI_EMBEDDER_*).',
+  },
+  embedderModel: {
+    env: 'EMBEDDER_MODEL',
+    schema: z.string().min(1).max(200).optional(),
+    unit: 'name',
+    doc: 'The embedding model, e.g. nomic-embed-text (Ollama), text-embedding-3-small (OpenAI). Vectors of another model are made again when it changes.',
+  },
+  embedderApiKey: {
+    env: 'EMBEDDER_API_KEY',
+    schema: z.string().min(1).optional(),
+    unit: 'secret',
+    doc: 'Sent as "Authorization: Bearer <key>" to EMBEDDER_URL (OpenAI needs one; Ollama does not).',
+  },
+  embedderDimensions: {
+    env: 'EMBEDDER_DIMENSIONS',
+    schema: z.coerce.number().int().min(1).max(8192).optional(),
+    unit: 'dimensions',
+    doc: 'Vector size asked of the model (OpenAI text-embedding-3 models take a smaller one) and checked on every answer. Unset: the model\'s own.',
+  },
+  embedderTimeoutMs: {
+    env: 'EMBEDDER_TIMEOUT_MS',
+    schema: int(100, 300_000, 10_000),
+    unit: 'ms',
+    doc: 'One embeddings request that takes longer fails (and is retried, see EMBEDDER_RETRIES).',
+  },
+  embedderBatch: {
+    env: 'EMBEDDER_BATCH',
+    schema: int(1, 2048, 64),
+    unit: 'texts',
+    doc: 'Texts sent in one embeddings request.',
+  },
+  embedderRetries: {
+    env: 'EMBEDDER_RETRIES',
+    schema: int(0, 10, 3),
+    unit: 'attempts',
+    doc: 'Further attempts of a request that failed in a way that may pass (unreachable, timed out, 408, 429, 5xx), with exponential backoff from 250 ms and Retry-After honoured. A search\'s own query makes one further attempt at most.',
+  },
+  embedderTextChars: {
+    env: 'EMBEDDER_TEXT_CHARS',
+    schema: int(100, 20_000, 2000),
+    unit: 'characters',
+    doc: 'Leading characters of a record that are embedded: task title and notes, context type, key and body, event text. Keep it within the model\'s input (about 500 tokens by default); at most a third of SEARCH_FIELD_BYTES.',
+  },
+  searchVectorsPerRoom: {
+    env: 'SEARCH_VECTORS_PER_ROOM',
+    schema: int(1, 100_000, 5000),
+    unit: 'vectors',
+    doc: 'Records of one room with a vector: tasks and context entries first (most recently changed first), then the newest events; the rest are found by words only.',
+  },
+  searchVectorSets: {
+    env: 'SEARCH_VECTOR_SETS',
+    schema: z.enum(['auto', 'off']).default('auto'),
+    unit: 'auto | off',
+    doc: 'auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there; otherwise, and with off, nodes rank a room\'s vectors in process. Same results either way.',
+  },
   webhooksPerTeam: {
     env: 'LIMIT_WEBHOOKS_PER_TEAM',
     schema: int(1, 1000, 20),
@@ -408,7 +468,18 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}`)
   const s = out as Settings
   if (s.lockTtlDefaultS > s.lockTtlMaxS) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
+  const embedder = embedderProblem(s)
+  if (embedder) throw new Error(`invalid settings:\n  ${embedder}`)
   return s
+}
+
+/** What is wrong with the semantic search settings of the Redis engine, if anything. */
+export function embedderProblem(s: Settings): string | undefined {
+  if (!s.embedderUrl) return undefined
+  if (!s.embedderModel) return 'EMBEDDER_MODEL: required with EMBEDDER_URL (the embedding model, e.g. nomic-embed-text)'
+  if (s.meiliUrl) return 'EMBEDDER_URL: not used with MEILI_URL; Meilisearch embeds by itself (set MEILI_EMBEDDER_SOURCE instead)'
+  if (s.embedderTextChars * 3 > s.searchFieldBytes) return `EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES (${Math.floor(s.searchFieldBytes / 3)}), so the text embedded is the text indexed`
+  return undefined
 }
 
 /** Settings with every default, for tests and tools; `overrides` use code names. */

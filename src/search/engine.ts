@@ -65,6 +65,10 @@ export type SearchHit = {
   field: string
   snippet: string
   score: number
+  /** Semantic searches: which ranking found it, by its words, by its meaning (vectors), or both. */
+  match?: 'lexical' | 'semantic' | 'both'
+  /** Semantic searches: cosine similarity of its vector to the query's, when the vectors found it. */
+  similarity?: number
 }
 
 export type SearchAnswer = {
@@ -78,22 +82,44 @@ export type SearchAnswer = {
   unread?: number
 }
 
+/** What a node tells of its search (GET /admin/me, get_room_info). */
+export interface SearchStatus {
+  engine: 'redis' | 'meilisearch'
+  /** Whether `semantic: true` is served. */
+  semantic: boolean
+  /** The embedding model, when semantic search is on. */
+  model?: string
+  /** Redis engine: where vectors are searched, in Redis vector sets or in process. */
+  vectors?: 'vector sets' | 'in process'
+}
+
 export interface SearchEngine {
   readonly name: 'redis' | 'meilisearch'
   /** Whether `semantic: true` can be served. */
   readonly semanticEnabled: boolean
+  status(): SearchStatus
   /** Searches the caller's room. Throws AppError (not_found for a room that is gone). */
   search(caller: Caller, input: unknown): Promise<SearchAnswer>
   start(): Promise<void>
   stop(): Promise<void>
 }
 
+/** The settings that turn semantic search on, by engine. */
+export const SEMANTIC_SETTINGS = {
+  redis: ['EMBEDDER_URL', 'EMBEDDER_MODEL'],
+  meilisearch: ['MEILI_EMBEDDER_SOURCE'],
+} as const
+
 /** What a caller is told when semantic search is asked for but not configured. */
-export function semanticDisabled(): AppError {
+export function semanticDisabled(engine: 'redis' | 'meilisearch'): AppError {
+  const how =
+    engine === 'redis'
+      ? 'setting EMBEDDER_URL and EMBEDDER_MODEL (an OpenAI-compatible embeddings API such as Ollama or OpenAI)'
+      : 'setting MEILI_EMBEDDER_SOURCE (the Meilisearch embedder)'
   return new AppError(
     'semantic_search_disabled',
-    'semantic: semantic search is not enabled on this service; an operator enables it by setting MEILI_URL (Meilisearch) and MEILI_EMBEDDER_SOURCE (its embedder). Search again without semantic: true for lexical search.',
-    { field: 'semantic', settings: ['MEILI_URL', 'MEILI_EMBEDDER_SOURCE'] },
+    `semantic: semantic search is not enabled on this service; an operator enables it by ${how}. Search again without semantic: true for lexical search.`,
+    { field: 'semantic', settings: [...SEMANTIC_SETTINGS[engine]] },
   )
 }
 

@@ -49,12 +49,16 @@ export interface Hit<M> {
   score: number
   /** The fields a query word matched in: bit i = FIELDS[i]. */
   fields: number
+  /** Query words the document has as whole words (not only as a prefix). */
+  exact: number
 }
 
 export interface Answer<M> {
   hits: Hit<M>[]
   /** Every indexed word the query matched (exact and prefix expansions), for highlighting. */
   matched: Set<string>
+  /** Query words ranked (distinct, at most MAX_QUERY_WORDS): a hit with `exact` equal to it has them all. */
+  words: number
 }
 
 interface Slot<M> {
@@ -108,6 +112,7 @@ export class LexicalIndex<M> {
   private cur = new Float64Array(0)
   private score = new Float64Array(0)
   private count = new Uint8Array(0)
+  private exact = new Uint8Array(0)
   private mask = new Uint8Array(0)
   /** UTF-16 length of the indexed text (what the node keeps in memory for snippets). */
   textLength = 0
@@ -118,6 +123,12 @@ export class LexicalIndex<M> {
 
   has(key: string): boolean {
     return this.byKey.has(key)
+  }
+
+  /** The document of `key`, if indexed. */
+  doc(key: string): IndexDoc<M> | undefined {
+    const slot = this.byKey.get(key)
+    return slot === undefined ? undefined : this.slots[slot]?.doc
   }
 
   /** Adds a document, replacing the one with the same key. */
@@ -186,13 +197,13 @@ export class LexicalIndex<M> {
   search(query: string, limit: number, kinds?: ReadonlySet<string>): Answer<M> {
     const qwords = [...new Set(words(query))].slice(0, MAX_QUERY_WORDS)
     const matched = new Set<string>()
-    if (qwords.length === 0 || this.byKey.size === 0) return { hits: [], matched }
+    if (qwords.length === 0 || this.byKey.size === 0) return { hits: [], matched, words: qwords.length }
     // The last word is typed in part unless the query ends with a separator ("auth " is complete).
     const prefixLast = /[\p{L}\p{N}\p{M}]$/u.test(query)
     const live = this.byKey.size
     const avg = FIELDS.map((_, f) => (this.withField[f]! > 0 ? this.lenSum[f]! / this.withField[f]! : 1))
     this.ensureScratch()
-    const { acc, best, cur, score, count, mask } = this
+    const { acc, best, cur, score, count, exact, mask } = this
     const all: number[] = []
     const touched: number[] = []
     const inTerm: number[] = []
@@ -234,6 +245,7 @@ export class LexicalIndex<M> {
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5))
       for (const slot of touched) {
         const w = Math.max(saturate(acc[slot]!), PREFIX_WEIGHT * saturate(best[slot]!))
+        if (acc[slot]! > 0) exact[slot]! += 1
         acc[slot] = 0
         best[slot] = 0
         if (count[slot] === 0) all.push(slot)
@@ -244,12 +256,13 @@ export class LexicalIndex<M> {
     const top = new TopK<M>(limit)
     for (const slot of all) {
       const doc = this.slots[slot]!.doc
-      if (!kinds || kinds.has(doc.kind)) top.offer({ doc, score: (score[slot]! * count[slot]!) / qwords.length, fields: mask[slot]! })
+      if (!kinds || kinds.has(doc.kind)) top.offer({ doc, score: (score[slot]! * count[slot]!) / qwords.length, fields: mask[slot]!, exact: exact[slot]! })
       score[slot] = 0
       count[slot] = 0
+      exact[slot] = 0
       mask[slot] = 0
     }
-    return { hits: top.sorted(), matched }
+    return { hits: top.sorted(), matched, words: qwords.length }
   }
 
   private ensureScratch(): void {
@@ -261,6 +274,7 @@ export class LexicalIndex<M> {
     this.cur = new Float64Array(size)
     this.score = new Float64Array(size)
     this.count = new Uint8Array(size)
+    this.exact = new Uint8Array(size)
     this.mask = new Uint8Array(size)
   }
 

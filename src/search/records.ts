@@ -61,13 +61,15 @@ export interface RoomListing {
   cseq: number
   createdAt: number
   trim: number
+  /** Seq of the last event posted (events trim+1..eseq are retained, less the deleted ones). */
+  eseq: number
   /** task id -> updated_at (ms) */
   tasks: Map<string, number>
   /** "<type>/<key>" -> version */
   context: Map<string, number>
   /** Seqs of deleted events still within the retained range. */
   evdel: Set<number>
-  /** The stored search manifest (src/search/meili/indexer.ts). */
+  /** The stored manifest of the index being synced (src/search/indexer.ts). */
   stored: Map<string, string>
 }
 
@@ -139,6 +141,8 @@ export class SearchReader {
   constructor(
     private readonly store: Store,
     private readonly settings: Settings,
+    /** The index position every search reads (pick): the Meilisearch manifest unless told otherwise. */
+    private readonly manifestOf: (ref: RoomRef) => string = (ref) => store.keys.searchManifest(ref),
   ) {}
 
   /** Records per read of a section, so that one read touches at most about PAGE_BYTES of stored records. */
@@ -222,7 +226,7 @@ export class SearchReader {
     let c = want.c ?? []
     let out: RoomRead | undefined
     for (;;) {
-      const r = await this.store.room('readSearchDocs', ref, out ? { touch: false } : opts, [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES], [this.store.keys.searchManifest(ref)])
+      const r = await this.store.room('readSearchDocs', ref, out ? { touch: false } : opts, [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES], [this.manifestOf(ref)])
       const s = r.sections as { tasks: number; context: number }
       const done = r.done as { t: number; c: number }
       if (!out) {
@@ -241,16 +245,16 @@ export class SearchReader {
   }
 
   /** What exists (ids and stamps) and the stored manifest, without the records. Not room activity. */
-  async listing(ref: RoomRef): Promise<RoomListing> {
+  async listing(ref: RoomRef, manifest = this.store.keys.searchManifest(ref)): Promise<RoomListing> {
     // One MULTI of plain reads, decoded here: decoding 3,000 records in Lua held Redis ~10 ms.
     const k = this.store.keys.room(ref)
     const res = await this.store.client
       .multi()
-      .hmget(k.meta, 'cseq', 'created_at', 'trim')
+      .hmget(k.meta, 'cseq', 'created_at', 'trim', 'eseq')
       .hgetallBuffer(k.tasks)
       .hgetallBuffer(k.ctx)
       .zrange(k.evdel, 0, -1)
-      .hgetall(this.store.keys.searchManifest(ref))
+      .hgetall(manifest)
       .exec()
     const failed = (res ?? []).find(([err]) => err)
     if (!res || failed) throw failed?.[0] ?? new Error('search listing: transaction aborted')
@@ -260,6 +264,7 @@ export class SearchReader {
       cseq: Number(meta[0] ?? 0),
       createdAt: Number(meta[1]),
       trim: Number(meta[2] ?? 0),
+      eseq: Number(meta[3] ?? 0),
       tasks: new Map(Object.entries(tasks).map(([id, raw]) => [id, (decode(raw) as { updated_at: number }).updated_at])),
       context: new Map(Object.entries(ctx).map(([f, raw]) => [f, (decode(raw) as { version: number }).version])),
       evdel: new Set(evdel.map(Number)),

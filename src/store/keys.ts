@@ -128,6 +128,29 @@ export class Keys {
     return `${this.prefix}:${this.roomTag(ref)}:search`
   }
 
+  /**
+   * The vectors of a room's semantic search (Redis engine, docs/search.md), all under the room's
+   * tag and given the room's TTL: written by the vector indexer (src/search/vectors/), read by
+   * searches.
+   */
+  vectors(ref: RoomRef): VectorKeys {
+    const base = `${this.prefix}:${this.roomTag(ref)}:`
+    return {
+      manifest: `${base}vman`, // hash: the vector indexer's position in the room (layout of searchManifest, plus gen = embedding model)
+      vec: `${base}vec`, //       hash: doc key -> packed vector (text hash, Q8 range, int8 values); "#ver", "#epoch", "#floor", "#gen" counters
+      order: `${base}vord`, //    sorted set: doc key -> keep priority (tasks and context above events, newer above older); the lowest go past the bound
+      log: `${base}vlog`, //      sorted set: doc key -> #ver of its last write (nodes that hold the vectors follow it)
+      dels: `${base}vdel`, //     sorted set: doc key -> #ver of its removal (pruned; #floor is the last version pruned)
+      set: `${base}vset`, //      vector set (Redis 8 VADD/VSIM): the same vectors, when the server has vector sets
+    }
+  }
+
+  /** The vector indexer's shared state (marks, leases, rooms with vectors, sweep), under one tag. */
+  vectorIndex(): SearchKeys {
+    const base = `${this.prefix}:{vec}:`
+    return { dirty: `${base}dirty`, leases: `${base}leases`, rooms: `${base}rooms`, sweep: `${base}sweep` }
+  }
+
   /** The Meilisearch indexer's shared state, all under one tag (docs/search.md). */
   search(): SearchKeys {
     const base = `${this.prefix}:{search}:`
@@ -138,6 +161,15 @@ export class Keys {
       sweep: `${base}sweep`, //   string: the node running the periodic sweep (expires)
     }
   }
+}
+
+export interface VectorKeys {
+  readonly manifest: string
+  readonly vec: string
+  readonly order: string
+  readonly log: string
+  readonly dels: string
+  readonly set: string
 }
 
 export interface SearchKeys {

@@ -45,12 +45,15 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
   }
 }
 
-/** Starts one redis-server. `extra` are additional config arguments (e.g. ['--cluster-enabled', 'yes']). */
-export async function startRedis(extra: string[] = [], port?: number, detached = false): Promise<RedisProcess> {
+/**
+ * Starts one redis-server. `extra` are additional config arguments (e.g. ['--cluster-enabled',
+ * 'yes']); `binary` another build than the one on the PATH (a Redis 8: test/helpers/redis8.ts).
+ */
+export async function startRedis(extra: string[] = [], port?: number, detached = false, binary = 'redis-server'): Promise<RedisProcess> {
   const p = port ?? (await freePort())
   const dir = mkdtempSync(join(tmpdir(), `ar-redis-${p}-`))
   const proc = spawn(
-    'redis-server',
+    binary,
     ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction', ...extra],
     { stdio: 'ignore', detached },
   )
@@ -83,11 +86,11 @@ export interface RedisCluster {
 }
 
 /** Starts `masters` cluster-enabled servers (plus `replicasPerMaster` replicas each) and joins them. */
-export async function startCluster(masters = 3, replicasPerMaster = 0, detached = false): Promise<RedisCluster> {
+export async function startCluster(masters = 3, replicasPerMaster = 0, detached = false, binary = 'redis-server'): Promise<RedisCluster> {
   const count = masters * (1 + replicasPerMaster)
   const nodes = await Promise.all(
     Array.from({ length: count }, () =>
-      startRedis(['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--cluster-config-file', 'nodes.conf'], undefined, detached),
+      startRedis(['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--cluster-config-file', 'nodes.conf'], undefined, detached, binary),
     ),
   )
   const addrs = nodes.map((n) => `127.0.0.1:${n.port}`)

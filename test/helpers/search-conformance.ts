@@ -13,7 +13,13 @@ export interface SearchHarness {
   engine: SearchEngine
   /** A new room; in the given team when teamId is set, with the given id when roomId is set. */
   newRoom(t: Test, opts?: { teamId?: string; roomId?: string }): Promise<TestRoom>
+  /** Waits until the engine has seen the writes made so far, their embeddings included. */
   settle(ref: RoomRef): Promise<void>
+  /**
+   * The embedding server of a semantic engine (test/helpers/embedder.ts or one like it): the
+   * semantic cases run when it is given.
+   */
+  embedder?: { down(): Promise<void>; up(): Promise<void> }
 }
 
 const refOf = (r: TestRoom): RoomRef => ({ teamId: r.teamId, roomId: r.roomId })
@@ -162,7 +168,9 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       const r = await h.newRoom(t)
       if (!h.engine.semanticEnabled) {
         const e = await failsWith(t, searchOf(h, r, { query: 'rollout', semantic: true }), 'semantic_search_disabled', 'semantic', 'semantic: true')
-        t.match(e?.message, /MEILI_EMBEDDER_SOURCE/, 'the message names the setting that enables it')
+        const settings = (e?.details?.settings ?? []) as string[]
+        t.ok(settings.length > 0, 'the settings that enable it are named')
+        for (const name of settings) t.match(e?.message, name, `the message names ${name}`)
         t.ok((await searchOf(h, r, { query: 'rollout' })).results, 'lexical search keeps working')
       }
       await failsWith(t, searchOf(h, r, { query: '' }), 'invalid_request', 'query', 'an empty query')
@@ -171,5 +179,92 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       await failsWith(t, searchOf(h, r, { query: 'x', kinds: ['tasks'] }), 'invalid_request', 'kinds[0]', 'an unknown kind')
       await failsWith(t, h.engine.search({ room: { teamId: r.teamId, roomId: 'no-such-room' } }, { query: 'x' }), 'not_found', 'room_id', 'a room that does not exist')
     })
+
+    if (h.embedder) semanticConformance(t, h, h.embedder)
+  })
+}
+
+/** Records whose meaning, not wording, a query finds (the embedders' paraphrase cases). */
+async function fillMeaning(r: TestRoom) {
+  const a = r.as('agent-a')
+  const id = async (title: string, notes = '') => ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
+  return {
+    migrate: await id('Migrate the billing database to Postgres', 'Move every table and check the row counts.'),
+    reset: await id('Fix ERR_CONN_RESET in the payment client', 'Seen when the gateway drops idle sockets.'),
+    resets: await id('Connection resets from the payment gateway', 'The client sees the connection reset errors after idle periods.'),
+    lunch: await id('Order lunch for the offsite', 'Sandwiches for twelve.'),
+    docs: await id('Write onboarding docs', 'Explain how a new engineer sets up the laptop.'),
+  }
+}
+
+function semanticConformance(t: Test, h: SearchHarness, embedder: NonNullable<SearchHarness['embedder']>): void {
+  t.test('semantic: a paraphrase finds what the words miss, and says which signal matched', async (t) => {
+    const r = await h.newRoom(t)
+    const ids = await fillMeaning(r)
+    await h.settle(refOf(r))
+    const query = 'migrating postgresql'
+    t.same(refs(await searchOf(h, r, { query, kinds: ['task'] })), [], 'lexically: no word of the query is in any task')
+    const a = await searchOf(h, r, { query, kinds: ['task'], semantic: true })
+    t.equal(a.semantic, true)
+    t.equal(a.results[0]?.ref, `task ${ids.migrate}`, 'semantically: the migration task first')
+    t.equal(a.results[0]?.match, 'semantic', 'found by its meaning only')
+    t.ok(a.results.every((x) => x.match !== undefined), 'every result says which signal matched')
+    const both = await searchOf(h, r, { query: 'billing migration', kinds: ['task'], semantic: true })
+    t.equal(both.results[0]?.ref, `task ${ids.migrate}`)
+    t.equal(both.results[0]?.match, 'both', 'a word and the meaning: both')
+  })
+
+  t.test('semantic: an identifier ranks its exact match first, in both modes', async (t) => {
+    const r = await h.newRoom(t)
+    const ids = await fillMeaning(r)
+    await h.settle(refOf(r))
+    for (const semantic of [false, true]) {
+      const a = await searchOf(h, r, { query: 'ERR_CONN_RESET', semantic })
+      t.equal(a.results[0]?.ref, `task ${ids.reset}`, `semantic: ${semantic}: the task that names it first`)
+    }
+    const related = await searchOf(h, r, { query: 'ERR_CONN_RESET', semantic: true })
+    t.ok(refs(related).includes(`task ${ids.resets}`), 'the related task follows, by meaning')
+  })
+
+  t.test('semantic: an update is found by its new meaning once embedded again, not by its old one', async (t) => {
+    const r = await h.newRoom(t)
+    const ids = await fillMeaning(r)
+    await h.settle(refOf(r))
+    await r.core.plan.updateTask(r.as('agent-a'), { task_id: ids.lunch, title: 'Rotate the kubernetes certificates', notes: 'Before they expire.' })
+    await h.settle(refOf(r))
+    const a = await searchOf(h, r, { query: 'rotating certificate', kinds: ['task'], semantic: true })
+    t.equal(a.results[0]?.ref, `task ${ids.lunch}`, 'found by the new text')
+    const old = await searchOf(h, r, { query: 'ordering sandwich lunches', kinds: ['task'], semantic: true })
+    t.not(old.results[0]?.ref, `task ${ids.lunch}`, 'the old text no longer leads to it')
+  })
+
+  t.test('semantic: a deleted record never returns', async (t) => {
+    const r = await h.newRoom(t)
+    const ids = await fillMeaning(r)
+    await h.settle(refOf(r))
+    const a = r.as('agent-a')
+    await r.core.plan.deleteTask(a, { task_id: ids.migrate })
+    // Asked at once, before the vector indexer removed its vector, and again after.
+    for (const when of ['at once', 'settled']) {
+      if (when === 'settled') await h.settle(refOf(r))
+      const res = await searchOf(h, r, { query: 'migrating postgresql', semantic: true, limit: 50 })
+      t.notOk(refs(res).includes(`task ${ids.migrate}`), `${when}: not in the answer`)
+    }
+  })
+
+  t.test('semantic: with the embedder down, lexical search works and semantic search is unavailable', async (t) => {
+    const r = await h.newRoom(t)
+    const ids = await fillMeaning(r)
+    await h.settle(refOf(r))
+    await embedder.down()
+    t.teardown(() => embedder.up())
+    await r.core.plan.addTask(r.as('agent-a'), { title: 'Written while the embedder is down' })
+    t.same(refs(await searchOf(h, r, { query: 'billing', kinds: ['task'] })), [`task ${ids.migrate}`], 'lexical search answers')
+    t.ok(refs(await searchOf(h, r, { query: 'embedder down', kinds: ['task'] })).length === 1, 'and sees the write made meanwhile')
+    const e = await failsWith(t, searchOf(h, r, { query: 'a query never asked before', semantic: true }), 'unavailable', 'semantic', 'semantic search, embedder down')
+    t.match(e?.message, /without semantic: true/, 'the message says what still works')
+    await embedder.up()
+    const back = await searchOf(h, r, { query: 'a query never asked before', semantic: true })
+    t.equal(back.semantic, true, 'semantic search answers again once the embedder is back')
   })
 }

@@ -75,12 +75,23 @@ export function adminRoutes(node: ServiceNode): Route[] {
       path: '/admin/me',
       auth: 'team',
       tag: 'admin',
-      summary: 'The team of the calling key, and its rate limit.',
-      response: z.object({ teamId: z.string(), teamName: z.string(), keyId: z.string(), rateLimitPerMinute: z.number() }),
+      summary: 'The team of the calling key, its rate limit, and the service\'s search: its engine, whether semantic search is on (and with which model).',
+      response: z.object({
+        teamId: z.string(),
+        teamName: z.string(),
+        keyId: z.string(),
+        rateLimitPerMinute: z.number(),
+        search: z.object({
+          engine: z.enum(['redis', 'meilisearch']),
+          semantic: z.boolean(),
+          model: z.string().optional(),
+          vectors: z.enum(['vector sets', 'in process']).optional(),
+        }),
+      }),
       handle: async (ctx) => {
         const p = ctx.principal as Extract<Principal, { kind: 'team' }>
         const team = await node.teams.requireTeam(p.teamId)
-        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: node.rateLimiter.limitFor(p.teamId) }
+        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: node.rateLimiter.limitFor(p.teamId), search: node.search.status() }
       },
     },
     {

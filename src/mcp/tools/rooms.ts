@@ -44,12 +44,15 @@ export const roomTools: ToolDef[] = [
   tool({
     name: 'get_room_info',
     title: 'Get room info',
-    description: 'The room: name, template, creation, last activity, expiry, and counts of tasks, context entries, events, online agents and more.',
+    description: 'The room: name, template, creation, last activity, expiry, counts of tasks, context entries, events, online agents and more, and whether search takes semantic: true here.',
     scope: 'room',
     args: {},
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }) => node.core.rooms.info(caller),
+    run: async ({ node, caller }) => {
+      const { unread, ...info } = await node.core.rooms.info(caller)
+      return { ...info, semantic_search: node.search.semanticEnabled, unread }
+    },
   }),
   tool({
     name: 'list_templates',

@@ -14,10 +14,10 @@ import { AppError } from '../../core/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions, iso } from '../../core/records.js'
 import type { Store } from '../../store/store.js'
-import { parseSearch, refOf, roundScore, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchKind, type ValidSearch } from '../engine.js'
+import { parseSearch, refOf, roundScore, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchKind, type SearchStatus, type ValidSearch } from '../engine.js'
 import type { RedisSearchEngine } from '../redis/engine.js'
 import { ELLIPSIS, MARK_CLOSE, MARK_OPEN } from '../text.js'
-import { Indexer, type IndexerOptions } from './indexer.js'
+import { Indexer, type IndexerOptions } from '../indexer.js'
 import { EMBEDDER, MeiliSink, embedderOf, roomFilter, type MeiliDoc } from './sink.js'
 
 /** The answer's `field` for Meilisearch's `body`, by kind. */
@@ -43,6 +43,11 @@ export class MeiliSearchEngine implements SearchEngine {
     this.semanticEnabled = embedderOf(settings) !== undefined
   }
 
+  status(): SearchStatus {
+    const model = this.settings.meiliEmbedderModel
+    return { engine: 'meilisearch', semantic: this.semanticEnabled, ...(this.semanticEnabled && model ? { model } : {}) }
+  }
+
   async start(): Promise<void> {
     await this.fallback.start()
     this.store.onRoomScript((script, ref) => this.indexer.onScript(script, ref))
@@ -58,7 +63,7 @@ export class MeiliSearchEngine implements SearchEngine {
 
   async search(caller: Caller, input: unknown): Promise<SearchAnswer> {
     const q = parseSearch(input)
-    if (q.semantic && !this.semanticEnabled) throw semanticDisabled()
+    if (q.semantic && !this.semanticEnabled) throw semanticDisabled('meilisearch')
     const r = await this.fallback.reader.pick(caller.room, callOptions(caller), {})
     const behind = r.indexedRoom !== String(r.createdAt) || r.indexedPos !== String(r.cseq)
     if (behind) void this.indexer.mark(caller.room).then(() => this.indexer.kick(), () => undefined)
@@ -67,11 +72,11 @@ export class MeiliSearchEngine implements SearchEngine {
       hits = await this.query(caller, q)
     } catch (err) {
       if (!unreachable(err)) throw err
-      if (q.semantic) throw new AppError('unavailable', 'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true')
+      if (q.semantic) throw new AppError('unavailable', 'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true', { field: 'semantic' })
       const answer = await this.fallback.search(caller, { ...q, semantic: false })
       return { ...answer, note: 'Meilisearch is unreachable: answered by the Redis search engine' }
     }
-    const answer: SearchAnswer = { results: hits.map(hitOf), engine: 'meilisearch', semantic: q.semantic }
+    const answer: SearchAnswer = { results: hits.map((h) => (q.semantic ? withSignal(h, hitOf(h)) : hitOf(h))), engine: 'meilisearch', semantic: q.semantic }
     if (behind) answer.note = 'recent changes of this room are still being indexed and may be missing'
     if (r.unread !== undefined) answer.unread = r.unread
     return answer
@@ -122,6 +127,17 @@ export function hitOf(h: Hit<MeiliDoc>): SearchHit {
     if (h.agent_id !== undefined) hit.agent_id = h.agent_id
   }
   return orderedHit(hit)
+}
+
+/**
+ * A hybrid hit says which signal found it, as the Redis engine's do: words matched
+ * (`_matchesPosition`), a semantic score (`_semanticScore`, which Meilisearch's hybrid search
+ * gives the hits its vectors found), or both.
+ */
+function withSignal(h: Hit<MeiliDoc>, hit: SearchHit): SearchHit {
+  const words = Object.keys(h._matchesPosition ?? {}).length > 0
+  const semantic = typeof (h as { _semanticScore?: unknown })._semanticScore === 'number'
+  return { ...hit, match: words && semantic ? 'both' : words ? 'lexical' : 'semantic' }
 }
 
 /** Field order as the Redis engine gives it, so answers read alike. */

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto'
 import { Meilisearch, type EnqueuedTaskPromise, type Embedder, type Settings as MeiliSettings } from 'meilisearch'
 import type { Settings } from '../../config.js'
 import type { RoomRef } from '../../store/keys.js'
+import type { IndexSink } from '../indexer.js'
 import type { SourceDoc } from '../records.js'
 
 /** The document Meilisearch stores for one task, context entry or event. */
@@ -48,13 +49,7 @@ export const FILTERABLE = ['team_id', 'room_id', 'kind'] as const
  */
 export const RANKING_RULES = ['words', 'typo', 'proximity', 'attributeRank', 'exactness', 'wordPosition', 'sort']
 
-/** Writes documents durably: a call resolves once Meilisearch has applied the change (or throws). */
-export interface IndexSink {
-  /** Upserts `docs` and deletes the documents of `deleteKeys` (doc keys "<kind>:<id>") of the room. */
-  apply(ref: RoomRef, docs: SourceDoc[], deleteKeys: string[]): Promise<void>
-  /** Deletes every document of the room. */
-  dropRoom(ref: RoomRef): Promise<void>
-}
+export type { IndexSink } from '../indexer.js'
 
 export function docId(ref: RoomRef, key: string): string {
   return createHash('sha256').update(`${ref.teamId}\n${ref.roomId}\n${key}`).digest('hex')

@@ -6,34 +6,52 @@
 // big rooms cannot build many indexes past it. When over budget the rooms searched least recently
 // go first (never one with a search in progress), checked after every search and whenever an
 // index grows; a room not searched for SEARCH_CACHE_IDLE_S is dropped (and its channel released).
+//
+// With an embedder (EMBEDDER_URL), the node also runs the vector indexer (src/search/indexer.ts
+// with vectors/sink.ts), which embeds what changed in the background, and `semantic: true` fuses
+// the lexical ranking with the room's nearest vectors (hybrid.ts).
 import type { Settings } from '../../config.js'
 import { AppError } from '../../core/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions } from '../../core/records.js'
 import type { Hub } from '../../realtime/hub.js'
 import type { Store } from '../../store/store.js'
-import { parseSearch, roundScore, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit } from '../engine.js'
-import { FIELD_WEIGHTS, FIELDS, LONG_FIELDS, type Field, type IndexDoc } from '../lexical.js'
-import { SearchReader, type HitBase } from '../records.js'
-import { snippet } from '../text.js'
+import { VectorStore } from '../../store/vectors.js'
+import type { Embedder } from '../embed/embedder.js'
+import { parseSearch, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchStatus } from '../engine.js'
+import { Indexer, type IndexerOptions } from '../indexer.js'
+import { SearchReader } from '../records.js'
+import { RoomVectors } from '../vectors/follower.js'
+import { Semantic } from '../vectors/semantic.js'
+import { generationOf, VectorSink } from '../vectors/sink.js'
+import { hitOf } from './hits.js'
+import { CANDIDATES, hybrid } from './hybrid.js'
 import { RoomIndex, type RoomCache } from './room.js'
+
+export { hitOf } from './hits.js'
+
+export interface RedisEngineOptions {
+  /** Turns semantic search on: the vector indexer runs on this node, and `semantic: true` is served. */
+  embedder?: Embedder
+  /** The vector indexer's options (tests). */
+  indexer?: IndexerOptions
+}
+
+/** Why an answer may miss recent changes in its semantic half. */
+const NOTE_BEHIND = 'recent changes of this room are still being embedded: the semantic half of this answer may miss them (its lexical half does not)'
+const NOTE_MODEL = 'this room\'s vectors are being made again with the configured embedding model: this answer is lexical only until they are'
 
 /** Rooms read in full at once on a node; more wait their turn. */
 const MAX_LOADS = 2
 
-/** Where a snippet comes from, by preference: a long field that matched, then a short one. */
-const SNIPPET_ORDER: Field[] = [...LONG_FIELDS, ...(Object.keys(FIELD_WEIGHTS) as Field[]).filter((f) => !LONG_FIELDS.includes(f)).sort((a, b) => FIELD_WEIGHTS[b] - FIELD_WEIGHTS[a])]
-
-/** A ranked document as an answer shows it; `fields` is the bit mask of the fields that matched. */
-export function hitOf(doc: IndexDoc<HitBase>, score: number, fields: number, matched: ReadonlySet<string>): SearchHit {
-  const field = SNIPPET_ORDER.find((f) => fields & (1 << FIELDS.indexOf(f)) && doc.fields[f]) ?? SNIPPET_ORDER.find((f) => doc.fields[f]) ?? 'title'
-  return { ...doc.meta, field, snippet: snippet(doc.fields[field] ?? '', matched), score: roundScore(score) }
-}
-
 export class RedisSearchEngine implements SearchEngine {
   readonly name = 'redis'
-  readonly semanticEnabled = false
+  readonly semanticEnabled: boolean
   readonly reader: SearchReader
+  /** Semantic search: the query's vectors and the room's nearest (undefined without an embedder). */
+  readonly semantic: Semantic | undefined
+  /** Keeps every room's vectors in step (undefined without an embedder). */
+  readonly vectorIndexer: Indexer | undefined
   private readonly rooms = new Map<string, RoomIndex>()
   private readonly budget: number
   private readonly cache: RoomCache
@@ -49,8 +67,23 @@ export class RedisSearchEngine implements SearchEngine {
     private readonly store: Store,
     private readonly hub: Hub,
     private readonly settings: Settings,
+    opts: RedisEngineOptions = {},
   ) {
-    this.reader = new SearchReader(store, settings)
+    this.semanticEnabled = opts.embedder !== undefined
+    if (opts.embedder) {
+      const vectors = new VectorStore(store, settings.roomTtlS * 1000)
+      const generation = generationOf(opts.embedder.model, settings.embedderDimensions)
+      const semantic = new Semantic(vectors, opts.embedder, settings, generation)
+      const sink = new VectorSink(vectors, opts.embedder, { bound: settings.searchVectorsPerRoom, textChars: settings.embedderTextChars, batch: settings.embedderBatch, mirror: () => semantic.sets, generation })
+      this.semantic = semantic
+      this.vectorIndexer = new Indexer(store, sink, settings, {
+        keys: { manifest: (ref) => store.keys.vectors(ref).manifest, shared: store.keys.vectorIndex() },
+        fieldBytes: settings.embedderTextChars * 3,
+        ...opts.indexer,
+      })
+    }
+    // Every search reads the vector indexer's position in the room: its answer says when the room's vectors are behind.
+    this.reader = new SearchReader(store, settings, this.semantic ? (ref) => store.keys.vectors(ref).manifest : undefined)
     this.budget = settings.searchCacheMb * 1024 * 1024
     this.cache = {
       loadSlot: (fn) => this.loadSlot(fn),
@@ -68,9 +101,22 @@ export class RedisSearchEngine implements SearchEngine {
     const idleMs = this.settings.searchCacheIdleS * 1000
     this.timer = setInterval(() => this.dropIdle(idleMs), Math.min(60_000, Math.max(1000, idleMs / 2)))
     this.timer.unref()
+    if (this.semantic && this.vectorIndexer) {
+      await this.semantic.start()
+      const indexer = this.vectorIndexer
+      this.store.onRoomScript((script, ref) => indexer.onScript(script, ref))
+      indexer.start()
+    }
+  }
+
+  /** Whether semantic search is on, and how its vectors are searched (GET /admin/me, get_room_info). */
+  status(): SearchStatus {
+    if (!this.semantic) return { engine: 'redis', semantic: false }
+    return { engine: 'redis', semantic: true, model: this.semantic.embedder.model, vectors: this.semantic.sets ? 'vector sets' : 'in process' }
   }
 
   async stop(): Promise<void> {
+    await this.vectorIndexer?.stop()
     if (this.timer) clearInterval(this.timer)
     this.unresync?.()
     for (const room of this.rooms.values()) room.close()
@@ -79,10 +125,15 @@ export class RedisSearchEngine implements SearchEngine {
 
   async search(caller: Caller, input: unknown): Promise<SearchAnswer> {
     const q = parseSearch(input)
-    if (q.semantic) throw semanticDisabled()
+    if (q.semantic && !this.semantic) throw semanticDisabled('redis')
     const opts = callOptions(caller)
     const room = this.roomFor(caller)
-    const { unread, results } = await room.serial(async () => {
+    // The query is embedded and its nearest vectors fetched while the room's lexical index is
+    // brought up to date (the records they name are checked against it afterwards: hybrid.ts).
+    const semantic = this.semantic
+    const nearest = q.semantic && semantic ? semantic.embedQuery(q.query).then((v) => semantic.candidates(caller.room, () => (room.vectors ??= new RoomVectors()), v, CANDIDATES, q.kinds)) : undefined
+    nearest?.catch(() => undefined) // awaited below; not an unhandled rejection when the lexical half fails first
+    const { unread, lexical, behind } = await room.serial(async () => {
       let unread: number | undefined
       try {
         unread = await room.refresh(opts)
@@ -90,12 +141,25 @@ export class RedisSearchEngine implements SearchEngine {
         if (err instanceof AppError && err.code === 'not_found') this.drop(room)
         throw err
       }
-      const { hits, matched } = room.index.search(q.query, q.limit, q.kinds ? new Set(q.kinds) : undefined)
-      const top = hits[0]?.score ?? 1
-      return { unread, results: hits.map((h) => hitOf(h.doc, h.score / top, h.fields, matched)) }
+      const lexical = room.index.search(q.query, q.semantic ? Math.max(q.limit, CANDIDATES) : q.limit, q.kinds ? new Set(q.kinds) : undefined)
+      return { unread, lexical, behind: room.vectorsBehind }
     })
+    let results: SearchHit[]
+    let note: string | undefined
+    if (q.semantic) {
+      const r = hybrid(room, q, lexical, await nearest!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
+      // Vectors behind the room or of another model: marked, so some node's indexer catches up now.
+      if (behind || r.otherModel) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
+      results = r.results
+      if (r.otherModel) note = NOTE_MODEL
+      else if (behind) note = NOTE_BEHIND
+    } else {
+      const top = lexical.hits[0]?.score ?? 1
+      results = lexical.hits.map((h) => hitOf(h.doc, h.score / top, h.fields, lexical.matched))
+    }
     this.fitBudget(room)
-    const answer: SearchAnswer = { results, engine: 'redis', semantic: false }
+    const answer: SearchAnswer = { results, engine: 'redis', semantic: q.semantic }
+    if (note) answer.note = note
     if (unread !== undefined) answer.unread = unread
     return answer
   }

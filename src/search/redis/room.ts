@@ -23,6 +23,7 @@ import type { RoomRef } from '../../store/keys.js'
 import type { CallOptions } from '../../store/store.js'
 import { LexicalIndex } from '../lexical.js'
 import { AppError } from '../../core/errors.js'
+import type { RoomVectors } from '../vectors/follower.js'
 import { docKey, eventDoc, seqOfId, type HitBase, type Pick, type RoomRead, type SearchReader, type SourceDoc } from '../records.js'
 
 /** How long a search waits for notices that its read showed were published (ms). */
@@ -51,6 +52,10 @@ export class RoomIndex {
   lastUsed = Date.now()
   /** Set when the notices can no longer be trusted to follow the room: the next search reloads. */
   stale = false
+  /** The room's vectors, held for ranking in process (semantic search without vector sets). */
+  vectors: RoomVectors | undefined
+  /** After a refresh: whether the room's vectors were behind its content then (their indexer's position). */
+  vectorsBehind = false
   /** Set by close(): the room is no longer followed, and never will be again. */
   private closed = false
   private loaded = false
@@ -84,7 +89,7 @@ export class RoomIndex {
 
   /** Indexed text (UTF-16 units), a full read under way included: what the node's cache budget counts. */
   get textLength(): number {
-    return this.index.textLength + (this.building?.textLength ?? 0)
+    return this.index.textLength + (this.building?.textLength ?? 0) + Math.ceil((this.vectors?.bytes ?? 0) / 2)
   }
 
   /** A search is queued or running: the node does not drop the room meanwhile. */
@@ -121,6 +126,7 @@ export class RoomIndex {
       const want = this.wanted()
       const r = await this.reader.pick(this.ref, opts, want)
       unread = r.unread
+      this.vectorsBehind = r.indexedRoom !== String(r.createdAt) || r.indexedPos !== String(r.cseq)
       if (r.createdAt !== this.createdAt) {
         this.stale = true // the room expired and was created again
         continue

@@ -1,13 +1,15 @@
-// The Meilisearch indexer: keeps the index in step with every room, and cannot silently fall
-// behind.
+// The indexer: keeps an index outside the room's own keys in step with every room, and cannot
+// silently fall behind. Two sinks use it: Meilisearch (meili/sink.ts) and the vectors of the
+// Redis engine's semantic search (vectors/sink.ts), each with keys of its own (IndexKeys), so a
+// deployment that moves from one to the other never takes one's position for the other's.
 //
 // Durable state, all in Redis:
-// - A room's position: its search manifest (keys.searchManifest) names the room incarnation
+// - A room's position: its manifest (IndexKeys.manifest) names the room incarnation
 //   (`room` = created_at), the content seq it is synced to (`pos`, the room's meta.cseq, bumped by
 //   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
 //   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
-// - Rooms to sync: a sorted set of marks (keys.search().dirty), +1 each time a node changes a
-//   room's content; leases (keys.search().leases) so one node syncs a room at a time. A lease's
+// - Rooms to sync: a sorted set of marks (IndexKeys.shared.dirty), +1 each time a node changes a
+//   room's content; leases (IndexKeys.shared.leases) so one node syncs a room at a time. A lease's
 //   end is its token: the node renews it while it syncs (every third of the lease, and it stops
 //   writing when it finds the lease gone to another node), and its ack changes nothing unless it
 //   still holds that token, so a node that stalled past its lease cannot clear another's.
@@ -22,12 +24,35 @@
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
-import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
-import type { RoomRef } from '../../store/keys.js'
-import type { Store } from '../../store/store.js'
-import { SearchReader, docKey, seqOfId, type SourceDoc } from '../records.js'
-import type { IndexSink } from './sink.js'
+import type { Settings } from '../config.js'
+import { AppError } from '../core/errors.js'
+import type { RoomRef, SearchKeys } from '../store/keys.js'
+import type { Store } from '../store/store.js'
+import { SearchReader, docKey, seqOfId, type RoomListing, type SourceDoc } from './records.js'
+
+/** Writes documents durably: a call resolves once the index has applied the change (or throws). */
+export interface IndexSink {
+  /**
+   * Upserts `docs` and deletes the documents of `deleteKeys` (doc keys "<kind>:<id>") of the room.
+   * `listing` is what the sync started from (a sink that keeps only part of a room chooses with it).
+   */
+  apply(ref: RoomRef, docs: SourceDoc[], deleteKeys: string[], listing?: RoomListing): Promise<void>
+  /** Deletes every document of the room. */
+  dropRoom(ref: RoomRef): Promise<void>
+  /**
+   * What the documents are made with (e.g. the embedding model): when it differs from the one a
+   * room's position was saved with, the room starts over. Undefined: documents never go stale so.
+   */
+  readonly generation?: string
+  /** Gives the room's documents `ttlMs` to live, when they live in Redis beside the room (the sweep). */
+  keepAlive?(ref: RoomRef, ttlMs: number): Promise<void>
+}
+
+/** Where an index keeps its state: each room's position, and the marks, leases and sweep shared by every room. */
+export interface IndexKeys {
+  manifest(ref: RoomRef): string
+  readonly shared: SearchKeys
+}
 
 /** Scripts whose success may change what search indexes: the node marks their room. */
 export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
@@ -45,6 +70,10 @@ export interface IndexerOptions {
   retryMs?: number
   /** Records of each kind fetched per read of a room (default: SearchReader.pageCount). */
   pageSize?: number
+  /** Leading bytes of task notes and context bodies the sink gets (default: whole texts). */
+  fieldBytes?: number
+  /** Where this index keeps its state (default: the Meilisearch index's keys). */
+  keys?: IndexKeys
   log?: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void }
 }
 
@@ -74,7 +103,8 @@ function refOf(m: string): RoomRef {
 export class Indexer {
   readonly nodeId = randomBytes(6).toString('hex')
   private readonly reader: SearchReader
-  private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
+  private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize' | 'fieldBytes' | 'keys'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
+  private readonly keys: IndexKeys
   private readonly pending = new Set<string>()
   private flushing = false
   private running = false
@@ -91,8 +121,10 @@ export class Indexer {
     opts: IndexerOptions = {},
   ) {
     // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.
-    this.reader = new SearchReader(store, { ...settings, searchFieldBytes: Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
-    this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepS * 1000, retryMs: 5000, ...opts }
+    this.reader = new SearchReader(store, { ...settings, searchFieldBytes: opts.fieldBytes ?? Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
+    const { fieldBytes: _f, keys, ...rest } = opts
+    this.keys = keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() }
+    this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepS * 1000, retryMs: 5000, ...rest }
   }
 
   start(): void {
@@ -127,7 +159,7 @@ export class Indexer {
 
   /** Marks a room as changed (durably), so some node syncs it. */
   async mark(ref: RoomRef): Promise<void> {
-    await this.store.client.zincrby(this.store.keys.search().dirty, 1, member(ref))
+    await this.store.client.zincrby(this.keys.shared.dirty, 1, member(ref))
   }
 
   /** Syncs a room now (on demand), waiting for a node that holds it to finish first. */
@@ -139,6 +171,9 @@ export class Indexer {
       if (claim) return this.syncClaimed(claim)
       if (Date.now() > end) throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
       await new Promise((r) => setTimeout(r, 50))
+      // The node that held the room may have synced it and cleared the mark (ours with it):
+      // mark again, so the room stays claimable for this call.
+      await this.mark(ref)
     }
   }
 
@@ -160,23 +195,25 @@ export class Indexer {
    * the lease, and throws once the lease is lost.
    */
   async sync(ref: RoomRef, held: () => Promise<void> = async () => {}): Promise<SyncResult> {
-    const keys = this.store.keys
     let listing
     try {
-      listing = await this.reader.listing(ref)
+      listing = await this.reader.listing(ref, this.keys.manifest(ref))
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'not_found') throw err
       await this.sink.dropRoom(ref)
-      await this.store.client.del(keys.searchManifest(ref))
-      await this.store.client.zrem(keys.search().rooms, member(ref))
+      await this.store.client.del(this.keys.manifest(ref))
+      await this.store.client.zrem(this.keys.shared.rooms, member(ref))
       return { upserted: 0, deleted: 0, dropped: true, fresh: false, pos: 0 }
     }
     const stored = listing.stored
-    const fresh = stored.get('room') !== String(listing.createdAt)
+    const gen = this.sink.generation
+    const fresh = stored.get('room') !== String(listing.createdAt) || (gen !== undefined && stored.get('gen') !== gen)
     if (fresh) {
-      await this.sink.dropRoom(ref) // a room created again under the same id starts from nothing
+      // A room created again under the same id, or documents made another way (another embedding
+      // model), start from nothing.
+      await this.sink.dropRoom(ref)
       stored.clear()
-      await this.save(ref, { fresh: true, set: { room: String(listing.createdAt) } })
+      await this.save(ref, { fresh: true, set: { room: String(listing.createdAt), ...(gen !== undefined ? { gen } : {}) } })
     }
     const tasks = [...listing.tasks].filter(([id, at]) => stored.get(`t:${id}`) !== String(at)).map(([id]) => id)
     const context = [...listing.context].filter(([f, v]) => stored.get(`c:${f}`) !== String(v)).map(([f]) => f)
@@ -210,7 +247,7 @@ export class Indexer {
       // Checked before writing too: a node that stalled past its lease must not overwrite what
       // the node that took the room over has written since (its manifest would call it current).
       await held()
-      await this.sink.apply(ref, docs, vanished)
+      await this.sink.apply(ref, docs, vanished, listing)
       await held()
       const set: Record<string, string> = {}
       for (const d of docs) set[fieldOf(d)] = d.kind === 'event' ? d.id : d.stamp
@@ -219,10 +256,10 @@ export class Indexer {
       upserted += docs.length
       if ((i + 1) * tn >= tasks.length && (i + 1) * cn >= context.length && r.events.length < en) break
     }
-    await this.sink.apply(ref, [], deleteKeys)
+    await this.sink.apply(ref, [], deleteKeys, listing)
     await held()
     await this.save(ref, { set: { pos: String(listing.cseq) }, del: delFields })
-    await this.store.client.zadd(keys.search().rooms, Date.now(), member(ref))
+    await this.store.client.zadd(this.keys.shared.rooms, Date.now(), member(ref))
     return { upserted, deleted: deleteKeys.length, dropped: false, fresh, pos: listing.cseq }
   }
 
@@ -235,7 +272,7 @@ export class Indexer {
    */
   async sweep(): Promise<number> {
     const c = this.store.client
-    const k = this.store.keys.search()
+    const k = this.keys.shared
     const ok = await c.set(k.sweep, this.nodeId, 'PX', Math.max(1000, this.opts.sweepMs - 500), 'NX')
     if (ok !== 'OK') return 0
     const withDocs = new Set<string>(await c.zrange(k.rooms, 0, -1))
@@ -248,12 +285,16 @@ export class Indexer {
     for (let i = 0; i < list.length; i += 200) {
       const checks = list.slice(i, i + 200).map(async (m) => {
         const ref = refOf(m)
-        const [meta, manifest] = [this.store.keys.room(ref).meta, this.store.keys.searchManifest(ref)]
-        const [[cseq, created], [pos, room], roomTtl, manifestTtl] = await Promise.all([c.hmget(meta, 'cseq', 'created_at'), c.hmget(manifest, 'pos', 'room'), c.pttl(meta), c.pttl(manifest)])
-        // Gone with documents left, or there and not at its position.
-        const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0')
+        const [meta, manifest] = [this.store.keys.room(ref).meta, this.keys.manifest(ref)]
+        const [[cseq, created], [pos, room, gen], roomTtl, manifestTtl] = await Promise.all([c.hmget(meta, 'cseq', 'created_at'), c.hmget(manifest, 'pos', 'room', 'gen'), c.pttl(meta), c.pttl(manifest)])
+        // Gone with documents left, or there and not at its position (or made another way).
+        const made = this.sink.generation === undefined || room === null || gen === this.sink.generation
+        const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0') || !made
         if (!stale) {
-          if (created !== null && manifestTtl >= 0 && roomTtl > manifestTtl) await this.save(ref, {}, roomTtl)
+          if (created !== null && manifestTtl >= 0 && roomTtl > manifestTtl) {
+            await this.save(ref, {}, roomTtl)
+            await this.sink.keepAlive?.(ref, roomTtl)
+          }
           return
         }
         await this.mark(ref)
@@ -297,13 +338,13 @@ export class Indexer {
   }
 
   private async claim(only: string): Promise<Claim[]> {
-    const k = this.store.keys.search()
+    const k = this.keys.shared
     const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [this.opts.leaseMs, 8, only])
     return Array.isArray(r.rooms) ? (r.rooms as Claim[]) : []
   }
 
   private async syncClaimed(claim: Claim): Promise<SyncResult> {
-    const k = this.store.keys.search()
+    const k = this.keys.shared
     const { room, mark } = claim
     const lease = this.keepLease(claim)
     try {
@@ -328,7 +369,7 @@ export class Indexer {
    * good: every call of the sink has a timeout (sink.ts), after which the sync fails and acks.
    */
   private keepLease(claim: Claim): { renew: () => Promise<void>; end: () => Promise<void> } {
-    const leases = this.store.keys.search().leases
+    const leases = this.keys.shared.leases
     let lost = false
     let chain: Promise<void> = Promise.resolve()
     const once = async () => {
@@ -353,7 +394,7 @@ export class Indexer {
   }
 
   private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlS * 1000): Promise<unknown> {
-    return this.store.run('saveSearchManifest', [this.store.keys.searchManifest(ref)], [ttlMs, Buffer.from(encode(change))])
+    return this.store.run('saveSearchManifest', [this.keys.manifest(ref)], [ttlMs, Buffer.from(encode(change))])
   }
 
   private warn(err: unknown, msg: string): void {

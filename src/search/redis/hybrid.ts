@@ -1,0 +1,64 @@
+// Semantic (hybrid) search on the Redis engine: the room's lexical ranking and its nearest vectors
+// (vectors/semantic.ts), fused by reciprocal rank (fuse.ts). A vector counts only for a record the
+// search sees, with the text the vector was made from: the lexical index is exactly the room at
+// the time of the search (room.ts), so a deleted record never comes back through a vector not yet
+// removed, and a rewritten one is not found by its old meaning while it is embedded again.
+import { roundScore, type SearchHit, type ValidSearch } from '../engine.js'
+import { fuse, identifierLike } from '../fuse.js'
+import type { Answer, IndexDoc } from '../lexical.js'
+import type { HitBase } from '../records.js'
+import { textHash } from '../vectors/codec.js'
+import type { Accept, NearestAnswer } from '../vectors/semantic.js'
+import { embedText } from '../vectors/sink.js'
+import { hitOf } from './hits.js'
+import type { RoomIndex } from './room.js'
+
+/** Candidates taken from each ranking before fusion. */
+export const CANDIDATES = 50
+
+export interface HybridOptions {
+  ratio: number
+  textChars: number
+}
+
+/** The text hash of each indexed document, computed once (documents are replaced, never changed). */
+const hashes = new WeakMap<IndexDoc<HitBase>, string>()
+
+function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
+  let h = hashes.get(doc)
+  if (h === undefined) {
+    h = textHash(embedText(doc, chars))
+    hashes.set(doc, h)
+  }
+  return h
+}
+
+/** Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the lexical index is up to date. */
+export function hybrid(room: RoomIndex, q: ValidSearch, lexical: Answer<HitBase>, pick: (accept: Accept) => NearestAnswer, opts: HybridOptions): { results: SearchHit[]; otherModel: boolean } {
+  const accept: Accept = (key, hash) => {
+    const doc = room.index.doc(key)
+    return doc !== undefined && hashOf(doc, opts.textChars) === hash
+  }
+  const near = pick(accept)
+  const fused = fuse(
+    lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
+    near.hits.map((h) => ({ key: h.key, cosine: h.cosine })),
+    { ratio: opts.ratio, identifier: identifierLike(q.query) },
+  )
+  const lex = new Map(lexical.hits.map((h) => [h.doc.key, h]))
+  const max = Math.max(...fused.map((f) => f.score), Number.MIN_VALUE)
+  const results: SearchHit[] = []
+  let last = 1
+  for (const f of fused) {
+    if (results.length === q.limit) break
+    const doc = lex.get(f.key)?.doc ?? room.index.doc(f.key)
+    if (!doc) continue
+    // Scores follow the order (identifier matches come first whatever their fused score).
+    last = Math.min(last, f.score / max)
+    const hit = hitOf(doc, last, lex.get(f.key)?.fields ?? 0, lexical.matched)
+    hit.match = f.match
+    if (f.similarity !== undefined) hit.similarity = roundScore(f.similarity)
+    results.push(hit)
+  }
+  return { results, otherModel: near.otherModel }
+}

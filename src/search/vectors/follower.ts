@@ -1,0 +1,141 @@
+// A room's vectors held by a node, for ranking in process (no vector sets, or SEARCH_VECTOR_SETS
+// off): read once, then kept in step by fetching only what changed since the version held
+// (lua/readVectorChanges-3.lua), one call per search when nothing changed. A brute-force top-k:
+// at the bound (5,000 vectors of 384 dimensions) a query is ~2 M integer multiply-adds. Vectors at
+// a right angle or more from the query (cosine <= 0) have no meaning in common with it: left out.
+import type { RoomRef } from '../../store/keys.js'
+import type { VectorStore } from '../../store/vectors.js'
+import { dot, unpack, type Quantized } from './codec.js'
+
+/** Bytes of vectors one read returns at most (the rest come from further reads). */
+const READ_BYTES = 1024 * 1024
+
+export interface Nearest {
+  key: string
+  cosine: number
+  hash: string
+}
+
+/**
+ * The order of nearest vectors, the same in process and from VSIM: higher cosine first (compared
+ * to 6 decimals, below which float32 and double arithmetic may differ), then doc key.
+ */
+export function nearestOrder(a: { key: string; cosine: number }, b: { key: string; cosine: number }): number {
+  const ca = Math.round(a.cosine * 1e6)
+  const cb = Math.round(b.cosine * 1e6)
+  if (ca !== cb) return cb - ca
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0
+}
+
+export class RoomVectors {
+  /** The embedding model of the vectors held ('' before any). */
+  gen = ''
+  private epoch = ''
+  private ver = -1
+  private dims = 0
+  private data = new Int8Array(0)
+  private ranges = new Float32Array(0)
+  private keys: (string | undefined)[] = []
+  private hashes: string[] = []
+  private readonly slots = new Map<string, number>()
+  private readonly free: number[] = []
+  private queue: Promise<void> = Promise.resolve()
+
+  /** Vectors held. */
+  get size(): number {
+    return this.slots.size
+  }
+
+  /** Memory held, in bytes (what the node's search budget counts). */
+  get bytes(): number {
+    return this.data.length + this.ranges.length * 4 + this.keys.length * 64
+  }
+
+  /** Brings the vectors held up to the room's, one sync at a time. */
+  sync(store: VectorStore, ref: RoomRef): Promise<void> {
+    const run = this.queue.then(() => this.syncNow(store, ref))
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  /** The `n` nearest to `query` among the keys `accept` takes, best first (nearestOrder). */
+  nearest(query: Quantized, n: number, accept: (key: string, hash: string) => boolean): Nearest[] {
+    if (this.dims !== query.q.length || n <= 0) return []
+    const best: Nearest[] = []
+    const scale = query.range / 16129
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const key = this.keys[slot]
+      if (key === undefined) continue
+      const cosine = dot(this.data, slot * this.dims, query.q, this.dims) * this.ranges[slot]! * scale
+      if (cosine <= 0) continue
+      const hit = { key, cosine, hash: this.hashes[slot]! }
+      if (best.length === n && nearestOrder(hit, best[n - 1]!) >= 0) continue
+      if (!accept(key, hit.hash)) continue
+      let at = best.length < n ? best.length : n - 1
+      while (at > 0 && nearestOrder(hit, best[at - 1]!) < 0) at--
+      best.splice(at, 0, hit)
+      if (best.length > n) best.pop()
+    }
+    return best
+  }
+
+  private async syncNow(store: VectorStore, ref: RoomRef): Promise<void> {
+    for (;;) {
+      const max = Math.max(16, Math.floor(READ_BYTES / ((this.dims || 1024) + 24)))
+      const c = await store.changes(ref, this.ver, this.epoch, max)
+      if (c.full) this.clear()
+      this.epoch = c.epoch
+      this.gen = c.gen
+      for (const key of c.dels) this.remove(key)
+      for (const p of c.puts) this.put(p.key, unpack(p.packed))
+      this.ver = c.upto
+      if (c.upto >= c.ver) return
+    }
+  }
+
+  private clear(): void {
+    this.dims = 0
+    this.data = new Int8Array(0)
+    this.ranges = new Float32Array(0)
+    this.keys = []
+    this.hashes = []
+    this.slots.clear()
+    this.free.length = 0
+  }
+
+  private put(key: string, v: Quantized & { hash: string }): void {
+    if (this.dims === 0) this.dims = v.q.length
+    if (v.q.length !== this.dims) return // another model's vector, on its way out
+    let slot = this.slots.get(key) ?? this.free.pop()
+    if (slot === undefined) {
+      slot = this.keys.length
+      this.grow(slot + 1)
+      this.keys.push(undefined)
+      this.hashes.push('')
+    }
+    this.data.set(v.q, slot * this.dims)
+    this.ranges[slot] = v.range
+    this.keys[slot] = key
+    this.hashes[slot] = v.hash
+    this.slots.set(key, slot)
+  }
+
+  private remove(key: string): void {
+    const slot = this.slots.get(key)
+    if (slot === undefined) return
+    this.slots.delete(key)
+    this.keys[slot] = undefined
+    this.free.push(slot)
+  }
+
+  private grow(slots: number): void {
+    if (this.ranges.length >= slots) return
+    const cap = Math.max(64, slots * 2)
+    const data = new Int8Array(cap * this.dims)
+    data.set(this.data)
+    const ranges = new Float32Array(cap)
+    ranges.set(this.ranges)
+    this.data = data
+    this.ranges = ranges
+  }
+}
