@@ -15,6 +15,12 @@ import { parseKey } from './secrets.js'
 
 /** How long a resolved key is trusted without asking Redis again. */
 export const CACHE_MS = 1000
+/**
+ * How long a key verified on this node keeps working while its team's Redis shard is unreachable
+ * (stale-if-error). Safe against revocation: revoking writes to that same shard, so nothing can be
+ * revoked while it is down, and a revocation made before dropped the cached key on every node.
+ */
+export const STALE_MS = 300_000
 const CACHE_MAX = 10_000
 
 interface Entry {
@@ -60,7 +66,15 @@ export class Keyring {
     if (!entry || entry.until <= now) {
       const parsed = parseKey(key)
       if (!parsed) throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
-      entry = { principal: await this.resolve(parsed.teamId, parsed.hash), until: now + CACHE_MS, hash: parsed.hash }
+      let principal: Principal | undefined
+      try {
+        principal = await this.resolve(parsed.teamId, parsed.hash)
+      } catch (err) {
+        const stale = entry?.principal
+        if (stale && entry!.until - CACHE_MS + STALE_MS > now && err instanceof AppError && err.code === 'unavailable') return stale
+        throw err
+      }
+      entry = { principal, until: now + CACHE_MS, hash: parsed.hash }
       if (entry.principal) this.hashes.set(entry.principal, { teamId: parsed.teamId, hash: parsed.hash })
       if (this.cache.size >= CACHE_MAX) this.forgetKey(this.cache.keys().next().value!)
       this.cache.set(key, entry)
