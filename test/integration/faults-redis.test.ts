@@ -12,7 +12,7 @@ import { Redis } from 'ioredis'
 import { countLines, killableRedis, recordingLogger } from '../helpers/faults.js'
 import { legacyCall, post, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
-import { eventually } from '../helpers/realtime.js'
+import { eventually, sleep } from '../helpers/realtime.js'
 import { startCluster } from '../helpers/redis.js'
 
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
@@ -73,7 +73,9 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   t.teardown(() => redis.remove())
   const raw = new Redis(redis.port, '127.0.0.1')
   t.teardown(() => raw.quit())
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  // A short room TTL makes the reads below due to refresh it (every tenth of the TTL: 2 s), a
+  // write of its own that a full Redis refuses.
+  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, roomTtlS: 20 })
   const team = await newTeam(n)
   const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
   const args = { room_id: room.room_id, agent_id: 'a' }
@@ -82,6 +84,7 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   const used = Number(/used_memory:(\d+)/.exec(await raw.info('memory'))![1])
   await raw.config('SET', 'maxmemory', String(used - 1024))
   t.teardown(() => raw.config('SET', 'maxmemory', '0'))
+  await sleep(2100)
 
   t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'GET /admin/me works')
   t.equal((await n.call(`/room/${room.room_id}`, { key: team.key })).status, 200, 'GET /room/:id works')
