@@ -69,15 +69,26 @@ export class StoreHealth {
   private last: HealthState = { reachable: true, full: false }
   private log: HealthLog = silent
   private stopped = false
+  /** The standalone connection was ready once: a connection not ready since is a lost one. */
+  private everReady = false
 
   constructor(
     private readonly client: RedisClient,
     private readonly checkMs = CHECK_MS,
   ) {
-    // Standalone: the connection's own state is the fastest signal there is.
+    // Standalone: the connection's own state is the fastest signal there is. Until the checks
+    // run (start()), a ready connection is the only way back: a bare Store (tools, tests) has no checks.
     if (!(client instanceof Cluster)) {
+      this.everReady = client.status === 'ready'
       client.on('close', () => this.lost('the Redis connection closed'))
       client.on('end', () => this.lost('the Redis connection ended'))
+      client.on('ready', () => {
+        this.everReady = true
+        if (!this.timer && !this.reachable) {
+          this.reachable = true
+          this.changed()
+        }
+      })
     }
   }
 
@@ -111,8 +122,10 @@ export class StoreHealth {
    */
   gate(): void {
     if (!this.reachable) throw unavailable()
-    if (!(this.client instanceof Cluster) && this.client.status !== 'ready' && this.client.status !== 'wait') {
-      this.lost(`the Redis connection is ${this.client.status}`)
+    const c = this.client
+    // The first connection may still be under way: calls wait for it in ioredis' queue as before.
+    if (!(c instanceof Cluster) && this.everReady && c.status !== 'ready') {
+      this.lost(`the Redis connection is ${c.status}`)
       throw unavailable()
     }
   }
