@@ -73,14 +73,13 @@ export class ServiceNode {
     this.log = opts.log ?? createLogger(settings.logLevel)
     this.metrics = new Metrics(opts.defaultMetrics ?? true)
     this.store = new Store(settings)
-    this.store.client.on('error', (err: Error) => {
-      this.metrics.redisErrors.inc({ kind: 'connection' })
-      this.log.warn({ err: err.message }, 'redis connection error')
-    })
+    // Counted, not logged: StoreHealth logs each change of state once (reconnect attempts would
+    // log a line each).
+    this.store.client.on('error', () => this.metrics.redisErrors.inc({ kind: 'connection' }))
     this.core = new Core(this.store, settings)
     this.teams = new Teams(this.store)
     this.keyring = new Keyring(this.store)
-    this.rateLimiter = new RateLimiter(this.store, settings)
+    this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
     this.feeds = new Feeds(this.hub, this.store)
     this.hub.onControl((n) => {
@@ -105,6 +104,7 @@ export class ServiceNode {
   async start(): Promise<number> {
     assertNativeHttp(this.settings.httpHeaderBytes)
     await checkRedis(this.store.client, this.log)
+    this.store.health.start(this.log)
     await this.hub.start()
     await this.search.start()
     await this.mcp.start()

@@ -7,7 +7,9 @@ local function finish(R, res)
   local all = false
   if R.touch then
     if R.now - R.touchedAt >= tonumber(R.touchEvery) then
-      redis.call('HSET', R.k.meta, 'touched', R.now)
+      -- pcall: a full Redis (maxmemory, noeviction) refuses HSET, and a read must not fail for
+      -- its bookkeeping; PEXPIRE adds no data, so the TTLs are refreshed all the same.
+      redis.pcall('HSET', R.k.meta, 'touched', R.now)
       for i = 1, 14 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
       all = true
     end

@@ -2,6 +2,11 @@
 // revocation is published on the control channel and every node drops the hash at once (the
 // realtime hub delivers control notices; on a rebuilt subscription the whole cache is dropped,
 // since notices may have been missed). The cache lifetime is the backstop when a notice is lost.
+//
+// Long-lived uses of a key (an open SSE stream, a parked wait_for_events) hold() it: a revocation
+// notice ends them too, on every node. A hold taken just after the notice passed (the request was
+// admitted from the cache a moment before) is ended at once, and after a pub/sub rebuild every
+// held key is looked up again, so a missed notice cannot leave a stream open.
 import { encode } from '@msgpack/msgpack'
 import { AppError } from '../core/errors.js'
 import type { Store } from '../store/store.js'
@@ -10,6 +15,12 @@ import { parseKey } from './secrets.js'
 
 /** How long a resolved key is trusted without asking Redis again. */
 export const CACHE_MS = 1000
+/**
+ * How long a key verified on this node keeps working while its team's Redis shard is unreachable
+ * (stale-if-error). Safe against revocation: revoking writes to that same shard, so nothing can be
+ * revoked while it is down, and a revocation made before dropped the cached key on every node.
+ */
+export const STALE_MS = 300_000
 const CACHE_MAX = 10_000
 
 interface Entry {
@@ -20,10 +31,27 @@ interface Entry {
 
 const unauthorized = (why: string) => new AppError('unauthorized', why)
 
+/** How long a revoked hash is remembered, for holds taken by requests admitted just before the notice. */
+const RECENT_MS = 5000
+
+/** The error a revoked key's open stream or parked wait ends with. */
+export const revokedError = () => unauthorized('this key was revoked while the call was open; use a live key')
+
+interface Holds {
+  teamId: string
+  ends: Set<() => void>
+}
+
 export class Keyring {
   /** By the presented key (so a hit costs no hashing); `byHash` finds entries to forget on revocation. */
   private readonly cache = new Map<string, Entry>()
   private readonly byHash = new Map<string, string>()
+  /** The hash each principal was resolved from (principals are the cached objects). */
+  private readonly hashes = new WeakMap<Principal, { teamId: string; hash: string }>()
+  /** Open streams and parked waits, by the hash of their key. */
+  private readonly holds = new Map<string, Holds>()
+  /** Hashes revoked in the last RECENT_MS, with when. */
+  private readonly recent = new Map<string, number>()
 
   constructor(private readonly store: Store) {}
 
@@ -38,7 +66,16 @@ export class Keyring {
     if (!entry || entry.until <= now) {
       const parsed = parseKey(key)
       if (!parsed) throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
-      entry = { principal: await this.resolve(parsed.teamId, parsed.hash), until: now + CACHE_MS, hash: parsed.hash }
+      let principal: Principal | undefined
+      try {
+        principal = await this.resolve(parsed.teamId, parsed.hash)
+      } catch (err) {
+        const stale = entry?.principal
+        if (stale && entry!.until - CACHE_MS + STALE_MS > now && err instanceof AppError && err.code === 'unavailable') return stale
+        throw err
+      }
+      entry = { principal, until: now + CACHE_MS, hash: parsed.hash }
+      if (entry.principal) this.hashes.set(entry.principal, { teamId: parsed.teamId, hash: parsed.hash })
       if (this.cache.size >= CACHE_MAX) this.forgetKey(this.cache.keys().next().value!)
       this.cache.set(key, entry)
       this.byHash.set(parsed.hash, key)
@@ -67,14 +104,70 @@ export class Keyring {
     await this.store.client.spublish(this.store.keys.controlChannel(), Buffer.from(encode({ k: 'revoked', hash })))
   }
 
+  /** A revocation notice: drops the cached key and ends what holds it. */
   forget(hash: string): void {
     const key = this.byHash.get(hash)
     if (key !== undefined) this.forgetKey(key)
+    const now = Date.now()
+    for (const [h, at] of this.recent) if (at + RECENT_MS <= now) this.recent.delete(h)
+    this.recent.set(hash, now)
+    this.endHolds(hash)
   }
 
-  /** Drops every cached key (after a pub/sub outage, when revocations may have been missed). */
+  /**
+   * Registers a long-lived use of `principal`'s key (an SSE stream, a parked wait): `end` is called
+   * once if the key is revoked meanwhile (at once when it was revoked a moment ago). Returns the
+   * release function. Principals not made by this keyring (the test-only anonymous one) are not held.
+   */
+  hold(principal: Principal, end: () => void): () => void {
+    const of = this.hashes.get(principal)
+    if (!of) return () => undefined
+    const at = this.recent.get(of.hash)
+    if (at !== undefined && at + RECENT_MS > Date.now()) {
+      queueMicrotask(end)
+      return () => undefined
+    }
+    let h = this.holds.get(of.hash)
+    if (!h) this.holds.set(of.hash, (h = { teamId: of.teamId, ends: new Set() }))
+    const holds = h
+    const entry = () => end()
+    holds.ends.add(entry)
+    return () => {
+      holds.ends.delete(entry)
+      if (holds.ends.size === 0 && this.holds.get(of.hash) === holds) this.holds.delete(of.hash)
+    }
+  }
+
+  private endHolds(hash: string): void {
+    const h = this.holds.get(hash)
+    if (!h) return
+    this.holds.delete(hash)
+    for (const end of h.ends) {
+      try {
+        end()
+      } catch {
+        // a response that is already gone
+      }
+    }
+  }
+
+  /**
+   * Drops every cached key (after a pub/sub outage, when revocations may have been missed) and
+   * looks up every held key again, ending the holds of those revoked meanwhile.
+   */
   clear(): void {
     this.cache.clear()
     this.byHash.clear()
+    void this.recheckHolds()
+  }
+
+  private async recheckHolds(): Promise<void> {
+    for (const [hash, h] of [...this.holds]) {
+      try {
+        if (!(await this.resolve(h.teamId, hash))) this.endHolds(hash)
+      } catch {
+        // Redis unreachable: the next rebuild checks again
+      }
+    }
   }
 }

@@ -15,7 +15,8 @@ export const ERRORS = {
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
   rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
   semantic_search_disabled: { status: 400, hint: 'Call search without semantic: true; lexical search always works.' },
-  unavailable: { status: 503, hint: 'A backing service is unreachable; retry shortly.' },
+  unavailable: { status: 503, hint: 'A backing service is unreachable; retry after Retry-After seconds (details.retry_after_s).' },
+  store_full: { status: 507, hint: 'The service\'s storage is full: calls that add data are refused until an operator frees memory; reads still work.' },
   internal: { status: 500, hint: 'An unexpected failure; retry, and report it if it persists.' },
 } as const satisfies Record<string, { status: number; hint: string }>
 

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js'
 import { RateLimiter } from '../auth/ratelimit.js'
 import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
+import { toStoreError } from '../store/store.js'
 import { parse } from '../core/validate.js'
 import type { Logger } from '../logger.js'
 import type { Exchange } from './exchange.js'
@@ -25,9 +26,12 @@ export interface DispatchDeps {
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
 
-/** Sends an AppError; 401s carry WWW-Authenticate. */
+/** Sends an AppError; 401s carry WWW-Authenticate, errors with details.retry_after_s a Retry-After. */
 export function sendError(ex: Exchange, err: AppError): void {
-  ex.error(err, err.code === 'unauthorized' ? WWW_AUTHENTICATE : {})
+  const retry = err.details?.retry_after_s
+  const headers: Record<string, string> = err.code === 'unauthorized' ? { ...WWW_AUTHENTICATE } : {}
+  if (typeof retry === 'number') headers['Retry-After'] = String(retry)
+  ex.error(err, headers)
 }
 
 /** Authenticates and rate-limits a request; sets the RateLimit-* headers on `ex`. */
@@ -93,7 +97,9 @@ export function createDispatcher(deps: DispatchDeps) {
         const result = await route.handle(ctx)
         if (result !== undefined) ex.json(route.status ?? 200, result)
         else if (!ex.responded && !ex.aborted) throw new Error(`route ${route.method} ${route.path} returned without responding`)
-      } catch (err) {
+      } catch (caught) {
+        // A Redis failure that is not a bug (unreachable, full) becomes its AppError, logged once per state change by StoreHealth.
+        const err = toStoreError(caught)
         if (err instanceof AppError) sendError(ex, err)
         else if (!ex.aborted) {
           deps.log.error({ err, route: route.path }, 'request failed')

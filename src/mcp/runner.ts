@@ -8,6 +8,7 @@ import { roomFor, type Principal } from '../auth/principal.js'
 import { AppError } from '../core/errors.js'
 import { parse } from '../core/validate.js'
 import type { ServiceNode } from '../node.js'
+import { toStoreError } from '../store/store.js'
 import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
 
 export interface RunOptions {
@@ -57,8 +58,9 @@ export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown,
     if (roomId === undefined) return text(result)
     const { unread, ...rest } = result
     return text({ room_id: roomId, ...rest, unread })
-  } catch (err) {
+  } catch (caught) {
     node.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
+    const err = toStoreError(caught)
     const appErr = err instanceof AppError ? err : undefined
     if (!appErr) node.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()

@@ -8,6 +8,7 @@ import type { Settings } from '../config.js'
 import { AppError, isErrorCode } from '../core/errors.js'
 import { Keys, type RoomRef } from './keys.js'
 import { LoadedScript, type Arg } from './evalsha.js'
+import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
 import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
@@ -57,6 +58,8 @@ export class Store {
   readonly client: RedisClient
   readonly mode: 'standalone' | 'cluster'
   readonly scripts: ReadonlyMap<string, LoadedScript>
+  /** Reachable and full or not, between calls: calls fail at once while Redis is known to be down. */
+  readonly health: StoreHealth
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
@@ -77,6 +80,7 @@ export class Store {
     // print them as unhandled. The node adds its own listener for logs and metrics.
     this.client.on('error', () => undefined)
     this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
+    this.health = new StoreHealth(this.client)
     this.ttlMs = String(settings.roomTtlS * 1000)
     this.touchEvery = String(touchEveryMs(settings.roomTtlS))
     this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
@@ -121,10 +125,12 @@ export class Store {
     if (keys.length !== def.script.numberOfKeys) {
       throw new Error(`script ${script} takes ${def.script.numberOfKeys} keys, given ${keys.length}`)
     }
+    this.health.gate()
     let raw: Buffer | Buffer[]
     try {
       raw = (await (this.viaIoredis ? this.sendDefined(script, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
     } catch (err) {
+      this.health.failed(err instanceof Error ? err.message : String(err))
       throw toStoreError(err)
     }
     const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
@@ -170,6 +176,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.health.stop()
     await this.client.quit().catch(() => this.client.disconnect())
   }
 }
@@ -178,18 +185,30 @@ function isScriptError(r: unknown): r is ScriptError {
   return typeof r === 'object' && r !== null && typeof (r as ScriptError).err === 'string'
 }
 
-function toStoreError(err: unknown): Error {
+/**
+ * The AppError of a Redis failure that is not a bug: `unavailable` (unreachable, failing over,
+ * loading) and `store_full` (a write refused for memory); any other error as it is. Also used
+ * where a call reached Redis without the store (raw reads of listings).
+ */
+export function toStoreError(err: unknown): Error {
+  if (err instanceof AppError) return err
   const message = err instanceof Error ? err.message : String(err)
-  if (/ECONNREFUSED|ETIMEDOUT|Connection is closed|MaxRetriesPerRequest|CLUSTERDOWN|ENOTFOUND|TRYAGAIN/.test(message)) {
-    return new AppError('unavailable', 'Redis is unreachable; retry shortly')
-  }
+  if (isOom(message)) return storeFull()
+  if (isUnreachable(message)) return unavailable()
   return err instanceof Error ? err : new Error(message)
 }
 
 export function createClient(settings: Settings, extra: Partial<RedisOptions> = {}): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
   // Auto-pipelining is off unless asked for: see REDIS_AUTO_PIPELINING in docs/configuration.md.
-  const base: RedisOptions = { enableAutoPipelining: settings.redisAutoPipelining, maxRetriesPerRequest: 3, ...extra }
+  // Reconnect attempts at most 500 ms apart (ioredis' default grows to 2 s): a Redis that is back
+  // is used again within about a second (StoreHealth then needs three good checks).
+  const base: RedisOptions = {
+    enableAutoPipelining: settings.redisAutoPipelining,
+    maxRetriesPerRequest: 3,
+    retryStrategy: (times) => Math.min(times * 50, 500),
+    ...extra,
+  }
   if (mode === 'cluster') {
     return new Cluster(nodes, {
       enableAutoPipelining: settings.redisAutoPipelining,

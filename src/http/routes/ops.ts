@@ -20,12 +20,14 @@ export function opsRoutes(node: ServiceNode): Route[] {
       method: 'GET',
       path: '/ready',
       auth: 'none',
-      summary: 'Readiness: Redis answers and the node is not draining (503 otherwise).',
-      response: z.object({ status: z.enum(['ready', 'unavailable']), redis: z.boolean() }),
+      summary:
+        'Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only while Redis is full (reads work, writes fail with store_full). From the node\'s Redis checks (every 0.5 s, with hysteresis), not a call of its own.',
+      response: z.object({ status: z.enum(['ready', 'read_only', 'unavailable']), redis: z.boolean(), writable: z.boolean() }),
       handle: async ({ ex }) => {
-        const redis = await node.store.ping()
-        const ok = redis && node.lifecycle.accepting
-        ex.json(ok ? 200 : 503, { status: ok ? 'ready' : 'unavailable', redis })
+        const { reachable, full } = node.store.health.state()
+        const ok = reachable && node.lifecycle.accepting
+        const status = !ok ? 'unavailable' : full ? 'read_only' : 'ready'
+        ex.json(ok ? 200 : 503, { status, redis: reachable, writable: reachable && !full })
         return undefined
       },
     },

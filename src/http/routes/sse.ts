@@ -3,7 +3,10 @@
 // A comment every SSE_KEEPALIVE_S keeps proxies from cutting the stream. Last-Event-ID (header,
 // or ?lastEventId= for clients that cannot set it) resumes after that event within retention;
 // events trimmed away meanwhile are announced with an `event: gap` frame {"lost": n}. A consumer
-// that stops reading is dropped after SSE_BUFFER_BYTES wait for it.
+// that stops reading is dropped after SSE_BUFFER_BYTES wait for it. A stream whose key is revoked
+// ends with an `event: revoked` frame carrying the unauthorized error (on every node, with the
+// revocation notice).
+import { revokedError } from '../../auth/keyring.js'
 import { AppError } from '../../core/errors.js'
 import { eventId } from '../../core/fields.js'
 import type { RoomEvent } from '../../core/events.js'
@@ -27,9 +30,10 @@ export function sseRoute(node: ServiceNode): Route {
     auth: 'any',
     tag: 'rooms',
     summary: 'SSE stream of the room\'s new events (text/event-stream). Send Last-Event-ID to resume.',
-    description: 'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history. On shutdown: "event: shutdown" with a retry hint, then the stream ends.',
+    description: 'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history. On shutdown: "event: shutdown" with a retry hint, then the stream ends. When the key is revoked: "event: revoked" with the unauthorized error, then the stream ends.',
     handle: async ({ ex, ...ctx }) => {
       const ref = roomOf({ ex, ...ctx })
+      const principal = ctx.principal!
       const resume = ex.req.headers['last-event-id'] ?? ex.req.query.get('lastEventId') ?? undefined
       if (resume !== undefined && !eventId.safeParse(resume).success) {
         throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', { field: 'Last-Event-ID' })
@@ -52,6 +56,7 @@ export function sseRoute(node: ServiceNode): Route {
         clearInterval(keepalive)
         following.stop?.()
         undrain()
+        unhold()
         node.metrics.sseConnections.dec()
         out.end(last)
       }
@@ -59,6 +64,7 @@ export function sseRoute(node: ServiceNode): Route {
         if (!out.write(': keep-alive\n\n')) close()
       }, node.settings.sseKeepaliveS * 1000)
       const undrain = node.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
+      const unhold = node.keyring.hold(principal, () => close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`))
       ex.onAbort(() => close())
       try {
         following.stop = await node.feeds.follow(

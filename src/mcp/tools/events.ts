@@ -1,6 +1,7 @@
 // Event tools: the append-only feed with a read cursor per agent, and wait_for_events, the
 // long-poll that parks on the node's realtime feed instead of holding a Redis connection.
 import { z } from 'zod'
+import { revokedError } from '../../auth/keyring.js'
 import { parse } from '../../core/validate.js'
 import { tool, type ToolContext, type ToolDef } from '../tool.js'
 
@@ -25,7 +26,8 @@ const data = z.unknown().optional().describe('Small JSON payload')
  * between the look and the park still wakes it. A wake-up that finds nothing (the caller's own
  * event, a deleted one) parks again until the deadline; at the deadline it looks once more, so
  * a lost notice costs latency, never events. Client gone or node draining: returns at once with
- * what it has (nothing) and consumes no more.
+ * what it has (nothing) and consumes no more. Key revoked meanwhile (any node): fails with
+ * unauthorized and consumes no more.
  */
 async function waitForEvents(ctx: ToolContext, input: unknown) {
   const { node, caller, signal } = ctx
@@ -37,6 +39,14 @@ async function waitForEvents(ctx: ToolContext, input: unknown) {
   signal.addEventListener('abort', onStop, { once: true })
   if (signal.aborted) stop.abort()
   const offDrain = node.lifecycle.onDrain(onStop)
+  let revoked = false
+  const unhold = node.keyring.hold(ctx.principal, () => {
+    revoked = true
+    stop.abort()
+  })
+  const live = () => {
+    if (revoked) throw revokedError()
+  }
   let parked = false
   try {
     if (stop.signal.aborted) {
@@ -51,13 +61,15 @@ async function waitForEvents(ctx: ToolContext, input: unknown) {
       try {
         const notice = node.feeds.waitForNotice(caller.room, round.signal, Math.max(0, deadline - Date.now()))
         const r = await events.consume(caller, v.limit)
+        live()
         if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline) return r
         if (!parked) {
           parked = true
           ctx.longRunning()
           node.metrics.parkedWaiters.inc()
         }
-        const woke = await notice // true: an event notice; false: deadline, client gone, or draining
+        const woke = await notice // true: an event notice; false: deadline, client gone, draining or revoked
+        live()
         if (stop.signal.aborted) return r
         if (!woke) return await events.consume(caller, v.limit) // one last look at the deadline
       } finally {
@@ -67,6 +79,7 @@ async function waitForEvents(ctx: ToolContext, input: unknown) {
     }
   } finally {
     if (parked) node.metrics.parkedWaiters.dec()
+    unhold()
     offDrain()
     signal.removeEventListener('abort', onStop)
   }

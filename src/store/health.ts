@@ -1,0 +1,229 @@
+// What a node knows of its Redis between calls: reachable or not, and full (refusing writes for
+// memory) or not. Two sources: the outcome of every call (a connection failure or an OOM reply),
+// and a check every CHECK_MS (PING, CLUSTER INFO, INFO memory). The store consults it before each
+// call, so that once Redis is known to be unreachable a call fails at once with `unavailable`
+// instead of waiting for ioredis' reconnect attempts. State changes are logged once each (not
+// per request), and they change with hysteresis: `down` after two failed checks in a row (or at
+// once when the connection closes), `up` again only after three good checks in a row, so
+// /ready does not flap while a cluster fails over.
+import { Cluster } from 'ioredis'
+import { AppError } from '../core/errors.js'
+import type { RedisClient } from './store.js'
+
+/** How often the node checks its Redis (ms). */
+export const CHECK_MS = 500
+/** Failed checks in a row that make a reachable Redis `down`. */
+const DOWN_AFTER = 2
+/** Good checks in a row that make a `down` Redis `up` again. */
+const UP_AFTER = 3
+/** How long a full Redis is reported full after the last sign of it (an OOM reply, used_memory over maxmemory). */
+const FULL_HOLD_MS = 5000
+/** Seconds a client should wait before retrying a call refused because Redis is unreachable. */
+export const RETRY_AFTER_S = 1
+
+export interface HealthLog {
+  warn(obj: object, msg: string): void
+  info(obj: object, msg: string): void
+}
+
+export interface HealthState {
+  /** Redis answers (standalone: the connection is ready; cluster: the cluster state is ok). */
+  reachable: boolean
+  /** Redis refuses writes for memory (maxmemory reached with noeviction). */
+  full: boolean
+}
+
+const silent: HealthLog = { warn: () => {}, info: () => {} }
+
+/** The error of a call made while Redis is known to be unreachable, or that failed for it. */
+export function unavailable(): AppError {
+  return new AppError('unavailable', `Redis is unreachable; retry in ${RETRY_AFTER_S} s`, { retry_after_s: RETRY_AFTER_S })
+}
+
+/** The error of a write refused because Redis is full. */
+export function storeFull(): AppError {
+  return new AppError('store_full', 'the service\'s storage is full: this call would add data and was refused; reads still work', { retry_after_s: 30 })
+}
+
+/** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection is closed|max retries per request|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY|Too many Cluster redirections|Cluster is not ready|None of startup nodes is available|Failed to refresh slots cache|All sentinels are unreachable|Command timed out|Redis is unreachable/
+
+/** Redis refusing a write for memory ("OOM command not allowed when used memory > 'maxmemory'"). */
+export function isOom(message: string): boolean {
+  return message.startsWith('OOM ') || message.includes('OOM command not allowed')
+}
+
+export function isUnreachable(message: string): boolean {
+  return UNREACHABLE.test(message)
+}
+
+export class StoreHealth {
+  private reachable = true
+  private fullUntil = 0
+  private goodRun = 0
+  private badRun = 0
+  private timer: NodeJS.Timeout | undefined
+  private checking = false
+  private readonly listeners = new Set<(s: HealthState) => void>()
+  private last: HealthState = { reachable: true, full: false }
+  private log: HealthLog = silent
+  private stopped = false
+  /** The standalone connection was ready once: a connection not ready since is a lost one. */
+  private everReady = false
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly checkMs = CHECK_MS,
+  ) {
+    // Standalone: the connection's own state is the fastest signal there is. Until the checks
+    // run (start()), a ready connection is the only way back: a bare Store (tools, tests) has no checks.
+    if (!(client instanceof Cluster)) {
+      this.everReady = client.status === 'ready'
+      client.on('close', () => this.lost('the Redis connection closed'))
+      client.on('end', () => this.lost('the Redis connection ended'))
+      client.on('ready', () => {
+        this.everReady = true
+        if (!this.timer && !this.reachable) {
+          this.reachable = true
+          this.changed()
+        }
+      })
+    }
+  }
+
+  /** Starts the periodic check; state changes are logged to `log`. */
+  start(log: HealthLog = silent): void {
+    this.log = log
+    if (this.timer) return
+    this.timer = setInterval(() => void this.check(), this.checkMs)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  state(): HealthState {
+    return { reachable: this.reachable, full: this.isFull() }
+  }
+
+  /** Calls `fn` on every change of state (after it was logged). */
+  onChange(fn: (s: HealthState) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  /**
+   * Throws `unavailable` at once when Redis is known to be unreachable: the standalone connection
+   * is not ready (ioredis would queue the call until it reconnects or gives up), or the checks say so.
+   */
+  gate(): void {
+    if (!this.reachable) throw unavailable()
+    const c = this.client
+    // The first connection may still be under way: calls wait for it in ioredis' queue as before.
+    if (!(c instanceof Cluster) && this.everReady && c.status !== 'ready') {
+      this.lost(`the Redis connection is ${c.status}`)
+      throw unavailable()
+    }
+  }
+
+  /** A call failed with `message`: counts it as a sign of an unreachable or full Redis when it is one. */
+  failed(message: string): void {
+    if (isOom(message)) this.sawFull()
+    else if (isUnreachable(message) && !(this.client instanceof Cluster)) this.lost(message)
+    // Cluster: one failed call may be one shard in failover; the checks decide for the whole.
+  }
+
+  private sawFull(): void {
+    const was = this.isFull()
+    this.fullUntil = Date.now() + FULL_HOLD_MS
+    if (!was) this.changed()
+  }
+
+  private isFull(): boolean {
+    return this.fullUntil > Date.now()
+  }
+
+  private lost(reason: string): void {
+    this.goodRun = 0
+    if (!this.reachable || this.stopped) return
+    this.reachable = false
+    this.changed(reason)
+  }
+
+  private async check(): Promise<void> {
+    if (this.checking) return
+    this.checking = true
+    try {
+      const mem = await this.probe()
+      if (mem.full) this.sawFull()
+      this.badRun = 0
+      if (!this.reachable && ++this.goodRun >= UP_AFTER) {
+        this.reachable = true
+        this.goodRun = 0
+        this.changed()
+      } else if (this.isFull() !== this.last.full) this.changed()
+    } catch (err) {
+      this.goodRun = 0
+      if (this.reachable && ++this.badRun >= DOWN_AFTER) this.lost(err instanceof Error ? err.message : String(err))
+      else if (this.isFull() !== this.last.full) this.changed()
+    } finally {
+      this.checking = false
+    }
+  }
+
+  /** One check round: resolves with whether a master is full, throws when Redis does not serve. */
+  private async probe(): Promise<{ full: boolean }> {
+    const timeout = Math.max(250, this.checkMs)
+    const c = this.client
+    if (!(c instanceof Cluster)) {
+      if (c.status !== 'ready') throw new Error(`the Redis connection is ${c.status}`)
+      return { full: memoryFull(await within(c.info('memory'), timeout)) }
+    }
+    const masters = c.nodes('master')
+    if (masters.length === 0) throw new Error('no Redis Cluster master is known')
+    const infos = await Promise.allSettled(masters.map((m) => within(m.info('memory'), timeout)))
+    const answered = infos.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled')
+    if (answered.length === 0) throw new Error('no Redis Cluster master answers')
+    // Every master refuses every command while the cluster state is fail (a master lost, not yet
+    // replaced): ask one that answers.
+    const state = await within(masters[infos.indexOf(answered[0]!)]!.cluster('INFO') as Promise<string>, timeout)
+    if (!/cluster_state:ok/.test(state)) throw new Error('the Redis Cluster state is fail (a master is lost and not yet replaced)')
+    return { full: answered.some((r) => memoryFull(r.value)) }
+  }
+
+  private changed(reason?: string): void {
+    const s = this.state()
+    if (s.reachable === this.last.reachable && s.full === this.last.full) return
+    if (s.reachable !== this.last.reachable) {
+      if (s.reachable) this.log.info({}, 'redis reachable again; calls go through')
+      else this.log.warn({ reason }, `redis unreachable; calls fail with unavailable (Retry-After: ${RETRY_AFTER_S}) until it answers again`)
+    }
+    if (s.full !== this.last.full) {
+      if (s.full) this.log.warn({}, 'redis is full (maxmemory, noeviction); writes fail with store_full, reads go on')
+      else this.log.info({}, 'redis has room again; writes go through')
+    }
+    this.last = s
+    for (const fn of [...this.listeners]) fn(s)
+  }
+}
+
+/** Whether an INFO memory reply shows used_memory over a set maxmemory. */
+function memoryFull(info: string): boolean {
+  const used = Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? 0)
+  const max = Number(/^maxmemory:(\d+)/m.exec(info)?.[1] ?? 0)
+  return max > 0 && used > max
+}
+
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,76 @@
+// Redis processes that a fault test (or bench/faults.ts) can kill and start again on the same
+// port and data folder, with the append-only file on, and a log that keeps what a node says.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { pino, type Logger } from 'pino'
+import { freePort, waitForPing } from './redis.js'
+
+export interface KillableRedis {
+  port: number
+  dir: string
+  /** Whether the process runs. */
+  readonly up: boolean
+  /** kill -9 (default) or a clean stop (SIGTERM: Redis writes its AOF and exits). */
+  kill(signal?: NodeJS.Signals): Promise<void>
+  /** Starts it again on the same port and folder (the AOF brings the data back). */
+  start(): Promise<void>
+  /** Stops it and removes its folder. */
+  remove(): Promise<void>
+}
+
+/** A standalone redis-server with AOF (appendfsync `fsync`, default always) in a folder of its own. */
+export async function killableRedis(extra: string[] = [], fsync: 'always' | 'everysec' = 'always'): Promise<KillableRedis> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), `ar-fault-${port}-`))
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', fsync, '--maxmemory-policy', 'noeviction', ...extra]
+  let proc: ChildProcess | undefined
+  const spawnIt = async () => {
+    const p = spawn('redis-server', args, { stdio: 'ignore' })
+    proc = p
+    p.on('exit', () => {
+      if (proc === p) proc = undefined
+    })
+    await waitForPing(port)
+  }
+  await spawnIt()
+  const r: KillableRedis = {
+    port,
+    dir,
+    get up() {
+      return proc !== undefined
+    },
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      const p = proc
+      if (!p) return
+      const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()))
+      p.kill(signal)
+      await exited
+    },
+    start: spawnIt,
+    async remove() {
+      await r.kill()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+  return r
+}
+
+/** A pino logger at `level` that keeps every line (parsed) in `lines`. */
+export function recordingLogger(level = 'info'): { log: Logger; lines: { level: number; msg: string }[] } {
+  const lines: { level: number; msg: string }[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as { level: number; msg: string })
+      done()
+    },
+  })
+  return { log: pino({ level }, sink), lines }
+}
+
+/** Lines of `lines` whose message contains `text`. */
+export function countLines(lines: { msg: string }[], text: string): number {
+  return lines.filter((l) => l.msg.includes(text)).length
+}

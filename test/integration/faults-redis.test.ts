@@ -1,0 +1,139 @@
+// Redis failures as a client sees them (issue 19, defects 2-4), each on Redis processes of the
+// test's own:
+// - Redis killed: calls answer 503 `unavailable` with Retry-After (never 500), the node logs one
+//   line when Redis goes and one when it is back (not one per request), /ready says 503, and the
+//   node serves again once Redis is back, without a restart;
+// - Redis full (maxmemory reached, noeviction): reads work, writes fail with `store_full`, /ready
+//   says read_only;
+// - the team's rate-limit shard down on a cluster: rooms on the other shards keep working.
+import { createRequire } from 'node:module'
+import t from 'tap'
+import { Redis } from 'ioredis'
+import { countLines, killableRedis, recordingLogger } from '../helpers/faults.js'
+import { legacyCall, post, toolReplyOf } from '../helpers/mcp.js'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+import { eventually, sleep } from '../helpers/realtime.js'
+import { startCluster } from '../helpers/redis.js'
+
+const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
+const ACCEPT = { Accept: 'application/json, text/event-stream' }
+
+async function tool(n: TestNode, key: string, name: string, args: Record<string, unknown>) {
+  const r = await post(n, legacyCall(name, args), ACCEPT, { key })
+  return { status: r.status, headers: r.headers, ...(r.status === 200 ? toolReplyOf(r.json) : { isError: true, body: JSON.parse(r.text) as { error?: { code: string } } }) }
+}
+
+async function ready(n: TestNode): Promise<{ status: number; body: { status: string; redis: boolean; writable: boolean } }> {
+  const res = await n.call('/ready')
+  return { status: res.status, body: (await res.json()) as { status: string; redis: boolean; writable: boolean } }
+}
+
+t.test('Redis killed and started again', async (t) => {
+  const redis = await killableRedis()
+  t.teardown(() => redis.remove())
+  const { log, lines } = recordingLogger()
+  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }, { log })
+  const team = await newTeam(n)
+  const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
+  t.equal((await ready(n)).status, 200, '/ready is 200 while Redis runs')
+
+  await redis.kill('SIGKILL')
+  t.ok(await eventually(async () => (await ready(n)).status === 503, 5000), '/ready turns 503')
+  t.match((await ready(n)).body, { status: 'unavailable', redis: false })
+  const statuses = new Set<number>()
+  for (let i = 0; i < 20; i++) {
+    const res = await n.call('/admin/me', { key: team.key })
+    statuses.add(res.status)
+    const body = (await res.json()) as { error?: { code: string; details?: { retry_after_s?: number } } }
+    if (i === 0) {
+      t.equal(res.status, 503, 'GET /admin/me is 503')
+      t.equal(body.error?.code, 'unavailable', 'unavailable')
+      t.equal(res.headers.get('retry-after'), '1', 'with Retry-After: 1')
+      t.equal(body.error?.details?.retry_after_s, 1, 'and details.retry_after_s')
+    }
+  }
+  t.same([...statuses], [503], 'every call while Redis is down is 503')
+  const plan = await tool(n, team.key, 'read_plan', { room_id: room.room_id, agent_id: 'a' })
+  t.ok(plan.isError, 'an MCP call fails')
+  t.equal(plan.body.error?.code, 'unavailable', 'with unavailable')
+  t.equal(countLines(lines, 'redis unreachable'), 1, 'one log line for the outage, not one per request')
+  t.equal(countLines(lines, 'request failed'), 0, 'no request logged as an internal failure')
+
+  await redis.start()
+  t.ok(await eventually(async () => (await ready(n)).status === 200, 10_000), '/ready is 200 again once Redis is back')
+  const me = await n.call('/admin/me', { key: team.key })
+  t.equal(me.status, 200, 'and calls go through, without restarting the node')
+  const after = await tool(n, team.key, 'read_plan', { room_id: room.room_id, agent_id: 'a' })
+  t.notOk(after.isError, 'MCP too, with the data the AOF kept')
+  t.equal(countLines(lines, 'redis reachable again'), 1, 'one log line for the recovery')
+})
+
+t.test('Redis full: reads work, writes fail with store_full', async (t) => {
+  const redis = await killableRedis()
+  t.teardown(() => redis.remove())
+  const raw = new Redis(redis.port, '127.0.0.1')
+  t.teardown(() => raw.quit())
+  // A short room TTL makes the reads below due to refresh it (every tenth of the TTL: 2 s), a
+  // write of its own that a full Redis refuses.
+  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, roomTtlS: 20 })
+  const team = await newTeam(n)
+  const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
+  const args = { room_id: room.room_id, agent_id: 'a' }
+  t.notOk((await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'before' })).isError, 'a write works before')
+
+  const used = Number(/used_memory:(\d+)/.exec(await raw.info('memory'))![1])
+  await raw.config('SET', 'maxmemory', String(used - 1024))
+  t.teardown(() => raw.config('SET', 'maxmemory', '0'))
+  await sleep(2100)
+
+  t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'GET /admin/me works')
+  t.equal((await n.call(`/room/${room.room_id}`, { key: team.key })).status, 200, 'GET /room/:id works')
+  const plan = await tool(n, team.key, 'read_plan', args)
+  t.notOk(plan.isError, 'read_plan works')
+  t.notOk((await tool(n, team.key, 'read_events', args)).isError, 'read_events works')
+  const posted = await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'refused' })
+  t.ok(posted.isError, 'post_event fails')
+  t.equal(posted.body.error?.code, 'store_full', 'with store_full')
+  const created = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId: 'when-full' } })
+  t.equal(created.status, 507, 'POST /admin/rooms is 507')
+  t.match(await created.json(), { error: { code: 'store_full' } })
+  t.ok(await eventually(async () => (await ready(n)).body.status === 'read_only', 5000), '/ready says read_only')
+  t.match(await ready(n), { status: 200, body: { redis: true, writable: false } }, 'still 200: reads are served')
+
+  await raw.config('SET', 'maxmemory', '0')
+  t.notOk((await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'after' })).isError, 'writes work again once there is room')
+  t.ok(await eventually(async () => (await ready(n)).body.status === 'ready', 10_000), '/ready is ready again')
+})
+
+t.test('cluster: the team\'s rate-limit shard down, a room on another shard keeps working', async (t) => {
+  const cluster = await startCluster(3, 0)
+  t.teardown(() => cluster.stop())
+  const admins = cluster.nodes.map((p) => new Redis(p.port, '127.0.0.1').on('error', () => undefined))
+  t.teardown(() => Promise.all(admins.map((a) => a.quit())))
+  // Other shards keep serving while one has no master (no replica here to take over).
+  await Promise.all(admins.map((a) => a.config('SET', 'cluster-require-full-coverage', 'no')))
+  const { log, lines } = recordingLogger()
+  const n = await startNode(t, 'cluster', { redisClusterNodes: cluster.seeds, redisUrl: undefined }, { log })
+  const team = await newTeam(n)
+  const slots = (await admins[0]!.cluster('SLOTS')) as unknown as [number, number, [string, number]][]
+  const portOf = (slot: number) => slots.find(([lo, hi]) => slot >= lo && slot <= hi)![2][1]
+  const teamPort = portOf(slotOf(n.node.store.keys.team(team.teamId).rate))
+  let roomId = ''
+  for (let i = 0; ; i++) {
+    roomId = `far-${i}`
+    if (portOf(slotOf(n.node.store.keys.room({ teamId: team.teamId, roomId }).meta)) !== teamPort) break
+  }
+  await n.node.core.rooms.create(team.teamId, { room_id: roomId, template: 'blank' }, 'test')
+  const args = { room_id: roomId, agent_id: 'a' }
+  t.notOk((await tool(n, team.key, 'read_plan', args)).isError, 'the room works, and the node has verified the key')
+
+  await cluster.nodes.find((p) => p.port === teamPort)!.proc.kill('SIGKILL')
+  let ok = 0
+  for (let i = 0; i < 5; i++) {
+    const r = await tool(n, team.key, 'post_event', { ...args, type: 'status', text: `during ${i}` })
+    if (!r.isError) ok++
+    else t.comment(`call ${i}: ${JSON.stringify(r.body.error)}`)
+  }
+  t.equal(ok, 5, 'calls to the room on a healthy shard go through while the team\'s shard is down')
+  t.equal(countLines(lines, 'rate limit store failed'), 1, 'the limit turning off is logged once')
+})
