@@ -17,7 +17,7 @@ import { newSecret } from './signing.js'
 export const EVENT_FILTER_MAX = 20
 
 export const webhookSchemas = {
-  create: z.object({
+  create: z.strictObject({
     url: z
       .string()
       .max(URL_MAX, `must be at most ${URL_MAX} characters`)

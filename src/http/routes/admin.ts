@@ -31,12 +31,12 @@ const inviteView = z.object({
 })
 
 export const adminSchemas = {
-  createRoom: z.object({
+  createRoom: z.strictObject({
     roomId: roomIdField.optional().describe('Room id within the team; generated when omitted'),
     name: label(100).optional(),
     template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
   }),
-  listRooms: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
+  listRooms: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
   mint: teamSchemas.mint,
 }
 

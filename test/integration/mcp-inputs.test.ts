@@ -1,0 +1,37 @@
+// Inputs MCP must refuse clearly (issue 19, defect 6), on a real node over standalone Redis:
+// unknown arguments named, `data` nested 10,000 levels deep refused with the depth limit (not a
+// stack overflow answered as `internal`), and nothing posted by a refused call.
+import t from 'tap'
+import { legacyCall, post, toolReplyOf } from '../helpers/mcp.js'
+import { newTeam, startNode } from '../helpers/node.js'
+
+t.test('inputs over MCP (standalone)', async (t) => {
+  const n = await startNode(t, 'standalone')
+  const { key, teamId } = await newTeam(n)
+  const { room } = await n.node.core.rooms.create(teamId, {}, 'test')
+  const roomId = room.room_id
+  const ref = { room: { teamId, roomId } }
+  const call = async (tool: string, args: Record<string, unknown>) => toolReplyOf((await post(n, legacyCall(tool, { room_id: roomId, agent_id: 'ann', ...args }), {}, { key })).json)
+  const eventCount = async () => (await n.node.core.events.read({ ...ref, agent: 'reader' }, { limit: 100 })).events.length
+
+  await t.test('an unknown argument is named, with the known ones', async (t) => {
+    const r = await call('post_event', { type: 'status', text: 'x', dta: { a: 1 } })
+    t.ok(r.isError)
+    t.match(r.body.error, { code: 'invalid_request', message: /^dta: unknown field; known fields: room_id, agent_id, type, text, data/, details: { field: 'dta' } })
+    t.equal(await eventCount(), 0, 'nothing posted')
+  })
+
+  await t.test('data nested 10,000 levels deep is refused with the limit', async (t) => {
+    // Written out by hand: JSON.stringify itself would overflow the stack on such a value.
+    const data = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_event","arguments":{"room_id":"${roomId}","agent_id":"ann","type":"status","text":"deep","data":${data}}}}`
+    const r = toolReplyOf((await post(n, body, {}, { key })).json)
+    t.ok(r.isError)
+    t.match(r.body.error, { code: 'too_large', message: 'data: nested more than 32 levels deep; the limit is 32 levels', details: { field: 'data', limit: 32 } })
+    let ok: unknown = 1
+    for (let i = 0; i < 31; i++) ok = [ok]
+    const fine = await call('post_event', { type: 'status', text: 'deep enough', data: ok })
+    t.notOk(fine.isError, '32 levels below the arguments are accepted')
+    t.equal(await eventCount(), 1, 'only the accepted one was posted')
+  })
+})
