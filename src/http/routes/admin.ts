@@ -110,6 +110,9 @@ export function adminRoutes(node: ServiceNode): Route[] {
           .catch((err: unknown) => {
             // The core names its fields in MCP terms; this API says roomId.
             if (err instanceof AppError && err.details?.field === 'room_id') throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
+            if (err instanceof AppError && err.details?.field === 'idempotency_key') {
+              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), { ...err.details, field: 'Idempotency-Key' })
+            }
             throw err
           })
         return { room: roomToView(room) }
