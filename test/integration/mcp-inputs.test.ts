@@ -60,4 +60,31 @@ t.test('inputs over MCP (standalone)', async (t) => {
     t.equal(other.status, 409)
     t.match(await other.json(), { error: { code: 'conflict', message: /^Idempotency-Key "room-once" was already used with other arguments/, details: { field: 'Idempotency-Key' } } })
   })
+
+  await t.test('a negative order is refused', async (t) => {
+    for (const [tool, args] of [
+      ['add_task', { title: 'neg', order: -1 }],
+      ['set_task_priority', { task_id: 't1', order: -5 }],
+    ] as const) {
+      const r = await call(tool, args)
+      t.match(r.body.error, { code: 'invalid_request', details: { field: 'order' } }, `${tool}: order below 0`)
+    }
+    t.notOk((await call('add_task', { title: 'zero', order: 0 })).isError, 'order 0 is fine')
+  })
+
+  await t.test('agent ids and names with a lone surrogate are refused, so distinct ids never collapse', async (t) => {
+    // Sent as JSON escapes: three ids that UTF-8 encoding would all turn into "a\ufffd".
+    const raw = (tool: string, args: string) =>
+      post(n, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":{"room_id":"${roomId}",${args}}}}`, {}, { key })
+    for (const id of ['a\\ud800', 'a\\udc00', 'a\\udfff']) {
+      const r = toolReplyOf((await raw('acquire_lock', `"agent_id":"${id}","name":"deploy"`)).json)
+      t.match(r.body.error, { code: 'invalid_request', message: /^agent_id: must be well-formed Unicode/, details: { field: 'agent_id' } }, `agent_id ${id}`)
+    }
+    const lock = toolReplyOf((await raw('acquire_lock', '"agent_id":"ann","name":"dep\\ud800loy"')).json)
+    t.match(lock.body.error, { code: 'invalid_request', details: { field: 'name' } }, 'a lock name too')
+    const paired = toolReplyOf((await raw('acquire_lock', '"agent_id":"a\\ud83d\\ude00","name":"deploy"')).json)
+    t.notOk(paired.isError, 'a surrogate pair (an emoji) is a fine id')
+    const assign = await call('add_task', { title: 'x', assignee: 'b\ud800' })
+    t.match(assign.body.error, { code: 'invalid_request', details: { field: 'assignee' } }, 'an assignee too')
+  })
 })
