@@ -87,4 +87,46 @@ t.test('inputs over MCP (standalone)', async (t) => {
     const assign = await call('add_task', { title: 'x', assignee: 'b\ud800' })
     t.match(assign.body.error, { code: 'invalid_request', details: { field: 'assignee' } }, 'an assignee too')
   })
+
+  await t.test('tools/call without a name answers one clear line', async (t) => {
+    for (const [params, field] of [
+      [{ arguments: {} }, /params\.name is required/],
+      [{ name: 7 }, /params\.name is required/],
+      [{ name: 'read_plan', arguments: [] }, /params\.arguments must be an object/],
+    ] as const) {
+      const r = await post(n, { jsonrpc: '2.0', id: 5, method: 'tools/call', params }, {}, { key })
+      const error = r.json?.error as { code: number; message: string }
+      t.equal(error.code, -32602, `${JSON.stringify(params)}: Invalid params`)
+      t.match(error.message, field)
+      t.notOk(error.message.includes('\n'), 'on one line')
+      t.equal(r.json?.id, 5)
+    }
+  })
+
+  await t.test('a bad MCP-Protocol-Version lists every revision served, 2026-07-28 included', async (t) => {
+    const r = await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'MCP-Protocol-Version': '2024-10-07' }, { key })
+    t.equal(r.status, 400)
+    const error = r.json?.error as { message: string; data: { supported: string[] } }
+    t.match(error.message, /supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/)
+    // Each listed initialize-era revision is really served: initialize negotiates it, and the header is taken afterwards.
+    for (const version of error.data.supported.filter((v) => v !== '2026-07-28')) {
+      const init = await post(n, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'v', version: '1' } } }, {}, { key })
+      t.equal((init.json?.result as { protocolVersion?: string } | undefined)?.protocolVersion, version, `initialize negotiates ${version}`)
+      const list = await post(n, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'MCP-Protocol-Version': version }, { key })
+      t.equal(list.status, 200, `tools/list with MCP-Protocol-Version: ${version}`)
+    }
+  })
+
+  await t.test("an invite key's tools/list omits the team tools it can never call", async (t) => {
+    const res = await n.call(`/admin/rooms/${roomId}/invite`, { method: 'POST', key, json: {} })
+    const invite = ((await res.json()) as { key: string }).key
+    const names = async (k: string, path = '/mcp') => ((await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, { key: k, path })).json?.result as { tools: { name: string }[] }).tools.map((x) => x.name)
+    const team = await names(key)
+    const teamTools = n.node.mcp.lists.full.tools.map((x) => x.name).filter((x) => ['list_rooms', 'list_templates', 'create_room_from_template'].includes(x))
+    t.equal(teamTools.length, 3, 'the three team tools exist')
+    for (const x of teamTools) t.ok(team.includes(x), `a team key sees ${x}`)
+    const invited = await names(invite)
+    t.same(invited, team.filter((x) => !teamTools.includes(x)), 'an invite key sees every room tool and no team tool')
+    t.same(await names(invite, '/mcp?profile=core'), (await names(key, '/mcp?profile=core')).filter((x) => !teamTools.includes(x)), 'in the core profile too')
+  })
 })
