@@ -17,7 +17,7 @@ local k = roomKeys()
 if redis.call('EXISTS', k.meta) == 1 then
   -- A retry of this very creation (same idempotency key) gets the first reply.
   local prev = ARGV[2] ~= '' and redis.call('HGET', k.idem, ARGV[2])
-  if prev and string.sub(prev, 1, 11) == 'createRoom\n' then return string.sub(prev, 12) end
+  if prev then return idemReplay('createRoom', '', ARGV[2], prev) end
   return fail('conflict', 'a room with this id already exists in this team', { field = 'room_id' })
 end
 -- A room whose meta key expired may leave other keys that expire a moment later: start clean.

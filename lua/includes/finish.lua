@@ -1,4 +1,5 @@
 --- @include "includes/unreadCount"
+--- @include "includes/idem"
 -- Ends a room script: adds the caller's unread count, refreshes TTLs (every room key when the
 -- touch interval has passed, otherwise only the keys this call wrote), stores the reply of a
 -- mutation under its idempotency key, and returns the packed reply.
@@ -19,7 +20,7 @@ local function finish(R, res)
   end
   local packed = cmsgpack.pack(res)
   if R.idem ~= '' and R.mutated then
-    redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. packed)
+    redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. idemStamp(R.agent) .. packed)
     redis.call('ZADD', R.k.idemt, R.now, R.idem)
     local old = redis.call('ZRANGEBYSCORE', R.k.idemt, '-inf', R.now - tonumber(R.idemTtl), 'LIMIT', 0, 50)
     if #old > 0 then

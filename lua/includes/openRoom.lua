@@ -1,11 +1,12 @@
 --- @include "includes/roomKeys"
 --- @include "includes/fail"
 --- @include "includes/notify"
+--- @include "includes/idem"
 -- Common prelude of every room script. ARGV[1] agent id ('' = none), ARGV[2] idempotency key
 -- ('' = none), ARGV[3] room TTL (ms), ARGV[4] touch interval (ms), ARGV[5] '1' when the call
 -- counts as activity, ARGV[6] idempotency TTL (ms). Op arguments start at ARGV[7].
 -- Returns R, or nil and a reply to return at once: not_found for a missing room, or the stored
--- result of an earlier call with the same idempotency key.
+-- result of an earlier call with the same idempotency key (or a conflict: includes/idem).
 local function openRoom(op)
   local t = redis.call('TIME')
   -- ttl, touchEvery and idemTtl stay the strings they came as: ttl only goes back to Redis
@@ -30,14 +31,7 @@ local function openRoom(op)
   R.existing = R.k.meta
   if R.idem ~= '' then
     local prev = redis.call('HGET', R.k.idem, R.idem)
-    if prev then
-      local sep = string.find(prev, '\n', 1, true)
-      if string.sub(prev, 1, sep - 1) ~= op then
-        return nil, fail('conflict', 'idempotency_key was already used for ' .. string.sub(prev, 1, sep - 1),
-          { field = 'idempotency_key' })
-      end
-      return nil, string.sub(prev, sep + 1)
-    end
+    if prev then return nil, idemReplay(op, R.agent, R.idem, prev) end
   end
   return R
 end

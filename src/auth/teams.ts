@@ -51,8 +51,8 @@ export const label = (max: number) =>
     .transform((v) => v.trim())
 
 export const teamSchemas = {
-  createTeam: z.object({ teamId: teamIdField.optional(), name: label(100) }),
-  mint: z.object({ label: label(100).optional() }),
+  createTeam: z.strictObject({ teamId: teamIdField.optional(), name: label(100) }),
+  mint: z.strictObject({ label: label(100).optional() }),
 }
 
 interface StoredCredential {

@@ -5,7 +5,7 @@ import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
-import { requireAgent, taskId, type Caller } from './fields.js'
+import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
 
@@ -33,8 +33,7 @@ const pack = (v: unknown) => Buffer.from(encode(v))
 
 export function planSchemas(s: Settings) {
   const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
-  const order = z.number().int().min(-1_000_000_000).max(1_000_000_000)
-  const assignee = z.string().max(128, 'must be at most 128 characters')
+  const order = z.number().int().min(0, 'must be 0 or more').max(1_000_000_000, 'must be at most 1000000000')
   return {
     addTask: z.object({
       title,

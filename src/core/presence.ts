@@ -69,11 +69,15 @@ export class Presence {
     return out
   }
 
-  /** The caller leaves the room (leave_room): presence cleared, an `agent_left` event posted. */
+  /**
+   * The caller leaves the room (leave_room): presence cleared, an `agent_left` event posted. An
+   * agent that was not present leaves nothing behind: left false, no event.
+   */
   async leave(c: Caller, input: unknown = {}) {
     requireAgent(c)
     parse(presenceSchemas.leave, input)
     const r = await this.store.room('leaveRoom', c.room, callOptions(c), [this.settings.eventsRetained, this.ttlMs])
+    if (!r.left) return { left: false, was_online: false, unread: r.unread }
     return { left: true, was_online: r.was_online as boolean, event: eventFromReply(r.event), unread: r.unread }
   }
 }

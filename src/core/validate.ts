@@ -1,8 +1,16 @@
 // Input validation for the domain core. Every operation parses its input with a zod schema; the
 // first problem becomes an AppError that names the field: `invalid_request`, or `too_large` for a
-// size limit (with the limit and the size sent).
+// size limit (with the limit and the size sent). An argument the schema does not know is named
+// (strict objects), and input nested deeper than MAX_DEPTH is refused before zod walks it.
 import { z } from 'zod'
 import { AppError, tooLarge } from './errors.js'
+
+/**
+ * How many levels below the input (the tool's arguments, a request body) an object or array may
+ * sit. zod validates recursively, so ~10,000 levels would overflow the stack; no field of this
+ * service needs more than a few (event `data` is free-form JSON, and 32 levels is plenty).
+ */
+export const MAX_DEPTH = 32
 
 interface SizeParams {
   tooLarge: true
@@ -16,10 +24,39 @@ function fieldName(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('')
 }
 
-/** Parses `input`, or throws an AppError naming the first bad field. */
+/**
+ * The path of the first value nested deeper than `max` levels, or undefined. Iterative, so a
+ * hostile depth cannot overflow the stack here either.
+ */
+export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey[] | undefined {
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }]
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!
+    if (typeof value !== 'object' || value === null) continue
+    if (path.length > max) return path
+    if (Array.isArray(value)) value.forEach((v, i) => stack.push({ value: v, path: [...path, i] }))
+    else for (const [k, v] of Object.entries(value)) stack.push({ value: v, path: [...path, k] })
+  }
+  return undefined
+}
+
+/** Parses `input` (undefined reads as {}), or throws an AppError naming the first bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const r = schema.safeParse(input ?? {})
+  const deep = tooDeep(input)
+  if (deep) {
+    const field = fieldName(deep.slice(0, 1))
+    throw new AppError('too_large', `${field}: nested more than ${MAX_DEPTH} levels deep; the limit is ${MAX_DEPTH} levels`, { field, limit: MAX_DEPTH, unit: 'levels' })
+  }
+  const r = schema.safeParse(input === undefined ? {} : input)
   if (r.success) return r.data
+  // A misspelt field also makes the field meant missing: naming the unknown one says more.
+  const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys')
+  if (unknown) {
+    const field = fieldName([...unknown.path, unknown.keys[0]!])
+    const known = unknown.path.length === 0 && schema instanceof z.ZodObject ? Object.keys(schema.shape as object) : []
+    const expected = known.length > 0 ? `; known fields: ${known.join(', ')}` : ''
+    throw new AppError('invalid_request', `${field}: unknown field${expected}`, { field })
+  }
   const issue = r.error.issues[0]!
   const field = fieldName(issue.path)
   const params = (issue as { params?: SizeParams }).params

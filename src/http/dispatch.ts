@@ -90,7 +90,7 @@ export function createDispatcher(deps: DispatchDeps) {
         let body: unknown
         if (kind === 'json') {
           body = parseJson(raw)
-          if (route.body) body = parse(route.body, body)
+          if (route.body) body = parse(route.body, jsonObject(body))
         }
         const query = route.query ? parse(route.query, Object.fromEntries(ex.req.query)) : undefined
         const ctx: Ctx = { ex, params, body, raw, principal, query }
@@ -110,6 +110,13 @@ export function createDispatcher(deps: DispatchDeps) {
       }
     })()
   }
+}
+
+/** A body a route validates must be a JSON object (`null`, arrays and scalars are refused). */
+function jsonObject(body: unknown): unknown {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body
+  const got = body === null ? 'null' : Array.isArray(body) ? 'an array' : `a ${typeof body}`
+  throw new AppError('invalid_request', `body: must be a JSON object, got ${got}`, { field: 'body' })
 }
 
 /** An empty body is `{}`; anything else must be JSON. */

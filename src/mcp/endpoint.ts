@@ -26,7 +26,10 @@ export interface EndpointHost {
   readonly serverInfo: era.Implementation
   readonly capabilities: era.JsonObject
   readonly instructions?: string
-  /** Answers a request without the SDK server when it can (McpHost: plain tools/call), else undefined. */
+  /**
+   * Answers a request without the SDK server when it can (McpHost: plain tools/call), else
+   * undefined. A rejection carrying a numeric `code` is answered as that JSON-RPC error.
+   */
   fastCall?(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<unknown> | undefined
 }
 
@@ -213,8 +216,16 @@ export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonym
     const abort = lazyAbort(ex)
     const fast = host.fastCall?.(message as { method: string; params?: unknown }, data, abort)
     if (fast) {
-      const result = await fast
-      if (!ex.aborted) out.reply({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage)
+      let reply: JSONRPCMessage
+      try {
+        reply = { jsonrpc: '2.0', id: message.id, result: await fast } as JSONRPCMessage
+      } catch (err) {
+        // A JSON-RPC error the host chose (a malformed tools/call); anything else is a bug.
+        const code = (err as { code?: unknown }).code
+        if (typeof code !== 'number') throw err
+        reply = { jsonrpc: '2.0', id: message.id, error: { code, message: (err as Error).message } } as JSONRPCMessage
+      }
+      if (!ex.aborted) out.reply(reply)
       return undefined
     }
     await new Promise<void>((resolve) => {

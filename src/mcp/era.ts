@@ -403,7 +403,10 @@ export function validateStandardHeaders(req: Omit<InboundRequest, 'body' | 'http
 function legacyVersionGate(req: InboundRequest, route: LegacyRoute): Route {
   const header = req.protocolVersionHeader
   if (route.reason === 'initialize' || header === undefined || LEGACY_REVISIONS.includes(header)) return route
-  return reject('legacy-unsupported-version-header', 400, ERROR.transport, `Bad Request: Unsupported protocol version: ${header} (supported versions: ${LEGACY_REVISIONS.join(', ')})`, undefined, echoId(req.body))
+  // Every revision this endpoint speaks, newest first: a client told only the legacy ones would
+  // never learn that 2026-07-28 is served too.
+  const supported = [...MODERN_REVISIONS, ...LEGACY_REVISIONS]
+  return reject('legacy-unsupported-version-header', 400, ERROR.transport, `Bad Request: Unsupported protocol version: ${header} (supported versions: ${supported.join(', ')})`, { supported, requested: header }, echoId(req.body))
 }
 
 // ---- after classification: dispatch, results, statuses ----

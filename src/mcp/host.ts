@@ -65,20 +65,23 @@ export class McpHost implements EndpointHost {
   readonly capabilities = { tools: { listChanged: false } }
   readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef>
-  /** tools/list results, built once per profile. */
+  /** tools/list results, built once per profile, for team keys and for room invite keys. */
   readonly lists: Record<Profile, { tools: Tool[] }>
+  readonly inviteLists: Record<Profile, { tools: Tool[] }>
 
   constructor(private readonly node: ServiceNode) {
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
-    this.lists = {
-      full: { tools: ALL_TOOLS.map(listEntry) },
-      core: { tools: ALL_TOOLS.filter((t) => CORE_TOOL_NAMES.includes(t.name)).map(listEntry) },
-    }
+    const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
+    const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
+    const entries = (l: typeof full, invite: boolean) => ({ tools: l.filter(({ def }) => !invite || def.scope !== 'team').map(({ entry }) => entry) })
+    this.lists = { full: entries(full, false), core: entries(core, false) }
+    // An invite key reaches one room: the team tools it could never call are not listed to it.
+    this.inviteLists = { full: entries(full, true), core: entries(core, true) }
     this.server = new Server(SERVER_INFO, { capabilities: this.capabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
       if (!ListToolsRequestSchema.safeParse(req).success) throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
-      return this.lists[data?.profile ?? 'full']
+      return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       const req = request as unknown as CallToolRequest // checked against CallToolRequestSchema by Server's tools/call wrapper (-32602)
@@ -104,9 +107,11 @@ export class McpHost implements EndpointHost {
   fastCall(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<CallToolResult> | undefined {
     if (message.method !== 'tools/call') return undefined
     const params = message.params
-    if (!isPlainObject(params)) return undefined
+    // The SDK would answer these with a multi-line zod dump: one line naming the field instead.
+    if (!isPlainObject(params)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params {name, arguments}'))
     const { name, arguments: args, _meta: meta } = params
-    if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined
+    if (typeof name !== 'string') return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)'))
+    if (args !== undefined && !isPlainObject(args)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object'))
     if (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined)) return undefined
     for (const k in params) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return undefined
     const def = this.tools.get(name)

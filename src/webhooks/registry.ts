@@ -25,12 +25,14 @@ export const ROTATION_OVERLAP_S = 24 * 3600
 export const ROTATION_OVERLAP_MAX_S = 7 * 24 * 3600
 
 export const webhookSchemas = {
-  create: z.object({
+  create: z.strictObject({
     url: z
       .string()
       .max(URL_MAX, `must be at most ${URL_MAX} characters`)
-      .regex(/^https:\/\//, 'must be an https:// URL: webhooks are only sent over TLS')
-      .regex(/^https:\/\/[^@/?#\s]+(?:[/?][^#\s]*)?$/, 'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces')
+      // The scheme in any case (URL schemes are case-insensitive; it is stored lowercased), spelt
+      // out rather than with the i flag so the OpenAPI pattern says the same.
+      .regex(/^[Hh][Tt][Tt][Pp][Ss]:\/\//, 'must be an https:// URL: webhooks are only sent over TLS')
+      .regex(/^[Hh][Tt][Tt][Pp][Ss]:\/\/[^@/?#\s]+(?:[/?][^#\s]*)?$/, 'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces')
       .describe('The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 url_refused)'),
     description: z
       .string()

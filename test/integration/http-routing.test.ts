@@ -82,11 +82,38 @@ for (const backend of BACKENDS) {
 
     t.test('a JSON body that is not an object is refused', async (t) => {
       for (const r of jsonRoutes.filter((r) => r.body)) {
-        for (const bad of ['[]', '"text"', '42', 'true']) {
+        for (const bad of ['null', '[]', '"text"', '42', 'true']) {
           const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, body: bad, headers: { 'Content-Type': 'application/json' } })
-          await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${bad}`)
+          const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${bad}`)
+          t.match(err, { message: /^body: must be a JSON object/, details: { field: 'body' } }, `${r.method} ${r.path} with ${bad}: names the body`)
         }
       }
+      t.equal((await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length, 1, 'a null body created no room')
+    })
+
+    t.test('an unknown or misspelt field is refused by name, and changes nothing', async (t) => {
+      for (const r of jsonRoutes.filter((r) => r.body)) {
+        const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, json: { zz_unknown: 1 } })
+        const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with zz_unknown`)
+        t.match(err, { message: /^zz_unknown: unknown field; known fields: /, details: { field: 'zz_unknown' } }, `${r.method} ${r.path}: names it`)
+      }
+      const rooms = async () => (await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length
+      const keys = async () => (await n.node.teams.listKeys(team.teamId)).length
+      const [roomsBefore, keysBefore] = [await rooms(), await keys()]
+      const misspelt = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomid: 'x', templat: 'web-app' } })
+      t.match(await errorBody(t, misspelt, 400, 'invalid_request', 'roomid'), { message: /^roomid: unknown field; known fields: roomId, name, template$/ })
+      const lable = await n.call('/admin/keys', { method: 'POST', key: team.key, json: { lable: 'x' } })
+      t.match(await errorBody(t, lable, 400, 'invalid_request', 'lable'), { details: { field: 'lable' } })
+      const query = await n.call('/admin/rooms?limt=5', { key: team.key })
+      t.match(await errorBody(t, query, 400, 'invalid_request', 'limt'), { details: { field: 'limt' } }, 'a misspelt query parameter too')
+      t.same([await rooms(), await keys()], [roomsBefore, keysBefore], 'no room created, no key minted')
+    })
+
+    t.test('a body nested deeper than the limit is refused with the limit, not a crash', async (t) => {
+      const deep = '{"name":' + '['.repeat(1000) + ']'.repeat(1000) + '}'
+      const res = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: deep })
+      const err = await errorBody(t, res, 413, 'too_large', '1,000 levels')
+      t.match(err, { message: /^name: nested more than 32 levels deep; the limit is 32 levels$/, details: { field: 'name', limit: 32 } })
     })
 
     t.test('a body over the limit is 413, with or without Content-Length', async (t) => {

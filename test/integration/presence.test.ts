@@ -102,7 +102,7 @@ for (const backend of BACKENDS) {
       t.equal(left.left, true)
       t.equal(left.was_online, true)
       t.match(left.event, { type: 'agent_left', agent_id: 'alice', text: 'alice left the room' })
-      t.match(left.event.id, /^\d+-1$/)
+      t.match(left.event!.id, /^\d+-1$/)
       t.same(
         (await presence.list(room.as('bob'), { include_offline: true })).online.map((e) => e.agent_id),
         ['bob'],
@@ -114,11 +114,13 @@ for (const backend of BACKENDS) {
         [['agent_left', 'alice']],
       )
       const again = await presence.leave(room.as('alice'))
-      t.equal(again.was_online, false, 'leaving again still posts, but says it was not online')
-      t.equal((await events.read(room.as('bob'))).events.length, 2)
+      t.same({ left: again.left, was_online: again.was_online, event: 'event' in again }, { left: false, was_online: false, event: false }, 'leaving again posts nothing')
+      const never = await presence.leave(room.as('nobody'))
+      t.equal(never.left, false, 'an agent never present posts nothing')
+      t.equal((await events.read(room.as('bob'))).events.length, 1, 'one agent_left in all')
       const start = Date.now()
       while (got.length < 2 && Date.now() - start < 3000) await sleep(20)
-      t.match(got[0], { k: 'presence', op: 'offline', agent: 'alice', type: 'agent_left', event_id: left.event.id })
+      t.match(got[0], { k: 'presence', op: 'offline', agent: 'alice', type: 'agent_left', event_id: left.event!.id })
       await t.rejects(presence.leave(room.as()), { code: 'invalid_request', details: { field: 'agent_id' } })
     })
   })

@@ -89,6 +89,7 @@ t.test('webhooks', async (t) => {
       const roomId = await room(s)
       const first = await post(s, roomId, 'hello')
       await post(s, roomId, 'with data', { data: { n: 1, tags: ['a'] }, reply_to: first.event.id })
+      await s.n.node.core.presence.heartbeat({ room: { teamId: s.teamId, roomId }, agent: 'bob' })
       await s.n.node.core.presence.leave({ room: { teamId: s.teamId, roomId }, agent: 'bob' })
       await waitFor(() => rx.received.length >= 3, 5000, '3 deliveries')
 

@@ -93,7 +93,8 @@ t.test('legacy requests: no claim, no modern header', async (t) => {
   }
   t.same(classify({ httpMethod: 'POST', body: request('ping', { _meta: { progressToken: 1, other: 'x' } }) }), { kind: 'legacy', reason: 'no-claim' }, 'other _meta keys are no claim')
   const r = rejected(t, classify({ httpMethod: 'POST', protocolVersionHeader: '2024-10-07', body: request('tools/list') }), 400, -32000, 'legacy-unsupported-version-header')
-  t.match(r.error.message, /Unsupported protocol version: 2024-10-07 \(supported versions: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)/)
+  t.match(r.error.message, /Unsupported protocol version: 2024-10-07 \(supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/)
+  t.same(r.error.data, { supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'], requested: '2024-10-07' }, 'and as data')
   t.equal(r.id, 7)
 })
 

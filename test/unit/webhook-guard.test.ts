@@ -2,6 +2,7 @@
 // rules of a webhook URL. The integration tests (webhook-ssrf) drive the same checks through nodes.
 import t from 'tap'
 import { parseTargetUrl, refusalOf, resolveTarget, TargetError } from '../../src/webhooks/guard.js'
+import { webhookSchemas } from '../../src/webhooks/registry.js'
 
 t.test('private, loopback, link-local, multicast, metadata and reserved addresses are refused', async (t) => {
   const refused: [string, RegExp][] = [
@@ -50,6 +51,12 @@ t.test('the test-only loopback allowance lets loopback through and nothing else'
 
 t.test('webhook URLs: https only, no credentials, no fragment, bounded', async (t) => {
   t.equal(parseTargetUrl('https://hooks.example.com:8443/in?x=1').href, 'https://hooks.example.com:8443/in?x=1')
+  for (const scheme of ['HTTPS', 'Https', 'hTTpS']) {
+    const url = `${scheme}://hooks.example.com/in`
+    t.ok(webhookSchemas.create.safeParse({ url }).success, `the body schema takes ${scheme}:// (schemes are case-insensitive)`)
+    t.equal(parseTargetUrl(url).href, 'https://hooks.example.com/in', 'and it is kept lowercased')
+  }
+  t.notOk(webhookSchemas.create.safeParse({ url: 'HTTP://hooks.example.com/in' }).success, 'HTTP:// is still refused')
   const bad: [string, RegExp][] = [
     ['http://hooks.example.com/', /must be an https:\/\/ URL \(got http:\/\/\)/],
     ['ftp://hooks.example.com/', /must be an https:\/\/ URL/],

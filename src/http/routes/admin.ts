@@ -31,12 +31,12 @@ const inviteView = z.object({
 })
 
 export const adminSchemas = {
-  createRoom: z.object({
+  createRoom: z.strictObject({
     roomId: roomIdField.optional().describe('Room id within the team; generated when omitted'),
     name: label(100).optional(),
     template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
   }),
-  listRooms: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
+  listRooms: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
   mint: teamSchemas.mint,
 }
 
@@ -110,6 +110,9 @@ export function adminRoutes(node: ServiceNode): Route[] {
           .catch((err: unknown) => {
             // The core names its fields in MCP terms; this API says roomId.
             if (err instanceof AppError && err.details?.field === 'room_id') throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
+            if (err instanceof AppError && err.details?.field === 'idempotency_key') {
+              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), { ...err.details, field: 'Idempotency-Key' })
+            }
             throw err
           })
         return { room: roomToView(room) }

@@ -7,7 +7,7 @@ import { SEARCH_KINDS } from '../../search/engine.js'
 import type { Route } from '../router.js'
 import { inRoom, roomOf } from './room.js'
 
-const searchQuery = z.object({
+const searchQuery = z.strictObject({
   q: z.string().describe('Words to find (the last one also matches as a prefix)'),
   kinds: z
     .string()

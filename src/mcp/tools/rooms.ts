@@ -34,7 +34,7 @@ export const roomTools: ToolDef[] = [
   tool({
     name: 'leave_room',
     title: 'Leave room',
-    description: 'Call when you are done with the room: clears your presence and posts an agent_left event. Release your locks and hand off your tasks first.',
+    description: 'Call when you are done with the room: clears your presence and posts an agent_left event (nothing when you were not present: left false). Release your locks and hand off your tasks first.',
     scope: 'room',
     args: {},
     mutates: true,
