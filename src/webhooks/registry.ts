@@ -48,7 +48,7 @@ export const webhookSchemas = {
       .optional()
       .describe('Deliver only events of these types (e.g. ["blocker", "question"]); every event when omitted'),
   }),
-  rotate: z.object({
+  rotate: z.strictObject({
     overlapSeconds: z
       .number()
       .int('must be a whole number of seconds')
