@@ -57,7 +57,7 @@ export const contextTools: ToolDef[] = [
     title: 'List context',
     description: 'Metadata of every context entry (no bodies): type, key, version, size, who updated it and when. Optionally one type.',
     scope: 'room',
-    args: { type: z.string().optional().describe('Only this type') },
+    args: { type: z.string().optional().describe('Only this type'), limit: z.number().int().optional().describe('Default 50') },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.context.list(caller, a),

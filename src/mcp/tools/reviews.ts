@@ -61,7 +61,7 @@ export const reviewTools: ToolDef[] = [
       requested_by: z.string().optional().describe('agent_id'),
       target_kind: z.enum(['task', 'context']).optional(),
       task_id: taskId.optional().describe('Reviews of this task'),
-      limit: z.number().int().optional().describe('1-200, default 50'),
+      limit: z.number().int().optional().describe('1-200, default 20'),
     },
     mutates: false,
     annotations: { readOnlyHint: true },
