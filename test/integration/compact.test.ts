@@ -2,6 +2,7 @@
 // agent decides with and omit empty or default fields; limits say how many were left out and how
 // to get them; an empty consuming read says when the last event was.
 import t from 'tap'
+import { AppError, ERRORS } from '../../src/core/errors.js'
 import { newRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
 
@@ -59,6 +60,31 @@ for (const backend of BACKENDS) {
       const r = await reviews.list(room.as('dev'))
       t.same(r.reviews, [{ id: 'r1', target: { kind: 'context', type: 'spec', key: 'b' }, status: 'pending', requested_by: 'planner', reviewer: 'dev', note: 'check' }])
       t.equal(r.total, 1)
+    })
+
+    t.test('a refused claim names the holder or the blockers and points at get_unblocked_tasks', async (t) => {
+      const room = await newRoom(t, backend)
+      const { plan } = room.core
+      await plan.addTask(room.as('p'), { title: 'a' })
+      await plan.addTask(room.as('p'), { title: 'b', depends_on: ['t1'] })
+      await plan.updateTask(room.as('alice'), { task_id: 't1', status: 'in_progress' })
+      const refused = (p: Promise<unknown>) => p.then(() => t.fail('expected a refusal') as never, (e: unknown) => e as AppError)
+      const held = await refused(plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress' }))
+      t.ok(held instanceof AppError)
+      t.match(held.toJSON(), {
+        code: 'conflict',
+        message: /held by alice/,
+        hint: 'alice holds it: call get_unblocked_tasks and claim another task, or post_event to ask alice.',
+        details: { holder: 'alice' },
+      })
+      const blocked = await refused(plan.updateTask(room.as('bob'), { task_id: 't2', status: 'in_progress' }))
+      t.match(blocked.toJSON(), {
+        code: 'conflict',
+        hint: 'Wait for t1 to be done, or call get_unblocked_tasks for a task you can claim now.',
+        details: { blocked_by: ['t1'] },
+      })
+      const missing = await refused(plan.updateTask(room.as('bob'), { task_id: 't9', status: 'in_progress' }))
+      t.equal(missing.hint, ERRORS.not_found.hint, 'other failures keep their code\'s hint')
     })
 
     t.test('summary: compact tasks and reviews; an empty read says when the last event was', async (t) => {
