@@ -9,7 +9,8 @@
   ARGV[9]      agent id the selection is for
   ARGV[10]     'mine' only: '1' to include done and cancelled tasks
 
-  Returns {total} (matches before the limit) and rows [task, notes, ...].
+  Returns {total} (matches before the limit) and rows [task, notes, ...]. A task of 'mine' that
+  waits for others carries blocked_by (its dependencies not done or cancelled) in its row.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"
@@ -32,4 +33,10 @@ end
 sortTasks(picked)
 local total = #picked
 while #picked > limit do table.remove(picked) end
+if mode == 'mine' then
+  for _, t in ipairs(picked) do
+    local b = blockersOf(R, t, byId)
+    if #b > 0 then t.blocked_by = b end
+  end
+end
 return finishRows(R, { total = total }, taskRows(R, picked))

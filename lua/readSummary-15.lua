@@ -9,8 +9,9 @@
   ARGV[8]      most of my tasks to return
   ARGV[9]      presence TTL (ms)
 
-  Returns {events = [event], remaining, cursor_reset?, my_tasks = [task], my_tasks_total,
-  reviews_for_me = [review], unblocked, online}. Events and tasks travel decoded in the reply so
+  Returns {events = [event], remaining, cursor_reset?, last_event_ms?, my_tasks = [task (with
+  blocked_by when it waits for others)], my_tasks_total, reviews_for_me = [review], unblocked,
+  online}. Events and tasks travel decoded in the reply so
   that a retry with the same idempotency key replays exactly what the first call consumed.
   Publishes {k = 'event', op = 'read', agent, id} when the cursor moved.
 ]]
@@ -36,6 +37,10 @@ end
 sortTasks(mine)
 local mineTotal = #mine
 while #mine > taskLimit do table.remove(mine) end
+for _, t in ipairs(mine) do
+  local b = blockersOf(R, t, byId)
+  if #b > 0 then t.blocked_by = b end
+end
 
 local reviews = {}
 for _, raw in ipairs(redis.call('HVALS', R.k.reviews)) do
@@ -44,7 +49,7 @@ for _, raw in ipairs(redis.call('HVALS', R.k.reviews)) do
 end
 
 local res = {
-  events = events, remaining = info.remaining, cursor_reset = info.cursor_reset,
+  events = events, remaining = info.remaining, cursor_reset = info.cursor_reset, last_event_ms = info.last_event_ms,
   my_tasks = mine, my_tasks_total = mineTotal, reviews_for_me = reviews, unblocked = unblocked,
   online = redis.call('ZCOUNT', R.k.presence, R.now - presenceTtl, '+inf'),
 }

@@ -8,9 +8,10 @@
   ARGV[7]      most events to return
 
   Returns {events = [{id, type, agent_id, text, data?, reply_to?, created_at}], remaining,
-  cursor_reset? = {lost, reset_to?}, cursor?}; see consumeEvents in includes/events. The events
-  travel decoded inside the reply (not as rows) because a consuming read is a mutation: a retry
-  with the same idempotency key must get the same events back, and only the reply is stored.
+  cursor_reset? = {lost, reset_to?}, cursor?, last_event_ms?}; see consumeEvents in
+  includes/events. The events travel decoded inside the reply (not as rows) because a consuming
+  read is a mutation: a retry with the same idempotency key must get the same events back, and
+  only the reply is stored.
   Publishes {k = 'event', op = 'read', agent, id = new cursor} when the cursor moved.
 ]]
 --- @include "includes/openRoom"
@@ -21,7 +22,7 @@ local R, early = openRoom('readUnread')
 if not R then return early end
 -- The limit stays the string it came as: it only goes back to Redis (XRANGE COUNT).
 local list, info = consumeEvents(R, R.agent, ARGV[7])
-local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset }
+local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset, last_event_ms = info.last_event_ms }
 if info.moved then
   res.cursor = redis.call('HGET', R.k.cursors, R.agent)
   notify(R, { k = 'event', op = 'read', agent = R.agent, id = res.cursor })

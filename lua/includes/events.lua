@@ -127,7 +127,8 @@ end
     events  the events read, oldest first, decoded with their id set (they travel inside the
             reply, so an idempotent retry replays exactly what was consumed)
     info  {remaining = unread after this read, moved = true when the cursor moved,
-           cursor_reset = {lost, reset_to} or nil}
+           cursor_reset = {lost, reset_to} or nil, last_event_ms = time of the newest event
+           the feed ever got, only when nothing was read and the feed has had one}
   cursor_reset reports a cursor that fell behind the trim point: `lost` events (counted by seq;
   an event its author deleted before it was trimmed counts too) were trimmed away unread, and
   reading resumed at `reset_to`, the oldest retained event. An agent without a cursor has never
@@ -158,5 +159,10 @@ local function consumeEvents(R, agent, limit)
     info.moved = true
   end
   info.remaining = unreadCount(R, agent)
+  if #events == 0 then
+    -- Nothing new: say when the feed last moved, so the agent need not look back to find out.
+    local m = redis.call('HMGET', R.k.meta, 'eseq', 'lastms')
+    if tonumber(m[1] or '0') > 0 then info.last_event_ms = tonumber(m[2]) end
+  end
   return events, info
 end

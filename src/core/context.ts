@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
 import { invalid } from './errors.js'
+import { entryItem, page } from './compact.js'
 import { contextKey, contextType, requireAgent, type Caller } from './fields.js'
 import { callOptions, decodeRecord, iso, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
@@ -37,6 +38,9 @@ type StoredMeta = ContextEntry & { hist?: { v: number; by?: string; at: number; 
 /** The stored record of one version (ctxv hash). */
 type StoredVersion = { body: string; by?: string; at?: number }
 
+/** Entries list_context returns unless given a limit. */
+export const CONTEXT_LIST_DEFAULT = 50
+
 /** Most edits one update_context call may apply. */
 export const MAX_EDITS = 50
 
@@ -56,7 +60,10 @@ export function contextSchemas(s: Settings) {
       body: body.optional(),
       expected_version: expectedVersion,
     }),
-    list: z.object({ type: contextType.optional() }),
+    list: z.object({
+      type: contextType.optional(),
+      limit: z.number().int().min(1, 'must be at least 1').max(s.contextPerRoom, `must be at most ${s.contextPerRoom}`).default(CONTEXT_LIST_DEFAULT),
+    }),
     ref: z.object(ref),
     diff: z.object({ ...ref, from_version: z.number().int().min(0, 'must be 0 (empty) or a version').max(2 ** 31).optional(), to_version: version.optional() }),
   }
@@ -150,12 +157,13 @@ export class Context {
     return { entry: toEntry(r.entry), changed: r.changed as boolean, unread: r.unread }
   }
 
-  /** Every entry's metadata (no bodies), of one type or all, sorted by type then key. */
+  /** The first `limit` entries as compact items (no bodies), of one type or all, sorted by type then key. */
   async list(c: Caller, input: unknown = {}) {
     const v = parse(this.schemas.list, input)
     const r = await this.store.room('listContext', c.room, callOptions(c), [v.type ?? ''])
-    const entries = r.rows.map((row) => toEntry(decode(row) as Record<string, unknown>)).sort(byTypeThenKey)
-    return { entries, unread: r.unread }
+    const all = r.rows.map((row) => toEntry(decode(row) as Record<string, unknown>)).sort(byTypeThenKey)
+    const entries = all.slice(0, v.limit).map(entryItem)
+    return { entries, ...page(entries.length, all.length, this.settings.contextPerRoom), unread: r.unread }
   }
 
   /** Removes the entry and every kept version. */

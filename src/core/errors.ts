@@ -26,16 +26,22 @@ export function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERRORS, code)
 }
 
-/** A failure with a stable code. `message` names the field and the limit where one applies. */
+/**
+ * A failure with a stable code. `message` names the field and the limit where one applies.
+ * `hint` is the code's next step from ERRORS, unless the failure knows a more precise one (a
+ * claim conflict names the tool that finds other work).
+ */
 export class AppError extends Error {
   readonly code: ErrorCode
   readonly details: Record<string, unknown> | undefined
+  private readonly nextStep: string | undefined
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, hint?: string) {
     super(message)
     this.name = 'AppError'
     this.code = code
     this.details = details
+    this.nextStep = hint
   }
 
   get status(): number {
@@ -43,7 +49,7 @@ export class AppError extends Error {
   }
 
   get hint(): string {
-    return ERRORS[this.code].hint
+    return this.nextStep ?? ERRORS[this.code].hint
   }
 
   /** The wire form shared by HTTP error bodies and MCP error results. */

@@ -9,7 +9,7 @@ import type { Settings } from '../config.js'
 import type { Reply, Store } from '../store/store.js'
 import { AppError } from './errors.js'
 import { eventId, requireAgent, type Caller } from './fields.js'
-import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { callOptions, decodeRecord, iso, pairs, withIsoTimes } from './records.js'
 import { parse, text } from './validate.js'
 
 export interface RoomEvent {
@@ -131,6 +131,11 @@ export function noticeEvent(n: Notice): RoomEvent | undefined {
   return eventFromReply(rec as Record<string, unknown>)
 }
 
+/** `last_event_at` of a consuming read that found nothing new: when the feed last got an event (absent when it never did). */
+export function lastEventAt(r: Reply): { last_event_at?: string } {
+  return typeof r.last_event_ms === 'number' ? { last_event_at: iso(r.last_event_ms) } : {}
+}
+
 function cursorResetOf(r: Reply): CursorReset | undefined {
   const reset = r.cursor_reset as { lost: number; reset_to?: string } | undefined
   if (!reset) return undefined
@@ -203,9 +208,10 @@ export class Events {
     requireAgent(c)
     const r = await this.store.room('readUnread', c.room, callOptions(c), [limit])
     const reset = cursorResetOf(r)
-    const out: { events: RoomEvent[]; remaining: number; cursor_reset?: CursorReset; unread: number | undefined } = {
+    const out: { events: RoomEvent[]; remaining: number; last_event_at?: string; cursor_reset?: CursorReset; unread: number | undefined } = {
       events: (r.events as Record<string, unknown>[]).map(eventFromReply),
       remaining: r.remaining as number,
+      ...lastEventAt(r),
       unread: r.unread,
     }
     if (reset) out.cursor_reset = reset

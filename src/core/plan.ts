@@ -5,6 +5,8 @@ import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
+import { blockersIn, page, taskItem } from './compact.js'
+import { AppError } from './errors.js'
 import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
@@ -30,6 +32,19 @@ export interface Task {
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
+
+/** Most tasks a task list returns, and the defaults: sized for one turn (issue 18). */
+export const TASK_LIST_MAX = 200
+export const UNBLOCKED_DEFAULT = 10
+export const MY_TASKS_DEFAULT = 20
+export const PLAN_DEFAULT = 50
+const listLimit = (dflt: number) => z.number().int().min(1, 'must be at least 1').max(TASK_LIST_MAX, `must be at most ${TASK_LIST_MAX}`).default(dflt)
+
+/** A listed task of a script's rows: the stored record, with blocked_by when the script added it. */
+function itemOfRow(raw: Buffer) {
+  const rec = decodeRecord<Task & { blocked_by?: string[] }>(raw)
+  return taskItem(rec, rec.blocked_by)
+}
 
 export function planSchemas(s: Settings) {
   const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
@@ -60,8 +75,9 @@ export function planSchemas(s: Settings) {
       .object({ task_id: taskId, priority: z.enum(PRIORITIES).optional(), order: order.optional() })
       .refine((v) => v.priority !== undefined || v.order !== undefined, { message: 'give priority, order or both', path: ['priority'] }),
     addDependency: z.object({ task_id: taskId, depends_on: taskId }),
-    listTasks: z.object({ limit: z.number().int().min(1).max(200).default(20) }),
-    myTasks: z.object({ include_done: z.boolean().default(false), limit: z.number().int().min(1).max(200).default(50) }),
+    listTasks: z.object({ limit: listLimit(UNBLOCKED_DEFAULT) }),
+    myTasks: z.object({ include_done: z.boolean().default(false), limit: listLimit(MY_TASKS_DEFAULT) }),
+    readPlan: z.object({ limit: z.number().int().min(1, 'must be at least 1').max(s.tasksPerRoom, `must be at most ${s.tasksPerRoom}`).default(PLAN_DEFAULT) }),
   }
 }
 
@@ -113,7 +129,9 @@ export class Plan {
     const v = parse(this.schemas.updateTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
     const patch = { title: v.title, notes: v.notes, status: v.status, assignee: v.assignee, priority: v.priority, order: v.order }
-    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0'])
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0']).catch((err: unknown) => {
+      throw claimHint(err)
+    })
     return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unblocked: r.unblocked as string[], unread: r.unread }
   }
 
@@ -135,29 +153,53 @@ export class Plan {
     return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by as string[], added: r.added as boolean, unread: r.unread }
   }
 
-  /** The whole plan, sorted by priority, order and creation, with per-status counts. */
-  async readPlan(c: Caller) {
+  /**
+   * The plan as compact items (see compact.ts), sorted by priority, order and creation: the first
+   * `limit`, with per-status counts of all.
+   */
+  async readPlan(c: Caller, input: unknown = {}) {
+    const v = parse(this.schemas.readPlan, input)
     const r = await this.store.room('readPlan', c.room, callOptions(c))
-    const tasks = sortTasks(pairs(r.rows).map(([t, n]) => toTask(t, n)))
+    const tasks = sortTasks(pairs(r.rows).map(([t]) => toTask(t)))
     const counts: Record<string, number> = {}
     for (const t of tasks) counts[t.status] = (counts[t.status] ?? 0) + 1
-    return { tasks, counts, unread: r.unread }
+    const blockers = blockersIn(tasks)
+    const shown = tasks.slice(0, v.limit).map((t) => taskItem(t, blockers.get(t.id)))
+    return { tasks: shown, counts, ...page(shown.length, tasks.length, this.settings.tasksPerRoom), unread: r.unread }
   }
 
-  /** Todo tasks whose dependencies are all done or cancelled, best first; excludes tasks assigned to other agents. */
+  /** Todo tasks whose dependencies are all done or cancelled, best first, as compact items; excludes tasks assigned to other agents. */
   async unblockedTasks(c: Caller, input: unknown = {}) {
     const v = parse(this.schemas.listTasks, input)
     const r = await this.store.room('listTasks', c.room, callOptions(c), ['unblocked', v.limit, c.agent ?? '', '0'])
-    return { tasks: pairs(r.rows).map(([t, n]) => toTask(t, n)), total: r.total as number, unread: r.unread }
+    const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
+    return { tasks, ...page(tasks.length, r.total as number, TASK_LIST_MAX), unread: r.unread }
   }
 
-  /** Tasks assigned to the caller, open ones unless include_done. */
+  /** Tasks assigned to the caller as compact items, open ones unless include_done. */
   async myTasks(c: Caller, input: unknown = {}) {
     const agent = requireAgent(c)
     const v = parse(this.schemas.myTasks, input)
     const r = await this.store.room('listTasks', c.room, callOptions(c), ['mine', v.limit, agent, v.include_done ? '1' : '0'])
-    return { tasks: pairs(r.rows).map(([t, n]) => toTask(t, n)), total: r.total as number, unread: r.unread }
+    const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
+    return { tasks, ...page(tasks.length, r.total as number, TASK_LIST_MAX), unread: r.unread }
   }
+}
+
+/**
+ * A refused claim tells the agent what to do next: the holder or the blockers are in the message
+ * and details already; the hint points at the work it can take instead.
+ */
+function claimHint(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'conflict') return err
+  const d = err.details ?? {}
+  if (typeof d.holder === 'string') {
+    return new AppError(err.code, err.message, d, `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`)
+  }
+  if (Array.isArray(d.blocked_by)) {
+    return new AppError(err.code, err.message, d, `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`)
+  }
+  return err
 }
 
 const RANK: Record<Priority, number> = { urgent: 0, high: 1, normal: 2, low: 3 }

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
 import { AppError } from './errors.js'
+import { page, reviewItem } from './compact.js'
 import { agentId, contextKey, contextType, requireAgent, reviewId, taskId, type Caller } from './fields.js'
 import type { TaskStatus } from './plan.js'
 import { callOptions, decodeRecord, withIsoTimes } from './records.js'
@@ -14,6 +15,9 @@ import { parse, text } from './validate.js'
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number]
+
+/** Most reviews list_reviews returns. */
+export const REVIEW_LIST_MAX = 200
 
 /** Largest request or decision note (UTF-8). */
 export const REVIEW_NOTE_BYTES = 2000
@@ -50,7 +54,7 @@ export const reviewSchemas = {
     requested_by: agentId.optional(),
     target_kind: z.enum(['task', 'context']).optional(),
     task_id: taskId.optional(),
-    limit: z.number().int().min(1, 'must be at least 1').max(200, 'must be at most 200').default(50),
+    limit: z.number().int().min(1, 'must be at least 1').max(REVIEW_LIST_MAX, `must be at most ${REVIEW_LIST_MAX}`).default(20),
   }),
 }
 type ListFilter = z.output<typeof reviewSchemas.list>
@@ -104,7 +108,7 @@ export class Reviews {
     return this.decide('rejected', c, input)
   }
 
-  /** Reviews matching every given filter, newest first. */
+  /** Reviews matching every given filter, newest first, as compact items. */
   async list(c: Caller, input: unknown = {}) {
     const f = parse(reviewSchemas.list, input)
     const r = await this.store.room('listReviews', c.room, callOptions(c))
@@ -112,7 +116,8 @@ export class Reviews {
       .map((raw) => toReview(decodeRecord(raw)))
       .filter((x) => matches(x, f))
       .sort((a, b) => seq(b.id) - seq(a.id))
-    return { reviews: all.slice(0, f.limit), total: all.length, unread: r.unread }
+    const reviews = all.slice(0, f.limit).map(reviewItem)
+    return { reviews, ...page(reviews.length, all.length, REVIEW_LIST_MAX), unread: r.unread }
   }
 
   private async decide(decision: 'approved' | 'rejected', c: Caller, input: unknown) {

@@ -3,9 +3,10 @@
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
-import { eventFromReply } from './events.js'
+import { reviewItem, taskItem } from './compact.js'
+import { eventFromReply, lastEventAt } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
-import { taskFromReply } from './plan.js'
+import type { Task } from './plan.js'
 import { callOptions } from './records.js'
 import { toReview } from './reviews.js'
 import { parse } from './validate.js'
@@ -30,13 +31,13 @@ export class Summary {
       agent_id: agent,
       events: (r.events as Record<string, unknown>[]).map(eventFromReply),
       remaining_unread: r.remaining as number,
-      my_tasks: (r.my_tasks as Record<string, unknown>[]).map((t) => taskFromReply(t, undefined)),
+      my_tasks: (r.my_tasks as (Task & { blocked_by?: string[] })[]).map((t) => taskItem(t, t.blocked_by)),
       my_tasks_total: r.my_tasks_total as number,
-      reviews_for_me: (r.reviews_for_me as Record<string, unknown>[]).map(toReview),
+      reviews_for_me: (r.reviews_for_me as Record<string, unknown>[]).map((x) => reviewItem(toReview(x))),
       unblocked_tasks: r.unblocked as number,
       online_agents: r.online as number,
       unread: r.unread,
     }
-    return r.cursor_reset ? { ...out, cursor_reset: r.cursor_reset as { lost: number; reset_to?: string } } : out
+    return { ...out, ...lastEventAt(r), ...(r.cursor_reset ? { cursor_reset: r.cursor_reset as { lost: number; reset_to?: string } } : {}) }
   }
 }

@@ -17,7 +17,7 @@ import { MuxTransport, type RequestData } from './transport.js'
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
-  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every result carries room_id and your unread count.'
+  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and read_context give whole records); a list that left items out says how many in more.'
 
 export type Profile = 'full' | 'core'
 
@@ -29,16 +29,47 @@ export interface McpRequestData extends RequestData {
   longRunning: () => void
 }
 
+/**
+ * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
+ * context: zod's ±2^53 bounds of an integer, and patterns (descriptions give an example id).
+ */
+function trimSchema(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(trimSchema)
+  if (typeof node !== 'object' || node === null) return
+  const o = node as Record<string, unknown>
+  if (o.minimum === Number.MIN_SAFE_INTEGER) delete o.minimum
+  if (o.maximum === Number.MAX_SAFE_INTEGER) delete o.maximum
+  if (typeof o.pattern === 'string') delete o.pattern
+  for (const v of Object.values(o)) trimSchema(v)
+}
+
+/**
+ * The annotations a client cannot assume: MCP's defaults are readOnlyHint false, destructiveHint
+ * true, idempotentHint false, openWorldHint true, so only the other values are listed. The title
+ * is the tool's own.
+ */
+function listedAnnotations(a: ToolDef['annotations']): Tool['annotations'] {
+  const out: Tool['annotations'] = {}
+  if (a.readOnlyHint === true) out.readOnlyHint = true
+  else if (a.destructiveHint === false) out.destructiveHint = false
+  if (a.readOnlyHint !== true && a.idempotentHint === true) out.idempotentHint = true
+  if (a.openWorldHint !== true) out.openWorldHint = false
+  return out
+}
+
 /** The tools/list entry of a tool: JSON Schema of its input, annotations, description. */
 export function listEntry(def: ToolDef): Tool {
   const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
+  // Unknown arguments are refused by name when called (runner.ts); the listing need not say so.
+  delete schema.additionalProperties
+  trimSchema(schema)
   return {
     name: def.name,
     title: def.title,
     description: def.description,
     inputSchema: schema as Tool['inputSchema'],
-    annotations: { title: def.title, openWorldHint: false, ...def.annotations },
+    annotations: listedAnnotations(def.annotations),
   }
 }
 

@@ -56,12 +56,12 @@ export const idempotencyArg = {
   idempotency_key: idempotencyKey.optional().describe('Retry-safe key: a repeat within 24 h returns the first result'),
 }
 
-/** The common arguments as tools/list shows them: patterns and limits are left to validation, to keep the listing small. */
-const listedCommonArgs = {
-  room_id: z.string().describe('Room id'),
-  agent_id: z.string().describe('Your stable agent id'),
-}
-const listedIdempotencyArg = { idempotency_key: z.string().optional().describe('Repeat-safe key (24 h)') }
+/**
+ * The common arguments as tools/list shows them: no descriptions (the server's instructions
+ * describe them once, for every tool), patterns and limits left to validation.
+ */
+const listedCommonArgs = { room_id: z.string(), agent_id: z.string() }
+const listedIdempotencyArg = { idempotency_key: z.string().optional() }
 
 /** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
 export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {

@@ -194,7 +194,7 @@ for (const backend of BACKENDS) {
         all.entries.map((e) => `${e.type}/${e.key}`),
         ['brief/z', 'decision/m', 'spec/a', 'spec/b', 'spec-old/a'],
       )
-      t.same(Object.keys(all.entries[0]!).sort(), ['created_at', 'created_by', 'key', 'size', 'type', 'updated_at', 'updated_by', 'version'])
+      t.same(Object.keys(all.entries[0]!).sort(), ['key', 'size', 'type', 'updated_at', 'updated_by', 'version'], 'compact items: no creation fields (issue 18)')
       t.same(
         (await ctx.list(as, { type: 'spec' })).entries.map((e) => e.key),
         ['a', 'b'],
@@ -257,8 +257,9 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend)
       const ctx = room.core.context
       const first = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'one' })
-      const second = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' })
+      const second = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'one' })
       t.same(second.entry, first.entry)
+      await t.rejects(ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' }), { code: 'conflict', details: { field: 'idempotency_key' } }, 'the same key with other arguments is refused')
       t.match(await ctx.read(room.as('alice'), { type: 'brief', key: 'b' }), { body: 'one', entry: { version: 1 } })
       await t.rejects(ctx.update(room.as('alice', 'w-1'), { type: 'brief', key: 'b', append: '!' }), { code: 'conflict', details: { field: 'idempotency_key' } })
       const u1 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })

@@ -80,8 +80,8 @@ async function roomIn(w: World, teamId = uid('tm'), roomId?: string) {
 /** What the room holds, as "<kind> <id>", sorted: what the index must hold after a sync. */
 async function truth(w: World, ref: RoomRef): Promise<string[]> {
   const c = { room: ref, agent: 'reader' }
-  const plan = (await w.core.plan.readPlan(c)) as { tasks: { id: string }[] }
-  const ctx = (await w.core.context.list(c, {})) as { entries: { type: string; key: string }[] }
+  const plan = (await w.core.plan.readPlan(c, { limit: 2000 })) as { tasks: { id: string }[] }
+  const ctx = (await w.core.context.list(c, { limit: 1000 })) as { entries: { type: string; key: string }[] }
   const evs = (await w.core.events.read(c, { limit: 100 })) as { events: { id: string }[] }
   return [...plan.tasks.map((x) => `task ${x.id}`), ...ctx.entries.map((e) => `context ${e.type}/${e.key}`), ...evs.events.map((e) => `event ${e.id}`)].sort()
 }

@@ -2,9 +2,11 @@
 import { z } from 'zod'
 import { tool, type ToolDef } from '../tool.js'
 
-const ref = {
-  type: z.string().describe('brief, spec, handoff, change_request, decision, runbook, ...'),
-  key: z.string().describe('Name within the type, e.g. "api"'),
+/** The entry's address; its conventions are described once, on write_context. */
+const ref = { type: z.string(), key: z.string() }
+const described = {
+  type: ref.type.describe('brief, spec, handoff, change_request, decision, runbook, ...'),
+  key: ref.key.describe('Name within the type, e.g. "api"'),
 }
 const expectedVersion = z.number().int().optional().describe('Only if still at this version; 0: must not exist')
 
@@ -13,9 +15,9 @@ export const contextTools: ToolDef[] = [
     name: 'write_context',
     title: 'Write context',
     description:
-      'Creates or replaces the entry (type, key) with a text body; old versions stay in history. Durable agreements, specs, handoffs go here. Partial change: update_context.',
+      'Creates or replaces entry (type, key) with a text body; old versions stay in history. For durable agreements, specs, handoffs. Partial change: update_context.',
     scope: 'room',
-    args: { ...ref, body: z.string().describe('Full text (markdown)'), expected_version: expectedVersion },
+    args: { ...described, body: z.string().describe('Full text (markdown)'), expected_version: expectedVersion },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -24,9 +26,9 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'read_context',
     title: 'Read context',
-    description: 'The body of a context entry (current or a kept older version) with its metadata.',
+    description: 'An entry\'s body (current or a kept older version) with its whole metadata.',
     scope: 'room',
-    args: { ...ref, version: z.number().int().optional().describe('Older kept version; default current') },
+    args: { ...ref, version: z.number().int().optional().describe('Default current') },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -35,17 +37,13 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'update_context',
     title: 'Update context',
-    description:
-      'Patches an entry into a new version (history kept). Give exactly one of: append (text added at the end), edits (exact old→new replacements, each old must match once), or body (full replacement). Cheaper than rewriting a long body.',
+    description: 'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must match once), body (replace all).',
     scope: 'room',
     args: {
       ...ref,
-      append: z.string().optional().describe('Text to add at the end'),
-      edits: z
-        .array(z.object({ old: z.string().describe('Exact current text'), new: z.string().describe('Replacement') }))
-        .optional()
-        .describe('Exact-text replacements, applied in order'),
-      body: z.string().optional().describe('Full new body'),
+      append: z.string().optional(),
+      edits: z.array(z.object({ old: z.string(), new: z.string() })).optional().describe('Applied in order'),
+      body: z.string().optional(),
       expected_version: expectedVersion,
     },
     mutates: true,
@@ -55,9 +53,9 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'list_context',
     title: 'List context',
-    description: 'Metadata of every context entry (no bodies): type, key, version, size, who updated it and when. Optionally one type.',
+    description: 'Context entries, without bodies: type, key, version, size, last update. Optionally one type.',
     scope: 'room',
-    args: { type: z.string().optional().describe('Only this type') },
+    args: { type: z.string().optional().describe('Only this type'), limit: z.number().int().optional().describe('Default 50') },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.context.list(caller, a),
@@ -65,7 +63,7 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'delete_context',
     title: 'Delete context',
-    description: 'Deletes a context entry and all its kept versions. Cannot be undone.',
+    description: 'Deletes an entry and its kept versions, for good.',
     scope: 'room',
     args: ref,
     mutates: true,
@@ -75,7 +73,7 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'get_context_history',
     title: 'Get context history',
-    description: 'The kept versions of an entry, newest first: version, author, time, size (no bodies; read one with read_context version).',
+    description: 'An entry\'s kept versions, newest first: version, author, time, size (read one with read_context version).',
     scope: 'room',
     args: ref,
     mutates: false,
@@ -85,7 +83,7 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'diff_context',
     title: 'Diff context',
-    description: 'Unified diff between two kept versions of an entry (default: previous → current), with added/removed line counts. Use to see what changed since you last read it.',
+    description: 'Unified diff between two kept versions of an entry (default previous → current), with line counts. See what changed since you read it.',
     scope: 'room',
     args: {
       ...ref,

@@ -14,8 +14,7 @@ export const waitSchema = z.object({
   limit: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
 })
 
-const ONE_PER_TURN = 'Use one of wait_for_events / get_unread_events / get_my_summary per turn.'
-const id = { event_id: z.string().describe('Event id, e.g. "1732263097123-4"') }
+const id = { event_id: z.string() }
 const type = z.string().describe('message, status, question, answer, blocker, ...')
 // Any JSON; the core checks it is JSON and its size. (z.json() would list a recursive $defs schema.)
 const data = z.unknown().optional().describe('Small JSON payload')
@@ -89,12 +88,11 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description:
-      'Posts a short signal (status, question, blocker, ...) to the feed; others get it as unread. Durable agreements and long text go in context, not events.',
+    description: 'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
     scope: 'room',
     args: {
       type,
-      text: z.string().describe('The message (short)'),
+      text: z.string(),
       data,
       reply_to: z.string().optional().describe('Event id this answers'),
     },
@@ -106,14 +104,13 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'read_events',
     title: 'Read events',
-    description:
-      'A page of the feed, oldest first, without consuming (your cursor stays). Latest events by default; page with before (prev) or after (next). Use to look back; use get_unread_events for news.',
+    description: 'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
     scope: 'room',
     args: {
-      before: z.string().optional().describe('Older than this id (from prev)'),
-      after: z.string().optional().describe('Newer than this id (from next)'),
+      before: z.string().optional(),
+      after: z.string().optional(),
       limit: z.number().int().optional().describe('1-100, default 20'),
-      type: z.string().optional().describe('Only this event type'),
+      type: z.string().optional().describe('Only this type'),
     },
     mutates: false,
     annotations: { readOnlyHint: true },
@@ -122,7 +119,7 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'get_unread_events',
     title: 'Get unread events',
-    description: `Consumes your unread events, oldest first, and advances your cursor; remaining says how many are still unread. ${ONE_PER_TURN}`,
+    description: 'Consumes your unread events, oldest first; remaining: how many are still unread.',
     scope: 'room',
     args: { limit: z.number().int().optional().describe('1-100, default 50') },
     mutates: true,
@@ -132,7 +129,7 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'mark_event_read',
     title: 'Mark event read',
-    description: 'Moves your read cursor forward to this event (never back), skipping everything up to it.',
+    description: 'Moves your read cursor forward to this event (never back).',
     scope: 'room',
     args: id,
     mutates: true,
@@ -142,7 +139,7 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'get_event_reads',
     title: 'Get event reads',
-    description: 'Which agents have read an event (their cursor is at or past it), and its author.',
+    description: 'Which agents have read an event, and its author.',
     scope: 'room',
     args: id,
     mutates: false,
@@ -154,7 +151,7 @@ export const eventTools: ToolDef[] = [
     title: 'Reply to event',
     description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
     scope: 'room',
-    args: { ...id, text: z.string().describe('The reply (short)'), type: type.optional(), data },
+    args: { ...id, text: z.string(), type: z.string().optional(), data },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ node, caller }, a) => node.core.events.reply(caller, a),
@@ -172,11 +169,11 @@ export const eventTools: ToolDef[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description: `Blocks until unread events arrive (up to timeout_s), then consumes and returns them; empty means none came. Returns at once if events are unread. ${ONE_PER_TURN}`,
+    description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
     scope: 'room',
     args: {
       timeout_s: z.number().int().optional().describe('1-30, default 30'),
-      limit: z.number().int().optional().describe('1-100, default 50'),
+      limit: z.number().int().optional().describe('Default 50'),
     },
     mutates: true,
     core: true,

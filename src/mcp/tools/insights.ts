@@ -9,7 +9,7 @@ export const insightTools: ToolDef[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
-    description: 'Progress at a glance: task completion rate, tasks by status, online agents, and events and finished tasks per day over the last days.',
+    description: 'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
     scope: 'room',
     args: { days: z.number().int().optional().describe('1-30, default 7') },
     mutates: false,
@@ -20,13 +20,13 @@ export const insightTools: ToolDef[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context entries and retained events, best first; the last word matches as a prefix. Results name the record (ref "task t7", "context spec/api") with a **highlighted** snippet. semantic: true finds related wording, only where enabled; lexical search always works.',
+      'Full-text search over tasks, context and retained events, best first; the last word matches as a prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related wording, where enabled.',
     scope: 'room',
     args: {
-      query: z.string().describe('Words to find'),
-      kinds: z.array(z.enum(SEARCH_KINDS)).optional().describe('Default all: task, context, event'),
-      limit: z.number().int().optional().describe('Most results, 1-50, default 10'),
-      semantic: z.boolean().optional().describe('Meaning-based; only if enabled'),
+      query: z.string(),
+      kinds: z.array(z.enum(SEARCH_KINDS)).optional().describe('Default all'),
+      limit: z.number().int().optional().describe('1-50, default 10'),
+      semantic: z.boolean().optional(),
     },
     mutates: false,
     annotations: { readOnlyHint: true },

@@ -2,16 +2,15 @@
 import { z } from 'zod'
 import { tool, type ToolDef } from '../tool.js'
 
-const lockName = z.string().describe('Resource, e.g. "file:src/db/schema.ts"')
+const lockName = z.string()
 
 export const lockTools: ToolDef[] = [
   tool({
     name: 'acquire_lock',
     title: 'Acquire lock',
-    description:
-      'Exclusive lock on a named resource (file, migration, deploy) for ttl_s; conflict names the holder. Calling again while holding it extends it. Release with release_lock when done.',
+    description: 'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends it. Release with release_lock.',
     scope: 'room',
-    args: { name: lockName, ttl_s: z.number().int().optional().describe('Seconds until it expires; omit for the default') },
+    args: { name: lockName.describe('e.g. "file:src/db/schema.ts"'), ttl_s: z.number().int().optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -20,9 +19,9 @@ export const lockTools: ToolDef[] = [
   tool({
     name: 'release_lock',
     title: 'Release lock',
-    description: 'Releases a lock you hold. A free lock answers released: false (safe to repeat).',
+    description: 'Releases a lock you hold; released: false if it was free (safe to repeat).',
     scope: 'room',
-    args: { name: lockName, token: z.number().int().optional().describe('Only this acquisition (token from acquire_lock)') },
+    args: { name: lockName, token: z.number().int().optional().describe('Only this acquisition') },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -4,33 +4,33 @@ import { PRIORITIES, TASK_STATUSES } from '../../core/plan.js'
 import { taskId } from '../../core/fields.js'
 import { tool, type ToolDef } from '../tool.js'
 
-const id = { task_id: taskId.describe('Task id, e.g. "t3"') }
+const id = { task_id: taskId }
 const priority = z.enum(PRIORITIES)
 
 export const planTools: ToolDef[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
-    description: 'The whole plan: every task (with notes) sorted by priority, plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn; this costs more tokens.',
+    description: 'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn.',
     scope: 'room',
-    args: {},
+    args: { limit: z.number().int().optional().describe('Default 50') },
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }) => node.core.plan.readPlan(caller),
+    run: ({ node, caller }, a) => node.core.plan.readPlan(caller, a),
   }),
   tool({
     name: 'add_task',
     title: 'Add task',
-    description: 'Adds a task (id t1, t2, ...). depends_on lists tasks that must be done first. Status todo unless in_progress (then it is claimed by assignee, default you).',
+    description: 'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to claim it for assignee (default you).',
     scope: 'room',
     args: {
       title: z.string().describe('Short imperative title'),
       notes: z.string().optional().describe('Details, acceptance criteria'),
       status: z.enum(['todo', 'in_progress']).optional(),
-      assignee: z.string().optional().describe('agent_id'),
+      assignee: z.string().optional(),
       depends_on: z.array(taskId).optional(),
       priority: priority.optional().describe('Default normal'),
-      order: z.number().int().min(0).optional().describe('Tie-break within a priority (0 or more); lower first'),
+      order: z.number().int().min(0).optional().describe('Lower first within a priority (0 or more)'),
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -39,7 +39,7 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'get_task',
     title: 'Get task',
-    description: 'One task with its notes and the dependencies still blocking it.',
+    description: 'One task, whole: notes, dependencies, history fields, and blocked_by.',
     scope: 'room',
     args: id,
     mutates: false,
@@ -50,7 +50,7 @@ export const planTools: ToolDef[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. To claim work set status in_progress (assignee defaults to you): atomic, fails with conflict naming the holder if another agent holds it, or if it is blocked. Setting done reports the tasks it unblocked. assignee "" unassigns.',
+      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" unassigns.',
     scope: 'room',
     args: {
       ...id,
@@ -58,7 +58,7 @@ export const planTools: ToolDef[] = [
       assignee: z.string().optional(),
       title: z.string().optional(),
       notes: z.string().optional(),
-      force: z.boolean().optional().describe('Override a claim conflict or a block; use only when told to'),
+      force: z.boolean().optional().describe('Override a conflict; only when told to'),
     },
     mutates: true,
     core: true,
@@ -68,9 +68,9 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
-    description: 'Todo tasks whose dependencies are all done, best first (priority, then order), excluding tasks assigned to other agents. Pick one and claim it with update_task.',
+    description: 'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
     scope: 'room',
-    args: { limit: z.number().int().optional().describe('1-200, default 20') },
+    args: { limit: z.number().int().optional().describe('1-200, default 10') },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -79,9 +79,9 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'get_my_tasks',
     title: 'Get my tasks',
-    description: 'Tasks assigned to you that are not done or cancelled (include_done for all).',
+    description: 'Your tasks not done or cancelled (include_done: all), with blocked_by.',
     scope: 'room',
-    args: { include_done: z.boolean().optional(), limit: z.number().int().optional().describe('1-200, default 50') },
+    args: { include_done: z.boolean().optional(), limit: z.number().int().optional().describe('1-200, default 20') },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.plan.myTasks(caller, a),
@@ -89,10 +89,9 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description:
-      'Start of a turn: your unread events (consumed: the cursor advances), your open tasks, reviews waiting for you, how many tasks are claimable. Use one of wait_for_events / get_unread_events / get_my_summary per turn.',
+    description: 'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
     scope: 'room',
-    args: { event_limit: z.number().int().optional().describe('1-100, default 20'), task_limit: z.number().int().optional().describe('1-100, default 20') },
+    args: { event_limit: z.number().int().optional().describe('Default 20'), task_limit: z.number().int().optional().describe('Default 20') },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -101,7 +100,7 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task and removes it from other tasks\' dependencies. Prefer status cancelled to keep history.',
+    description: 'Deletes a task and drops it from others\' dependencies. Prefer status cancelled, which keeps history.',
     scope: 'room',
     args: id,
     mutates: true,
@@ -111,7 +110,7 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'set_task_priority',
     title: 'Set task priority',
-    description: 'Sets priority (urgent, high, normal, low) and/or order (lower first within a priority).',
+    description: 'Sets priority and/or order (lower first within a priority).',
     scope: 'room',
     args: { ...id, priority: priority.optional(), order: z.number().int().min(0).optional() },
     mutates: true,
@@ -121,9 +120,9 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'add_dependency',
     title: 'Add dependency',
-    description: 'Makes task_id wait for depends_on. Refused when it would make a cycle (the cycle is named).',
+    description: 'Makes task_id wait for depends_on. A cycle is refused and named.',
     scope: 'room',
-    args: { ...id, depends_on: taskId.describe('The task that must be done first') },
+    args: { ...id, depends_on: taskId.describe('Task to finish first') },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ node, caller }, a) => node.core.plan.addDependency(caller, a),

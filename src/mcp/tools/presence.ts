@@ -6,7 +6,7 @@ export const presenceTools: ToolDef[] = [
   tool({
     name: 'heartbeat',
     title: 'Heartbeat',
-    description: 'Marks you online; call at the start of every turn (you go offline after presence_ttl_s without one). Returns how many agents are online.',
+    description: 'Marks you online; call first in every turn. Returns how many agents are online.',
     scope: 'room',
     args: {},
     mutates: true,

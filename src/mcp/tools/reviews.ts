@@ -4,26 +4,25 @@ import { REVIEW_STATUSES } from '../../core/reviews.js'
 import { taskId } from '../../core/fields.js'
 import { tool, type ToolDef } from '../tool.js'
 
-const reviewRef = { review_id: z.string().describe('Review id, e.g. "r2"') }
-const note = z.string().optional().describe('Optional note for the requester')
+const reviewRef = { review_id: z.string() }
+const note = z.string().optional()
 
 export const reviewTools: ToolDef[] = [
   tool({
     name: 'request_review',
     title: 'Request review',
-    description:
-      'Asks for a review of a task (an in_progress task moves to in_review) or a context entry. Name a reviewer or leave it open to any other agent. The reviewer answers with approve or reject.',
+    description: 'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any other agent, who answers with approve or reject.',
     scope: 'room',
     args: {
       target: z
         .object({
           kind: z.enum(['task', 'context']),
-          task_id: z.string().optional().describe('With kind task'),
-          type: z.string().optional().describe('With kind context'),
-          key: z.string().optional().describe('With kind context'),
+          task_id: z.string().optional(),
+          type: z.string().optional(),
+          key: z.string().optional(),
         })
         .describe('{kind: "task", task_id} or {kind: "context", type, key}'),
-      reviewer: z.string().optional().describe('agent_id of the reviewer; default anyone'),
+      reviewer: z.string().optional().describe('Default anyone'),
       note: z.string().optional().describe('What to check'),
     },
     mutates: true,
@@ -33,7 +32,7 @@ export const reviewTools: ToolDef[] = [
   tool({
     name: 'approve',
     title: 'Approve review',
-    description: 'Approves a pending review (not your own); a task under review becomes done.',
+    description: 'Approves a pending review (not your own); its task becomes done.',
     scope: 'room',
     args: { ...reviewRef, note },
     mutates: true,
@@ -43,7 +42,7 @@ export const reviewTools: ToolDef[] = [
   tool({
     name: 'reject',
     title: 'Reject review',
-    description: 'Rejects a pending review (not your own); a task under review goes back to in_progress. Say what to fix in note.',
+    description: 'Rejects a pending review (not your own); its task goes back to in_progress. Say what to fix in note.',
     scope: 'room',
     args: { ...reviewRef, note },
     mutates: true,
@@ -53,15 +52,15 @@ export const reviewTools: ToolDef[] = [
   tool({
     name: 'list_reviews',
     title: 'List reviews',
-    description: 'Reviews matching every given filter, newest first (e.g. status pending, reviewer = you).',
+    description: 'Reviews matching every given filter, newest first.',
     scope: 'room',
     args: {
       status: z.enum(REVIEW_STATUSES).optional(),
-      reviewer: z.string().optional().describe('agent_id'),
-      requested_by: z.string().optional().describe('agent_id'),
+      reviewer: z.string().optional(),
+      requested_by: z.string().optional(),
       target_kind: z.enum(['task', 'context']).optional(),
-      task_id: taskId.optional().describe('Reviews of this task'),
-      limit: z.number().int().optional().describe('1-200, default 50'),
+      task_id: taskId.optional(),
+      limit: z.number().int().optional().describe('1-200, default 20'),
     },
     mutates: false,
     annotations: { readOnlyHint: true },

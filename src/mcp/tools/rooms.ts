@@ -44,7 +44,7 @@ export const roomTools: ToolDef[] = [
   tool({
     name: 'get_room_info',
     title: 'Get room info',
-    description: 'The room: name, template, creation, last activity, expiry, counts of tasks, context entries, events, online agents and more, and whether search takes semantic: true here.',
+    description: 'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ...), whether semantic search works here.',
     scope: 'room',
     args: {},
     mutates: false,
@@ -57,7 +57,7 @@ export const roomTools: ToolDef[] = [
   tool({
     name: 'list_templates',
     title: 'List templates',
-    description: 'Room templates for create_room_from_template: id, title, description, and how many starter tasks and context entries each has.',
+    description: 'Room templates for create_room_from_template, with their starter task and context counts.',
     scope: 'team',
     args: {},
     mutates: false,
@@ -73,7 +73,7 @@ export const roomTools: ToolDef[] = [
       room_id: z.string().optional().describe('1-64 letters, digits, _ . -'),
       name: z.string().optional().describe('Display name; default the id'),
       template: z.string().describe(`Template id: ${TEMPLATES.map((t) => t.id).join(', ')}`),
-      idempotency_key: z.string().optional().describe('Repeat-safe key (24 h)'),
+      idempotency_key: z.string().optional(),
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

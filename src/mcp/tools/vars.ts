@@ -10,12 +10,12 @@ export const varTools: ToolDef[] = [
     name: 'set_shared_var',
     title: 'Set shared var',
     description:
-      'Sets a small string value (flags, status; long text belongs in context), or with increment atomically adds an integer to a counter (absent counts as 0). Give exactly one of value / increment. expected_version makes a set conditional.',
+      'Sets a small string value (flags, status; long text goes in context), or atomically adds increment to a counter (absent is 0). Exactly one of value / increment.',
     scope: 'room',
     args: {
       name: varName,
-      value: z.string().optional().describe('New value'),
-      increment: z.number().int().optional().describe('Add this integer instead of setting'),
+      value: z.string().optional(),
+      increment: z.number().int().optional().describe('Add to the counter instead'),
       expected_version: z.number().int().optional().describe('Only if still at this version; 0: absent'),
     },
     mutates: true,

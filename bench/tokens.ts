@@ -1,0 +1,138 @@
+// What agents pay in tokens (issue 18): the replies of the spec's typical turn in a standard room,
+// the replies of the list and read tools, and the tools/list entries, with the Claude tokenizer
+// and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
+// for a reply, the JSON of the entry for tools/list. Nothing here is timed.
+//
+// The standard room: 20 add_task calls by a planner (titles of ~45 characters, one line of notes)
+// and one context entry. The typical turn, by a new agent: heartbeat, get_my_summary,
+// get_unblocked_tasks, update_task (claim the first), acquire_lock, post_event, release_lock.
+//   npx tsx bench/tokens.ts [--show]      (--show also prints each reply's text)
+import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
+import { encode as o200k } from 'gpt-tokenizer'
+import { parseArgs } from 'node:util'
+import { defaultKey, startChild, startRedis } from './lib.js'
+
+const { values } = parseArgs({ options: { show: { type: 'boolean', default: false } } })
+
+/** Twenty task titles of 40-50 characters, as a planner writes them. */
+const STANDARD_TITLES = [
+  'Add rate limiting to the public payments API',
+  'Write integration tests for the refund flow',
+  'Migrate the orders table to the new schema',
+  'Add retry with backoff to the webhook sender',
+  'Document the error codes of the checkout API',
+  'Split the invoice service into two modules',
+  'Add an index on customers(email) for lookups',
+  'Replace the cron job with a queue consumer',
+  'Validate currency codes on every POST body',
+  'Add tracing spans around the database calls',
+  'Fix the flaky test in payments/settle.test',
+  'Expose refund status on the dashboard page',
+  'Move secrets from env files to the vault',
+  'Add pagination to the transactions endpoint',
+  'Handle partial captures in the card adapter',
+  'Cache exchange rates for five minutes each',
+  'Log a warning when a webhook retry gives up',
+  'Reject negative amounts in the payout API',
+  'Add a health check for the ledger database',
+  'Write the runbook for a stuck settlement job',
+]
+
+const redis = await startRedis()
+const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
+const key = await defaultKey(node)
+const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const ROOM = 'tokens'
+
+async function rpc(method: string, params: Record<string, unknown>, path = '/mcp'): Promise<Record<string, unknown>> {
+  const r = await fetch(`http://127.0.0.1:${node.port}${path}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const j = (await r.json()) as { result?: Record<string, unknown>; error?: unknown }
+  if (!j.result) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
+  return j.result
+}
+
+/** Calls a tool as `agent` in the bench room; returns the reply text a model reads. Fails on an error result. */
+async function call(agent: string, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = (await rpc('tools/call', { name, arguments: { room_id: ROOM, agent_id: agent, ...args } })) as { content: { text: string }[]; isError?: boolean }
+  const text = result.content[0]!.text
+  if (result.isError) throw new Error(`${name}: ${text}`)
+  return text
+}
+
+const count = (text: string) => ({ bytes: Buffer.byteLength(text), claude: claudeTokens(text), o200k: o200k(text).length })
+const line = (label: string, text: string) => {
+  const c = count(text)
+  console.log(`${label}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`)
+  if (values.show) console.log(`  ${text}`)
+  return c
+}
+
+const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: ROOM }) })
+if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
+
+// The standard room.
+for (const [i, title] of STANDARD_TITLES.entries()) {
+  await call('planner', 'add_task', { title, notes: `Acceptance: ${title.toLowerCase()} is covered by a test (step ${i + 1}).` })
+}
+await call('planner', 'write_context', { type: 'brief', key: 'payments', body: 'Payments API hardening sprint: rate limits, retries, schema migration, docs. Ask in events before changing public endpoints.' })
+
+console.log(`# ${new Date().toISOString()} node ${process.version}; standard room: ${STANDARD_TITLES.length} tasks, 1 context entry`)
+
+// The typical turn of a new agent.
+const me = 'backend'
+const turn: [string, Record<string, unknown>][] = [
+  ['heartbeat', {}],
+  ['get_my_summary', {}],
+  ['get_unblocked_tasks', {}],
+]
+let total = { bytes: 0, claude: 0, o200k: 0 }
+const add = (c: typeof total) => (total = { bytes: total.bytes + c.bytes, claude: total.claude + c.claude, o200k: total.o200k + c.o200k })
+let unblocked = ''
+for (const [name, args] of turn) {
+  const text = await call(me, name, args)
+  if (name === 'get_unblocked_tasks') unblocked = text
+  add(line(`turn ${name}`, text))
+}
+const first = (JSON.parse(unblocked) as { tasks: { id: string }[] }).tasks[0]!.id
+const rest: [string, Record<string, unknown>][] = [
+  ['update_task', { task_id: first, status: 'in_progress' }],
+  ['acquire_lock', { name: 'file:src/api/rate-limit.ts' }],
+  ['post_event', { type: 'status', text: `Claimed ${first}; working on src/api/rate-limit.ts` }],
+  ['release_lock', { name: 'file:src/api/rate-limit.ts' }],
+]
+for (const [name, args] of rest) add(line(`turn ${name}`, await call(me, name, args)))
+console.log(`turn total: ${total.bytes} bytes, ${total.claude} tokens (Claude), ${total.o200k} tokens (o200k)`)
+
+// Other replies an agent meets: a claim conflict, the lists, the whole records.
+const conflict = (await rpc('tools/call', { name: 'update_task', arguments: { room_id: ROOM, agent_id: 'frontend', task_id: first, status: 'in_progress' } })) as { content: { text: string }[]; isError?: boolean }
+if (!conflict.isError) throw new Error(`the claim of a held task succeeded: ${conflict.content[0]!.text}`)
+line('reply update_task conflict', conflict.content[0]!.text)
+await call('planner', 'request_review', { target: { kind: 'task', task_id: first }, note: 'Check the limits per key' })
+const others: [string, string, Record<string, unknown>][] = [
+  [me, 'get_my_tasks', {}],
+  [me, 'read_plan', {}],
+  [me, 'list_context', {}],
+  [me, 'read_events', {}],
+  [me, 'list_reviews', {}],
+  [me, 'get_task', { task_id: first }],
+  [me, 'read_context', { type: 'brief', key: 'payments' }],
+  [me, 'get_unread_events', {}],
+]
+for (const [agent, name, args] of others) line(`reply ${name}`, await call(agent, name, args))
+
+// tools/list: every entry, then the totals.
+const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: { name: string }[] }).tools
+const all = await list('/mcp')
+const allText = JSON.stringify(all)
+const allTokens = claudeTokens(allText)
+for (const entry of all) {
+  const c = count(JSON.stringify(entry))
+  console.log(`tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`)
+}
+for (const [label, tools] of [['full', all], ['core', await list('/mcp?profile=core')]] as const) {
+  const c = count(JSON.stringify(tools))
+  console.log(`tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`)
+}
+
+await node.stop()
+await redis.stop()
