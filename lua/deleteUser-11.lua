@@ -1,5 +1,6 @@
 --[[
-  Deletes a person: their record, address, sign-in identities, membership and every session. A
+  Deletes a person: their record, address, sign-in identities, membership, every session and
+  every sign-in link still out for the address. A
   team's owner may go only as its last member; then every invite of the team goes too (records
   and link tokens), and the caller removes the team itself (keys, rooms, webhooks; see
   src/auth/teardown.ts).
@@ -38,6 +39,11 @@ if redis.call('HGET', K.emails, u.email) == u.id then redis.call('HDEL', K.email
 for _, ident in ipairs(u.idents or {}) do redis.call('HDEL', K.idents, ident) end
 redis.call('ZREM', K.members, u.team .. '|' .. u.id)
 dropUserSessions(K, u.id)
+-- Sign-in links still out for the address go too (the address is the person's).
+local toks = redis.call('HGETALL', K.tokens)
+for i = 1, #toks, 2 do
+  if cmsgpack.unpack(toks[i + 1]).email == u.email then dropToken(K, toks[i]) end
+end
 if others == 0 then
   local flat = redis.call('HGETALL', K.invites)
   for i = 1, #flat, 2 do
