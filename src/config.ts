@@ -441,6 +441,86 @@ export const SETTINGS = {
     unit: 'deliveries',
     doc: 'Deliveries a webhook may have waiting; events past it are dropped for that webhook and counted in its health.',
   },
+  publicUrl: {
+    env: 'PUBLIC_URL',
+    schema: z
+      .string()
+      .url()
+      .refine((v) => /^https:\/\//.test(v) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\/?$/.test(v), 'must be an https URL (plain http only for localhost)')
+      .optional(),
+    unit: 'URL',
+    doc: 'The address people reach the service at, e.g. https://rooms.example.com: links in mails and OAuth callbacks point here, and browser requests must come from its origin. https everywhere but localhost (session cookies are then __Host- and Secure). Unset: http://localhost:PORT (development).',
+  },
+  adminEmails: {
+    env: 'ADMIN_EMAILS',
+    schema: z
+      .string()
+      .optional()
+      .transform((v) => (v ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean))
+      .refine((list) => list.every((e) => /^[^\s@]+@[^\s@]+$/.test(e)), 'must be comma-separated e-mail addresses'),
+    unit: 'address list',
+    doc: 'Operators: may always sign in, open the waitlist page, and approve or decline entries. The first is the default team\'s owner, who gets the one-time sign-in link at first start (unset: owner@localhost).',
+  },
+  smtpUrl: {
+    env: 'SMTP_URL',
+    schema: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+    unit: 'URL',
+    doc: 'Where sign-in and invite mails are sent (nodemailer), e.g. smtps://user:pass@smtp.example.com:465. Unset: in development (PUBLIC_URL on localhost) mails are written to the log instead, and a start-up line says so; elsewhere a node refuses to start.',
+  },
+  mailFrom: {
+    env: 'MAIL_FROM',
+    schema: z.string().min(3).default('agentrooms <no-reply@localhost>'),
+    unit: 'address',
+    doc: 'The From of sign-in and invite mails.',
+  },
+  sessionIdleS: {
+    env: 'SESSION_IDLE_S',
+    schema: int(60, 90 * 86400, 7 * 86400),
+    unit: 's',
+    doc: 'A dashboard session not used for this long ends.',
+  },
+  sessionMaxS: {
+    env: 'SESSION_MAX_S',
+    schema: int(60, 365 * 86400, 30 * 86400),
+    unit: 's',
+    doc: 'A dashboard session ends this long after sign-in, however much it is used.',
+  },
+  signInLinkTtlS: {
+    env: 'SIGNIN_LINK_TTL_S',
+    schema: int(60, 86400, 900),
+    unit: 's',
+    doc: 'How long a sign-in link (e-mail, waitlist approval, first start) stays valid. Single use.',
+  },
+  inviteTtlS: {
+    env: 'INVITE_TTL_S',
+    schema: int(300, 30 * 86400, 7 * 86400),
+    unit: 's',
+    doc: 'How long a member invite link stays valid. Single use.',
+  },
+  signInRatePerAddress: {
+    env: 'SIGNIN_RATE_PER_ADDRESS',
+    schema: int(1, 1000, 5),
+    unit: 'requests/hour',
+    doc: 'Sign-in and waitlist requests one e-mail address may cause per hour; more are refused (429).',
+  },
+  signInRatePerIp: {
+    env: 'SIGNIN_RATE_PER_IP',
+    schema: int(1, 100_000, 30),
+    unit: 'requests/hour',
+    doc: 'Sign-in, waitlist and link requests one client IP address may send per hour; more are refused (429).',
+  },
+  limitPendingInvites: {
+    env: 'LIMIT_PENDING_INVITES',
+    schema: int(1, 10_000, 50),
+    unit: 'invites',
+    doc: 'Pending member invites a team may have.',
+  },
+  limitWaitlist: {
+    env: 'LIMIT_WAITLIST',
+    schema: int(1, 10_000_000, 100_000),
+    unit: 'entries',
+    doc: 'Entries the waitlist may hold; past it, new requests are refused (the page says the waitlist is full).',
+  },
   webhookTestLoopbackCa: {
     env: 'WEBHOOK_TEST_LOOPBACK_CA',
     schema: z.string().min(1).optional(),

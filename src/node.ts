@@ -1,6 +1,9 @@
 // One service node: the uWebSockets.js app with every route, over one Redis (standalone or
 // Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
+import { Accounts } from './auth/accounts.js'
+import { Audit } from './auth/audit.js'
 import { Keyring } from './auth/keyring.js'
+import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
 import { Teams } from './auth/teams.js'
@@ -16,6 +19,8 @@ import { Router } from './http/router.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
+import { Origin } from './dashboard/security.js'
+import { Web } from './dashboard/web.js'
 import { createLogger, type Logger } from './logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
@@ -63,6 +68,13 @@ export class ServiceNode {
   /** Search over tasks, context and events: the Redis engine, or Meilisearch when MEILI_URL is set. */
   readonly search: SearchEngine
   readonly webhooks: Webhooks
+  readonly accounts: Accounts
+  readonly audit: Audit
+  readonly mailer: Mailer
+  /** The sign-in and account pages; set once the node listens (links need the port). */
+  web: Web | undefined
+  /** The base URL of links in mails and of the first-start sign-in link. */
+  baseUrl = ''
   private server: HttpServer | undefined
   port = 0
 
@@ -94,6 +106,9 @@ export class ServiceNode {
       if (n.k === 'webhooks' && typeof n.team === 'string') this.webhooks.hinter.forget(n.team)
     })
     this.hub.onResync(() => this.webhooks.hinter.clear())
+    this.accounts = new Accounts(this.store, settings)
+    this.audit = new Audit(this.store)
+    this.mailer = new Mailer(settings, this.log)
     this.search = createSearchEngine(this.store, this.hub, settings, this.log)
     this.mcp = new McpHost(this)
     this.router.add(...opsRoutes(this), ...adminRoutes(this), ...webhookRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
@@ -109,8 +124,12 @@ export class ServiceNode {
     await this.search.start()
     await this.mcp.start()
     const dispatch = createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle })
-    this.server = await listen(this.settings.host, this.settings.port, dispatch, this.settings.httpHeaderBytes)
+    this.server = await listen(this.settings.host, this.settings.port, (ex) => this.web?.handle(ex) || dispatch(ex), this.settings.httpHeaderBytes)
     this.port = this.server.port
+    this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
+    const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
+    this.web = new Web({ settings: this.settings, store: this.store, accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, keyring: this.keyring, lifecycle: this.lifecycle, log: this.log }, origin)
+    if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')
     return this.port
@@ -131,6 +150,7 @@ export class ServiceNode {
     await webhooksStopped
     await this.search.stop().catch(() => undefined)
     await this.hub.stop().catch(() => undefined)
+    this.mailer.close()
     await this.store.close().catch(() => undefined)
     return result
   }

@@ -55,7 +55,7 @@ export interface HttpServer {
 export function listen(host: string, port: number, handle: (ex: Exchange) => void, maxHeaderBytes?: number): Promise<HttpServer> {
   assertNativeHttp(maxHeaderBytes)
   const uWS = uws()
-  const app = uWS.App().any('/*', (res, req) => handle(new Exchange(res, readRequest(req))))
+  const app = uWS.App().any('/*', (res, req) => handle(new Exchange(res, readRequest(req, res))))
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (!socket) return reject(new Error(`cannot listen on ${host}:${port}`))
@@ -76,6 +76,7 @@ const STATUS_TEXT: Record<number, string> = {
   201: 'Created',
   202: 'Accepted',
   204: 'No Content',
+  303: 'See Other',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -100,14 +101,17 @@ export interface RequestInfo {
   query: URLSearchParams
   /** Lower-case header names. */
   headers: Record<string, string>
+  /** The client's address as the socket sees it (a proxy's, behind one). */
+  remote: string
 }
 
-function readRequest(req: HttpRequest): RequestInfo {
+function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
   const headers: Record<string, string> = {}
   req.forEach((k, v) => {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
-  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers }
+  const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
+  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers, remote }
 }
 
 /** A stream of chunks to the client (SSE); closes itself when the client stops reading. */

@@ -38,8 +38,30 @@ export type RoomKeys = Readonly<Record<RoomKeyName, string>> & { readonly list: 
 /** Room key sets kept for reuse: building 15 names per call showed in profiles. */
 const ROOM_KEYS_CACHE_MAX = 10_000
 
+/**
+ * The fixed keys of the accounts directory, in the order every account script receives them as
+ * KEYS[1..11] (docs/accounts.md describes each).
+ */
+export const ACCOUNT_KEYS = [
+  'users', //    hash: user id -> msgpack {id, email, name, team, role, created_at, last_sign_in_at?, idents[]}
+  'emails', //   hash: verified e-mail address -> user id
+  'idents', //   hash: "<provider>:<subject>" -> user id
+  'members', //  sorted set, all scores 0: "<teamId>|<userId>" (a team's members by ZRANGEBYLEX)
+  'tokens', //   hash: sha256 of a link token -> msgpack {kind = signin | invite, email, invite?, exp}
+  'tokexp', //   sorted set: token hash -> expiry (ms), for pruning
+  'invites', //  hash: invite id -> msgpack member invite {id, email, team, role, new_team, by, hash, created_at, expires_at, state}
+  'waitlist', // hash: e-mail address -> msgpack {email, note, at, state = pending | approved | declined, decided_at?}
+  'sessions', // hash: sha256 of a session token -> msgpack {user, created_at, abs, seen}
+  'sessexp', //  sorted set: session hash -> idle deadline (ms), for pruning
+  'usess', //    sorted set, all scores 0: "<userId>|<session hash>" (a user's sessions by ZRANGEBYLEX)
+] as const
+
+export type AccountKeyName = (typeof ACCOUNT_KEYS)[number]
+export type AccountKeys = Readonly<Record<AccountKeyName, string>> & { readonly list: readonly string[] }
+
 export class Keys {
   private readonly roomCache = new Map<string, RoomKeys>()
+  private accountCache: AccountKeys | undefined
 
   constructor(readonly prefix: string) {}
 
@@ -81,7 +103,31 @@ export class Keys {
       secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
       rooms: `${base}rooms`, //       sorted set: room id -> creation time
       rate: `${base}rate`, //         string: GCRA theoretical arrival time (ms) of the team's rate limit
+      audit: `${base}audit`, //       stream: the team's audit trail, one field "d" -> msgpack {actor, action, target?, detail?}; trimmed to 90 days
     }
+  }
+
+  /**
+   * The accounts directory (docs/accounts.md): people, their e-mail addresses and sign-in
+   * identities, team membership, single-use link tokens, member invites, the waitlist and
+   * browser sessions, all under one hash tag, in the order every account script receives them as
+   * KEYS[1..11] (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
+   * user (DESIGN.md suggests {u:<userId>}): admission, invite acceptance and deletion each change a
+   * person, an address index and a membership together, and one script can do that atomically
+   * only within one slot. Account changes are rare (sign-ins, invites), so one slot carries them.
+   */
+  accounts(): AccountKeys {
+    if (this.accountCache) return this.accountCache
+    const base = `${this.prefix}:{acct}:`
+    const list = Object.freeze(ACCOUNT_KEYS.map((name) => base + name))
+    const named = Object.fromEntries(ACCOUNT_KEYS.map((name, i) => [name, list[i]])) as Record<AccountKeyName, string>
+    this.accountCache = Object.freeze({ ...named, list })
+    return this.accountCache
+  }
+
+  /** A GCRA rate key of sign-in requests, per address or per client IP (`id` is a hash of it). */
+  signInRate(kind: 'address' | 'ip', id: string): string {
+    return `${this.prefix}:{rl:${kind}:${id}}`
   }
 
   /** Set of every team id (operators list teams with it). */
@@ -186,6 +232,7 @@ export interface TeamKeys {
   readonly secrets: string
   readonly rooms: string
   readonly rate: string
+  readonly audit: string
 }
 
 export interface WebhookKeys {

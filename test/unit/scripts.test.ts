@@ -3,7 +3,7 @@ import t from 'tap'
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ROOM_KEYS } from '../../src/store/keys.js'
+import { ACCOUNT_KEYS, ROOM_KEYS } from '../../src/store/keys.js'
 import { LUA_DIR, loadScripts } from '../../src/store/scripts.js'
 
 function scratch(files: Record<string, string>): string {
@@ -55,6 +55,22 @@ t.test('every script uses only the keys it declares, and room scripts take the f
     if (/openRoom\(/.test(s.source) || /roomKeys\(\)/.test(s.source)) {
       t.ok(s.numberOfKeys >= ROOM_KEYS.length, `${s.name} takes the ${ROOM_KEYS.length} fixed room keys`)
     }
+  }
+})
+
+t.test('lua/includes/acctKeys.lua names the keys in the order of ACCOUNT_KEYS, and account scripts take all of them', async (t) => {
+  const src = readFileSync(join(LUA_DIR, 'includes', 'acctKeys.lua'), 'utf8')
+  const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
+  t.same(
+    order.map((o) => o.name),
+    [...ACCOUNT_KEYS],
+  )
+  t.same(
+    order.map((o) => o.index),
+    ACCOUNT_KEYS.map((_, i) => i + 1),
+  )
+  for (const s of loadScripts()) {
+    if (/acctKeys\(\)/.test(s.source)) t.equal(s.numberOfKeys, ACCOUNT_KEYS.length, `${s.name} takes the ${ACCOUNT_KEYS.length} account keys`)
   }
 })
 

@@ -1,0 +1,265 @@
+// People, their teams and how they get in (docs/accounts.md): the waitlist, invites, single-use
+// link tokens and browser sessions. Everything lives in the accounts directory (one hash tag,
+// src/store/keys.ts accounts()); every change is one script (lua/*-11.lua). Secrets (link and
+// session tokens) are minted here, handed out once and stored only as SHA-256 hashes.
+import { randomBytes } from 'node:crypto'
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+import { newId } from '../core/ids.js'
+import { iso } from '../core/records.js'
+import { parse } from '../core/validate.js'
+import type { Store } from '../store/store.js'
+import { decode, encode } from '@msgpack/msgpack'
+import { hashKey } from './secrets.js'
+
+export type Role = 'owner' | 'member'
+
+export interface User {
+  id: string
+  email: string
+  name: string
+  team: string
+  role: Role
+  createdAt: string
+  lastSignInAt?: string
+}
+
+export interface Invite {
+  id: string
+  email: string
+  team: string
+  role: Role
+  newTeam: boolean
+  by: string
+  state: 'pending' | 'accepted' | 'revoked' | 'expired'
+  createdAt: string
+  expiresAt: string
+}
+
+export interface WaitlistEntry {
+  email: string
+  note: string
+  at: string
+  state: 'pending' | 'approved' | 'declined'
+  decidedAt?: string
+}
+
+/** A link or session secret: 32 base64url characters (192 random bits). */
+export function newSecret(): { secret: string; hash: string } {
+  const secret = randomBytes(24).toString('base64url')
+  return { secret, hash: hashKey(secret) }
+}
+
+/** Only the shape of a secret is accepted before hashing, so junk never reaches Redis. */
+export const SECRET_SHAPE = /^[A-Za-z0-9_-]{32}$/
+
+export const email = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .regex(/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$|^[^\s@<>",;]+@localhost$/, 'must be an e-mail address like name@example.com')
+  .transform((v) => v.toLowerCase())
+
+export const accountSchemas = {
+  signIn: z.object({ email }),
+  waitlist: z.object({ email, note: z.string().max(500, 'must be at most 500 characters').default('') }),
+  invite: z.object({ email }),
+}
+
+interface StoredUser {
+  id: string
+  email: string
+  name: string
+  team: string
+  role: Role
+  created_at: number
+  last_sign_in_at?: number
+  idents?: string[] | Record<string, never>
+}
+
+interface StoredInvite {
+  id: string
+  email: string
+  team: string
+  role: Role
+  new_team: boolean
+  by: string
+  state: 'pending' | 'accepted' | 'revoked'
+  created_at: number
+  expires_at: number
+}
+
+function toUser(u: StoredUser): User {
+  const out: User = { id: u.id, email: u.email, name: u.name, team: u.team, role: u.role, createdAt: iso(u.created_at) }
+  if (u.last_sign_in_at) out.lastSignInAt = iso(u.last_sign_in_at)
+  return out
+}
+
+function toInvite(i: StoredInvite, now = Date.now()): Invite {
+  const state = i.state === 'pending' && i.expires_at <= now ? 'expired' : i.state
+  return { id: i.id, email: i.email, team: i.team, role: i.role, newTeam: i.new_team, by: i.by, state, createdAt: iso(i.created_at), expiresAt: iso(i.expires_at) }
+}
+
+/** msgpack packs an empty Lua table as a map: read a list that may be empty. */
+const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
+
+const pack = (v: unknown) => Buffer.from(encode(v))
+
+/** The result of following a link: the person, their new session token, and whether a team must be created. */
+export interface SignedIn {
+  user: User
+  session: string
+  newUser: boolean
+  createdTeam: boolean
+}
+
+export class Accounts {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {}
+
+  private run(script: string, args: (string | number | Buffer)[]) {
+    return this.store.run(script, this.store.keys.accounts().list, args)
+  }
+
+  isOperator(address: string): boolean {
+    return this.settings.adminEmails.includes(address.toLowerCase())
+  }
+
+  /**
+   * A sign-in link token for `address` when it may sign in (an account, an approved waitlist
+   * entry, an operator); undefined otherwise. The caller answers alike in both cases.
+   */
+  async requestSignIn(address: string): Promise<string | undefined> {
+    const t = newSecret()
+    const r = await this.run('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlS * 1000])
+    return r.issued ? t.secret : undefined
+  }
+
+  /** Consumes a link token and opens a session; ends `previousSession` (rotation). */
+  async consume(token: string, previousSession?: string): Promise<SignedIn> {
+    const hash = SECRET_SHAPE.test(token) ? hashKey(token) : 'malformed'
+    const address = await this.tokenEmail(hash)
+    const s = newSecret()
+    const prev = previousSession && SECRET_SHAPE.test(previousSession) ? hashKey(previousSession) : ''
+    const r = await this.run('consumeToken', [
+      hash,
+      s.hash,
+      this.settings.sessionIdleS * 1000,
+      this.settings.sessionMaxS * 1000,
+      address && this.isOperator(address) ? '1' : '0',
+      newId('usr'),
+      newId('tm', 10, '-'),
+      address ? address.split('@')[0]!.slice(0, 100) : 'user',
+      prev,
+    ])
+    return { user: toUser(r.user as StoredUser), session: s.secret, newUser: r.new_user === true, createdTeam: r.created_team === true }
+  }
+
+  /** The address a live token was issued for (to tell operators apart before consuming). */
+  private async tokenEmail(hash: string): Promise<string | undefined> {
+    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hash)
+    if (!raw) return undefined
+    return (decode(raw) as { email?: string }).email
+  }
+
+  /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */
+  async tokenLive(token: string): Promise<boolean> {
+    if (!SECRET_SHAPE.test(token)) return false
+    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hashKey(token))
+    if (!raw) return false
+    return (decode(raw) as { exp: number }).exp > Date.now()
+  }
+
+  /** The person behind a session token, or undefined when it is not live. */
+  async session(token: string | undefined): Promise<User | undefined> {
+    if (!token || !SECRET_SHAPE.test(token)) return undefined
+    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleS * 1000, 60_000])
+    return r.user ? toUser(r.user as StoredUser) : undefined
+  }
+
+  async endSession(token: string | undefined): Promise<boolean> {
+    if (!token || !SECRET_SHAPE.test(token)) return false
+    const r = await this.run('endSession', [hashKey(token)])
+    return r.ended === true
+  }
+
+  async joinWaitlist(input: unknown): Promise<void> {
+    const v = parse(accountSchemas.waitlist, input)
+    await this.run('joinWaitlist', [v.email, v.note.trim(), this.settings.limitWaitlist])
+  }
+
+  async waitlist(): Promise<WaitlistEntry[]> {
+    const raw = await this.store.client.hvalsBuffer(this.store.keys.accounts().waitlist)
+    return raw
+      .map((b) => decode(b) as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at?: number })
+      .map((e) => {
+        const out: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state }
+        if (e.decided_at) out.decidedAt = iso(e.decided_at)
+        return out
+      })
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+  }
+
+  /** Approves (returns the sign-in link token to mail) or declines a waitlist entry. */
+  async decideWaitlist(address: string, decision: 'approve' | 'decline'): Promise<{ entry: WaitlistEntry; token?: string }> {
+    const v = parse(accountSchemas.signIn, { email: address })
+    const t = newSecret()
+    const r = await this.run('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlS * 1000])
+    const e = r.entry as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at: number }
+    const entry: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state, decidedAt: iso(e.decided_at) }
+    return decision === 'approve' ? { entry, token: t.secret } : { entry }
+  }
+
+  /**
+   * An invite with its link token (shown or mailed once). `by` is the inviting owner's user id,
+   * or undefined for an operator; `team` undefined with an operator means a new team.
+   */
+  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role; ttlS?: number }): Promise<{ invite: Invite; token: string }> {
+    const v = parse(accountSchemas.invite, input)
+    const t = newSecret()
+    const newTeam = opts.by === undefined && opts.team === undefined
+    const rec = {
+      id: newId('minv'),
+      email: v.email,
+      team: opts.by?.team ?? opts.team ?? newId('tm', 10, '-'),
+      role: opts.by ? 'member' : (opts.role ?? 'owner'),
+      new_team: newTeam,
+      by: opts.by ? opts.by.id : 'operator',
+    }
+    const r = await this.run('createInvite', [pack(rec), t.hash, (opts.ttlS ?? this.settings.inviteTtlS) * 1000, opts.by?.id ?? '', this.settings.limitPendingInvites])
+    return { invite: toInvite(r.invite as StoredInvite), token: t.secret }
+  }
+
+  /**
+   * The first start's invite: the default team's owner (the first ADMIN_EMAILS address, or
+   * owner@localhost) joins `team` as its owner through a one-time link, valid as long as an invite.
+   */
+  async inviteFirstOwner(team: string): Promise<{ invite: Invite; token: string }> {
+    return this.invite({ email: this.settings.adminEmails[0] ?? 'owner@localhost' }, { team, role: 'owner' })
+  }
+
+  async revokeInvite(inviteId: string, team: string | undefined): Promise<Invite> {
+    const r = await this.run('revokeInvite', [inviteId, team ?? ''])
+    return toInvite(r.invite as StoredInvite)
+  }
+
+  async people(team: string): Promise<{ members: User[]; invites: Invite[] }> {
+    const r = await this.run('readTeamPeople', [team])
+    const members = listOf<StoredUser>(r.members).map(toUser).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+    const invites = listOf<StoredInvite>(r.invites)
+      .map((i) => toInvite(i))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
+    return { members, invites }
+  }
+
+  /**
+   * Deletes a person (`remover`: the owner removing a member; undefined: themselves). `last` is
+   * true when nobody of the team remains: the caller then removes the team (src/auth/teardown.ts).
+   */
+  async deleteUser(userId: string, remover?: User): Promise<{ user: User; last: boolean }> {
+    const r = await this.run('deleteUser', [userId, remover?.id ?? ''])
+    return { user: toUser(r.user as StoredUser), last: r.last === true }
+  }
+}

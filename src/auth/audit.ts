@@ -1,0 +1,36 @@
+// A team's audit trail (docs/accounts.md): who signed in, minted or revoked a key or invite,
+// registered a webhook, invited or removed a member. One Redis stream per team under the team's
+// tag; each append trims entries older than 90 days, so the trail keeps 90 days and no more.
+import { decode, encode } from '@msgpack/msgpack'
+import type { Store } from '../store/store.js'
+
+export const AUDIT_KEEP_MS = 90 * 86_400_000
+
+export interface AuditEntry {
+  id: string
+  at: string
+  /** Who: "user:<id> <email>", "key:<keyId>", or "operator". */
+  actor: string
+  action: string
+  target?: string
+}
+
+export class Audit {
+  constructor(private readonly store: Store) {}
+
+  async record(teamId: string, actor: string, action: string, target?: string): Promise<void> {
+    const minId = `${Date.now() - AUDIT_KEEP_MS}-0`
+    const body = Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target }))
+    await this.store.client.xadd(this.store.keys.team(teamId).audit, 'MINID', '~', minId, '*', 'd', body)
+  }
+
+  /** The newest `limit` entries, newest first. */
+  async read(teamId: string, limit = 100): Promise<AuditEntry[]> {
+    const rows = await this.store.client.xrevrangeBuffer(this.store.keys.team(teamId).audit, '+', '-', 'COUNT', limit)
+    return rows.map(([id, fields]) => {
+      const d = decode(fields[1]!) as { actor: string; action: string; target?: string }
+      const sid = id.toString()
+      return { id: sid, at: new Date(Number(sid.split('-')[0])).toISOString(), ...d }
+    })
+  }
+}

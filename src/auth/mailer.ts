@@ -1,0 +1,46 @@
+// Sign-in and invite mails through nodemailer over SMTP_URL. Without SMTP_URL, in development
+// only (PUBLIC_URL on localhost), each mail is written to the log instead; a node started that way
+// says so once at start (src/node.ts).
+import nodemailer, { type Transporter } from 'nodemailer'
+import type { Settings } from '../config.js'
+import type { Logger } from '../logger.js'
+
+export interface Mail {
+  to: string
+  subject: string
+  text: string
+}
+
+export class Mailer {
+  private readonly transport: Transporter | undefined
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly log: Logger,
+  ) {
+    if (settings.smtpUrl) this.transport = nodemailer.createTransport(settings.smtpUrl)
+    else if (!isDevelopment(settings)) throw new Error('SMTP_URL is not set: sign-in mails cannot be sent (only with PUBLIC_URL on localhost are they written to the log)')
+  }
+
+  /** True when mails are written to the log instead of sent. */
+  get toLog(): boolean {
+    return this.transport === undefined
+  }
+
+  async send(mail: Mail): Promise<void> {
+    if (!this.transport) {
+      this.log.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (SMTP_URL not set; development only)')
+      return
+    }
+    await this.transport.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text })
+  }
+
+  close(): void {
+    this.transport?.close()
+  }
+}
+
+/** Development: PUBLIC_URL unset or on localhost. */
+export function isDevelopment(settings: Settings): boolean {
+  return !settings.publicUrl || /^http:\/\//.test(settings.publicUrl)
+}

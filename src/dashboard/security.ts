@@ -1,0 +1,69 @@
+// Browser security of the dashboard: the session cookie, the same-origin check of every
+// state-changing request (CSRF), and the headers of every page.
+import type { RequestInfo } from '../http/exchange.js'
+
+/**
+ * Headers of every page: a CSP that allows only this origin's assets and no inline script or
+ * style, no framing, no referrer (link tokens are in URLs), no sniffing, no caching.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+}
+
+/** Where the dashboard is served and how its session cookie is named and marked. */
+export class Origin {
+  /** The origins browser requests may come from (one, or the loopback forms in development). */
+  readonly allowed: readonly string[]
+  /** https: a __Host- cookie marked Secure. Plain-HTTP localhost: no prefix (it requires Secure), not Secure. */
+  readonly secure: boolean
+  readonly cookieName: string
+
+  constructor(
+    /** The base URL links point to, without a trailing slash. */
+    readonly base: string,
+    port: number,
+    configured: boolean,
+  ) {
+    const url = new URL(base)
+    this.secure = url.protocol === 'https:'
+    this.cookieName = this.secure ? '__Host-ar_session' : 'ar_session'
+    this.allowed = configured ? [url.origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]
+  }
+
+  /** Set-Cookie of a new session (HttpOnly, SameSite=Lax, Path=/, no Domain; Secure on https). */
+  sessionCookie(token: string, maxAgeS: number): string {
+    return `${this.cookieName}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${this.secure ? '; Secure' : ''}`
+  }
+
+  clearCookie(): string {
+    return `${this.cookieName}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.secure ? '; Secure' : ''}`
+  }
+
+  /** The session token the browser sent, if any. */
+  sessionToken(req: RequestInfo): string | undefined {
+    for (const part of (req.headers.cookie ?? '').split(';')) {
+      const eq = part.indexOf('=')
+      if (eq > 0 && part.slice(0, eq).trim() === this.cookieName) return part.slice(eq + 1).trim()
+    }
+    return undefined
+  }
+
+  /**
+   * Why a state-changing request is refused as cross-site, or undefined when it comes from this
+   * origin: Sec-Fetch-Site must be same-origin; without it (older browsers, other clients) the
+   * Origin header must be this origin exactly. A request with neither is refused.
+   */
+  crossSite(req: RequestInfo): string | undefined {
+    const site = req.headers['sec-fetch-site']
+    if (site !== undefined) return site === 'same-origin' ? undefined : `the request came from another site (Sec-Fetch-Site: ${site})`
+    const origin = req.headers.origin
+    if (origin === undefined) return 'the request carries neither Sec-Fetch-Site nor Origin'
+    return this.allowed.includes(origin) ? undefined : `the request came from another origin (${origin})`
+  }
+}

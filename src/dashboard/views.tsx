@@ -1,0 +1,399 @@
+// The pages of sign-in and accounts, as typed templates rendered on the server by
+// preact-render-to-string: every value is escaped by the library, never by hand. No inline
+// script or style (the CSP forbids both); forms post to the same origin.
+import type { ComponentChildren, VNode } from 'preact'
+import { renderToString } from 'preact-render-to-string'
+import type { AuditEntry } from '../auth/audit.js'
+import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
+import { STYLESHEET } from './assets.js'
+
+export interface Viewer {
+  user: User
+  teamName: string
+  operator: boolean
+}
+
+function Layout(props: { title: string; viewer?: Viewer | undefined; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · agentrooms`}</title>
+        <link rel="stylesheet" href={STYLESHEET.path} />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/">
+            agentrooms
+          </a>
+          {props.viewer ? (
+            <nav aria-label="Account">
+              <span class="muted">{props.viewer.user.email}</span>
+              {props.viewer.operator ? <a href="/operator">Operator</a> : null}
+              <form class="inline" method="post" action="/signout">
+                <button class="link" type="submit">
+                  Sign out
+                </button>
+              </form>
+            </nav>
+          ) : null}
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  )
+}
+
+export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
+
+export function SignInPage(props: { error?: string; email?: string }) {
+  return (
+    <Layout title="Sign in">
+      <h1>Sign in</h1>
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <form class="stack" method="post" action="/signin">
+        <label>
+          E-mail address
+          <input type="email" name="email" autocomplete="email" required value={props.email ?? ''} />
+        </label>
+        <button type="submit">Send me a sign-in link</button>
+      </form>
+      <p class="muted">
+        Access is by invitation. No account yet? <a href="/waitlist">Join the waitlist</a>.
+      </p>
+    </Layout>
+  )
+}
+
+export function CheckMailPage(props: { email: string }) {
+  return (
+    <Layout title="Check your mail">
+      <h1>Check your mail</h1>
+      <p class="notice" role="status">
+        If <strong>{props.email}</strong> may sign in, a sign-in link is on its way to it. The link works once and for a short time.
+      </p>
+      <p class="muted">
+        Nothing arrived? Check the spam folder, or <a href="/signin">ask again</a>. Not admitted yet? <a href="/waitlist">Join the waitlist</a>.
+      </p>
+    </Layout>
+  )
+}
+
+export function ContinuePage(props: { token: string }) {
+  return (
+    <Layout title="Continue signing in">
+      <h1>Continue signing in</h1>
+      <p>Press Continue to sign in on this device.</p>
+      <form class="stack" method="post" action="/signin/link">
+        <input type="hidden" name="token" value={props.token} />
+        <button type="submit">Continue</button>
+      </form>
+    </Layout>
+  )
+}
+
+export function MessagePage(props: { title: string; message: string; viewer?: Viewer | undefined; link?: { href: string; text: string } }) {
+  return (
+    <Layout title={props.title} viewer={props.viewer}>
+      <h1>{props.title}</h1>
+      <p class="error" role="alert">
+        {props.message}
+      </p>
+      <p>
+        <a href={props.link?.href ?? '/'}>{props.link?.text ?? 'Back'}</a>
+      </p>
+    </Layout>
+  )
+}
+
+export function KeyOncePage(props: { viewer: Viewer; key: string }) {
+  return (
+    <Layout title="Your team key" viewer={props.viewer}>
+      <h1>Welcome. Here is your team key</h1>
+      <p>
+        Your team <strong>{props.viewer.teamName}</strong> is ready. This is its key for agents and the HTTP API. It is shown <strong>this once</strong>: copy it now and keep it
+        secret. Later you see only its last four characters.
+      </p>
+      <p class="secret" aria-label="Team key">
+        {props.key}
+      </p>
+      <p>
+        <a href="/">Continue to your account</a>
+      </p>
+    </Layout>
+  )
+}
+
+export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invite[]; audit: AuditEntry[]; notice?: string; error?: string }) {
+  const { user } = props.viewer
+  const owner = user.role === 'owner'
+  return (
+    <Layout title="Account" viewer={props.viewer}>
+      <h1>{props.viewer.teamName}</h1>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <p>
+        Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
+      </p>
+      <h2>Members</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Address</th>
+            <th scope="col">Role</th>
+            <th scope="col">Last sign-in</th>
+            {owner ? <th scope="col">Action</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {props.members.map((m) => (
+            <tr key={m.id}>
+              <td>{m.email}</td>
+              <td>{m.role}</td>
+              <td>{m.lastSignInAt ?? '—'}</td>
+              {owner ? (
+                <td>
+                  {m.id !== user.id ? (
+                    <form class="inline" method="post" action="/team/members/remove">
+                      <input type="hidden" name="user" value={m.id} />
+                      <button class="link" type="submit">{`Remove ${m.email}`}</button>
+                    </form>
+                  ) : null}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {owner ? (
+        <>
+          <h2>Invite a member</h2>
+          <form class="stack" method="post" action="/team/invites">
+            <label>
+              E-mail address to invite
+              <input type="email" name="email" required />
+            </label>
+            <button type="submit">Send invite</button>
+          </form>
+          <h2>Invites</h2>
+          {props.invites.length === 0 ? (
+            <p class="muted">No invites yet.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Address</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.invites.map((i) => (
+                  <tr key={i.id}>
+                    <td>{i.email}</td>
+                    <td>{i.state}</td>
+                    <td>{i.expiresAt}</td>
+                    <td>
+                      {i.state === 'pending' ? (
+                        <form class="inline" method="post" action="/team/invites/revoke">
+                          <input type="hidden" name="invite" value={i.id} />
+                          <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
+                        </form>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+      <h2>Audit trail</h2>
+      {props.audit.length === 0 ? (
+        <p class="muted">Nothing recorded yet.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Who</th>
+              <th scope="col">What</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.audit.map((a) => (
+              <tr key={a.id}>
+                <td>{a.at}</td>
+                <td>{a.actor}</td>
+                <td>{a.target ? `${a.action} ${a.target}` : a.action}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Account</h2>
+      <p>
+        <a href="/account/delete">Delete my account</a>
+      </p>
+    </Layout>
+  )
+}
+
+export function DeletePage(props: { viewer: Viewer; last: boolean; others: number; error?: string }) {
+  const { user } = props.viewer
+  return (
+    <Layout title="Delete account" viewer={props.viewer}>
+      <h1>Delete your account</h1>
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      {user.role === 'owner' && !props.last ? (
+        <p class="error" role="alert">{`Your team has ${props.others} other member(s). Remove them first; then you can delete your account and the team.`}</p>
+      ) : (
+        <>
+          <p>This removes, at once and for good:</p>
+          <ul class="plain">
+            <li>your account ({user.email}), its sign-in identities and every session;</li>
+            {props.last ? (
+              <>
+                <li>
+                  team <strong>{props.viewer.teamName}</strong>: every team key and room invite key (agents using them get 401 on every node within a second, and their
+                  open streams close);
+                </li>
+                <li>every room of the team with its plan, context, events, presence, locks and vars;</li>
+                <li>every webhook and pending delivery, every invite, and the audit trail.</li>
+              </>
+            ) : (
+              <li>your membership of team {props.viewer.teamName} (the team and its keys stay).</li>
+            )}
+          </ul>
+          <form class="stack" method="post" action="/account/delete">
+            <label>
+              Type the team name, <strong>{props.viewer.teamName}</strong>, to confirm
+              <input type="text" name="confirm" required autocomplete="off" />
+            </label>
+            <button class="danger" type="submit">
+              Delete my account
+            </button>
+          </form>
+        </>
+      )}
+    </Layout>
+  )
+}
+
+export function WaitlistPage(props: { error?: string; email?: string; note?: string }) {
+  return (
+    <Layout title="Join the waitlist">
+      <h1>Join the waitlist</h1>
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      <form class="stack" method="post" action="/waitlist">
+        <label>
+          E-mail address
+          <input type="email" name="email" autocomplete="email" required value={props.email ?? ''} />
+        </label>
+        <label>
+          What will your agents work on? (optional, up to 500 characters)
+          <textarea name="note" maxLength={500}>
+            {props.note ?? ''}
+          </textarea>
+        </label>
+        <button type="submit">Join the waitlist</button>
+      </form>
+      <p class="muted">
+        Have an account? <a href="/signin">Sign in</a>.
+      </p>
+    </Layout>
+  )
+}
+
+export function WaitlistThanksPage() {
+  return (
+    <Layout title="Thank you">
+      <h1>Thank you</h1>
+      <p class="notice" role="status">
+        Your request is noted. When it is approved, a sign-in link arrives by e-mail.
+      </p>
+    </Layout>
+  )
+}
+
+export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; notice?: string; error?: string }) {
+  return (
+    <Layout title="Operator" viewer={props.viewer}>
+      <h1>Waitlist</h1>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+      {props.entries.length === 0 ? (
+        <p class="muted">Nobody is waiting.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Address</th>
+              <th scope="col">Note</th>
+              <th scope="col">Since</th>
+              <th scope="col">State</th>
+              <th scope="col">Action</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.entries.map((e) => (
+              <tr key={e.email}>
+                <td>{e.email}</td>
+                <td>{e.note}</td>
+                <td>{e.at}</td>
+                <td>{e.state}</td>
+                <td>
+                  <form class="inline" method="post" action="/operator/waitlist">
+                    <input type="hidden" name="email" value={e.email} />
+                    <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
+                    {e.state === 'pending' ? (
+                      <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
+                    ) : null}
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Invite someone to a new team</h2>
+      <form class="stack" method="post" action="/operator/invites">
+        <label>
+          E-mail address of the new team's owner
+          <input type="email" name="email" required />
+        </label>
+        <button type="submit">Send invite</button>
+      </form>
+    </Layout>
+  )
+}

@@ -1,0 +1,342 @@
+// The sign-in and account pages, served by every node beside the API (docs/accounts.md). A page
+// request is matched here first; anything else goes on to the API dispatcher. Every POST passes
+// the same-origin check (CSRF); sign-in, waitlist and link requests are rate limited per address
+// and per client IP; every page carries the security headers of security.ts.
+import { createHash } from 'node:crypto'
+import type { VNode } from 'preact'
+import { type Accounts, type User, email as emailField } from '../auth/accounts.js'
+import type { Audit } from '../auth/audit.js'
+import type { Keyring } from '../auth/keyring.js'
+import type { Mailer } from '../auth/mailer.js'
+import { deleteTeam } from '../auth/teardown.js'
+import type { Teams } from '../auth/teams.js'
+import type { Settings } from '../config.js'
+import { AppError } from '../core/errors.js'
+import { parse } from '../core/validate.js'
+import type { Exchange } from '../http/exchange.js'
+import type { Lifecycle } from '../http/lifecycle.js'
+import type { Logger } from '../logger.js'
+import type { Store } from '../store/store.js'
+import { z } from 'zod'
+import { ASSETS } from './assets.js'
+import { PAGE_HEADERS, type Origin } from './security.js'
+import { inviteText, signInText } from '../auth/mail-text.js'
+import * as V from './views.js'
+
+export interface WebDeps {
+  settings: Settings
+  store: Store
+  accounts: Accounts
+  teams: Teams
+  audit: Audit
+  mailer: Mailer
+  keyring: Pick<Keyring, 'publishRevocation'>
+  lifecycle: Lifecycle
+  log: Logger
+}
+
+interface Request {
+  ex: Exchange
+  form: URLSearchParams
+  viewer: V.Viewer | undefined
+  session: string | undefined
+}
+
+type Reply = { status: number; body?: VNode; headers?: Record<string, string> }
+type Handler = (r: Request) => Promise<Reply>
+
+const HOUR_MS = 3_600_000
+const FORM_BYTES = 16 * 1024
+
+const see = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+const html = (body: VNode, status = 200, headers: Record<string, string> = {}): Reply => ({ status, body, headers })
+const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
+
+export class Web {
+  private readonly routes = new Map<string, { handler: Handler; signedIn: boolean }>()
+
+  constructor(
+    private readonly deps: WebDeps,
+    private readonly origin: Origin,
+  ) {
+    this.page('GET', '/', true, (r) => this.home(r))
+    this.page('GET', '/signin', false, async () => html(V.SignInPage({})))
+    this.page('POST', '/signin', false, (r) => this.signIn(r))
+    this.page('GET', '/signin/link', false, (r) => this.linkPage(r))
+    this.page('POST', '/signin/link', false, (r) => this.followLink(r))
+    this.page('POST', '/signout', false, (r) => this.signOut(r))
+    this.page('GET', '/waitlist', false, async () => html(V.WaitlistPage({})))
+    this.page('POST', '/waitlist', false, (r) => this.joinWaitlist(r))
+    this.page('POST', '/team/invites', true, (r) => this.invite(r))
+    this.page('POST', '/team/invites/revoke', true, (r) => this.revokeInvite(r))
+    this.page('POST', '/team/members/remove', true, (r) => this.removeMember(r))
+    this.page('GET', '/account/delete', true, (r) => this.deletePage(r))
+    this.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
+    this.page('GET', '/operator', true, (r) => this.operator(r))
+    this.page('POST', '/operator/waitlist', true, (r) => this.decide(r))
+    this.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
+  }
+
+  private page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
+    this.routes.set(`${method} ${path}`, { handler, signedIn })
+  }
+
+  /** Serves the request when it is a page or an asset; false to leave it to the API. */
+  handle(ex: Exchange): boolean {
+    const { method, path } = ex.req
+    const asset = method === 'GET' || method === 'HEAD' ? ASSETS.find((a) => a.path === path) : undefined
+    if (asset) {
+      ex.send(200, asset.body, { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' })
+      return true
+    }
+    const route = this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`)
+    if (!route) return false
+    const done = this.deps.lifecycle.begin()
+    const body = method === 'POST' ? ex.readBody(FORM_BYTES) : Promise.resolve(undefined)
+    body.catch(() => undefined)
+    void this.serve(ex, route, body).finally(done)
+    return true
+  }
+
+  private async serve(ex: Exchange, route: { handler: Handler; signedIn: boolean }, bodyP: Promise<Buffer | undefined>): Promise<void> {
+    let reply: Reply
+    let viewer: V.Viewer | undefined
+    try {
+      if (!this.deps.lifecycle.accepting) throw new AppError('unavailable', 'this node is shutting down; retry in a moment')
+      if (ex.req.method === 'POST') {
+        const why = this.origin.crossSite(ex.req)
+        if (why) throw new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
+      }
+      const session = this.origin.sessionToken(ex.req)
+      viewer = await this.viewer(session)
+      if (route.signedIn && !viewer) {
+        reply = ex.req.method === 'GET' ? see('/signin') : html(V.MessagePage({ title: 'Signed out', message: 'Your session has ended; sign in again.', link: { href: '/signin', text: 'Sign in' } }), 401)
+      } else {
+        const raw = await bodyP
+        reply = await route.handler({ ex, form: new URLSearchParams(raw?.toString('utf8') ?? ''), viewer, session })
+      }
+    } catch (err) {
+      reply = this.failure(err, viewer)
+    }
+    const headers = { ...PAGE_HEADERS, ...reply.headers }
+    ex.send(reply.status, reply.body ? V.page(reply.body) : '', headers)
+  }
+
+  private failure(err: unknown, viewer: V.Viewer | undefined): Reply {
+    if (!(err instanceof AppError)) {
+      this.deps.log.error({ err }, 'page failed')
+      return html(V.MessagePage({ title: 'Something went wrong', message: 'An unexpected error happened; please try again.', viewer }), 500)
+    }
+    const headers: Record<string, string> = {}
+    if (err.code === 'rate_limited') headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
+    const title = err.code === 'rate_limited' ? 'Too many requests' : err.code === 'forbidden' ? 'Not allowed' : 'Please check'
+    return html(V.MessagePage({ title, message: err.message, viewer }), err.status, headers)
+  }
+
+  private async viewer(session: string | undefined): Promise<V.Viewer | undefined> {
+    const user = await this.deps.accounts.session(session)
+    if (!user) return undefined
+    const team = await this.deps.teams.get(user.team)
+    return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
+  }
+
+  /** GCRA over an hour, one key per address or client IP; refused: rate_limited with when to retry. */
+  private async limit(kind: 'address' | 'ip', id: string, perHour: number): Promise<void> {
+    const r = await this.deps.store.run('rateLimit', [this.deps.store.keys.signInRate(kind, short(id))], [perHour, HOUR_MS, 1])
+    if ((r.allowed as number) > 0) return
+    const retry = Math.max(1, Math.ceil((r.retry_after_ms as number) / 1000))
+    const what = kind === 'address' ? 'this address' : 'your network address'
+    throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
+  }
+
+  private limitIp(r: Request): Promise<void> {
+    return this.limit('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
+  }
+
+  private link(token: string): string {
+    return `${this.origin.base}/signin/link?token=${token}`
+  }
+
+  /** Sends a mail without making the page wait for it (so timing tells nothing either). */
+  private mail(to: string, subject: string, text: string): void {
+    this.deps.mailer.send({ to, subject, text }).catch((err: unknown) => this.deps.log.error({ err: (err as Error).message, to }, 'mail not sent'))
+  }
+
+  private async signIn(r: Request): Promise<Reply> {
+    await this.limitIp(r)
+    const given = r.form.get('email') ?? ''
+    const v = emailField.safeParse(given)
+    if (!v.success) return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
+    await this.limit('address', v.data, this.deps.settings.signInRatePerAddress)
+    const token = await this.deps.accounts.requestSignIn(v.data)
+    if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlS))
+    return html(V.CheckMailPage({ email: v.data }))
+  }
+
+  private async linkPage(r: Request): Promise<Reply> {
+    const token = r.ex.req.query.get('token') ?? ''
+    if (!(await this.deps.accounts.tokenLive(token))) return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
+    return html(V.ContinuePage({ token }))
+  }
+
+  private async followLink(r: Request): Promise<Reply> {
+    await this.limitIp(r)
+    let signed
+    try {
+      signed = await this.deps.accounts.consume(r.form.get('token') ?? '', r.session)
+    } catch (err) {
+      if (err instanceof AppError && err.details?.field === 'token') return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
+      throw err
+    }
+    const cookie = { 'Set-Cookie': this.origin.sessionCookie(signed.session, this.deps.settings.sessionMaxS) }
+    const { user } = signed
+    let key: string | undefined
+    if (signed.createdTeam) {
+      const made = await this.deps.teams.create({ teamId: user.team, name: `${user.name}'s team` })
+      key = made.key
+      if (made.keyId) await this.deps.audit.record(user.team, actorOf(user), 'minted key', made.keyId)
+    }
+    await this.deps.audit.record(user.team, actorOf(user), signed.newUser ? 'joined and signed in' : 'signed in')
+    if (!key) return see('/', cookie)
+    const viewer = await this.viewerOf(user)
+    return html(V.KeyOncePage({ viewer, key }), 200, cookie)
+  }
+
+  private async viewerOf(user: User): Promise<V.Viewer> {
+    const team = await this.deps.teams.get(user.team)
+    return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
+  }
+
+  private async signOut(r: Request): Promise<Reply> {
+    await this.deps.accounts.endSession(r.session)
+    return see('/signin', { 'Set-Cookie': this.origin.clearCookie() })
+  }
+
+  private async joinWaitlist(r: Request): Promise<Reply> {
+    await this.limitIp(r)
+    const email = r.form.get('email') ?? ''
+    const note = r.form.get('note') ?? ''
+    try {
+      const v = parse(z.object({ email: emailField }), { email })
+      await this.limit('address', v.email, this.deps.settings.signInRatePerAddress)
+      await this.deps.accounts.joinWaitlist({ email, note })
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'invalid_request' || err.code === 'limit_reached')) return html(V.WaitlistPage({ error: err.message, email, note }), err.status)
+      throw err
+    }
+    return html(V.WaitlistThanksPage())
+  }
+
+  private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+    const viewer = r.viewer!
+    const [{ members, invites }, audit] = await Promise.all([this.deps.accounts.people(viewer.user.team), this.deps.audit.read(viewer.user.team, 50)])
+    return html(V.HomePage({ viewer, members, invites, audit, ...extra }), status)
+  }
+
+  /** Runs a change of the home page; a refused one shows the home page with the error, changing nothing. */
+  private async onHome(r: Request, change: () => Promise<string>): Promise<Reply> {
+    try {
+      const notice = await change()
+      return await this.home(r, { notice })
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.home(r, { error: err.message }, err.status)
+      throw err
+    }
+  }
+
+  private invite(r: Request): Promise<Reply> {
+    return this.onHome(r, async () => {
+      const user = r.viewer!.user
+      const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
+      this.mail(invite.email, `${user.email} invites you to agentrooms`, inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlS))
+      await this.deps.audit.record(user.team, actorOf(user), 'invited member', invite.email)
+      return `Invite sent to ${invite.email}.`
+    })
+  }
+
+  private revokeInvite(r: Request): Promise<Reply> {
+    return this.onHome(r, async () => {
+      const user = r.viewer!.user
+      if (user.role !== 'owner') throw new AppError('forbidden', 'only the team\'s owner may revoke invites')
+      const inv = await this.deps.accounts.revokeInvite(r.form.get('invite') ?? '', user.team)
+      await this.deps.audit.record(user.team, actorOf(user), 'revoked invite', inv.email)
+      return `The invite of ${inv.email} is revoked.`
+    })
+  }
+
+  private removeMember(r: Request): Promise<Reply> {
+    return this.onHome(r, async () => {
+      const user = r.viewer!.user
+      const target = r.form.get('user') ?? ''
+      if (target === user.id) throw new AppError('invalid_request', 'to remove yourself, delete your account')
+      const { user: gone } = await this.deps.accounts.deleteUser(target, user)
+      await this.deps.audit.record(user.team, actorOf(user), 'removed member', gone.email)
+      return `${gone.email} is removed from the team.`
+    })
+  }
+
+  private async deletePage(r: Request, error?: string, status = 200): Promise<Reply> {
+    const viewer = r.viewer!
+    const { members } = await this.deps.accounts.people(viewer.user.team)
+    const others = members.filter((m) => m.id !== viewer.user.id).length
+    return html(V.DeletePage({ viewer, last: others === 0, others, ...(error ? { error } : {}) }), status)
+  }
+
+  private async deleteAccount(r: Request): Promise<Reply> {
+    const viewer = r.viewer!
+    if ((r.form.get('confirm') ?? '').trim() !== viewer.teamName) return this.deletePage(r, `The name typed does not match the team name, ${viewer.teamName}; nothing was deleted.`, 400)
+    let last: boolean
+    try {
+      ;({ last } = await this.deps.accounts.deleteUser(viewer.user.id))
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'conflict') return this.deletePage(r, err.message, 409)
+      throw err
+    }
+    if (last) await deleteTeam(this.deps.store, this.deps.keyring, viewer.user.team)
+    else await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
+    const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
+    return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })
+  }
+
+  private requireOperator(r: Request): V.Viewer {
+    if (!r.viewer?.operator) throw new AppError('forbidden', 'This page is for operators (ADMIN_EMAILS).')
+    return r.viewer
+  }
+
+  private async operator(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+    const viewer = this.requireOperator(r)
+    return html(V.OperatorPage({ viewer, entries: await this.deps.accounts.waitlist(), ...extra }), status)
+  }
+
+  private async onOperator(r: Request, change: () => Promise<string>): Promise<Reply> {
+    this.requireOperator(r)
+    try {
+      return await this.operator(r, { notice: await change() })
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500) return this.operator(r, { error: err.message }, err.status)
+      throw err
+    }
+  }
+
+  private decide(r: Request): Promise<Reply> {
+    return this.onOperator(r, async () => {
+      const decision = r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
+      if (!decision) throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
+      const { entry, token } = await this.deps.accounts.decideWaitlist(r.form.get('email') ?? '', decision)
+      if (token) this.mail(entry.email, 'You are in: your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlS))
+      return decision === 'approve' ? `${entry.email} is approved; a sign-in link is on its way.` : `${entry.email} is declined.`
+    })
+  }
+
+  private operatorInvite(r: Request): Promise<Reply> {
+    return this.onOperator(r, async () => {
+      const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, {})
+      this.mail(invite.email, 'You are invited to agentrooms', inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlS))
+      return `Invite to a new team sent to ${invite.email}.`
+    })
+  }
+}
+
+const BAD_LINK = 'This link is not valid: it was used already, it has expired, or it was altered. Ask for a new one.'
+
+export const actorOf = (u: User) => `user:${u.id} ${u.email}`

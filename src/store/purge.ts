@@ -1,0 +1,33 @@
+// Removes every key of a team and of its rooms, and the team's entries in the shared indexes
+// (account deletion: "nothing of the team is left behind", docs/accounts.md). Runs after the
+// team's credentials are revoked (lua/revokeTeam-4.lua), when nothing can write to the team any
+// more, so it need not be atomic: each room goes in one DEL on its own slot.
+import { ROOM_KEYS, type RoomRef } from './keys.js'
+import type { Store } from './store.js'
+
+/** Every key of a room: its fixed keys, its lock keys, its search manifest and vectors. */
+async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
+  const k = store.keys.room(ref)
+  const locks = await store.client.hkeys(k.locks)
+  const fixed = ROOM_KEYS.filter((n) => n !== 'channel').map((n) => k[n])
+  return [...fixed, ...locks.map((name) => store.keys.lock(ref, name)), store.keys.searchManifest(ref), ...Object.values(store.keys.vectors(ref))]
+}
+
+export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: number }> {
+  const keys = store.keys
+  const t = keys.team(teamId)
+  const roomIds = await store.client.zrange(t.rooms, 0, -1)
+  for (const roomId of roomIds) {
+    const ref = { teamId, roomId }
+    await store.client.del(...(await roomKeysOf(store, ref)))
+    const member = `${teamId}/${roomId}`
+    for (const shared of [keys.search(), keys.vectorIndex()]) {
+      for (const set of [shared.dirty, shared.leases, shared.rooms]) await store.client.zrem(set, member)
+    }
+  }
+  await store.client.del(...Object.values(t), ...Object.values(keys.webhooks(teamId)))
+  await store.client.srem(keys.teams(), teamId)
+  await store.client.zrem(keys.webhookTeams(), teamId)
+  await store.client.zrem(keys.webhookRegistrations(), teamId)
+  return { rooms: roomIds.length }
+}

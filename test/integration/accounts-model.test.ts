@@ -1,0 +1,120 @@
+// The accounts model on real Redis (standalone and cluster): admission through the waitlist and
+// invites, single-use links, sessions, deletion, and a team's teardown that leaves nothing.
+import t from 'tap'
+import { Accounts } from '../../src/auth/accounts.js'
+import { Keyring } from '../../src/auth/keyring.js'
+import { deleteTeam } from '../../src/auth/teardown.js'
+import { Teams } from '../../src/auth/teams.js'
+import { Core } from '../../src/core/index.js'
+import { AppError } from '../../src/core/errors.js'
+import { Store } from '../../src/store/store.js'
+import { testPrefix, traces } from '../helpers/accounts.js'
+import { BACKENDS, rawClient, settingsFor, uid } from '../helpers/shared.js'
+
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'ok',
+    (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+  )
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    const prefix = testPrefix()
+    const settings = settingsFor(backend, { keyPrefix: prefix, adminEmails: ['op@example.com'] })
+    const store = new Store(settings)
+    const raw = rawClient(backend)
+    t.teardown(async () => {
+      await store.close()
+      raw.disconnect()
+    })
+    const accounts = new Accounts(store, settings)
+    const teams = new Teams(store)
+    const core = new Core(store, settings)
+    const keyring = new Keyring(store)
+
+    t.test('waitlist -> approval -> first sign-in makes an owner of a new team; the link works once', async (t) => {
+      const who = `${uid('w')}@example.com`
+      t.equal(await accounts.requestSignIn(who), undefined, 'an unknown address gets no link')
+      await accounts.joinWaitlist({ email: who.toUpperCase(), note: 'building agents' })
+      await accounts.joinWaitlist({ email: who, note: 'again' })
+      const listed = (await accounts.waitlist()).filter((e) => e.email === who)
+      t.equal(listed.length, 1, 'listed once, lower-cased')
+      t.equal(listed[0]!.note, 'building agents', 'a second request changes nothing')
+      t.equal(await accounts.requestSignIn(who), undefined, 'still no link while pending')
+      const { token } = await accounts.decideWaitlist(who, 'approve')
+      const signed = await accounts.consume(token!)
+      t.equal(signed.user.email, who)
+      t.equal(signed.user.role, 'owner')
+      t.ok(signed.createdTeam && signed.newUser, 'a new person with a team to create')
+      t.equal(await code(accounts.consume(token!)), 'forbidden', 'the same link again is refused')
+      t.equal((await accounts.session(signed.session))?.id, signed.user.id, 'the session is live')
+      t.notOk((await accounts.waitlist()).some((e) => e.email === who), 'the entry leaves the waitlist')
+      const again = await accounts.requestSignIn(who)
+      t.ok(again, 'a person with an account gets sign-in links')
+      const second = await accounts.consume(again!, signed.session)
+      t.equal(second.user.id, signed.user.id, 'the same person')
+      t.notOk(second.createdTeam, 'no second team')
+      t.equal(await accounts.session(signed.session), undefined, 'the earlier session ended (rotation)')
+      t.ok(await accounts.endSession(second.session), 'sign-out')
+      t.equal(await accounts.session(second.session), undefined, 'the session is gone after sign-out')
+    })
+
+    t.test('a declined, unknown, altered or expired link admits nobody and changes nothing', async (t) => {
+      const who = `${uid('d')}@example.com`
+      await accounts.joinWaitlist({ email: who })
+      await accounts.decideWaitlist(who, 'decline')
+      t.equal(await accounts.requestSignIn(who), undefined, 'declined: no link')
+      t.equal(await code(accounts.consume('x'.repeat(32))), 'forbidden', 'an unknown token')
+      t.equal(await code(accounts.consume('short')), 'forbidden', 'a malformed token')
+      const op = await accounts.requestSignIn('op@example.com')
+      t.ok(op, 'an operator may always ask')
+      t.equal(await code(accounts.consume(op!.slice(0, 31) + (op!.endsWith('A') ? 'B' : 'A'))), 'forbidden', 'one character altered')
+      const short = new Accounts(store, { ...settings, inviteTtlS: 1 })
+      const inv = await short.invite({ email: `${uid('e')}@example.com` }, { ttlS: 1 })
+      await new Promise((r) => setTimeout(r, 1100))
+      t.equal(await code(accounts.consume(inv.token)), 'forbidden', 'an expired invite link')
+      t.equal(await code(accounts.decideWaitlist(`${uid('n')}@example.com`, 'approve')), 'not_found', 'approving an address not listed')
+      t.equal(await code(accounts.joinWaitlist({ email: 'not an address' })), 'invalid_request', 'a bad address names the field')
+    })
+
+    t.test('invites: owner -> member; members cannot invite; deletion rules; teardown leaves nothing', async (t) => {
+      const owner = await accounts.consume((await accounts.invite({ email: `${uid('o')}@example.com` }, {})).token)
+      t.ok(owner.createdTeam, 'an operator invite to a new team')
+      const teamId = owner.user.team
+      const created = await teams.create({ teamId, name: 'Acme' })
+      t.ok(created.created && created.key, 'the node creates the team and its first key')
+      const memberEmail = `${uid('m')}@example.com`
+      const inv = await accounts.invite({ email: memberEmail }, { by: owner.user })
+      t.equal(await code(accounts.invite({ email: memberEmail }, { by: owner.user })), 'conflict', 'one pending invite per address')
+      t.equal(await code(accounts.invite({ email: owner.user.email }, { by: owner.user })), 'conflict', 'an address with an account')
+      const member = await accounts.consume(inv.token)
+      t.same([member.user.team, member.user.role, member.createdTeam], [teamId, 'member', false])
+      t.equal(await code(accounts.invite({ email: `${uid('x')}@example.com` }, { by: member.user })), 'forbidden', 'a member cannot invite')
+      const revokable = await accounts.invite({ email: `${uid('r')}@example.com` }, { by: owner.user })
+      await accounts.revokeInvite(revokable.invite.id, teamId)
+      t.equal(await code(accounts.consume(revokable.token)), 'forbidden', 'a revoked invite link')
+      const people = await accounts.people(teamId)
+      t.same(people.members.map((m) => m.role).sort(), ['member', 'owner'])
+      t.same(people.invites.map((i) => i.state).sort(), ['accepted', 'accepted', 'revoked'], 'the operator invite, the member invite, the revoked one')
+
+      t.equal(await code(accounts.deleteUser(owner.user.id)), 'conflict', 'the owner cannot go while a member remains')
+      t.equal(await code(accounts.deleteUser(owner.user.id, member.user)), 'forbidden', 'a member cannot remove the owner')
+      const gone = await accounts.deleteUser(member.user.id)
+      t.notOk(gone.last, 'the owner remains')
+      t.equal(await accounts.session(member.session), undefined, 'the member\'s session ended')
+
+      await core.rooms.create(teamId, { room_id: 'r1' }, 'test')
+      const c = { room: { teamId, roomId: 'r1' }, agent: 'a1' }
+      await core.events.post(c, { type: 'message', text: 'hello' })
+      await core.locks.acquire(c, { name: 'deploy', ttl_s: 60 })
+      const extra = await teams.mintTeamKey(teamId, { label: 'ci' })
+      t.ok(await keyring.authenticate(`Bearer ${extra.key}`), 'the key works before')
+      const last = await accounts.deleteUser(owner.user.id)
+      t.ok(last.last, 'the owner was the last member')
+      const down = await deleteTeam(store, keyring, teamId)
+      t.equal(down.revoked, 2, 'both team keys revoked')
+      t.equal(await code(keyring.authenticate(`Bearer ${extra.key}`)), 'unauthorized', 'the key is refused')
+      t.same(await traces(raw, prefix, [teamId, owner.user.id, member.user.id, owner.user.email, memberEmail]), [], 'nothing of the team or its people is left')
+    })
+  })
+}
