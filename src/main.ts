@@ -84,6 +84,8 @@ async function main(): Promise<void> {
         '',
       ].join('\n') + '\n',
     )
+  } else {
+    node.log.info('the default team exists already: no key to print')
   }
 }
 
