@@ -1,5 +1,5 @@
 // Saturated calls/s of this work tree against another commit, in alternating runs. On this
-// machine the same code moves ±30% between minutes (BENCHMARKS.md), so a change is only seen in
+// machine the same code moves ±30% between minutes (bench/HISTORY.md), so a change is only seen in
 // runs interleaved this closely: A, B, A, B, ... each for a few seconds, one node at a time, each
 // node on its own Redis. Needs wrk. The other commit is checked out as a git worktree in a
 // temporary folder (sharing this tree's node_modules) and built like this one.

@@ -26,7 +26,7 @@ let build: Promise<unknown> | undefined
  * The compiled JavaScript of a TypeScript file of this repository (`src/main.ts` ->
  * `dist-bench/src/main.js`), built with tsc once per bench run (tsconfig.bench.json, incremental).
  * Servers under measurement run compiled, as `npm start` and the container run them: under tsx
- * the same node made 8-20% fewer calls/s (BENCHMARKS.md).
+ * the same node made 8-20% fewer calls/s (bench/HISTORY.md).
  */
 export async function compiled(script: string): Promise<string> {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')

@@ -4,7 +4,7 @@
 // Also the size of tools/list in tokens (full set and core profile).
 // Load comes from wrk (Debian package `wrk`, C, one thread) when it is installed, else autocannon:
 // autocannon is JavaScript and on this 2-core machine takes about as much CPU as the node it
-// drives, which caps what any server can show; wrk costs a fraction of that (BENCHMARKS.md).
+// drives, which caps what any server can show; wrk costs a fraction of that (bench/HISTORY.md).
 //   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--tools heartbeat,post_event] [--loader wrk|autocannon]
 import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'

@@ -87,6 +87,8 @@ async function main(): Promise<void> {
         ...(signIn ? [`Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once:`, '', `  ${signIn.link}`, ''] : []),
       ].join('\n') + '\n',
     )
+  } else {
+    node.log.info('the default team exists already: no key to print')
   }
 }
 

@@ -71,7 +71,8 @@ export function listen(host: string, port: number, handle: (ex: Exchange) => voi
   })
 }
 
-const STATUS_TEXT: Record<number, string> = {
+/** Reason phrases (RFC 9110) of every status this service sends; test/unit/http-status.test.ts checks the error table against it. */
+export const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted',
@@ -86,9 +87,11 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 }
 
 export const statusLine = (status: number) => `${status} ${STATUS_TEXT[status] ?? 'Unknown'}`

@@ -18,7 +18,7 @@ import type { RoomRef } from '../store/keys.js'
 import { createSubscriber, type RedisClient, type Store } from '../store/store.js'
 import { addTo, closeSubscriber, messageOf, once, withTimeout } from './util.js'
 
-// A dependency of ioredis (its own slot function), CommonJS without types.
+// The slot function ioredis itself uses (declared at the version ioredis pins), CommonJS without types.
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
 
 export interface HubLog {

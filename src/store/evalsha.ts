@@ -3,9 +3,14 @@
 // encode every argument on each call; for a room script, 15 of its ~22 arguments are the room's
 // keys, the same on every call. Here the frame's head (EVALSHA, the SHA, the key count) is built
 // once per script and the keys once per key list, so a call encodes only its own arguments.
-// Measured in BENCHMARKS.md (session 5). EVALSHA falls back to EVAL on NOSCRIPT, as ioredis'
-// does: a restart or failover empties Redis' script cache. With REDIS_AUTO_PIPELINING on, the
-// store sends scripts through ioredis' own commands instead: only those join its pipelines.
+// Paired runs against ioredis' own script commands: post_event 1.10×, heartbeat 1.07× calls/s
+// (BENCHMARKS.md; bench/HISTORY.md, session 5). EVALSHA falls back to EVAL on NOSCRIPT, as
+// ioredis' does: a restart or failover empties Redis' script cache. With REDIS_AUTO_PIPELINING
+// on, the store sends scripts through ioredis' own commands (defineCommand) instead: only those
+// join its pipelines, and that is the way back should this override ever break.
+// Command#toWritable, overridden below, is not documented by ioredis: package.json pins ioredis
+// to one exact version, and test/unit/evalsha.test.ts checks the pin and that our frames are
+// byte for byte what that version writes. Before an upgrade, run that test and bench/ab.ts.
 import { createHash } from 'node:crypto'
 import { Command } from 'ioredis'
 import type { Script } from './scripts.js'

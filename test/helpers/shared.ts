@@ -25,8 +25,21 @@ export interface SharedRedis {
 export type Backend = 'standalone' | 'cluster'
 export const BACKENDS: Backend[] = ['standalone', 'cluster']
 
+/**
+ * The shared servers of this run. `npm run test:unit` starts none (test/unit needs no Redis): a
+ * file that gets here without them is told where it belongs.
+ */
 export function sharedRedis(): SharedRedis {
-  return JSON.parse(readFileSync(SHARED_FILE, 'utf8')) as SharedRedis
+  let text: string
+  try {
+    text = readFileSync(SHARED_FILE, 'utf8')
+  } catch {
+    throw new Error(
+      `no shared Redis in this run (${SHARED_FILE} is missing): test/helpers/before.ts starts it for tap runs that use .taprc. ` +
+        'npm run test:unit starts none, so a test that needs Redis belongs in test/integration (or test/e2e), not test/unit.',
+    )
+  }
+  return JSON.parse(text) as SharedRedis
 }
 
 /** Settings pointing at the shared Redis of `backend`, with `overrides`. */

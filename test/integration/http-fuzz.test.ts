@@ -16,8 +16,11 @@ import { connect } from 'node:net'
 import { defaultSettings } from '../../src/config.js'
 import { ERRORS, isErrorCode } from '../../src/core/errors.js'
 import type { Route } from '../../src/http/router.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
 import { newTeam, startNode } from '../helpers/node.js'
 import { BACKENDS } from '../helpers/shared.js'
+
+pinFuzzSeed(t)
 
 const BODY_LIMIT = 4096
 const HEADER_LIMIT = defaultSettings().httpHeaderBytes

@@ -1,8 +1,8 @@
 // Locks on real Redis, standalone and cluster: acquire, extend, release, conflicts, expiry by key
 // TTL, fencing tokens, the per-room limit, validation, and a race of 20 agents for one lock.
 import t from 'tap'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { newRoom } from '../helpers/core.js'
+import { eventually } from '../helpers/realtime.js'
 import { BACKENDS } from '../helpers/shared.js'
 
 for (const backend of BACKENDS) {
@@ -54,7 +54,8 @@ for (const backend of BACKENDS) {
       t.ok(pttl > 0 && pttl <= 1000, `the lock key's TTL is the lock's (${pttl} ms)`)
       t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['deploy', 'long'])
 
-      await sleep(1150)
+      const gone = async (name: string) => !(await locks.list(room.as('x'))).locks.some((l) => l.name === name)
+      t.ok(await eventually(() => gone('deploy'), 10_000), 'the 1 s lock expired')
       const listed = await locks.list(room.as('x'))
       t.same(listed.locks.map((l) => l.name), ['long'], 'an expired lock is not listed')
       const left = listed.locks[0]!.expires_in_s
@@ -72,7 +73,7 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend, { settings: { lockTtlDefaultS: 1 } })
       const { locks } = room.core
       const first = await locks.acquire(room.as('alice'), { name: 'n' })
-      await sleep(1150)
+      t.ok(await eventually(async () => (await locks.list(room.as('x'))).locks.length === 0, 10_000), 'the lock expired')
       const second = await locks.acquire(room.as('alice'), { name: 'n' })
       t.equal(second.extended, false)
       t.ok(second.lock.token > first.lock.token)
@@ -92,7 +93,7 @@ for (const backend of BACKENDS) {
       })
       t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['a', 'b'], 'the refused acquire changed nothing')
       t.equal((await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })).extended, true, 'extending is not a new lock')
-      await sleep(1150)
+      t.ok(await eventually(async () => !(await locks.list(room.as('x'))).locks.some((l) => l.name === 'a'), 10_000), "alice's 1 s lock expired")
       const c = await locks.acquire(room.as('carol'), { name: 'c', ttl_s: 60 })
       t.equal(c.lock.owner, 'carol', 'an expired lock frees its place')
       t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['b', 'c'])

@@ -6,12 +6,15 @@ import fc from 'fast-check'
 import t from 'tap'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
 import { ERROR } from '../../src/mcp/era.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
 import { envelope, legacyCall, MODERN, modernHeaders, post, PROTOCOL_VERSION_KEY, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode } from '../helpers/node.js'
 
 /** Codes a tool may answer with for bad input; search may also say it has no engine. */
 const CLIENT_CODES = ['invalid_request', 'too_large', 'not_found', 'conflict', 'forbidden', 'limit_reached']
 const SEARCH_CODES = ['unavailable', 'semantic_search_disabled']
+
+pinFuzzSeed(t)
 
 const junkText = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -175,6 +178,8 @@ t.test('random arguments for every tool (standalone)', async (t) => {
       { requiredKeys: [] },
     )
     const seen = new Map<string, number>()
+    // The request line and the other headers take well under 1 KiB.
+    const headerRoom = n.node.settings.httpHeaderBytes - 1024
     await fc.assert(
       fc.asyncProperty(params, fc.boolean(), async (generated, modern) => {
         // wait_for_events with valid arguments and nothing unread parks for the default 30 s, past
@@ -182,7 +187,12 @@ t.test('random arguments for every tool (standalone)', async (t) => {
         const args = generated.arguments
         const waits = generated.name === 'wait_for_events' && typeof args === 'object' && args !== null && !Array.isArray(args)
         const p = waits ? { ...generated, arguments: { ...args, timeout_s: 1 } } : generated
-        const name = typeof p.name === 'string' ? `=?base64?${Buffer.from(p.name).toString('base64')}?=` : undefined
+        // The name goes in the Mcp-Name header only when it fits the node's header limit: past it
+        // the HTTP server cuts the connection before the service sees the request (a 70 kB name
+        // made a ~93 kB header once, and ECONNRESET instead of an answer). Too long, it is left
+        // out, which the endpoint answers as a header mismatch.
+        const encoded = typeof p.name === 'string' ? `=?base64?${Buffer.from(p.name).toString('base64')}?=` : undefined
+        const name = encoded !== undefined && Buffer.byteLength(encoded) <= headerRoom ? encoded : undefined
         const headers = modern ? modernHeaders('tools/call', name) : {}
         const r = await post(n, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: p }, { Accept: 'application/json', ...headers }, { key, timeoutMs: 5000 })
         if (r.status !== 200 && r.status !== 400) throw new Error(`HTTP ${r.status}: ${r.text.slice(0, 300)}`)

@@ -2,6 +2,7 @@
 // 1 s TTL and real waiting, notices only on coming online, and leave_room.
 import t from 'tap'
 import { listen, newRoom } from '../helpers/core.js'
+import { eventually } from '../helpers/realtime.js'
 import { BACKENDS } from '../helpers/shared.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -76,10 +77,12 @@ for (const backend of BACKENDS) {
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('alice'))
-      await sleep(1200)
+      const offline = async () => !(await presence.list(room.as('x'))).online.some((e) => e.agent_id === 'alice')
+      t.ok(await eventually(offline, 10_000), 'alice went offline after the presence TTL')
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('bob'))
-      await sleep(200)
+      // Notices arrive in order: with bob's in, every earlier one is.
+      t.ok(await eventually(() => got.some((n) => n.k === 'presence' && n.agent === 'bob')), "bob's notice arrived")
       const online = got.filter((n) => n.k === 'presence')
       t.same(
         online.map((n) => [n.op, n.agent]),

@@ -1,41 +1,12 @@
-// How the store sends scripts (src/store/evalsha.ts): frames written by us are byte for byte what
-// ioredis would send for the same arguments, keys encoded once per list still serve every call,
-// and on real Redis, standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
+// How the store sends scripts (src/store/evalsha.ts) on real Redis (the frames themselves:
+// test/unit/evalsha.test.ts): standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
 // restart or failover) costs an EVAL per call in flight and no failed call; text of any kind
 // survives the frame intact; with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own
 // commands and are pipelined.
 import t from 'tap'
-import { Cluster, Command } from 'ioredis'
-import { LoadedScript, type Arg } from '../../src/store/evalsha.js'
-import { loadScripts } from '../../src/store/scripts.js'
+import { Cluster } from 'ioredis'
 import { newRoom, rawRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
-
-const asBuffer = (w: string | Buffer) => (typeof w === 'string' ? Buffer.from(w) : w)
-/** What ioredis itself writes for a command with these arguments. */
-const ioredisFrame = (name: string, args: Arg[]) => asBuffer(new Command(name, args).toWritable(undefined as never) as string | Buffer)
-
-t.test('frames are the RESP ioredis writes, for every kind of argument', async (t) => {
-  const script = new LoadedScript(loadScripts().find((s) => s.name === 'postEvent')!)
-  const keys = Object.freeze(Array.from({ length: 15 }, (_, i) => `ar:{r:tm/r1}:k${i}`))
-  const cases: [string, Arg[]][] = [
-    ['plain strings', ['alice', '', '86400000', '1', 'status', 'started t1']],
-    ['numbers', ['alice', 10_000, 0, -3, 1.5]],
-    ['multi-byte text (the length is in bytes)', ['zoë', 'naïve — 日本語 🌍', '']],
-    ['a Buffer among strings (binary bytes kept)', ['alice', Buffer.from([0, 0xff, 0x0d, 0x0a, 0xc3]), 'x', 7]],
-  ]
-  for (const [label, argv] of cases) {
-    const cmd = script.command(keys, argv)
-    t.same(asBuffer(cmd.toWritable()), ioredisFrame('evalsha', [script.sha, 15, ...keys, ...argv]), `EVALSHA: ${label}`)
-    t.same(asBuffer(script.command(keys, argv, true).toWritable()), ioredisFrame('eval', [script.script.source, 15, ...keys, ...argv]), `EVAL: ${label}`)
-    t.equal(cmd.args[2], keys[0], 'args carry the keys where ioredis looks for the slot')
-  }
-  // A second call on the same (cached) key list, and a call on another list of the same length.
-  const again = script.command(keys, ['bob'])
-  t.same(asBuffer(again.toWritable()), ioredisFrame('evalsha', [script.sha, 15, ...keys, 'bob']), 'the cached keys of a list serve the next call')
-  const other = keys.map((k) => k.replace('r1', 'r2'))
-  t.same(asBuffer(script.command(other, ['bob']).toWritable()), ioredisFrame('evalsha', [script.sha, 15, ...other, 'bob']), 'another list gets its own keys')
-})
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {

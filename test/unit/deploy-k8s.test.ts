@@ -11,9 +11,10 @@ import { opsRoutes } from '../../src/http/routes/ops.js'
 import type { ServiceNode } from '../../src/node.js'
 import { VERSION } from '../../src/version.js'
 import { parse as parseYaml } from 'yaml'
-import { MEILI_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion, k8sProblems, kustomize, kustomizeBinary, matches, parseYamlDocs, type K8sObject } from '../helpers/manifests.js'
+import { MEILI_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion, k8sProblems, kustomize, kustomizeBinary, matches, parseYamlDocs, prerender, type K8sObject } from '../helpers/manifests.js'
 
 const OVERLAYS = { dev: 'agentrooms-dev', production: 'agentrooms' } as const
+prerender(['k8s/base', ...Object.keys(OVERLAYS).map((o) => `k8s/overlays/${o}`)])
 
 /** Every file under `dir`, recursively. */
 function files(dir: string): string[] {
