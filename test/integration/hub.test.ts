@@ -59,8 +59,12 @@ for (const backend of BACKENDS) {
         'probes are not control notices',
       )
       off()
+      // A listener that stays: once it has heard 'again', the removed one would have too.
+      const fence: { hash?: string }[] = []
+      const offFence = hubB.onControl((n) => fence.push(n as { hash?: string }))
       await storeA.client.spublish(storeA.keys.controlChannel(), Buffer.from(encode({ k: 'revoked', hash: 'again' })))
-      await sleep(200)
+      t.ok(await eventually(() => fence.some((n) => n.hash === 'again')), 'the listener that stayed heard it')
+      offFence()
       t.notOk(
         got.some((n) => (n as { hash?: string }).hash === 'again'),
         'a removed control listener hears nothing',

@@ -207,7 +207,8 @@ t.test('random arguments for every tool (standalone)', async (t) => {
         const k = `${modern ? 'modern' : 'legacy'}:${error ? error.code : 'result'}`
         seen.set(k, (seen.get(k) ?? 0) + 1)
       }),
-      { numRuns: 150 },
+      // First, always: the 70 kB name that once made a ~93 kB Mcp-Name header (modern era).
+      { numRuns: 150, examples: [[{ name: 'x'.repeat(70_000), arguments: { room_id: room.room_id, agent_id: 'meta' }, _meta: envelope() }, true]] },
     )
     t.comment(`outcomes: ${[...seen].map(([k, v]) => `${k}=${v}`).join(' ')}`)
     t.pass('150 random requests answered (none left hanging)')
