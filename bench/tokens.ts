@@ -122,14 +122,16 @@ for (const [agent, name, args] of others) line(`reply ${name}`, await call(agent
 
 // tools/list: every entry, then the totals.
 const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: { name: string }[] }).tools
+// Both lists first: counting takes long enough for the server to close an idle keep-alive socket.
 const all = await list('/mcp')
+const core = await list('/mcp?profile=core')
 const allText = JSON.stringify(all)
 const allTokens = claudeTokens(allText)
 for (const entry of all) {
   const c = count(JSON.stringify(entry))
   console.log(`tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`)
 }
-for (const [label, tools] of [['full', all], ['core', await list('/mcp?profile=core')]] as const) {
+for (const [label, tools] of [['full', all], ['core', core]] as const) {
   const c = count(JSON.stringify(tools))
   console.log(`tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`)
 }

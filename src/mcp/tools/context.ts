@@ -28,7 +28,7 @@ export const contextTools: ToolDef[] = [
     title: 'Read context',
     description: 'An entry\'s body (current or a kept older version) with its whole metadata.',
     scope: 'room',
-    args: { ...ref, version: z.number().int().optional().describe('Default current') },
+    args: { ...ref, version: z.number().int().optional() },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -88,7 +88,7 @@ export const contextTools: ToolDef[] = [
     args: {
       ...ref,
       from_version: z.number().int().optional().describe('Default previous; 0 is empty'),
-      to_version: z.number().int().optional().describe('Default current'),
+      to_version: z.number().int().optional(),
     },
     mutates: false,
     annotations: { readOnlyHint: true },

@@ -17,7 +17,7 @@ export const waitSchema = z.object({
 const id = { event_id: z.string() }
 const type = z.string().describe('message, status, question, answer, blocker, ...')
 // Any JSON; the core checks it is JSON and its size. (z.json() would list a recursive $defs schema.)
-const data = z.unknown().optional().describe('Small JSON payload')
+const data = z.unknown().optional()
 
 /**
  * Consumes the caller's unread events, parking until some arrive or the timeout. Race-free: each
@@ -173,7 +173,7 @@ export const eventTools: ToolDef[] = [
     scope: 'room',
     args: {
       timeout_s: z.number().int().optional().describe('1-30, default 30'),
-      limit: z.number().int().optional().describe('Default 50'),
+      limit: z.number().int().optional(),
     },
     mutates: true,
     core: true,

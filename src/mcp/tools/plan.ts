@@ -91,7 +91,7 @@ export const planTools: ToolDef[] = [
     title: 'Get my summary',
     description: 'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
     scope: 'room',
-    args: { event_limit: z.number().int().optional().describe('Default 20'), task_limit: z.number().int().optional().describe('Default 20') },
+    args: { event_limit: z.number().int().optional(), task_limit: z.number().int().optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
