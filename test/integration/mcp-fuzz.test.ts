@@ -137,8 +137,12 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     }
     t.pass(`${ALL_TOOLS.length} tools fuzzed in ${Math.round(performance.now() - started)} ms`)
     const ok = ALL_TOOLS.filter((d) => outcomes.has(`${d.name}:ok`)).length
-    t.comment(`tools with at least one success: ${ok}/${ALL_TOOLS.length}; outcomes: ${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`)
-    t.ok(ok >= ALL_TOOLS.length / 2, 'the plausible values reach past validation for most tools')
+    // Past validation: the call reached the room's state (ok, or not_found, conflict, ... from the
+    // script), not only the argument checks. Counted per tool, this does not swing with the seed the
+    // way "at least one success" did (21 to 30 of 44 over four seeds).
+    const past = ALL_TOOLS.filter((d) => [...outcomes.keys()].some((k) => k.startsWith(`${d.name}:`) && k !== `${d.name}:invalid_request`)).length
+    t.comment(`tools with at least one success: ${ok}/${ALL_TOOLS.length}; past validation: ${past}; outcomes: ${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`)
+    t.ok(past >= (ALL_TOOLS.length * 3) / 4, 'the plausible values reach past validation for most tools')
   })
 
   await t.test('arguments that are not an object', async (t) => {
