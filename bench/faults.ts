@@ -10,7 +10,7 @@
 //   resumed       the SSE follower and the waiter got every acknowledged event, without a gap
 // and the revocation row: ms from DELETE to the end of an open stream and of a parked wait.
 //
-//   npx tsx bench/faults.ts [--only name] [--load-s 6]
+//   npx tsx bench/faults.ts [--only name] [--load-s 9]
 import { createRequire } from 'node:module'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
@@ -20,7 +20,7 @@ import { parseFrames } from '../test/helpers/sse.js'
 import { defaultKey, startChild, type ChildNode } from './lib.js'
 
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
-const { values: opts } = parseArgs({ options: { only: { type: 'string' }, 'load-s': { type: 'string', default: '6' } } })
+const { values: opts } = parseArgs({ options: { only: { type: 'string' }, 'load-s': { type: 'string', default: '9' } } })
 const LOAD_MS = Number(opts['load-s']) * 1000
 const WORKERS = 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -51,7 +51,7 @@ async function callTool(base: string, key: string, name: string, args: Record<st
   }
 }
 
-/** Round-robin over the nodes, skipping for 2 s one that refused a connection (as a load balancer's passive check would). */
+/** Round-robin over the nodes, leaving out one that refused a connection (as a load balancer's health check would). */
 class Nodes {
   constructor(readonly bases: string[]) {}
   private i = 0
@@ -64,7 +64,7 @@ class Nodes {
     return this.bases[this.i++ % this.bases.length]!
   }
   failed(base: string, status: string): void {
-    if (/^E[A-Z]+$|TypeError/.test(status)) this.downUntil.set(base, Date.now() + 2000)
+    if (/^E[A-Z]+$|UND_ERR|TypeError/.test(status)) this.downUntil.set(base, Date.now() + 60_000)
   }
 }
 
@@ -128,12 +128,24 @@ async function follower(nodes: Nodes, key: string, room: string, m: Measure, don
   }
 }
 
-/** wait_for_events in a loop, on the next node after a failure; drains what is left at the end. */
+/**
+ * wait_for_events in a loop; a call that fails is sent again with the same idempotency key on the
+ * next node, so events it consumed before its node died come back (docs/mcp.md). Drains what is
+ * left at the end.
+ */
 async function waiter(nodes: Nodes, key: string, room: string, m: Measure, done: AbortSignal): Promise<void> {
-  while (!done.aborted) {
-    const r = await callTool(nodes.next(), key, 'wait_for_events', { room_id: room, agent_id: 'waiter', timeout_s: 2, limit: 100 }, done)
-    if (r.ok) for (const e of r.body!.events as { text: string }[]) m.waiterGot.push(e.text)
-    else await sleep(200)
+  for (let n = 0; !done.aborted; n++) {
+    for (;;) {
+      const base = nodes.next()
+      const r = await callTool(base, key, 'wait_for_events', { room_id: room, agent_id: 'waiter', timeout_s: 2, limit: 100, idempotency_key: `wait-${n}` }, done)
+      if (r.ok) {
+        for (const e of r.body!.events as { text: string }[]) m.waiterGot.push(e.text)
+        break
+      }
+      nodes.failed(base, r.status)
+      if (done.aborted) return
+      await sleep(200)
+    }
   }
 }
 
@@ -152,7 +164,11 @@ async function roomTexts(base: string, key: string, room: string): Promise<strin
   const out: string[] = []
   let after: string | undefined
   for (;;) {
-    const r = await callTool(base, key, 'read_events', { room_id: room, agent_id: 'auditor', limit: 100, ...(after ? { after } : { after: '0-0' }) })
+    let r = await callTool(base, key, 'read_events', { room_id: room, agent_id: 'auditor', limit: 100, ...(after ? { after } : { after: '0-0' }) })
+    for (let tries = 0; !r.ok && tries < 100; tries++) {
+      await sleep(200)
+      r = await callTool(base, key, 'read_events', { room_id: room, agent_id: 'auditor', limit: 100, ...(after ? { after } : { after: '0-0' }) })
+    }
     if (!r.ok) throw new Error(`read_events: ${r.status}`)
     const evs = r.body!.events as { id: string; text: string }[]
     out.push(...evs.map((e) => e.text))
@@ -174,7 +190,8 @@ interface Row {
 
 /**
  * Runs load, follower and waiter over `bases`; calls `fault()` after a third of LOAD_MS (it
- * resolves when the fault is over: the node killed, Redis back, ...); measures.
+ * resolves when the fault is over: the node killed, Redis back, ...), keeps the load on for
+ * LOAD_MS more, then checks one call goes through and measures.
  */
 async function scenario(name: string, bases: string[], key: string, room: string, fault: () => Promise<void>): Promise<Row> {
   const nodes = new Nodes(bases)
@@ -186,10 +203,10 @@ async function scenario(name: string, bases: string[], key: string, room: string
   await sleep(LOAD_MS / 3)
   const faultAt = Date.now()
   await fault()
-  await sleep((2 * LOAD_MS) / 3)
+  await sleep(LOAD_MS)
   m.stop = true
   await Promise.all(workers)
-  const recovered = (await callTool(nodes.next(), key, 'post_event', { room_id: room, agent_id: 'check', type: 'status', text: 'after' })).ok
+  const recovered = (await callTool(nodes.next(), key, 'post_event', { room_id: room, agent_id: 'check', type: 'status', text: 'after', idempotency_key: 'after' })).ok
   await sleep(1500)
   done.abort()
   await Promise.allSettled(side)
