@@ -70,7 +70,7 @@ class Nodes {
 
 interface Measure {
   acked: Map<string, string>
-  failures: { at: number; status: string }[]
+  failures: { at: number; status: string; ms: number }[]
   streamGot: string[]
   streamGaps: number
   waiterGot: string[]
@@ -83,12 +83,13 @@ async function loadWorker(nodes: Nodes, key: string, room: string, w: number, m:
     const text = `w${w}-${i}`
     for (;;) {
       const base = nodes.next()
+      const sent = Date.now()
       const r = await callTool(base, key, 'post_event', { room_id: room, agent_id: `poster${w}`, type: 'status', text, idempotency_key: text })
       if (r.ok) {
         m.acked.set(text, (r.body!.event as { id: string }).id)
         break
       }
-      m.failures.push({ at: Date.now(), status: r.status })
+      m.failures.push({ at: Date.now(), status: r.status, ms: Date.now() - sent })
       nodes.failed(base, r.status)
       if (m.stop) return
       await sleep(100)
@@ -183,6 +184,7 @@ interface Row {
   lost: number
   dup: number
   windowMs: number
+  slowestFailMs: number
   statuses: string
   recovered: boolean
   resumed: string
@@ -226,7 +228,8 @@ async function scenario(name: string, bases: string[], key: string, room: string
   for (const f of m.failures) counts.set(f.status, (counts.get(f.status) ?? 0) + 1)
   const statuses = ['200', ...[...counts].map(([s, n]) => `${s}×${n}`)].join(', ')
   const resumed = streamMissing === 0 && waiterMissing === 0 ? (m.streamGaps === 0 ? 'yes' : `yes, ${m.streamGaps} gap frame(s)`) : `no: stream missed ${streamMissing}, waiter ${waiterMissing}`
-  return { fault: name, acked: acked.length, lost, dup, windowMs, statuses, recovered, resumed }
+  const slowestFailMs = Math.max(0, ...m.failures.map((f) => f.ms))
+  return { fault: name, acked: acked.length, lost, dup, windowMs, slowestFailMs, statuses, recovered, resumed }
 }
 
 async function nodesOn(env: Record<string, string>, n = 2): Promise<{ nodes: ChildNode[]; key: string }> {
@@ -259,6 +262,17 @@ async function onCluster(name: string, which: 'room' | 'team'): Promise<Row> {
   const cluster: RedisCluster = await startCluster(3, 1)
   const { nodes, key } = await nodesOn({ REDIS_CLUSTER_NODES: cluster.seeds })
   const admin = new Redis(cluster.nodes[0]!.port, '127.0.0.1')
+  // With full coverage required (Redis' default) every slot stops while any master is lost, so
+  // the team scenario lets the healthy shards serve: what it measures is the service's own part.
+  if (which === 'team') {
+    await Promise.all(
+      cluster.nodes.map(async (n) => {
+        const c = new Redis(n.port, '127.0.0.1')
+        await c.config('SET', 'cluster-require-full-coverage', 'no')
+        c.disconnect()
+      }),
+    )
+  }
   try {
     const slots = (await admin.cluster('SLOTS')) as unknown as [number, number, [string, number]][]
     const portOf = (slot: number) => slots.find(([lo, hi]) => slot >= lo && slot <= hi)![2][1]
@@ -267,7 +281,7 @@ async function onCluster(name: string, which: 'room' | 'team'): Promise<Row> {
     for (let i = 0; ; i++) {
       roomId = `fault-${i}`
       const p = portOf(slotOf(`ar:{r:default/${roomId}}:meta`))
-      if (which === 'room' ? p !== teamPort : p !== teamPort) break
+      if (p !== teamPort) break // the room and the team's rate key on different shards: one fault each
     }
     const roomPort = portOf(slotOf(`ar:{r:default/${roomId}}:meta`))
     await createRoom(bases(nodes)[0]!, key, roomId)
@@ -340,7 +354,7 @@ const SCENARIOS: Record<string, () => Promise<Row>> = {
       admin.disconnect()
     }),
   'cluster: room\'s master kill -9 (failover)': () => onCluster('cluster: room\'s master kill -9 (failover)', 'room'),
-  'cluster: team\'s master kill -9 (failover)': () => onCluster('cluster: team\'s master kill -9 (failover)', 'team'),
+  'cluster: team\'s master kill -9, room on another shard (full coverage off)': () => onCluster('cluster: team\'s master kill -9, room on another shard (full coverage off)', 'team'),
 }
 
 const rows: Row[] = []
@@ -349,9 +363,9 @@ for (const [name, run] of Object.entries(SCENARIOS)) {
   process.stderr.write(`${name}...\n`)
   rows.push(await run())
 }
-const header = ['fault', 'acked', 'acked lost', 'dup', 'error window ms', 'statuses seen', 'recovered (no restart)', 'streams/waiters resumed']
+const header = ['fault', 'acked', 'acked lost', 'dup', 'error window ms', 'slowest failed call ms', 'statuses seen', 'recovered (no restart)', 'streams/waiters resumed']
 console.log(`| ${header.join(' | ')} |`)
 console.log(`|${header.map(() => '---').join('|')}|`)
-for (const r of rows) console.log(`| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.statuses} | ${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`)
-if (!opts.only || 'revocation'.includes(opts.only)) console.log(`| revocation during an open stream and a parked wait (other node) | — | — | — | — | 401 | — | ${await revocation()} |`)
+for (const r of rows) console.log(`| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.slowestFailMs} | ${r.statuses} | ${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`)
+if (!opts.only || 'revocation'.includes(opts.only)) console.log(`| revocation during an open stream and a parked wait (other node) | — | — | — | — | — | 401 | — | ${await revocation()} |`)
 process.exit(0)
