@@ -16,7 +16,7 @@ import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import type { Hub, HubLog } from './hub.js'
 import { messageOf } from './util.js'
-import { PAGE_SIZE, positionOf, readHead, readPage, START, type Page, type Position } from './stream.js'
+import { later, PAGE_SIZE, positionOf, readHead, readPage, rewound, START, type Page, type Position } from './stream.js'
 
 export interface FollowOptions {
   /** Resume after this event id (exclusive); undefined: only events newer than the call. */
@@ -26,6 +26,11 @@ export interface FollowOptions {
 export interface GapInfo {
   /** Events trimmed away before the follower got them (counted by seq, as cursor_reset does). */
   lost: number
+  /**
+   * The room's history went back (deleted and created again, or Redis restored from an older
+   * copy): the events that follow are new although their seqs may repeat ones delivered before.
+   */
+  rewound?: true
 }
 
 export interface FeedsOptions {
@@ -233,7 +238,7 @@ export class Feeds {
 
   /** Moves the room to `target`: straight from the notice when it is the next event, else by reading. */
   private async advance(room: RoomFeed, target: Position, n: Notice): Promise<void> {
-    if (target.seq <= room.pos.seq) return
+    if (!later(target, room.pos)) return
     const ev = target.seq === room.pos.seq + 1 ? noticeEvent(n) : undefined
     if (ev && ev.id === target.id) {
       room.pos = target
@@ -252,7 +257,7 @@ export class Feeds {
     if (room.live.size === 0) {
       // Only waiters or joining followers, who read for themselves: just keep the position.
       const head = target ?? (await readHead(this.store, room.ref)).head
-      if (head.seq > room.pos.seq) room.pos = head
+      if (later(head, room.pos)) room.pos = head
       return
     }
     for (;;) {
@@ -260,11 +265,11 @@ export class Feeds {
       for (const f of room.live) this.givePage(f, page)
       const last = page.events[page.events.length - 1]
       if (last) room.pos = positionOf(last.id)
-      if (page.events.length < PAGE_SIZE || (target && room.pos.seq >= target.seq)) break
+      if (page.events.length < PAGE_SIZE || (target && !later(target, room.pos))) break
     }
-    if (target && target.seq > room.pos.seq) room.pos = target
+    if (target && later(target, room.pos)) room.pos = target
     // Seqs up to the room's position that no follower got were deleted: nothing to wait for.
-    for (const f of room.live) if (f.pos.seq < room.pos.seq) f.pos = room.pos
+    for (const f of room.live) if (later(room.pos, f.pos) && !rewound(room.pos, f.pos)) f.pos = room.pos
   }
 
   /** Before joining: a resuming follower reads on its own until a short page. */
@@ -280,29 +285,44 @@ export class Feeds {
   /** In the room's queue: the follower reads what remains up to the room's position, then goes live. */
   private async join(room: RoomFeed, f: Follower, fresh: boolean): Promise<void> {
     if (fresh) f.pos = room.pos
-    while (!f.stopped && f.pos.seq < room.pos.seq) {
+    while (!f.stopped && later(room.pos, f.pos)) {
       const page = await readPage(this.store, room.ref, f.pos)
       this.givePage(f, page)
       if (page.events.length < PAGE_SIZE) break
     }
-    if (f.pos.seq < room.pos.seq) f.pos = room.pos
+    if (later(room.pos, f.pos) && !rewound(room.pos, f.pos)) f.pos = room.pos
     room.joining.delete(f)
     if (!f.stopped) room.live.add(f)
   }
 
   private givePage(f: Follower, page: Page): void {
+    const first = page.events[0]
+    if (first && rewound(positionOf(first.id), f.pos)) return this.giveRewound(f, page)
     if (page.trim > f.pos.seq) {
       const lost = page.trim - f.pos.seq
-      f.pos = { id: f.pos.id, seq: page.trim }
+      f.pos = { ...f.pos, seq: page.trim }
       if (!f.stopped && f.onGap) this.safely(() => f.onGap!({ lost }))
     }
     for (const ev of page.events) this.give(f, ev)
   }
 
-  /** Delivers one event unless the follower already has it. */
+  /** The page starts a history that went back: a gap frame saying so, then its events from the first. */
+  private giveRewound(f: Follower, page: Page): void {
+    if (!f.stopped && f.onGap) this.safely(() => f.onGap!({ lost: 0, rewound: true }))
+    f.pos = START
+    for (const ev of page.events) this.give(f, ev)
+  }
+
+  /**
+   * Delivers one event unless the follower already has it (it is not later than the follower's
+   * position). An event of a history that went back is announced with a gap first.
+   */
   private give(f: Follower, ev: RoomEvent): void {
     const pos = positionOf(ev.id)
-    if (pos.seq <= f.pos.seq || f.stopped) return
+    if (f.stopped || !later(pos, f.pos)) return
+    if (rewound(pos, f.pos)) {
+      if (f.onGap) this.safely(() => f.onGap!({ lost: 0, rewound: true }))
+    }
     f.pos = pos
     this.safely(() => f.onEvent(ev))
   }

@@ -8,13 +8,22 @@ import type { Store } from '../store/store.js'
 /** Entries one read returns at most (NOTES: never an unbounded XRANGE). */
 export const PAGE_SIZE = 100
 
-/** A position in the feed: an event id and the seq it carries. */
+/**
+ * A position in the feed: an event id "<ms>-<seq>" and the two numbers it carries. Within one
+ * history of a room, ms and seq grow together (ms = max(now, last ms)), so positions are ordered
+ * by (ms, seq): the stream's own id order. The ms part is also the feed's epoch: a room deleted
+ * and created again, or a Redis restored from an older copy, numbers its new events from a lower
+ * seq but at a later ms, so an event later than a position with a seq not above it means the
+ * history went back (see rewound()). A counter kept in Redis could not tell the second case: it
+ * goes back with the data.
+ */
 export interface Position {
   id: string
+  ms: number
   seq: number
 }
 
-export const START: Position = { id: '0-0', seq: 0 }
+export const START: Position = { id: '0-0', ms: 0, seq: 0 }
 
 /** The room sequence number an event id "<ms>-<seq>" carries. */
 export function seqOf(id: string): number {
@@ -22,7 +31,17 @@ export function seqOf(id: string): number {
 }
 
 export function positionOf(id: string): Position {
-  return { id, seq: seqOf(id) }
+  return { id, ms: Number(id.slice(0, id.indexOf('-'))), seq: seqOf(id) }
+}
+
+/** Whether `a` comes after `b` in the stream (id order). */
+export function later(a: Position, b: Position): boolean {
+  return a.ms > b.ms || (a.ms === b.ms && a.seq > b.seq)
+}
+
+/** Whether `next`, later than `known`, belongs to a history that went back: its seq is not above. */
+export function rewound(next: Position, known: Position): boolean {
+  return later(next, known) && next.seq <= known.seq
 }
 
 export interface Page {
@@ -50,7 +69,7 @@ export async function readHead(store: Store, ref: RoomRef): Promise<{ exists: bo
   const [exists, m] = resultsOf(await store.client.multi().exists(k.meta).hmget(k.meta, 'eseq', 'lastms').exec())
   const [eseq, lastms] = m as (string | null)[]
   const seq = Number(eseq ?? 0)
-  return { exists: exists === 1, head: seq > 0 ? { id: `${lastms ?? 0}-${seq}`, seq } : START }
+  return { exists: exists === 1, head: seq > 0 ? positionOf(`${lastms ?? 0}-${seq}`) : START }
 }
 
 /** One page of events after `after` (exclusive), with the trim point read at the same instant. */
