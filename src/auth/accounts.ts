@@ -164,6 +164,29 @@ export class Accounts {
     return (decode(raw) as { email?: string }).email
   }
 
+  /**
+   * Signs in with a provider identity (`ident` = "<provider>:<subject>"); `verifiedEmail` is the
+   * provider's verified address or undefined. Linking happens only through that address.
+   */
+  async signInIdentity(ident: string, verifiedEmail: string | undefined, name: string, previousSession?: string): Promise<SignedIn> {
+    const address = verifiedEmail?.toLowerCase() ?? ''
+    const s = newSecret()
+    const prev = previousSession && SECRET_SHAPE.test(previousSession) ? hashKey(previousSession) : ''
+    const r = await this.run('signInIdentity', [
+      ident,
+      address,
+      s.hash,
+      this.settings.sessionIdleS * 1000,
+      this.settings.sessionMaxS * 1000,
+      address && this.isOperator(address) ? '1' : '0',
+      newId('usr'),
+      newId('tm', 10, '-'),
+      (name || address.split('@')[0] || 'user').slice(0, 100),
+      prev,
+    ])
+    return { user: toUser(r.user as StoredUser), session: s.secret, newUser: r.new_user === true, createdTeam: r.created_team === true }
+  }
+
   /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */
   async tokenLive(token: string): Promise<boolean> {
     if (!SECRET_SHAPE.test(token)) return false

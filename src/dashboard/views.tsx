@@ -47,7 +47,7 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
 
 export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 
-export function SignInPage(props: { error?: string; email?: string }) {
+export function SignInPage(props: { error?: string; email?: string; providers?: { id: string; label: string }[] }) {
   return (
     <Layout title="Sign in">
       <h1>Sign in</h1>
@@ -63,6 +63,11 @@ export function SignInPage(props: { error?: string; email?: string }) {
         </label>
         <button type="submit">Send me a sign-in link</button>
       </form>
+      {(props.providers ?? []).map((p) => (
+        <p key={p.id}>
+          <a href={`/auth/${p.id}`}>{`Sign in with ${p.label}`}</a>
+        </p>
+      ))}
       <p class="muted">
         Access is by invitation. No account yet? <a href="/waitlist">Join the waitlist</a>.
       </p>
