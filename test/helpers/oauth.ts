@@ -67,3 +67,78 @@ export async function startGitHub(t: Test, clientId: string, clientSecret: strin
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
   return gh
 }
+
+export interface OidcIssuer {
+  url: string
+  /** The subject the next login signs in as, with its claims. */
+  as: { sub: string; email: string; verified: boolean; name: string } | undefined
+  /** Creates the provider once the service's callback URL is known. */
+  ready(redirectUri: string, clientId: string, clientSecret: string): void
+  /** Follows the provider's redirects from an authorization URL to the redirect back (a browser with its own cookies). */
+  authorize(url: string): Promise<string>
+}
+
+/** A real OpenID Connect provider (oidc-provider) on loopback; logins are granted to `as` without a form. */
+export async function startOidc(t: Test): Promise<OidcIssuer> {
+  const { default: Provider } = await import('oidc-provider')
+  let provider: InstanceType<typeof Provider> | undefined
+  const issuer: OidcIssuer = {
+    url: '',
+    as: undefined,
+    ready(redirectUri, clientId, clientSecret) {
+      provider = new Provider(issuer.url, {
+        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+        findAccount: async (_ctx: unknown, sub: string) => ({
+          accountId: sub,
+          claims: async () => ({ sub, email: issuer.as?.email, email_verified: issuer.as?.verified, name: issuer.as?.name }),
+        }),
+        features: { devInteractions: { enabled: false } },
+        interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+        cookies: { keys: ['oidc-test-cookie-key'] },
+        pkce: { required: () => true },
+        loadExistingGrant: async (ctx: { oidc: { client: { clientId: string }; session: { accountId: string } } }) => {
+          const grant = new provider!.Grant({ accountId: ctx.oidc.session.accountId, clientId: ctx.oidc.client.clientId })
+          grant.addOIDCScope('openid email profile')
+          await grant.save()
+          return grant
+        },
+      })
+    },
+    async authorize(url) {
+      const jar = new Map<string, string>()
+      let next = url
+      for (let hop = 0; hop < 10; hop++) {
+        if (!next.startsWith(issuer.url)) return next
+        const res = await fetch(next, { redirect: 'manual', headers: { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } })
+        for (const c of res.headers.getSetCookie()) {
+          const pair = c.split(';')[0]!
+          jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
+        }
+        const location = res.headers.get('location')
+        if (!location) throw new Error(`the provider answered ${res.status} without a redirect: ${await res.text()}`)
+        next = new URL(location, next).toString()
+      }
+      throw new Error('too many redirects at the provider')
+    },
+  }
+  const server = createServer((req, res) => {
+    if (!provider) {
+      res.writeHead(503)
+      res.end()
+      return
+    }
+    if (req.url?.startsWith('/interaction/')) {
+      provider.interactionFinished(req, res, { login: { accountId: issuer.as!.sub } }, { mergeWithLastSubmission: false }).catch((err: Error) => {
+        res.writeHead(500)
+        res.end(err.message)
+      })
+      return
+    }
+    provider.callback()(req, res)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  issuer.url = `http://localhost:${(server.address() as { port: number }).port}`
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return issuer
+}

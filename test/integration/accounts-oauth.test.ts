@@ -4,7 +4,7 @@ import t from 'tap'
 import { testPrefix, traces } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn, startSmtp, type Page } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
-import { startGitHub } from '../helpers/oauth.js'
+import { startGitHub, startOidc } from '../helpers/oauth.js'
 import { rawClient, uid } from '../helpers/shared.js'
 
 /** Signs in with a provider the way a browser does: start, the provider's redirect, the callback. */
@@ -104,4 +104,31 @@ t.test('GitHub', async (t) => {
     const cb2 = new URL(await ghAuthorize(start2.location!))
     t.equal((await fresh.get(cb2.pathname + cb2.search)).status, 403, 'another browser (no flow cookie)')
   })
+})
+
+t.test('OpenID Connect (a real oidc-provider)', async (t) => {
+  const issuer = await startOidc(t)
+  const prefix = testPrefix()
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { keyPrefix: prefix, adminEmails: [op], oidcIssuer: issuer.url, oidcClientId: 'rooms', oidcClientSecret: 'rooms-secret', oidcName: 'Acme SSO' })
+  issuer.ready(`${n.node.baseUrl}/auth/oidc/callback`, 'rooms', 'rooms-secret')
+  const raw = rawClient('standalone')
+  t.teardown(() => raw.disconnect())
+  t.match((await new Browser(n.base).get('/signin')).body, 'Sign in with Acme SSO')
+
+  issuer.as = { sub: 'alice', email: `${uid('x')}@example.com`, verified: true, name: 'Alice' }
+  const refused = await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))
+  t.equal(refused.status, 403, 'an address that is not admitted is refused')
+  t.same(await traces(raw, prefix, ['alice']), [], 'and nothing is stored')
+
+  issuer.as = { sub: 'opsub', email: op, verified: false, name: 'Op' }
+  t.equal((await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status, 403, 'an unverified address is refused')
+
+  issuer.as = { sub: 'opsub', email: op, verified: true, name: 'Op' }
+  const b = new Browser(n.base)
+  const page = await viaProvider(b, 'oidc', (u) => issuer.authorize(u))
+  t.equal(page.status, 200, 'code + PKCE + state + nonce, then userinfo: signed in')
+  t.ok(keyIn(page), 'a new team and its key, shown once')
+  t.match((await b.get('/')).body, `Signed in as <strong>${op}</strong>`)
+  t.equal((await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status, 303, 'the identity signs in again')
 })
