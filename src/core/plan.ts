@@ -126,7 +126,7 @@ export class Plan {
   async deleteTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.taskRef, input)
     const r = await this.store.room('deleteTask', c.room, callOptions(c), [v.task_id])
-    return { deleted: r.deleted as string, dependents: r.dependents as string[], unread: r.unread }
+    return { deleted: r.deleted as string, dependents: r.dependents as string[], reviews_removed: r.reviews_removed as string[], unread: r.unread }
   }
 
   async addDependency(c: Caller, input: unknown) {

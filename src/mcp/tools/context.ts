@@ -65,7 +65,7 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'delete_context',
     title: 'Delete context',
-    description: 'Deletes a context entry and all its kept versions. Cannot be undone.',
+    description: 'Deletes a context entry, all its kept versions and its pending reviews. Cannot be undone.',
     scope: 'room',
     args: ref,
     mutates: true,

@@ -101,7 +101,7 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task and removes it from other tasks\' dependencies. Prefer status cancelled to keep history.',
+    description: 'Deletes a task, removes it from other tasks\' dependencies and drops its pending reviews. Prefer status cancelled to keep history.',
     scope: 'room',
     args: id,
     mutates: true,
