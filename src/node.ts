@@ -23,6 +23,7 @@ import { Store } from './store/store.js'
 import { mcpRoutes } from './mcp/endpoint.js'
 import { McpHost } from './mcp/host.js'
 import { checkRedis } from './ops/redis-check.js'
+import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
@@ -104,6 +105,7 @@ export class ServiceNode {
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
   async start(): Promise<number> {
     assertNativeHttp(this.settings.httpHeaderBytes)
+    for (const w of settingsWarnings(this.settings, process.env)) this.log.warn(w.obj, w.msg)
     await checkRedis(this.store.client, this.log)
     await this.hub.start()
     await this.search.start()
