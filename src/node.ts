@@ -79,7 +79,7 @@ export class ServiceNode {
       this.log.warn({ err: err.message }, 'redis connection error')
     })
     this.core = new Core(this.store, settings)
-    this.teams = new Teams(this.store)
+    this.teams = new Teams(this.store, settings.revokedKeyRetentionS)
     this.keyring = new Keyring(this.store)
     this.rateLimiter = new RateLimiter(this.store, settings)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })

@@ -42,7 +42,7 @@ export async function runTeamsCli(
     return 1
   }
   const store = new Store(settings)
-  const teams = new Teams(store)
+  const teams = new Teams(store, settings.revokedKeyRetentionS)
   try {
     if (command === 'create') {
       const r = await teams.create({ name: arg, teamId: values.id })
