@@ -257,8 +257,13 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend)
       const ctx = room.core.context
       const first = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'one' })
-      const second = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' })
+      const second = await ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'one' })
       t.same(second.entry, first.entry)
+      await t.rejects(
+        ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' }),
+        { code: 'conflict', message: /^idempotency_key "w-1" was already used with other arguments/, details: { field: 'idempotency_key', key: 'w-1' } },
+        'the same key with another body is refused, not answered with the first result',
+      )
       t.match(await ctx.read(room.as('alice'), { type: 'brief', key: 'b' }), { body: 'one', entry: { version: 1 } })
       await t.rejects(ctx.update(room.as('alice', 'w-1'), { type: 'brief', key: 'b', append: '!' }), { code: 'conflict', details: { field: 'idempotency_key' } })
       const u1 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })

@@ -50,7 +50,7 @@ export const planTools: ToolDef[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. To claim work set status in_progress (assignee defaults to you): atomic, fails with conflict naming the holder if another agent holds it, or if it is blocked. Setting done reports the tasks it unblocked. assignee "" unassigns. Changing a task another agent holds in progress (anything but priority/order) needs force; the holder is told by a task_overridden event.',
+      'Changes status, assignee, title or notes. To claim work set status in_progress (assignee defaults to you): atomic, fails with conflict naming the holder if another agent holds it or if it is blocked. Done reports the tasks it unblocked. assignee "" unassigns. Another agent\'s claimed task needs force.',
     scope: 'room',
     args: {
       ...id,
@@ -58,7 +58,7 @@ export const planTools: ToolDef[] = [
       assignee: z.string().optional(),
       title: z.string().optional(),
       notes: z.string().optional(),
-      force: z.boolean().optional().describe('Override a claim conflict, a block, or another agent\'s claim (recorded as a task_overridden event); use only when told to'),
+      force: z.boolean().optional().describe('Override a claim, a block or another\'s task; only when told'),
     },
     mutates: true,
     core: true,
