@@ -27,7 +27,12 @@ local limit, period, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3] 
 local width = period / BUCKETS
 local cur = math.floor(now / width)
 local oldest = cur - BUCKETS
-local flat = redis.call('HGETALL', KEYS[1])
+-- A key left by the GCRA this replaced (a string) starts over as an empty window.
+local flat = redis.pcall('HGETALL', KEYS[1])
+if flat.err then
+  redis.call('DEL', KEYS[1])
+  flat = {}
+end
 local counts, stale, total = {}, {}, 0
 for i = 1, #flat, 2 do
   local b, c = tonumber(flat[i]), tonumber(flat[i + 1])

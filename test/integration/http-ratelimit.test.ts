@@ -103,6 +103,15 @@ for (const backend of BACKENDS) {
       t.equal(statuses.filter((s) => s === 429).length, 30, 'and 30 refused')
     })
 
+    t.test('a key left by the GCRA limiter (a string) is taken over, not a WRONGTYPE error', async (t) => {
+      const store = (await startNode(t, backend)).node.store
+      const key = store.keys.team(uid('tm')).rate
+      await store.client.set(key, '1732263097123.000')
+      const r = await store.run('rateLimit', [key], [5, 60_000, 1])
+      t.match(r, { allowed: 1, remaining: 4 }, 'the first call of a fresh window')
+      t.equal(await store.client.type(key), 'hash')
+    })
+
     t.test('teams have separate allowances; keys of one team share one', async (t) => {
       const one = uid('tm')
       const two = uid('tm')
