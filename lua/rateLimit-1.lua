@@ -27,7 +27,7 @@ local limit, period, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3] 
 local width = period / BUCKETS
 local cur = math.floor(now / width)
 local oldest = cur - BUCKETS
--- A key left by the GCRA this replaced (a string) starts over as an empty window.
+-- A key left by the GCRA this replaced (a string: the same key name) starts over as an empty window.
 local flat = redis.pcall('HGETALL', KEYS[1])
 if flat.err then
   redis.call('DEL', KEYS[1])

@@ -80,8 +80,7 @@ export class Keys {
       invites: `${base}invites`, //   hash: token id -> msgpack invite record (room_id, hash, hint, label, created_at, revoked_at?)
       secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
       rooms: `${base}rooms`, //       sorted set: room id -> creation time
-      // Not `rate` (a GCRA string before): a hash under a new name, so an upgrade meets no WRONGTYPE.
-      rate: `${base}ratewin`, //      hash: 1 s bucket -> calls, the team's rolling rate window (lua/rateLimit-1.lua)
+      rate: `${base}rate`, //         hash: 1 s bucket -> calls, the team's rolling rate window (lua/rateLimit-1.lua)
     }
   }
 
