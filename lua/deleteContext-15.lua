@@ -1,16 +1,19 @@
 --[[
-  Deletes a context entry and every kept version of it.
+  Deletes a context entry and every kept version of it, and its pending reviews (in this script,
+  so no review outlives its entry).
 
   KEYS[1..15]  the room's fixed keys
   ARGV[1..6]   common room arguments (includes/openRoom)
   ARGV[7]      type
   ARGV[8]      key
 
-  Returns {deleted = {type, key, version}} (version: the last one); not_found.
+  Returns {deleted = {type, key, version}} (version: the last one), reviews_removed = [id]};
+  not_found.
   Publishes {k = 'context', op = 'deleted', type, key, version}.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"
+--- @include "includes/reviewsOf"
 --- @include "includes/finish"
 
 local R, early = openRoom('deleteContext')
@@ -28,4 +31,5 @@ redis.call('HDEL', R.k.ctx, field)
 dirty(R, R.k.ctx)
 dirty(R, R.k.ctxv)
 notify(R, { k = 'context', op = 'deleted', type = ctype, key = key, version = meta.version })
-return finish(R, { deleted = { type = ctype, key = key, version = meta.version } })
+local removed = dropPendingReviews(R, 'context', ctype, key)
+return finish(R, { deleted = { type = ctype, key = key, version = meta.version }, reviews_removed = removed })

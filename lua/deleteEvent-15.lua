@@ -25,6 +25,8 @@ end
 local seq = seqOf(id)
 redis.call('XDEL', R.k.events, id)
 redis.call('ZADD', R.k.evdel, seq, seq)
+-- Counted once: as deleted, no longer as the author's own (includes/unreadCount).
+ownAfter(R, R.agent, 0, seq)
 dirty(R, R.k.events)
 dirty(R, R.k.evdel)
 notify(R, { k = 'event', op = 'deleted', id = id })

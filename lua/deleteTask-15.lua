@@ -1,15 +1,18 @@
 --[[
-  Deletes a task and its notes, and removes it from the depends_on of every other task.
+  Deletes a task and its notes, removes it from the depends_on of every other task, and removes
+  its pending reviews (in this script, so no review outlives its task).
 
   KEYS[1..15]  the room's fixed keys
   ARGV[1..6]   common room arguments (includes/openRoom)
   ARGV[7]      task id
 
-  Returns {deleted = id, dependents = [id]} (tasks that depended on it); not_found.
+  Returns {deleted = id, dependents = [id] (tasks that depended on it), reviews_removed = [id]};
+  not_found.
   Publishes {k = 'task', op = 'deleted', id}.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"
+--- @include "includes/reviewsOf"
 --- @include "includes/finish"
 
 local R, early = openRoom('deleteTask')
@@ -34,4 +37,5 @@ for _, t in ipairs(list) do
   end
 end
 notify(R, { k = 'task', op = 'deleted', id = id })
-return finish(R, { deleted = id, dependents = dependents })
+local removed = dropPendingReviews(R, 'task', id)
+return finish(R, { deleted = id, dependents = dependents, reviews_removed = removed })

@@ -7,7 +7,8 @@
   KEYS[2]  the team's webhook health hash
   ARGV[1]  webhook id
 
-  Returns {record, remaining = webhooks left}; not_found.
+  Returns {record, health (its last delivery health, as stored; nil when it never had one),
+  remaining = webhooks left}; not_found.
 ]]
 --- @include "includes/fail"
 
@@ -15,6 +16,11 @@ local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then
   return fail('not_found', 'webhookId: no webhook ' .. ARGV[1] .. ' in this team', { field = 'webhookId' })
 end
+local health = redis.call('HGET', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
-return cmsgpack.pack({ record = cmsgpack.unpack(raw), remaining = redis.call('HLEN', KEYS[1]) })
+return cmsgpack.pack({
+  record = cmsgpack.unpack(raw),
+  health = health and cmsgpack.unpack(health) or nil,
+  remaining = redis.call('HLEN', KEYS[1]),
+})

@@ -36,5 +36,6 @@ local cur = redis.call('HGET', R.k.cursors, R.agent)
 if cur and seqOf(cur) >= seq then return finish(R, { moved = false, cursor = cur }) end
 redis.call('HSET', R.k.cursors, R.agent, id)
 dirty(R, R.k.cursors)
+ownAfter(R, R.agent, seq)
 notify(R, { k = 'event', op = 'read', agent = R.agent, id = id })
 return finish(R, { moved = true, cursor = id })

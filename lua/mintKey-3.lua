@@ -7,6 +7,7 @@
   ARGV[1]  'k' (team key) or 'i' (invite)
   ARGV[2]  msgpack record {id, hash, hint, label?, room_id?, created_by?}
   ARGV[3]  most live records of this kind the team (or, for invites, the room) may have
+  ARGV[4]  retention of revoked records (ms): older ones are deleted here
 
   Returns {record}; not_found (no such team), limit_reached.
 ]]
@@ -14,18 +15,22 @@
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return fail('not_found', 'team not found', { field = 'team' }) end
 local kind, rec, limit = ARGV[1], cmsgpack.unpack(ARGV[2]), tonumber(ARGV[3])
-local live = 0
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local live, expired = 0, {}
 for _, raw in ipairs(redis.call('HVALS', KEYS[2])) do
   local r = cmsgpack.unpack(raw)
   if not r.revoked_at and (kind == 'k' or r.room_id == rec.room_id) then live = live + 1 end
+  if r.revoked_at and r.revoked_at < now - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = r.id end
 end
+-- Revoked records are kept for the retention only (REVOKED_KEY_RETENTION_S), so the list stays short.
+if #expired > 0 then redis.call('HDEL', KEYS[2], unpack(expired)) end
 if live >= limit then
   local what = kind == 'k' and 'team keys' or 'invites of this room'
   return fail('limit_reached', 'there are ' .. live .. ' live ' .. what .. '; the limit is ' .. limit ..
     '; revoke one first', { field = kind == 'k' and 'keys' or 'invites', limit = limit })
 end
-local t = redis.call('TIME')
-rec.created_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+rec.created_at = now
 redis.call('HSET', KEYS[2], rec.id, cmsgpack.pack(rec))
 redis.call('HSET', KEYS[3], rec.hash, kind .. ':' .. rec.id)
 return cmsgpack.pack({ record = rec })

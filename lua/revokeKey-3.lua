@@ -1,7 +1,9 @@
 --[[
   Revokes a team key or an invite: its secret stops authenticating at once (nodes drop their
   cached copy when the node that revoked it publishes the revocation; see src/auth/keyring.ts).
-  The record stays, marked revoked_at, so listings show what was revoked and when.
+  The record stays, marked revoked_at, so listings show what was revoked and when, for the
+  retention (REVOKED_KEY_RETENTION_S); revoked records older than that are deleted here (and in
+  mintKey).
 
   KEYS[1]  team hash
   KEYS[2]  records hash (team keys, or invites)
@@ -9,6 +11,7 @@
   ARGV[1]  'k' (team key) or 'i' (invite)
   ARGV[2]  record id
   ARGV[3]  for invites: the room id the invite must belong to ('' for team keys)
+  ARGV[4]  retention of revoked records (ms)
 
   Returns {record, hash}; not_found (no such live record), conflict (the team's last live key).
 ]]
@@ -33,6 +36,12 @@ if kind == 'k' then
 end
 local t = redis.call('TIME')
 rec.revoked_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = {}
+for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
+  local old = cmsgpack.unpack(r)
+  if old.revoked_at and old.revoked_at < rec.revoked_at - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = old.id end
+end
+if #expired > 0 then redis.call('HDEL', KEYS[2], unpack(expired)) end
 redis.call('HSET', KEYS[2], id, cmsgpack.pack(rec))
 redis.call('HDEL', KEYS[3], rec.hash)
 return cmsgpack.pack({ record = rec, hash = rec.hash })

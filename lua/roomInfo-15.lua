@@ -15,7 +15,9 @@ if not R then return early end
 local flat = redis.call('HGETALL', R.k.meta)
 local meta = {}
 for i = 1, #flat, 2 do
-  if string.sub(flat[i], 1, 2) ~= 'd:' then meta[flat[i]] = flat[i + 1] end
+  -- d:<day> event counts and o:<agent> own-event lists are bookkeeping, not the room record.
+  local tag = string.sub(flat[i], 1, 2)
+  if tag ~= 'd:' and tag ~= 'o:' then meta[flat[i]] = flat[i + 1] end
 end
 local live = 0
 local locks = redis.call('HGETALL', R.k.locks)

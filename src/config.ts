@@ -82,6 +82,12 @@ export const SETTINGS = {
     unit: 's',
     doc: 'How long a mutation result is kept for replay under its idempotency_key.',
   },
+  revokedKeyRetentionS: {
+    env: 'REVOKED_KEY_RETENTION_S',
+    schema: int(0, 3650 * 86400, 30 * 86400),
+    unit: 's',
+    doc: 'How long a revoked team key or room invite stays in GET /admin/keys and the invite lists (as revoked) before it is deleted; 0 deletes it at once.',
+  },
   eventsRetained: {
     env: 'EVENTS_RETAINED',
     schema: int(10, 1_000_000, 10_000),

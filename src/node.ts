@@ -28,6 +28,7 @@ import { Store } from './store/store.js'
 import { mcpRoutes } from './mcp/endpoint.js'
 import { McpHost } from './mcp/host.js'
 import { checkRedis } from './ops/redis-check.js'
+import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
@@ -89,7 +90,7 @@ export class ServiceNode {
     // log a line each).
     this.store.client.on('error', () => this.metrics.redisErrors.inc({ kind: 'connection' }))
     this.core = new Core(this.store, settings)
-    this.teams = new Teams(this.store)
+    this.teams = new Teams(this.store, settings.revokedKeyRetentionS)
     this.keyring = new Keyring(this.store)
     this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
@@ -118,6 +119,7 @@ export class ServiceNode {
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
   async start(): Promise<number> {
     assertNativeHttp(this.settings.httpHeaderBytes)
+    for (const w of settingsWarnings(this.settings, process.env)) this.log.warn(w.obj, w.msg)
     await checkRedis(this.store.client, this.log)
     this.store.health.start(this.log)
     await this.hub.start()

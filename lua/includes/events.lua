@@ -84,14 +84,16 @@ end
   ev: {type, agent_id, text, data? (JSON text), reply_to?}; created_at is set here. The stored
   record does not carry the id (the stream id is the event id); after the append ev.id is set,
   so the caller can reply with ev as it is.
-  Also: counts the event for its day, trims the feed to `retained` entries, and when the poster
-  (ev.agent_id) had nothing unread just before, moves its cursor to the new event (its own event
-  is not news to it). Does not notify: the calling script sends its one notice.
+  Also: counts the event for its day, trims the feed to `retained` entries, and, its own event
+  being no news to the poster (ev.agent_id): when it had nothing unread just before, moves its
+  cursor to the new event; otherwise records the event's seq in its own list (meta 'o:<agent>',
+  includes/unreadCount), so it never counts as unread for it. Does not notify: the calling script
+  sends its one notice.
 ]]
 local function appendEvent(R, ev, retained)
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
   local head, trim = tonumber(m[1] or '0'), tonumber(m[2] or '0')
-  local unread, cursor = unreadAt(R, ev.agent_id, head, trim)
+  local unread, cursor, own = unreadAt(R, ev.agent_id, head, trim)
   local seq = head + 1
   local ms = math.max(R.now, tonumber(m[3] or '0'))
   -- Numbers made strings with %d: given to redis.call or joined as they are, Lua would print
@@ -109,8 +111,12 @@ local function appendEvent(R, ev, retained)
     redis.call('HSET', R.k.cursors, ev.agent_id, id)
     -- A cursor read above means the hash was there already.
     dirty(R, R.k.cursors, cursor ~= false)
+    if own then redis.call('HDEL', R.k.meta, 'o:' .. ev.agent_id) end
     -- The author's cursor is now the head: finish() need not count its unread events again.
     if ev.agent_id == R.agent then R.unread = 0 end
+  else
+    redis.call('HSET', R.k.meta, 'o:' .. ev.agent_id, own and (own .. ',' .. seqStr) or seqStr)
+    if ev.agent_id == R.agent then R.unread = unread end
   end
   -- An empty stream stays a key, so more than one entry now means it existed before this append.
   dirty(R, R.k.events, len > 1)
@@ -120,8 +126,9 @@ end
 
 --[[
   Reads up to `limit` (a number, or its string) events after the agent's cursor (all retained
-  events when it has none) and advances the cursor to the last one returned. Atomic with the
-  script, so two concurrent calls of one agent never return the same event.
+  events when it has none), skipping the agent's own events, and advances the cursor to the last
+  one returned (past the own events read over). Atomic with the script, so two concurrent calls
+  of one agent never return the same event.
 
   Returns events, info:
     events  the events read, oldest first, decoded with their id set (they travel inside the
@@ -136,18 +143,29 @@ end
   Does not notify: the calling script decides.
 ]]
 local function consumeEvents(R, agent, limit)
+  limit = tonumber(limit)
   local cur = redis.call('HGET', R.k.cursors, agent)
   local from = cur and ('(' .. cur) or '-'
-  local got = redis.call('XRANGE', R.k.events, from, '+', 'COUNT', limit)
+  -- The agent's own events after its cursor are at most the entries of its own list: reading that
+  -- many more entries than `limit` finds `limit` others' events when there are that many.
+  local own = redis.call('HGET', R.k.meta, 'o:' .. agent)
+  local extra = 0
+  if own then for _ in string.gmatch(own, '%d+') do extra = extra + 1 end end
+  local got = redis.call('XRANGE', R.k.events, from, '+', 'COUNT', limit + extra)
   local events = {}
+  local last
   for _, e in ipairs(got) do
+    if #events == limit then break end
     local ev = cmsgpack.unpack(e[2][2])
-    ev.id = e[1]
-    events[#events + 1] = ev
+    last = e[1]
+    if ev.agent_id ~= agent then
+      ev.id = e[1]
+      events[#events + 1] = ev
+    end
   end
   local info = {}
   local trim = tonumber(redis.call('HGET', R.k.meta, 'trim') or '0')
-  local newCur = got[#got] and got[#got][1] or nil
+  local newCur = last
   if cur and seqOf(cur) < trim then
     info.cursor_reset = { lost = trim - seqOf(cur), reset_to = got[1] and got[1][1] or nil }
     -- Nothing retained after it: jump to the head so the loss is reported once.
@@ -156,6 +174,7 @@ local function consumeEvents(R, agent, limit)
   if newCur and newCur ~= cur then
     redis.call('HSET', R.k.cursors, agent, newCur)
     dirty(R, R.k.cursors, cur ~= false)
+    if own then ownAfter(R, agent, seqOf(newCur)) end
     info.moved = true
   end
   info.remaining = unreadCount(R, agent)

@@ -1,4 +1,4 @@
-// The per-team rate limit: GCRA in one Lua call (lua/rateLimit-1.lua), exact across nodes because
+// The per-team rate limit: a rolling window in one Lua call (lua/rateLimit-1.lua), exact across nodes because
 // the state lives in Redis. Every authenticated HTTP and MCP call passes through check(). A node
 // keeps at most one rate call per team in flight; the calls of that team that arrive meanwhile
 // go as one batch when it returns. An idle team's call goes at once; under load the round trips

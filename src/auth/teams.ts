@@ -81,8 +81,29 @@ function inviteInfo(r: StoredCredential): InviteInfo {
   return i
 }
 
+/** How long revoked keys and invites stay listed by default (REVOKED_KEY_RETENTION_S). */
+export const REVOKED_RETENTION_S = 30 * 86400
+
+/** A page of a team's keys: oldest first, `next` = the keyId to pass as `after` for the next page. */
+export interface KeyPage {
+  keys: KeyInfo[]
+  next?: string
+}
+
 export class Teams {
-  constructor(private readonly store: Store) {}
+  private readonly retentionMs: number
+
+  constructor(
+    private readonly store: Store,
+    revokedRetentionS = REVOKED_RETENTION_S,
+  ) {
+    this.retentionMs = revokedRetentionS * 1000
+  }
+
+  /** Whether a record is listed: live, or revoked within the retention. */
+  private listed(r: StoredCredential): boolean {
+    return r.revoked_at === undefined || r.revoked_at >= Date.now() - this.retentionMs
+  }
 
   /**
    * Creates a team and its first key. `created` is false (and no key) when the team exists: at
@@ -124,19 +145,37 @@ export class Teams {
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
-    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM])
+    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs])
     return { key: minted.key, info: keyInfo(r.record as StoredCredential) }
   }
 
+  /** The team's keys (revoked ones within the retention), oldest first. */
   async listKeys(teamId: string): Promise<KeyInfo[]> {
     const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).keys)
-    return raw.map((b) => keyInfo(decode(b) as StoredCredential)).sort(byCreation)
+    return raw
+      .map((b) => decode(b) as StoredCredential)
+      .filter((r) => this.listed(r))
+      .map(keyInfo)
+      .sort(byCreation)
+  }
+
+  /** One page of listKeys: at most `limit` keys after the key `after` (a keyId). */
+  async pageKeys(teamId: string, page: { limit: number; after?: string | undefined }): Promise<KeyPage> {
+    const all = await this.listKeys(teamId)
+    let start = 0
+    if (page.after !== undefined) {
+      const at = all.findIndex((k) => k.keyId === page.after)
+      if (at < 0) throw new AppError('invalid_request', `after: no key ${page.after} in this team's list (revoked past the retention, or never one of its keys)`, { field: 'after' })
+      start = at + 1
+    }
+    const keys = all.slice(start, start + page.limit)
+    return start + page.limit < all.length ? { keys, next: keys.at(-1)!.keyId } : { keys }
   }
 
   /** Revokes a team key; returns the revoked key's hash so caches can drop it. */
   async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo; hash: string }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, ''])
+    const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs])
     return { info: keyInfo(r.record as StoredCredential), hash: r.hash as string }
   }
 
@@ -147,7 +186,7 @@ export class Teams {
     const k = this.store.keys.team(teamId)
     const minted = mintKey('room', teamId)
     const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
-    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM])
+    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs])
     return { key: minted.key, info: inviteInfo(r.record as StoredCredential) }
   }
 
@@ -155,14 +194,14 @@ export class Teams {
     const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).invites)
     return raw
       .map((b) => decode(b) as StoredCredential)
-      .filter((r) => r.room_id === roomId)
+      .filter((r) => r.room_id === roomId && this.listed(r))
       .map(inviteInfo)
       .sort(byCreation)
   }
 
   async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo; hash: string }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId])
+    const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs])
     return { info: inviteInfo(r.record as StoredCredential), hash: r.hash as string }
   }
 
@@ -174,4 +213,9 @@ export class Teams {
   }
 }
 
-const byCreation = (a: { createdAt: string }, b: { createdAt: string }) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)
+/** Oldest first; ids break ties (two keys minted in the same ms), so pages are stable. */
+const byCreation = (a: { createdAt: string; keyId?: string; tokenId?: string }, b: { createdAt: string; keyId?: string; tokenId?: string }) => {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
+  const [x, y] = [a.keyId ?? a.tokenId ?? '', b.keyId ?? b.tokenId ?? '']
+  return x < y ? -1 : x > y ? 1 : 0
+}

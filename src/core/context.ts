@@ -166,11 +166,11 @@ export class Context {
     return { entries, ...page(entries.length, all.length, this.settings.contextPerRoom), unread: r.unread }
   }
 
-  /** Removes the entry and every kept version. */
+  /** Removes the entry, every kept version and its pending reviews. */
   async delete(c: Caller, input: unknown) {
     const v = parse(this.schemas.ref, input)
     const r = await this.store.room('deleteContext', c.room, callOptions(c), [v.type, v.key])
-    return { deleted: r.deleted as { type: string; key: string; version: number }, unread: r.unread }
+    return { deleted: r.deleted as { type: string; key: string; version: number }, reviews_removed: r.reviews_removed as string[], unread: r.unread }
   }
 
   /** The kept versions, newest first. */

@@ -45,7 +45,7 @@ export interface Notice {
 /** Conventional event types; any type matching EVENT_TYPE is accepted. */
 export const EVENT_TYPES = ['message', 'status', 'question', 'answer', 'blocker'] as const
 /** Types only the service posts. */
-export const RESERVED_EVENT_TYPES = ['agent_left'] as const
+export const RESERVED_EVENT_TYPES = ['agent_left', 'task_overridden'] as const
 /** Most stream entries one read_events page examines (a rare `type` filter gives a short page). */
 export const READ_SCAN_LIMIT = 1000
 
@@ -62,7 +62,7 @@ function jsonData(limit: number) {
 export function eventSchemas(s: Settings) {
   const type = z.string().regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
   const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
-    message: 'is reserved: the service posts it when an agent calls leave_room',
+    message: 'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is changed with force)',
   })
   const body = text(s.eventTextBytes).refine((v) => v.length > 0, { message: 'must not be empty' })
   const data = jsonData(s.eventDataBytes)

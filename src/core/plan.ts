@@ -129,22 +129,30 @@ export class Plan {
     const v = parse(this.schemas.updateTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
     const patch = { title: v.title, notes: v.notes, status: v.status, assignee: v.assignee, priority: v.priority, order: v.order }
-    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0']).catch((err: unknown) => {
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0', this.settings.eventsRetained]).catch((err: unknown) => {
       throw claimHint(err)
     })
-    return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unblocked: r.unblocked as string[], unread: r.unread }
+    const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
+      task: taskFromReply(r.task, r.notes),
+      changed: r.changed as string[],
+      unblocked: r.unblocked as string[],
+      unread: r.unread,
+    }
+    // Whose claim a forced change overrode (a task_overridden event tells them).
+    if (r.overrode !== undefined) out.overrode = r.overrode as string
+    return out
   }
 
   async setTaskPriority(c: Caller, input: unknown) {
     const v = parse(this.schemas.setPriority, input)
-    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0'])
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0', this.settings.eventsRetained])
     return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unread: r.unread }
   }
 
   async deleteTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.taskRef, input)
     const r = await this.store.room('deleteTask', c.room, callOptions(c), [v.task_id])
-    return { deleted: r.deleted as string, dependents: r.dependents as string[], unread: r.unread }
+    return { deleted: r.deleted as string, dependents: r.dependents as string[], reviews_removed: r.reviews_removed as string[], unread: r.unread }
   }
 
   async addDependency(c: Caller, input: unknown) {

@@ -25,17 +25,23 @@ function fieldName(path: readonly PropertyKey[]): string {
 }
 
 /**
- * The path of the first value nested deeper than `max` levels, or undefined. Iterative, so a
- * hostile depth cannot overflow the stack here either.
+ * The top-level field (a key, or an index) under which a value sits more than `max` levels below
+ * the input, or undefined when none does. Iterative, so a hostile depth cannot overflow the stack
+ * here either; it runs on every parse, so it keeps only a depth and that first key per value.
  */
-export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey[] | undefined {
-  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }]
+export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey | undefined {
+  if (typeof input !== 'object' || input === null) return undefined
+  const stack: { value: object; depth: number; top: PropertyKey }[] = []
+  const push = (v: unknown, depth: number, top: PropertyKey) => {
+    if (typeof v === 'object' && v !== null) stack.push({ value: v, depth, top })
+  }
+  if (Array.isArray(input)) input.forEach((v, i) => push(v, 1, i))
+  else for (const k in input) push((input as Record<string, unknown>)[k], 1, k)
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!
-    if (typeof value !== 'object' || value === null) continue
-    if (path.length > max) return path
-    if (Array.isArray(value)) value.forEach((v, i) => stack.push({ value: v, path: [...path, i] }))
-    else for (const [k, v] of Object.entries(value)) stack.push({ value: v, path: [...path, k] })
+    const { value, depth, top } = stack.pop()!
+    if (depth > max) return top
+    if (Array.isArray(value)) for (const v of value) push(v, depth + 1, top)
+    else for (const k in value) push((value as Record<string, unknown>)[k], depth + 1, top)
   }
   return undefined
 }
@@ -43,8 +49,8 @@ export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey[] | undefi
 /** Parses `input` (undefined reads as {}), or throws an AppError naming the first bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const deep = tooDeep(input)
-  if (deep) {
-    const field = fieldName(deep.slice(0, 1))
+  if (deep !== undefined) {
+    const field = fieldName([deep])
     throw new AppError('too_large', `${field}: nested more than ${MAX_DEPTH} levels deep; the limit is ${MAX_DEPTH} levels`, { field, limit: MAX_DEPTH, unit: 'levels' })
   }
   const r = schema.safeParse(input === undefined ? {} : input)

@@ -6,6 +6,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
+import { totalmem } from 'node:os'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { Settings } from '../config.js'
@@ -165,6 +166,9 @@ export async function localRedis(settings: Settings, say: (line: string) => void
       '--appendfsync', 'everysec',
       '--save', '3600 1 300 100 60 10000',
       '--maxmemory-policy', 'noeviction',
+      // A ceiling (docs/operations.md: about 60 % of the memory, room for an AOF rewrite's fork),
+      // so that a full Redis refuses writes rather than being killed by the kernel.
+      '--maxmemory', String(Math.floor(totalmem() * 0.6)),
       '--pidfile', resolve(dir, 'redis.pid'),
       '--logfile', resolve(dir, 'redis.log'),
       '--daemonize', 'no',

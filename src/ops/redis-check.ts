@@ -4,7 +4,10 @@
 //   On an older Redis every write would fail with "unknown command", so the node refuses to start
 //   and says what it found and what to install;
 // - maxmemory-policy: any policy but noeviction may evict a lock, a cursor or a task (silent data
-//   loss). Only a warning: a managed Redis may not let the operator change it.
+//   loss). Only a warning: a managed Redis may not let the operator change it;
+// - maxmemory: 0 (none) lets Redis grow until the machine's memory runs out and the kernel kills
+//   it (every room lost since the last save); with a limit, writes fail cleanly when it is full
+//   and reads go on. A warning too.
 import { Cluster } from 'ioredis'
 import type { Logger } from '../logger.js'
 import type { RedisClient } from '../store/store.js'
@@ -59,6 +62,9 @@ export async function checkRedis(client: RedisClient, log: Logger): Promise<stri
     const policy = infoField(info, 'maxmemory_policy')
     if (policy !== undefined && policy !== 'noeviction') {
       log.warn({ redis: where, maxmemory_policy: policy }, 'Redis may evict keys (a lost lock, cursor or task): set maxmemory-policy noeviction')
+    }
+    if (infoField(info, 'maxmemory') === '0') {
+      log.warn({ redis: where, maxmemory: 0 }, 'Redis has no maxmemory: it grows until the machine runs out of memory and is killed; set maxmemory (e.g. 75% of the RAM it may use) so that a full Redis refuses writes instead')
     }
   }
   return all.map((s) => s.where)

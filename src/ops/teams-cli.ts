@@ -26,6 +26,7 @@ export async function runTeamsCli(
   argv: string[],
   out: (s: string) => void = (s) => process.stdout.write(s),
   env: Record<string, string | undefined> = process.env,
+  note: (s: string) => void = (s) => process.stderr.write(s),
 ): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { id: { type: 'string' }, label: { type: 'string' } } })
   const [command, arg, third] = positionals
@@ -36,13 +37,20 @@ export async function runTeamsCli(
   }
   let settings
   try {
-    settings = await existingRedis(loadSettings(env))
+    const configured = loadSettings(env)
+    settings = await existingRedis(configured)
+    // Said on stderr (stdout stays the command's answer): with nothing configured, it is not
+    // obvious which Redis the teams go to.
+    if (!configured.redisUrl && !configured.redisClusterNodes) {
+      const url = new URL(settings.redisUrl!)
+      note(`team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`)
+    }
   } catch (err) {
     out(`error: ${err instanceof Error ? err.message : String(err)}\n`)
     return 1
   }
   const store = new Store(settings)
-  const teams = new Teams(store)
+  const teams = new Teams(store, settings.revokedKeyRetentionS)
   try {
     if (command === 'create') {
       const r = await teams.create({ name: arg, teamId: values.id })

@@ -102,7 +102,7 @@ export class Keys {
       invites: `${base}invites`, //   hash: token id -> msgpack invite record (room_id, hash, hint, label, created_at, revoked_at?)
       secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
       rooms: `${base}rooms`, //       sorted set: room id -> creation time
-      rate: `${base}rate`, //         string: GCRA theoretical arrival time (ms) of the team's rate limit
+      rate: `${base}rate`, //         hash: 1 s bucket -> calls, the team's rolling rate window (lua/rateLimit-1.lua)
       audit: `${base}audit`, //       stream: the team's audit trail, one field "d" -> msgpack {actor, action, target?, detail?}; trimmed to 90 days
     }
   }

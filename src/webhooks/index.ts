@@ -13,9 +13,11 @@ import { WebhookRegistry } from './registry.js'
 
 /**
  * The room scripts that append an event (they call appendEvent of lua/includes/events.lua; a unit
- * test keeps this list complete): after each, the node hints the room.
+ * test keeps this list complete): after each, the node hints the room. updateTask appends one only
+ * when it overrides another agent's claim (task_overridden); a hint after the others finds nothing
+ * new, which costs only the hint (and nothing for a team without webhooks).
  */
-export const EVENT_SCRIPTS: ReadonlySet<string> = new Set(['postEvent', 'leaveRoom'])
+export const EVENT_SCRIPTS: ReadonlySet<string> = new Set(['postEvent', 'leaveRoom', 'updateTask'])
 
 export interface WebhooksOptions {
   log: Logger

@@ -270,7 +270,8 @@ export class WebhookRegistry {
     const k = this.store.keys.webhooks(teamId)
     const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
     await this.announce(teamId)
-    return toView(r.record as StoredWebhook)
+    // Its health as it was at deletion: the last word on how its deliveries went.
+    return toView(r.record as StoredWebhook, r.health as StoredHealth | undefined)
   }
 
   /**

@@ -352,15 +352,19 @@ t.test('npm run team finds Redis as the service does: LOCAL_REDIS, and never sta
   const shared = sharedRedis()
   const cli = async (env: Record<string, string>, ...argv: string[]) => {
     let out = ''
-    const code = await runTeamsCli(argv, (s) => (out += s), env)
-    return { code, out }
+    let note = ''
+    const code = await runTeamsCli(argv, (s) => (out += s), env, (s) => (note += s))
+    return { code, out, note }
   }
   const id = uid('ops-')
   const made = await cli({ LOCAL_REDIS: `127.0.0.1:${shared.standalone.port}` }, 'create', 'Ops', '--id', id)
   t.equal(made.code, 0, made.out)
+  t.equal(made.note, `team: using the Redis at 127.0.0.1:${shared.standalone.port} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`, 'it says which Redis it talks to, on stderr')
+  t.notMatch(made.out, /using the Redis/, 'stdout stays the answer')
   // This machine's own Redis holds 6379: seeing the team through REDIS_URL proves LOCAL_REDIS was used.
   const listed = await cli({ REDIS_URL: `redis://127.0.0.1:${shared.standalone.port}` }, 'list')
   t.match(listed.out, new RegExp(`^${id}\\tOps\\t`, 'm'), 'the team is in the Redis at LOCAL_REDIS')
+  t.equal(listed.note, '', 'with REDIS_URL set it need not say')
   const free = await freePort()
   const none = await cli({ LOCAL_REDIS: `127.0.0.1:${free}` }, 'list')
   t.equal(none.code, 1)

@@ -54,7 +54,7 @@ export async function startRedis(extra: string[] = [], port?: number, detached =
   const dir = mkdtempSync(join(tmpdir(), `ar-redis-${p}-`))
   const proc = spawn(
     binary,
-    ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction', ...extra],
+    ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction', '--maxmemory', '1gb', ...extra],
     { stdio: 'ignore', detached },
   )
   if (detached) proc.unref()

@@ -142,6 +142,43 @@ for (const backend of BACKENDS) {
       t.equal(await events.peekUnread(room.as('reader')), 30, 'reading pages consumed nothing')
     })
 
+    t.test("an agent's own events never count as unread for it, in any order", async (t) => {
+      const room = await newRoom(t, backend)
+      const { events } = room.core
+      const bob = room.as('bob')
+      const own = await events.post(bob, { type: 'message', text: 'first, caught up' })
+      t.equal(own.unread, 0, 'caught up: its post is not unread')
+      const [a1] = await postMany(room, 'alice', 1, 'a')
+      const mine = await events.post(bob, { type: 'message', text: 'mine, with one unread' })
+      t.equal(mine.unread, 1, 'one unread from alice, and its own post is not a second')
+      t.equal(await events.peekUnread(bob), 1)
+      const [a2, a3] = await postMany(room, 'alice', 2, 'b')
+      await events.post(bob, { type: 'message', text: 'mine again' })
+      t.equal(await events.peekUnread(bob), 3, "alice's three, none of bob's")
+      const r1 = await events.unread(bob, { limit: 2 })
+      t.same(r1.events.map((e) => e.id), [a1, a2], 'get_unread_events skips its own events')
+      t.equal(r1.remaining, 1)
+      const r2 = await events.unread(bob)
+      t.same(r2.events.map((e) => e.id), [a3])
+      t.equal(r2.remaining, 0)
+      t.equal(await events.peekUnread(bob), 0)
+      const after = await events.post(bob, { type: 'message', text: 'caught up again' })
+      t.equal(after.unread, 0)
+
+      // Deleting its own post while behind counts it once (not twice) as gone.
+      const [a4] = await postMany(room, 'alice', 1, 'c')
+      const gone = await events.post(bob, { type: 'message', text: 'to delete' })
+      await events.delete(bob, { event_id: gone.event.id })
+      t.equal(await events.peekUnread(bob), 1, 'only alice\'s')
+      t.equal(await events.peekUnread(room.as('carol')), 8, 'carol: 9 posted, 1 deleted')
+      const m = await events.markRead(bob, { event_id: a4 })
+      t.equal(m.unread, 0, 'marked read up to alice\'s last: nothing left')
+      const carol = await events.unread(room.as('carol'), { limit: 100 })
+      t.equal(carol.events.filter((e) => e.agent_id === 'bob').length, 4, 'others still get bob\'s events (four kept, one deleted)')
+      const info = await room.core.rooms.info(bob)
+      t.notOk(Object.keys(info.room).some((k) => k.startsWith('o:')), 'the own-event lists stay out of the room record')
+    })
+
     t.test('a backlog drains over several consuming calls', async (t) => {
       const room = await newRoom(t, backend)
       const { events } = room.core
@@ -343,20 +380,20 @@ for (const backend of BACKENDS) {
       t.equal(await events.peekUnread(room.as('carol')), 0)
     })
 
-    t.test("the poster's own event is not unread when it was caught up", async (t) => {
+    t.test("the poster's own event is not unread, caught up or behind", async (t) => {
       const room = await newRoom(t, backend)
       const { events } = room.core
       const p1 = await events.post(room.as('alice'), { type: 'message', text: 'hello' })
       t.equal(p1.unread, 0, 'caught up: its own event is not news')
       await events.post(room.as('bob'), { type: 'message', text: 'hi' })
       const p2 = await events.post(room.as('alice'), { type: 'message', text: 'again' })
-      t.equal(p2.unread, 2, 'behind: the cursor stays, so its own event counts too')
+      t.equal(p2.unread, 1, 'behind: the cursor stays, but its own event does not count')
       const r = await events.unread(room.as('alice'))
       t.same(
         r.events.map((e) => e.text),
-        ['hi', 'again'],
+        ['hi'],
       )
-      t.equal(await events.peekUnread(room.as('bob')), 3, 'bob was behind when he posted, so his own event counts for him too')
+      t.equal(await events.peekUnread(room.as('bob')), 2, 'bob was behind when he posted: alice\'s two, not his own')
     })
 
     t.test('idempotent post', async (t) => {

@@ -43,6 +43,35 @@ for (const backend of BACKENDS) {
       await t.rejects(plan.updateTask(room.as(), { task_id: 't1', status: 'in_progress' }), { code: 'invalid_request', details: { field: 'agent_id' } })
     })
 
+    t.test("changing another agent's claimed task needs force, and the event records it", async (t) => {
+      const room = await newRoom(t, backend)
+      const { plan, events } = room.core
+      await plan.addTask(room.as('p'), { title: 'a' })
+      await plan.updateTask(room.as('alice'), { task_id: 't1', status: 'in_progress' })
+      for (const change of [{ status: 'done' }, { status: 'todo' }, { title: 'renamed' }, { notes: 'mine now' }, { assignee: '' }] as const) {
+        await t.rejects(
+          plan.updateTask(room.as('bob'), { task_id: 't1', ...change }),
+          { code: 'conflict', message: /^task t1 is in progress, held by alice; .*force/, details: { holder: 'alice' } },
+          `${JSON.stringify(change)} by bob is refused`,
+        )
+      }
+      t.match((await plan.getTask(room.as('x'), { task_id: 't1' })).task, { status: 'in_progress', assignee: 'alice', title: 'a' }, 'nothing changed')
+      const prio = await plan.setTaskPriority(room.as('lead'), { task_id: 't1', priority: 'high', order: 3 })
+      t.same(prio.changed.sort(), ['order', 'priority'], 'priority and order stay the planner\'s')
+      const mine = await plan.updateTask(room.as('alice'), { task_id: 't1', notes: 'halfway' })
+      t.same(mine.changed, ['notes'], 'the holder changes its own task freely')
+      t.notOk('overrode' in mine)
+
+      const forced = await plan.updateTask(room.as('bob'), { task_id: 't1', status: 'done', force: true })
+      t.equal(forced.overrode, 'alice', 'the reply names whose claim was overridden')
+      t.equal(forced.task.status, 'done')
+      const feed = await events.unread(room.as('alice'))
+      const ev = feed.events.find((e) => e.type === 'task_overridden')
+      t.match(ev, { type: 'task_overridden', agent_id: 'bob', data: { task_id: 't1', holder: 'alice', changed: ['status'] } }, 'alice is told by an event')
+      t.match(ev?.text, /bob changed t1 \(status\) while alice held it/)
+      await t.rejects(events.post(room.as('bob'), { type: 'task_overridden', text: 'x' }), { code: 'invalid_request', details: { field: 'type' } }, 'only the service posts it')
+    })
+
     t.test('dependencies, blocking and unblocking', async (t) => {
       const room = await newRoom(t, backend)
       const { plan } = room.core

@@ -2,7 +2,7 @@
 // refused with a message naming the version found and what to install (checked on INFO replies:
 // no Redis 6 can be installed beside Redis 7 here), real Redis 7 servers pass, standalone and
 // every master of a Cluster, and a policy that may evict keys is warned about.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -53,10 +53,33 @@ t.test('checkRedis against the real servers: standalone and every master of the 
   }
 })
 
+/** A real redis-server with `extra` config; stopped when the test ends. */
+async function redisWith(t: Test, extra: string[]): Promise<number> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'ar-check-'))
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra], { stdio: 'ignore' })
+  t.teardown(() => {
+    proc.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  t.ok(await eventually(async () => (await probeRedis('127.0.0.1', port)) === 'pong', 10_000), `a real redis-server with ${extra.join(' ')}`)
+  return port
+}
+
+t.test('a Redis without maxmemory: the node starts and warns, saying what to set', async (t) => {
+  const port = await redisWith(t, ['--maxmemory-policy', 'noeviction'])
+  const { log, warnings } = recordingLog()
+  const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
+  t.teardown(() => node.stop(500))
+  t.ok((await node.start()) > 0, 'the node starts')
+  t.equal(warnings.length, 1, 'one warning')
+  t.match(warnings[0], { obj: { redis: `127.0.0.1:${port}`, maxmemory: 0 }, msg: /^Redis has no maxmemory: .*set maxmemory/ })
+})
+
 t.test('a Redis whose policy may evict keys: the node starts and warns, naming the policy', async (t) => {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'ar-evict-'))
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'allkeys-lru'], { stdio: 'ignore' })
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'allkeys-lru', '--maxmemory', '1gb'], { stdio: 'ignore' })
   t.teardown(() => {
     proc.kill('SIGKILL')
     rmSync(dir, { recursive: true, force: true })
@@ -66,5 +89,6 @@ t.test('a Redis whose policy may evict keys: the node starts and warns, naming t
   const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
   t.teardown(() => node.stop(500))
   t.ok((await node.start()) > 0, 'the node starts')
+  t.equal(warnings.length, 1, 'one warning')
   t.match(warnings, [{ obj: { redis: `127.0.0.1:${port}`, maxmemory_policy: 'allkeys-lru' }, msg: /set maxmemory-policy noeviction/ }], 'and warns once')
 })

@@ -90,12 +90,31 @@ for (const backend of BACKENDS) {
       t.equal(ok.task_status, 'todo', 'approving does not finish a task that was never in review')
       t.equal((await taskOf(room, task.id)).status, 'todo')
 
+    })
+
+    t.test('deleting a task or a context entry removes its pending reviews, in the same script', async (t) => {
+      const room = await newRoom(t, backend)
+      const { reviews, plan, context } = room.core
       const id = await claimedTask(room, 'alice')
-      await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id } })
-      await plan.deleteTask(room.as('planner'), { task_id: id })
-      const gone = await reviews.approve(room.as('bob'), { review_id: 'r2' })
-      t.equal(gone.review.status, 'approved', 'a review outlives its deleted task')
-      t.notOk('task_status' in gone)
+      const other = await claimedTask(room, 'carol')
+      const decided = await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id } })
+      await reviews.reject(room.as('bob'), { review_id: decided.review.id, note: 'not yet' })
+      const pending = await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id }, reviewer: 'bob' })
+      const kept = await reviews.request(room.as('carol'), { target: { kind: 'task', task_id: other } })
+      const del = await plan.deleteTask(room.as('planner'), { task_id: id })
+      t.same(del.reviews_removed, [pending.review.id], 'the pending review of the task is removed and named')
+      await t.rejects(reviews.approve(room.as('bob'), { review_id: pending.review.id }), { code: 'not_found' }, 'nobody is left asked to review nothing')
+      const left = (await reviews.list(room.as('x'))).reviews.map((r) => r.id)
+      t.same(left.sort(), [decided.review.id, kept.review.id].sort(), 'the decided review and another task\'s stay')
+
+      await context.write(room.as('alice'), { type: 'spec', key: 'api', body: 'v1' })
+      await context.write(room.as('alice'), { type: 'spec', key: 'db', body: 'v1' })
+      const onApi = await reviews.request(room.as('alice'), { target: { kind: 'context', type: 'spec', key: 'api' } })
+      const onDb = await reviews.request(room.as('alice'), { target: { kind: 'context', type: 'spec', key: 'db' } })
+      const gone = await context.delete(room.as('alice'), { type: 'spec', key: 'api' })
+      t.same(gone.reviews_removed, [onApi.review.id])
+      t.ok((await reviews.list(room.as('x'))).reviews.some((r) => r.id === onDb.review.id), 'the other entry\'s review stays')
+      t.same((await plan.deleteTask(room.as('planner'), { task_id: other })).reviews_removed, [kept.review.id])
     })
 
     t.test('context target', async (t) => {

@@ -116,6 +116,9 @@ t.test('webhooks', async (t) => {
 
       await waitFor(async () => (await list(s))[0]!.health.delivered === 3, 3000, 'health to count 3')
       t.match((await list(s))[0]!.health, { pending: 0, delivered: 3, failed: 0, consecutiveFailures: 0, lastStatus: 200, lastSuccessAt: /Z$/ })
+      const health = (await list(s))[0]!.health
+      const del = await s.n.call(`/admin/webhooks/${wh.webhookId}`, { method: 'DELETE', key: s.key })
+      t.same(((await del.json()) as { deleted: WebhookView }).deleted.health, health, 'DELETE answers with its real last delivery health, not zeros')
     })
 
     t.test(`${backend}: receiver down, then up: the delivery arrives after retries`, async (t) => {

@@ -37,6 +37,7 @@ export const adminSchemas = {
     template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
   }),
   listRooms: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
+  listKeys: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: z.string().max(64).optional() }),
   mint: teamSchemas.mint,
 }
 
@@ -167,9 +168,10 @@ export function adminRoutes(node: ServiceNode): Route[] {
       path: '/admin/keys',
       auth: 'team',
       tag: 'admin',
-      summary: 'List the team\'s keys (hints only), revoked ones included.',
-      response: z.object({ keys: z.array(keyView) }),
-      handle: async (ctx) => ({ keys: await node.teams.listKeys(teamOf(ctx)) }),
+      summary: 'List the team\'s keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.',
+      query: adminSchemas.listKeys,
+      response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
+      handle: async (ctx) => node.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>),
     },
     {
       method: 'DELETE',

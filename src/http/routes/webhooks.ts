@@ -40,7 +40,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       path: '/admin/webhooks/:webhookId',
       auth: 'team',
       tag: 'webhooks',
-      summary: 'Delete a webhook: no delivery of it starts afterwards.',
+      summary: 'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
         const deleted = await node.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)

@@ -63,7 +63,7 @@ export const contextTools: ToolDef[] = [
   tool({
     name: 'delete_context',
     title: 'Delete context',
-    description: 'Deletes an entry and its kept versions, for good.',
+    description: 'Deletes an entry, its kept versions and its pending reviews, for good.',
     scope: 'room',
     args: ref,
     mutates: true,

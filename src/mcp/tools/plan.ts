@@ -50,7 +50,7 @@ export const planTools: ToolDef[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" unassigns.',
+      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" unassigns. Another agent\'s claimed task needs force.',
     scope: 'room',
     args: {
       ...id,
@@ -58,7 +58,7 @@ export const planTools: ToolDef[] = [
       assignee: z.string().optional(),
       title: z.string().optional(),
       notes: z.string().optional(),
-      force: z.boolean().optional().describe('Override a conflict; only when told to'),
+      force: z.boolean().optional().describe('Override a conflict or another\'s task; only when told to'),
     },
     mutates: true,
     core: true,
@@ -100,7 +100,7 @@ export const planTools: ToolDef[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task and drops it from others\' dependencies. Prefer status cancelled, which keeps history.',
+    description: 'Deletes a task, drops it from others\' dependencies and its pending reviews. Prefer status cancelled, which keeps history.',
     scope: 'room',
     args: id,
     mutates: true,

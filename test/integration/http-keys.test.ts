@@ -1,0 +1,59 @@
+// GET /admin/keys pages (limit + after), and revoked keys are kept for REVOKED_KEY_RETENTION_S
+// only (issue 19, defect 7: 300 mint-and-revoke cycles made a 46 kB list that never shrank).
+import t from 'tap'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+
+interface Key {
+  keyId: string
+  revokedAt?: string
+}
+
+const list = async (n: TestNode, key: string, query = '') => {
+  const res = await n.call(`/admin/keys${query}`, { key })
+  return { status: res.status, body: (await res.json()) as { keys: Key[]; next?: string; error?: { code: string; details?: { field?: string } } } }
+}
+
+const mint = async (n: TestNode, key: string) => ((await (await n.call('/admin/keys', { method: 'POST', key, json: {} })).json()) as Key & { key: string })
+const revoke = (n: TestNode, key: string, keyId: string) => n.call(`/admin/keys/${keyId}`, { method: 'DELETE', key })
+
+t.test('GET /admin/keys pages with limit and after', async (t) => {
+  const n = await startNode(t, 'standalone')
+  const team = await newTeam(n)
+  const minted = [] as string[]
+  for (let i = 0; i < 6; i++) minted.push((await mint(n, team.key)).keyId)
+  await revoke(n, team.key, minted[0]!)
+  const all = (await list(n, team.key)).body
+  t.equal(all.keys.length, 7, 'the first key, six minted (one revoked, listed within the retention)')
+  t.notOk(all.next, 'one page holds them all')
+  const seen: string[] = []
+  let after: string | undefined
+  for (let page = 0; page < 10; page++) {
+    const r = await list(n, team.key, `?limit=3${after ? `&after=${after}` : ''}`)
+    t.equal(r.status, 200)
+    t.ok(r.body.keys.length <= 3, 'at most limit keys')
+    seen.push(...r.body.keys.map((k) => k.keyId))
+    after = r.body.next
+    if (!after) break
+  }
+  t.same(seen, all.keys.map((k) => k.keyId), 'the pages together are the whole list, in order, once each')
+  const bad = await list(n, team.key, '?after=key_nope')
+  t.equal(bad.status, 400)
+  t.match(bad.body.error, { code: 'invalid_request', details: { field: 'after' } })
+  t.equal((await list(n, team.key, '?limit=0')).status, 400, 'limit 0 is refused')
+  t.equal((await list(n, team.key, '?limit=501')).status, 400, 'limit over 500 is refused')
+})
+
+t.test('revoked keys are kept for the retention only', async (t) => {
+  const n = await startNode(t, 'standalone', { revokedKeyRetentionS: 0 })
+  const team = await newTeam(n)
+  for (let i = 0; i < 5; i++) {
+    const k = await mint(n, team.key)
+    t.equal((await revoke(n, team.key, k.keyId)).status, 200)
+  }
+  await new Promise((r) => setTimeout(r, 5)) // past the millisecond of the last revocation
+  const listed = (await list(n, team.key)).body.keys
+  t.same(listed.map((k) => k.revokedAt), [undefined], 'with a retention of 0 only the live key is listed')
+  await mint(n, team.key)
+  const stored = await n.node.store.client.hlen(n.node.store.keys.team(team.teamId).keys)
+  t.equal(stored, 2, 'and the next mint deleted the expired records: two live keys remain stored')
+})
