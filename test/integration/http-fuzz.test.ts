@@ -37,6 +37,8 @@ interface RawRequest {
 interface RawResponse {
   /** Bytes of the request line and headers that were sent (what LIMIT_HTTP_HEADER_BYTES counts). */
   headBytes: number
+  /** Bytes of the whole request, written at once (head and body). */
+  wireBytes: number
   status: number
   headers: Record<string, string>
   body: string
@@ -53,10 +55,11 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
       reject(new Error(`no complete answer within 5 s to ${req.method} ${req.target.toString('latin1').slice(0, 100)}`))
     }, 5000)
     let headBytes = 0
+    let wireBytes = 0
     const done = () => {
       clearTimeout(timer)
       socket.destroy()
-      resolve(head ? { headBytes, status: head.status, headers: head.headers, body: buf.subarray(head.bodyAt).toString('utf8') } : { headBytes, status: 0, headers: {}, body: '' })
+      resolve(head ? { headBytes, wireBytes, status: head.status, headers: head.headers, body: buf.subarray(head.bodyAt).toString('utf8') } : { headBytes, wireBytes, status: 0, headers: {}, body: '' })
     }
     socket.on('data', (d) => {
       buf = Buffer.concat([buf, d])
@@ -77,10 +80,15 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
     socket.on('close', () => done())
     const lines = [`${req.method} `, req.target, ' HTTP/1.1\r\nHost: fuzz\r\n']
     for (const [k, v] of req.headers) lines.push(`${k}: ${v}\r\n`)
-    headBytes = lines.reduce((n, l) => n + l.length, 0)
-    if (req.body && req.chunked) lines.push('Transfer-Encoding: chunked\r\n\r\n', req.body.length.toString(16), '\r\n', req.body, '\r\n0\r\n\r\n')
-    else if (req.body) lines.push(`Content-Length: ${req.body.length}\r\n\r\n`, req.body)
+    if (req.body && req.chunked) lines.push('Transfer-Encoding: chunked\r\n\r\n')
+    else if (req.body) lines.push(`Content-Length: ${req.body.length}\r\n\r\n`)
     else lines.push('\r\n')
+    headBytes = lines.reduce((n, l) => n + l.length, 0)
+    if (req.body && req.chunked) lines.push(req.body.length.toString(16), '\r\n', req.body, '\r\n0\r\n\r\n')
+    else if (req.body) lines.push(req.body)
+    // What uWebSockets.js may hold before it has parsed the head: the head and whatever came with
+    // it in the same write (the body here). Over LIMIT_HTTP_HEADER_BYTES it may answer 431.
+    wireBytes = lines.reduce((n, l) => n + l.length, 0)
     socket.write(Buffer.concat(lines.map((l) => (typeof l === 'string' ? Buffer.from(l, 'latin1') : l))))
   })
 }
@@ -89,6 +97,8 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
 function judge(res: RawResponse, method: string): string | undefined {
   if (res.status === 0) return 'no answer (connection dropped)'
   if (res.headBytes > HEADER_LIMIT) return res.status === 431 ? undefined : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ${HEADER_LIMIT}: 431 expected)`
+  // The head with the start of the body in one write over the limit: 431 is one right answer.
+  if (res.status === 431 && res.wireBytes > HEADER_LIMIT) return undefined
   if (res.status >= 500) return `a ${res.status}: ${res.body.slice(0, 300)}`
   if (res.status < 400 || method === 'HEAD') return undefined
   if (!res.headers['content-type']?.startsWith('application/json')) return `a ${res.status} without a JSON body`
@@ -226,7 +236,7 @@ for (const backend of BACKENDS) {
       const over = await padded(HEADER_LIMIT + 100)
       t.equal(over.status, 431, `${over.headBytes} bytes: 431`)
       t.equal(judge(over, 'GET'), undefined, 'which the fuzz judge accepts for such a request')
-      t.match(judge({ ...over, headBytes: HEADER_LIMIT }, 'GET'), /without a JSON body/, 'and not for a smaller one')
+      t.match(judge({ ...over, headBytes: HEADER_LIMIT, wireBytes: HEADER_LIMIT }, 'GET'), /without a JSON body/, 'and not for a smaller one')
     })
 
     t.test('the node still serves, with nothing left in flight', async (t) => {
