@@ -17,6 +17,7 @@ import { parse } from '../core/validate.js'
 import type { Exchange } from '../http/exchange.js'
 import type { Lifecycle } from '../http/lifecycle.js'
 import type { Logger } from '../logger.js'
+import type { SearchEngine } from '../search/engine.js'
 import type { Store } from '../store/store.js'
 import { z } from 'zod'
 import { ASSETS } from './assets.js'
@@ -32,6 +33,8 @@ export interface WebDeps {
   audit: Audit
   mailer: Mailer
   keyring: Pick<Keyring, 'publishRevocation'>
+  /** The search engine: what it keeps outside Redis goes before a team is deleted. */
+  search?: Pick<SearchEngine, 'dropTeam'>
   lifecycle: Lifecycle
   log: Logger
 }
@@ -317,6 +320,17 @@ export class Web {
   private async deleteAccount(r: Request): Promise<Reply> {
     const viewer = r.viewer!
     if ((r.form.get('confirm') ?? '').trim() !== viewer.teamName) return this.deletePage(r, `The name typed does not match the team name, ${viewer.teamName}; nothing was deleted.`, 400)
+    // The last member takes the team along: the search documents kept outside Redis go first, so
+    // an unreachable search index stops the deletion before anything changed.
+    const { members } = await this.deps.accounts.people(viewer.user.team)
+    if (members.every((m) => m.id === viewer.user.id)) {
+      try {
+        await this.deps.search?.dropTeam?.(viewer.user.team)
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'unavailable') return this.deletePage(r, err.message, 503)
+        throw err
+      }
+    }
     let last: boolean
     try {
       ;({ last } = await this.deps.accounts.deleteUser(viewer.user.id))

@@ -102,6 +102,12 @@ export interface SearchEngine {
   search(caller: Caller, input: unknown): Promise<SearchAnswer>
   start(): Promise<void>
   stop(): Promise<void>
+  /**
+   * Removes what the engine keeps outside Redis for a team whose account is being deleted (the
+   * Meilisearch engine's documents); engines that keep everything in Redis have no such method
+   * (the team's purge removes their keys). Throws `unavailable` when that store is unreachable.
+   */
+  dropTeam?(teamId: string): Promise<void>
 }
 
 /** The settings that turn semantic search on, by engine. */

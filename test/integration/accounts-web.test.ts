@@ -155,3 +155,20 @@ t.test('standalone', async (t) => {
     t.same(await traces(raw, prefix, [me.teamId, person, member]), [], 'nothing of the team is left in Redis')
   })
 })
+
+t.test('an unreachable search index (Meilisearch) stops a team\'s deletion before anything changed', async (t) => {
+  const inbox = await startSmtp(t)
+  const owner = `${uid('own')}@example.com`
+  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [owner], meiliUrl: 'http://127.0.0.1:1', meiliIndex: uid('down') })
+  const b = new Browser(n.base)
+  await b.post('/signin', { email: owner })
+  const first = await b.follow(linkIn(await inbox.next(owner)))
+  const key = keyIn(first)!
+  t.ok(key, 'the owner signed in and has the new team\'s key')
+  const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await b.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")
+  const refused = await b.post('/account/delete', { confirm: teamName })
+  t.equal(refused.status, 503)
+  t.match(refused.body, /Meilisearch\) is unreachable.*nothing was deleted/s, 'the page says why and that nothing changed')
+  t.equal((await n.call('/admin/me', { key })).status, 200, 'the team key still works')
+  t.equal((await b.get('/account/delete')).status, 200, 'the owner is still signed in')
+})

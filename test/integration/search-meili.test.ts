@@ -61,6 +61,11 @@ for (const backend of BACKENDS) {
       const r = await roomOn(t, backend)
       await t.rejects(engine.search(r.as('a'), { query: 'anything', semantic: true }), { code: 'unavailable', message: /Meilisearch is unreachable/ })
     })
+
+    t.test('deleting a team\'s documents fails as unavailable, so the account deletion stops first', async (t) => {
+      const engine = await meiliEngine(t, backend, down)
+      await t.rejects(engine.dropTeam(uid('tm')), { code: 'unavailable', message: /nothing was deleted/ })
+    })
   })
 }
 
@@ -98,6 +103,23 @@ if (!url) {
         await Promise.all(store.keys.room(ref).list.slice(0, 14).map((k) => store.client.del(k)))
         t.match(await engine.indexer.reconcile(ref), { dropped: true })
         t.equal((await engine.sink.index.search('', { filter })).hits.length, 0)
+      })
+
+      t.test('a deleted team\'s documents are all removed, and no other team\'s', async (t) => {
+        const engine = await meiliEngine(t, backend, settings)
+        t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
+        const gone = await roomOn(t, backend)
+        const goneToo = await roomOn(t, backend, { teamId: gone.teamId })
+        const stays = await roomOn(t, backend)
+        for (const r of [gone, goneToo, stays]) {
+          await r.core.plan.addTask(r.as('a'), { title: 'indexed' })
+          await engine.indexer.reconcile({ teamId: r.teamId, roomId: r.roomId })
+        }
+        const count = async (teamId: string) => (await engine.sink.index.search('', { filter: `team_id = "${teamId}"` })).hits.length
+        t.equal(await count(gone.teamId), 2)
+        await engine.dropTeam(gone.teamId)
+        t.equal(await count(gone.teamId), 0, 'the team\'s documents, in every room, are gone')
+        t.equal(await count(stays.teamId), 1, 'another team\'s stay')
       })
     })
   }

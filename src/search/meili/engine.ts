@@ -61,6 +61,15 @@ export class MeiliSearchEngine implements SearchEngine {
     await this.fallback.stop()
   }
 
+  async dropTeam(teamId: string): Promise<void> {
+    try {
+      await this.sink.dropTeam(teamId)
+    } catch (err) {
+      if (!unreachable(err)) throw err
+      throw new AppError('unavailable', 'the search index (Meilisearch) is unreachable, so the team\'s documents cannot be removed: nothing was deleted; try again shortly')
+    }
+  }
+
   async search(caller: Caller, input: unknown): Promise<SearchAnswer> {
     const q = parseSearch(input)
     if (q.semantic && !this.semanticEnabled) throw semanticDisabled('meilisearch')

@@ -140,6 +140,12 @@ export class MeiliSink implements IndexSink {
     }
   }
 
+  /** Deletes every document of a team (its account is being deleted). */
+  async dropTeam(teamId: string): Promise<void> {
+    await this.ensureIndex()
+    await done(this.index.deleteDocuments({ filter: `team_id = ${JSON.stringify(teamId)}` }))
+  }
+
   async dropRoom(ref: RoomRef): Promise<void> {
     await this.ensureIndex()
     await done(this.index.deleteDocuments({ filter: roomFilter(ref) }))
