@@ -1,6 +1,6 @@
 --[[
   A dashboard's view of a room in one read: the room record, the whole plan, context metadata,
-  the latest events, presence, live locks, vars and reviews. Does not count as room activity
+  the latest events, each agent's read position, presence, live locks, vars and reviews. Does not count as room activity
   when the caller passes touch = '0' (a dashboard left open must not keep a room alive).
 
   KEYS[1..15]  the room's fixed keys
@@ -11,7 +11,8 @@
   ARGV[10]     most presence entries per group
 
   Returns {room = meta fields, sections = {tasks, context, events, vars, reviews, locks},
-  online = list of {agent, ms}, offline = the same, now} and rows in section order: tasks (raw),
+  online = list of {agent, ms}, offline = the same, cursors = {agent, event id, agent, event id,
+  ...} (the last event each agent has read), now} and rows in section order: tasks (raw),
   context metadata (raw), events (id, raw) pairs oldest first, vars (name, raw) pairs, reviews
   (raw), locks (name, raw) pairs of live locks.
 ]]
@@ -64,4 +65,5 @@ local since = R.now - ttl
 return finishRows(R, {
   room = meta, sections = sections, now = R.now,
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
+  cursors = redis.call('HGETALL', R.k.cursors),
 }, rows)

@@ -17,6 +17,7 @@
   ARGV[5]  error text ('' when none)
   ARGV[6]  delay before the next attempt (ms, from Redis time; retry only)
   ARGV[7]  failures kept per webhook in its health's `recent`
+  ARGV[8]  attempts kept per webhook in its health's `attempts` (every outcome but 'drop')
 
   Returns {settled = true, outcome, at = when the retry is due (retry only)}, or {settled = false}
   when the lease is no longer this node's.
@@ -40,6 +41,8 @@ if hh and outcome ~= 'drop' then
   hh.last_attempt_at = now
   hh.last_status = status
   hh.last_error = err ~= '' and err or nil
+  health.attempt(d.wh, { id = id, room = d.room, ev = d.ev, n = d.n, at = now, outcome = outcome, status = status,
+    error = err ~= '' and err or nil }, tonumber(ARGV[8]))
 end
 if not hraw and outcome == 'retry' then outcome = 'fail' end -- the webhook was deleted meanwhile
 local retryAt = nil

@@ -1,6 +1,7 @@
 -- Delivery health of a team's webhooks, read and written once per script: a cache of decoded
 -- records over the health hash. Record: {pending, delivered, failed, dropped, lost, takeovers,
--- consecutive_failures, last_attempt_at?, last_status?, last_error?, last_success_at?, recent = [...]}.
+-- consecutive_failures, last_attempt_at?, last_status?, last_error?, last_success_at?, recent = [...],
+-- attempts = [...]}.
 -- `pending` counts the webhook's deliveries waiting or in flight; every script that adds or
 -- removes a delivery keeps it exact. cache.fail records a delivery that failed for good.
 local function healthCache(key)
@@ -14,6 +15,7 @@ local function healthCache(key)
       h[f] = h[f] or 0
     end
     h.recent = h.recent or {}
+    h.attempts = h.attempts or {}
     cache.loaded[id] = h
     return h
   end
@@ -26,6 +28,13 @@ local function healthCache(key)
     h.consecutive_failures = h.consecutive_failures + 1
     table.insert(h.recent, 1, entry)
     while #h.recent > keep do table.remove(h.recent) end
+  end
+  -- An attempt of a delivery of webhook `id` got an answer or an error: kept first in `attempts`
+  -- (entry: {id, room, ev, n, at, outcome, status?, error?}), which holds at most `keep`.
+  function cache.attempt(id, entry, keep)
+    local h = cache.get(id)
+    table.insert(h.attempts, 1, entry)
+    while #h.attempts > keep do table.remove(h.attempts) end
   end
   function cache.save()
     for id, h in pairs(cache.loaded) do redis.call('HSET', key, id, cmsgpack.pack(h)) end

@@ -1,5 +1,5 @@
-// The dashboard snapshot (GET /room/:roomId): everything a room view shows, in one read that does
-// not count as activity. Records are decoded with each piece's own decoder.
+// The dashboard snapshot (GET /room/:roomId): everything a room view shows (who has read what
+// included), in one read that does not count as activity. Records are decoded with each piece's own decoder.
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
 import { byTypeThenKey, toEntry } from './context.js'
@@ -45,6 +45,10 @@ export class Snapshot {
     const byStatus: Record<string, number> = {}
     for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1
     const presence = (list: [string, number][]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
+    // Lua packs an empty table as a map, not a list.
+    const flat = Array.isArray(r.cursors) ? (r.cursors as string[]) : []
+    const reads: { agent_id: string; last_read_event_id: string }[] = []
+    for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
     return {
       room: summaryOf(r.room as Record<string, string>),
       counts: { tasks_by_status: byStatus, events: Number((r.room as Record<string, string>).eseq ?? 0) },
@@ -52,6 +56,8 @@ export class Snapshot {
       context: context.sort(byTypeThenKey),
       events,
       presence: { online: presence(r.online as [string, number][]), offline: presence(r.offline as [string, number][]) },
+      // Who has read what: an event is read by every agent whose last read event is it or a later one.
+      reads: reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1)),
       locks: locks.sort((a, b) => (a.name < b.name ? -1 : 1)),
       vars: vars.sort((a, b) => (a.name < b.name ? -1 : 1)),
       reviews: reviews.sort((a, b) => (a.created_at < b.created_at ? 1 : -1)),

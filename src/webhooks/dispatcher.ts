@@ -13,8 +13,8 @@ import type { Logger } from '../logger.js'
 import { VERSION } from '../version.js'
 import { fanOutRoom, sweepTeam } from './fanout.js'
 import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
-import type { Claim, Delivery, Outcome, WebhookQueue } from './queue.js'
-import { RECENT_FAILURES } from './registry.js'
+import { secretsOf, type Claim, type Delivery, type HookTarget, type Outcome, type WebhookQueue } from './queue.js'
+import { RECENT_ATTEMPTS, RECENT_FAILURES } from './registry.js'
 import { deliverTo, deliveryAgent, type Attempt } from './send.js'
 import { signedHeaders } from './signing.js'
 
@@ -25,6 +25,18 @@ const ROOMS_PER_PASS = 50
 const ROOMS_AT_ONCE = 8
 /** A team without webhooks stays scheduled this long after a registration began (registerWebhookTeam). */
 export const REGISTRATION_GRACE_MS = 10 * 60_000
+/** What a test request to a webhook got (POST /admin/webhooks/:id/test). */
+export interface TestSend {
+  testId: string
+  /** A 2xx came back. */
+  delivered: boolean
+  status?: number
+  error?: string
+  durationMs: number
+}
+
+/** What a webhook's health keeps of failed deliveries and of attempts. */
+const KEPT = { failures: RECENT_FAILURES, attempts: RECENT_ATTEMPTS }
 /** Deliveries one pass claims at most. */
 const CLAIM_MAX = 100
 /** How long a delivery waits behind the running one of the same webhook and room (for order). */
@@ -285,32 +297,55 @@ export class Dispatcher {
     const s = this.settings
     const hook = await this.queue.hook(team, d.wh)
     if (!hook || hook.disabled_at) {
-      await this.queue.settle(team, this.token, d.id, 'drop', undefined, undefined, 0, RECENT_FAILURES)
+      await this.queue.settle(team, this.token, d.id, 'drop', undefined, undefined, 0, KEPT)
       return
     }
     if (this.abandoned) return
     const started = Date.now()
     const body = Dispatcher.body(team, d, new Date(started))
-    const headers = signedHeaders(hook.secret, d.id, Math.floor(started / 1000), body)
-    let attempt: Attempt
-    try {
-      const url = parseTargetUrl(hook.url)
-      const target = await withDeadline(resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.ca !== undefined }), s.webhookTimeoutMs, 'DNS')
-      const left = s.webhookTimeoutMs - (Date.now() - started)
-      attempt = await deliverTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}`, signal: this.abort.signal }, left)
-    } catch (err) {
-      attempt = { error: (err as Error).message }
-    }
+    const attempt = await this.attempt(hook, d.id, body, started)
     if (this.abandoned && attempt.status === undefined) {
       // Cut by stop(), not failed by the receiver: the lease takeover sends it again.
       this.log.info({ delivery: d.id }, 'webhooks: attempt abandoned at shutdown; another node takes it over after its lease')
       return
     }
     const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleS, s.webhookRetryJitter)
-    const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, RECENT_FAILURES)
+    const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, KEPT)
     if (!r.settled) this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
     if (r.at !== undefined) await this.queue.wakeTeam(team, r.at)
     if (outcome === 'gone') this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
+  }
+
+  /** One signed POST of `body` to the webhook, started at `started` (ms), within WEBHOOK_TIMEOUT_MS, DNS included. */
+  private async attempt(hook: HookTarget, id: string, body: Buffer, started: number): Promise<Attempt> {
+    const s = this.settings
+    const headers = signedHeaders(secretsOf(hook), id, Math.floor(started / 1000), body)
+    try {
+      const url = parseTargetUrl(hook.url)
+      const target = await withDeadline(resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.ca !== undefined }), s.webhookTimeoutMs, 'DNS')
+      const left = s.webhookTimeoutMs - (Date.now() - started)
+      return await deliverTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}`, signal: this.abort.signal }, left)
+    } catch (err) {
+      return { error: (err as Error).message }
+    }
+  }
+
+  /**
+   * Sends a test request to a webhook now, signed like a delivery, and answers what came back.
+   * Nothing is queued or retried, and the webhook's health does not count it. A disabled webhook
+   * is sent one too (to check that its receiver is back). Undefined: no such webhook.
+   */
+  async sendTest(team: string, webhookId: string): Promise<TestSend | undefined> {
+    const hook = await this.queue.hook(team, webhookId)
+    if (!hook) return undefined
+    const started = Date.now()
+    const id = `test_${randomBase32(16)}`
+    const body = Buffer.from(JSON.stringify({ id, type: 'webhook.test', team_id: team, webhook_id: webhookId, sent_at: new Date(started).toISOString() }))
+    const a = await this.attempt(hook, id, body, started)
+    const out: TestSend = { testId: id, delivered: a.status !== undefined && a.status >= 200 && a.status < 300, durationMs: Date.now() - started }
+    if (a.status !== undefined) out.status = a.status
+    if (a.error !== undefined) out.error = a.error
+    return out
   }
 
   /** Renews the leases of the attempts in flight (BullMQ's lock extension). */

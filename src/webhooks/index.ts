@@ -41,6 +41,11 @@ export class Webhooks {
       resolve: opts.resolve,
       allowLoopback: ca !== undefined,
       announce: (teamId) => this.queue.announce(teamId),
+      pendingMax: settings.webhookPendingMax,
+      wake: async (teamId) => {
+        await this.queue.wakeTeam(teamId)
+        this.dispatcher.wake()
+      },
       log: opts.log,
     })
     this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca })

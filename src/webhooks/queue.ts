@@ -4,6 +4,7 @@
 import { decode, encode } from '@msgpack/msgpack'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
+import type { SigningSecrets } from './signing.js'
 
 /** A delivery as stored: the event record is the room stream's own (msgpack fields, ms times). */
 export interface Delivery {
@@ -44,7 +45,15 @@ export type Outcome = 'ok' | 'retry' | 'fail' | 'gone' | 'drop'
 export interface HookTarget {
   url: string
   secret: string
+  /** The secret before the last rotation, signing beside `secret` until `prev_until` (ms). */
+  prev_secret?: string
+  prev_until?: number
   disabled_at?: number
+}
+
+/** The secrets a webhook signs with now. */
+export function secretsOf(hook: HookTarget): SigningSecrets {
+  return { secret: hook.secret, previous: hook.prev_secret !== undefined && hook.prev_until !== undefined ? { secret: hook.prev_secret, until: hook.prev_until } : undefined }
 }
 
 /** Lua packs an empty table as a list; the maps of a reply may come back as []. */
@@ -162,9 +171,9 @@ export class WebhookQueue {
   }
 
   /** Records an attempt's outcome; `settled` is false when this node no longer held the lease. `at`: when a retry is due. */
-  async settle(teamId: string, token: string, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, recentKept: number): Promise<{ settled: boolean; at?: number }> {
+  async settle(teamId: string, token: string, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
-    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), recentKept])
+    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
     return { settled: r.settled === true, ...(typeof r.at === 'number' ? { at: r.at } : {}) }
   }
 

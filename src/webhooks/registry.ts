@@ -15,6 +15,14 @@ import { newSecret } from './signing.js'
 
 /** Event types one webhook may filter on. */
 export const EVENT_FILTER_MAX = 20
+/** Failures kept per webhook in its health. */
+export const RECENT_FAILURES = 10
+/** Attempts kept per webhook in its health. */
+export const RECENT_ATTEMPTS = 20
+/** The previous secret signs beside a new one for this long by default after a rotation (Svix's default too). */
+export const ROTATION_OVERLAP_S = 24 * 3600
+/** The longest overlap a rotation may ask for. */
+export const ROTATION_OVERLAP_MAX_S = 7 * 24 * 3600
 
 export const webhookSchemas = {
   create: z.object({
@@ -38,6 +46,15 @@ export const webhookSchemas = {
       .optional()
       .describe('Deliver only events of these types (e.g. ["blocker", "question"]); every event when omitted'),
   }),
+  rotate: z.object({
+    overlapSeconds: z
+      .number()
+      .int('must be a whole number of seconds')
+      .min(0, 'must be at least 0 (0: the previous secret stops signing at once)')
+      .max(ROTATION_OVERLAP_MAX_S, `must be at most ${ROTATION_OVERLAP_MAX_S} (7 days)`)
+      .default(ROTATION_OVERLAP_S)
+      .describe(`How long the previous secret keeps signing beside the new one, in seconds (default ${ROTATION_OVERLAP_S}: 24 h)`),
+  }),
 }
 
 /** A failed delivery, as kept in its webhook's health. */
@@ -49,6 +66,18 @@ const failureView = z.object({
   failedAt: z.string(),
   lastStatus: z.number().optional(),
   lastError: z.string().optional(),
+})
+
+/** One attempt of a delivery, as kept in its webhook's health. */
+const attemptView = z.object({
+  deliveryId: z.string(),
+  roomId: z.string(),
+  eventId: z.string(),
+  attempt: z.number().describe('1 for the first attempt of the delivery'),
+  at: z.string(),
+  outcome: z.enum(['ok', 'retry', 'fail', 'gone']).describe('ok: delivered (2xx); retry: failed, tried again later; fail: failed, no attempt left; gone: 410, the webhook was disabled'),
+  status: z.number().optional().describe('HTTP status; absent when no answer came'),
+  error: z.string().optional(),
 })
 
 export const healthView = z.object({
@@ -63,7 +92,8 @@ export const healthView = z.object({
   lastStatus: z.number().optional().describe('HTTP status of the last attempt; absent when no answer came'),
   lastError: z.string().optional(),
   lastSuccessAt: z.string().optional(),
-  recentFailures: z.array(failureView).describe('The latest failed deliveries, newest first'),
+  recentFailures: z.array(failureView).describe('The latest failed deliveries, newest first (POST …/deliveries/:deliveryId/replay sends one again)'),
+  recentAttempts: z.array(attemptView).describe(`The latest attempts of any outcome, newest first (at most ${RECENT_ATTEMPTS})`),
 })
 
 export const webhookView = z.object({
@@ -75,18 +105,21 @@ export const webhookView = z.object({
   status: z.enum(['active', 'disabled']),
   disabledAt: z.string().optional(),
   disabledReason: z.string().optional(),
+  secretRotatedAt: z.string().optional(),
+  previousSecretValidUntil: z.string().optional().describe('After a rotation: until when the previous secret signs too (docs/webhooks.md)'),
   health: healthView,
 })
 
 export type WebhookView = z.infer<typeof webhookView>
 
-/** Failures kept per webhook in its health. */
-export const RECENT_FAILURES = 10
 
 interface StoredWebhook {
   id: string
   url: string
   secret: string
+  prev_secret?: string
+  prev_until?: number
+  rotated_at?: number
   description?: string
   events?: string[]
   created_at: number
@@ -110,6 +143,18 @@ type StoredHealth = Partial<Record<'pending' | 'delivered' | 'failed' | 'dropped
   last_error?: string
   last_success_at?: number
   recent?: StoredFailure[] | Record<string, never>
+  attempts?: StoredAttempt[] | Record<string, never>
+}
+
+interface StoredAttempt {
+  id: string
+  room: string
+  ev: string
+  n: number
+  at: number
+  outcome: 'ok' | 'retry' | 'fail' | 'gone'
+  status?: number
+  error?: string
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
@@ -124,6 +169,7 @@ function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
     takeovers: h?.takeovers ?? 0,
     consecutiveFailures: h?.consecutive_failures ?? 0,
     recentFailures: [],
+    recentAttempts: [],
   }
   if (h?.last_attempt_at) v.lastAttemptAt = iso(h.last_attempt_at)
   if (h?.last_status !== undefined) v.lastStatus = h.last_status
@@ -135,6 +181,13 @@ function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
     const out: WebhookView['health']['recentFailures'][number] = { deliveryId: f.id, roomId: f.room, eventId: f.ev, attempts: f.n, failedAt: iso(f.at) }
     if (f.status !== undefined) out.lastStatus = f.status
     if (f.error) out.lastError = f.error
+    return out
+  })
+  const attempts = Array.isArray(h?.attempts) ? h.attempts : []
+  v.recentAttempts = attempts.map((a) => {
+    const out: WebhookView['health']['recentAttempts'][number] = { deliveryId: a.id, roomId: a.room, eventId: a.ev, attempt: a.n, at: iso(a.at), outcome: a.outcome }
+    if (a.status !== undefined) out.status = a.status
+    if (a.error) out.error = a.error
     return out
   })
   return v
@@ -153,6 +206,8 @@ export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
   if (Array.isArray(w.events)) v.events = w.events
   if (w.disabled_at) v.disabledAt = iso(w.disabled_at)
   if (w.disabled_reason) v.disabledReason = w.disabled_reason
+  if (w.rotated_at) v.secretRotatedAt = iso(w.rotated_at)
+  if (w.prev_until !== undefined && w.prev_until > Date.now()) v.previousSecretValidUntil = iso(w.prev_until)
   return v
 }
 
@@ -162,6 +217,10 @@ export interface RegistryOptions {
   allowLoopback: boolean
   /** Tells every node that a team's webhooks changed (its hint cache forgets the team). */
   announce?: (teamId: string) => Promise<void>
+  /** WEBHOOK_PENDING_MAX: a replay is refused past it. */
+  pendingMax: number
+  /** Asks for a pass over the team now (a replayed delivery is due). */
+  wake?: (teamId: string) => Promise<void>
   log?: Logger | undefined
 }
 
@@ -210,6 +269,31 @@ export class WebhookRegistry {
     const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
     await this.announce(teamId)
     return toView(r.record as StoredWebhook)
+  }
+
+  /**
+   * Gives a webhook a new secret (in the result only); the previous one keeps signing beside it
+   * for `overlapSeconds` (signing.ts says how), so receivers switch without losing a delivery.
+   */
+  async rotateSecret(teamId: string, webhookId: string, input: unknown): Promise<{ webhook: WebhookView; secret: string }> {
+    const v = parse(webhookSchemas.rotate, input)
+    const secret = newSecret()
+    const r = await this.store.run('rotateWebhookSecret', [this.store.keys.webhooks(teamId).hooks], [webhookId, secret, v.overlapSeconds * 1000])
+    return { webhook: toView(r.record as StoredWebhook), secret }
+  }
+
+  /**
+   * Sends one of a webhook's recent failures again, under the same delivery id, with a fresh
+   * schedule of attempts. The event comes from its room's stream, so it must still be retained.
+   */
+  async replay(teamId: string, webhookId: string, deliveryId: string): Promise<{ deliveryId: string; webhookId: string; dueAt: string }> {
+    const k = this.store.keys.webhooks(teamId)
+    const keys = [k.hooks, k.health, k.deliveries, k.due]
+    const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, ''])
+    const read = await this.store.room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId'])
+    const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, read.rows[0]!])
+    await this.opts.wake?.(teamId)
+    return { deliveryId, webhookId, dueAt: iso(Number(r.due)) }
   }
 
   /**

@@ -4,6 +4,12 @@
 //   webhook-signature    "v1,<base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`>", keyed with the
 //                        base64-decoded part of the secret after "whsec_" (Standard Webhooks, so
 //                        that ecosystem's verifiers work unchanged)
+// A rotated secret (POST /admin/webhooks/:id/rotate-secret) leaves the previous one signing for a
+// stated overlap: webhook-signature then carries both signatures, space-separated, newest first
+// (Standard Webhooks allows several; its verifiers accept a match of any), and
+// X-Service-Signature, which holds one value, stays keyed with the previous secret until the
+// overlap ends, so receivers not yet updated keep verifying; a receiver holding both secrets
+// accepts either (docs/webhooks.md, Rotating the secret).
 import { createHmac, randomBytes } from 'node:crypto'
 
 const PREFIX = 'whsec_'
@@ -30,14 +36,23 @@ export function standardSignature(secret: string, id: string, timestampS: number
   return `v1,${mac}`
 }
 
-/** Every signature and identification header of one attempt. */
-export function signedHeaders(secret: string, deliveryId: string, timestampS: number, body: Buffer): Record<string, string> {
+/** The secrets a webhook signs with: the current one, and the previous one until `until` (ms) after a rotation. */
+export interface SigningSecrets {
+  secret: string
+  previous?: { secret: string; until: number } | undefined
+}
+
+/** Every signature and identification header of one attempt sent at `timestampS`. */
+export function signedHeaders(secrets: SigningSecrets, deliveryId: string, timestampS: number, body: Buffer): Record<string, string> {
+  const old = secrets.previous && secrets.previous.until > timestampS * 1000 ? secrets.previous.secret : undefined
+  let standard = standardSignature(secrets.secret, deliveryId, timestampS, body)
+  if (old !== undefined) standard += ` ${standardSignature(old, deliveryId, timestampS, body)}`
   return {
-    'X-Service-Signature': serviceSignature(secret, body),
+    'X-Service-Signature': serviceSignature(old ?? secrets.secret, body),
     'X-Service-Delivery': deliveryId,
     'X-Service-Timestamp': String(timestampS),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestampS),
-    'webhook-signature': standardSignature(secret, deliveryId, timestampS, body),
+    'webhook-signature': standard,
   }
 }

@@ -7,7 +7,9 @@ for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     const room = await newRoom(t, backend, { template: 'web-app' })
     const { core } = room
-    await core.events.post(room.as('alice'), { type: 'status', text: 'started' })
+    const started = await core.events.post(room.as('alice'), { type: 'status', text: 'started' })
+    await core.events.post(room.as('bob'), { type: 'question', text: 'which schema?' })
+    await core.events.unread(room.as('bob'))
     await core.presence.heartbeat(room.as('alice'))
     await core.locks.acquire(room.as('alice'), { name: 'schema.sql', ttl_s: 60 })
     await core.vars.set(room.as('alice'), { name: 'deploy', value: 'frozen' })
@@ -20,7 +22,12 @@ for (const backend of BACKENDS) {
     t.equal(snap.tasks[0]!.id, 't1', 'sorted like the plan (high priority first)')
     t.same(snap.counts.tasks_by_status, { in_review: 1, todo: 7 })
     t.same(snap.context.map((c) => `${c.type}/${c.key}`), ['brief/product', 'decision/working-agreements'])
-    t.same(snap.events.map((e) => e.text), ['started'])
+    t.same(snap.events.map((e) => e.text), ['started', 'which schema?'])
+    const question = snap.events[1]!.id
+    t.same(snap.reads, [
+      { agent_id: 'alice', last_read_event_id: started.event.id },
+      { agent_id: 'bob', last_read_event_id: question },
+    ], 'each agent\'s last read event: alice posted first (caught up), bob read both')
     t.same(snap.presence.online.map((p) => p.agent_id), ['alice'])
     t.match(snap.locks, [{ name: 'schema.sql', owner: 'alice', token: 1 }])
     t.match(snap.vars, [{ name: 'deploy', value: 'frozen' }])

@@ -16,15 +16,31 @@ t.test('signatures: the spec\'s hex HMAC over the raw body, and Standard Webhook
   t.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
   t.equal(standardKey(secret).length, 32)
   const body = Buffer.from('{"id":"dlv_1","type":"room.event","text":"ünïcode"}')
-  const h = signedHeaders(secret, 'dlv_1', 1_700_000_000, body)
+  const h = signedHeaders({ secret }, 'dlv_1', 1_700_000_000, body)
   t.equal(h['X-Service-Signature'], createHmac('sha256', secret).update(body).digest('hex'))
   t.match(h, { 'X-Service-Delivery': 'dlv_1', 'webhook-id': 'dlv_1', 'X-Service-Timestamp': '1700000000', 'webhook-timestamp': '1700000000' })
   // standardwebhooks checks the timestamp against now; sign with the current time for it.
   const now = Math.floor(Date.now() / 1000)
-  const fresh = signedHeaders(secret, 'dlv_2', now, body)
+  const fresh = signedHeaders({ secret }, 'dlv_2', now, body)
   t.same(new Webhook(secret).verify(body.toString(), { 'webhook-id': 'dlv_2', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), JSON.parse(body.toString()))
   t.throws(() => new Webhook(secret).verify(body.toString(), { 'webhook-id': 'dlv_X', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), 'the id is signed too')
   t.throws(() => new Webhook(newSecret()).verify(body.toString(), { 'webhook-id': 'dlv_2', 'webhook-timestamp': String(now), 'webhook-signature': fresh['webhook-signature']! }), 'another secret fails')
+})
+
+t.test('a rotated secret: both sign during the overlap, then only the new one', async (t) => {
+  const [oldS, newS] = [newSecret(), newSecret()]
+  const body = Buffer.from('{"id":"dlv_3"}')
+  const now = Math.floor(Date.now() / 1000)
+  const during = signedHeaders({ secret: newS, previous: { secret: oldS, until: (now + 60) * 1000 } }, 'dlv_3', now, body)
+  t.equal(during['X-Service-Signature'], createHmac('sha256', oldS).update(body).digest('hex'), 'X-Service-Signature keeps the previous secret until the overlap ends')
+  t.equal(during['webhook-signature']!.split(' ').length, 2, 'webhook-signature carries two signatures')
+  const headers = (sig: string) => ({ 'webhook-id': 'dlv_3', 'webhook-timestamp': String(now), 'webhook-signature': sig })
+  for (const s of [oldS, newS]) t.same(new Webhook(s).verify(body.toString(), headers(during['webhook-signature']!)), { id: 'dlv_3' }, 'standardwebhooks verifies with either secret')
+  t.throws(() => new Webhook(newSecret()).verify(body.toString(), headers(during['webhook-signature']!)), 'a third secret still fails')
+  const after = signedHeaders({ secret: newS, previous: { secret: oldS, until: now * 1000 } }, 'dlv_3', now, body)
+  t.equal(after['X-Service-Signature'], createHmac('sha256', newS).update(body).digest('hex'), 'after the overlap: the new secret')
+  t.equal(after['webhook-signature']!.split(' ').length, 1)
+  t.throws(() => new Webhook(oldS).verify(body.toString(), headers(after['webhook-signature']!)), 'the previous secret no longer verifies')
 })
 
 t.test('the body: {id, type, team_id, room_id, event, sent_at}, the event as MCP and SSE show it', async (t) => {

@@ -1,7 +1,9 @@
-// The webhook admin API (team keys only): register, list with delivery health, delete. The
-// delivery machinery is src/webhooks; this file translates.
+// The webhook admin API (team keys only): register, list with delivery health, delete, rotate the
+// secret, send a test request, replay a failed delivery. The delivery machinery is src/webhooks;
+// this file translates.
 import { z } from 'zod'
-import { webhookSchemas, webhookView } from '../../webhooks/registry.js'
+import { AppError } from '../../core/errors.js'
+import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
 import { teamOf } from './admin.js'
@@ -40,6 +42,50 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       summary: 'Delete a webhook: no delivery of it starts afterwards.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => ({ deleted: await node.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!) }),
+    },
+    {
+      method: 'POST',
+      path: '/admin/webhooks/:webhookId/rotate-secret',
+      auth: 'team',
+      tag: 'webhooks',
+      summary: `Give a webhook a new secret, in this response only. The previous one keeps signing beside it for overlapSeconds (default ${ROTATION_OVERLAP_S}: 24 h): webhook-signature carries both, X-Service-Signature stays on the previous one until the overlap ends.`,
+      body: webhookSchemas.rotate,
+      response: webhookView.extend({ secret: z.string().describe('the new whsec_… secret') }),
+      handle: async (ctx) => {
+        const { webhook, secret } = await node.webhooks.registry.rotateSecret(teamOf(ctx), ctx.params.webhookId!, ctx.body)
+        return { ...webhook, secret }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/webhooks/:webhookId/test',
+      auth: 'team',
+      tag: 'webhooks',
+      summary: 'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, signed like a delivery) and answer what came back. Not queued, not retried, not counted in its health.',
+      response: z.object({
+        testId: z.string().describe('The request\'s id (webhook-id, X-Service-Delivery)'),
+        delivered: z.boolean().describe('The receiver answered 2xx'),
+        status: z.number().optional().describe('HTTP status; absent when no answer came'),
+        error: z.string().optional().describe('What went wrong: the transport error, or the start of the answer'),
+        durationMs: z.number(),
+      }),
+      handle: async (ctx) => {
+        const id = ctx.params.webhookId!
+        const r = await node.webhooks.dispatcher.sendTest(teamOf(ctx), id)
+        if (!r) throw new AppError('not_found', `webhookId: no webhook ${id} in this team`, { field: 'webhookId' })
+        return r
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/webhooks/:webhookId/deliveries/:deliveryId/replay',
+      auth: 'team',
+      tag: 'webhooks',
+      status: 202,
+      summary: 'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a fresh schedule of attempts. Its event must still be retained by its room.',
+      errors: [409],
+      response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
+      handle: async (ctx) => node.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),
     },
   ]
 }
