@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadSettings } from './config.js'
+import { DEFAULT_TEAM_ID } from './auth/teams.js'
 import { ServiceNode } from './node.js'
 import { localRedis, type LocalRedis } from './ops/local-redis.js'
 
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   if (boot.created && boot.key) {
     // Printed exactly once, by the one node that created the default team.
     const base = `http://localhost:${port}`
+    const signIn = await firstOwnerLink(node)
     process.stdout.write(
       [
         '',
@@ -82,8 +84,25 @@ async function main(): Promise<void> {
         '',
         `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
         '',
+        ...(signIn ? [`Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once:`, '', `  ${signIn.link}`, ''] : []),
       ].join('\n') + '\n',
     )
+  }
+}
+
+/**
+ * A one-time sign-in link for the default team's owner (the first ADMIN_EMAILS address, or a
+ * local owner): an invite to the default team as its owner, so a newcomer reaches a signed-in
+ * page without SMTP or OAuth. Undefined (with a line saying why) when it cannot be made.
+ */
+async function firstOwnerLink(n: ServiceNode): Promise<{ owner: string; link: string } | undefined> {
+  const owner = n.settings.adminEmails[0] ?? 'owner@localhost'
+  try {
+    const { token } = await n.accounts.inviteFirstOwner(DEFAULT_TEAM_ID)
+    return { owner, link: `${n.baseUrl}/signin/link?token=${token}` }
+  } catch (err) {
+    n.log.warn({ err: err instanceof Error ? err.message : String(err), owner }, 'no first-start sign-in link')
+    return undefined
   }
 }
 

@@ -232,6 +232,14 @@ export class Accounts {
     return { invite: toInvite(r.invite as StoredInvite), token: t.secret }
   }
 
+  /**
+   * The first start's invite: the default team's owner (the first ADMIN_EMAILS address, or
+   * owner@localhost) joins `team` as its owner through a one-time link, valid as long as an invite.
+   */
+  async inviteFirstOwner(team: string): Promise<{ invite: Invite; token: string }> {
+    return this.invite({ email: this.settings.adminEmails[0] ?? 'owner@localhost' }, { team, role: 'owner' })
+  }
+
   async revokeInvite(inviteId: string, team: string | undefined): Promise<Invite> {
     const r = await this.run('revokeInvite', [inviteId, team ?? ''])
     return toInvite(r.invite as StoredInvite)

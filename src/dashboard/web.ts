@@ -20,6 +20,7 @@ import type { Store } from '../store/store.js'
 import { z } from 'zod'
 import { ASSETS } from './assets.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
+import { inviteText, signInText } from '../auth/mail-text.js'
 import * as V from './views.js'
 
 export interface WebDeps {
@@ -339,11 +340,3 @@ export class Web {
 const BAD_LINK = 'This link is not valid: it was used already, it has expired, or it was altered. Ask for a new one.'
 
 export const actorOf = (u: User) => `user:${u.id} ${u.email}`
-
-export function signInText(link: string, ttlS: number): string {
-  return `Open this link to sign in to agentrooms (it works once, for ${Math.round(ttlS / 60)} minutes):\n\n${link}\n\nIf you did not ask for it, ignore this mail.\n`
-}
-
-export function inviteText(who: string, team: string, link: string, ttlS: number): string {
-  return `${who} invites you to ${team} on agentrooms. Open this link to accept and sign in (it works once, for ${Math.round(ttlS / 86400) || 1} day(s)):\n\n${link}\n`
-}

@@ -4,8 +4,12 @@
 // It finds Redis as a node does (REDIS_CLUSTER_NODES, REDIS_URL, else the Redis at LOCAL_REDIS)
 // but never starts one: with `npm start`'s own Redis, run it while the service runs.
 import { parseArgs } from 'node:util'
+import { Accounts } from '../auth/accounts.js'
+import { Mailer } from '../auth/mailer.js'
 import { Teams } from '../auth/teams.js'
-import { loadSettings } from '../config.js'
+import { signInText } from '../auth/mail-text.js'
+import { createLogger } from '../logger.js'
+import { loadSettings, type Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
 import { Store } from '../store/store.js'
 import { existingRedis } from './local-redis.js'
@@ -13,7 +17,10 @@ import { existingRedis } from './local-redis.js'
 const USAGE = `usage:
   team create <name> [--id <teamId>]     create a team and print its first key (once)
   team list                              list teams
-  team mint-key <teamId> [--label <l>]   mint an extra key for a team and print it (once)`
+  team mint-key <teamId> [--label <l>]   mint an extra key for a team and print it (once)
+  team waitlist list                     list the waitlist (address, state, since, note)
+  team waitlist approve <email>          approve an address and mail it a sign-in link
+  team waitlist decline <email>          decline an address (nothing is mailed)`
 
 export async function runTeamsCli(
   argv: string[],
@@ -21,8 +28,9 @@ export async function runTeamsCli(
   env: Record<string, string | undefined> = process.env,
 ): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { id: { type: 'string' }, label: { type: 'string' } } })
-  const [command, arg] = positionals
-  if (!command || !['create', 'list', 'mint-key'].includes(command) || (command !== 'list' && !arg)) {
+  const [command, arg, third] = positionals
+  const waitlistOk = command === 'waitlist' && (arg === 'list' || ((arg === 'approve' || arg === 'decline') && third))
+  if (!command || !['create', 'list', 'mint-key', 'waitlist'].includes(command) || (command !== 'list' && !arg) || (command === 'waitlist' && !waitlistOk)) {
     out(`${USAGE}\n`)
     return 2
   }
@@ -43,6 +51,8 @@ export async function runTeamsCli(
         return 1
       }
       out(`created team ${r.team.teamId} (${r.team.name})\nkey (shown once): ${r.key}\n`)
+    } else if (command === 'waitlist') {
+      await waitlist(new Accounts(store, settings), settings, arg!, third, out)
     } else if (command === 'list') {
       for (const t of await teams.list()) out(`${t.teamId}\t${t.name}\t${t.createdAt}\n`)
     } else {
@@ -56,6 +66,30 @@ export async function runTeamsCli(
     return 1
   } finally {
     await store.close()
+  }
+}
+
+/** `team waitlist …`: an approval mails the sign-in link (printed instead when SMTP_URL is unset, in development). */
+async function waitlist(accounts: Accounts, settings: Settings, action: string, address: string | undefined, out: (s: string) => void): Promise<void> {
+  if (action === 'list') {
+    for (const e of await accounts.waitlist()) out(`${e.email}\t${e.state}\t${e.at}\t${e.note.replace(/\s+/g, ' ')}\n`)
+    return
+  }
+  const { entry, token } = await accounts.decideWaitlist(address!, action === 'approve' ? 'approve' : 'decline')
+  if (!token) {
+    out(`declined ${entry.email}\n`)
+    return
+  }
+  const link = `${(settings.publicUrl ?? `http://localhost:${settings.port}`).replace(/\/+$/, '')}/signin/link?token=${token}`
+  const mailer = new Mailer(settings, createLogger('silent'))
+  try {
+    if (mailer.toLog) out(`approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`)
+    else {
+      await mailer.send({ to: entry.email, subject: 'You are in: your agentrooms sign-in link', text: signInText(link, settings.signInLinkTtlS) })
+      out(`approved ${entry.email}; a sign-in link was mailed to it\n`)
+    }
+  } finally {
+    mailer.close()
   }
 }
 

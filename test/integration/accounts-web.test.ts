@@ -141,6 +141,12 @@ t.test('standalone', async (t) => {
     t.equal((await replay.get('/')).location, '/signin', 'the deleted member\'s cookie is dead')
 
     const me = (await (await n.call('/admin/me', { key: teamKey })).json()) as { teamId: string }
+    const minted = (await (await n.call('/admin/keys', { method: 'POST', key: teamKey, json: { label: 'ci' } })).json()) as { keyId: string }
+    await n.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: teamKey })
+    const audit = (await (await n.call('/admin/audit?limit=5', { key: teamKey })).json()) as { entries: { actor: string; action: string; target?: string }[] }
+    t.match(audit.entries.slice(0, 2), [{ action: 'revoked key', target: minted.keyId, actor: /^key:key_/ }, { action: 'minted key', target: minted.keyId }], 'the API\'s key changes are in the audit trail, newest first')
+    t.match((await personBrowser.get('/')).body, `revoked key ${minted.keyId}`, 'and on the members\' page')
+    t.equal((await n.call('/admin/audit?limit=0', { key: teamKey })).status, 400, 'a bad limit is refused')
     const page = await personBrowser.get('/account/delete')
     t.match(page.body, 'every team key and room invite key', 'the page states what will go')
     await n.call('/admin/rooms', { method: 'POST', key: teamKey, json: { roomId: 'doomed' } })

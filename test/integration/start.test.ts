@@ -33,6 +33,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { defaultSettings, loadSettings } from '../../src/config.js'
 import { localAddress, localRedis, probeRedis } from '../../src/ops/local-redis.js'
 import { runTeamsCli } from '../../src/ops/teams-cli.js'
+import { Browser } from '../helpers/mail.js'
 import { callTool } from '../helpers/mcp.js'
 import { eventually } from '../helpers/realtime.js'
 import { freePort } from '../helpers/redis.js'
@@ -195,6 +196,15 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   const agentClient = await mcpClient(JSON.parse(agent.snippets.generic).mcpServers.agentrooms)
   t.notOk((await callTool(agentClient, 'heartbeat', { room_id: 'my-project', agent_id: agent.agent_id })).isError, 'heartbeat with an agent\'s printed configuration')
   await Promise.all([client.close(), agentClient.close()])
+
+  // The quick start ends with the printed sign-in link opening a signed-in page.
+  const signInLink = /^\s*(http:\/\/localhost:\d+\/signin\/link\?token=\S+)$/m.exec(out)?.[1]
+  t.ok(signInLink, 'it prints a one-time sign-in link for the default team\'s owner')
+  const browser = new Browser(base)
+  t.equal((await browser.follow(signInLink!)).status, 303, 'the link signs the owner in')
+  const signedIn = await browser.get('/')
+  t.match(signedIn.body, /Signed in as <strong>owner@localhost<\/strong>, owner of team <code>default<\/code>/, 'and opens a signed-in page')
+  t.equal((await new Browser(base).follow(signInLink!)).status, 400, 'the link works once')
 
   // SIGTERM to the whole process group, as a terminal's or systemd's stop does.
   process.kill(-first.child.pid!, 'SIGTERM')

@@ -155,6 +155,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
         const { key, info } = await node.teams.mintTeamKey(teamOf(ctx), ctx.body)
+        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
         return { key, ...info }
       },
     },
@@ -177,8 +178,19 @@ export function adminRoutes(node: ServiceNode): Route[] {
       handle: async (ctx) => {
         const { info, hash } = await node.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
         await node.keyring.publishRevocation(hash)
+        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
         return { revoked: info }
       },
+    },
+    {
+      method: 'GET',
+      path: '/admin/audit',
+      auth: 'team',
+      tag: 'admin',
+      summary: 'The team\'s audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, webhooks registered or deleted, members invited or removed.',
+      query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
+      response: z.object({ entries: z.array(z.object({ id: z.string(), at: z.string(), actor: z.string(), action: z.string(), target: z.string().optional() })) }),
+      handle: async (ctx) => ({ entries: await node.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit) }),
     },
     {
       method: 'POST',
@@ -193,6 +205,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
         const { key, info } = await node.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body)
+        await node.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
         return { key, ...info }
       },
     },
@@ -219,6 +232,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       handle: async (ctx) => {
         const { info, hash } = await node.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
         await node.keyring.publishRevocation(hash)
+        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
         return { revoked: info }
       },
     },

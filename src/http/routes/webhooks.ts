@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.js'
 import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
-import { teamOf } from './admin.js'
+import { actorOf, teamOf } from './admin.js'
 
 export function webhookRoutes(node: ServiceNode): Route[] {
   return [
@@ -22,6 +22,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       response: webhookView.extend({ secret: z.string().describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)') }),
       handle: async (ctx) => {
         const { webhook, secret } = await node.webhooks.registry.create(teamOf(ctx), ctx.body)
+        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
         return { ...webhook, secret }
       },
     },
@@ -41,7 +42,11 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       tag: 'webhooks',
       summary: 'Delete a webhook: no delivery of it starts afterwards.',
       response: z.object({ deleted: webhookView }),
-      handle: async (ctx) => ({ deleted: await node.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!) }),
+      handle: async (ctx) => {
+        const deleted = await node.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
+        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+        return { deleted }
+      },
     },
     {
       method: 'POST',

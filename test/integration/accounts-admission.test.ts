@@ -1,0 +1,66 @@
+// Admission paths besides the pages: the operator's `team waitlist` command (list, approve with a
+// mailed link, decline), and the first start's one-time link for the default team's owner.
+import t from 'tap'
+import { runTeamsCli } from '../../src/ops/teams-cli.js'
+import { testPrefix } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { startNode } from '../helpers/node.js'
+import { BACKENDS, settingsFor, uid } from '../helpers/shared.js'
+
+for (const backend of BACKENDS) {
+  t.test(backend, async (t) => {
+    const inbox = await startSmtp(t)
+    const prefix = testPrefix()
+    const n = await startNode(t, backend, { keyPrefix: prefix, smtpUrl: inbox.url })
+    // The command reads its settings from the environment, as it does when an operator runs it.
+    const s = settingsFor(backend)
+    const env = {
+      REDIS_URL: s.redisUrl,
+      REDIS_CLUSTER_NODES: s.redisClusterNodes,
+      KEY_PREFIX: prefix,
+      SMTP_URL: inbox.url,
+      PUBLIC_URL: `http://localhost:${n.node.port}`,
+    }
+    const cli = async (...argv: string[]) => {
+      let out = ''
+      const code = await runTeamsCli(argv, (o) => (out += o), env)
+      return { code, out }
+    }
+
+    t.test('team waitlist list | approve | decline', async (t) => {
+      const b = new Browser(n.base)
+      const yes = `${uid('y')}@example.com`
+      const no = `${uid('n')}@example.com`
+      await b.post('/waitlist', { email: yes, note: 'multi\nline note' })
+      await b.post('/waitlist', { email: no, note: '' })
+      const list = await cli('waitlist', 'list')
+      t.equal(list.code, 0)
+      t.match(list.out, new RegExp(`^${yes}\\tpending\\t\\d{4}-[^\\t]+\\tmulti line note$`, 'm'), 'one line per entry')
+      const approved = await cli('waitlist', 'approve', yes.toUpperCase())
+      t.equal(approved.code, 0)
+      t.match(approved.out, 'a sign-in link was mailed')
+      const page = await b.follow(linkIn(await inbox.next(yes)))
+      t.ok(keyIn(page), 'the approved person signs in with the mailed link and gets a team key')
+      const declined = await cli('waitlist', 'decline', no)
+      t.equal(declined.code, 0)
+      t.match((await cli('waitlist', 'list')).out, new RegExp(`^${no}\\tdeclined`, 'm'))
+      const unknown = await cli('waitlist', 'approve', `${uid('x')}@example.com`)
+      t.equal(unknown.code, 1)
+      t.match(unknown.out, 'is not on the waitlist')
+      t.equal((await cli('waitlist', 'approve')).code, 2, 'approve without an address prints the usage')
+    })
+
+    t.test('the first start\'s link signs the default team\'s owner in', async (t) => {
+      const team = `d${uid()}`
+      await n.node.teams.create({ teamId: team, name: 'Default team' })
+      const { token, invite } = await n.node.accounts.inviteFirstOwner(team)
+      t.equal(invite.email, 'owner@localhost', 'without ADMIN_EMAILS: a local owner')
+      const b = new Browser(n.base)
+      const signed = await b.follow(`${n.node.baseUrl}/signin/link?token=${token}`)
+      t.equal(signed.status, 303, 'no new key: the team\'s key was printed beside the link')
+      const home = await b.get('/')
+      t.equal(home.status, 200)
+      t.match(home.body, /Signed in as <strong>owner@localhost<\/strong>, owner of team <code>d/, 'a signed-in page')
+    })
+  })
+}
