@@ -13,7 +13,7 @@ export interface Viewer {
   operator: boolean
 }
 
-function Layout(props: { title: string; viewer?: Viewer | undefined; children: ComponentChildren }) {
+export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -29,6 +29,8 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
           </a>
           {props.viewer ? (
             <nav aria-label="Account">
+              <a href="/">Rooms</a>
+              <a href="/team">Team</a>
               <span class="muted">{props.viewer.user.email}</span>
               {props.viewer.operator ? <a href="/operator">Operator</a> : null}
               <form class="inline" method="post" action="/signout">
@@ -39,7 +41,7 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
             </nav>
           ) : null}
         </header>
-        <main>{props.children}</main>
+        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
       </body>
     </html>
   )

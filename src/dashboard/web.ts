@@ -35,21 +35,21 @@ export interface WebDeps {
   log: Logger
 }
 
-interface Request {
+export interface Request {
   ex: Exchange
   form: URLSearchParams
   viewer: V.Viewer | undefined
   session: string | undefined
 }
 
-type Reply = { status: number; body?: VNode; headers?: Record<string, string> }
-type Handler = (r: Request) => Promise<Reply>
+export type Reply = { status: number; body?: VNode; headers?: Record<string, string> }
+export type Handler = (r: Request) => Promise<Reply>
 
 const HOUR_MS = 3_600_000
 const FORM_BYTES = 16 * 1024
 
-const see = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
-const html = (body: VNode, status = 200, headers: Record<string, string> = {}): Reply => ({ status, body, headers })
+export const see = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+export const html = (body: VNode, status = 200, headers: Record<string, string> = {}): Reply => ({ status, body, headers })
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
@@ -60,6 +60,7 @@ export class Web {
     private readonly origin: Origin,
   ) {
     this.page('GET', '/', true, (r) => this.home(r))
+    this.page('GET', '/team', true, (r) => this.home(r))
     this.page('GET', '/signin', false, async () => html(V.SignInPage({})))
     this.page('POST', '/signin', false, (r) => this.signIn(r))
     this.page('GET', '/signin/link', false, (r) => this.linkPage(r))
@@ -77,7 +78,8 @@ export class Web {
     this.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
   }
 
-  private page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
+  /** Adds (or replaces) a page; the dashboard's pages (pages.ts) come in through this. */
+  page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
     this.routes.set(`${method} ${path}`, { handler, signedIn })
   }
 
