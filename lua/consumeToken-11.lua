@@ -45,9 +45,9 @@ if tok.kind == 'invite' then
       { field = 'email' })
   end
 elseif not uid then
-  local wraw = redis.call('HGET', K.waitlist, tok.email)
-  wl = wraw and cmsgpack.unpack(wraw)
-  if ARGV[5] ~= '1' and not (wl and wl.state == 'approved') then
+  local ok
+  ok, wl = admittedOwner(K, tok.email, ARGV[5] == '1')
+  if not ok then
     return fail('forbidden', 'email: this address is not admitted; join the waitlist or ask a team owner for an invite',
       { field = 'email' })
   end
@@ -70,8 +70,7 @@ else
     created_team = true
     if wl then redis.call('HDEL', K.waitlist, tok.email) end
   end
-  redis.call('HSET', K.emails, user.email, user.id)
-  redis.call('ZADD', K.members, 0, user.team .. '|' .. user.id)
+  storeNewUser(K, user)
 end
 user.last_sign_in_at = now
 redis.call('HSET', K.users, user.id, cmsgpack.pack(user))

@@ -61,3 +61,18 @@ local function teamMembers(K, team)
   end
   return out
 end
+
+-- Whether an address without an account is admitted as a new team's owner: an operator's, or
+-- approved on the waitlist. Also returns its waitlist entry, if any.
+local function admittedOwner(K, email, operator)
+  local wraw = redis.call('HGET', K.waitlist, email)
+  local wl = wraw and cmsgpack.unpack(wraw)
+  return operator or (wl ~= nil and wl ~= false and wl.state == 'approved'), wl
+end
+
+-- Stores a new person: record, address index, membership (the caller sets team and role).
+local function storeNewUser(K, user)
+  redis.call('HSET', K.users, user.id, cmsgpack.pack(user))
+  redis.call('HSET', K.emails, user.email, user.id)
+  redis.call('ZADD', K.members, 0, user.team .. '|' .. user.id)
+end
