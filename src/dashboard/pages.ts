@@ -8,13 +8,16 @@ import type { Teams } from '../auth/teams.js'
 import { roomIdFor } from '../cli/create-room.js'
 import type { Core } from '../core/index.js'
 import { AppError } from '../core/errors.js'
-import { agentId as agentIdField } from '../core/fields.js'
+import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
+import type { SearchEngine } from '../search/engine.js'
+import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, type Reply, type Request, type Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
-  core: Pick<Core, 'rooms' | 'analytics'>
+  core: Pick<Core, 'rooms' | 'analytics' | 'snapshot' | 'context'>
+  search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvite'>
   audit: Pick<Audit, 'record'>
 }
@@ -60,6 +63,7 @@ export class Pages {
   register(web: Web): void {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
+    web.page('GET', '/room', true, (r) => this.room(r))
   }
 
   private async rows(teamId: string): Promise<{ rows: RoomRow[]; more: boolean }> {
@@ -113,6 +117,43 @@ export class Pages {
       setups.push({ access: { agentId, roomId: room.room_id, key, url }, invite: form.invite === true })
     }
     return html(CreatedPage({ viewer, room, agents: setups }), 201)
+  }
+
+  /** The room page: ?id=<roomId>, optionally &ctx=<type>/<key> (&from=&to= for a diff) and &q= (search). */
+  async room(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+    const viewer = r.viewer!
+    const q = r.ex.req.query
+    const id = q.get('id') ?? r.form.get('room') ?? ''
+    const v = roomIdField.safeParse(id)
+    if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
+    const room = { teamId: viewer.user.team, roomId: v.data }
+    const [snap, stats] = await Promise.all([this.deps.core.snapshot.room({ room }), this.deps.core.analytics.room({ room }, { days: 7 }, false)])
+    const props: RoomPageProps = { viewer, snap, stats, ...extra }
+    const ctx = q.get('ctx')
+    if (ctx) props.context = await this.contextView({ room }, ctx, q.get('from'), q.get('to'))
+    const query = q.get('q')
+    if (query !== null && query.trim() !== '') {
+      try {
+        props.search = { query, answer: await this.deps.search.search({ room }, { query, limit: 20 }) }
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err
+        props.search = { query, error: `Search: ${err.message}` }
+      }
+    }
+    return html(RoomPage(props), status)
+  }
+
+  private async contextView(c: { room: { teamId: string; roomId: string } }, ref: string, from: string | null, to: string | null): Promise<ContextView> {
+    const slash = ref.indexOf('/')
+    const type = slash > 0 ? ref.slice(0, slash) : ref
+    const key = slash > 0 ? ref.slice(slash + 1) : ''
+    const [read, hist] = await Promise.all([this.deps.core.context.read(c, { type, key }), this.deps.core.context.history(c, { type, key })])
+    const view: ContextView = { type, key, body: read.body, version: read.entry.version, versions: hist.versions }
+    if (from !== null && to !== null) {
+      const d = await this.deps.core.context.diff(c, { type, key, from_version: Number(from), to_version: Number(to) })
+      view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
+    }
+    return view
   }
 }
 
