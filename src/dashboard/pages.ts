@@ -10,13 +10,14 @@ import type { Core } from '../core/index.js'
 import { AppError } from '../core/errors.js'
 import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
 import type { SearchEngine } from '../search/engine.js'
+import { Steer } from './steer.js'
 import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, type Reply, type Request, type Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
-  core: Pick<Core, 'rooms' | 'analytics' | 'snapshot' | 'context'>
+  core: Pick<Core, 'rooms' | 'analytics' | 'snapshot' | 'context' | 'events' | 'reviews' | 'plan'>
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvite'>
   audit: Pick<Audit, 'record'>
@@ -64,6 +65,7 @@ export class Pages {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
+    new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 
   private async rows(teamId: string): Promise<{ rows: RoomRow[]; more: boolean }> {
@@ -128,7 +130,7 @@ export class Pages {
     if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
     const room = { teamId: viewer.user.team, roomId: v.data }
     const [snap, stats] = await Promise.all([this.deps.core.snapshot.room({ room }), this.deps.core.analytics.room({ room }, { days: 7 }, false)])
-    const props: RoomPageProps = { viewer, snap, stats, ...extra }
+    const props: RoomPageProps = { viewer, snap, stats, human: humanId(viewer.user.name, viewer.user.email), ...extra }
     const ctx = q.get('ctx')
     if (ctx) props.context = await this.contextView({ room }, ctx, q.get('from'), q.get('to'))
     const query = q.get('q')

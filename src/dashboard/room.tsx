@@ -29,6 +29,8 @@ export interface ContextView {
 
 export interface RoomPageProps {
   viewer: Viewer
+  /** The agent id the signed-in person acts as (human:<name>). */
+  human: string
   snap: RoomSnapshot
   stats: RoomStats
   context?: ContextView
@@ -72,12 +74,15 @@ export function RoomPage(p: RoomPageProps) {
         <a href="#reviews">Reviews</a> · <a href="#analytics">Analytics</a>
       </nav>
       <SearchBox roomId={roomId} search={p.search} />
-      <Board tasks={snap.tasks} />
+      <p class="small muted">
+        Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
+      </p>
+      <Board roomId={roomId} tasks={snap.tasks} />
       <ContextSection roomId={roomId} snap={snap} view={p.context} />
-      <Feed events={snap.events} reads={snap.reads} />
+      <Feed roomId={roomId} events={snap.events} reads={snap.reads} />
       <Agents snap={snap} />
       <LocksAndVars snap={snap} />
-      <Reviews snap={snap} />
+      <Reviews roomId={roomId} snap={snap} />
       <Analytics snap={snap} stats={p.stats} />
     </Layout>
   )
@@ -127,7 +132,7 @@ function openOf(ids: string[], byId: Map<string, Task>): string[] {
   })
 }
 
-function Board(props: { tasks: Task[] }) {
+function Board(props: { roomId: string; tasks: Task[] }) {
   const byId = new Map(props.tasks.map((t) => [t.id, t]))
   const blocks = new Map<string, string[]>()
   for (const t of props.tasks) for (const d of t.depends_on) blocks.set(d, [...(blocks.get(d) ?? []), t.id])
@@ -156,6 +161,7 @@ function Board(props: { tasks: Task[] }) {
                     {t.depends_on.length > 0 ? <div class="small">depends on {t.depends_on.join(', ')}</div> : null}
                     {blockedBy.length > 0 ? <div class="small tag blocked">blocked by {blockedBy.join(', ')}</div> : null}
                     {blocks.has(t.id) ? <div class="small muted">blocks {blocks.get(t.id)!.join(', ')}</div> : null}
+                    <EditTask roomId={props.roomId} task={t} />
                   </article>
                 )
               })}
@@ -163,7 +169,82 @@ function Board(props: { tasks: Task[] }) {
           )
         })}
       </div>
+      <details>
+        <summary>Add a task</summary>
+        <form class="stack" method="post" action="/room/tasks">
+          <input type="hidden" name="room" value={props.roomId} />
+          <label>
+            Title
+            <input type="text" name="title" required maxLength={200} />
+          </label>
+          <label>
+            Priority
+            <PrioritySelect value="normal" />
+          </label>
+          <label>
+            Depends on (task ids, separated by commas, e.g. t1, t2)
+            <input type="text" name="depends_on" />
+          </label>
+          <label>
+            Notes (optional)
+            <textarea name="notes" />
+          </label>
+          <button type="submit">Add task</button>
+        </form>
+      </details>
     </section>
+  )
+}
+
+function PrioritySelect(props: { value: string }) {
+  return (
+    <select name="priority">
+      {['urgent', 'high', 'normal', 'low'].map((p) => (
+        <option key={p} value={p} selected={p === props.value}>
+          {p}
+        </option>
+      ))}
+    </select>
+  )
+}
+
+function EditTask(props: { roomId: string; task: Task }) {
+  const t = props.task
+  return (
+    <details class="small">
+      <summary>{`Edit ${t.id}`}</summary>
+      <form class="stack" method="post" action="/room/tasks">
+        <input type="hidden" name="room" value={props.roomId} />
+        <input type="hidden" name="task_id" value={t.id} />
+        <label>
+          Title
+          <input type="text" name="title" value={t.title} maxLength={200} />
+        </label>
+        <label>
+          Status
+          <select name="status">
+            {STATUSES.map(([s, title]) => (
+              <option key={s} value={s} selected={s === t.status}>
+                {title}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Assignee (an agent id; empty: nobody)
+          <input type="text" name="assignee" value={t.assignee ?? ''} maxLength={128} />
+        </label>
+        <label>
+          Priority
+          <PrioritySelect value={t.priority} />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="force" value="1" />
+          Even if another agent holds it or it is blocked
+        </label>
+        <button type="submit">{`Save ${t.id}`}</button>
+      </form>
+    </details>
   )
 }
 
@@ -235,11 +316,46 @@ function ContextSection(props: { roomId: string; snap: RoomSnapshot; view: Conte
           ) : null}
         </div>
       ) : null}
+      <details open={v !== undefined}>
+        <summary>{v ? `Write a new version of ${v.type}/${v.key}` : 'Write a context entry'}</summary>
+        <form class="stack" method="post" action="/room/context">
+          <input type="hidden" name="room" value={props.roomId} />
+          <label>
+            Type (lowercase, e.g. spec, decision)
+            <input type="text" name="type" required value={v?.type ?? ''} maxLength={32} />
+          </label>
+          <label>
+            Key
+            <input type="text" name="key" required value={v?.key ?? ''} maxLength={200} />
+          </label>
+          <label>
+            Body
+            <textarea name="body" rows={8}>
+              {v?.body ?? ''}
+            </textarea>
+          </label>
+          <button type="submit">Save context entry</button>
+        </form>
+      </details>
     </section>
   )
 }
 
-function Feed(props: { events: RoomEvent[]; reads: RoomSnapshot['reads'] }) {
+const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
+
+function TypeSelect(props: { value: string }) {
+  return (
+    <select name="type">
+      {EVENT_TYPES.map((t) => (
+        <option key={t} value={t} selected={t === props.value}>
+          {t}
+        </option>
+      ))}
+    </select>
+  )
+}
+
+function Feed(props: { roomId: string; events: RoomEvent[]; reads: RoomSnapshot['reads'] }) {
   const ids = new Set(props.events.map((e) => e.id))
   const replies = new Map<string, RoomEvent[]>()
   for (const e of props.events) if (e.reply_to && ids.has(e.reply_to)) replies.set(e.reply_to, [...(replies.get(e.reply_to) ?? []), e])
@@ -256,6 +372,19 @@ function Feed(props: { events: RoomEvent[]; reads: RoomSnapshot['reads'] }) {
         </div>
         <p class="event-text">{q.e.text}</p>
         <div class="small muted">{by.length > 0 ? `read by ${by.join(', ')}` : 'not read yet'}</div>
+        <details class="small">
+          <summary>{`Reply to ${q.e.agent_id}`}</summary>
+          <form class="stack" method="post" action="/room/events">
+            <input type="hidden" name="room" value={props.roomId} />
+            <input type="hidden" name="reply_to" value={q.e.id} />
+            <input type="hidden" name="type" value={q.e.type === 'question' ? 'answer' : 'message'} />
+            <label>
+              {`Your reply to ${q.e.id}`}
+              <textarea name="text" required />
+            </label>
+            <button type="submit">Send reply</button>
+          </form>
+        </details>
         {kids.length > 0 ? (
           <ol class="feed" aria-label={`Replies to ${q.e.id}`}>
             {kids.map((k) => (
@@ -269,6 +398,18 @@ function Feed(props: { events: RoomEvent[]; reads: RoomSnapshot['reads'] }) {
   return (
     <section aria-labelledby="events">
       <h2 id="events">Events</h2>
+      <form class="stack" method="post" action="/room/events">
+        <input type="hidden" name="room" value={props.roomId} />
+        <label>
+          Type
+          <TypeSelect value="message" />
+        </label>
+        <label>
+          Post to the room
+          <textarea name="text" required />
+        </label>
+        <button type="submit">Post</button>
+      </form>
       {roots.length === 0 ? (
         <p class="muted">No events yet.</p>
       ) : (
@@ -367,7 +508,7 @@ function LocksAndVars(props: { snap: RoomSnapshot }) {
   )
 }
 
-function Reviews(props: { snap: RoomSnapshot }) {
+function Reviews(props: { roomId: string; snap: RoomSnapshot }) {
   const { reviews } = props.snap
   return (
     <section aria-labelledby="reviews">
@@ -383,6 +524,20 @@ function Reviews(props: { snap: RoomSnapshot }) {
               {r.reviewer ? `, reviewer ${r.reviewer}` : ''}
               {r.note ? <p class="event-text">{r.note}</p> : null}
               {r.decided_by ? <p class="small muted">{`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}</p> : null}
+              {r.status === 'pending' ? (
+                <form class="stack" method="post" action="/room/reviews">
+                  <input type="hidden" name="room" value={props.roomId} />
+                  <input type="hidden" name="review_id" value={r.id} />
+                  <label>
+                    {`Note on ${r.id} (optional)`}
+                    <input type="text" name="note" />
+                  </label>
+                  <div>
+                    <button type="submit" name="decision" value="approve">{`Approve ${r.id}`}</button>{' '}
+                    <button type="submit" class="secondary" name="decision" value="reject">{`Reject ${r.id}`}</button>
+                  </div>
+                </form>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -89,4 +89,48 @@ t.test('standalone', async (t) => {
     t.equal(bad.status, 200, 'the page still shows')
     t.match(bad.body, 'Search: query: must contain a word')
   })
+
+  t.test('human in the loop: the person answers, decides, plans and writes from the page, as human:<name>, audited', async (t) => {
+    const q = await call('post_event', { agent_id: 'dev', type: 'question', text: 'Deploy now?' })
+    const qid = (q.event as { id: string }).id
+    await call('get_unread_events', { agent_id: 'dev' })
+    const waiting = call('wait_for_events', { agent_id: 'dev', timeout_s: 10 })
+    const answered = await b.post('/room/events', { room: 'work', reply_to: qid, type: 'answer', text: 'Yes <go>' })
+    t.equal(answered.status, 303, 'post, then redirect to the room page')
+    t.match(answered.location ?? '', /^\/room\?id=work#event-/)
+    const got = (await waiting).events as { agent_id: string; text: string; reply_to?: string; type: string }[]
+    t.match(got, [{ agent_id: /^human:/, text: 'Yes <go>', reply_to: qid, type: 'answer' }], 'the agent\'s wait_for_events returns the answer')
+
+    const empty = await b.post('/room/events', { room: 'work', text: '' })
+    t.equal(empty.status, 400, 'an empty event is refused')
+    t.match(empty.body, /text: /, 'naming the field')
+    t.match(empty.body, '<h1>work</h1>', 'on the room page')
+
+    t.equal((await b.post('/room/reviews', { room: 'work', review_id: 'r1', decision: 'maybe' })).status, 400, 'a decision must be approve or reject')
+    t.equal((await b.post('/room/reviews', { room: 'work', review_id: 'r1', decision: 'approve', note: 'fine' })).status, 303)
+    const reviews = (await call('list_reviews', { agent_id: 'dev' })).reviews as { id: string; status: string; decided_by: string }[]
+    t.match(reviews.find((r) => r.id === 'r1'), { status: 'approved', decided_by: /^human:/ }, 'the review is approved by the person')
+
+    t.equal((await b.post('/room/tasks', { room: 'work', title: 'Write the runbook', priority: 'high', depends_on: 't1' })).status, 303)
+    const plan = (await call('read_plan', { agent_id: 'dev' })).tasks as { id: string; title: string; created_by: string; depends_on: string[] }[]
+    const added = plan.find((x) => x.title === 'Write the runbook')!
+    t.match(added, { created_by: /^human:/, depends_on: ['t1'] }, 'the task is added as the person')
+    t.equal((await b.post('/room/tasks', { room: 'work', task_id: added.id, assignee: 'dev', status: 'todo', priority: 'low' })).status, 303)
+    const edited = ((await call('get_task', { agent_id: 'dev', task_id: added.id })).task as { assignee: string; priority: string })
+    t.match(edited, { assignee: 'dev', priority: 'low' }, 'and edited')
+    const badTask = await b.post('/room/tasks', { room: 'work', title: '', priority: 'normal' })
+    t.equal(badTask.status, 400, 'a task without a title is refused')
+    t.match(badTask.body, /title: /)
+
+    t.equal((await b.post('/room/context', { room: 'work', type: 'decision', key: 'deploy', body: 'Ship Friday' })).status, 303)
+    const ctx = (await call('read_context', { agent_id: 'dev', type: 'decision', key: 'deploy' })) as { body: string; entry: { updated_by: string } }
+    t.match(ctx, { body: 'Ship Friday', entry: { updated_by: /^human:/ } }, 'the context entry is written as the person')
+    t.equal((await b.post('/room/context', { room: 'work', type: 'Bad Type', key: 'k', body: 'x' })).status, 400, 'a bad type is refused')
+    t.equal((await b.post('/room/events', { room: 'work', text: 'x' }, { site: 'cross-site', origin: 'https://evil.example' })).status, 403, 'a cross-site post is refused')
+
+    const audit = (await (await n.call('/admin/audit', { key: teamKey })).json()) as { entries: { action: string; target?: string }[] }
+    const actions = audit.entries.map((e) => e.action)
+    for (const a of ['replied to event', 'approved review', 'added task', 'edited task', 'wrote context']) t.ok(actions.includes(a), `audited: ${a}`)
+    t.notOk(actions.includes('posted event'), 'refused changes are not audited')
+  })
 })
