@@ -2,6 +2,7 @@
 // content is in the name, so they are cached for a year and a change is a new name). No CDN, no
 // inline style or script: the pages' CSP allows only 'self'.
 import { createHash } from 'node:crypto'
+import { liveScript } from './client-bundle.js'
 import { DASHBOARD_CSS } from './style.js'
 
 const CSS = `
@@ -47,4 +48,6 @@ function fingerprinted(name: string, ext: string, type: string, body: string): A
 }
 
 export const STYLESHEET = fingerprinted('app', 'css', 'text/css; charset=utf-8', CSS)
-export const ASSETS: readonly Asset[] = [STYLESHEET]
+/** The room page's script: live updates and copy buttons (client/live.ts). */
+export const LIVE_SCRIPT = fingerprinted('live', 'js', 'text/javascript; charset=utf-8', liveScript())
+export const ASSETS: readonly Asset[] = [STYLESHEET, LIVE_SCRIPT]

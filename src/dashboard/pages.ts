@@ -11,6 +11,7 @@ import { AppError } from '../core/errors.js'
 import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
+import { Live, type LiveDeps } from './live.js'
 import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, type Reply, type Request, type Web } from './web.js'
@@ -21,6 +22,7 @@ export interface PagesDeps {
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvite'>
   audit: Pick<Audit, 'record'>
+  live: LiveDeps
 }
 
 /** Rooms listed on the rooms page. */
@@ -65,6 +67,7 @@ export class Pages {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
+    new Live(this.deps.live).register(web)
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 

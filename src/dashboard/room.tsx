@@ -60,12 +60,16 @@ export function RoomPage(p: RoomPageProps) {
   const { snap } = p
   const roomId = snap.room.room_id
   return (
-    <Layout title={snap.room.name} viewer={p.viewer} wide>
+    <Layout title={snap.room.name} viewer={p.viewer} wide script>
       <p class="small">
         <a href="/">Rooms</a> / <span>{roomId}</span>
       </p>
       <h1>{snap.room.name}</h1>
-      <p class="muted">
+      <p class="live small" id="live-status" data-state="static" role="status" aria-live="polite">
+        Updates when you reload the page.
+      </p>
+      <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={snap.events.at(-1)?.id ?? ''} hidden />
+      <p class="muted" data-part="head">
         {snap.room.template} template · last activity <time datetime={snap.room.last_active_at}>{when(snap.room.last_active_at)}</time> · {snap.counts.events} events posted
       </p>
       <Flash notice={p.notice} error={p.error} />
@@ -137,7 +141,7 @@ function Board(props: { roomId: string; tasks: Task[] }) {
   const blocks = new Map<string, string[]>()
   for (const t of props.tasks) for (const d of t.depends_on) blocks.set(d, [...(blocks.get(d) ?? []), t.id])
   return (
-    <section aria-labelledby="plan">
+    <section aria-labelledby="plan" data-part="plan">
       <h2 id="plan">Plan</h2>
       {props.tasks.length === 0 ? <p class="muted">No tasks yet. Agents add them with add_task; you can add one below.</p> : null}
       <div class="board">
@@ -255,7 +259,7 @@ function ctxHref(roomId: string, type: string, key: string, extra = ''): string 
 function ContextSection(props: { roomId: string; snap: RoomSnapshot; view: ContextView | undefined }) {
   const v = props.view
   return (
-    <section aria-labelledby="context">
+    <section aria-labelledby="context" data-part="context">
       <h2 id="context">Context</h2>
       {props.snap.context.length === 0 ? (
         <p class="muted">No context entries yet.</p>
@@ -396,7 +400,7 @@ function Feed(props: { roomId: string; events: RoomEvent[]; reads: RoomSnapshot[
     )
   }
   return (
-    <section aria-labelledby="events">
+    <section aria-labelledby="events" data-part="events">
       <h2 id="events">Events</h2>
       <form class="stack" method="post" action="/room/events">
         <input type="hidden" name="room" value={props.roomId} />
@@ -426,7 +430,7 @@ function Feed(props: { roomId: string; events: RoomEvent[]; reads: RoomSnapshot[
 function Agents(props: { snap: RoomSnapshot }) {
   const { online, offline } = props.snap.presence
   return (
-    <section aria-labelledby="agents">
+    <section aria-labelledby="agents" data-part="agents">
       <h2 id="agents">Agents</h2>
       {online.length + offline.length === 0 ? (
         <p class="muted">No agent has been here yet.</p>
@@ -451,7 +455,7 @@ function Agents(props: { snap: RoomSnapshot }) {
 function LocksAndVars(props: { snap: RoomSnapshot }) {
   const { locks, vars } = props.snap
   return (
-    <section aria-labelledby="locks" class="grid2">
+    <section aria-labelledby="locks" class="grid2" data-part="locks">
       <div>
         <h2 id="locks">Locks</h2>
         {locks.length === 0 ? (
@@ -511,7 +515,7 @@ function LocksAndVars(props: { snap: RoomSnapshot }) {
 function Reviews(props: { roomId: string; snap: RoomSnapshot }) {
   const { reviews } = props.snap
   return (
-    <section aria-labelledby="reviews">
+    <section aria-labelledby="reviews" data-part="reviews">
       <h2 id="reviews">Reviews</h2>
       {reviews.length === 0 ? (
         <p class="muted">No reviews requested.</p>
@@ -575,7 +579,7 @@ export function DayChart(props: { days: RoomStats['events_per_day'] }) {
 function Analytics(props: { snap: RoomSnapshot; stats: RoomStats }) {
   const rate = props.stats.completion_rate
   return (
-    <section aria-labelledby="analytics">
+    <section aria-labelledby="analytics" data-part="analytics">
       <h2 id="analytics">Analytics</h2>
       <ul class="plain">
         <li>Completion: {rate === null ? 'nothing to complete yet' : `${Math.round(rate * 100)} %`}</li>

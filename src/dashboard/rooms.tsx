@@ -129,7 +129,7 @@ const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'c
 export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[] }) {
   const invites = props.agents.some((a) => a.invite)
   return (
-    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide>
+    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide script>
       <h1>Room {props.room.name} is ready</h1>
       <p class="notice" role="status">
         Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.{' '}

@@ -5,7 +5,7 @@ import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
-import { STYLESHEET } from './assets.js'
+import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {
   user: User
@@ -13,7 +13,7 @@ export interface Viewer {
   operator: boolean
 }
 
-export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; children: ComponentChildren }) {
+export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; script?: boolean; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -21,6 +21,7 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · agentrooms`}</title>
         <link rel="stylesheet" href={STYLESHEET.path} />
+        {props.script ? <script src={LIVE_SCRIPT.path} defer /> : null}
       </head>
       <body>
         <header class="top">

@@ -42,7 +42,8 @@ export interface Request {
   session: string | undefined
 }
 
-export type Reply = { status: number; body?: VNode; headers?: Record<string, string> }
+/** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
+export type Reply = { status: number; body?: VNode; headers?: Record<string, string>; streamed?: boolean }
 export type Handler = (r: Request) => Promise<Reply>
 
 const HOUR_MS = 3_600_000
@@ -120,6 +121,7 @@ export class Web {
     } catch (err) {
       reply = this.failure(err, viewer)
     }
+    if (reply.streamed) return
     const headers = { ...PAGE_HEADERS, ...reply.headers }
     ex.send(reply.status, reply.body ? V.page(reply.body) : '', headers)
   }
