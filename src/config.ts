@@ -521,6 +521,24 @@ export const SETTINGS = {
     unit: 'entries',
     doc: 'Entries the waitlist may hold; past it, new requests are refused (the page says the waitlist is full).',
   },
+  oidcIssuer: {
+    env: 'OIDC_ISSUER',
+    schema: z.string().url().optional(),
+    unit: 'URL',
+    doc: 'An OpenID Connect provider (Google https://accounts.google.com, Okta, Keycloak, …) people may sign in with; found by discovery, with PKCE, state and nonce. Callback: PUBLIC_URL/auth/oidc/callback. Needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.',
+  },
+  oidcClientId: { env: 'OIDC_CLIENT_ID', schema: z.string().min(1).optional(), unit: 'string', doc: 'The client id registered at OIDC_ISSUER.' },
+  oidcClientSecret: { env: 'OIDC_CLIENT_SECRET', schema: z.string().min(1).optional(), unit: 'secret', doc: 'The client secret registered at OIDC_ISSUER.' },
+  oidcName: { env: 'OIDC_NAME', schema: z.string().min(1).max(40).default('single sign-on'), unit: 'string', doc: 'How the sign-in page names the OIDC provider ("Sign in with …").' },
+  githubClientId: {
+    env: 'GITHUB_CLIENT_ID',
+    schema: z.string().min(1).optional(),
+    unit: 'string',
+    doc: 'A GitHub OAuth app people may sign in with (scope user:email). Callback: PUBLIC_URL/auth/github/callback. Needs GITHUB_CLIENT_SECRET.',
+  },
+  githubClientSecret: { env: 'GITHUB_CLIENT_SECRET', schema: z.string().min(1).optional(), unit: 'secret', doc: 'The GitHub OAuth app\'s client secret.' },
+  githubUrl: { env: 'GITHUB_URL', schema: z.string().url().default('https://github.com'), unit: 'URL', doc: 'GitHub\'s web address (GitHub Enterprise Server: your server).' },
+  githubApiUrl: { env: 'GITHUB_API_URL', schema: z.string().url().default('https://api.github.com'), unit: 'URL', doc: 'GitHub\'s API address (GitHub Enterprise Server: https://HOST/api/v3).' },
   webhookTestLoopbackCa: {
     env: 'WEBHOOK_TEST_LOOPBACK_CA',
     schema: z.string().min(1).optional(),
@@ -548,6 +566,8 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}`)
   const s = out as Settings
   if (s.lockTtlDefaultS > s.lockTtlMaxS) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
+  if (s.oidcIssuer && (!s.oidcClientId || !s.oidcClientSecret)) throw new Error('invalid settings:\n  OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET')
+  if (s.githubClientId && !s.githubClientSecret) throw new Error('invalid settings:\n  GITHUB_CLIENT_ID needs GITHUB_CLIENT_SECRET')
   const embedder = embedderProblem(s)
   if (embedder) throw new Error(`invalid settings:\n  ${embedder}`)
   return s

@@ -141,17 +141,25 @@ export class Accounts {
   async consume(token: string, previousSession?: string): Promise<SignedIn> {
     const hash = SECRET_SHAPE.test(token) ? hashKey(token) : 'malformed'
     const address = await this.tokenEmail(hash)
+    return this.openSession('consumeToken', [hash], address ?? '', '', previousSession)
+  }
+
+  /**
+   * Runs a sign-in script: ARGV = `head`, then the new session's hash, its lifetimes, whether the
+   * address is an operator's, ids for a new person and team, a display name, the session to end.
+   */
+  private async openSession(script: string, head: string[], address: string, name: string, previousSession: string | undefined): Promise<SignedIn> {
     const s = newSecret()
     const prev = previousSession && SECRET_SHAPE.test(previousSession) ? hashKey(previousSession) : ''
-    const r = await this.run('consumeToken', [
-      hash,
+    const r = await this.run(script, [
+      ...head,
       s.hash,
       this.settings.sessionIdleS * 1000,
       this.settings.sessionMaxS * 1000,
       address && this.isOperator(address) ? '1' : '0',
       newId('usr'),
       newId('tm', 10, '-'),
-      address ? address.split('@')[0]!.slice(0, 100) : 'user',
+      (name || address.split('@')[0] || 'user').slice(0, 100),
       prev,
     ])
     return { user: toUser(r.user as StoredUser), session: s.secret, newUser: r.new_user === true, createdTeam: r.created_team === true }
@@ -162,6 +170,15 @@ export class Accounts {
     const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hash)
     if (!raw) return undefined
     return (decode(raw) as { email?: string }).email
+  }
+
+  /**
+   * Signs in with a provider identity (`ident` = "<provider>:<subject>"); `verifiedEmail` is the
+   * provider's verified address or undefined. Linking happens only through that address.
+   */
+  async signInIdentity(ident: string, verifiedEmail: string | undefined, name: string, previousSession?: string): Promise<SignedIn> {
+    const address = verifiedEmail?.toLowerCase() ?? ''
+    return this.openSession('signInIdentity', [ident, address], address, name, previousSession)
   }
 
   /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */

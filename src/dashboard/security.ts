@@ -41,17 +41,26 @@ export class Origin {
     return `${this.cookieName}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${this.secure ? '; Secure' : ''}`
   }
 
-  clearCookie(): string {
-    return `${this.cookieName}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.secure ? '; Secure' : ''}`
+  clearCookie(name = this.cookieName): string {
+    return `${name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.secure ? '; Secure' : ''}`
+  }
+
+  /** The OAuth flow cookie (state, PKCE verifier, nonce) between redirect and callback: 10 minutes. */
+  get flowCookieName(): string {
+    return this.secure ? '__Host-ar_oauth' : 'ar_oauth'
+  }
+
+  flowCookie(value: string): string {
+    return `${this.flowCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=600${this.secure ? '; Secure' : ''}`
   }
 
   /** The session token the browser sent, if any. */
   sessionToken(req: RequestInfo): string | undefined {
-    for (const part of (req.headers.cookie ?? '').split(';')) {
-      const eq = part.indexOf('=')
-      if (eq > 0 && part.slice(0, eq).trim() === this.cookieName) return part.slice(eq + 1).trim()
-    }
-    return undefined
+    return cookie(req, this.cookieName)
+  }
+
+  flowToken(req: RequestInfo): string | undefined {
+    return cookie(req, this.flowCookieName)
   }
 
   /**
@@ -66,4 +75,12 @@ export class Origin {
     if (origin === undefined) return 'the request carries neither Sec-Fetch-Site nor Origin'
     return this.allowed.includes(origin) ? undefined : `the request came from another origin (${origin})`
   }
+}
+
+function cookie(req: RequestInfo, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
 }

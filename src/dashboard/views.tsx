@@ -48,17 +48,44 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
   )
 }
 
-export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
-
-export function SignInPage(props: { error?: string; email?: string }) {
+/** A change's outcome on a page: a notice, or an error announced to screen readers. */
+function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
   return (
-    <Layout title="Sign in">
-      <h1>Sign in</h1>
+    <>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
       {props.error ? (
         <p class="error" role="alert">
           {props.error}
         </p>
       ) : null}
+    </>
+  )
+}
+
+/** A table's header row. */
+function Head(props: { cols: string[] }) {
+  return (
+    <tr>
+      {props.cols.map((c) => (
+        <th scope="col" key={c}>
+          {c}
+        </th>
+      ))}
+    </tr>
+  )
+}
+
+export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
+
+export function SignInPage(props: { error?: string; email?: string; providers?: { id: string; label: string }[] }) {
+  return (
+    <Layout title="Sign in">
+      <h1>Sign in</h1>
+      <Flash error={props.error} />
       <form class="stack" method="post" action="/signin">
         <label>
           E-mail address
@@ -66,6 +93,11 @@ export function SignInPage(props: { error?: string; email?: string }) {
         </label>
         <button type="submit">Send me a sign-in link</button>
       </form>
+      {(props.providers ?? []).map((p) => (
+        <p key={p.id}>
+          <a href={`/auth/${p.id}`}>{`Sign in with ${p.label}`}</a>
+        </p>
+      ))}
       <p class="muted">
         Access is by invitation. No account yet? <a href="/waitlist">Join the waitlist</a>.
       </p>
@@ -138,16 +170,7 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
   return (
     <Layout title="Account" viewer={props.viewer}>
       <h1>{props.viewer.teamName}</h1>
-      {props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
+      <Flash notice={props.notice} error={props.error} />
       <p>
         Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
       </p>
@@ -197,13 +220,8 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
           ) : (
             <table>
               <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
+                  <Head cols={['Address', 'State', 'Expires', 'Action']} />
+                </thead>
               <tbody>
                 {props.invites.map((i) => (
                   <tr key={i.id}>
@@ -231,12 +249,8 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
       ) : (
         <table>
           <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-            </tr>
-          </thead>
+              <Head cols={['When', 'Who', 'What']} />
+            </thead>
           <tbody>
             {props.audit.map((a) => (
               <tr key={a.id}>
@@ -261,11 +275,7 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
   return (
     <Layout title="Delete account" viewer={props.viewer}>
       <h1>Delete your account</h1>
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
+      <Flash error={props.error} />
       {user.role === 'owner' && !props.last ? (
         <p class="error" role="alert">{`Your team has ${props.others} other member(s). Remove them first; then you can delete your account and the team.`}</p>
       ) : (
@@ -305,11 +315,7 @@ export function WaitlistPage(props: { error?: string; email?: string; note?: str
   return (
     <Layout title="Join the waitlist">
       <h1>Join the waitlist</h1>
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
+      <Flash error={props.error} />
       <form class="stack" method="post" action="/waitlist">
         <label>
           E-mail address
@@ -345,29 +351,14 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
   return (
     <Layout title="Operator" viewer={props.viewer}>
       <h1>Waitlist</h1>
-      {props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
+      <Flash notice={props.notice} error={props.error} />
       {props.entries.length === 0 ? (
         <p class="muted">Nobody is waiting.</p>
       ) : (
         <table>
           <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Note</th>
-              <th scope="col">Since</th>
-              <th scope="col">State</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
+              <Head cols={['Address', 'Note', 'Since', 'State', 'Action']} />
+            </thead>
           <tbody>
             {props.entries.map((e) => (
               <tr key={e.email}>

@@ -4,10 +4,11 @@
 // and per client IP; every page carries the security headers of security.ts.
 import { createHash } from 'node:crypto'
 import type { VNode } from 'preact'
-import { type Accounts, type User, email as emailField } from '../auth/accounts.js'
+import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { Mailer } from '../auth/mailer.js'
+import { providers, type Provider } from '../auth/oauth.js'
 import { deleteTeam } from '../auth/teardown.js'
 import type { Teams } from '../auth/teams.js'
 import type { Settings } from '../config.js'
@@ -42,19 +43,21 @@ export interface Request {
   session: string | undefined
 }
 
+type Headers = Record<string, string | readonly string[]>
 /** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
-export type Reply = { status: number; body?: VNode; headers?: Record<string, string>; streamed?: boolean }
+export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
 export type Handler = (r: Request) => Promise<Reply>
 
 const HOUR_MS = 3_600_000
 const FORM_BYTES = 16 * 1024
 
-export const see = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
-export const html = (body: VNode, status = 200, headers: Record<string, string> = {}): Reply => ({ status, body, headers })
+export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
   private readonly routes = new Map<string, { handler: Handler; signedIn: boolean }>()
+  private readonly providers: Provider[]
 
   constructor(
     private readonly deps: WebDeps,
@@ -62,7 +65,13 @@ export class Web {
   ) {
     this.page('GET', '/', true, (r) => this.home(r))
     this.page('GET', '/team', true, (r) => this.home(r))
-    this.page('GET', '/signin', false, async () => html(V.SignInPage({})))
+    this.providers = providers(deps.settings)
+    const offered = this.providers.map((p) => ({ id: p.id, label: p.label }))
+    this.page('GET', '/signin', false, async () => html(V.SignInPage({ providers: offered })))
+    for (const p of this.providers) {
+      this.page('GET', `/auth/${p.id}`, false, (r) => this.oauthStart(r, p))
+      this.page('GET', `/auth/${p.id}/callback`, false, (r) => this.oauthCallback(r, p))
+    }
     this.page('POST', '/signin', false, (r) => this.signIn(r))
     this.page('GET', '/signin/link', false, (r) => this.linkPage(r))
     this.page('POST', '/signin/link', false, (r) => this.followLink(r))
@@ -192,7 +201,12 @@ export class Web {
       if (err instanceof AppError && err.details?.field === 'token') return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
       throw err
     }
-    const cookie = { 'Set-Cookie': this.origin.sessionCookie(signed.session, this.deps.settings.sessionMaxS) }
+    return this.signedIn(signed, [], 'an e-mail link')
+  }
+
+  /** After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in, the audit entry. */
+  private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
+    const cookie = { 'Set-Cookie': [this.origin.sessionCookie(signed.session, this.deps.settings.sessionMaxS), ...cookies] }
     const { user } = signed
     let key: string | undefined
     if (signed.createdTeam) {
@@ -200,10 +214,28 @@ export class Web {
       key = made.key
       if (made.keyId) await this.deps.audit.record(user.team, actorOf(user), 'minted key', made.keyId)
     }
-    await this.deps.audit.record(user.team, actorOf(user), signed.newUser ? 'joined and signed in' : 'signed in')
+    await this.deps.audit.record(user.team, actorOf(user), `${signed.newUser ? 'joined and signed in' : 'signed in'} with ${how}`)
     if (!key) return see('/', cookie)
     const viewer = await this.viewerOf(user)
     return html(V.KeyOncePage({ viewer, key }), 200, cookie)
+  }
+
+  private async oauthStart(r: Request, p: Provider): Promise<Reply> {
+    await this.limitIp(r)
+    const { url, flow } = await p.start(`${this.origin.base}/auth/${p.id}/callback`)
+    return see(url.toString(), { 'Set-Cookie': this.origin.flowCookie([p.id, flow.state, flow.verifier, flow.nonce].join('.')) })
+  }
+
+  private async oauthCallback(r: Request, p: Provider): Promise<Reply> {
+    await this.limitIp(r)
+    const [id, state, verifier, nonce] = (this.origin.flowToken(r.ex.req) ?? '').split('.')
+    const query = r.ex.req.query
+    if (id !== p.id || !state || state !== query.get('state')) {
+      throw new AppError('forbidden', 'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.')
+    }
+    const identity = await p.finish(`${this.origin.base}/auth/${p.id}/callback`, query, { state, verifier: verifier ?? '', nonce: nonce ?? '' })
+    const signed = await this.deps.accounts.signInIdentity(identity.ident, identity.email, identity.name, r.session)
+    return this.signedIn(signed, [this.origin.clearCookie(this.origin.flowCookieName)], p.label)
   }
 
   private async viewerOf(user: User): Promise<V.Viewer> {

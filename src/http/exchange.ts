@@ -178,7 +178,8 @@ export class Exchange {
   }
 
   /** Sends a complete response. No-op after an abort or an earlier response. */
-  send(status: number, body: string | Buffer, headers: Record<string, string> = {}, closeConnection = false): void {
+  /** A header given as a list is written once per value (several Set-Cookie). */
+  send(status: number, body: string | Buffer, headers: Record<string, string | readonly string[]> = {}, closeConnection = false): void {
     if (this.aborted || this.responded) return
     this.responded = true
     this.status = status
@@ -190,10 +191,14 @@ export class Exchange {
   }
 
   /** Status line, then the extra headers (unless `headers` has the same name), then `headers`. */
-  private writeHead(status: number, headers: Record<string, string>): void {
+  private writeHead(status: number, headers: Record<string, string | readonly string[]>): void {
     this.res.writeStatus(STATUS_LINES.get(status) ?? statusLine(status))
     for (const k in this.extraHeaders) if (!(k in headers)) this.res.writeHeader(k, this.extraHeaders[k]!)
-    for (const k in headers) this.res.writeHeader(k, headers[k]!)
+    for (const k in headers) {
+      const v = headers[k]!
+      if (typeof v === 'string') this.res.writeHeader(k, v)
+      else for (const one of v) this.res.writeHeader(k, one)
+    }
   }
 
   json(status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -83,20 +83,36 @@ export interface Page {
   body: string
 }
 
-/** A browser stand-in on one node: a cookie jar of one session cookie, same-origin form posts. */
+/** A browser stand-in on one node: a cookie jar, same-origin form posts, no automatic redirects. */
 export class Browser {
-  cookie: string | undefined
+  readonly jar = new Map<string, string>()
 
   constructor(
     public base: string,
     public origin = base.replace('127.0.0.1', 'localhost'),
   ) {}
 
+  /** The Cookie header the browser sends (undefined: none); setting it replaces the jar. */
+  get cookie(): string | undefined {
+    return this.jar.size === 0 ? undefined : [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  }
+
+  set cookie(value: string | undefined) {
+    this.jar.clear()
+    for (const pair of (value ?? '').split(';')) {
+      const eq = pair.indexOf('=')
+      if (eq > 0) this.jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim())
+    }
+  }
+
   private remember(res: Response): void {
-    const set = res.headers.get('set-cookie')
-    if (!set) return
-    const pair = set.split(';')[0]!
-    this.cookie = pair.endsWith('=') ? undefined : pair
+    for (const set of res.headers.getSetCookie()) {
+      const pair = set.split(';')[0]!
+      const eq = pair.indexOf('=')
+      const [name, value] = [pair.slice(0, eq), pair.slice(eq + 1)]
+      if (value === '' || /Max-Age=0/i.test(set)) this.jar.delete(name)
+      else this.jar.set(name, value)
+    }
   }
 
   async get(path: string): Promise<Page> {

@@ -1,13 +1,15 @@
 // The whole accounts path on two nodes sharing one Redis (standalone and cluster): waitlist ->
 // operator approval on the other node -> mail -> sign-in -> key shown once -> the key works over
 // MCP on both nodes -> invite a member -> the member signs in -> the owner deletes the account ->
-// every key of the team answers 401 on both nodes, and a scan of Redis finds nothing of the team.
+// every key of the team answers 401 on both nodes, and a scan of Redis finds nothing of the team
+// (its rooms, its webhook and the deliveries still pending for it included).
 import t from 'tap'
 import { testPrefix, traces } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
 import { startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, rawClient, uid } from '../helpers/shared.js'
+import { fastWebhookSettings, makeTestCa, startReceiver, waitFor } from '../helpers/webhooks.js'
 
 /** Polls `path` with `key` on `n` every 50 ms until it answers 401; the ms it took, or Infinity after 5 s. */
 async function refusedAfter(n: TestNode, key: string, since: number): Promise<number> {
@@ -23,9 +25,12 @@ async function refusedAfter(n: TestNode, key: string, since: number): Promise<nu
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     const inbox = await startSmtp(t)
+    const ca = await makeTestCa(t)
+    const rx = await startReceiver(t, ca)
+    rx.answer = () => ({ status: 500 })
     const prefix = testPrefix()
     const op = `${uid('op')}@example.com`
-    const settings = { keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op] }
+    const settings = { ...fastWebhookSettings(ca), keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op] }
     const a = await startNode(t, backend, settings)
     const b = await startNode(t, backend, settings)
     const raw = rawClient(backend)
@@ -46,8 +51,13 @@ for (const backend of BACKENDS) {
     const mcpB = await legacyClient(t, b, key)
     const made = await callTool(mcpB, 'create_room_from_template', { template: 'blank', room_id: 'two-nodes' })
     t.notOk(made.isError, 'the key works over MCP on B')
+    const hook = await b.call('/admin/webhooks', { method: 'POST', key, json: { url: rx.url() } })
+    t.equal(hook.status, 201, 'a webhook (its receiver fails, so deliveries stay pending)')
     const mcpA = await legacyClient(t, a, key)
     t.notOk((await callTool(mcpA, 'post_event', { room_id: 'two-nodes', agent_id: 'planner', type: 'message', text: 'hi' })).isError, 'and on A')
+    await waitFor(() => rx.received.length >= 1, 5000, 'a first delivery attempt')
+    const audit = (await (await a.call('/admin/audit', { key })).json()) as { entries: { action: string }[] }
+    t.ok(audit.entries.some((e) => e.action === 'registered webhook'), 'the audit trail records the webhook')
     const extra = (await (await b.call('/admin/keys', { method: 'POST', key, json: { label: 'worker' } })).json()) as { key: string }
     const roomKey = (await (await a.call('/admin/rooms/two-nodes/invite', { method: 'POST', key, json: {} })).json()) as { key: string }
 
