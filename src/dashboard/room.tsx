@@ -552,7 +552,7 @@ function Reviews(props: { roomId: string; snap: RoomSnapshot }) {
 
 /** Events per day as bars, drawn on the server (no script, no image request). */
 export function DayChart(props: { days: RoomStats['events_per_day'] }) {
-  const W = 28
+  const W = 44
   const H = 80
   const max = Math.max(1, ...props.days.map((d) => d.events))
   const summary = props.days.map((d) => `${d.date}: ${d.events}`).join(', ')

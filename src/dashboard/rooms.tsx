@@ -149,7 +149,7 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
         return (
           <section class="agent" key={a.access.agentId} aria-labelledby={`agent-${i}`}>
             <h2 id={`agent-${i}`}>Agent {a.access.agentId}</h2>
-            <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} />
+            <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} wrap />
             {SNIPPET_ORDER.map((k) => (
               <Copyable key={k} id={`${k}-${i}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />
             ))}
@@ -161,12 +161,12 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
 }
 
 /** A read-only block of text with its label and a copy button (the button works with the client script). */
-export function Copyable(props: { id: string; label: string; text: string }) {
+export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
   const rows = Math.min(12, props.text.split('\n').length + 1)
   return (
     <div class="copyable">
       <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} readOnly rows={rows} spellcheck={false}>
+      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
         {props.text}
       </textarea>
       <button type="button" class="secondary copy" data-copy={props.id} hidden>

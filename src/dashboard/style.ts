@@ -2,6 +2,7 @@
 // pages' one in assets.ts: one fingerprinted stylesheet for every page.
 export const DASHBOARD_CSS = `
 main.wide { max-width: 72rem; }
+label input, label textarea, label select { font-weight: 400; }
 select { width: 100%; font: inherit; padding: .55rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
 select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 label.check { display: flex; gap: .5rem; align-items: flex-start; font-weight: 400; }
@@ -11,6 +12,7 @@ label.check input { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
 code { font-family: ui-monospace, monospace; font-size: .92em; }
 .copyable { display: grid; gap: .35rem; margin: .9rem 0; }
 .copyable textarea { font-family: ui-monospace, monospace; font-size: .85rem; min-height: 0; white-space: pre; overflow-x: auto; }
+.copyable textarea.wrap { white-space: pre-wrap; }
 .copyable button.copy { justify-self: start; }
 section.agent { border-top: 1px solid var(--line); margin-top: 1.5rem; }
 .board { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); align-items: start; }
