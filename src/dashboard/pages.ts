@@ -12,6 +12,7 @@ import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.j
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { Live, type LiveDeps } from './live.js'
+import { KeysPages, type KeysDeps } from './keys.js'
 import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, type Reply, type Request, type Web } from './web.js'
@@ -23,6 +24,7 @@ export interface PagesDeps {
   teams: Pick<Teams, 'mintInvite'>
   audit: Pick<Audit, 'record'>
   live: LiveDeps
+  keys: KeysDeps
 }
 
 /** Rooms listed on the rooms page. */
@@ -68,6 +70,7 @@ export class Pages {
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
     new Live(this.deps.live).register(web)
+    new KeysPages(this.deps.keys).register(web)
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 

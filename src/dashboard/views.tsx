@@ -32,6 +32,7 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
             <nav aria-label="Account">
               <a href="/">Rooms</a>
               <a href="/team">Team</a>
+              <a href="/team/keys">Keys</a>
               <span class="muted">{props.viewer.user.email}</span>
               {props.viewer.operator ? <a href="/operator">Operator</a> : null}
               <form class="inline" method="post" action="/signout">
