@@ -137,6 +137,8 @@ export class Pages {
     const room = { teamId: viewer.user.team, roomId: v.data }
     const [snap, stats] = await Promise.all([this.deps.core.snapshot.room({ room }), this.deps.core.analytics.room({ room }, { days: 7 }, false)])
     const props: RoomPageProps = { viewer, snap, stats, human: humanId(viewer.user.name, viewer.user.email), ...extra }
+    const edit = q.get('edit')
+    if (edit) props.edit = edit
     const ctx = q.get('ctx')
     if (ctx) props.context = await this.contextView({ room }, ctx, q.get('from'), q.get('to'))
     const query = q.get('q')

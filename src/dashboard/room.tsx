@@ -35,6 +35,8 @@ export interface RoomPageProps {
   stats: RoomStats
   context?: ContextView
   search?: { query: string; answer?: SearchAnswer; error?: string }
+  /** The task whose edit form is open (?edit=t7): one form, not one per card (a room has up to 2,000 tasks). */
+  edit?: string
   notice?: string
   error?: string
 }
@@ -81,7 +83,7 @@ export function RoomPage(p: RoomPageProps) {
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
-      <Board roomId={roomId} tasks={snap.tasks} />
+      <Board roomId={roomId} tasks={snap.tasks} edit={p.edit} />
       <ContextSection roomId={roomId} snap={snap} view={p.context} />
       <Feed roomId={roomId} events={snap.events} reads={snap.reads} />
       <Agents snap={snap} />
@@ -136,7 +138,7 @@ function openOf(ids: string[], byId: Map<string, Task>): string[] {
   })
 }
 
-function Board(props: { roomId: string; tasks: Task[] }) {
+function Board(props: { roomId: string; tasks: Task[]; edit?: string | undefined }) {
   const byId = new Map(props.tasks.map((t) => [t.id, t]))
   const blocks = new Map<string, string[]>()
   for (const t of props.tasks) for (const d of t.depends_on) blocks.set(d, [...(blocks.get(d) ?? []), t.id])
@@ -165,7 +167,11 @@ function Board(props: { roomId: string; tasks: Task[] }) {
                     {t.depends_on.length > 0 ? <div class="small">depends on {t.depends_on.join(', ')}</div> : null}
                     {blockedBy.length > 0 ? <div class="small tag blocked">blocked by {blockedBy.join(', ')}</div> : null}
                     {blocks.has(t.id) ? <div class="small muted">blocks {blocks.get(t.id)!.join(', ')}</div> : null}
-                    <EditTask roomId={props.roomId} task={t} />
+                    {props.edit === t.id ? (
+                      <EditTask roomId={props.roomId} task={t} />
+                    ) : (
+                      <a class="small" href={`${roomHref(props.roomId)}&edit=${t.id}#task-${t.id}`}>{`Edit ${t.id}`}</a>
+                    )}
                   </article>
                 )
               })}
@@ -215,7 +221,7 @@ function PrioritySelect(props: { value: string }) {
 function EditTask(props: { roomId: string; task: Task }) {
   const t = props.task
   return (
-    <details class="small">
+    <details class="small" open>
       <summary>{`Edit ${t.id}`}</summary>
       <form class="stack" method="post" action="/room/tasks">
         <input type="hidden" name="room" value={props.roomId} />
