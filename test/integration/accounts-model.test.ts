@@ -77,6 +77,19 @@ for (const backend of BACKENDS) {
       t.equal(await code(accounts.joinWaitlist({ email: 'not an address' })), 'invalid_request', 'a bad address names the field')
     })
 
+    t.test('a session ends after its idle lifetime, and after its absolute lifetime however used', async (t) => {
+      const idle = new Accounts(store, { ...settings, sessionIdleS: 1, sessionMaxS: 3600 })
+      const absolute = new Accounts(store, { ...settings, sessionIdleS: 3600, sessionMaxS: 1 })
+      const a = await idle.consume((await idle.requestSignIn('op@example.com'))!)
+      const b = await absolute.consume((await absolute.requestSignIn('op@example.com'))!)
+      t.ok(await idle.session(a.session), 'live at first')
+      t.ok(await absolute.session(b.session), 'live at first')
+      await new Promise((r) => setTimeout(r, 1200))
+      t.equal(await idle.session(a.session), undefined, 'unused past the idle lifetime: ended')
+      t.equal(await absolute.session(b.session), undefined, 'past the absolute lifetime: ended')
+      t.equal(await accounts.session(a.session), undefined, 'and stays ended under longer settings (it was removed)')
+    })
+
     t.test('invites: owner -> member; members cannot invite; deletion rules; teardown leaves nothing', async (t) => {
       const owner = await accounts.consume((await accounts.invite({ email: `${uid('o')}@example.com` }, {})).token)
       t.ok(owner.createdTeam, 'an operator invite to a new team')
