@@ -69,6 +69,10 @@ async function main(): Promise<void> {
     await shot('room-search')
     await page.goto(`${base}/team`)
     await shot('team')
+    await page.goto(`${base}/team/keys`)
+    await shot('keys')
+    await page.goto(`${base}/team/webhooks`)
+    await shot('webhooks')
     await page.goto(`${base}/operator`)
     await shot('operator')
 

@@ -13,6 +13,7 @@ import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
+import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, type Reply, type Request, type Web } from './web.js'
@@ -25,6 +26,7 @@ export interface PagesDeps {
   audit: Pick<Audit, 'record'>
   live: LiveDeps
   keys: KeysDeps
+  webhooks: WebhooksDeps
 }
 
 /** Rooms listed on the rooms page. */
@@ -71,6 +73,7 @@ export class Pages {
     web.page('GET', '/room', true, (r) => this.room(r))
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
+    new WebhooksPages(this.deps.webhooks).register(web)
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 

@@ -33,6 +33,7 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
               <a href="/">Rooms</a>
               <a href="/team">Team</a>
               <a href="/team/keys">Keys</a>
+              <a href="/team/webhooks">Webhooks</a>
               <span class="muted">{props.viewer.user.email}</span>
               {props.viewer.operator ? <a href="/operator">Operator</a> : null}
               <form class="inline" method="post" action="/signout">
