@@ -300,7 +300,9 @@ function ContextSection(props: { roomId: string; snap: RoomSnapshot; view: Conte
           <h3>
             {v.type}/{v.key} <span class="muted">v{v.version}</span>
           </h3>
-          <pre class="body">{v.body}</pre>
+          <pre class="body" tabIndex={0} aria-label={`Body of ${v.type}/${v.key}`}>
+            {v.body}
+          </pre>
           <h4>Versions</h4>
           <ul class="plain">
             {v.versions.map((h) => (

@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createConnection, createServer, type Socket } from 'node:net'
+import axe from 'axe-core'
 import { chromium } from 'playwright-core'
 import t from 'tap'
 import { testPrefix } from '../helpers/accounts.js'
@@ -143,4 +144,19 @@ t.test('two nodes, one Redis, a real browser', async (t) => {
   const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie)
   t.notMatch(stored, /ar_team_/, 'nor browser storage or readable cookies')
   t.equal((await ctx.cookies()).find((c) => c.name === 'ar_session')?.httpOnly, true, 'the session cookie is HttpOnly')
+
+  // Accessibility: axe-core in every page finds nothing serious. (A context that bypasses the
+  // CSP, only so axe's own script can be injected; the pages are the same.)
+  const audit = await browser.newContext({ bypassCSP: true, storageState: await ctx.storageState() })
+  const p = await audit.newPage()
+  for (const path of ['/', '/room?id=web-shop', '/room?id=web-shop&ctx=brief%2Fproduct', '/team', '/team/keys', '/team/webhooks', '/operator', '/account/delete']) {
+    await p.goto(site + path)
+    await p.addScriptTag({ content: axe.source })
+    const found = (await p.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run()
+      return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
+    })) as string[]
+    t.same(found, [], `axe: no serious violation on ${path}`)
+  }
+  await p.goto(`${site}/signin`)
 })
