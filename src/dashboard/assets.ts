@@ -2,6 +2,8 @@
 // content is in the name, so they are cached for a year and a change is a new name). No CDN, no
 // inline style or script: the pages' CSP allows only 'self'.
 import { createHash } from 'node:crypto'
+import { liveScript } from './client-bundle.js'
+import { DASHBOARD_CSS } from './style.js'
 
 const CSS = `
 :root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de; --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; }
@@ -32,7 +34,7 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
 th, td { text-align: left; padding: .4rem .5rem .4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
 ul.plain { padding-left: 1.1rem; }
-`
+` + DASHBOARD_CSS
 
 export interface Asset {
   path: string
@@ -46,4 +48,6 @@ function fingerprinted(name: string, ext: string, type: string, body: string): A
 }
 
 export const STYLESHEET = fingerprinted('app', 'css', 'text/css; charset=utf-8', CSS)
-export const ASSETS: readonly Asset[] = [STYLESHEET]
+/** The room page's script: live updates and copy buttons (client/live.ts). */
+export const LIVE_SCRIPT = fingerprinted('live', 'js', 'text/javascript; charset=utf-8', liveScript())
+export const ASSETS: readonly Asset[] = [STYLESHEET, LIVE_SCRIPT]

@@ -5,7 +5,7 @@ import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
-import { STYLESHEET } from './assets.js'
+import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {
   user: User
@@ -13,7 +13,7 @@ export interface Viewer {
   operator: boolean
 }
 
-function Layout(props: { title: string; viewer?: Viewer | undefined; children: ComponentChildren }) {
+export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; script?: boolean; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -21,6 +21,7 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · agentrooms`}</title>
         <link rel="stylesheet" href={STYLESHEET.path} />
+        {props.script ? <script src={LIVE_SCRIPT.path} defer /> : null}
       </head>
       <body>
         <header class="top">
@@ -29,6 +30,10 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
           </a>
           {props.viewer ? (
             <nav aria-label="Account">
+              <a href="/">Rooms</a>
+              <a href="/team">Team</a>
+              <a href="/team/keys">Keys</a>
+              <a href="/team/webhooks">Webhooks</a>
               <span class="muted">{props.viewer.user.email}</span>
               {props.viewer.operator ? <a href="/operator">Operator</a> : null}
               <form class="inline" method="post" action="/signout">
@@ -39,7 +44,7 @@ function Layout(props: { title: string; viewer?: Viewer | undefined; children: C
             </nav>
           ) : null}
         </header>
-        <main>{props.children}</main>
+        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
       </body>
     </html>
   )

@@ -39,7 +39,7 @@ export interface WebDeps {
   log: Logger
 }
 
-interface Request {
+export interface Request {
   ex: Exchange
   form: URLSearchParams
   viewer: V.Viewer | undefined
@@ -47,14 +47,15 @@ interface Request {
 }
 
 type Headers = Record<string, string | readonly string[]>
-type Reply = { status: number; body?: VNode; headers?: Headers }
-type Handler = (r: Request) => Promise<Reply>
+/** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
+export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
+export type Handler = (r: Request) => Promise<Reply>
 
 const HOUR_MS = 3_600_000
 const FORM_BYTES = 16 * 1024
 
-const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
-const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
+export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
@@ -66,6 +67,7 @@ export class Web {
     private readonly origin: Origin,
   ) {
     this.page('GET', '/', true, (r) => this.home(r))
+    this.page('GET', '/team', true, (r) => this.home(r))
     this.providers = providers(deps.settings)
     const offered = this.providers.map((p) => ({ id: p.id, label: p.label }))
     this.page('GET', '/signin', false, async () => html(V.SignInPage({ providers: offered })))
@@ -89,7 +91,8 @@ export class Web {
     this.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
   }
 
-  private page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
+  /** Adds (or replaces) a page; the dashboard's pages (pages.ts) come in through this. */
+  page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
     this.routes.set(`${method} ${path}`, { handler, signedIn })
   }
 
@@ -130,6 +133,7 @@ export class Web {
     } catch (err) {
       reply = this.failure(err, viewer)
     }
+    if (reply.streamed) return
     const headers = { ...PAGE_HEADERS, ...reply.headers }
     ex.send(reply.status, reply.body ? V.page(reply.body) : '', headers)
   }

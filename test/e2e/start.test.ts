@@ -203,7 +203,8 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   const browser = new Browser(base)
   t.equal((await browser.follow(signInLink!)).status, 303, 'the link signs the owner in')
   const signedIn = await browser.get('/')
-  t.match(signedIn.body, /Signed in as <strong>owner@localhost<\/strong>, owner of team <code>default<\/code>/, 'and opens a signed-in page')
+  t.match(signedIn.body, /<h1>Rooms of [^<]+<\/h1>/, 'and opens the signed-in dashboard, on its rooms page')
+  t.match(signedIn.body, '<span class="muted">owner@localhost</span>', 'as the default team\'s owner')
   t.equal((await new Browser(base).follow(signInLink!)).status, 400, 'the link works once')
 
   // SIGTERM to the whole process group, as a terminal's or systemd's stop does.

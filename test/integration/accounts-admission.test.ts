@@ -70,7 +70,7 @@ for (const backend of BACKENDS) {
       const b = new Browser(n.base)
       const signed = await b.follow(`${n.node.baseUrl}/signin/link?token=${token}`)
       t.equal(signed.status, 303, 'no new key: the team\'s key was printed beside the link')
-      const home = await b.get('/')
+      const home = await b.get('/team')
       t.equal(home.status, 200)
       t.match(home.body, /Signed in as <strong>owner@localhost<\/strong>, owner of team <code>d/, 'a signed-in page')
     })

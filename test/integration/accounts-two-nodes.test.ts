@@ -70,7 +70,7 @@ for (const backend of BACKENDS) {
     t.equal((await memberA.follow(linkIn(await inbox.next(member)))).status, 303, 'the member signs in on A')
     const memberB = new Browser(b.base)
     memberB.cookie = memberA.cookie
-    t.match((await memberB.get('/')).body, 'member of team', 'the member\'s session works on B')
+    t.match((await memberB.get('/team')).body, 'member of team', 'the member\'s session works on B')
 
     // The member goes first (an owner with members cannot), then the owner, on B.
     const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await memberB.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")

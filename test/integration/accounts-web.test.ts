@@ -77,7 +77,7 @@ t.test('standalone', async (t) => {
     t.ok(teamKey, 'the new team key is shown once')
     const me = await n.call('/admin/me', { key: teamKey })
     t.equal(me.status, 200, 'the key works on the API')
-    const home = await b.get('/')
+    const home = await b.get('/team')
     t.equal(home.status, 200)
     t.notMatch(home.body, teamKey, 'the key is not shown again')
     t.notMatch(home.body, /ar_team_/, 'no key in the signed-in page')
@@ -125,7 +125,7 @@ t.test('standalone', async (t) => {
     const mb = new Browser(n.base)
     const joined = await mb.follow(linkIn(await inbox.next(member)))
     t.equal(joined.status, 303, 'the member signs in (no key: the team has one)')
-    const home = await personBrowser.get('/')
+    const home = await personBrowser.get('/team')
     t.match(home.body, member, 'the owner sees the member')
     t.match(home.body, 'invited member', 'the audit trail records the invite')
 
@@ -145,7 +145,7 @@ t.test('standalone', async (t) => {
     await n.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: teamKey })
     const audit = (await (await n.call('/admin/audit?limit=5', { key: teamKey })).json()) as { entries: { actor: string; action: string; target?: string }[] }
     t.match(audit.entries.slice(0, 2), [{ action: 'revoked key', target: minted.keyId, actor: /^key:key_/ }, { action: 'minted key', target: minted.keyId }], 'the API\'s key changes are in the audit trail, newest first')
-    t.match((await personBrowser.get('/')).body, `revoked key ${minted.keyId}`, 'and on the members\' page')
+    t.match((await personBrowser.get('/team')).body, `revoked key ${minted.keyId}`, 'and on the members\' page')
     t.equal((await n.call('/admin/audit?limit=0', { key: teamKey })).status, 400, 'a bad limit is refused')
     const page = await personBrowser.get('/account/delete')
     t.match(page.body, 'every team key and room invite key', 'the page states what will go')

@@ -1,0 +1,187 @@
+// The team's keys page (/team/keys): team keys (mint with the secret shown once and a copy
+// button, label, hint, revoke) and the room invite keys of every room (hint, label, revoke).
+// Revocation goes through the same path as the API's (every node refuses the key within a
+// second); each change is in the audit trail.
+import type { Audit } from '../auth/audit.js'
+import type { Keyring } from '../auth/keyring.js'
+import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
+import type { Rooms } from '../core/rooms.js'
+import { AppError } from '../core/errors.js'
+import { Copyable, Flash } from './rooms.js'
+import { Layout, type Viewer } from './views.js'
+import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+
+export interface KeysDeps {
+  teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>
+  rooms: Pick<Rooms, 'list'>
+  keyring: Pick<Keyring, 'publishRevocation'>
+  audit: Pick<Audit, 'record'>
+}
+
+interface View {
+  viewer: Viewer
+  keys: KeyInfo[]
+  invites: InviteInfo[]
+  minted?: { key: string; info: KeyInfo }
+  notice?: string
+  error?: string
+}
+
+const day = (iso: string | undefined) => (iso ? `${iso.replace('T', ' ').slice(0, 16)} UTC` : '')
+
+export function KeysPage(p: View) {
+  const live = p.keys.filter((k) => !k.revokedAt).length
+  return (
+    <Layout title="Keys" viewer={p.viewer} wide script>
+      <h1>Keys of {p.viewer.teamName}</h1>
+      <Flash notice={p.notice} error={p.error} />
+      {p.minted ? (
+        <div class="notice" role="status">
+          <p>
+            <strong>Key {p.minted.info.keyId} is minted. Copy it now: it is shown this once.</strong>
+          </p>
+          <Copyable id="minted-key" label="The new team key" text={p.minted.key} wrap />
+        </div>
+      ) : null}
+      <h2>Team keys</h2>
+      <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Label</th>
+              <th scope="col">Created</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {p.keys.map((k) => (
+              <tr key={k.keyId}>
+                <td>
+                  {k.keyId} <span class="muted">…{k.hint}</span>
+                </td>
+                <td>{k.label ?? ''}</td>
+                <td>{day(k.createdAt)}</td>
+                <td>
+                  {k.revokedAt ? (
+                    `revoked ${day(k.revokedAt)}`
+                  ) : live > 1 ? (
+                    <form class="inline" method="post" action="/team/keys/revoke">
+                      <input type="hidden" name="key" value={k.keyId} />
+                      <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
+                    </form>
+                  ) : (
+                    <span class="muted">live (the last live key cannot be revoked)</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <form class="stack" method="post" action="/team/keys">
+        <label>
+          Label of a new key (optional, up to 100 characters)
+          <input type="text" name="label" maxLength={100} />
+        </label>
+        <button type="submit">Mint a team key</button>
+      </form>
+      <h2>Room invite keys</h2>
+      {p.invites.length === 0 ? (
+        <p class="muted">No room invite keys. Creating a room on the rooms page mints one per agent.</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Room</th>
+                <th scope="col">Key</th>
+                <th scope="col">Label</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {p.invites.map((i) => (
+                <tr key={i.tokenId}>
+                  <td>{i.roomId}</td>
+                  <td>
+                    {i.tokenId} <span class="muted">…{i.hint}</span>
+                  </td>
+                  <td>{i.label ?? ''}</td>
+                  <td>{day(i.createdAt)}</td>
+                  <td>
+                    {i.revokedAt ? (
+                      `revoked ${day(i.revokedAt)}`
+                    ) : (
+                      <form class="inline" method="post" action="/team/invite-keys/revoke">
+                        <input type="hidden" name="room" value={i.roomId} />
+                        <input type="hidden" name="token" value={i.tokenId} />
+                        <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Layout>
+  )
+}
+
+export class KeysPages {
+  constructor(private readonly deps: KeysDeps) {}
+
+  register(web: Web): void {
+    web.page('GET', '/team/keys', true, (r) => this.show(r))
+    web.page('POST', '/team/keys', true, (r) => this.change(r, () => this.mint(r)))
+    web.page('POST', '/team/keys/revoke', true, (r) => this.change(r, () => this.revoke(r)))
+    web.page('POST', '/team/invite-keys/revoke', true, (r) => this.change(r, () => this.revokeInvite(r)))
+  }
+
+  private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
+    const team = r.viewer!.user.team
+    const [keys, rooms] = await Promise.all([this.deps.teams.listKeys(team), this.deps.rooms.list(team, { limit: 500 })])
+    const invites = (await Promise.all(rooms.rooms.map((room) => this.deps.teams.listInvites(team, room.room_id)))).flat()
+    return html(KeysPage({ viewer: r.viewer!, keys, invites, ...extra }), status)
+  }
+
+  /** Runs a change; a refused one shows the page with the error, changing nothing. */
+  private async change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
+    let extra: Partial<View>
+    try {
+      extra = await run()
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.show(r, { error: err.message }, err.status)
+      throw err
+    }
+    return this.show(r, extra, extra.minted ? 201 : 200)
+  }
+
+  private async mint(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const label = (r.form.get('label') ?? '').trim()
+    const minted = await this.deps.teams.mintTeamKey(user.team, label === '' ? {} : { label })
+    await this.deps.audit.record(user.team, actorOf(user), 'minted key', minted.info.keyId)
+    return { minted }
+  }
+
+  private async revoke(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const { info, hash } = await this.deps.teams.revokeKey(user.team, r.form.get('key') ?? '')
+    await this.deps.keyring.publishRevocation(hash)
+    await this.deps.audit.record(user.team, actorOf(user), 'revoked key', info.keyId)
+    return { notice: `Key ${info.keyId} is revoked: every node refuses it within a second.` }
+  }
+
+  private async revokeInvite(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const { info, hash } = await this.deps.teams.revokeInvite(user.team, r.form.get('room') ?? '', r.form.get('token') ?? '')
+    await this.deps.keyring.publishRevocation(hash)
+    await this.deps.audit.record(user.team, actorOf(user), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
+    return { notice: `Room invite key ${info.tokenId} of room ${info.roomId} is revoked.` }
+  }
+}

@@ -1,0 +1,192 @@
+// The dashboard's room pages, added to the sign-in pages of web.ts: the rooms page (the signed-in
+// home), room creation with each agent's client configuration, and the room page. The dashboard
+// acts for the signed-in person's team on the server: it calls the room model directly, so no team
+// key is ever needed in, or sent to, the browser.
+import { z } from 'zod'
+import type { Audit } from '../auth/audit.js'
+import type { Teams } from '../auth/teams.js'
+import { roomIdFor } from '../cli/create-room.js'
+import type { Core } from '../core/index.js'
+import { AppError } from '../core/errors.js'
+import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
+import type { SearchEngine } from '../search/engine.js'
+import { Steer } from './steer.js'
+import { Live, type LiveDeps } from './live.js'
+import { KeysPages, type KeysDeps } from './keys.js'
+import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
+import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
+import { TEMPLATES } from '../core/templates.js'
+import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
+
+export interface PagesDeps {
+  core: Pick<Core, 'rooms' | 'analytics' | 'snapshot' | 'context' | 'events' | 'reviews' | 'plan'>
+  search: Pick<SearchEngine, 'search'>
+  teams: Pick<Teams, 'mintInvite'>
+  audit: Pick<Audit, 'record'>
+  live: LiveDeps
+  keys: KeysDeps
+  webhooks: WebhooksDeps
+}
+
+/** Rooms listed on the rooms page. */
+export const ROOMS_SHOWN = 100
+/** Agents one creation may set up. */
+export const AGENTS_PER_CREATE = 20
+
+/** The agent ids of the create form: comma-separated, each a valid agent id, no duplicates. */
+export function agentList(raw: string): string[] {
+  const agents = raw
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a !== '')
+  if (agents.length === 0) throw new AppError('invalid_request', 'Agent ids: give at least one, e.g. "planner, backend"', { field: 'agents' })
+  if (agents.length > AGENTS_PER_CREATE) throw new AppError('invalid_request', `Agent ids: at most ${AGENTS_PER_CREATE} at once (${agents.length} given)`, { field: 'agents' })
+  for (const a of agents) {
+    const v = agentIdField.safeParse(a)
+    if (!v.success) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(a.slice(0, 40))} ${v.error.issues[0]!.message}`, { field: 'agents' })
+  }
+  const dup = agents.find((a, i) => agents.indexOf(a) !== i)
+  if (dup !== undefined) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, { field: 'agents' })
+  return agents
+}
+
+/** The room id made from a name, or undefined to let the room model generate one. */
+function roomIdOf(name: string): string | undefined {
+  try {
+    return roomIdFor(name)
+  } catch {
+    return undefined
+  }
+}
+
+export class Pages {
+  constructor(
+    private readonly deps: PagesDeps,
+    /** The service's base URL: MCP configuration points at `${base}/mcp`. */
+    private readonly base: string,
+  ) {}
+
+  register(web: Web): void {
+    web.page('GET', '/', true, (r) => this.rooms(r))
+    web.page('POST', '/rooms', true, (r) => this.create(r))
+    web.page('GET', '/room', true, (r) => this.room(r))
+    new Live(this.deps.live).register(web)
+    new KeysPages(this.deps.keys).register(web)
+    new WebhooksPages(this.deps.webhooks).register(web)
+    new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
+  }
+
+  private async rows(teamId: string): Promise<{ rows: RoomRow[]; more: boolean }> {
+    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN })
+    const rows = await Promise.all(
+      page.rooms.map(async (room): Promise<RoomRow> => {
+        const ref = { teamId, roomId: room.room_id }
+        // Read without touching: looking at a room is not activity.
+        const a = await this.deps.core.analytics.room({ room: ref }, { days: 1 }, false).catch(() => undefined)
+        return { room, online: a?.online_agents ?? [], open: a?.tasks.by_status.todo ?? 0, inProgress: a?.tasks.by_status.in_progress ?? 0 }
+      }),
+    )
+    rows.sort((a, b) => (a.room.last_active_at < b.room.last_active_at ? 1 : -1))
+    return { rows, more: page.next !== undefined }
+  }
+
+  private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
+    const viewer = r.viewer!
+    const { rows, more } = await this.rows(viewer.user.team)
+    return html(RoomsPage({ viewer, rooms: rows, more, templates: TEMPLATES, ...extra }), status)
+  }
+
+  private async create(r: Request): Promise<Reply> {
+    const viewer = r.viewer!
+    const user = viewer.user
+    const form: CreateForm = { name: r.form.get('name') ?? '', template: r.form.get('template') ?? 'blank', agents: r.form.get('agents') ?? '', invite: r.form.get('invite') === '1' }
+    let room
+    let agents: string[]
+    try {
+      agents = agentList(form.agents!)
+      const name = parseName(form.name!)
+      const roomId = roomIdOf(name)
+      ;({ room } = await this.deps.core.rooms.create(user.team, { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) }, humanId(user.name, user.email)))
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') {
+        const message = err.code === 'conflict' ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.` : fieldMessage(err)
+        return this.rooms(r, { form, error: message }, err.status)
+      }
+      throw err
+    }
+    await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
+    const url = `${this.base}/mcp`
+    const setups: AgentSetup[] = []
+    for (const agentId of agents) {
+      let key = TEAM_KEY_PLACEHOLDER
+      if (form.invite) {
+        const minted = await this.deps.teams.mintInvite(user.team, room.room_id, { label: `agent ${agentId}`.slice(0, 100) })
+        key = minted.key
+        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${room.room_id})`)
+      }
+      setups.push({ access: { agentId, roomId: room.room_id, key, url }, invite: form.invite === true })
+    }
+    return html(CreatedPage({ viewer, room, agents: setups }), 201)
+  }
+
+  /** The room page: ?id=<roomId>, optionally &ctx=<type>/<key> (&from=&to= for a diff) and &q= (search). */
+  async room(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+    const viewer = r.viewer!
+    const q = r.ex.req.query
+    const id = q.get('id') ?? r.form.get('room') ?? ''
+    const v = roomIdField.safeParse(id)
+    if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
+    const room = { teamId: viewer.user.team, roomId: v.data }
+    const [snap, stats] = await Promise.all([this.deps.core.snapshot.room({ room }), this.deps.core.analytics.room({ room }, { days: 7 }, false)])
+    const props: RoomPageProps = { viewer, snap, stats, human: humanId(viewer.user.name, viewer.user.email), ...extra }
+    const edit = q.get('edit')
+    if (edit) props.edit = edit
+    const ctx = q.get('ctx')
+    if (ctx) props.context = await this.contextView({ room }, ctx, q.get('from'), q.get('to'))
+    const query = q.get('q')
+    if (query !== null && query.trim() !== '') {
+      try {
+        props.search = { query, answer: await this.deps.search.search({ room }, { query, limit: 20 }) }
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err
+        props.search = { query, error: `Search: ${err.message}` }
+      }
+    }
+    return html(RoomPage(props), status)
+  }
+
+  private async contextView(c: { room: { teamId: string; roomId: string } }, ref: string, from: string | null, to: string | null): Promise<ContextView> {
+    const slash = ref.indexOf('/')
+    const type = slash > 0 ? ref.slice(0, slash) : ref
+    const key = slash > 0 ? ref.slice(slash + 1) : ''
+    const [read, hist] = await Promise.all([this.deps.core.context.read(c, { type, key }), this.deps.core.context.history(c, { type, key })])
+    const view: ContextView = { type, key, body: read.body, version: read.entry.version, versions: hist.versions }
+    if (from !== null && to !== null) {
+      const d = await this.deps.core.context.diff(c, { type, key, from_version: Number(from), to_version: Number(to) })
+      view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
+    }
+    return view
+  }
+}
+
+const nameField = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')
+
+function parseName(raw: string): string {
+  const v = nameField.safeParse(raw)
+  if (!v.success) throw new AppError('invalid_request', `Name: ${v.error.issues[0]!.message}`, { field: 'name' })
+  return v.data
+}
+
+/** Core errors name fields in MCP terms; the form's labels are what a person sees. */
+function fieldMessage(err: AppError): string {
+  if (err.details?.field === 'template') return `Template: ${err.message.replace(/^template: /, '')}`
+  return err.message
+}
+
+/** The agent id a signed-in person acts as in a room: `human:<name>`, which agents can tell apart. */
+export function humanId(name: string, email: string): string {
+  // eslint-disable-next-line no-control-regex -- agent ids refuse control characters
+  const who = (name.trim() || email.split('@')[0] || email).replace(/[\u0000-\u001f\u007f]/g, '')
+  return `human:${who}`.slice(0, 128)
+}

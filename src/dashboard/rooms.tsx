@@ -1,0 +1,177 @@
+// The rooms page (the signed-in home, `/`): the team's rooms at a glance, the form that creates a
+// room, and, once created, each agent's MCP client configuration — the same snippets the CLI
+// prints (src/cli/snippets.ts), so both say the same thing. Rendered on the server; every value is
+// escaped by preact-render-to-string.
+import type { AgentAccess, Snippets } from '../cli/snippets.js'
+import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
+import type { RoomSummary } from '../core/rooms.js'
+import type { Template } from '../core/templates.js'
+import { Layout, type Viewer } from './views.js'
+
+export interface RoomRow {
+  room: RoomSummary
+  online: string[]
+  open: number
+  inProgress: number
+}
+
+/** What the create form sent, given back when it was refused. */
+export interface CreateForm {
+  name?: string
+  template?: string
+  agents?: string
+  invite?: boolean
+}
+
+/** A placeholder where the team key goes: the dashboard never holds or shows the team key. */
+export const TEAM_KEY_PLACEHOLDER = 'YOUR_TEAM_KEY'
+
+export function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
+  return (
+    <>
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : null}
+    </>
+  )
+}
+
+export function roomHref(roomId: string): string {
+  return `/room?id=${encodeURIComponent(roomId)}`
+}
+
+export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boolean; templates: readonly Template[]; form?: CreateForm; error?: string }) {
+  const f = props.form ?? {}
+  return (
+    <Layout title="Rooms" viewer={props.viewer} wide>
+      <h1>Rooms of {props.viewer.teamName}</h1>
+      <Flash error={props.error} />
+      {props.rooms.length === 0 ? (
+        <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Room</th>
+                <th scope="col">Last activity</th>
+                <th scope="col">Online agents</th>
+                <th scope="col">Open tasks</th>
+                <th scope="col">In progress</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.rooms.map((r) => (
+                <tr key={r.room.room_id}>
+                  <td>
+                    <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
+                    <br />
+                    <span class="muted small">
+                      {r.room.room_id} · {r.room.template}
+                    </span>
+                  </td>
+                  <td>
+                    <time datetime={r.room.last_active_at}>{r.room.last_active_at.replace('T', ' ').slice(0, 16)} UTC</time>
+                  </td>
+                  <td>{r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', ')}</td>
+                  <td>{r.open}</td>
+                  <td>{r.inProgress}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.more ? <p class="muted">Showing the first {props.rooms.length} rooms.</p> : null}
+      <h2 id="create">Create a room</h2>
+      <form class="stack" method="post" action="/rooms">
+        <label>
+          Name (up to 100 characters; the room id is made from it)
+          <input type="text" name="name" required maxLength={100} value={f.name ?? ''} />
+        </label>
+        <label>
+          Template
+          <select name="template">
+            {props.templates.map((t) => (
+              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>{`${t.title} — ${t.description}`}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Agent ids, separated by commas (e.g. planner, backend, frontend)
+          <input type="text" name="agents" required value={f.agents ?? ''} />
+        </label>
+        <label class="check">
+          <input type="checkbox" name="invite" value="1" checked={f.invite ?? true} />
+          Give each agent a room invite key of its own (reaches this room only; shown once)
+        </label>
+        <button type="submit">Create room</button>
+      </form>
+    </Layout>
+  )
+}
+
+export interface AgentSetup {
+  access: AgentAccess
+  /** True when the key in access is a fresh room invite key (shown this once). */
+  invite: boolean
+}
+
+const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'codex']
+
+export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[] }) {
+  const invites = props.agents.some((a) => a.invite)
+  return (
+    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide script>
+      <h1>Room {props.room.name} is ready</h1>
+      <p class="notice" role="status">
+        Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.{' '}
+        {invites ? (
+          <strong>Each agent's room invite key is shown on this page only: copy the configuration now.</strong>
+        ) : (
+          <>
+            Replace <code>{TEAM_KEY_PLACEHOLDER}</code> with your team key: the dashboard never shows it.
+          </>
+        )}
+      </p>
+      <p>
+        <a href={roomHref(props.room.room_id)}>Open the room</a>
+      </p>
+      {props.agents.map((a, i) => {
+        const snippets = snippetsFor(a.access)
+        return (
+          <section class="agent" key={a.access.agentId} aria-labelledby={`agent-${i}`}>
+            <h2 id={`agent-${i}`}>Agent {a.access.agentId}</h2>
+            <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} wrap />
+            {SNIPPET_ORDER.map((k) => (
+              <Copyable key={k} id={`${k}-${i}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />
+            ))}
+          </section>
+        )
+      })}
+    </Layout>
+  )
+}
+
+/** A read-only block of text with its label and a copy button (the button works with the client script). */
+export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
+  const rows = Math.min(12, props.text.split('\n').length + 1)
+  return (
+    <div class="copyable">
+      <label for={props.id}>{props.label}</label>
+      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
+        {props.text}
+      </textarea>
+      <button type="button" class="secondary copy" data-copy={props.id} hidden>
+        Copy
+      </button>
+    </div>
+  )
+}

@@ -1,0 +1,96 @@
+// Human in the loop: the room page's forms. A signed-in person posts an event or a reply,
+// approves or rejects a review, adds or edits a task, and writes a context entry — through the
+// same room model the agents' tools use, as `human:<name>` (so agents can tell a person apart),
+// and each change is recorded in the team's audit trail. Bad input changes nothing and shows the
+// room page with the error naming the field.
+import type { Audit } from '../auth/audit.js'
+import type { Core } from '../core/index.js'
+import { AppError } from '../core/errors.js'
+import { roomId as roomIdField } from '../core/fields.js'
+import { humanId } from './pages.js'
+import { actorOf, see, type Reply, type Request, type Web } from './web.js'
+
+export interface SteerDeps {
+  core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context'>
+  audit: Pick<Audit, 'record'>
+  /** Shows the room page with an error (pages.ts). */
+  roomPage(r: Request, extra: { error: string }, status: number): Promise<Reply>
+}
+
+type Room = { teamId: string; roomId: string }
+type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<{ action: string; target: string; anchor: string }>
+
+/** An optional form field: absent or blank is undefined. */
+const opt = (f: URLSearchParams, name: string): string | undefined => {
+  const v = f.get(name)
+  return v === null || v.trim() === '' ? undefined : v
+}
+
+/** A form field as the core names it (the core's messages name the field). */
+const req = (f: URLSearchParams, name: string): string => f.get(name) ?? ''
+
+export class Steer {
+  constructor(private readonly deps: SteerDeps) {}
+
+  register(web: Web): void {
+    const core = this.deps.core
+    this.on(web, '/room/events', async (room, agent, f) => {
+      const replyTo = opt(f, 'reply_to')
+      const caller = { room, agent }
+      const { event } = replyTo
+        ? await core.events.reply(caller, { event_id: replyTo, text: req(f, 'text'), type: opt(f, 'type') ?? 'answer' })
+        : await core.events.post(caller, { type: opt(f, 'type') ?? 'message', text: req(f, 'text') })
+      return { action: replyTo ? 'replied to event' : 'posted event', target: `${event.id} (room ${room.roomId})`, anchor: `event-${event.id}` }
+    })
+    this.on(web, '/room/reviews', async (room, agent, f) => {
+      const decision = f.get('decision')
+      if (decision !== 'approve' && decision !== 'reject') throw new AppError('invalid_request', 'decision: must be approve or reject', { field: 'decision' })
+      const input = { review_id: req(f, 'review_id'), ...(opt(f, 'note') ? { note: opt(f, 'note') } : {}) }
+      const { review } = decision === 'approve' ? await core.reviews.approve({ room, agent }, input) : await core.reviews.reject({ room, agent }, input)
+      return { action: decision === 'approve' ? 'approved review' : 'rejected review', target: `${review.id} (room ${room.roomId})`, anchor: 'reviews' }
+    })
+    this.on(web, '/room/tasks', async (room, agent, f) => {
+      const taskId = opt(f, 'task_id')
+      if (taskId === undefined) {
+        const deps = (opt(f, 'depends_on') ?? '')
+          .split(',')
+          .map((d) => d.trim())
+          .filter((d) => d !== '')
+        const { task } = await core.plan.addTask({ room, agent }, { title: req(f, 'title'), priority: opt(f, 'priority') ?? 'normal', depends_on: deps, ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}) })
+        return { action: 'added task', target: `${task.id} (room ${room.roomId})`, anchor: `task-${task.id}` }
+      }
+      const patch: Record<string, unknown> = { task_id: taskId }
+      for (const k of ['title', 'status', 'priority'] as const) if (opt(f, k) !== undefined) patch[k] = opt(f, k)
+      // An assignee field sent empty unassigns; one not sent leaves it.
+      if (f.has('assignee')) patch.assignee = (f.get('assignee') ?? '').trim()
+      if (f.get('force') === '1') patch.force = true
+      const { task } = await core.plan.updateTask({ room, agent }, patch)
+      return { action: 'edited task', target: `${task.id} (room ${room.roomId})`, anchor: `task-${task.id}` }
+    })
+    this.on(web, '/room/context', async (room, agent, f) => {
+      const { entry } = await core.context.write({ room, agent }, { type: req(f, 'type'), key: req(f, 'key'), body: req(f, 'body') })
+      return { action: 'wrote context', target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`, anchor: 'context' }
+    })
+  }
+
+  private on(web: Web, path: string, change: Change): void {
+    web.page('POST', path, true, (r) => this.run(r, change))
+  }
+
+  private async run(r: Request, change: Change): Promise<Reply> {
+    const user = r.viewer!.user
+    const v = roomIdField.safeParse(r.form.get('room') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
+    const room = { teamId: user.team, roomId: v.data }
+    let done
+    try {
+      done = await change(room, humanId(user.name, user.email), r.form)
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited' && err.code !== 'not_found') return this.deps.roomPage(r, { error: err.message }, err.status)
+      throw err
+    }
+    await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)
+    // Post/redirect/get: a reload does not post twice.
+    return see(`/room?id=${encodeURIComponent(room.roomId)}#${done.anchor}`)
+  }
+}

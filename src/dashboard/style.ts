@@ -1,0 +1,42 @@
+// The dashboard pages' part of the stylesheet (rooms, room, team), appended to the sign-in
+// pages' one in assets.ts: one fingerprinted stylesheet for every page.
+export const DASHBOARD_CSS = `
+main.wide { max-width: 72rem; }
+label input, label textarea, label select { font-weight: 400; }
+select { width: 100%; font: inherit; padding: .55rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
+select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+label.check { display: flex; gap: .5rem; align-items: flex-start; font-weight: 400; }
+label.check input { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }
+.small { font-size: .85rem; }
+.scroll { overflow-x: auto; }
+code { font-family: ui-monospace, monospace; font-size: .92em; }
+.copyable { display: grid; gap: .35rem; margin: .9rem 0; }
+.copyable textarea { font-family: ui-monospace, monospace; font-size: .85rem; min-height: 0; white-space: pre; overflow-x: auto; }
+.copyable textarea.wrap { white-space: pre-wrap; }
+.copyable button.copy { justify-self: start; }
+section.agent { border-top: 1px solid var(--line); margin-top: 1.5rem; }
+.board { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fit, minmax(13rem, 1fr)); align-items: start; }
+.column { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: .5rem .6rem; }
+.column h3 { font-size: 1rem; margin: .2rem 0 .5rem; }
+.card { border: 1px solid var(--line); border-radius: .4rem; padding: .45rem .55rem; margin: .45rem 0; background: var(--bg); }
+.card .title { font-weight: 600; overflow-wrap: anywhere; }
+.tag { display: inline-block; font-size: .8rem; padding: 0 .4rem; border-radius: .3rem; border: 1px solid var(--line); }
+.tag.urgent, .tag.high { border-color: var(--bad); color: var(--bad); }
+.tag.blocked { border-color: var(--bad); color: var(--bad); }
+.grid2 { display: grid; gap: 1rem 2rem; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); }
+ol.feed { list-style: none; padding: 0; margin: 0; }
+ol.feed li { border-bottom: 1px solid var(--line); padding: .45rem 0; }
+ol.feed ol.feed { margin-left: 1.2rem; border-left: 3px solid var(--line); padding-left: .6rem; }
+ol.feed li:last-child { border-bottom: none; }
+.event-text { white-space: pre-wrap; overflow-wrap: anywhere; margin: .15rem 0; }
+pre.body { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--card); border: 1px solid var(--line); border-radius: .4rem; padding: .6rem; font-size: .85rem; max-height: 24rem; overflow-y: auto; }
+pre.diff { white-space: pre-wrap; font-size: .85rem; background: var(--card); border: 1px solid var(--line); border-radius: .4rem; padding: .6rem; }
+pre.diff .add { color: var(--ok); } pre.diff .del { color: var(--bad); }
+details > summary { cursor: pointer; }
+svg.chart { max-width: 100%; height: auto; }
+svg.chart rect { fill: var(--accent); } svg.chart text { fill: var(--muted); font-size: 10px; }
+.live { font-size: .9rem; }
+.live[data-state=reconnecting] { color: var(--bad); font-weight: 600; }
+form.search { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; }
+form.search label { flex: 1 1 14rem; }
+`

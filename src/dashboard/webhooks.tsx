@@ -1,0 +1,188 @@
+// The team's webhooks page (/team/webhooks): register an https URL (the secret shown once),
+// delivery health with the last error and recent attempts, send a test request, replay a failed
+// delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
+// HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
+import type { Audit } from '../auth/audit.js'
+import { AppError } from '../core/errors.js'
+import type { Webhooks } from '../webhooks/index.js'
+import type { WebhookView } from '../webhooks/registry.js'
+import { Copyable, Flash } from './rooms.js'
+import { Layout, type Viewer } from './views.js'
+import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+
+export interface WebhooksDeps {
+  webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
+  audit: Pick<Audit, 'record'>
+}
+
+interface View {
+  viewer: Viewer
+  hooks: WebhookView[]
+  secret?: { webhookId: string; secret: string }
+  notice?: string
+  error?: string
+}
+
+const when = (iso: string | undefined) => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—')
+
+export function WebhooksPage(p: View) {
+  return (
+    <Layout title="Webhooks" viewer={p.viewer} wide script>
+      <h1>Webhooks of {p.viewer.teamName}</h1>
+      <Flash notice={p.notice} error={p.error} />
+      {p.secret ? (
+        <div class="notice" role="status">
+          <p>
+            <strong>The signing secret of {p.secret.webhookId}. Copy it now: it is shown this once.</strong>
+          </p>
+          <Copyable id="webhook-secret" label="Signing secret" text={p.secret.secret} wrap />
+        </div>
+      ) : null}
+      {p.hooks.length === 0 ? <p class="muted">No webhooks. Register one below to receive every room event of the team as a signed POST.</p> : null}
+      {p.hooks.map((w) => (
+        <section key={w.webhookId} aria-labelledby={`wh-${w.webhookId}`}>
+          <h2 id={`wh-${w.webhookId}`}>
+            {w.webhookId} <span class="tag">{w.status}</span>
+          </h2>
+          <p>
+            <code>{w.url}</code>
+            {w.description ? <span class="muted"> — {w.description}</span> : null}
+          </p>
+          <p class="small">
+            {w.events ? `Events: ${w.events.join(', ')}` : 'Every event'} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} · last attempt{' '}
+            {when(w.health.lastAttemptAt)}
+            {w.health.lastStatus !== undefined ? ` (HTTP ${w.health.lastStatus})` : ''}
+            {w.previousSecretValidUntil ? ` · previous secret signs until ${when(w.previousSecretValidUntil)}` : ''}
+          </p>
+          {w.health.lastError ? (
+            <p class="error small" role="note">
+              Last error: {w.health.lastError}
+            </p>
+          ) : null}
+          {w.health.recentAttempts.length > 0 ? (
+            <details class="small">
+              <summary>{`Recent deliveries of ${w.webhookId}`}</summary>
+              <ul class="plain">
+                {w.health.recentAttempts.map((a) => (
+                  <li key={`${a.deliveryId}-${a.attempt}`}>
+                    {when(a.at)} · {a.deliveryId} · room {a.roomId} · attempt {a.attempt} · {a.outcome}
+                    {a.status !== undefined ? ` · HTTP ${a.status}` : ''}
+                    {a.error ? ` · ${a.error}` : ''}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          ) : null}
+          {w.health.recentFailures.map((f) => (
+            <form class="inline" method="post" action="/team/webhooks/replay" key={f.deliveryId}>
+              <input type="hidden" name="webhook" value={w.webhookId} />
+              <input type="hidden" name="delivery" value={f.deliveryId} />
+              <button class="link" type="submit">{`Replay failed delivery ${f.deliveryId}`}</button>{' '}
+            </form>
+          ))}
+          <div class="actions">
+            <form class="inline" method="post" action="/team/webhooks/test">
+              <input type="hidden" name="webhook" value={w.webhookId} />
+              <button class="secondary" type="submit">{`Send a test to ${w.webhookId}`}</button>
+            </form>{' '}
+            <form class="inline" method="post" action="/team/webhooks/rotate">
+              <input type="hidden" name="webhook" value={w.webhookId} />
+              <button class="secondary" type="submit">{`Rotate the secret of ${w.webhookId} (old one signs 24 h more)`}</button>
+            </form>{' '}
+            <form class="inline" method="post" action="/team/webhooks/delete">
+              <input type="hidden" name="webhook" value={w.webhookId} />
+              <button class="danger" type="submit">{`Delete ${w.webhookId}`}</button>
+            </form>
+          </div>
+        </section>
+      ))}
+      <h2>Register a webhook</h2>
+      <form class="stack" method="post" action="/team/webhooks">
+        <label>
+          URL (https, public host)
+          <input type="text" name="url" required inputMode="url" />
+        </label>
+        <label>
+          Description (optional, up to 200 characters)
+          <input type="text" name="description" maxLength={200} />
+        </label>
+        <label>
+          Only these event types, separated by commas (optional; empty: every event)
+          <input type="text" name="events" />
+        </label>
+        <button type="submit">Register webhook</button>
+      </form>
+    </Layout>
+  )
+}
+
+export class WebhooksPages {
+  constructor(private readonly deps: WebhooksDeps) {}
+
+  register(web: Web): void {
+    web.page('GET', '/team/webhooks', true, (r) => this.show(r))
+    web.page('POST', '/team/webhooks', true, (r) => this.change(r, () => this.create(r)))
+    web.page('POST', '/team/webhooks/delete', true, (r) => this.change(r, () => this.remove(r)))
+    web.page('POST', '/team/webhooks/rotate', true, (r) => this.change(r, () => this.rotate(r)))
+    web.page('POST', '/team/webhooks/test', true, (r) => this.change(r, () => this.test(r)))
+    web.page('POST', '/team/webhooks/replay', true, (r) => this.change(r, () => this.replay(r)))
+  }
+
+  private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
+    const hooks = await this.deps.webhooks.registry.list(r.viewer!.user.team)
+    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...extra }), status)
+  }
+
+  private async change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
+    let extra: Partial<View>
+    try {
+      extra = await run()
+    } catch (err) {
+      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.show(r, { error: err.message }, err.status)
+      throw err
+    }
+    return this.show(r, extra, extra.secret ? 201 : 200)
+  }
+
+  private async create(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const input: Record<string, unknown> = { url: (r.form.get('url') ?? '').trim() }
+    const description = (r.form.get('description') ?? '').trim()
+    if (description !== '') input.description = description
+    const events = (r.form.get('events') ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '')
+    if (events.length > 0) input.events = events
+    const { webhook, secret } = await this.deps.webhooks.registry.create(user.team, input)
+    await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
+    return { secret: { webhookId: webhook.webhookId, secret }, notice: `Webhook ${webhook.webhookId} is registered.` }
+  }
+
+  private async remove(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const deleted = await this.deps.webhooks.registry.delete(user.team, r.form.get('webhook') ?? '')
+    await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+    return { notice: `Webhook ${deleted.webhookId} is deleted.` }
+  }
+
+  private async rotate(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const { webhook, secret } = await this.deps.webhooks.registry.rotateSecret(user.team, r.form.get('webhook') ?? '', {})
+    await this.deps.audit.record(user.team, actorOf(user), 'rotated webhook secret', webhook.webhookId)
+    return { secret: { webhookId: webhook.webhookId, secret }, notice: `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ${when(webhook.previousSecretValidUntil)}.` }
+  }
+
+  private async test(r: Request): Promise<Partial<View>> {
+    const id = r.form.get('webhook') ?? ''
+    const t = await this.deps.webhooks.dispatcher.sendTest(r.viewer!.user.team, id)
+    if (!t) throw new AppError('not_found', `webhook: no webhook ${id} in this team`, { field: 'webhook' })
+    const what = t.status !== undefined ? `HTTP ${t.status}` : 'no answer'
+    return t.delivered ? { notice: `Test request ${t.testId} delivered: ${what} in ${t.durationMs} ms.` } : { error: `Test request ${t.testId} not delivered: ${what}${t.error ? `, ${t.error}` : ''}.` }
+  }
+
+  private async replay(r: Request): Promise<Partial<View>> {
+    const d = await this.deps.webhooks.registry.replay(r.viewer!.user.team, r.form.get('webhook') ?? '', r.form.get('delivery') ?? '')
+    return { notice: `Delivery ${d.deliveryId} is queued again (first attempt ${when(d.dueAt)}).` }
+  }
+}

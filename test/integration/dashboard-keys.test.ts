@@ -1,0 +1,69 @@
+// The keys page: a team key minted from the page is shown once (with its copy control) and
+// works; revoking it from the page makes the API refuse it; the last live key cannot be revoked;
+// room invite keys minted at room creation are listed and revoked; every change is audited.
+import t from 'tap'
+import { testPrefix } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { startNode } from '../helpers/node.js'
+import { uid } from '../helpers/shared.js'
+
+const secretIn = (body: string, id: string) => new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
+
+t.test('standalone', async (t) => {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op] })
+  const b = new Browser(n.base)
+  await b.post('/signin', { email: op })
+  const firstKey = keyIn(await b.follow(linkIn(await inbox.next(op))))!
+
+  t.test('the only key cannot be revoked from the page', async (t) => {
+    const page = await b.get('/team/keys')
+    t.equal(page.status, 200)
+    t.match(page.body, 'the last live key cannot be revoked')
+    t.notMatch(page.body, firstKey, 'the secret is never shown again')
+  })
+
+  t.test('mint: shown once with a copy button, works; revoke: refused everywhere at once', async (t) => {
+    const long = await b.post('/team/keys', { label: 'x'.repeat(101) })
+    t.equal(long.status, 400, 'a label over the limit is refused')
+    t.match(long.body, 'must be at most 100 characters')
+    const minted = await b.post('/team/keys', { label: 'CI <bot>' })
+    t.equal(minted.status, 201)
+    const key = secretIn(minted.body, 'minted-key')!
+    t.match(key, /^ar_team_/, 'the new key, once')
+    t.match(minted.body, 'data-copy="minted-key"', 'with a copy button')
+    t.match(minted.body, 'CI &lt;bot>', 'the label as text')
+    t.equal((await n.call('/admin/me', { key })).status, 200, 'the key works')
+    t.notMatch((await b.get('/team/keys')).body, key, 'and is not shown again')
+    const keyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
+    const revoked = await b.post('/team/keys/revoke', { key: keyId })
+    t.equal(revoked.status, 200)
+    t.match(revoked.body, `Key ${keyId} is revoked`)
+    t.equal((await n.call('/admin/me', { key })).status, 401, 'the API refuses it')
+    t.equal((await n.call('/admin/me', { key: firstKey })).status, 200, 'the other key still works')
+    t.equal((await b.post('/team/keys/revoke', { key: 'key_nope' })).status, 404, 'an unknown key: not found')
+  })
+
+  t.test('room invite keys: listed and revoked', async (t) => {
+    const made = await b.post('/rooms', { name: 'inv', agents: 'solo', template: 'blank', invite: '1' })
+    const invite = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(made.body)![1]!
+    const mcp = () => n.call('/room/inv', { key: invite })
+    t.equal((await mcp()).status, 200, 'the invite key reaches its room')
+    const page = await b.get('/team/keys')
+    const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1]
+    t.ok(token, 'listed with a revoke button')
+    t.match(page.body, '<td>agent solo</td>', 'with its label')
+    const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
+    t.match(revoked.body, 'is revoked')
+    t.equal((await mcp()).status, 401, 'refused afterwards')
+    const audit = (await (await n.call('/admin/audit', { key: firstKey })).json()) as { entries: { action: string }[] }
+    const actions = audit.entries.map((e) => e.action)
+    for (const a of ['minted key', 'revoked key', 'revoked room invite']) t.ok(actions.includes(a), `audited: ${a}`)
+  })
+
+  t.test('cross-site and signed-out posts are refused', async (t) => {
+    t.equal((await b.post('/team/keys', {}, { site: 'cross-site', origin: 'https://evil.example' })).status, 403)
+    t.equal((await new Browser(n.base).post('/team/keys', {})).status, 401)
+  })
+})

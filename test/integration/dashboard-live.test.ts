@@ -1,0 +1,117 @@
+// The room page's live stream on two nodes sharing one Redis: same origin, authenticated by the
+// session cookie (no key); an agent's change on the other node arrives as a frame; a dropped
+// connection resumed with Last-Event-ID gets every later event once and nothing twice; the page
+// links the fingerprinted script that follows it.
+import { gzipSync } from 'node:zlib'
+import t from 'tap'
+import { testPrefix } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { callTool, legacyClient } from '../helpers/mcp.js'
+import { startNode } from '../helpers/node.js'
+import { uid } from '../helpers/shared.js'
+
+interface Frame {
+  id?: string
+  event?: string
+  data?: string
+}
+
+/** Reads SSE frames from a streamed response until `until` says stop or `ms` pass. */
+async function frames(res: Response, until: (f: Frame[]) => boolean, ms = 5000): Promise<Frame[]> {
+  const reader = res.body!.getReader()
+  const dec = new TextDecoder()
+  const out: Frame[] = []
+  let buf = ''
+  const deadline = Date.now() + ms
+  while (!until(out) && Date.now() < deadline) {
+    const r = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((ok) => setTimeout(() => ok({ done: true, value: undefined }), Math.max(1, deadline - Date.now())))])
+    if (r.done) break
+    buf += dec.decode(r.value, { stream: true })
+    let end
+    while ((end = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, end)
+      buf = buf.slice(end + 2)
+      const f: Frame = {}
+      for (const line of block.split('\n')) {
+        const m = /^(id|event|data): (.*)$/.exec(line)
+        if (m) f[m[1] as keyof Frame] = m[2]
+      }
+      if (f.event || f.id) out.push(f)
+    }
+  }
+  await reader.cancel().catch(() => undefined)
+  return out
+}
+
+t.test('standalone, two nodes', async (t) => {
+  const inbox = await startSmtp(t)
+  const prefix = testPrefix()
+  const op = `${uid('op')}@example.com`
+  const a = await startNode(t, 'standalone', { keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op] })
+  const other = await startNode(t, 'standalone', { keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op] })
+  const b = new Browser(a.base)
+  await b.post('/signin', { email: op })
+  const teamKey = keyIn(await b.follow(linkIn(await inbox.next(op))))!
+  t.equal((await b.post('/rooms', { name: 'live', agents: 'dev', template: 'web-app' })).status, 201)
+  const agent = await legacyClient(t, other, teamKey)
+  const post = async (text: string) => {
+    const r = await callTool(agent, 'post_event', { room_id: 'live', agent_id: 'dev', type: 'message', text })
+    return (r.body.event as { id: string }).id
+  }
+  const open = (headers: Record<string, string> = {}, query = '') => fetch(`${a.base}/live?id=live${query}`, { headers: { Cookie: b.cookie!, ...headers } })
+
+  t.test('the room page links the fingerprinted script and says where to follow', async (t) => {
+    const page = await b.get('/room?id=live')
+    const src = /<script src="(\/assets\/live\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(page.body)?.[1]
+    t.ok(src, 'a fingerprinted script, no inline script')
+    t.match(page.body, 'data-live="/live?id=live"')
+    const js = await fetch(a.base + src!)
+    t.equal(js.status, 200)
+    t.match(js.headers.get('content-type') ?? '', 'text/javascript')
+    const body = Buffer.from(await js.arrayBuffer())
+    t.ok(gzipSync(body).length < 60 * 1024, `the script is under 60 kB compressed (${gzipSync(body).length} B)`)
+    t.notMatch(body.toString(), /ar_(team|room)_/, 'no key in the script')
+  })
+
+  t.test('events and other changes made on the other node arrive; no key needed, the session is enough', async (t) => {
+    const res = await open()
+    t.equal(res.status, 200)
+    t.match(res.headers.get('content-type') ?? '', 'text/event-stream')
+    const got = frames(res, (f) => f.some((x) => x.event === 'room-event') && f.some((x) => x.event === 'changed'))
+    await new Promise((ok) => setTimeout(ok, 200))
+    const id = await post('hello <b>you</b>')
+    await callTool(agent, 'update_task', { room_id: 'live', agent_id: 'dev', task_id: 't1', status: 'in_progress', assignee: 'dev' })
+    const f = await got
+    const ev = f.find((x) => x.event === 'room-event')
+    t.equal(ev?.id, id, 'the event, with its id')
+    t.match(JSON.parse(ev!.data!), { text: 'hello <b>you</b>', agent_id: 'dev' })
+    t.ok(f.some((x) => x.event === 'changed'), 'a task change is announced')
+  })
+
+  t.test('resuming after a dropped connection: every later event once, none twice', async (t) => {
+    const first = await post('one')
+    const second = await post('two')
+    const third = await post('three')
+    const res = await open({ 'Last-Event-ID': first })
+    const f = (await frames(res, (x) => x.filter((y) => y.event === 'room-event').length >= 2, 3000)).filter((x) => x.event === 'room-event')
+    t.same(
+      f.map((x) => x.id),
+      [second, third],
+      'exactly the events after the last one seen',
+    )
+    const fromQuery = (await frames(await open({}, `&lastEventId=${second}`), (x) => x.some((y) => y.event === 'room-event'), 3000)).filter((x) => x.event === 'room-event')
+    t.same(
+      fromQuery.map((x) => x.id),
+      [third],
+      'the first connection resumes from the page\'s last event (?lastEventId)',
+    )
+  })
+
+  t.test('refused: signed out, bad ids, another team\'s room', async (t) => {
+    const out = await fetch(`${a.base}/live?id=live`, { redirect: 'manual' })
+    t.equal(out.status, 303, 'signed out: no stream')
+    t.equal((await open({ 'Last-Event-ID': 'nope' })).status, 400)
+    t.equal((await fetch(`${a.base}/live?id=..`, { headers: { Cookie: b.cookie! } })).status, 400)
+    t.equal((await fetch(`${a.base}/live?id=not-mine`, { headers: { Cookie: b.cookie! } })).status, 404)
+  })
+})

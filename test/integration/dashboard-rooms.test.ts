@@ -1,0 +1,116 @@
+// The rooms page on a real node with a real SMTP server: the signed-in home lists the team's
+// rooms with activity, online agents and task counts; creating a room gives each agent the CLI's
+// own snippets with a room invite key that works on MCP; bad input changes nothing; no team key
+// reaches the page.
+import t from 'tap'
+import { snippetsFor } from '../../src/cli/snippets.js'
+import { testPrefix } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { callTool, legacyClient } from '../helpers/mcp.js'
+import { startNode } from '../helpers/node.js'
+import { uid } from '../helpers/shared.js'
+
+/** The text of the textarea labelled `label` on a page, unescaped. */
+function textareaAfter(body: string, id: string): string | undefined {
+  const m = new RegExp(`<textarea id="${id}"[^>]*>([\\s\\S]*?)</textarea>`).exec(body)
+  return m?.[1]?.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')
+}
+
+t.test('standalone', async (t) => {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op] })
+  const b = new Browser(n.base)
+  await b.post('/signin', { email: op })
+  const first = await b.follow(linkIn(await inbox.next(op)))
+  const teamKey = keyIn(first)!
+  t.ok(teamKey, 'signed in, with a team of their own')
+  const teamId = (await (await n.call('/admin/me', { key: teamKey })).json()).teamId as string
+
+  t.test('empty: the home page is the rooms page, saying there are none and offering the form', async (t) => {
+    const home = await b.get('/')
+    t.equal(home.status, 200)
+    t.match(home.body, 'No rooms yet')
+    t.match(home.body, /<form class="stack" method="post" action="\/rooms">/)
+    t.match(home.body, /<select name="template">/)
+    t.match(home.body, 'web-app', 'the templates are offered')
+    t.match(home.body, '<a href="/team">Team</a>', 'the team page is one link away')
+  })
+
+  t.test('bad input is refused naming the field, and creates nothing', async (t) => {
+    const none = await b.post('/rooms', { name: 'x', agents: ' , ', template: 'blank', invite: '1' })
+    t.equal(none.status, 400)
+    t.match(none.body, 'Agent ids: give at least one')
+    const dup = await b.post('/rooms', { name: 'x', agents: 'a, a', template: 'blank' })
+    t.equal(dup.status, 400)
+    t.match(dup.body, '&quot;a&quot; is listed twice')
+    const long = await b.post('/rooms', { name: 'y'.repeat(101), agents: 'a', template: 'blank' })
+    t.equal(long.status, 400)
+    t.match(long.body, 'Name: must be at most 100 characters')
+    const tpl = await b.post('/rooms', { name: 'z', agents: 'a', template: 'nope' })
+    t.equal(tpl.status, 400)
+    t.match(tpl.body, /Template: must be one of blank/)
+    t.match(tpl.body, 'value="z"', 'the form keeps what was typed')
+    t.same((await n.node.core.rooms.list(teamId)).rooms, [], 'no room was made')
+  })
+
+  let roomId = ''
+  t.test('create a room with invite keys: each agent gets the CLI\'s snippets and a key that works', async (t) => {
+    const made = await b.post('/rooms', { name: 'Shop <launch>', agents: 'planner, backend', template: 'web-app', invite: '1' })
+    t.equal(made.status, 201)
+    roomId = /Room <code>([^<]+)<\/code> was created/.exec(made.body)![1]!
+    t.equal(roomId, 'shop-launch', 'the room id is made from the name')
+    t.match(made.body, 'Shop &lt;launch>', 'the name shows as text')
+    const claude = textareaAfter(made.body, 'claude_code-1')!
+    const key = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(claude)?.[1]
+    t.ok(key, 'the backend agent has a key in its Claude Code command')
+    t.not(key, teamKey, 'a room invite key, never the team key')
+    t.notMatch(made.body, teamKey, 'no team key in the page')
+    const expected = snippetsFor({ agentId: 'backend', roomId, key: key!, url: `${n.node.baseUrl}/mcp` })
+    t.equal(claude, expected.claude_code, 'the same Claude Code command the CLI prints')
+    t.equal(textareaAfter(made.body, 'cursor-1'), expected.cursor)
+    t.equal(textareaAfter(made.body, 'vscode-1'), expected.vscode)
+    t.equal(textareaAfter(made.body, 'codex-1'), expected.codex)
+    t.match(textareaAfter(made.body, 'brief-1')!, 'You are agent "backend"')
+    const planner = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(textareaAfter(made.body, 'claude_code-0')!)?.[1]
+    t.not(planner, key, 'every agent has its own key')
+
+    const client = await legacyClient(t, n, key!)
+    const claimed = await callTool(client, 'update_task', { room_id: roomId, agent_id: 'backend', task_id: 't1', status: 'in_progress', assignee: 'backend' })
+    t.notOk(claimed.isError, 'the agent works in the room with that key')
+    t.notOk((await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'backend' })).isError, 'and is present')
+    const audit = await (await n.call('/admin/audit', { key: teamKey })).json()
+    const actions = (audit.entries as { action: string; target?: string }[]).map((e) => `${e.action} ${e.target ?? ''}`)
+    t.ok(actions.includes('created room shop-launch'), 'the audit trail records the room')
+    t.equal(actions.filter((a) => a.startsWith('minted room invite')).length, 2, 'and each invite key')
+  })
+
+  t.test('the rooms page shows the room with its online agent and task counts', async (t) => {
+    const home = await b.get('/')
+    t.match(home.body, `<a href="/room?id=${roomId}">Shop &lt;launch></a>`)
+    const row = /<tr><td><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
+    t.match(row, '<td>backend</td>', 'the agent that called is online')
+    t.match(row, /<td>\d+<\/td><td>1<\/td><\/tr>$/, 'one task in progress')
+    t.notMatch(home.body, teamKey, 'no team key in the page')
+    t.notMatch(home.body, /ar_(team|room)_\w{8}/, 'no key of any kind')
+  })
+
+  t.test('a second room of the same name is refused; without invites, the snippets carry a placeholder', async (t) => {
+    const again = await b.post('/rooms', { name: 'Shop <launch>', agents: 'x', template: 'blank' })
+    t.equal(again.status, 409)
+    t.match(again.body, 'already exists')
+    const plain = await b.post('/rooms', { name: 'plain', agents: 'solo', template: 'blank' })
+    t.equal(plain.status, 201)
+    t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')
+    t.match(plain.body, 'Replace <code>YOUR_TEAM_KEY</code>')
+  })
+
+  t.test('signed out: no rooms page, and no creation', async (t) => {
+    const stranger = new Browser(n.base)
+    t.equal((await stranger.get('/')).location, '/signin')
+    t.equal((await stranger.post('/rooms', { name: 'evil', agents: 'a' })).status, 401)
+    const cross = await b.post('/rooms', { name: 'evil', agents: 'a' }, { site: 'cross-site', origin: 'https://evil.example' })
+    t.equal(cross.status, 403, 'a cross-site form post is refused')
+    t.notOk((await n.node.core.rooms.list(teamId)).rooms.some((r) => r.room_id === 'evil'), 'nothing created')
+  })
+})
