@@ -113,9 +113,10 @@ t.test('standalone', async (t) => {
     t.match(reviews.find((r) => r.id === 'r1'), { status: 'approved', decided_by: /^human:/ }, 'the review is approved by the person')
 
     t.equal((await b.post('/room/tasks', { room: 'work', title: 'Write the runbook', priority: 'high', depends_on: 't1' })).status, 303)
-    const plan = (await call('read_plan', { agent_id: 'dev' })).tasks as { id: string; title: string; created_by: string; depends_on: string[] }[]
+    // read_plan lists compact items (id, title, status, ...); get_task has the whole record.
+    const plan = (await call('read_plan', { agent_id: 'dev' })).tasks as { id: string; title: string }[]
     const added = plan.find((x) => x.title === 'Write the runbook')!
-    t.match(added, { created_by: /^human:/, depends_on: ['t1'] }, 'the task is added as the person')
+    t.match((await call('get_task', { agent_id: 'dev', task_id: added.id })).task, { created_by: /^human:/, depends_on: ['t1'] }, 'the task is added as the person')
     t.equal((await b.post('/room/tasks', { room: 'work', task_id: added.id, assignee: 'dev', status: 'todo', priority: 'low' })).status, 303)
     const edited = ((await call('get_task', { agent_id: 'dev', task_id: added.id })).task as { assignee: string; priority: string })
     t.match(edited, { assignee: 'dev', priority: 'low' }, 'and edited')
