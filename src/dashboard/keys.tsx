@@ -6,10 +6,9 @@ import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
-import { AppError } from '../core/errors.js'
 import { Copyable, Flash } from './rooms.js'
 import { Layout, type Viewer } from './views.js'
-import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface KeysDeps {
   teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>
@@ -150,15 +149,8 @@ export class KeysPages {
   }
 
   /** Runs a change; a refused one shows the page with the error, changing nothing. */
-  private async change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    let extra: Partial<View>
-    try {
-      extra = await run()
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.show(r, { error: err.message }, err.status)
-      throw err
-    }
-    return this.show(r, extra, extra.minted ? 201 : 200)
+  private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
+    return changePage(run, (extra, status) => this.show(r, extra, status), (extra) => extra.minted !== undefined)
   }
 
   private async mint(r: Request): Promise<Partial<View>> {

@@ -16,7 +16,7 @@ import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
-import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, html, refusal, type Reply, type Request, type Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
@@ -109,9 +109,10 @@ export class Pages {
       const roomId = roomIdOf(name)
       ;({ room } = await this.deps.core.rooms.create(user.team, { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) }, humanId(user.name, user.email)))
     } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') {
-        const message = err.code === 'conflict' ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.` : fieldMessage(err)
-        return this.rooms(r, { form, error: message }, err.status)
+      const refused = refusal(err)
+      if (refused) {
+        const message = refused.code === 'conflict' ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.` : fieldMessage(refused)
+        return this.rooms(r, { form, error: message }, refused.status)
       }
       throw err
     }

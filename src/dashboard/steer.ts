@@ -8,7 +8,7 @@ import type { Core } from '../core/index.js'
 import { AppError } from '../core/errors.js'
 import { roomId as roomIdField } from '../core/fields.js'
 import { humanId } from './pages.js'
-import { actorOf, see, type Reply, type Request, type Web } from './web.js'
+import { actorOf, refusal, see, type Reply, type Request, type Web } from './web.js'
 
 export interface SteerDeps {
   core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context'>
@@ -86,7 +86,8 @@ export class Steer {
     try {
       done = await change(room, humanId(user.name, user.email), r.form)
     } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited' && err.code !== 'not_found') return this.deps.roomPage(r, { error: err.message }, err.status)
+      const refused = refusal(err)
+      if (refused && refused.code !== 'not_found') return this.deps.roomPage(r, { error: refused.message }, refused.status)
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)

@@ -56,6 +56,27 @@ const FORM_BYTES = 16 * 1024
 
 export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
 export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
+
+/** A refusal the person can act on (a 4xx other than rate limiting): pages show its message and change nothing. */
+export function refusal(err: unknown): AppError | undefined {
+  return err instanceof AppError && err.status < 500 && err.code !== 'rate_limited' ? err : undefined
+}
+
+/**
+ * Runs a page's change and shows the page again (`show`) with what it returns (201 when
+ * `created` says so), or with the refusal's message and status; anything else throws.
+ */
+export async function changePage<V extends { error?: string }>(run: () => Promise<Partial<V>>, show: (extra: Partial<V>, status: number) => Promise<Reply>, created: (extra: Partial<V>) => boolean): Promise<Reply> {
+  let extra: Partial<V>
+  try {
+    extra = await run()
+  } catch (err) {
+    const refused = refusal(err)
+    if (refused) return show({ error: refused.message } as Partial<V>, refused.status)
+    throw err
+  }
+  return show(extra, created(extra) ? 201 : 200)
+}
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
@@ -278,7 +299,8 @@ export class Web {
       const notice = await change()
       return await this.home(r, { notice })
     } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.home(r, { error: err.message }, err.status)
+      const refused = refusal(err)
+      if (refused) return this.home(r, { error: refused.message }, refused.status)
       throw err
     }
   }

@@ -8,7 +8,7 @@ import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash } from './rooms.js'
 import { Layout, type Viewer } from './views.js'
-import { actorOf, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface WebhooksDeps {
   webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
@@ -133,15 +133,8 @@ export class WebhooksPages {
     return html(WebhooksPage({ viewer: r.viewer!, hooks, ...extra }), status)
   }
 
-  private async change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    let extra: Partial<View>
-    try {
-      extra = await run()
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500 && err.code !== 'rate_limited') return this.show(r, { error: err.message }, err.status)
-      throw err
-    }
-    return this.show(r, extra, extra.secret ? 201 : 200)
+  private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
+    return changePage(run, (extra, status) => this.show(r, extra, status), (extra) => extra.secret !== undefined)
   }
 
   private async create(r: Request): Promise<Partial<View>> {

@@ -1,8 +1,14 @@
 // Helpers of the accounts tests: a key prefix of the test's own (the accounts directory is one
 // hash tag per prefix, so tests that share a Redis never see each other's people), and a scan of
-// every key and every member on every master for traces of a team or a person.
+// every key and every member on every master for traces of a team or a person; and a node whose
+// operator has signed in, for the page tests.
 import { randomBytes } from 'node:crypto'
 import { Cluster, type Redis } from 'ioredis'
+import type { Test } from 'tap'
+import type { Settings } from '../../src/config.js'
+import { Browser, linkIn, startSmtp, type Inbox, type Page } from './mail.js'
+import { startNode, type TestNode } from './node.js'
+import { uid } from './shared.js'
 
 /** A fresh KEY_PREFIX: the whole accounts directory of one test. */
 export function testPrefix(): string {
@@ -43,4 +49,19 @@ export async function traces(raw: Redis | Cluster, prefix: string, needles: stri
     } while (cursor !== '0')
   }
   return found
+}
+
+/**
+ * A node (standalone, accounts of a prefix of its own, mail to a real SMTP server of the test)
+ * whose operator (ADMIN_EMAILS) has signed in by mailed link: `first` is the page that showed
+ * their new team's key once.
+ */
+export async function signedInOperator(t: Test, settings: Partial<Settings> = {}): Promise<{ inbox: Inbox; op: string; n: TestNode; b: Browser; first: Page }> {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op], ...settings })
+  const b = new Browser(n.base)
+  await b.post('/signin', { email: op })
+  const first = await b.follow(linkIn(await inbox.next(op)))
+  return { inbox, op, n, b, first }
 }

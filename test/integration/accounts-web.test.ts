@@ -2,7 +2,7 @@
 // waitlist, an operator's approval, e-mail links (GET shows Continue, only POST consumes), the key
 // shown once, invites, sessions, CSRF, security headers, rate limits, and account deletion.
 import t from 'tap'
-import { testPrefix, traces } from '../helpers/accounts.js'
+import { signedInOperator, testPrefix, traces } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { rawClient, uid } from '../helpers/shared.js'
@@ -157,12 +157,7 @@ t.test('standalone', async (t) => {
 })
 
 t.test('an unreachable search index (Meilisearch) stops a team\'s deletion before anything changed', async (t) => {
-  const inbox = await startSmtp(t)
-  const owner = `${uid('own')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [owner], meiliUrl: 'http://127.0.0.1:1', meiliIndex: uid('down') })
-  const b = new Browser(n.base)
-  await b.post('/signin', { email: owner })
-  const first = await b.follow(linkIn(await inbox.next(owner)))
+  const { n, b, first } = await signedInOperator(t, { meiliUrl: 'http://127.0.0.1:1', meiliIndex: uid('down') })
   const key = keyIn(first)!
   t.ok(key, 'the owner signed in and has the new team\'s key')
   const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await b.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")

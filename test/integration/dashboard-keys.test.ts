@@ -2,20 +2,14 @@
 // works; revoking it from the page makes the API refuse it; the last live key cannot be revoked;
 // room invite keys minted at room creation are listed and revoked; every change is audited.
 import t from 'tap'
-import { testPrefix } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { signedInOperator } from '../helpers/accounts.js'
+import { Browser, keyIn } from '../helpers/mail.js'
 
 const secretIn = (body: string, id: string) => new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
 
 t.test('standalone', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op] })
-  const b = new Browser(n.base)
-  await b.post('/signin', { email: op })
-  const firstKey = keyIn(await b.follow(linkIn(await inbox.next(op))))!
+  const { n, b, first } = await signedInOperator(t)
+  const firstKey = keyIn(first)!
 
   t.test('the only key cannot be revoked from the page', async (t) => {
     const page = await b.get('/team/keys')

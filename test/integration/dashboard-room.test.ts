@@ -4,19 +4,13 @@
 // replies with who read them, context history and diff, presence, locks, vars, reviews,
 // analytics chart, search — with room content shown as text, never markup.
 import t from 'tap'
-import { testPrefix } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { signedInOperator } from '../helpers/accounts.js'
+import { keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
 
 t.test('standalone', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op] })
-  const b = new Browser(n.base)
-  await b.post('/signin', { email: op })
-  const teamKey = keyIn(await b.follow(linkIn(await inbox.next(op))))!
+  const { n, b, first } = await signedInOperator(t)
+  const teamKey = keyIn(first)!
   const made = await b.post('/rooms', { name: 'work', agents: 'dev, lead', template: 'web-app' })
   t.equal(made.status, 201)
   const agent = await legacyClient(t, n, teamKey)

@@ -4,11 +4,9 @@
 // reaches the page.
 import t from 'tap'
 import { snippetsFor } from '../../src/cli/snippets.js'
-import { testPrefix } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { signedInOperator } from '../helpers/accounts.js'
+import { Browser, keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
 
 /** The text of the textarea labelled `label` on a page, unescaped. */
 function textareaAfter(body: string, id: string): string | undefined {
@@ -17,12 +15,7 @@ function textareaAfter(body: string, id: string): string | undefined {
 }
 
 t.test('standalone', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op] })
-  const b = new Browser(n.base)
-  await b.post('/signin', { email: op })
-  const first = await b.follow(linkIn(await inbox.next(op)))
+  const { n, b, first } = await signedInOperator(t)
   const teamKey = keyIn(first)!
   t.ok(teamKey, 'signed in, with a team of their own')
   const teamId = (await (await n.call('/admin/me', { key: teamKey })).json()).teamId as string
