@@ -6,8 +6,8 @@ import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
-import { Copyable, Flash } from './rooms.js'
-import { Layout, type Viewer } from './views.js'
+import { Copyable } from './rooms.js'
+import { Flash, Layout, type Viewer } from './views.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface KeysDeps {

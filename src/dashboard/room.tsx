@@ -7,8 +7,8 @@ import type { RoomEvent } from '../core/events.js'
 import type { Task } from '../core/plan.js'
 import type { Snapshot } from '../core/snapshot.js'
 import type { SearchAnswer } from '../search/engine.js'
-import { Flash, roomHref } from './rooms.js'
-import { Layout, type Viewer } from './views.js'
+import { roomHref } from './rooms.js'
+import { Flash, Layout, type Viewer } from './views.js'
 
 export type RoomSnapshot = Awaited<ReturnType<Snapshot['room']>>
 

@@ -6,7 +6,7 @@ import type { AgentAccess, Snippets } from '../cli/snippets.js'
 import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Layout, type Viewer } from './views.js'
+import { Flash, Layout, type Viewer } from './views.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -25,23 +25,6 @@ export interface CreateForm {
 
 /** A placeholder where the team key goes: the dashboard never holds or shows the team key. */
 export const TEAM_KEY_PLACEHOLDER = 'YOUR_TEAM_KEY'
-
-export function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
-  return (
-    <>
-      {props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
-    </>
-  )
-}
 
 export function roomHref(roomId: string): string {
   return `/room?id=${encodeURIComponent(roomId)}`

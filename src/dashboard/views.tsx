@@ -51,7 +51,7 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
 }
 
 /** A change's outcome on a page: a notice, or an error announced to screen readers. */
-function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
+export function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
   return (
     <>
       {props.notice ? (

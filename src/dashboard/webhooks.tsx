@@ -6,8 +6,8 @@ import type { Audit } from '../auth/audit.js'
 import { AppError } from '../core/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
-import { Copyable, Flash } from './rooms.js'
-import { Layout, type Viewer } from './views.js'
+import { Copyable } from './rooms.js'
+import { Flash, Layout, type Viewer } from './views.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface WebhooksDeps {

@@ -20,6 +20,9 @@ import { settingsFor } from '../helpers/shared.js'
 const info = (fields: Record<string, string>) => ['# Server', ...Object.entries(fields).map(([k, v]) => `${k}:${v}`), ''].join('\r\n')
 
 /** A logger that keeps its warnings. */
+/** The node may warn of other things too (no SMTP_URL: mails go to the log): the warnings about Redis. */
+const redisWarnings = (warnings: { msg: string }[]) => warnings.filter((w) => /redis/i.test(w.msg ?? ''))
+
 function recordingLog() {
   const warnings: { obj: Record<string, unknown>; msg: string }[] = []
   const log = createLogger('silent')
@@ -72,8 +75,7 @@ t.test('a Redis without maxmemory: the node starts and warns, saying what to set
   const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
   t.teardown(() => node.stop(500))
   t.ok((await node.start()) > 0, 'the node starts')
-  // The node may warn of other things too (no SMTP_URL: mails go to the log); one is about Redis.
-  const redis = warnings.filter((w) => /redis/i.test(w.msg))
+  const redis = redisWarnings(warnings)
   t.equal(redis.length, 1, 'one warning about Redis')
   t.match(redis[0], { obj: { redis: `127.0.0.1:${port}`, maxmemory: 0 }, msg: /^Redis has no maxmemory: .*set maxmemory/ })
 })
@@ -91,7 +93,7 @@ t.test('a Redis whose policy may evict keys: the node starts and warns, naming t
   const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
   t.teardown(() => node.stop(500))
   t.ok((await node.start()) > 0, 'the node starts')
-  const redis = warnings.filter((w) => /redis/i.test(w.msg))
+  const redis = redisWarnings(warnings)
   t.equal(redis.length, 1, 'one warning about Redis')
   t.match(redis, [{ obj: { redis: `127.0.0.1:${port}`, maxmemory_policy: 'allkeys-lru' }, msg: /set maxmemory-policy noeviction/ }], 'and warns once')
 })
