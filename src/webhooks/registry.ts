@@ -293,7 +293,13 @@ export class WebhookRegistry {
     const k = this.store.keys.webhooks(teamId)
     const keys = [k.hooks, k.health, k.deliveries, k.due]
     const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, ''])
-    const read = await this.store.room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId'])
+    const read = await this.store.room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId']).catch((err: unknown) => {
+      // The room itself is gone (expired or deleted): name what the caller sent.
+      if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
+        throw new AppError('not_found', `deliveryId: the room of ${deliveryId}, ${String(found.room)}, no longer exists`, { field: 'deliveryId' })
+      }
+      throw err
+    })
     const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, read.rows[0]!])
     await this.opts.wake?.(teamId)
     return { deliveryId, webhookId, dueAt: iso(Number(r.due)) }

@@ -164,6 +164,18 @@ t.test('managing webhooks', async (t) => {
       const twice = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${deliveryId}/replay`)
       t.equal(twice.status, 404, 'replayed already')
       t.match(twice.body, { error: { message: /not among the recent failures/ } })
+
+      // A failure whose room is gone (expired) cannot be replayed either; the answer names the delivery.
+      rx.answer = () => ({ status: 500 })
+      const other = await room(s)
+      await post(s, other, 'in a room that will expire')
+      await waitFor(async () => (await hook(s, wh.webhookId)).health.failed === 2, 5000, 'the second delivery to fail')
+      const lost = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
+      const store = s.n.node.store
+      await Promise.all(store.keys.room({ teamId: s.teamId, roomId: other }).list.slice(0, 14).map((k) => store.client.del(k)))
+      const roomGone = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${lost}/replay`)
+      t.equal(roomGone.status, 404)
+      t.match(roomGone.body, { error: { code: 'not_found', message: /room of .* no longer exists/, details: { field: 'deliveryId' } } }, 'a room that is gone is named')
     })
 
     t.test(`${backend}: a replay is refused when the event is trimmed or the webhook is disabled, changing nothing`, async (t) => {
