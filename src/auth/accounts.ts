@@ -196,6 +196,16 @@ export class Accounts {
     return r.user ? toUser(r.user as StoredUser) : undefined
   }
 
+  /**
+   * The person behind a session token if it is still live, without moving its idle deadline: for
+   * long-lived requests (the dashboard's live stream) that check again while the page stays open.
+   */
+  async stillSignedIn(token: string | undefined): Promise<User | undefined> {
+    if (!token || !SECRET_SHAPE.test(token)) return undefined
+    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleS * 1000, Number.MAX_SAFE_INTEGER])
+    return r.user ? toUser(r.user as StoredUser) : undefined
+  }
+
   async endSession(token: string | undefined): Promise<boolean> {
     if (!token || !SECRET_SHAPE.test(token)) return false
     const r = await this.run('endSession', [hashKey(token)])

@@ -5,7 +5,10 @@
 //     header EventSource sends on reconnect, or ?lastEventId= for the first connection, given by
 //     the page: the last event it rendered), so none is lost or repeated;
 //   - `event: changed` on any other change of the room (plan, context, presence, ...), at most
-//     one per CHANGE_COALESCE_MS, so the page re-reads what it shows.
+//     one per CHANGE_COALESCE_MS, so the page re-reads what it shows;
+//   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
+//     (sign-out, idle or absolute expiry, the account or team deleted): checked every
+//     SESSION_CHECK_MS, without counting as use of the session.
 import { AppError } from '../core/errors.js'
 import type { RoomEvent } from '../core/events.js'
 import { eventId, roomId as roomIdField } from '../core/fields.js'
@@ -21,7 +24,12 @@ export interface LiveDeps {
   hub: Pick<Hub, 'listen'>
   lifecycle: Pick<Lifecycle, 'onDrain'>
   settings: { sseBufferBytes: number; sseKeepaliveS: number }
+  /** The person of a session if it is still live (not moving its idle deadline). */
+  stillSignedIn: (token: string | undefined) => Promise<{ team: string } | undefined>
 }
+
+/** How often an open stream checks that its session is still live. */
+export const SESSION_CHECK_MS = 5000
 
 /** Changes other than events are announced at most this often (the page re-reads on each). */
 export const CHANGE_COALESCE_MS = 150
@@ -63,11 +71,21 @@ export class Live {
       if (closed) return
       closed = true
       clearInterval(keepalive)
+      clearInterval(sessionCheck)
       clearTimeout(changeTimer)
       for (const stop of stops) stop()
       out.end(last)
     }
     const keepalive = setInterval(() => send(': keep-alive\n\n'), this.deps.settings.sseKeepaliveS * 1000)
+    const teamId = room.teamId
+    const sessionCheck = setInterval(() => {
+      this.deps.stillSignedIn(r.session).then(
+        (user) => {
+          if (!user || user.team !== teamId) close('event: signed-out\ndata: {}\n\n')
+        },
+        () => undefined, // Redis unreachable: checked again at the next tick
+      )
+    }, SESSION_CHECK_MS)
     stops.push(this.deps.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n')))
     ex.onAbort(() => close())
     stops.push(

@@ -36,7 +36,7 @@ details > summary { cursor: pointer; }
 svg.chart { max-width: 100%; height: auto; }
 svg.chart rect { fill: var(--accent); } svg.chart text { fill: var(--muted); font-size: 10px; }
 .live { font-size: .9rem; }
-.live[data-state=reconnecting] { color: var(--bad); font-weight: 600; }
+.live[data-state=reconnecting], .live[data-state=signed-out] { color: var(--bad); font-weight: 600; }
 form.search { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; }
 form.search label { flex: 1 1 14rem; }
 `

@@ -4,6 +4,7 @@
 // links the fingerprinted script that follows it.
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
+import { SESSION_CHECK_MS } from '../../src/dashboard/live.js'
 import { testPrefix } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
@@ -113,5 +114,16 @@ t.test('standalone, two nodes', async (t) => {
     t.equal((await open({ 'Last-Event-ID': 'nope' })).status, 400)
     t.equal((await fetch(`${a.base}/live?id=..`, { headers: { Cookie: b.cookie! } })).status, 400)
     t.equal((await fetch(`${a.base}/live?id=not-mine`, { headers: { Cookie: b.cookie! } })).status, 404)
+  })
+
+  t.test('an open stream ends with signed-out once its session ends (here: sign-out from another tab)', async (t) => {
+    const res = await open()
+    t.equal(res.status, 200)
+    const got = frames(res, (f) => f.some((x) => x.event === 'signed-out'), SESSION_CHECK_MS * 3)
+    const cookie = b.cookie!
+    await b.post('/signout', {})
+    const f = await got
+    t.ok(f.some((x) => x.event === 'signed-out'), 'the stream says so and ends')
+    t.equal((await fetch(`${a.base}/live?id=live`, { headers: { Cookie: cookie }, redirect: 'manual' })).status, 303, 'and the cookie opens no new one')
   })
 })

@@ -4,7 +4,8 @@
 // any change, re-reads the page and swaps in the parts that changed — never the part holding
 // the focus, and keeping open <details> open — so the page follows the room within a second,
 // without reload. EventSource resumes after the last event id it saw; the status line says
-// "Reconnecting…" while the stream is down. Copy buttons copy their textarea.
+// "Reconnecting…" while the stream is down, and stops when the session has ended. Copy buttons
+// copy their textarea.
 
 const RETRY_MS = 1000
 
@@ -98,6 +99,11 @@ function follow(root: HTMLElement): void {
     })
     es.addEventListener('changed', soon)
     es.addEventListener('gap', soon)
+    // The session ended (signed out elsewhere, expired, account deleted): no reconnecting.
+    es.addEventListener('signed-out', () => {
+      es.close()
+      say('signed-out', 'Signed out: reload the page to sign in again')
+    })
   }
   connect()
 }
