@@ -75,6 +75,9 @@ t.test('Redis killed and started again', async (t) => {
   const after = await tool(n, team.key, 'read_plan', { room_id: room.room_id, agent_id: 'a' })
   t.notOk(after.isError, 'MCP too, with the data the AOF kept')
   t.equal(countLines(lines, 'redis reachable again'), 1, 'one log line for the recovery')
+  // The sampler sleeps between samples: let it take a few after the recovery before it stops.
+  const recovered = samples.length
+  await eventually(() => samples.length >= recovered + 3, 5000)
   sampling = false
   await sampler
   t.match(samples.join(' '), /^(200 )*(503 )+200( 200)*$/, `/ready went 503 once and back to 200, no flapping (${samples.length} samples)`)
