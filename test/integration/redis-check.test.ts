@@ -20,9 +20,6 @@ import { settingsFor } from '../helpers/shared.js'
 const info = (fields: Record<string, string>) => ['# Server', ...Object.entries(fields).map(([k, v]) => `${k}:${v}`), ''].join('\r\n')
 
 /** A logger that keeps its warnings. */
-/** The node may warn of other things too (no SMTP_URL: mails go to the log): the warnings about Redis. */
-const redisWarnings = (warnings: { msg: string }[]) => warnings.filter((w) => /redis/i.test(w.msg ?? ''))
-
 function recordingLog() {
   const warnings: { obj: Record<string, unknown>; msg: string }[] = []
   const log = createLogger('silent')
@@ -69,31 +66,25 @@ async function redisWith(t: Test, extra: string[]): Promise<number> {
   return port
 }
 
-t.test('a Redis without maxmemory: the node starts and warns, saying what to set', async (t) => {
-  const port = await redisWith(t, ['--maxmemory-policy', 'noeviction'])
+/** Starts a node on the Redis at `port`; resolves with its warnings about Redis (it may warn of other things too: no SMTP_URL). */
+async function startWarned(t: Test, port: number): Promise<{ obj: Record<string, unknown>; msg: string }[]> {
   const { log, warnings } = recordingLog()
   const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
   t.teardown(() => node.stop(500))
   t.ok((await node.start()) > 0, 'the node starts')
-  const redis = redisWarnings(warnings)
+  return warnings.filter((w) => /redis/i.test(w.msg ?? ''))
+}
+
+t.test('a Redis without maxmemory: the node starts and warns, saying what to set', async (t) => {
+  const port = await redisWith(t, ['--maxmemory-policy', 'noeviction'])
+  const redis = await startWarned(t, port)
   t.equal(redis.length, 1, 'one warning about Redis')
   t.match(redis[0], { obj: { redis: `127.0.0.1:${port}`, maxmemory: 0 }, msg: /^Redis has no maxmemory: .*set maxmemory/ })
 })
 
 t.test('a Redis whose policy may evict keys: the node starts and warns, naming the policy', async (t) => {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'ar-evict-'))
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'allkeys-lru', '--maxmemory', '1gb'], { stdio: 'ignore' })
-  t.teardown(() => {
-    proc.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
-  t.ok(await eventually(async () => (await probeRedis('127.0.0.1', port)) === 'pong', 10_000), 'a real redis-server with allkeys-lru')
-  const { log, warnings } = recordingLog()
-  const node = new ServiceNode(settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${port}`, port: 0, host: '127.0.0.1' }), { log, defaultMetrics: false })
-  t.teardown(() => node.stop(500))
-  t.ok((await node.start()) > 0, 'the node starts')
-  const redis = redisWarnings(warnings)
+  const port = await redisWith(t, ['--maxmemory-policy', 'allkeys-lru', '--maxmemory', '1gb'])
+  const redis = await startWarned(t, port)
   t.equal(redis.length, 1, 'one warning about Redis')
   t.match(redis, [{ obj: { redis: `127.0.0.1:${port}`, maxmemory_policy: 'allkeys-lru' }, msg: /set maxmemory-policy noeviction/ }], 'and warns once')
 })
