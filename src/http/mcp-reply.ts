@@ -3,27 +3,19 @@
 // sends something before the response (progress, logging), or when a call runs long — then a
 // keep-alive comment every SSE_KEEPALIVE_S keeps proxies from cutting it.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import type { Exchange, StreamWriter } from '../http/exchange.js'
-import type { ReplySink } from './transport.js'
+import type { ReplyChannel, ReplyShape } from '../mcp/pipeline.js'
+import type { Exchange, StreamWriter } from './exchange.js'
 
-export interface ReplyOptions {
-  /** The client accepts text/event-stream. */
-  canStream: boolean
-  /** The client accepts only text/event-stream. */
-  streamOnly: boolean
+export interface ReplyOptions extends ReplyShape {
   keepaliveMs: number
   bufferBytes: number
-  /** HTTP status of an error response (protocol-era rules); 200 for results. */
-  statusOf(message: JSONRPCMessage): number
   /** Extra response headers (MCP-Protocol-Version, ...). */
   headers?: Record<string, string>
-  /** Rewrites a response before it is sent (modern-era result decoration). */
-  decorate?(message: JSONRPCMessage): JSONRPCMessage
 }
 
 const frame = (m: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(m)}\n\n`
 
-export class HttpReply implements ReplySink {
+export class HttpReply implements ReplyChannel {
   private stream: StreamWriter | undefined
   private keepalive: NodeJS.Timeout | undefined
   done = false
