@@ -6,13 +6,13 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { ReplyChannel, ReplyShape } from '../mcp/pipeline.js'
 import type { Exchange, StreamWriter } from './exchange.js'
 
-export interface ReplyOptions extends ReplyShape {
+/** The node's SSE settings: keep-alive interval, and how much a slow client may have buffered. */
+export interface SseSettings {
   keepaliveMs: number
   bufferBytes: number
-  /** Extra response headers (MCP-Protocol-Version, ...). */
-  headers?: Record<string, string>
 }
 
+const JSON_TYPE = { 'Content-Type': 'application/json' }
 const frame = (m: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(m)}\n\n`
 
 export class HttpReply implements ReplyChannel {
@@ -22,7 +22,8 @@ export class HttpReply implements ReplyChannel {
 
   constructor(
     private readonly ex: Exchange,
-    private readonly opts: ReplyOptions,
+    private readonly opts: ReplyShape,
+    private readonly sse: SseSettings,
   ) {
     if (opts.streamOnly) this.startStream()
   }
@@ -32,10 +33,10 @@ export class HttpReply implements ReplyChannel {
     if (this.stream || !this.opts.canStream || this.done || this.ex.responded) return
     this.stream = this.ex.stream(
       200,
-      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', ...this.opts.headers },
-      this.opts.bufferBytes,
+      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+      this.sse.bufferBytes,
     )
-    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.opts.keepaliveMs)
+    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.sse.keepaliveMs)
     // A cancelled call (the client went away) never replies: stop the keep-alives with the connection.
     this.ex.onAbort(() => clearInterval(this.keepalive))
   }
@@ -46,7 +47,7 @@ export class HttpReply implements ReplyChannel {
     clearInterval(this.keepalive)
     const m = this.opts.decorate ? this.opts.decorate(message) : message
     if (this.stream) this.stream.end(frame(m))
-    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), { 'Content-Type': 'application/json', ...this.opts.headers })
+    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
   }
 
   notify(message: JSONRPCMessage): void {

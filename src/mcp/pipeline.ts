@@ -212,16 +212,11 @@ function lazyAbort(io: McpExchange): LazyAbort {
   }
 }
 
-/** The fast path's outcome as a JSON-RPC response: its result, or the JSON-RPC error it chose. */
-async function settle(id: RequestId, answer: Promise<unknown>): Promise<JSONRPCMessage> {
-  try {
-    return { jsonrpc: '2.0', id, result: (await answer) as JsonObject } as JSONRPCMessage
-  } catch (err) {
-    // A JSON-RPC error the host chose (a malformed tools/call, an unknown tool); anything else is a bug.
-    const code = (err as { code?: unknown }).code
-    if (typeof code !== 'number') throw err
-    return { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } }
-  }
+/** A JSON-RPC error the host chose (a malformed tools/call, an unknown tool); anything else is a bug. */
+function hostError(id: RequestId, err: unknown): JSONRPCMessage {
+  const code = (err as { code?: unknown }).code
+  if (typeof code !== 'number') throw err
+  return { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } }
 }
 
 async function request(work: Extract<Work, { kind: 'request' }>, who: Admitted, io: McpExchange, host: EndpointHost): Promise<void> {
@@ -239,7 +234,12 @@ async function request(work: Extract<Work, { kind: 'request' }>, who: Admitted, 
   const abort = lazyAbort(io)
   const fast = host.fastCall?.(message, data, abort)
   if (fast) {
-    const reply = await settle(message.id, fast)
+    let reply: JSONRPCMessage
+    try {
+      reply = { jsonrpc: '2.0', id: message.id, result: (await fast) as JsonObject } as JSONRPCMessage
+    } catch (err) {
+      reply = hostError(message.id, err)
+    }
     if (!io.aborted) out.reply(reply)
     return
   }
@@ -257,7 +257,7 @@ async function request(work: Extract<Work, { kind: 'request' }>, who: Admitted, 
   })
 }
 
-async function dispatch(work: Work, who: Admitted, io: McpExchange, host: EndpointHost): Promise<void> {
+function dispatch(work: Work, who: Admitted, io: McpExchange, host: EndpointHost): Promise<void> | void {
   switch (work.kind) {
     case 'request':
       return request(work, who, io, host)
@@ -289,6 +289,6 @@ export function mcpPipeline(host: EndpointHost, opts: PipelineOptions): (req: Mc
     if (refused(parsed)) return refuse(io, parsed)
     const work = classify(req.headers, parsed.body)
     if (refused(work)) return refuse(io, work)
-    return dispatch(work, who, io, host)
+    await dispatch(work, who, io, host)
   }
 }
