@@ -1,6 +1,6 @@
-// Serves the conformance fixture server (fixture.ts) through the node's own request
-// path: the HTTP dispatcher (src/http/dispatch.ts) and the /mcp routes (src/http/mcp.ts, the pipeline of src/mcp/pipeline.ts)
-// with the fixture as its MCP host. Requests without an Authorization header act as a team key
+// Serves the conformance fixture server (fixture.ts) through the node's own request path: the
+// HTTP dispatcher (src/http/dispatch.ts) and the /mcp routes (src/http/mcp.ts in front of
+// src/mcp/pipeline.ts) with the fixture as its MCP host. Requests without an Authorization header act as a team key
 // of team `conformance` (the conformance CLI cannot send one). Settings come from the
 // environment like the service's (REDIS_URL: keys and rate limits of requests that do send a
 // key; HOST, PORT — port 0 picks a free one). Prints `URL http://HOST:PORT/mcp` once listening;
