@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceNode } from '../node.js'
 import { VERSION } from '../version.js'
-import type { EndpointHost, LazyAbort } from './endpoint.js'
+import type { EndpointHost, LazyAbort } from './pipeline.js'
 import { runTool } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES } from './tools/index.js'
@@ -99,6 +99,8 @@ export class McpHost implements EndpointHost {
   /** tools/list results, built once per profile, for team keys and for room invite keys. */
   readonly lists: Record<Profile, { tools: Tool[] }>
   readonly inviteLists: Record<Profile, { tools: Tool[] }>
+  /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
+  fastPath = true
 
   constructor(private readonly node: ServiceNode) {
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
@@ -115,38 +117,45 @@ export class McpHost implements EndpointHost {
       return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
-      const req = request as unknown as CallToolRequest // checked against CallToolRequestSchema by Server's tools/call wrapper (-32602)
+      const req = request as unknown as CallToolRequest // checked by fastCall (one line naming the fault) before the SDK sees it
       const data = extra.authInfo?.extra as McpRequestData
-      const def = this.tools.get(req.params.name)
-      const profileHides = data.profile === 'core' && !CORE_TOOL_NAMES.includes(req.params.name)
-      if (!def || profileHides) {
-        // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
-        throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
-      }
-      return runTool(this.node, def, req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
+      return runTool(this.node, this.toolFor(req.params.name, data.profile), req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
     })
   }
 
+  /** The tool a call names if the caller's profile lists it; else the -32602 both paths answer. */
+  private toolFor(name: string, profile: Profile): ToolDef {
+    const def = this.tools.get(name)
+    const profileHides = profile === 'core' && !CORE_TOOL_NAMES.includes(name)
+    // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
+    if (!def || profileHides) throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
+    return def
+  }
+
   /**
-   * Runs a plain tools/call straight on the tool table, without the SDK's per-request work (its
-   * request, handler and result schema parses, an AbortController, the id remap): that work was
-   * about a third of the node's CPU per call (BENCHMARKS.md). Only for calls the SDK path would
-   * answer the same way — a known tool of the profile, arguments absent or an object, and no
-   * progress token or task in params (those need the SDK's notifications); anything else returns
-   * undefined and goes through the server.
+   * tools/call before the SDK server: refuses malformed params with one line naming the fault
+   * (the SDK's own check answers a multi-line zod dump), then runs a plain call straight on the
+   * tool table, without the SDK's per-request work (its request, handler and result schema
+   * parses, an AbortController, the id remap): that work was about a third of the node's CPU per
+   * call (BENCHMARKS.md). Plain: no progress token, task or other params (those need the SDK's
+   * notifications); anything else returns undefined and goes through the server, which answers
+   * alike (test/integration/mcp-paths.test.ts holds both paths byte-alike, with fastPath off).
    */
   fastCall(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<CallToolResult> | undefined {
     if (message.method !== 'tools/call') return undefined
     const params = message.params
-    // The SDK would answer these with a multi-line zod dump: one line naming the field instead.
     if (!isPlainObject(params)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params {name, arguments}'))
     const { name, arguments: args, _meta: meta } = params
     if (typeof name !== 'string') return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)'))
     if (args !== undefined && !isPlainObject(args)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object'))
-    if (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined)) return undefined
+    if (!this.fastPath || (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined))) return undefined
     for (const k in params) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return undefined
-    const def = this.tools.get(name)
-    if (!def || (data.profile === 'core' && !CORE_TOOL_NAMES.includes(name))) return undefined
+    let def: ToolDef
+    try {
+      def = this.toolFor(name, data.profile)
+    } catch (err) {
+      return Promise.reject(err)
+    }
     return runTool(this.node, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
   }
 

@@ -106,7 +106,8 @@ export class MuxTransport implements Transport {
       if (!p || p.done) return // cancelled, or the client went away
       p.done = true
       this.pending.delete(internal)
-      p.sink.reply({ ...message, id: p.clientId } as JSONRPCMessage)
+      // The client's id back, in the one key order every reply has (the SDK puts result first).
+      p.sink.reply('result' in message ? { jsonrpc: '2.0', id: p.clientId, result: message.result } : { jsonrpc: '2.0', id: p.clientId, error: message.error })
       return
     }
     const related = options?.relatedRequestId

@@ -5,7 +5,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
-import { ERROR } from '../../src/mcp/era.js'
+import { ERROR } from '../../src/mcp/wire.js'
 import { pinFuzzSeed } from '../helpers/fuzz.js'
 import { envelope, legacyCall, MODERN, modernHeaders, post, PROTOCOL_VERSION_KEY, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode } from '../helpers/node.js'

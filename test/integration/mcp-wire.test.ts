@@ -3,7 +3,7 @@
 // headers (-32020), versions (-32022 and the legacy list), 405/202/400/403/401/415/406, modern
 // result decoration, and initialize negotiation for the 2025 revisions.
 import t from 'tap'
-import { ERROR } from '../../src/mcp/era.js'
+import { ERROR } from '../../src/mcp/wire.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
 import { callTool, envelope, legacyCall, MODERN, modernBody, modernClient, modernHeaders, post, PROTOCOL_VERSION_KEY, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode } from '../helpers/node.js'

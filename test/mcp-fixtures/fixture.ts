@@ -1,13 +1,13 @@
 // The MCP conformance fixture server: an SDK 1.32 McpServer with the tools, prompts and resources
 // the scenarios of @modelcontextprotocol/conformance call by name, connected to our MuxTransport
-// so the suite exercises our endpoint (src/mcp/endpoint.ts), transport and reply streaming
+// so the suite exercises our pipeline (src/mcp/pipeline.ts), transport and reply streaming
 // rather than the SDK's own HTTP transport. Written from the scenario descriptions. One shared
 // server serves every client, exactly like the node's McpHost.
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js'
 import { CreateMessageResultSchema, ElicitResultSchema, ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type CallToolResult, type ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { EndpointHost } from '../../src/mcp/endpoint.js'
+import type { EndpointHost } from '../../src/mcp/pipeline.js'
 import { MuxTransport } from '../../src/mcp/transport.js'
 import { ELICIT_DEFAULTS_SCHEMA, ELICIT_ENUMS_SCHEMA, ELICIT_USER_SCHEMA, JSON_SCHEMA_2020_12, PNG_1PX, TEXTS, WAV_MINIMAL } from './content.js'
 import { intercept, mayLog, type Extra } from './intercept.js'

@@ -1,6 +1,6 @@
-// Serves the conformance fixture server (fixture.ts) through the node's own request
-// path: the HTTP dispatcher (src/http/dispatch.ts) and the /mcp endpoint (src/mcp/endpoint.ts)
-// with the fixture as its MCP host. Requests without an Authorization header act as a team key
+// Serves the conformance fixture server (fixture.ts) through the node's own request path: the
+// HTTP dispatcher (src/http/dispatch.ts) and the /mcp routes (src/http/mcp.ts in front of
+// src/mcp/pipeline.ts) with the fixture as its MCP host. Requests without an Authorization header act as a team key
 // of team `conformance` (the conformance CLI cannot send one). Settings come from the
 // environment like the service's (REDIS_URL: keys and rate limits of requests that do send a
 // key; HOST, PORT — port 0 picks a free one). Prints `URL http://HOST:PORT/mcp` once listening;
@@ -14,7 +14,7 @@ import { Lifecycle } from '../../src/http/lifecycle.js'
 import { Metrics } from '../../src/http/metrics.js'
 import { Router } from '../../src/http/router.js'
 import { createLogger } from '../../src/logger.js'
-import { mcpRoutes } from '../../src/mcp/endpoint.js'
+import { mcpRoutes } from '../../src/http/mcp.js'
 import { Store } from '../../src/store/store.js'
 import { FixtureHost } from './fixture.js'
 

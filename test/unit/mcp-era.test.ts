@@ -1,14 +1,14 @@
-// The 2026-07-28 wire edge (src/mcp/era.ts), no Redis: every cell of the inbound ladder with its
+// The 2026-07-28 wire edge (src/mcp/era.ts, envelope.ts, modern.ts), no Redis: every cell of the inbound ladder with its
 // HTTP status and JSON-RPC code, header whitespace and base64 sentinels, the envelope rules,
 // method gating, server/discover, result decoration and the status table; and that SDK 1.32's
 // own schemas accept a modern message with its `_meta` envelope left in place.
 import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
-import {
-  classify, decodeHeaderValue, decorateModernResult, discoverResult, echoId, httpStatusForError, META, modernDispatch,
-  validateEnvelope, type InboundRequest, type JsonObject, type ModernRoute, type Rejection, type Route,
-} from '../../src/mcp/era.js'
+import { validateEnvelope } from '../../src/mcp/envelope.js'
+import { classify, decodeHeaderValue, echoId } from '../../src/mcp/era.js'
+import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from '../../src/mcp/modern.js'
+import { META, type InboundRequest, type JsonObject, type ModernRoute, type Rejection, type Route } from '../../src/mcp/wire.js'
 
 const V = '2026-07-28'
 const SERVER = { name: 'agentrooms', version: '1.2.3' }

@@ -1,14 +1,12 @@
 // Context tools: durable typed documents keyed by (type, key), with versions and diffs.
-import { z } from 'zod'
+import { contextSchemas } from '../../core/context.js'
+import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
+const context = contextSchemas(CORE_SETTINGS)
 /** The entry's address; its conventions are described once, on write_context. */
-const ref = { type: z.string(), key: z.string() }
-const described = {
-  type: ref.type.describe('brief, spec, handoff, change_request, decision, runbook, ...'),
-  key: ref.key.describe('Name within the type, e.g. "api"'),
-}
-const expectedVersion = z.number().int().optional().describe('Only if still at this version; 0: must not exist')
+const ref = { type: undefined, key: undefined }
+const expectedVersion = 'Only if still at this version; 0: must not exist'
 
 export const contextTools: ToolDef[] = [
   tool({
@@ -17,7 +15,12 @@ export const contextTools: ToolDef[] = [
     description:
       'Creates or replaces entry (type, key) with a text body; old versions stay in history. For durable agreements, specs, handoffs. Partial change: update_context.',
     scope: 'room',
-    args: { ...described, body: z.string().describe('Full text (markdown)'), expected_version: expectedVersion },
+    args: coreArgs(context.write, {
+      type: 'brief, spec, handoff, change_request, decision, runbook, ...',
+      key: 'Name within the type, e.g. "api"',
+      body: 'Full text (markdown)',
+      expected_version: expectedVersion,
+    }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -28,7 +31,7 @@ export const contextTools: ToolDef[] = [
     title: 'Read context',
     description: 'An entry\'s body (current or a kept older version) with its whole metadata.',
     scope: 'room',
-    args: { ...ref, version: z.number().int().optional() },
+    args: coreArgs(context.read, { ...ref, version: undefined }),
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -39,13 +42,7 @@ export const contextTools: ToolDef[] = [
     title: 'Update context',
     description: 'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must match once), body (replace all).',
     scope: 'room',
-    args: {
-      ...ref,
-      append: z.string().optional(),
-      edits: z.array(z.object({ old: z.string(), new: z.string() })).optional().describe('Applied in order'),
-      body: z.string().optional(),
-      expected_version: expectedVersion,
-    },
+    args: coreArgs(context.update, { ...ref, append: undefined, edits: 'Applied in order', body: undefined, expected_version: expectedVersion }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ node, caller }, a) => node.core.context.update(caller, a),
@@ -55,7 +52,7 @@ export const contextTools: ToolDef[] = [
     title: 'List context',
     description: 'Context entries, without bodies: type, key, version, size, last update. Optionally one type.',
     scope: 'room',
-    args: { type: z.string().optional().describe('Only this type'), limit: z.number().int().optional().describe('Default 50') },
+    args: coreArgs(context.list, { type: 'Only this type', limit: 'Default 50' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.context.list(caller, a),
@@ -65,7 +62,7 @@ export const contextTools: ToolDef[] = [
     title: 'Delete context',
     description: 'Deletes an entry, its kept versions and its pending reviews, for good.',
     scope: 'room',
-    args: ref,
+    args: coreArgs(context.ref, ref),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ node, caller }, a) => node.core.context.delete(caller, a),
@@ -75,7 +72,7 @@ export const contextTools: ToolDef[] = [
     title: 'Get context history',
     description: 'An entry\'s kept versions, newest first: version, author, time, size (read one with read_context version).',
     scope: 'room',
-    args: ref,
+    args: coreArgs(context.ref, ref),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.context.history(caller, a),
@@ -85,11 +82,7 @@ export const contextTools: ToolDef[] = [
     title: 'Diff context',
     description: 'Unified diff between two kept versions of an entry (default previous → current), with line counts. See what changed since you read it.',
     scope: 'room',
-    args: {
-      ...ref,
-      from_version: z.number().int().optional().describe('Default previous; 0 is empty'),
-      to_version: z.number().int().optional(),
-    },
+    args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.context.diff(caller, a),

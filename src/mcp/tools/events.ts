@@ -2,7 +2,9 @@
 // long-poll that parks on the node's realtime feed instead of holding a Redis connection.
 import { z } from 'zod'
 import { revokedError } from '../../auth/keyring.js'
+import { eventSchemas } from '../../core/events.js'
 import { parse } from '../../core/validate.js'
+import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolContext, type ToolDef } from '../tool.js'
 
 /** Longest park of wait_for_events (the spec's "about 30 seconds"). */
@@ -14,10 +16,8 @@ export const waitSchema = z.object({
   limit: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
 })
 
-const id = { event_id: z.string() }
-const type = z.string().describe('message, status, question, answer, blocker, ...')
-// Any JSON; the core checks it is JSON and its size. (z.json() would list a recursive $defs schema.)
-const data = z.unknown().optional()
+const events = eventSchemas(CORE_SETTINGS)
+const id = coreArgs(events.eventRef, { event_id: undefined })
 
 /**
  * Consumes the caller's unread events, parking until some arrive or the timeout. Race-free: each
@@ -90,12 +90,7 @@ export const eventTools: ToolDef[] = [
     title: 'Post event',
     description: 'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
     scope: 'room',
-    args: {
-      type,
-      text: z.string(),
-      data,
-      reply_to: z.string().optional().describe('Event id this answers'),
-    },
+    args: coreArgs(events.post, { type: 'message, status, question, answer, blocker, ...', text: undefined, data: undefined, reply_to: 'Event id this answers' }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -106,12 +101,7 @@ export const eventTools: ToolDef[] = [
     title: 'Read events',
     description: 'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
     scope: 'room',
-    args: {
-      before: z.string().optional(),
-      after: z.string().optional(),
-      limit: z.number().int().optional().describe('1-100, default 20'),
-      type: z.string().optional().describe('Only this type'),
-    },
+    args: coreArgs(events.read, { before: undefined, after: undefined, limit: '1-100, default 20', type: 'Only this type' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.events.read(caller, a),
@@ -121,7 +111,7 @@ export const eventTools: ToolDef[] = [
     title: 'Get unread events',
     description: 'Consumes your unread events, oldest first; remaining: how many are still unread.',
     scope: 'room',
-    args: { limit: z.number().int().optional().describe('1-100, default 50') },
+    args: coreArgs(events.unread, { limit: '1-100, default 50' }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ node, caller }, a) => node.core.events.unread(caller, a),
@@ -151,7 +141,7 @@ export const eventTools: ToolDef[] = [
     title: 'Reply to event',
     description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
     scope: 'room',
-    args: { ...id, text: z.string(), type: z.string().optional(), data },
+    args: coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ node, caller }, a) => node.core.events.reply(caller, a),
@@ -171,10 +161,7 @@ export const eventTools: ToolDef[] = [
     title: 'Wait for events',
     description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
     scope: 'room',
-    args: {
-      timeout_s: z.number().int().optional().describe('1-30, default 30'),
-      limit: z.number().int().optional(),
-    },
+    args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: undefined }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

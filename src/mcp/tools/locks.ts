@@ -1,8 +1,9 @@
 // Lock tools: exclusive, expiring claims on named resources, with fencing tokens.
-import { z } from 'zod'
+import { lockSchemas } from '../../core/locks.js'
+import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
-const lockName = z.string()
+const locks = lockSchemas(CORE_SETTINGS)
 
 export const lockTools: ToolDef[] = [
   tool({
@@ -10,7 +11,7 @@ export const lockTools: ToolDef[] = [
     title: 'Acquire lock',
     description: 'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends it. Release with release_lock.',
     scope: 'room',
-    args: { name: lockName.describe('e.g. "file:src/db/schema.ts"'), ttl_s: z.number().int().optional() },
+    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -21,7 +22,7 @@ export const lockTools: ToolDef[] = [
     title: 'Release lock',
     description: 'Releases a lock you hold; released: false if it was free (safe to repeat).',
     scope: 'room',
-    args: { name: lockName, token: z.number().int().optional().describe('Only this acquisition') },
+    args: coreArgs(locks.release, { name: undefined, token: 'Only this acquisition' }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

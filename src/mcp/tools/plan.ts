@@ -1,11 +1,11 @@
 // Plan tools: tasks, claims, dependencies, priority.
-import { z } from 'zod'
-import { PRIORITIES, TASK_STATUSES } from '../../core/plan.js'
-import { taskId } from '../../core/fields.js'
+import { planSchemas } from '../../core/plan.js'
+import { summarySchema } from '../../core/summary.js'
+import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
-const id = { task_id: taskId }
-const priority = z.enum(PRIORITIES)
+const plan = planSchemas(CORE_SETTINGS)
+const id = coreArgs(plan.taskRef, { task_id: undefined })
 
 export const planTools: ToolDef[] = [
   tool({
@@ -13,7 +13,7 @@ export const planTools: ToolDef[] = [
     title: 'Read plan',
     description: 'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn.',
     scope: 'room',
-    args: { limit: z.number().int().optional().describe('Default 50') },
+    args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.plan.readPlan(caller, a),
@@ -23,15 +23,15 @@ export const planTools: ToolDef[] = [
     title: 'Add task',
     description: 'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to claim it for assignee (default you).',
     scope: 'room',
-    args: {
-      title: z.string().describe('Short imperative title'),
-      notes: z.string().optional().describe('Details, acceptance criteria'),
-      status: z.enum(['todo', 'in_progress']).optional(),
-      assignee: z.string().optional(),
-      depends_on: z.array(taskId).optional(),
-      priority: priority.optional().describe('Default normal'),
-      order: z.number().int().min(0).optional().describe('Lower first within a priority (0 or more)'),
-    },
+    args: coreArgs(plan.addTask, {
+      title: 'Short imperative title',
+      notes: 'Details, acceptance criteria',
+      status: undefined,
+      assignee: undefined,
+      depends_on: undefined,
+      priority: 'Default normal',
+      order: 'Lower first within a priority (0 or more)',
+    }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ node, caller }, a) => node.core.plan.addTask(caller, a),
@@ -52,14 +52,14 @@ export const planTools: ToolDef[] = [
     description:
       'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" unassigns. Another agent\'s claimed task needs force.',
     scope: 'room',
-    args: {
-      ...id,
-      status: z.enum(TASK_STATUSES).optional(),
-      assignee: z.string().optional(),
-      title: z.string().optional(),
-      notes: z.string().optional(),
-      force: z.boolean().optional().describe('Override a conflict or another\'s task; only when told to'),
-    },
+    args: coreArgs(plan.updateTask, {
+      task_id: undefined,
+      status: undefined,
+      assignee: undefined,
+      title: undefined,
+      notes: undefined,
+      force: 'Override a conflict or another\'s task; only when told to',
+    }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -70,7 +70,7 @@ export const planTools: ToolDef[] = [
     title: 'Get unblocked tasks',
     description: 'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
     scope: 'room',
-    args: { limit: z.number().int().optional().describe('1-200, default 10') },
+    args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -81,7 +81,7 @@ export const planTools: ToolDef[] = [
     title: 'Get my tasks',
     description: 'Your tasks not done or cancelled (include_done: all), with blocked_by.',
     scope: 'room',
-    args: { include_done: z.boolean().optional(), limit: z.number().int().optional().describe('1-200, default 20') },
+    args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.plan.myTasks(caller, a),
@@ -91,7 +91,7 @@ export const planTools: ToolDef[] = [
     title: 'Get my summary',
     description: 'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
     scope: 'room',
-    args: { event_limit: z.number().int().optional(), task_limit: z.number().int().optional() },
+    args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -112,7 +112,7 @@ export const planTools: ToolDef[] = [
     title: 'Set task priority',
     description: 'Sets priority and/or order (lower first within a priority).',
     scope: 'room',
-    args: { ...id, priority: priority.optional(), order: z.number().int().min(0).optional() },
+    args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: undefined }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ node, caller }, a) => node.core.plan.setTaskPriority(caller, a),
@@ -122,7 +122,7 @@ export const planTools: ToolDef[] = [
     title: 'Add dependency',
     description: 'Makes task_id wait for depends_on. A cycle is refused and named.',
     scope: 'room',
-    args: { ...id, depends_on: taskId.describe('Task to finish first') },
+    args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ node, caller }, a) => node.core.plan.addDependency(caller, a),

@@ -1,5 +1,6 @@
 // Presence tools: who is online, by heartbeat.
-import { z } from 'zod'
+import { presenceSchemas } from '../../core/presence.js'
+import { coreArgs } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
 export const presenceTools: ToolDef[] = [
@@ -19,7 +20,7 @@ export const presenceTools: ToolDef[] = [
     title: 'Get presence',
     description: 'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
     scope: 'room',
-    args: { include_offline: z.boolean().optional().describe('Also agents seen in the last day') },
+    args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.presence.list(caller, a),

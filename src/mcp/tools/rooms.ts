@@ -3,7 +3,9 @@
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
 import { AppError } from '../../core/errors.js'
+import { roomSchemas } from '../../core/rooms.js'
 import { TEMPLATES } from '../../core/templates.js'
+import { coreArgs } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
@@ -23,10 +25,7 @@ export const roomTools: ToolDef[] = [
     title: 'List rooms',
     description: "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the previous page's next.",
     scope: 'team',
-    args: {
-      limit: z.number().int().optional().describe('1-500, default 100'),
-      after: z.string().optional().describe('room_id from the previous page\'s next'),
-    },
+    args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: 'room_id from the previous page\'s next' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ node, principal }, a) => node.core.rooms.list(teamKey(principal).teamId, a),
@@ -70,8 +69,8 @@ export const roomTools: ToolDef[] = [
     description: 'Creates a room for the team, pre-filled with a template\'s starter plan and context (see list_templates). Omit room_id to get a generated one.',
     scope: 'team',
     args: {
-      room_id: z.string().optional().describe('1-64 letters, digits, _ . -'),
-      name: z.string().optional().describe('Display name; default the id'),
+      ...coreArgs(roomSchemas.create, { room_id: '1-64 letters, digits, _ . -', name: 'Display name; default the id' }),
+      // Required here though the core defaults it: a model should choose, not get a blank room.
       template: z.string().describe(`Template id: ${TEMPLATES.map((t) => t.id).join(', ')}`),
       idempotency_key: z.string().optional(),
     },

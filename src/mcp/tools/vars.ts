@@ -1,9 +1,11 @@
 // Shared var tools: small named values for flags and counters (long text belongs in context).
-import { z } from 'zod'
 import { invalid } from '../../core/errors.js'
+import { varSchemas } from '../../core/vars.js'
+import { coreArgs, coreField, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
-const varName = z.string().describe('Var name, e.g. "build.status"')
+const vars = varSchemas(CORE_SETTINGS)
+const varName = 'Var name, e.g. "build.status"'
 
 export const varTools: ToolDef[] = [
   tool({
@@ -12,11 +14,12 @@ export const varTools: ToolDef[] = [
     description:
       'Sets a small string value (flags, status; long text goes in context), or atomically adds increment to a counter (absent is 0). Exactly one of value / increment.',
     scope: 'room',
+    // Two core operations behind one tool: value goes to vars.set, increment to vars.increment's by.
     args: {
-      name: varName,
-      value: z.string().optional(),
-      increment: z.number().int().optional().describe('Add to the counter instead'),
-      expected_version: z.number().int().optional().describe('Only if still at this version; 0: absent'),
+      name: coreField(vars.set, 'name', varName),
+      value: coreField(vars.set, 'value', undefined, { optional: true }),
+      increment: coreField(vars.increment, 'by', 'Add to the counter instead', { optional: true }),
+      expected_version: coreField(vars.set, 'expected_version', 'Only if still at this version; 0: absent'),
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -37,7 +40,7 @@ export const varTools: ToolDef[] = [
     title: 'Get shared var',
     description: 'One shared var: value, version, who set it and when.',
     scope: 'room',
-    args: { name: varName },
+    args: coreArgs(vars.get, { name: varName }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.vars.get(caller, a),
@@ -47,7 +50,7 @@ export const varTools: ToolDef[] = [
     title: 'List shared vars',
     description: 'Every shared var (optionally those whose name starts with prefix), sorted by name, with values.',
     scope: 'room',
-    args: { prefix: z.string().optional().describe('Only names starting with this') },
+    args: coreArgs(vars.list, { prefix: 'Only names starting with this' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ node, caller }, a) => node.core.vars.list(caller, a),

@@ -3,34 +3,27 @@
 // sends something before the response (progress, logging), or when a call runs long — then a
 // keep-alive comment every SSE_KEEPALIVE_S keeps proxies from cutting it.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import type { Exchange, StreamWriter } from '../http/exchange.js'
-import type { ReplySink } from './transport.js'
+import type { ReplyChannel, ReplyShape } from '../mcp/pipeline.js'
+import type { Exchange, StreamWriter } from './exchange.js'
 
-export interface ReplyOptions {
-  /** The client accepts text/event-stream. */
-  canStream: boolean
-  /** The client accepts only text/event-stream. */
-  streamOnly: boolean
+/** The node's SSE settings: keep-alive interval, and how much a slow client may have buffered. */
+export interface SseSettings {
   keepaliveMs: number
   bufferBytes: number
-  /** HTTP status of an error response (protocol-era rules); 200 for results. */
-  statusOf(message: JSONRPCMessage): number
-  /** Extra response headers (MCP-Protocol-Version, ...). */
-  headers?: Record<string, string>
-  /** Rewrites a response before it is sent (modern-era result decoration). */
-  decorate?(message: JSONRPCMessage): JSONRPCMessage
 }
 
+const JSON_TYPE = { 'Content-Type': 'application/json' }
 const frame = (m: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(m)}\n\n`
 
-export class HttpReply implements ReplySink {
+export class HttpReply implements ReplyChannel {
   private stream: StreamWriter | undefined
   private keepalive: NodeJS.Timeout | undefined
   done = false
 
   constructor(
     private readonly ex: Exchange,
-    private readonly opts: ReplyOptions,
+    private readonly opts: ReplyShape,
+    private readonly sse: SseSettings,
   ) {
     if (opts.streamOnly) this.startStream()
   }
@@ -40,10 +33,10 @@ export class HttpReply implements ReplySink {
     if (this.stream || !this.opts.canStream || this.done || this.ex.responded) return
     this.stream = this.ex.stream(
       200,
-      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', ...this.opts.headers },
-      this.opts.bufferBytes,
+      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+      this.sse.bufferBytes,
     )
-    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.opts.keepaliveMs)
+    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.sse.keepaliveMs)
     // A cancelled call (the client went away) never replies: stop the keep-alives with the connection.
     this.ex.onAbort(() => clearInterval(this.keepalive))
   }
@@ -54,7 +47,7 @@ export class HttpReply implements ReplySink {
     clearInterval(this.keepalive)
     const m = this.opts.decorate ? this.opts.decorate(message) : message
     if (this.stream) this.stream.end(frame(m))
-    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), { 'Content-Type': 'application/json', ...this.opts.headers })
+    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
   }
 
   notify(message: JSONRPCMessage): void {

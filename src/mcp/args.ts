@@ -1,0 +1,84 @@
+// Tool arguments derived from the core schemas they feed, instead of restated. A tool takes the
+// core operation's fields in their light form: the type (string, integer, number, boolean, enum,
+// array, object, any JSON) and whether it may be left out, without limits, patterns, defaults
+// or transforms, which the core checks with the node's settings when the tool runs. The light form
+// is what the runner checks first (an unknown argument named, a wrong type) and what tools/list
+// shows, so the listing stays as short as it was. A field the core renames or drops fails at
+// load (coreArgs names it), and so does a required core field the tool does not take.
+import { z } from 'zod'
+import type { Settings } from '../config.js'
+
+/**
+ * What the core schema factories (planSchemas(settings), ...) are built with here: only their
+ * field names and types are read, never a limit, so every setting reads as a number. (The
+ * settings themselves belong to the composition root, which nothing below it imports.)
+ */
+export const CORE_SETTINGS: Settings = new Proxy({} as Settings, { get: () => Number.MAX_SAFE_INTEGER })
+
+type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape; entries?: Record<string, string>; values?: unknown[]; in?: z.ZodType; options?: z.ZodType[] }
+
+/** The light form of a core field (see the header); throws on a zod type it does not know. */
+export function lighten(field: z.ZodType): z.ZodType {
+  const def = (field as unknown as { _zod: { def: Def } })._zod.def
+  switch (def.type) {
+    case 'string':
+      return z.string()
+    case 'number':
+      return (field as z.ZodNumber).isInt ? z.number().int() : z.number()
+    case 'boolean':
+      return z.boolean()
+    case 'enum':
+      return z.enum(Object.values(def.entries!) as [string, ...string[]])
+    case 'literal':
+      return z.literal(def.values as [string])
+    case 'array':
+      return z.array(lighten(def.element!))
+    case 'object':
+      return z.object(Object.fromEntries(Object.entries(def.shape!).map(([k, v]) => [k, lighten(v as z.ZodType)])))
+    case 'optional':
+    case 'default':
+      return lighten(def.innerType!).optional()
+    case 'pipe':
+      return lighten(def.in!)
+    // Any JSON (z.json() is a lazy union); the core checks it is JSON and its size. Listed as
+    // anything, where the recursive schema would list a $defs block.
+    case 'lazy':
+    case 'unknown':
+      return z.unknown()
+    default:
+      throw new Error(`lighten: a core field of zod type ${def.type} has no light form`)
+  }
+}
+
+const derived = new WeakSet<z.ZodType>()
+
+/** Whether a tool argument was derived from a core field (the drift test lists the others). */
+export function isDerived(arg: z.ZodType): boolean {
+  return derived.has(arg)
+}
+
+/**
+ * One field of a core schema in its light form; throws when the schema has no such field.
+ * `optional`: the tool may leave out a field the core requires (a tool over two operations).
+ */
+export function coreField(schema: z.ZodObject, name: string, description?: string, opts: { optional?: boolean } = {}): z.ZodType {
+  const field = schema.shape[name] as z.ZodType | undefined
+  if (field === undefined) throw new Error(`coreArgs: the core schema has no field ${name} (known: ${Object.keys(schema.shape).join(', ')})`)
+  let arg = lighten(field)
+  if (opts.optional) arg = arg.optional()
+  if (description !== undefined) arg = arg.describe(description)
+  derived.add(arg)
+  return arg
+}
+
+/**
+ * Tool arguments from a core schema: `fields` names the core fields the tool takes, in the order
+ * tools/list shows them, each with its description for a model (undefined: none). Every required
+ * field of the schema must be among them.
+ */
+export function coreArgs<K extends string>(schema: z.ZodObject, fields: Record<K, string | undefined>): Record<K, z.ZodType> {
+  for (const [name, field] of Object.entries(schema.shape)) {
+    if (!(name in fields) && !(field as z.ZodType).safeParse(undefined).success) throw new Error(`coreArgs: the tool must take the required core field ${name}`)
+  }
+  return Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+}

@@ -1,0 +1,192 @@
+// The plain tools/call fast path (McpHost.fastCall) and the SDK server answer byte-alike: every
+// request of the matrix is sent twice, once with the fast path on and once with it off
+// (McpHost.fastPath = false: every call through the SDK server), and the two answers must have
+// the same status, Content-Type and body bytes. The matrix: every tool with good arguments, a
+// tool error (a room out of reach, or a team tool with an invite key), an unknown argument,
+// arguments that are not an object, an unknown tool, a missing name, a tool the core profile
+// hides, and invite-key scope, each in both protocol eras. Mutations carry an idempotency key, so
+// the second call of a pair replays the first's result instead of changing the room again; which
+// path goes first alternates, so each path really runs half of them.
+import t from 'tap'
+import type { McpHost } from '../../src/mcp/host.js'
+import { ALL_TOOLS, CORE_TOOL_NAMES } from '../../src/mcp/tools/index.js'
+import { envelope, legacyCall, modernHeaders, post, toolReplyOf, type RawReply } from '../helpers/mcp.js'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+
+type Args = Record<string, unknown>
+
+/** Good arguments of every tool beyond room_id / agent_id, in the order the matrix calls them. */
+function goodArgs(refs: { eventId: string; ownEventId: string; reviewA: string; reviewB: string }): [string, Args][] {
+  return [
+    ['list_templates', {}],
+    ['list_rooms', {}],
+    ['create_room_from_template', { template: 'blank' }],
+    ['heartbeat', {}],
+    ['get_presence', {}],
+    ['get_room_info', {}],
+    ['read_plan', {}],
+    ['add_task', { title: 'added by the matrix' }],
+    ['get_task', { task_id: 't1' }],
+    ['update_task', { task_id: 't1', notes: 'noted' }],
+    ['get_unblocked_tasks', {}],
+    ['get_my_tasks', {}],
+    ['set_task_priority', { task_id: 't1', priority: 'high' }],
+    ['add_dependency', { task_id: 't2', depends_on: 't1' }],
+    ['delete_task', { task_id: 't3' }],
+    ['write_context', { type: 'spec', key: 'matrix', body: 'first' }],
+    ['read_context', { type: 'spec', key: 'api' }],
+    ['update_context', { type: 'spec', key: 'api', append: ' more' }],
+    ['list_context', {}],
+    ['get_context_history', { type: 'spec', key: 'api' }],
+    ['diff_context', { type: 'spec', key: 'api', from_version: 1 }],
+    ['delete_context', { type: 'spec', key: 'gone' }],
+    ['post_event', { type: 'status', text: 'from the matrix' }],
+    ['read_events', {}],
+    ['get_event_reads', { event_id: refs.eventId }],
+    ['mark_event_read', { event_id: refs.eventId }],
+    ['reply_to_event', { event_id: refs.eventId, text: 'answered' }],
+    ['delete_event', { event_id: refs.ownEventId }],
+    ['get_unread_events', {}],
+    ['get_my_summary', {}],
+    ['wait_for_events', { timeout_s: 1 }],
+    ['acquire_lock', { name: 'file:matrix' }],
+    ['list_locks', {}],
+    ['release_lock', { name: 'file:matrix' }],
+    ['set_shared_var', { name: 'build.status', value: 'green' }],
+    ['get_shared_var', { name: 'build.status' }],
+    ['list_shared_vars', {}],
+    ['request_review', { target: { kind: 'task', task_id: 't1' } }],
+    ['approve', { review_id: refs.reviewA }],
+    ['reject', { review_id: refs.reviewB }],
+    ['list_reviews', {}],
+    ['search', { query: 'matrix' }],
+    ['get_room_analytics', {}],
+    ['leave_room', {}],
+  ]
+}
+
+/** A tools/call body of either era; `params` replaces {name, arguments} when given. */
+function callBody(era: 'legacy' | 'modern', name: string, args: unknown, params?: Args): Args {
+  const p = params ?? { name, arguments: args }
+  if (era === 'legacy') return { ...legacyCall(name, {}, 7), params: p }
+  return { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { ...p, _meta: envelope() } }
+}
+
+t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
+  const n: TestNode = await startNode(t, 'standalone')
+  const host: McpHost = n.node.mcp
+  const { key, teamId } = await newTeam(n)
+  const newRoom = async () => (await n.node.core.rooms.create(teamId, { template: 'blank' }, 'test')).room.room_id
+  const other = await newRoom()
+  /** A room of its own for each era, with what the good calls act on. */
+  const setup = async () => {
+    const room = await newRoom()
+    const caller = { room: { teamId, roomId: room }, agent: 'agent' }
+    const peer = { room: { teamId, roomId: room }, agent: 'peer' }
+    for (const title of ['one', 'two', 'three']) await n.node.core.plan.addTask(caller, { title })
+    await n.node.core.context.write(caller, { type: 'spec', key: 'api', body: 'v1' })
+    await n.node.core.context.write(caller, { type: 'spec', key: 'gone', body: 'soon' })
+    const fromPeer = (await n.node.core.events.post(peer, { type: 'question', text: 'anyone?' })) as { event: { id: string } }
+    const own = (await n.node.core.events.post(caller, { type: 'status', text: 'mine' })) as { event: { id: string } }
+    await n.node.core.events.post(peer, { type: 'status', text: 'unread for agent' })
+    const review = async () => ((await n.node.core.reviews.request(peer, { target: { kind: 'task', task_id: 't2' }, reviewer: 'agent' })) as { review: { id: string } }).review.id
+    const invite = (await (await n.call(`/admin/rooms/${room}/invite`, { method: 'POST', key, json: { label: 'paths' } })).json()) as { key: string }
+    return { room, invite: invite.key, refs: { eventId: fromPeer.event.id, ownEventId: own.event.id, reviewA: await review(), reviewB: await review() } }
+  }
+
+  // Counts what reaches the SDK server (its transport), to know which path answered.
+  let viaSdk = 0
+  const request = host.transport.request.bind(host.transport)
+  host.transport.request = (...a: Parameters<typeof request>) => {
+    viaSdk++
+    return request(...a)
+  }
+  t.teardown(() => {
+    host.transport.request = request
+    host.fastPath = true
+  })
+
+  let pairs = 0
+  /** Sends one request with the fast path on and off (order by `sdkFirst`) and compares the answers. */
+  const both = async (what: string, era: 'legacy' | 'modern', body: Args, opts: { key?: string; profile?: string; sdkFirst?: boolean; wellFormed?: boolean } = {}) => {
+    const name = (body.params as { name?: unknown } | undefined)?.name
+    const headers = era === 'modern' ? modernHeaders('tools/call', typeof name === 'string' ? name : undefined) : {}
+    const path = opts.profile ? `/mcp?profile=${opts.profile}` : '/mcp'
+    const send = async (fast: boolean): Promise<RawReply & { sdk: number }> => {
+      host.fastPath = fast
+      const before = viaSdk
+      const r = await post(n, body, headers, { key: opts.key ?? key, path })
+      return { ...r, sdk: viaSdk - before }
+    }
+    const first = await send(!opts.sdkFirst)
+    const second = await send(!!opts.sdkFirst)
+    const [fast, sdk] = opts.sdkFirst ? [second, first] : [first, second]
+    pairs++
+    const label = `${era} ${what}`
+    t.equal(fast.status, sdk.status, `${label}: same status`)
+    t.equal(fast.headers.get('content-type'), sdk.headers.get('content-type'), `${label}: same Content-Type`)
+    t.equal(fast.text, sdk.text, `${label}: same body bytes`)
+    if (opts.wellFormed !== false) {
+      t.equal(fast.sdk, 0, `${label}: the fast path answered without the SDK server`)
+      t.equal(sdk.sdk, 1, `${label}: the other call went through the SDK server`)
+    }
+    return fast
+  }
+
+  for (const era of ['legacy', 'modern'] as const) {
+    const { room, invite, refs } = await setup()
+    await t.test(`${era}: every tool, good calls`, async (t) => {
+      let i = 0
+      for (const [name, extra] of goodArgs(refs)) {
+        const def = ALL_TOOLS.find((d) => d.name === name)!
+        const args: Args = { ...(def.scope === 'room' ? { room_id: room, agent_id: 'agent' } : {}), ...extra, ...(def.mutates ? { idempotency_key: `${era}-${name}` } : {}) }
+        const r = await both(`${name} (good)`, era, callBody(era, name, args), { sdkFirst: i++ % 2 === 1 })
+        t.equal(r.status, 200)
+        const reply = toolReplyOf(r.json)
+        t.notOk(reply.isError, `${era} ${name}: a good call succeeds`, { body: reply.body })
+      }
+      t.same(goodArgs(refs).map(([name]) => name).sort(), ALL_TOOLS.map((d) => d.name).sort(), 'the matrix covers every tool')
+    })
+
+    await t.test(`${era}: every tool, tool errors and bad arguments`, async (t) => {
+      const good = new Map(goodArgs(refs))
+      for (const def of ALL_TOOLS) {
+        const base: Args = { ...(def.scope === 'room' ? { room_id: 'no-such-room', agent_id: 'agent' } : {}), ...good.get(def.name) }
+        if (def.scope === 'room') {
+          const r = await both(`${def.name} (room out of reach)`, era, callBody(era, def.name, base))
+          t.equal(toolReplyOf(r.json).body.error?.code, 'not_found', `${def.name}: not_found`)
+        }
+        const unknownArg = await both(`${def.name} (unknown argument)`, era, callBody(era, def.name, { ...base, surprise: true }))
+        t.equal(toolReplyOf(unknownArg.json).body.error?.code, 'invalid_request', `${def.name}: unknown argument refused`)
+        const notObject = await both(`${def.name} (arguments not an object)`, era, callBody(era, def.name, 'text'), { wellFormed: false })
+        t.equal((notObject.json?.error as { code?: number } | undefined)?.code, -32602, `${def.name}: -32602`)
+      }
+    })
+
+    await t.test(`${era}: protocol errors and key scope`, async (t) => {
+      const unknown = await both('unknown tool', era, callBody(era, 'no_such_tool', {}))
+      t.match(unknown.json?.error, { code: -32602, message: /unknown tool: no_such_tool/ })
+      const noName = await both('missing name', era, callBody(era, '', undefined, { arguments: {} }), { wellFormed: false })
+      t.match(noName.json?.error, { code: -32602, message: /params.name is required/ })
+      if (era === 'legacy') {
+        const noParams = await both('no params', era, { jsonrpc: '2.0', id: 7, method: 'tools/call' }, { wellFormed: false })
+        t.match(noParams.json?.error, { code: -32602, message: /tools\/call needs params/ })
+      }
+      for (const def of ALL_TOOLS.filter((d) => !CORE_TOOL_NAMES.includes(d.name))) {
+        const hidden = await both(`${def.name} (hidden by the core profile)`, era, callBody(era, def.name, {}), { profile: 'core' })
+        t.match(hidden.json?.error, { code: -32602, message: /not in the core profile/ }, `${def.name}: hidden`)
+      }
+      const core = await both('heartbeat (core profile)', era, callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-core-hb` }), { profile: 'core' })
+      t.notOk(toolReplyOf(core.json).isError)
+      for (const def of ALL_TOOLS.filter((d) => d.scope === 'team')) {
+        const r = await both(`${def.name} (invite key)`, era, callBody(era, def.name, def.name === 'create_room_from_template' ? { template: 'blank' } : {}), { key: invite })
+        t.equal(toolReplyOf(r.json).body.error?.code, 'forbidden', `${def.name}: an invite key is refused`)
+      }
+      const elsewhere = await both('heartbeat (invite key, other room)', era, callBody(era, 'heartbeat', { room_id: other, agent_id: 'agent' }), { key: invite })
+      t.equal(toolReplyOf(elsewhere.json).body.error?.code, 'not_found')
+      const here = await both('heartbeat (invite key, its room)', era, callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-invite-hb` }), { key: invite })
+      t.notOk(toolReplyOf(here.json).isError)
+    })
+  }
+  t.ok(pairs > 300, `${pairs} requests compared`)
+})
