@@ -205,7 +205,7 @@ export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonym
     const out = new HttpReply(ex, {
       canStream: accept.canStream,
       streamOnly: accept.streamOnly,
-      keepaliveMs: node.settings.sseKeepaliveS * 1000,
+      keepaliveMs: node.settings.sseKeepaliveMs,
       bufferBytes: node.settings.sseBufferBytes,
       statusOf: (m) => ('error' in m && modern ? era.httpStatusForError(m.error.code, synchronous) : 200),
       decorate: modern

@@ -69,8 +69,8 @@ for (const backend of BACKENDS) {
       const op = await accounts.requestSignIn('op@example.com')
       t.ok(op, 'an operator may always ask')
       t.equal(await code(accounts.consume(op!.slice(0, 31) + (op!.endsWith('A') ? 'B' : 'A'))), 'forbidden', 'one character altered')
-      const short = new Accounts(store, { ...settings, inviteTtlS: 1 })
-      const inv = await short.invite({ email: `${uid('e')}@example.com` }, { ttlS: 1 })
+      const short = new Accounts(store, { ...settings, inviteTtlMs: 1000 })
+      const inv = await short.invite({ email: `${uid('e')}@example.com` }, { ttlMs: 1000 })
       await new Promise((r) => setTimeout(r, 1100))
       t.equal(await code(accounts.consume(inv.token)), 'forbidden', 'an expired invite link')
       t.equal(await code(accounts.decideWaitlist(`${uid('n')}@example.com`, 'approve')), 'not_found', 'approving an address not listed')
@@ -78,8 +78,8 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a session ends after its idle lifetime, and after its absolute lifetime however used', async (t) => {
-      const idle = new Accounts(store, { ...settings, sessionIdleS: 1, sessionMaxS: 3600 })
-      const absolute = new Accounts(store, { ...settings, sessionIdleS: 3600, sessionMaxS: 1 })
+      const idle = new Accounts(store, { ...settings, sessionIdleMs: 1000, sessionMaxMs: 3_600_000 })
+      const absolute = new Accounts(store, { ...settings, sessionIdleMs: 3_600_000, sessionMaxMs: 1000 })
       const a = await idle.consume((await idle.requestSignIn('op@example.com'))!)
       const b = await absolute.consume((await absolute.requestSignIn('op@example.com'))!)
       t.ok(await idle.session(a.session), 'live at first')

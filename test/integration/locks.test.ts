@@ -46,7 +46,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('the lock key expires with the lock; a later acquisition has a larger token', async (t) => {
-      const room = await newRoom(t, backend, { settings: { lockTtlDefaultS: 1, lockTtlMaxS: 3 } })
+      const room = await newRoom(t, backend, { settings: { lockTtlDefaultMs: 1000, lockTtlMaxMs: 3000 } })
       const { locks, store } = room.core
       const first = await locks.acquire(room.as('alice'), { name: 'deploy' })
       await locks.acquire(room.as('alice'), { name: 'long', ttl_s: 3 })
@@ -70,7 +70,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('the holder who lost the lock cannot release the new acquisition with the old token', async (t) => {
-      const room = await newRoom(t, backend, { settings: { lockTtlDefaultS: 1 } })
+      const room = await newRoom(t, backend, { settings: { lockTtlDefaultMs: 1000 } })
       const { locks } = room.core
       const first = await locks.acquire(room.as('alice'), { name: 'n' })
       t.ok(await eventually(async () => (await locks.list(room.as('x'))).locks.length === 0, 10_000), 'the lock expired')
@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('locks-per-room limit counts live locks only', async (t) => {
-      const room = await newRoom(t, backend, { settings: { locksPerRoom: 2, lockTtlDefaultS: 1, lockTtlMaxS: 60 } })
+      const room = await newRoom(t, backend, { settings: { locksPerRoom: 2, lockTtlDefaultMs: 1000, lockTtlMaxMs: 60_000 } })
       const { locks } = room.core
       await locks.acquire(room.as('alice'), { name: 'a' })
       await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('validation names the field', async (t) => {
-      const room = await newRoom(t, backend, { settings: { lockTtlMaxS: 10, lockTtlDefaultS: 5 } })
+      const room = await newRoom(t, backend, { settings: { lockTtlMaxMs: 10_000, lockTtlDefaultMs: 5000 } })
       const { locks } = room.core
       const as = room.as('alice')
       await t.rejects(locks.acquire(as, { name: '' }), { code: 'invalid_request', details: { field: 'name' } })

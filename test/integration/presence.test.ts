@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('an agent without heartbeat for the TTL goes offline (1 s TTL, real waiting)', async (t) => {
-      const room = await newRoom(t, backend, { settings: { presenceTtlS: 1 } })
+      const room = await newRoom(t, backend, { settings: { presenceTtlMs: 1000 } })
       const { presence } = room.core
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('bob'))
@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a notice only when an agent comes online, not per heartbeat', async (t) => {
-      const room = await newRoom(t, backend, { settings: { presenceTtlS: 1 } })
+      const room = await newRoom(t, backend, { settings: { presenceTtlMs: 1000 } })
       const { presence } = room.core
       const got = await listen(t, backend, room)
       await presence.heartbeat(room.as('alice'))

@@ -20,7 +20,7 @@ async function expired(t: Test, room: TestRoom, raw: ReturnType<typeof rawClient
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('an idle room disappears with every key it had', async (t) => {
-      const room = await newRoom(t, backend, { template: 'web-app', settings: { roomTtlS: 2 } })
+      const room = await newRoom(t, backend, { template: 'web-app', settings: { roomTtlMs: 2000 } })
       await room.core.plan.addTask(room.as('a'), { title: 'x', notes: 'n' })
       const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
       const raw = rawClient(backend)
@@ -37,7 +37,7 @@ for (const backend of BACKENDS) {
       // An hour's TTL: the touch interval (6 min) never passes here, so only each call's own
       // PEXPIREs (or the TTL a key already had) can give a key its TTL. Scripts skip the PEXPIRE
       // of a key they know existed; this checks that no key is ever left without one.
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 3600 } })
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: 3_600_000 } })
       const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())
@@ -67,7 +67,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('activity keeps a room alive', async (t) => {
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 2 } })
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: 2000 } })
       // touch interval is a tenth of the TTL (200 ms): calls every 400 ms keep it alive for 4 s.
       for (let i = 0; i < 10; i++) {
         await sleep(400)
@@ -77,7 +77,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a room recreated after expiry starts clean', async (t) => {
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 2 } })
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: 2000 } })
       await room.core.plan.addTask(room.as('a'), { title: 'old' })
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())

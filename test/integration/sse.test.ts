@@ -30,7 +30,7 @@ for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('an event posted through node A reaches a stream on node B, framed as id / event / data', async (t) => {
       const a = await startNode(t, backend)
-      const b = await startNode(t, backend, { sseKeepaliveS: 1 })
+      const b = await startNode(t, backend, { sseKeepaliveMs: 1000 })
       const team = await newTeam(a)
       const room = await newRoomOn(a, team.teamId)
       const s = await openStream(b.base, room.roomId, { key: team.key })

@@ -177,7 +177,7 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: after the last attempt the delivery is failed and listed`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookRetryScheduleS: [0.1, 0.1] })
+      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100, 100] })
       const rx = await startReceiver(t, ca)
       rx.answer = () => ({ status: 500, body: 'database is down' })
       await register(s, { url: rx.url() })
@@ -198,7 +198,7 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: a receiver that never answers is a timeout failure`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookTimeoutMs: 300, webhookRetryScheduleS: [0.1] })
+      const s = await setup(t, backend, ca, { webhookTimeoutMs: 300, webhookRetryScheduleMs: [100] })
       const rx = await startReceiver(t, ca)
       rx.answer = () => 'hang'
       await register(s, { url: rx.url() })
