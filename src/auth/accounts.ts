@@ -243,7 +243,7 @@ export class Accounts {
    * An invite with its link token (shown or mailed once). `by` is the inviting owner's user id,
    * or undefined for an operator; `team` undefined with an operator means a new team.
    */
-  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role; ttlMs?: number }): Promise<{ invite: Invite; token: string }> {
+  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role }): Promise<{ invite: Invite; token: string }> {
     const v = parse(accountSchemas.invite, input)
     const t = newSecret()
     const newTeam = opts.by === undefined && opts.team === undefined
@@ -255,7 +255,7 @@ export class Accounts {
       new_team: newTeam,
       by: opts.by ? opts.by.id : 'operator',
     }
-    const r = await this.run('createInvite', [pack(rec), t.hash, opts.ttlMs ?? this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
+    const r = await this.run('createInvite', [pack(rec), t.hash, this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
     return { invite: toInvite(r.invite as StoredInvite), token: t.secret }
   }
 
