@@ -9,6 +9,9 @@ import {
   classify, decodeHeaderValue, decorateModernResult, discoverResult, echoId, httpStatusForError, META, modernDispatch,
   validateEnvelope, type InboundRequest, type JsonObject, type ModernRoute, type Rejection, type Route,
 } from '../../src/mcp/era.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
+
+pinFuzzSeed(t)
 
 const V = '2026-07-28'
 const SERVER = { name: 'agentrooms', version: '1.2.3' }
