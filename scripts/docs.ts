@@ -2,7 +2,7 @@
 // tables (SETTINGS, ERRORS). `npm run docs` rewrites them; a unit test fails when they differ.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { SETTINGS, defaultSettings } from '../src/config.js'
+import { SETTINGS, defaultSettings, heldInMs } from '../src/config.js'
 import { ERRORS } from '../src/core/errors.js'
 
 const BEGIN = '<!-- generated: begin -->'
@@ -11,7 +11,9 @@ const END = '<!-- generated: end -->'
 export function configurationTable(): string {
   const defaults = defaultSettings() as Record<string, unknown>
   const rows = Object.entries(SETTINGS).map(([name, row]) => {
-    const d = defaults[name]
+    // The default as an operator writes it: seconds for a duration the code holds in ms.
+    const held = defaults[name]
+    const d = heldInMs(row) ? (Array.isArray(held) ? held.map((ms: number) => ms / 1000) : (held as number) / 1000) : held
     const shown = d === undefined || (d instanceof Map && d.size === 0) || (Array.isArray(d) && d.length === 0) ? '(unset)' : `\`${String(d)}\``
     return `| \`${row.env}\` | ${shown} | ${row.unit} | ${row.doc} |`
   })

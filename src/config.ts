@@ -1,11 +1,22 @@
 // Settings, read once from the environment and validated with zod. Every setting has one row in
 // SETTINGS (environment name, type, default, unit, description); docs/configuration.md is checked
 // against this table by a test, so the two cannot drift apart.
+//
+// Durations are milliseconds in code, whatever unit their environment variable takes: a setting
+// whose variable is in seconds (unit "s" or "s list", e.g. PRESENCE_TTL_S) is read and checked in
+// seconds and held in milliseconds under a name ending in Ms (presenceTtlMs). Operators keep whole
+// seconds; a test sets a TTL of a few hundred milliseconds through the code name
+// (defaultSettings({ presenceTtlMs: 300 })) and waits for the expiry instead of for seconds.
 import { z } from 'zod'
 
 type Row = { env: string; schema: z.ZodType; unit: string; doc: string }
 
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt)
+/** Whole seconds in the environment (bounds and default in seconds), milliseconds in code. */
+const seconds = (min: number, max: number, dflt: number) => int(min, max, dflt).transform((s) => s * 1000)
+
+/** Whether a row's variable is in seconds while the code holds milliseconds (see the header). */
+export const heldInMs = (row: { unit: string }): boolean => row.unit === 's' || row.unit === 's list'
 
 /** The settings table. Keys are the names used in code; `env` is the environment variable. */
 export const SETTINGS = {
@@ -52,39 +63,39 @@ export const SETTINGS = {
     unit: 'string',
     doc: 'Prefix of every Redis key and channel, so several deployments can share one Redis.',
   },
-  roomTtlS: {
+  roomTtlMs: {
     env: 'ROOM_TTL_S',
-    schema: int(2, 10 * 365 * 86400, 30 * 86400),
+    schema: seconds(2, 10 * 365 * 86400, 30 * 86400),
     unit: 's',
     doc: 'A room that receives no call for this long is removed by key expiry.',
   },
-  presenceTtlS: {
+  presenceTtlMs: {
     env: 'PRESENCE_TTL_S',
-    schema: int(1, 86400, 60),
+    schema: seconds(1, 86400, 60),
     unit: 's',
     doc: 'An agent without a heartbeat for this long is no longer listed online.',
   },
-  lockTtlDefaultS: {
+  lockTtlDefaultMs: {
     env: 'LOCK_TTL_DEFAULT_S',
-    schema: int(1, 86400, 120),
+    schema: seconds(1, 86400, 120),
     unit: 's',
     doc: 'TTL of a lock when acquire_lock gives none.',
   },
-  lockTtlMaxS: {
+  lockTtlMaxMs: {
     env: 'LOCK_TTL_MAX_S',
-    schema: int(1, 7 * 86400, 3600),
+    schema: seconds(1, 7 * 86400, 3600),
     unit: 's',
     doc: 'Longest TTL a lock may ask for.',
   },
-  idempotencyTtlS: {
+  idempotencyTtlMs: {
     env: 'IDEMPOTENCY_TTL_S',
-    schema: int(1, 7 * 86400, 86400),
+    schema: seconds(1, 7 * 86400, 86400),
     unit: 's',
     doc: 'How long a mutation result is kept for replay under its idempotency_key.',
   },
-  revokedKeyRetentionS: {
+  revokedKeyRetentionMs: {
     env: 'REVOKED_KEY_RETENTION_S',
-    schema: int(0, 3650 * 86400, 30 * 86400),
+    schema: seconds(0, 3650 * 86400, 30 * 86400),
     unit: 's',
     doc: 'How long a revoked team key or room invite stays in GET /admin/keys and the invite lists (as revoked) before it is deleted; 0 deletes it at once.',
   },
@@ -212,15 +223,15 @@ export const SETTINGS = {
     unit: 'level',
     doc: 'pino log level.',
   },
-  shutdownGraceS: {
+  shutdownGraceMs: {
     env: 'SHUTDOWN_GRACE_S',
-    schema: int(1, 600, 10),
+    schema: seconds(1, 600, 10),
     unit: 's',
     doc: 'On SIGTERM the node stops accepting, ends streams and long-polls, and exits within this time.',
   },
-  sseKeepaliveS: {
+  sseKeepaliveMs: {
     env: 'SSE_KEEPALIVE_S',
-    schema: int(1, 300, 15),
+    schema: seconds(1, 300, 15),
     unit: 's',
     doc: 'Interval of the keep-alive comment on SSE streams (and long MCP replies).',
   },
@@ -257,9 +268,9 @@ export const SETTINGS = {
     unit: 'MiB',
     doc: 'Redis search engine: memory the room indexes of a node may take, counted as two bytes per indexed character (close to the heap measured, BENCHMARKS.md); the rooms searched least recently are dropped first.',
   },
-  searchCacheIdleS: {
+  searchCacheIdleMs: {
     env: 'SEARCH_CACHE_IDLE_S',
-    schema: int(1, 86_400, 600),
+    schema: seconds(1, 86_400, 600),
     unit: 's',
     doc: 'Redis search engine: a room\'s index not searched for this long is dropped from the node.',
   },
@@ -317,9 +328,9 @@ export const SETTINGS = {
     unit: 'fraction',
     doc: 'Share of meaning over wording in semantic (hybrid) search: 0 is lexical only, 1 semantic only.',
   },
-  searchSweepS: {
+  searchSweepMs: {
     env: 'SEARCH_SWEEP_S',
-    schema: int(1, 86_400, 60),
+    schema: seconds(1, 86_400, 60),
     unit: 's',
     doc: 'Meilisearch indexer: how often one node compares every room with its indexed position and deletes the documents of rooms that expired (the backstop for a change whose mark was lost in a crash).',
   },
@@ -395,13 +406,13 @@ export const SETTINGS = {
     unit: 'boolean',
     doc: 'Whether this node delivers webhooks. Any number of nodes may; "false" makes a node serve the API only.',
   },
-  webhookRetryScheduleS: {
+  webhookRetryScheduleMs: {
     env: 'WEBHOOK_RETRY_SCHEDULE_S',
     schema: z
       .string()
       .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be a comma-separated list of seconds, e.g. "5,300,1800"')
       .default('5,300,1800,7200,18000,36000,36000')
-      .transform((v) => v.split(',').map(Number)),
+      .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
     unit: 's list',
     doc: 'Delays between the attempts of a delivery (the first attempt is immediate); after the last, the delivery is failed. Each delay gets WEBHOOK_RETRY_JITTER.',
   },
@@ -429,9 +440,9 @@ export const SETTINGS = {
     unit: 'ms',
     doc: 'How often an idle node looks for due webhook work (a node that posts an event looks at once).',
   },
-  webhookSweepS: {
+  webhookSweepMs: {
     env: 'WEBHOOK_SWEEP_S',
-    schema: int(1, 86_400, 30),
+    schema: seconds(1, 86_400, 30),
     unit: 's',
     doc: 'How often every room of a team with webhooks is checked for events not yet fanned out (the backstop for a node that died right after storing an event).',
   },
@@ -479,27 +490,27 @@ export const SETTINGS = {
     unit: 'address',
     doc: 'The From of sign-in and invite mails.',
   },
-  sessionIdleS: {
+  sessionIdleMs: {
     env: 'SESSION_IDLE_S',
-    schema: int(60, 90 * 86400, 7 * 86400),
+    schema: seconds(60, 90 * 86400, 7 * 86400),
     unit: 's',
     doc: 'A dashboard session not used for this long ends.',
   },
-  sessionMaxS: {
+  sessionMaxMs: {
     env: 'SESSION_MAX_S',
-    schema: int(60, 365 * 86400, 30 * 86400),
+    schema: seconds(60, 365 * 86400, 30 * 86400),
     unit: 's',
     doc: 'A dashboard session ends this long after sign-in, however much it is used.',
   },
-  signInLinkTtlS: {
+  signInLinkTtlMs: {
     env: 'SIGNIN_LINK_TTL_S',
-    schema: int(60, 86400, 900),
+    schema: seconds(60, 86400, 900),
     unit: 's',
     doc: 'How long a sign-in link (e-mail, waitlist approval, first start) stays valid. Single use.',
   },
-  inviteTtlS: {
+  inviteTtlMs: {
     env: 'INVITE_TTL_S',
-    schema: int(300, 30 * 86400, 7 * 86400),
+    schema: seconds(300, 30 * 86400, 7 * 86400),
     unit: 's',
     doc: 'How long a member invite link stays valid. Single use.',
   },
@@ -571,7 +582,7 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
   }
   if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}`)
   const s = out as Settings
-  if (s.lockTtlDefaultS > s.lockTtlMaxS) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
+  if (s.lockTtlDefaultMs > s.lockTtlMaxMs) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
   if (s.oidcIssuer && (!s.oidcClientId || !s.oidcClientSecret)) throw new Error('invalid settings:\n  OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET')
   if (s.githubClientId && !s.githubClientSecret) throw new Error('invalid settings:\n  GITHUB_CLIENT_ID needs GITHUB_CLIENT_SECRET')
   const embedder = embedderProblem(s)

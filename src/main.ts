@@ -39,10 +39,10 @@ function cliCommand(): string {
  * before anything starts, so that a signal during startup still stops an embedded redis-server:
  * without a handler, SIGTERM would end the process at once and leave that Redis running.
  */
-async function stop(signal: string, graceS: number): Promise<void> {
+async function stop(signal: string, graceMs: number): Promise<void> {
   if (stopping) return
   stopping = true
-  const hard = setTimeout(() => process.exit(1), graceS * 1000).unref()
+  const hard = setTimeout(() => process.exit(1), graceMs).unref()
   node?.log.info({ signal }, 'draining')
   const { clean } = node ? await node.stop() : { clean: true }
   // A redis-server still starting (localRedis has not returned) is stopped by its exit hook.
@@ -54,8 +54,8 @@ async function stop(signal: string, graceS: number): Promise<void> {
 
 async function main(): Promise<void> {
   const configured = loadSettings()
-  process.on('SIGTERM', () => void stop('SIGTERM', configured.shutdownGraceS))
-  process.on('SIGINT', () => void stop('SIGINT', configured.shutdownGraceS))
+  process.on('SIGTERM', () => void stop('SIGTERM', configured.shutdownGraceMs))
+  process.on('SIGINT', () => void stop('SIGINT', configured.shutdownGraceMs))
   redis = await localRedis(configured, (line) => process.stdout.write(`${line}\n`))
   if (stopping) return
   const settings = redis.url ? { ...configured, redisUrl: redis.url } : configured

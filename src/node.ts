@@ -91,7 +91,7 @@ export class ServiceNode {
     // log a line each).
     this.store.client.on('error', () => this.metrics.redisErrors.inc({ kind: 'connection' }))
     this.core = new Core(this.store, settings)
-    this.teams = new Teams(this.store, settings.revokedKeyRetentionS)
+    this.teams = new Teams(this.store, settings.revokedKeyRetentionMs)
     this.keyring = new Keyring(this.store)
     this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
@@ -143,7 +143,7 @@ export class ServiceNode {
    * Graceful stop: stop accepting connections, end streams and long-polls cleanly, wait for the
    * requests in flight, then close Redis. Resolves within the shutdown grace period.
    */
-  async stop(graceMs = this.settings.shutdownGraceS * 1000): Promise<{ clean: boolean }> {
+  async stop(graceMs = this.settings.shutdownGraceMs): Promise<{ clean: boolean }> {
     this.server?.close()
     this.server = undefined
     // Webhook attempts in flight get the same grace; any left are taken over after their lease.

@@ -133,7 +133,7 @@ export class Accounts {
    */
   async requestSignIn(address: string): Promise<string | undefined> {
     const t = newSecret()
-    const r = await this.run('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlS * 1000])
+    const r = await this.run('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlMs])
     return r.issued ? t.secret : undefined
   }
 
@@ -154,8 +154,8 @@ export class Accounts {
     const r = await this.run(script, [
       ...head,
       s.hash,
-      this.settings.sessionIdleS * 1000,
-      this.settings.sessionMaxS * 1000,
+      this.settings.sessionIdleMs,
+      this.settings.sessionMaxMs,
       address && this.isOperator(address) ? '1' : '0',
       newId('usr'),
       newId('tm', 10, '-'),
@@ -192,7 +192,7 @@ export class Accounts {
   /** The person behind a session token, or undefined when it is not live. */
   async session(token: string | undefined): Promise<User | undefined> {
     if (!token || !SECRET_SHAPE.test(token)) return undefined
-    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleS * 1000, 60_000])
+    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleMs, 60_000])
     return r.user ? toUser(r.user as StoredUser) : undefined
   }
 
@@ -202,7 +202,7 @@ export class Accounts {
    */
   async stillSignedIn(token: string | undefined): Promise<User | undefined> {
     if (!token || !SECRET_SHAPE.test(token)) return undefined
-    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleS * 1000, Number.MAX_SAFE_INTEGER])
+    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleMs, Number.MAX_SAFE_INTEGER])
     return r.user ? toUser(r.user as StoredUser) : undefined
   }
 
@@ -233,7 +233,7 @@ export class Accounts {
   async decideWaitlist(address: string, decision: 'approve' | 'decline'): Promise<{ entry: WaitlistEntry; token?: string }> {
     const v = parse(accountSchemas.signIn, { email: address })
     const t = newSecret()
-    const r = await this.run('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlS * 1000])
+    const r = await this.run('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlMs])
     const e = r.entry as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at: number }
     const entry: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state, decidedAt: iso(e.decided_at) }
     return decision === 'approve' ? { entry, token: t.secret } : { entry }
@@ -243,7 +243,7 @@ export class Accounts {
    * An invite with its link token (shown or mailed once). `by` is the inviting owner's user id,
    * or undefined for an operator; `team` undefined with an operator means a new team.
    */
-  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role; ttlS?: number }): Promise<{ invite: Invite; token: string }> {
+  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role }): Promise<{ invite: Invite; token: string }> {
     const v = parse(accountSchemas.invite, input)
     const t = newSecret()
     const newTeam = opts.by === undefined && opts.team === undefined
@@ -255,7 +255,7 @@ export class Accounts {
       new_team: newTeam,
       by: opts.by ? opts.by.id : 'operator',
     }
-    const r = await this.run('createInvite', [pack(rec), t.hash, (opts.ttlS ?? this.settings.inviteTtlS) * 1000, opts.by?.id ?? '', this.settings.limitPendingInvites])
+    const r = await this.run('createInvite', [pack(rec), t.hash, this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
     return { invite: toInvite(r.invite as StoredInvite), token: t.secret }
   }
 

@@ -82,7 +82,7 @@ function inviteInfo(r: StoredCredential): InviteInfo {
 }
 
 /** How long revoked keys and invites stay listed by default (REVOKED_KEY_RETENTION_S). */
-export const REVOKED_RETENTION_S = 30 * 86400
+export const REVOKED_RETENTION_MS = 30 * 86_400_000
 
 /** A page of a team's keys: oldest first, `next` = the keyId to pass as `after` for the next page. */
 export interface KeyPage {
@@ -91,14 +91,10 @@ export interface KeyPage {
 }
 
 export class Teams {
-  private readonly retentionMs: number
-
   constructor(
     private readonly store: Store,
-    revokedRetentionS = REVOKED_RETENTION_S,
-  ) {
-    this.retentionMs = revokedRetentionS * 1000
-  }
+    private readonly retentionMs = REVOKED_RETENTION_MS,
+  ) {}
 
   /** Whether a record is listed: live, or revoked within the retention. */
   private listed(r: StoredCredential): boolean {

@@ -31,7 +31,7 @@ export class Analytics {
    */
   async room(c: Caller, input: unknown = {}, touch = true) {
     const v = parse(analyticsSchema, input)
-    const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [this.settings.presenceTtlS * 1000, v.days])
+    const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [this.settings.presenceTtlMs, v.days])
     const raw = (Array.isArray(r.status) ? {} : r.status) as Record<string, number>
     const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, raw[s] ?? 0])) as Record<(typeof TASK_STATUSES)[number], number>
     const total = Object.values(byStatus).reduce((a, b) => a + b, 0)

@@ -31,15 +31,17 @@ interface RawLock {
 
 export function lockSchemas(s: Settings) {
   const lockName = name(200)
+  const maxS = Math.floor(s.lockTtlMaxMs / 1000)
   return {
     acquire: z.object({
       name: lockName,
+      // Absent: LOCK_TTL_DEFAULT_S, taken in ms (Locks.acquire), so a test's default may be shorter than a second.
       ttl_s: z
         .number()
         .int('must be a whole number of seconds')
         .min(1, 'must be at least 1')
-        .max(s.lockTtlMaxS, `must be at most ${s.lockTtlMaxS} (the lock TTL limit)`)
-        .default(s.lockTtlDefaultS),
+        .max(maxS, `must be at most ${maxS} (the lock TTL limit)`)
+        .optional(),
     }),
     release: z.object({ name: lockName, token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional() }),
   }
@@ -76,9 +78,8 @@ export class Locks {
     requireAgent(c)
     const v = parse(this.schemas.acquire, input)
     const key = this.store.keys.lock(c.room, v.name)
-    const r = await isoErrors(
-      this.store.room('acquireLock', c.room, callOptions(c), [v.name, v.ttl_s * 1000, this.settings.locksPerRoom], [key]),
-    )
+    const ttlMs = v.ttl_s === undefined ? this.settings.lockTtlDefaultMs : v.ttl_s * 1000
+    const r = await isoErrors(this.store.room('acquireLock', c.room, callOptions(c), [v.name, ttlMs, this.settings.locksPerRoom], [key]))
     return { lock: toLock(v.name, r.lock, r.now), extended: r.extended as boolean, unread: r.unread }
   }
 

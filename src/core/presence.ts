@@ -36,7 +36,7 @@ export class Presence {
     private readonly store: Store,
     private readonly settings: Settings,
   ) {
-    this.ttlMs = settings.presenceTtlS * 1000
+    this.ttlMs = settings.presenceTtlMs
   }
 
   /** Marks the caller online now (heartbeat). Returns how many agents are online. */
@@ -47,7 +47,7 @@ export class Presence {
     return {
       online: r.online as number,
       you: { agent_id: agent, last_seen_at: iso(r.last_seen_at) },
-      presence_ttl_s: this.settings.presenceTtlS,
+      presence_ttl_s: this.settings.presenceTtlMs / 1000,
       unread: r.unread,
     }
   }
@@ -59,7 +59,7 @@ export class Presence {
     const out: { online: PresenceEntry[]; online_count: number; offline?: PresenceEntry[]; offline_count?: number; presence_ttl_s: number; unread: number | undefined } = {
       online: entriesOf(r.online),
       online_count: r.online_count as number,
-      presence_ttl_s: this.settings.presenceTtlS,
+      presence_ttl_s: this.settings.presenceTtlMs / 1000,
       unread: r.unread,
     }
     if (v.include_offline) {

@@ -123,12 +123,12 @@ export class Rooms {
 
   /** The room's record and counts. */
   async info(c: Caller) {
-    const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlS * 1000])
+    const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlMs])
     const meta = r.room as Record<string, string>
     return {
       room: summaryOf(meta),
       counts: r.counts as Record<string, number>,
-      expires_at: iso(Number(meta.touched ?? meta.created_at) + this.settings.roomTtlS * 1000),
+      expires_at: iso(Number(meta.touched ?? meta.created_at) + this.settings.roomTtlMs),
       unread: r.unread,
     }
   }

@@ -24,7 +24,7 @@ export class Snapshot {
 
   async room(c: Caller) {
     const r = await this.store.room('readSnapshot', c.room, callOptions(c, false), [
-      this.settings.presenceTtlS * 1000,
+      this.settings.presenceTtlMs,
       PRESENCE_FORGET_MS,
       SNAPSHOT_EVENTS,
       PRESENCE_LIST_MAX,

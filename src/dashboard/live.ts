@@ -23,7 +23,7 @@ export interface LiveDeps {
   feeds: Pick<Feeds, 'follow'>
   hub: Pick<Hub, 'listen'>
   lifecycle: Pick<Lifecycle, 'onDrain'>
-  settings: { sseBufferBytes: number; sseKeepaliveS: number }
+  settings: { sseBufferBytes: number; sseKeepaliveMs: number }
   /** The person of a session if it is still live (not moving its idle deadline). */
   stillSignedIn: (token: string | undefined) => Promise<{ team: string } | undefined>
 }
@@ -76,7 +76,7 @@ export class Live {
       for (const stop of stops) stop()
       out.end(last)
     }
-    const keepalive = setInterval(() => send(': keep-alive\n\n'), this.deps.settings.sseKeepaliveS * 1000)
+    const keepalive = setInterval(() => send(': keep-alive\n\n'), this.deps.settings.sseKeepaliveMs)
     const teamId = room.teamId
     const sessionCheck = setInterval(() => {
       this.deps.stillSignedIn(r.session).then(

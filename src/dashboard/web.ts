@@ -206,7 +206,7 @@ export class Web {
     if (!v.success) return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
     await this.limit('address', v.data, this.deps.settings.signInRatePerAddress)
     const token = await this.deps.accounts.requestSignIn(v.data)
-    if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlS))
+    if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
     return html(V.CheckMailPage({ email: v.data }))
   }
 
@@ -230,7 +230,7 @@ export class Web {
 
   /** After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in, the audit entry. */
   private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
-    const cookie = { 'Set-Cookie': [this.origin.sessionCookie(signed.session, this.deps.settings.sessionMaxS), ...cookies] }
+    const cookie = { 'Set-Cookie': [this.origin.sessionCookie(signed.session, Math.ceil(this.deps.settings.sessionMaxMs / 1000)), ...cookies] }
     const { user } = signed
     let key: string | undefined
     if (signed.createdTeam) {
@@ -309,7 +309,7 @@ export class Web {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
-      this.mail(invite.email, `${user.email} invites you to agentrooms`, inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlS))
+      this.mail(invite.email, `${user.email} invites you to agentrooms`, inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs))
       await this.deps.audit.record(user.team, actorOf(user), 'invited member', invite.email)
       return `Invite sent to ${invite.email}.`
     })
@@ -395,7 +395,7 @@ export class Web {
       const decision = r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
       if (!decision) throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
       const { entry, token } = await this.deps.accounts.decideWaitlist(r.form.get('email') ?? '', decision)
-      if (token) this.mail(entry.email, 'You are in: your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlS))
+      if (token) this.mail(entry.email, 'You are in: your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
       return decision === 'approve' ? `${entry.email} is approved; a sign-in link is on its way.` : `${entry.email} is declined.`
     })
   }
@@ -403,7 +403,7 @@ export class Web {
   private operatorInvite(r: Request): Promise<Reply> {
     return this.onOperator(r, async () => {
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, {})
-      this.mail(invite.email, 'You are invited to agentrooms', inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlS))
+      this.mail(invite.email, 'You are invited to agentrooms', inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlMs))
       return `Invite to a new team sent to ${invite.email}.`
     })
   }

@@ -46,7 +46,7 @@ class HttpMcpExchange implements McpExchange {
 
 export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonymous?: Principal } = {}): Route[] {
   const serve = mcpPipeline(host, { allowedOrigins: node.settings.mcpAllowedOrigins, anonymous: opts.anonymous })
-  const sse: SseSettings = { keepaliveMs: node.settings.sseKeepaliveS * 1000, bufferBytes: node.settings.sseBufferBytes }
+  const sse: SseSettings = { keepaliveMs: node.settings.sseKeepaliveMs, bufferBytes: node.settings.sseBufferBytes }
   const methodNotAllowed = async ({ ex }: { ex: Exchange }) => refuse(ex, REFUSE.httpMethod)
   const post = async ({ ex, raw }: { ex: Exchange; raw?: Buffer }) => {
     await serve({ headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw }, new HttpMcpExchange(ex, node, sse))

@@ -50,7 +50,7 @@ export async function runTeamsCli(
     return 1
   }
   const store = new Store(settings)
-  const teams = new Teams(store, settings.revokedKeyRetentionS)
+  const teams = new Teams(store, settings.revokedKeyRetentionMs)
   try {
     if (command === 'create') {
       const r = await teams.create({ name: arg, teamId: values.id })
@@ -93,7 +93,7 @@ async function waitlist(accounts: Accounts, settings: Settings, action: string, 
   try {
     if (mailer.toLog) out(`approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`)
     else {
-      await mailer.send({ to: entry.email, subject: 'You are in: your agentrooms sign-in link', text: signInText(link, settings.signInLinkTtlS) })
+      await mailer.send({ to: entry.email, subject: 'You are in: your agentrooms sign-in link', text: signInText(link, settings.signInLinkTtlMs) })
       out(`approved ${entry.email}; a sign-in link was mailed to it\n`)
     }
   } finally {

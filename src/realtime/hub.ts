@@ -49,6 +49,10 @@ export interface HubStats {
   rebuilds: number
   /** Subscriber connections (cluster: masters owning a subscribed channel, the control one included). */
   connections: number
+  /** Channels with an SSUBSCRIBE or SUNSUBSCRIBE in flight; 0: Redis has what the listeners want. */
+  settling: number
+  /** Probe rounds that came back whole since start: each one found the subscription alive. */
+  probesBack: number
 }
 
 interface Channel {
@@ -97,6 +101,7 @@ export class Hub {
   private lastRebuildAt = 0
   private rebuilds = 0
   private probes = 0
+  private probesBack = 0
   private round: ProbeRound | undefined
   private timer: NodeJS.Timeout | undefined
 
@@ -175,16 +180,18 @@ export class Hub {
   stats(): HubStats {
     let channels = 0
     let listeners = 0
+    let settling = 0
     const shards = new Set<string>()
     for (const ch of this.channels.values()) {
       if (ch.subscribed) shards.add(this.shardOf(ch.name))
+      if (ch.op) settling++
       if (ch.pinned) continue
       if (ch.subscribed) channels++
       listeners += ch.listeners.size
     }
     const sub = this.sub
     const connections = !sub ? 0 : sub instanceof Cluster ? shards.size : sub.status === 'ready' ? 1 : 0
-    return { channels, listeners, rebuilds: this.rebuilds, connections }
+    return { channels, listeners, rebuilds: this.rebuilds, connections, settling, probesBack: this.probesBack }
   }
 
   /** Stops probing and closes the subscriber connection(s). Listeners get nothing more. */
@@ -388,7 +395,10 @@ export class Hub {
     const round = this.round
     if (!round || msg.node !== this.nodeId || msg.n !== round.n) return
     round.pending.delete(channel)
-    if (round.pending.size === 0) this.endRound()
+    if (round.pending.size === 0) {
+      this.probesBack++
+      this.endRound()
+    }
   }
 
   private endRound(): void {

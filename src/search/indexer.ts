@@ -124,7 +124,7 @@ export class Indexer {
     this.reader = new SearchReader(store, { ...settings, searchFieldBytes: opts.fieldBytes ?? Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
     const { fieldBytes: _f, keys, ...rest } = opts
     this.keys = keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() }
-    this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepS * 1000, retryMs: 5000, ...rest }
+    this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepMs, retryMs: 5000, ...rest }
   }
 
   start(): void {
@@ -393,7 +393,7 @@ export class Indexer {
     }
   }
 
-  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlS * 1000): Promise<unknown> {
+  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlMs): Promise<unknown> {
     return this.store.run('saveSearchManifest', [this.keys.manifest(ref)], [ttlMs, Buffer.from(encode(change))])
   }
 

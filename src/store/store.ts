@@ -37,8 +37,8 @@ interface ScriptError {
 }
 
 /** How often a room's keys have their TTL refreshed by activity: a tenth of the TTL, at most 5 min. */
-export function touchEveryMs(roomTtlS: number): number {
-  return Math.min(300_000, Math.floor((roomTtlS * 1000) / 10))
+export function touchEveryMs(roomTtlMs: number): number {
+  return Math.min(300_000, Math.floor(roomTtlMs / 10))
 }
 
 export function connectionOptions(settings: Settings): { mode: 'standalone' | 'cluster'; nodes: { host: string; port: number }[] } {
@@ -81,9 +81,9 @@ export class Store {
     this.client.on('error', () => undefined)
     this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
     this.health = new StoreHealth(this.client)
-    this.ttlMs = String(settings.roomTtlS * 1000)
-    this.touchEvery = String(touchEveryMs(settings.roomTtlS))
-    this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
+    this.ttlMs = String(settings.roomTtlMs)
+    this.touchEvery = String(touchEveryMs(settings.roomTtlMs))
+    this.idemTtlMs = String(settings.idempotencyTtlMs)
     this.scripts = new Map(loadScripts().map((s) => [s.name, new LoadedScript(s)]))
     this.viaIoredis = this.client.options.enableAutoPipelining === true
     if (this.viaIoredis) for (const { script: s } of this.scripts.values()) this.client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })

@@ -61,14 +61,14 @@ export function nextLookAt(claim: Pick<Claim, 'hinted' | 'more' | 'next' | 'now'
 }
 
 /** What to do after an attempt: the outcome and, for a retry, the delay. */
-export function decide(a: Attempt, attempts: number, scheduleS: readonly number[], jitter: number, random = Math.random): { outcome: Outcome; delayMs: number } {
+export function decide(a: Attempt, attempts: number, scheduleMs: readonly number[], jitter: number, random = Math.random): { outcome: Outcome; delayMs: number } {
   if (a.status !== undefined && a.status >= 200 && a.status < 300) return { outcome: 'ok', delayMs: 0 }
   if (a.status === 410) return { outcome: 'gone', delayMs: 0 }
-  if (attempts > scheduleS.length) return { outcome: 'fail', delayMs: 0 }
-  const longest = Math.max(...scheduleS) * 1000
+  if (attempts > scheduleMs.length) return { outcome: 'fail', delayMs: 0 }
+  const longest = Math.max(...scheduleMs)
   // Retry-After is honoured as asked (never sooner), up to the schedule's longest delay.
   if (a.retryAfterMs !== undefined) return { outcome: 'retry', delayMs: Math.min(a.retryAfterMs, longest) }
-  const base = scheduleS[attempts - 1]! * 1000
+  const base = scheduleMs[attempts - 1]!
   return { outcome: 'retry', delayMs: Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * jitter))) }
 }
 
@@ -208,7 +208,7 @@ export class Dispatcher {
   /** One pass over a team: fan out, claim, launch, reschedule. */
   private async pass(team: string, lease: number, max: number): Promise<void> {
     const s = this.settings
-    const sweepMs = s.webhookSweepS * 1000
+    const sweepMs = s.webhookSweepMs
     const start = await this.queue.beginFanout(team, ROOMS_PER_PASS, sweepMs)
     if (start.floor !== undefined) {
       const floor = start.floor
@@ -222,7 +222,7 @@ export class Dispatcher {
         if (n > 0) this.log.info({ team, rooms: n }, 'webhooks: sweep found rooms with events not fanned out')
       }
     }
-    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs, s.webhookRetryScheduleS.length + 1, RECENT_FAILURES)
+    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs, s.webhookRetryScheduleMs.length + 1, RECENT_FAILURES)
     for (const d of claim.claimed) this.inflight.set(d.id, team)
     this.launch(team, claim.claimed)
     // A team without webhooks is removed only once the claim has deleted all it left behind (`more` until then).
@@ -309,7 +309,7 @@ export class Dispatcher {
       this.log.info({ delivery: d.id }, 'webhooks: attempt abandoned at shutdown; another node takes it over after its lease')
       return
     }
-    const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleS, s.webhookRetryJitter)
+    const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleMs, s.webhookRetryJitter)
     const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, KEPT)
     if (!r.settled) this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
     if (r.at !== undefined) await this.queue.wakeTeam(team, r.at)

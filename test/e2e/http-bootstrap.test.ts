@@ -14,6 +14,7 @@ import { runTeamsCli } from '../../src/ops/teams-cli.js'
 import { startNode } from '../helpers/node.js'
 import { freePort, startRedis } from '../helpers/redis.js'
 import { BACKENDS, settingsFor, uid } from '../helpers/shared.js'
+import { eventually } from '../helpers/wait.js'
 
 const DEFAULT_KEY = /ar_team_default\.[A-Za-z0-9_-]{32}/
 const keysIn = (text: string) => [...new Set(text.match(new RegExp(DEFAULT_KEY, 'g')) ?? [])]
@@ -64,17 +65,8 @@ async function service(redisPort: number): Promise<Proc> {
   return { port, out: () => out, exit, kill: (s) => child.kill(s) }
 }
 
-async function healthy(port: number, ms = 20_000): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return true
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return false
+function healthy(port: number, ms = 20_000): Promise<boolean> {
+  return eventually(() => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), ms) // false: not listening yet
 }
 
 t.test('two service processes on an empty Redis: the key is printed once', async (t) => {
@@ -85,10 +77,8 @@ t.test('two service processes on an empty Redis: the key is printed once', async
   t.same(await Promise.all(procs.map((p) => healthy(p.port))), [true, true], 'both serve /health')
   // Each process either prints the key or logs that the team exists: wait until both have said
   // which, so a second key, if one were printed, is in the output checked below.
-  const end = Date.now() + 10_000
   const decided = (p: Proc) => DEFAULT_KEY.test(p.out()) || p.out().includes('the default team exists already')
-  while (!procs.every(decided) && Date.now() < end) await new Promise((r) => setTimeout(r, 100))
-  t.ok(procs.every(decided), 'both processes finished their bootstrap')
+  t.ok(await eventually(() => procs.every(decided), 10_000), 'both processes finished their bootstrap')
   const printed = procs.map((p) => keysIn(p.out()))
   t.equal(printed.filter((keys) => keys.length > 0).length, 1, 'exactly one process printed a key')
   const key = printed.flat()[0]!

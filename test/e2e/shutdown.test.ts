@@ -71,7 +71,7 @@ function rpcOf(res: Response, text: string): { result?: { content: { text: strin
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('stop(): streams get a shutdown frame, the parked wait returns empty, the request in flight completes', async (t) => {
-      const n = await startNode(t, backend, { shutdownGraceS: GRACE_MS / 1000 })
+      const n = await startNode(t, backend, { shutdownGraceMs: GRACE_MS })
       const team = await newTeam(n)
       const roomId = await createRoom(n.base, team.key)
       const streams = [await openStream(n.base, roomId, { key: team.key }), await openStream(n.base, roomId, { key: team.key })]

@@ -134,7 +134,8 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       const killedAt = Date.now()
       victim.proc.kill('SIGKILL')
       await victim.exited
-      await new Promise((r) => setTimeout(r, 100))
+      const victims = rx.hanging.filter((h) => held.includes(h.r.body.id))
+      await waitFor(() => victims.every((h) => h.res.destroyed), 5000, "the receiver to see the victim's connections close")
       phase = 'answer'
       // Answer what is still held: the survivor's requests (the victim's connections died with it).
       for (const { r, res } of rx.hanging.splice(0)) {

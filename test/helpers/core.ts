@@ -5,6 +5,7 @@ import { Core, type Caller } from '../../src/core/index.js'
 import { decodeNotice, type Notice } from '../../src/core/events.js'
 import type { RoomKeys } from '../../src/store/keys.js'
 import { rawClient, storeFor, subscriberFor, uid, type Backend } from './shared.js'
+import { eventually } from './wait.js'
 
 export interface TestRoom {
   core: Core
@@ -57,8 +58,7 @@ export async function listen(t: Test, backend: Backend, room: TestRoom): Promise
   return got
 }
 
-/** Waits until `cond` holds or `ms` pass. */
+/** Waits until `cond` holds or `ms` pass (the assertions after it say what was expected). */
 export async function until(cond: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms
-  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+  await eventually(cond, ms)
 }

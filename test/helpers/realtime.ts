@@ -48,17 +48,7 @@ export async function killConnections(raw: Redis | Cluster, name: string): Promi
   return killed
 }
 
-/** Polls `cond` every 20 ms until it holds (true) or `ms` pass (false). */
-export async function eventually(cond: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms
-  for (;;) {
-    if (await cond()) return true
-    if (Date.now() > end) return false
-    await sleep(20)
-  }
-}
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+export { eventually, sleep } from './wait.js'
 
 export interface SilencingProxy {
   port: number

@@ -171,20 +171,12 @@ export function fastWebhookSettings(ca: TestCa) {
   return {
     keyPrefix: uid('wh'),
     webhookTestLoopbackCa: ca.caFile,
-    webhookRetryScheduleS: [0.2, 0.3, 0.5, 0.5, 1, 1, 2, 2],
+    webhookRetryScheduleMs: [200, 300, 500, 500, 1000, 1000, 2000, 2000],
     webhookRetryJitter: 0,
     webhookPollMs: 50,
     webhookLeaseMs: 3000,
-    webhookSweepS: 1,
+    webhookSweepMs: 1000,
   }
 }
 
-/** Waits until `cond` holds; fails with `what` after `ms`. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms
-  for (;;) {
-    if (await cond()) return
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+export { waitFor } from './wait.js'

@@ -10,6 +10,7 @@ import { AppError } from '../../src/core/errors.js'
 import { Store } from '../../src/store/store.js'
 import { testPrefix, traces } from '../helpers/accounts.js'
 import { BACKENDS, rawClient, settingsFor, uid } from '../helpers/shared.js'
+import { waitFor } from '../helpers/wait.js'
 
 const code = (p: Promise<unknown>) =>
   p.then(
@@ -69,24 +70,25 @@ for (const backend of BACKENDS) {
       const op = await accounts.requestSignIn('op@example.com')
       t.ok(op, 'an operator may always ask')
       t.equal(await code(accounts.consume(op!.slice(0, 31) + (op!.endsWith('A') ? 'B' : 'A'))), 'forbidden', 'one character altered')
-      const short = new Accounts(store, { ...settings, inviteTtlS: 1 })
-      const inv = await short.invite({ email: `${uid('e')}@example.com` }, { ttlS: 1 })
-      await new Promise((r) => setTimeout(r, 1100))
+      const short = new Accounts(store, { ...settings, inviteTtlMs: 300 })
+      const inv = await short.invite({ email: `${uid('e')}@example.com` }, {})
+      await waitFor(async () => !(await accounts.tokenLive(inv.token)), 5000, 'the 300 ms invite link to expire')
       t.equal(await code(accounts.consume(inv.token)), 'forbidden', 'an expired invite link')
       t.equal(await code(accounts.decideWaitlist(`${uid('n')}@example.com`, 'approve')), 'not_found', 'approving an address not listed')
       t.equal(await code(accounts.joinWaitlist({ email: 'not an address' })), 'invalid_request', 'a bad address names the field')
     })
 
     t.test('a session ends after its idle lifetime, and after its absolute lifetime however used', async (t) => {
-      const idle = new Accounts(store, { ...settings, sessionIdleS: 1, sessionMaxS: 3600 })
-      const absolute = new Accounts(store, { ...settings, sessionIdleS: 3600, sessionMaxS: 1 })
+      // Lifetimes of 500 ms: a session is read once right after sign-in (live), then polled until it
+      // ends. A read moves the idle deadline at most once a minute, so polling does not keep it alive.
+      const idle = new Accounts(store, { ...settings, sessionIdleMs: 500, sessionMaxMs: 3_600_000 })
+      const absolute = new Accounts(store, { ...settings, sessionIdleMs: 3_600_000, sessionMaxMs: 500 })
       const a = await idle.consume((await idle.requestSignIn('op@example.com'))!)
       const b = await absolute.consume((await absolute.requestSignIn('op@example.com'))!)
       t.ok(await idle.session(a.session), 'live at first')
       t.ok(await absolute.session(b.session), 'live at first')
-      await new Promise((r) => setTimeout(r, 1200))
-      t.equal(await idle.session(a.session), undefined, 'unused past the idle lifetime: ended')
-      t.equal(await absolute.session(b.session), undefined, 'past the absolute lifetime: ended')
+      await waitFor(async () => (await idle.session(a.session)) === undefined, 5000, 'the session unused past its idle lifetime to end')
+      await waitFor(async () => (await absolute.session(b.session)) === undefined, 5000, 'the session past its absolute lifetime to end')
       t.equal(await accounts.session(a.session), undefined, 'and stays ended under longer settings (it was removed)')
     })
 

@@ -90,7 +90,7 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   t.teardown(() => raw.quit())
   // A short room TTL makes the reads below due to refresh it (every tenth of the TTL: 2 s), a
   // write of its own that a full Redis refuses.
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, roomTtlS: 20 })
+  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, roomTtlMs: 20_000 })
   const team = await newTeam(n)
   const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
   const args = { room_id: room.room_id, agent_id: 'a' }

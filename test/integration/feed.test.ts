@@ -10,8 +10,9 @@ import type { Hub } from '../../src/realtime/hub.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
 import { newRoom, type TestRoom } from '../helpers/core.js'
-import { eventually, killConnections, proxiedStore, sleep, startHub } from '../helpers/realtime.js'
+import { killConnections, proxiedStore, startHub } from '../helpers/realtime.js'
 import { BACKENDS, rawClient, storeFor, type Backend } from '../helpers/shared.js'
+import { eventually, waitFor } from '../helpers/wait.js'
 
 const refOf = (room: TestRoom): RoomRef => ({ teamId: room.teamId, roomId: room.roomId })
 
@@ -38,6 +39,13 @@ async function follow(t: Test, feeds: Feeds, ref: RoomRef, after?: string) {
   return { got, gaps, stop, ids: () => got.map((e) => e.id) }
 }
 
+/** Waits until the room's stream holds at least `n` events (a post under way has got that far). */
+async function streamReaches(room: TestRoom, n: number): Promise<void> {
+  const store = room.core.store
+  const key = store.keys.room(refOf(room)).events
+  await waitFor(async () => (await store.client.xlen(key)) >= n, 10_000, `${n} events in the room's stream`)
+}
+
 /** Every retained event id of the room, oldest first. */
 async function streamIds(room: TestRoom): Promise<string[]> {
   const store = room.core.store
@@ -52,8 +60,7 @@ async function streamIds(room: TestRoom): Promise<string[]> {
  */
 async function fence(core: Core, room: TestRoom, followers: { ids(): string[] }[]): Promise<string> {
   const id = (await core.events.post(room.as('fence'), { type: 'message', text: 'fence' })).event.id
-  const arrived = await eventually(() => followers.every((f) => f.ids().includes(id)), 10_000)
-  if (!arrived) throw new Error(`the fence event ${id} did not reach every follower within 10 s`)
+  await waitFor(() => followers.every((f) => f.ids().includes(id)), 10_000, `the fence event ${id} to reach every follower`)
   return id
 }
 
@@ -77,7 +84,7 @@ for (const backend of BACKENDS) {
       t.same(fresh.ids(), [], 'without after: only new events')
 
       const posting = Promise.all([postMany(a.core, room, 'alice', 150, 'a'), postMany(b.core, room, 'bob', 150, 'b')])
-      await sleep(30)
+      await streamReaches(room, 40)
       const midway = await follow(t, a.feeds, ref, first[4]) // joins while events pour in
       await posting
       const all = await streamIds(room)
@@ -151,7 +158,7 @@ for (const backend of BACKENDS) {
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())
       const posting = postMany(room.core, room, 'alice', 60)
-      await sleep(20)
+      await streamReaches(room, 10)
       t.ok((await killConnections(raw, node.hub.connectionName)) >= 1, "killed the hub's connection(s)")
       await posting
       t.ok(await eventually(() => resyncs >= 1, 5000), 'the hub rebuilt and resynced')
@@ -185,7 +192,8 @@ for (const backend of BACKENDS) {
 
       const ctl = new AbortController()
       const aborted = a.feeds.waitForNotice(ref, ctl.signal, 5000)
-      setTimeout(() => ctl.abort(), 50)
+      await waitFor(() => a.feeds.stats().waiters === 1, 5000, 'the waiter to be registered')
+      ctl.abort()
       const t0 = Date.now()
       t.equal(await aborted, false, 'aborting resolves false')
       t.ok(Date.now() - t0 < 1000)
@@ -194,7 +202,8 @@ for (const backend of BACKENDS) {
       // give-up, so a stall of the loaded machine may cause one: a wake is accepted only then.
       let resyncs = 0
       const offResync = a.hub.onResync(() => resyncs++)
-      const notAnEvent = a.feeds.waitForNotice(ref, never, 1000)
+      // The wait's own timeout is the window in which the task notice must not wake it.
+      const notAnEvent = a.feeds.waitForNotice(ref, never, 400)
       t.ok(await a.hub.whenSubscribed(ref, 5000), 'subscribed: the task notice reaches the waiter\'s room')
       await room.core.plan.addTask(room.as('bob'), { title: 'not an event' })
       const woke = await notAnEvent
@@ -226,13 +235,17 @@ t.test('standalone, own server: notices lost to a silently dead subscription are
   // The hub subscribes through the proxy; reads, posts and probes go straight to Redis.
   const { proxy, store } = await proxiedStore(t)
   const node = await nodeOn(t, store)
+  const got: RoomEvent[] = []
   let resyncs = 0
-  node.hub.onResync(() => resyncs++)
+  let gotAtResync: number | undefined
+  node.hub.onResync(() => {
+    resyncs++
+    gotAtResync ??= got.length
+  })
   const teamId = 'tm-silent'
   const { room: created } = await node.core.rooms.create(teamId, { template: 'blank' }, 'test')
   const ref = { teamId, roomId: created.room_id }
   const as = { room: ref, agent: 'alice' }
-  const got: RoomEvent[] = []
   const stop = await node.feeds.follow(ref, {}, (ev) => got.push(ev))
   t.teardown(stop)
   const post = async (text: string) => (await node.core.events.post(as, { type: 'message', text })).event.id
@@ -241,9 +254,8 @@ t.test('standalone, own server: notices lost to a silently dead subscription are
   proxy.silenceOpen()
   const ids = [await post('e1'), await post('e2'), await post('e3'), await post('e4'), await post('e5')]
   for (const id of [ids[1], ids[3]]) await node.core.events.delete(as, { event_id: id })
-  await sleep(50)
-  t.equal(got.length, 1, 'the notices went nowhere')
   t.ok(await eventually(() => resyncs === 1, 5000), 'the probe found it, the hub rebuilt')
+  t.equal(gotAtResync, 1, 'until then the notices went nowhere')
   t.ok(await eventually(() => got.length === 4, 2000))
   t.same(
     got.map((e) => e.id),

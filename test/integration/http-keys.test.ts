@@ -44,7 +44,7 @@ t.test('GET /admin/keys pages with limit and after', async (t) => {
 })
 
 t.test('revoked keys are kept for the retention only', async (t) => {
-  const n = await startNode(t, 'standalone', { revokedKeyRetentionS: 0 })
+  const n = await startNode(t, 'standalone', { revokedKeyRetentionMs: 0 })
   const team = await newTeam(n)
   for (let i = 0; i < 5; i++) {
     const k = await mint(n, team.key)

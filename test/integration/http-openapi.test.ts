@@ -6,8 +6,11 @@ import t from 'tap'
 import fc from 'fast-check'
 import { validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
 import { newTeam, startNode } from '../helpers/node.js'
 import { BACKENDS } from '../helpers/shared.js'
+
+pinFuzzSeed(t)
 
 interface Operation {
   parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[]

@@ -12,10 +12,22 @@ import type { RoomRef } from '../../src/store/keys.js'
 import { createClient, Store } from '../../src/store/store.js'
 import { newRoom, until } from '../helpers/core.js'
 import { startRedis } from '../helpers/redis.js'
-import { eventually, FAST, proxiedStore, shardNumSub, sleep, startHub } from '../helpers/realtime.js'
+import { FAST, proxiedStore, shardNumSub, startHub } from '../helpers/realtime.js'
 import { BACKENDS, rawClient, storeFor, uid } from '../helpers/shared.js'
+import { eventually, sleep, waitFor } from '../helpers/wait.js'
 
 const refOf = (room: { teamId: string; roomId: string }): RoomRef => ({ teamId: room.teamId, roomId: room.roomId })
+
+/** Waits until each hub has had two more probe rounds come back whole (through its subscription). */
+async function probedTwice(...hubs: Hub[]): Promise<void> {
+  const from = hubs.map((h) => h.stats().probesBack)
+  await waitFor(() => hubs.every((h, i) => h.stats().probesBack >= from[i]! + 2), 20 * FAST.probeIntervalMs!, 'two more probe rounds to come back')
+}
+
+/** Waits until the hub has no SSUBSCRIBE or SUNSUBSCRIBE in flight: Redis then has what it wants. */
+async function settled(hub: Hub): Promise<void> {
+  await waitFor(() => hub.stats().settling === 0, 5000, 'the hub\'s subscription commands to settle')
+}
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
@@ -36,10 +48,10 @@ for (const backend of BACKENDS) {
       t.ok(await eventually(() => onB.length >= 2 && onA.length >= 2), 'both nodes got both notices')
       t.match(onB[0], { k: 'task', op: 'added', id: 't1' })
       t.match(onB[1], { k: 'event', op: 'posted', event_id: posted.event.id, event: { id: posted.event.id, text: 'on it' } })
-      await sleep(5 * FAST.probeIntervalMs!)
+      await probedTwice(hubA, hubB)
       t.notOk([...onA, ...onB].some((n) => n.k === 'probe'), 'probes (both hubs probe this room) never reach listeners')
       t.equal(onB.length, 2, 'nothing else arrived')
-      t.same(hubB.stats(), { channels: 1, listeners: 1, rebuilds: 0, connections: hubB.stats().connections })
+      t.match(hubB.stats(), { channels: 1, listeners: 1, rebuilds: 0, settling: 0 })
       t.equal(hubA.stats().rebuilds, 0, 'healthy probes cause no rebuild')
     })
 
@@ -53,7 +65,7 @@ for (const backend of BACKENDS) {
       const hash = uid('h')
       await storeA.client.spublish(storeA.keys.controlChannel(), Buffer.from(encode({ k: 'revoked', hash })))
       t.ok(await eventually(() => got.some((n) => n.k === 'revoked' && (n as { hash?: string }).hash === hash)))
-      await sleep(4 * FAST.probeIntervalMs!)
+      await probedTwice(hubB)
       t.notOk(
         got.some((n) => n.k === 'probe'),
         'probes are not control notices',
@@ -86,7 +98,7 @@ for (const backend of BACKENDS) {
       offs[0]!()
       offs[1]!()
       offs[1]!() // a remover called twice removes once
-      await sleep(100)
+      await settled(hub)
       t.equal(await count(), 1, 'one listener left: still subscribed')
       t.equal(hub.stats().listeners, 1)
       offs[2]!()
@@ -96,16 +108,16 @@ for (const backend of BACKENDS) {
 
       // Races: listen and leave in the same tick, many times, ending with and without a listener.
       for (let i = 0; i < 50; i++) hub.listen(ref, () => {})()
-      await sleep(300)
+      await settled(hub)
       t.equal(await count(), 0, 'listen+leave races settle unsubscribed')
       let keep: () => void = () => {}
       for (let i = 0; i < 50; i++) {
         keep()
         keep = hub.listen(ref, () => {})
-        if (i % 7 === 0) await sleep(1)
+        if (i % 7 === 0) await sleep(1) // let some commands go out between the races
       }
       t.ok(await hub.whenSubscribed(ref, 3000))
-      await sleep(300)
+      await settled(hub)
       t.equal(await count(), 1, 'races ending with one listener settle subscribed')
       t.equal(hub.stats().listeners, 1)
       keep()
@@ -184,8 +196,8 @@ t.test('standalone, own server: recovery', async (t) => {
     await store.client.spublish(store.keys.room(ref).channel, Buffer.from(encode({ k: 'var', op: 'set', at: 1, name: 'x' })))
     t.ok(await eventually(() => got.length === 1), 'notices flow again')
     t.equal(await shardNumSub(raw, store.keys.room(ref).channel), 1, 'one subscription, on the new connection')
-    await sleep(5 * FAST.probeIntervalMs!)
-    t.equal(hub.stats().rebuilds, 1, 'no further rebuilds once healthy')
+    await probedTwice(hub)
+    t.equal(hub.stats().rebuilds, 1, 'no further rebuilds once healthy: two probe rounds came back')
   })
 
   t.test('a silently dead subscription (no socket event) is found by the probe and rebuilt', async (t) => {
@@ -214,8 +226,8 @@ t.test('standalone, own server: recovery', async (t) => {
     await store.client.spublish(channel, notice('after'))
     t.ok(await eventually(() => got.length === 2), 'notices flow on the new connection')
     t.equal(got[1]!.name, 'after')
-    await sleep(5 * FAST.probeIntervalMs!)
-    t.equal(hub.stats().rebuilds, 1, 'no rebuild loop')
+    await probedTwice(hub)
+    t.equal(hub.stats().rebuilds, 1, 'no rebuild loop: two probe rounds came back')
   })
 
   t.test('Redis down then back: rebuilds no faster than the probe interval, then resyncs', async (t) => {

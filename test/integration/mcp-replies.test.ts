@@ -21,7 +21,7 @@ async function steadyTimers(): Promise<number> {
 }
 
 t.test('reply modes (standalone)', async (t) => {
-  const n = await startNode(t, 'standalone', { sseKeepaliveS: 1 })
+  const n = await startNode(t, 'standalone', { sseKeepaliveMs: 1000 })
   const { key, teamId } = await newTeam(n)
   const { room } = await n.node.core.rooms.create(teamId, { template: 'web-app' }, 'test')
   const roomId = room.room_id

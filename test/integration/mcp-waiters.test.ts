@@ -2,15 +2,18 @@
 // promptly after post_event on node A, and 1,000 parked waits on one node (1,000 HTTP requests
 // at once over 50 rooms) hold no Redis connection of their own: CLIENT LIST on a Redis of the
 // test's own (each master of a cluster of its own) counts no more connections than with none.
+// Nothing here races a wait's own timeout: every post comes once the node reports the waits
+// parked (the parked-waiters gauge), and every wait ends on an event, not on the clock.
 import type { Test } from 'tap'
 import t from 'tap'
 import { Redis } from 'ioredis'
 import type { Settings } from '../../src/config.js'
+import { WAIT_MAX_S } from '../../src/mcp/tools/events.js'
 import { legacyCall, parkedWaiters, post, sseMessages, streamedPost, toolReplyOf, type StreamedCall } from '../helpers/mcp.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
-import { eventually } from '../helpers/realtime.js'
 import { startCluster, startRedis } from '../helpers/redis.js'
 import { BACKENDS, type Backend } from '../helpers/shared.js'
+import { waitFor } from '../helpers/wait.js'
 
 const ACCEPT = { Accept: 'application/json, text/event-stream' }
 const FAST_LIMITS = { rateLimitPerMin: 1_000_000 }
@@ -54,7 +57,7 @@ for (const backend of BACKENDS) {
     const figures: number[] = []
     for (let i = 0; i < 3; i++) {
       const wait = streamedPost(b, legacyCall('wait_for_events', args('listener', { timeout_s: 10 })), { Authorization: `Bearer ${key}`, ...ACCEPT })
-      t.ok(await eventually(async () => (await parkedWaiters(b)) === 1, 5000), `wait ${i + 1} parked on B`)
+      await waitFor(async () => (await parkedWaiters(b)) === 1, 5000, `wait ${i + 1} to park on B`)
       const started = performance.now()
       const posted = await post(a, legacyCall('post_event', args('speaker', { type: 'status', text: `ping ${i}` })), ACCEPT, { key })
       t.notOk(toolReplyOf(posted.json).isError, 'post_event on A')
@@ -86,27 +89,32 @@ for (const backend of BACKENDS) {
     const idle = await clientsPerServer(admins)
     t.equal(await parkedWaiters(n), 0, 'no waiter parked for the baseline')
 
-    // The waiters of the rooms woken below get the longest wait (30 s), so their events, posted
-    // once all 1,000 are parked, always come first: with 5 s, parking and counting took longer
-    // than that on a loaded machine and some timed out before their event (460 of 500 woken).
-    // The quiet rooms' waiters time out on their own, after 15 s.
-    const calls = Array.from({ length: 1000 }, (_, i) => wait(i, i % 50 < 25 ? 30 : 15))
-    const parkedAll = await eventually(async () => (await parkedWaiters(n)) === 1000, 20_000)
-    t.ok(parkedAll, `1,000 waiters parked (gauge ${await parkedWaiters(n)})`)
+    // Every wait gets the longest timeout (30 s) and ends on an event of its room, posted once all
+    // 1,000 are parked: the gauge reaching 1,000 also says that none has timed out yet. Parking
+    // may take half the timeout (it takes 1-2 s on a loaded 2-core machine), which leaves the
+    // other half for the posts. (With 5 s waits and posts that did not wait for parking, a loaded
+    // machine once woke 460 of 500.)
+    const calls = Array.from({ length: 1000 }, (_, i) => wait(i, WAIT_MAX_S))
+    await waitFor(async () => (await parkedWaiters(n)) === 1000, (WAIT_MAX_S * 1000) / 2, '1,000 waiters to park within half their timeout')
     const busy = await clientsPerServer(admins)
     t.comment(`${backend}: Redis clients per server with 0 waiters ${idle.join('/')}, with 1,000 parked ${busy.join('/')}`)
     busy.forEach((count, i) => t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections with 1,000 waiters, ${idle[i]} with none`))
     t.equal(n.node.feeds.stats().waiters, 1000, 'the waits are parked on the node\'s feeds')
 
-    // Wake half the rooms with one event each; the other half time out empty.
+    // Wake half the rooms with one event each; the other half's waiters stay parked. Then the
+    // other half, each room with an event of its own. A waiter must get its own room's event only.
+    const postIn = (room: number, text: string) => n.node.core.events.post({ room: { teamId, roomId: rooms[room]! }, agent: 'poster' }, { type: 'status', text })
+    const answered = (firstHalf: boolean, prefix: string) =>
+      Promise.all(
+        calls.flatMap((c, i) => (i % 50 < 25 === firstHalf ? [c.done.then(resultOf).then((r) => r.events.map((e) => e.text).join() === `${prefix} ${i % 50}`)] : [])),
+      ).then((ok) => ok.filter(Boolean).length)
     const started = performance.now()
-    for (let r = 0; r < 25; r++) await n.node.core.events.post({ room: { teamId, roomId: rooms[r]! }, agent: 'poster' }, { type: 'status', text: `wake ${r}` })
-    const results = await Promise.all(calls.map((c) => c.done.then(resultOf)))
-    const woken = results.filter((r, i) => i % 50 < 25 && r.events.length === 1 && r.events[0]!.text === `wake ${i % 50}`).length
-    const empty = results.filter((r, i) => i % 50 >= 25 && r.events.length === 0).length
-    t.equal(woken, 500, 'every waiter of a woken room got its event')
-    t.equal(empty, 500, 'every waiter of a quiet room timed out empty')
-    t.comment(`${backend}: all 1,000 waits answered in ${Math.round(performance.now() - started)} ms`)
+    for (let r = 0; r < 25; r++) await postIn(r, `wake ${r}`)
+    t.equal(await answered(true, 'wake'), 500, 'every waiter of a woken room got its event, and only it')
+    t.comment(`${backend}: 500 waits woken and answered in ${Math.round(performance.now() - started)} ms`)
+    t.equal(await parkedWaiters(n), 500, 'the other rooms\' waiters are still parked: events of other rooms do not end them')
+    for (let r = 25; r < 50; r++) await postIn(r, `late ${r}`)
+    t.equal(await answered(false, 'late'), 500, 'every waiter of the rooms woken last got its own room\'s event, and only it')
     t.equal(await parkedWaiters(n), 0, 'no waiter left parked')
     const after = await clientsPerServer(admins)
     after.forEach((count, i) => t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections afterwards`))

@@ -1,10 +1,11 @@
-// Room inactivity removal by key expiry, with the TTL shortened to seconds.
+// Room inactivity removal by key expiry, with the TTL shortened to half a second.
 import t, { type Test } from 'tap'
 import { newRoom, type TestRoom } from '../helpers/core.js'
-import { eventually } from '../helpers/realtime.js'
 import { BACKENDS, rawClient } from '../helpers/shared.js'
+import { eventually, sleep } from '../helpers/wait.js'
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** The room TTL of the expiry tests (the touch interval is a tenth of a TTL). */
+const TTL_MS = 500
 
 /**
  * Waits until Redis has expired every key of the room (checked with EXISTS on a raw client: a
@@ -20,13 +21,13 @@ async function expired(t: Test, room: TestRoom, raw: ReturnType<typeof rawClient
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('an idle room disappears with every key it had', async (t) => {
-      const room = await newRoom(t, backend, { template: 'web-app', settings: { roomTtlS: 2 } })
+      const room = await newRoom(t, backend, { template: 'web-app', settings: { roomTtlMs: TTL_MS } })
       await room.core.plan.addTask(room.as('a'), { title: 'x', notes: 'n' })
       const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())
       const ttls = await Promise.all(keys.list.slice(0, 14).map((k) => raw.pttl(k)))
-      for (const [i, ttl] of ttls.entries()) t.ok(ttl === -2 || (ttl > 0 && ttl <= 2000), `${keys.list[i]} has the room TTL or does not exist (${ttl})`)
+      for (const [i, ttl] of ttls.entries()) t.ok(ttl === -2 || (ttl > 0 && ttl <= TTL_MS), `${keys.list[i]} has the room TTL or does not exist (${ttl})`)
       await expired(t, room, raw)
       await t.rejects(room.core.plan.readPlan(room.as('a')), { code: 'not_found' })
       const listed = await room.core.rooms.list(room.teamId)
@@ -37,7 +38,7 @@ for (const backend of BACKENDS) {
       // An hour's TTL: the touch interval (6 min) never passes here, so only each call's own
       // PEXPIREs (or the TTL a key already had) can give a key its TTL. Scripts skip the PEXPIRE
       // of a key they know existed; this checks that no key is ever left without one.
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 3600 } })
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: 3_600_000 } })
       const keys = room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId })
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())
@@ -67,17 +68,20 @@ for (const backend of BACKENDS) {
     })
 
     t.test('activity keeps a room alive', async (t) => {
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 2 } })
-      // touch interval is a tenth of the TTL (200 ms): calls every 400 ms keep it alive for 4 s.
-      for (let i = 0; i < 10; i++) {
-        await sleep(400)
+      // Time must pass here: calls every 200 ms (past the 100 ms touch interval) for twice a 1 s
+      // TTL. The TTL leaves 800 ms to spare between calls on a loaded machine.
+      const ttlMs = 1000
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: ttlMs } })
+      const until = Date.now() + 2 * ttlMs
+      while (Date.now() < until) {
+        await sleep(ttlMs / 5)
         await room.core.plan.readPlan(room.as('a'))
       }
       t.ok((await room.core.rooms.info(room.as('a'))).room.room_id, 'still there after twice its TTL')
     })
 
     t.test('a room recreated after expiry starts clean', async (t) => {
-      const room = await newRoom(t, backend, { settings: { roomTtlS: 2 } })
+      const room = await newRoom(t, backend, { settings: { roomTtlMs: TTL_MS } })
       await room.core.plan.addTask(room.as('a'), { title: 'old' })
       const raw = rawClient(backend)
       t.teardown(() => raw.disconnect())

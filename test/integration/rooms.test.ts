@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
       const team = uid('tm')
       for (let i = 0; i < 5; i++) {
         await core.rooms.create(team, { room_id: `r${i}` }, 'x')
-        await new Promise((r) => setTimeout(r, 2))
+        await new Promise((r) => setTimeout(r, 2)) // a later millisecond: the list is in creation order
       }
       await core.rooms.create(uid('tm'), { room_id: 'foreign' }, 'x')
       const p1 = await core.rooms.list(team, { limit: 2 })

@@ -9,6 +9,7 @@ import { Store } from '../../src/store/store.js'
 import type { TestRoom } from '../helpers/core.js'
 import { startRedis } from '../helpers/redis.js'
 import { uid } from '../helpers/shared.js'
+import { waitFor } from '../helpers/wait.js'
 import { hashTagOf } from '../../src/store/keys.js'
 
 interface Seen {
@@ -83,13 +84,27 @@ t.test('one round trip per operation, one hash tag per script', async (t) => {
   const room: TestRoom = { core, teamId, roomId: ref.roomId, as: (agent, idempotencyKey) => ({ room: ref, agent, idempotencyKey }) }
   const base = new Redis(redis.port, '127.0.0.1')
   const monitor = await base.monitor()
+  const fencer = new Redis(redis.port, '127.0.0.1')
   t.teardown(() => {
     monitor.disconnect()
     base.disconnect()
+    fencer.disconnect()
   })
   let seen: Seen[] = []
   monitor.on('monitor', (_time: string, args: string[], source: string) => seen.push({ args, source }))
-  const settle = () => new Promise((r) => setTimeout(r, 60))
+  /**
+   * Waits until MONITOR has reported everything the last call ran: Redis reports commands in the
+   * order it runs them, so once an ECHO sent after the call shows up, nothing of the call is still
+   * on its way. The ECHO itself is left out of `seen`.
+   */
+  let fences = 0
+  const settle = async () => {
+    const fence = `fence-${++fences}`
+    await fencer.echo(fence)
+    const isFence = (s: Seen) => s.args[0]?.toLowerCase() === 'echo' && s.args[1] === fence
+    await waitFor(() => seen.some(isFence), 5000, `MONITOR to report ${fence}`)
+    seen = seen.filter((s) => !isFence(s))
+  }
 
   for (const [name, run] of tour()) {
     // First run loads the script (EVALSHA, then EVAL on NOSCRIPT); the second is measured.

@@ -113,7 +113,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a room with a search in progress is not dropped for the budget; no index is left behind', async (t) => {
-      const { engine, store, hub } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleS: 1, searchFieldBytes: 65_536 })
+      const { engine, store, hub } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleMs: 1000, searchFieldBytes: 65_536 })
       const [a, b] = [await bigRoom(t, backend), await bigRoom(t, backend)]
       t.equal((await engine.search(a.as('x'), { query: 'needle' })).results.length, 6)
       await store.client.hincrby(store.keys.room({ teamId: a.teamId, roomId: a.roomId }).meta, 'cseq', 1) // a notice that never comes
@@ -243,7 +243,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('the memory budget keeps the rooms searched last; idle rooms are dropped and their channel released', async (t) => {
-      const { engine } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleS: 1, searchFieldBytes: 65_536 })
+      const { engine } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleMs: 1000, searchFieldBytes: 65_536 })
       const rooms = [await roomOn(t, backend), await roomOn(t, backend)]
       for (const r of rooms) {
         for (let i = 0; i < 6; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })

@@ -84,7 +84,7 @@ for (const backend of BACKENDS) {
 
     t.test('vectors live as long as their room, go with it, and are made again for a room created again', async (t) => {
       const e = await embedderFor(t)
-      const settings = settingsOf(backend, e.url, { roomTtlS: 3 })
+      const settings = settingsOf(backend, e.url, { roomTtlMs: 3000 })
       const { engine } = await semanticNode(t, settings)
       const raw = rawClient(backend)
       t.teardown(() => raw.quit())

@@ -130,7 +130,7 @@ t.test('managing webhooks', async (t) => {
     })
 
     t.test(`${backend}: recent attempts, and a failed delivery replayed under its id`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookRetryScheduleS: [0.1] })
+      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100] })
       const rx = await startReceiver(t, ca)
       rx.answer = () => ({ status: 500, body: 'database is down' })
       const wh = await register(s, rx.url())
@@ -179,7 +179,7 @@ t.test('managing webhooks', async (t) => {
     })
 
     t.test(`${backend}: a replay is refused when the event is trimmed or the webhook is disabled, changing nothing`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookRetryScheduleS: [0.1], eventsRetained: 3 })
+      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100], eventsRetained: 3 })
       const rx = await startReceiver(t, ca)
       rx.answer = () => ({ status: 500 })
       const wh = await register(s, rx.url())

@@ -15,10 +15,10 @@ import { fanOutRoom } from '../../src/webhooks/fanout.js'
 import { WebhookQueue } from '../../src/webhooks/queue.js'
 import { RECENT_FAILURES, WebhookRegistry } from '../../src/webhooks/registry.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
+import { sleep } from '../helpers/wait.js'
 
 /** A loopback URL (allowed by allowLoopback); nothing is ever sent to it here. */
 const URL_ = 'https://127.0.0.1:9/hook'
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Setup {
   store: Store
@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
       t.equal(c.claimed.length, 1, `attempt ${n} claimed`)
       t.equal(c.claimed[0]!.n, n)
       id = c.claimed[0]!.id
-      await sleep(5)
+      await sleep(5) // time passes on purpose: past the 1 ms lease
     }
     const sixth = await s.queue.claimDeliveries(s.teamId, 'node-6', 10, 1, 3, RECENT_FAILURES)
     t.same(sixth.claimed, [], 'not claimed a sixth time')
@@ -95,7 +95,7 @@ for (const backend of BACKENDS) {
     const later = Date.now() + 3_600_000
     await s.store.client.zadd(teams, later, a, later, z)
     await s.queue.wakeTeam(z)
-    await sleep(5)
+    await sleep(5) // a later millisecond: woken in this order
     await s.queue.wakeTeam(a)
     t.not(await s.store.client.zscore(teams, a), '0', 'a woken team is due at a time, not at 0')
     const first = await s.queue.claimTeams(1, 10_000)
@@ -134,7 +134,7 @@ for (const backend of BACKENDS) {
     t.match(second, { claimed: [], webhooks: 0, more: false })
     t.equal(await s.store.client.exists(k.deliveries, k.due, k.leased), 0, 'nothing of them is left')
 
-    await sleep(2)
+    await sleep(2) // a later millisecond than the claims': the team is due by then
     const pass = await s.queue.claimTeams(8, 10_000)
     t.same(pass.teams, [s.teamId])
     t.equal(await s.queue.rescheduleTeam(s.teamId, pass.lease, second.now, true, 0), 'removed', 'then the team leaves the schedule')
@@ -165,7 +165,7 @@ for (const backend of BACKENDS) {
     t.equal(await fanOut(), 1)
     // No node fans out while 14 more are posted: 10 are kept, e2..e5 are trimmed unread.
     for (let i = 2; i <= 15; i++) await core.events.post({ room, agent: 'a' }, { type: 'message', text: `e${i}` })
-    await sleep(5)
+    await sleep(5) // a later millisecond: the new webhook is younger than every trimmed event
     const after = await s.registry.create(s.teamId, { url: URL_ })
     t.equal(await fanOut(), 10, 'the retained events, for the older webhook')
     const health = Object.fromEntries((await s.registry.list(s.teamId)).map((w) => [w.webhookId, w.health]))

@@ -114,7 +114,7 @@ t.test('webhook targets', async (t) => {
       const inner = await startReceiver(t, ca)
       const targets = ['https://10.0.0.1/steal', inner.url('/inner')]
       rx.answer = (r) => ({ status: 302, headers: { Location: targets[r.path === '/first' ? 0 : 1]! } })
-      const n = await nodeWith(t, backend, { ...fastWebhookSettings(ca), webhookRetryScheduleS: [0.1] })
+      const n = await nodeWith(t, backend, { ...fastWebhookSettings(ca), webhookRetryScheduleMs: [100] })
       const { teamId, key } = await newTeam(n)
       for (const path of ['/first', '/second']) {
         const reg = await n.call('/admin/webhooks', { method: 'POST', key, json: { url: rx.url(path) } })

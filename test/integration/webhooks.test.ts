@@ -10,7 +10,8 @@ import { Store } from '../../src/store/store.js'
 import type { WebhookView } from '../../src/webhooks/registry.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
-import { fastWebhookSettings, makeTestCa, opensslHmac, startReceiver, verifyStandard, waitFor, type Received, type TestCa } from '../helpers/webhooks.js'
+import { fastWebhookSettings, makeTestCa, opensslHmac, startReceiver, verifyStandard, type Received, type TestCa } from '../helpers/webhooks.js'
+import { sleep, waitFor } from '../helpers/wait.js'
 
 interface Setup {
   n: TestNode
@@ -142,13 +143,13 @@ t.test('webhooks', async (t) => {
     t.test(`${backend}: 429 with Retry-After is honoured`, async (t) => {
       const s = await setup(t, backend, ca)
       const rx = await startReceiver(t, ca)
-      rx.answer = () => (rx.received.length === 1 ? { status: 429, headers: { 'Retry-After': '2' } } : { status: 200 })
+      rx.answer = () => (rx.received.length === 1 ? { status: 429, headers: { 'Retry-After': '1' } } : { status: 200 })
       await register(s, { url: rx.url() })
       await post(s, await room(s), 'slow down')
       await waitFor(() => rx.received.length >= 2, 6000, 'the second attempt')
       const gap = rx.received[1]!.at - rx.received[0]!.at
-      t.ok(gap >= 2000, `the retry waited Retry-After (2 s), not the schedule's 0.2 s: ${gap} ms`)
-      t.ok(gap < 6000, `and not much longer: ${gap} ms`)
+      t.ok(gap >= 1000, `the retry waited Retry-After (1 s; the smallest a header says), not the schedule's 0.2 s: ${gap} ms`)
+      t.ok(gap < 5000, `and not much longer: ${gap} ms`)
       t.equal(rx.received[1]!.body.id, rx.received[0]!.body.id, 'the same delivery id')
     })
 
@@ -169,7 +170,8 @@ t.test('webhooks', async (t) => {
       await waitFor(async () => (await list(s))[0]!.status === 'disabled', 5000, 'the webhook to be disabled')
       await post(s, roomId, 'four')
       await waitFor(async () => (await list(s))[0]!.health.pending === 0, 3000, 'nothing pending')
-      await new Promise((r) => setTimeout(r, 300))
+      // Time passes on purpose: a window in which nothing more may reach the receiver.
+      await sleep(300)
       t.equal(rx.received.length, 1, 'nothing more is sent to a disabled webhook, not even what was claimed before')
       const w = (await list(s))[0]!
       t.match(w, { status: 'disabled', disabledAt: /Z$/, disabledReason: /410/ })
@@ -177,14 +179,15 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: after the last attempt the delivery is failed and listed`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookRetryScheduleS: [0.1, 0.1] })
+      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100, 100] })
       const rx = await startReceiver(t, ca)
       rx.answer = () => ({ status: 500, body: 'database is down' })
       await register(s, { url: rx.url() })
       const roomId = await room(s)
       const { event } = await post(s, roomId, 'doomed')
       await waitFor(async () => (await list(s))[0]!.health.failed === 1, 5000, 'the delivery to fail')
-      await new Promise((r) => setTimeout(r, 300))
+      // Time passes on purpose: three times the retry delay, in which no fourth attempt may come.
+      await sleep(300)
       t.equal(rx.received.length, 3, 'one attempt and two retries')
       t.equal(new Set(rx.received.map((r) => r.body.id)).size, 1, 'all with the same delivery id')
       t.match((await list(s))[0]!.health, {
@@ -198,7 +201,7 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: a receiver that never answers is a timeout failure`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookTimeoutMs: 300, webhookRetryScheduleS: [0.1] })
+      const s = await setup(t, backend, ca, { webhookTimeoutMs: 300, webhookRetryScheduleMs: [100] })
       const rx = await startReceiver(t, ca)
       rx.answer = () => 'hang'
       await register(s, { url: rx.url() })
@@ -241,7 +244,8 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: an attempt cut by shutdown is not settled; another node takes it over`, async (t) => {
-      const s = await setup(t, backend, ca)
+      const lease = { webhookLeaseMs: 600 } // renewed while the attempt runs; the takeover waits it out
+      const s = await setup(t, backend, ca, lease)
       const rx = await startReceiver(t, ca)
       rx.answer = () => 'hang'
       await register(s, { url: rx.url() })
@@ -250,7 +254,7 @@ t.test('webhooks', async (t) => {
       const id = rx.received[0]!.body.id
       // The dispatcher stops; its grace (50 ms) runs out while the receiver still holds the request.
       await s.n.node.webhooks.stop(50)
-      await new Promise((r) => setTimeout(r, 300))
+      await waitFor(() => s.n.node.webhooks.dispatcher.busy === 0, 5000, 'the cut attempt to end (a settle would come before)')
       const h = (await list(s))[0]!.health
       t.match(h, { pending: 1, consecutiveFailures: 0, failed: 0 }, 'not counted as a failure')
       t.notOk(h.lastError, 'no error recorded for the receiver')
@@ -258,16 +262,16 @@ t.test('webhooks', async (t) => {
       t.ok(await s.n.node.store.client.zscore(k.leased, id), 'still leased: left to the lease takeover')
       t.equal(await s.n.node.store.client.zscore(k.due, id), null, 'not scheduled as a retry')
 
-      // Another node on the same KEY_PREFIX takes it over when the lease (3 s) runs out.
+      // Another node on the same KEY_PREFIX takes it over when the lease runs out.
       rx.answer = () => ({ status: 200 })
-      await startNode(t, backend, { ...fastWebhookSettings(ca), keyPrefix: s.n.node.settings.keyPrefix })
+      await startNode(t, backend, { ...fastWebhookSettings(ca), ...lease, keyPrefix: s.n.node.settings.keyPrefix })
       await waitFor(async () => (await list(s))[0]!.health.delivered === 1, 8000, 'the takeover to deliver it')
       t.equal(rx.received.at(-1)!.body.id, id, 'sent again under the same delivery id')
       t.match((await list(s))[0]!.health, { pending: 0, delivered: 1, takeovers: 1, consecutiveFailures: 0 })
     })
 
     t.test(`${backend}: an event whose hint was lost is found by the sweep`, async (t) => {
-      const s = await setup(t, backend, ca)
+      const s = await setup(t, backend, ca, { webhookSweepMs: 200 })
       const rx = await startReceiver(t, ca)
       await register(s, { url: rx.url() })
       const roomId = await room(s)
@@ -283,7 +287,7 @@ t.test('webhooks', async (t) => {
       await store.client.hset(positions, 'expired-room', '1-1')
       await core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'ghost' }, { type: 'status', text: 'unhinted' })
       const posted = Date.now()
-      await waitFor(() => rx.received.length >= 2, 5000, 'the sweep to find it (WEBHOOK_SWEEP_S = 1)')
+      await waitFor(() => rx.received.length >= 2, 5000, 'the sweep to find it (every 200 ms here)')
       t.equal(rx.received[1]!.body.event.text, 'unhinted')
       t.comment(`found by the sweep ${rx.received[1]!.at - posted} ms after it was stored`)
       t.equal(await store.client.hexists(positions, 'expired-room'), 0, 'the sweep forgot the expired room')
@@ -291,7 +295,7 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: an event filter and deletion stop what is not wanted`, async (t) => {
-      const s = await setup(t, backend, ca)
+      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [50, 50, 50] })
       const rx = await startReceiver(t, ca)
       const blockers = await register(s, { url: rx.url('/blockers'), events: ['blocker'] })
       const all = await register(s, { url: rx.url('/all') })
@@ -306,12 +310,18 @@ t.test('webhooks', async (t) => {
       await waitFor(() => rx.received.some((r) => r.body.event.text === 'retried'), 3000, 'a failing attempt')
       const del = await s.n.call(`/admin/webhooks/${all.webhookId}`, { method: 'DELETE', key: s.key })
       t.equal(del.status, 200)
-      // An attempt already in flight at the delete may still land; give it a moment.
-      await new Promise((r) => setTimeout(r, 300))
+      // An attempt already in flight at the delete may still land: wait until none is.
+      const idle = () => waitFor(() => s.n.node.webhooks.dispatcher.busy === 0, 5000, 'no attempt in flight')
+      await idle()
       const seen = rx.received.length
       await post(s, roomId, 'after delete')
-      await new Promise((r) => setTimeout(r, 1200))
-      t.same(rx.received.slice(seen).map((r) => r.path), [], 'no retry and no new delivery after the delete')
+      await post(s, roomId, 'witness', { type: 'blocker' })
+      await waitFor(() => rx.received.some((r) => r.body.event.text === 'witness'), 5000, 'the blocker webhook to get an event posted after the one the deleted webhook wanted')
+      await idle()
+      // Time passes on purpose: a retry of the deleted webhook's failed attempt would come 50 ms
+      // after it (this test's schedule); in 300 ms all three would have.
+      await sleep(300)
+      t.same(rx.received.slice(seen).map((r) => r.path), ['/blockers'], 'no retry and no new delivery after the delete: only the witness, to the other webhook')
       t.equal((await list(s)).length, 1)
       t.equal((await list(s))[0]!.webhookId, blockers.webhookId)
     })
@@ -332,7 +342,8 @@ t.test('webhooks', async (t) => {
         await post(b, roomId, `b${i}`)
       }
       await waitFor(() => rx.received.length >= 10, 5000, '10 deliveries')
-      await new Promise((r) => setTimeout(r, 300))
+      // Time passes on purpose: a window in which a delivery to the wrong team would show up.
+      await sleep(300)
       const got = (path: string) => rx.received.filter((r) => r.path === path)
       t.same(got('/a').map((r) => r.body.event.text).sort(), ['a0', 'a1', 'a2', 'a3', 'a4'])
       t.same(got('/b').map((r) => r.body.event.text).sort(), ['b0', 'b1', 'b2', 'b3', 'b4'])

@@ -1,9 +1,9 @@
 import t from 'tap'
-import { SETTINGS, defaultSettings, loadSettings } from '../../src/config.js'
+import { SETTINGS, defaultSettings, heldInMs, loadSettings } from '../../src/config.js'
 
 t.test('defaults match DESIGN.md §3', async (t) => {
   const s = defaultSettings()
-  t.equal(s.roomTtlS, 30 * 86400)
+  t.equal(s.roomTtlMs, 30 * 86_400_000)
   t.equal(s.contextBodyBytes, 64 * 1024)
   t.equal(s.eventTextBytes, 4096)
   t.equal(s.eventDataBytes, 8192)
@@ -13,13 +13,25 @@ t.test('defaults match DESIGN.md §3', async (t) => {
   t.equal(s.varsPerRoom, 256)
   t.equal(s.eventsRetained, 10_000)
   t.equal(s.contextHistory, 20)
-  t.equal(s.presenceTtlS, 60)
+  t.equal(s.presenceTtlMs, 60_000)
 })
 
 t.test('environment values are parsed and bad ones are all reported by name', async (t) => {
-  t.equal(loadSettings({ ROOM_TTL_S: '5' }).roomTtlS, 5)
+  t.equal(loadSettings({ ROOM_TTL_S: '5' }).roomTtlMs, 5000, 'seconds in the environment, milliseconds in code')
   t.throws(() => loadSettings({ ROOM_TTL_S: 'soon', LIMIT_TASKS_PER_ROOM: '0' }), /ROOM_TTL_S[\s\S]*LIMIT_TASKS_PER_ROOM/)
   t.throws(() => loadSettings({ LOCK_TTL_DEFAULT_S: '100', LOCK_TTL_MAX_S: '10' }), /LOCK_TTL_DEFAULT_S must not exceed/)
+})
+
+t.test('durations: seconds in the environment, milliseconds in code under a name ending in Ms', async (t) => {
+  for (const [name, row] of Object.entries(SETTINGS)) {
+    if (heldInMs(row)) t.ok(name.endsWith('Ms') && row.env.endsWith('_S'), `${row.env} (${row.unit}) is held as ${name}`)
+    else if (name.endsWith('Ms')) t.equal(row.unit, 'ms', `${name}: ${row.env} is in ms too`)
+  }
+  t.equal(loadSettings({ PRESENCE_TTL_S: '5' }).presenceTtlMs, 5000)
+  t.same(loadSettings({ WEBHOOK_RETRY_SCHEDULE_S: '0.2,5' }).webhookRetryScheduleMs, [200, 5000], 'a fraction of a second in the list')
+  t.throws(() => loadSettings({ PRESENCE_TTL_S: '0.5' }), /PRESENCE_TTL_S/, 'whole seconds in the environment')
+  t.throws(() => loadSettings({ PRESENCE_TTL_S: '86401' }), /PRESENCE_TTL_S: .*86400/, 'bounds said in seconds')
+  t.equal(defaultSettings({ presenceTtlMs: 300 }).presenceTtlMs, 300, 'a test may set less than a second')
 })
 
 t.test('every setting has a distinct environment name and a description', async (t) => {

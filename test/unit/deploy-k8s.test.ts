@@ -190,7 +190,7 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       const sleep = c.lifecycle.preStop.exec.command
       t.equal(sleep[0], 'sleep', 'preStop sleeps while endpoints update')
       const grace = pod.spec.terminationGracePeriodSeconds as number
-      t.ok(grace >= Number(sleep[1]) + settings.shutdownGraceS + 2, `terminationGracePeriodSeconds ${grace} ≥ preStop ${sleep[1]} s + SHUTDOWN_GRACE_S ${settings.shutdownGraceS} s + margin`)
+      t.ok(grace >= Number(sleep[1]) + settings.shutdownGraceMs / 1000 + 2, `terminationGracePeriodSeconds ${grace} ≥ preStop ${sleep[1]} s + SHUTDOWN_GRACE_S ${settings.shutdownGraceMs / 1000} s + margin`)
       t.equal(dep.spec.strategy.rollingUpdate.maxUnavailable, 0, 'rolling updates keep every replica serving')
       const anti = pod.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm
       t.equal(anti.topologyKey, 'kubernetes.io/hostname', 'anti-affinity per node')

@@ -9,6 +9,9 @@ import { validateEnvelope } from '../../src/mcp/envelope.js'
 import { classify, decodeHeaderValue, echoId } from '../../src/mcp/era.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from '../../src/mcp/modern.js'
 import { META, type InboundRequest, type JsonObject, type ModernRoute, type Rejection, type Route } from '../../src/mcp/wire.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
+
+pinFuzzSeed(t)
 
 const V = '2026-07-28'
 const SERVER = { name: 'agentrooms', version: '1.2.3' }

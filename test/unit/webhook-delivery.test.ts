@@ -65,7 +65,7 @@ t.test('Retry-After: seconds or an HTTP date', async (t) => {
 })
 
 t.test('outcomes: done, gone, retried on the schedule, honoured Retry-After, failed after the last', async (t) => {
-  const schedule = [5, 300, 1800]
+  const schedule = [5000, 300_000, 1_800_000]
   const mid = () => 0.5 // no jitter
   t.same(decide({ status: 204 }, 1, schedule, 0.2, mid), { outcome: 'ok', delayMs: 0 })
   t.same(decide({ status: 410 }, 1, schedule, 0.2, mid), { outcome: 'gone', delayMs: 0 })

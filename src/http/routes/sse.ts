@@ -62,7 +62,7 @@ export function sseRoute(node: ServiceNode): Route {
       }
       const keepalive = setInterval(() => {
         if (!out.write(': keep-alive\n\n')) close()
-      }, node.settings.sseKeepaliveS * 1000)
+      }, node.settings.sseKeepaliveMs)
       const undrain = node.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
       const unhold = node.keyring.hold(principal, () => close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`))
       ex.onAbort(() => close())

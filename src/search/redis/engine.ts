@@ -71,7 +71,7 @@ export class RedisSearchEngine implements SearchEngine {
   ) {
     this.semanticEnabled = opts.embedder !== undefined
     if (opts.embedder) {
-      const vectors = new VectorStore(store, settings.roomTtlS * 1000)
+      const vectors = new VectorStore(store, settings.roomTtlMs)
       const generation = generationOf(opts.embedder.model, settings.embedderDimensions)
       const semantic = new Semantic(vectors, opts.embedder, settings, generation)
       const sink = new VectorSink(vectors, opts.embedder, { bound: settings.searchVectorsPerRoom, textChars: settings.embedderTextChars, batch: settings.embedderBatch, mirror: () => semantic.sets, generation })
@@ -98,7 +98,7 @@ export class RedisSearchEngine implements SearchEngine {
     this.unresync = this.hub.onResync(() => {
       for (const room of this.rooms.values()) room.stale = true
     })
-    const idleMs = this.settings.searchCacheIdleS * 1000
+    const idleMs = this.settings.searchCacheIdleMs
     this.timer = setInterval(() => this.dropIdle(idleMs), Math.min(60_000, Math.max(1000, idleMs / 2)))
     this.timer.unref()
     if (this.semantic && this.vectorIndexer) {
