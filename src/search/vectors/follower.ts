@@ -2,8 +2,8 @@
 // off): read once, then kept in step by fetching only what changed since the version held
 // (lua/readVectorChanges-3.lua), one call per search when nothing changed. An exact top-k: every
 // vector is scored (at the bound, 5,000 vectors of 384 dimensions, ~2 M integer multiply-adds, in
-// one pass of dots.ts over the vectors laid out end to end), so the answer is the brute-force one,
-// and the one VSIM gives when its graph search finds the true nearest. Vectors at a right angle or
+// one pass of dots.ts over the vectors laid out end to end), so the answer is the brute-force one.
+// The candidates VSIM finds are scored by the same code (semantic.ts). Vectors at a right angle or
 // more from the query (cosine <= 0) have no meaning in common with it: left out.
 import type { RoomRef } from '../../store/keys.js'
 import type { VectorChanges, VectorStore } from '../../store/vectors.js'
@@ -20,8 +20,9 @@ export interface Nearest {
 }
 
 /**
- * The order of nearest vectors, the same in process and from VSIM: higher cosine first (compared
- * to 6 decimals, below which float32 and double arithmetic may differ), then doc key.
+ * The order of nearest vectors: higher cosine first, then doc key. Cosines are compared exactly:
+ * both ways of ranking compute them here, from the same bytes with the same operations (the
+ * candidates VSIM finds are scored by nearest() too), so equal vectors tie exactly.
  */
 export function nearestOrder(a: { key: string; cosine: number }, b: { key: string; cosine: number }): number {
   return orderOf(a.cosine, a.key, b)
@@ -29,9 +30,7 @@ export function nearestOrder(a: { key: string; cosine: number }, b: { key: strin
 
 /** nearestOrder of (cosine, key) against `b`, without making an object of the first. */
 function orderOf(cosine: number, key: string, b: { key: string; cosine: number }): number {
-  const ca = Math.round(cosine * 1e6)
-  const cb = Math.round(b.cosine * 1e6)
-  if (ca !== cb) return cb - ca
+  if (cosine !== b.cosine) return cosine > b.cosine ? -1 : 1
   return key < b.key ? -1 : key > b.key ? 1 : 0
 }
 
