@@ -10,9 +10,10 @@
 //
 // Vectors are laid out one after another, each padded with zeros to a multiple of 16 bytes (the
 // stride): padding adds nothing to a dot product. They stay in the rooms' own Int8Arrays and are
-// copied into one scratch memory per process a block at a time (cache-sized, ~0.15 ms for 1.9 MB):
-// a WebAssembly.Memory per room would reserve ~10 GiB of address space each, and V8 refuses
-// the 13,000th.
+// copied into one scratch memory per process (~0.15 ms for 1.9 MB), where the last room scored
+// stays until it changes or another room is scored (so a room searched again and again is not
+// copied each time): a WebAssembly.Memory per room would reserve ~10 GiB of address space each,
+// and V8 refuses the 13,000th.
 //
 // The module is assembled below from its instructions (no toolchain, no binary file). As text:
 //   (func (export "dots") (param $data i32) (param $query i32) (param $n i32) (param $stride i32) (param $out i32)
@@ -32,8 +33,12 @@
 //     end)
 import { dot } from './codec.js'
 
-/** Computes `out[v] = query · vector v` for the `count` vectors of `data` (each `stride` bytes; `query` is `stride` bytes too). */
-export type DotsFn = (data: Int8Array, count: number, stride: number, query: Int8Array, out: Float64Array) => void
+/**
+ * Computes `out[v] = query · vector v` for the `count` vectors of `data` (each `stride` bytes;
+ * `query` is `stride` bytes too). `version`: a number the caller changes whenever the contents of
+ * `data` change; with it, vectors already in the scratch memory are not copied again.
+ */
+export type DotsFn = (data: Int8Array, count: number, stride: number, query: Int8Array, out: Float64Array, version?: number) => void
 
 /** Bytes a vector of `dims` values takes in a room's layout: rounded up to 16 (one SIMD register). */
 export function strideOf(dims: number): number {
@@ -47,8 +52,10 @@ export const jsDots: DotsFn = (data, count, stride, query, out) => {
 
 /** Longest stride whose dot products cannot leave the 32-bit lanes (see the header). */
 const MAX_STRIDE = 131_072 - 16
-/** Vector bytes copied into the scratch memory at a time (fits the L2 cache). */
+/** Vector bytes copied into the scratch memory at a time when they do not stay there (fits the L2 cache). */
 const BLOCK = 256 * 1024
+/** Most vector bytes that stay in the scratch memory between calls (a room at the bound: 1.9 MB at 384 dimensions, 7.7 MB at 1,536). */
+const RESIDENT = 16 * 1024 * 1024
 const PAGE = 65_536
 
 // The module's bytes, from named instructions.
@@ -133,29 +140,48 @@ export const DOTS_WASM = new Uint8Array([
   ...section(10, vec([[...leb(code.length), ...code]])),
 ])
 
-/** The WebAssembly path, over one scratch memory: [query | scores of a block | vectors of a block]. */
+/**
+ * The WebAssembly path, over one scratch memory: [vectors | query | scores]. Vectors of up to
+ * RESIDENT bytes are copied whole and stay there: the next call with the same array at the same
+ * version (the caller changes it with the contents) does not copy them again. Larger ones are
+ * copied a block at a time.
+ */
 function wasmPath(): DotsFn | undefined {
   if (typeof WebAssembly === 'undefined' || !WebAssembly.validate(DOTS_WASM)) return undefined
   const memory = new WebAssembly.Memory({ initial: 1 })
   const run = new WebAssembly.Instance(new WebAssembly.Module(DOTS_WASM), { env: { memory } }).exports.dots as (data: number, query: number, n: number, stride: number, out: number) => void
   let bytes = new Int8Array(memory.buffer)
   let ints = new Int32Array(memory.buffer)
-  return (data, count, stride, query, out) => {
+  /** The vectors in the scratch memory now, if whole: which array, at which version, how many. */
+  let held: { data: WeakRef<Int8Array>; version: number; size: number } | undefined
+  return (data, count, stride, query, out, version) => {
     if (stride > MAX_STRIDE || stride % 16 !== 0) return jsDots(data, count, stride, query, out)
-    const per = Math.max(1, Math.floor(BLOCK / stride))
-    const scoresAt = stride
-    const dataAt = scoresAt + strideOf(per * 4)
-    const need = dataAt + per * stride
+    const whole = count * stride <= RESIDENT
+    const per = whole ? count : Math.max(1, Math.floor(BLOCK / stride))
+    const queryAt = per * stride
+    const scoresAt = queryAt + stride
+    const need = scoresAt + per * 4
     if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE))
     if (bytes.buffer !== memory.buffer) {
       bytes = new Int8Array(memory.buffer)
       ints = new Int32Array(memory.buffer)
     }
-    bytes.set(query.subarray(0, stride), 0)
+    bytes.set(query.subarray(0, stride), queryAt)
+    if (whole) {
+      const size = count * stride
+      if (version === undefined || held?.version !== version || held.size !== size || held.data.deref() !== data) {
+        bytes.set(data.subarray(0, size), 0)
+        held = version === undefined ? undefined : { data: new WeakRef(data), version, size }
+      }
+      run(0, queryAt, count, stride, scoresAt)
+      out.set(ints.subarray(scoresAt / 4, scoresAt / 4 + count), 0)
+      return
+    }
+    held = undefined
     for (let v = 0; v < count; v += per) {
       const m = Math.min(per, count - v)
-      bytes.set(data.subarray(v * stride, (v + m) * stride), dataAt)
-      run(dataAt, 0, m, stride, scoresAt)
+      bytes.set(data.subarray(v * stride, (v + m) * stride), 0)
+      run(0, queryAt, m, stride, scoresAt)
       out.set(ints.subarray(scoresAt / 4, scoresAt / 4 + m), v)
     }
   }

@@ -47,6 +47,8 @@ export class RoomVectors {
   private ranges = new Float32Array(0)
   /** Each slot's dot product with the query of the last nearest() (scratch). */
   private scores = new Float64Array(0)
+  /** Changes with the contents of `data` (dots() copies them again only then). */
+  private version = 0
   private keys: (string | undefined)[] = []
   private hashes: string[] = []
   private readonly slots = new Map<string, number>()
@@ -76,7 +78,7 @@ export class RoomVectors {
     const { keys, ranges, scores } = this
     const padded = new Int8Array(this.stride)
     padded.set(query.q)
-    dots(this.data, keys.length, this.stride, padded, scores)
+    dots(this.data, keys.length, this.stride, padded, scores, this.version)
     const scale = query.range / 16129
     const best: Nearest[] = []
     for (let slot = 0; slot < keys.length; slot++) {
@@ -140,6 +142,7 @@ export class RoomVectors {
       this.hashes.push('')
     }
     this.data.set(v.q, slot * this.stride) // the padding after it stays zero: every vector has `dims` values
+    this.version++
     this.ranges[slot] = v.range
     this.keys[slot] = key
     this.hashes[slot] = v.hash
