@@ -1,7 +1,7 @@
 // Ranking in process is exact: the WebAssembly dot products equal the JavaScript ones to the
 // integer, over random and adversarial values (the extremes, every length around the 16-byte
 // padding, blocks larger than the scratch memory), and a room's nearest vectors are the brute
-// force's, ties, deletions, reused slots and refused records included.
+// force's, ties, deletions, reused slots, kinds and refused records included.
 import t from 'tap'
 import { dot, pack, quantize, unpack, type Quantized } from '../../src/search/vectors/codec.js'
 import { DOTS_WASM, jsDots, strideOf, wasmDots, type DotsFn } from '../../src/search/vectors/dots.js'
@@ -94,7 +94,7 @@ function bruteForce(vectors: Map<string, Quantized & { hash: string }>, query: Q
   return all.sort(nearestOrder).slice(0, n)
 }
 
-t.test('nearest vectors in process equal the brute force: random, clustered, tied, deleted and refused', async (t) => {
+t.test('nearest vectors in process equal the brute force: random, clustered, tied, deleted, of some kinds and refused', async (t) => {
   for (const dims of [384, 100, 7]) {
     const room = new RoomVectors()
     const other = new RoomVectors()
@@ -125,9 +125,11 @@ t.test('nearest vectors in process equal the brute force: random, clustered, tie
       if (qi % 7 === 6) other.nearest(quantize(floats(1))!, 5, () => true)
       const query = quantize(qi % 5 === 0 ? dup : qi % 5 === 1 ? dup.map((x) => -x) : qi % 5 === 2 ? axis(6) : floats(qi))!
       for (const n of [1, 10, 50, 5000]) {
-        const refuse = qi % 2 === 0 ? (key: string) => !key.endsWith('3') : () => true
-        const got = room.nearest(query, n, (key) => refuse(key))
-        const want = bruteForce(held, query, n, refuse)
+        // Refusals: none, one record in ten, or most (past the spare candidates: the second pass).
+        const refuse = [() => true, (key: string) => !key.endsWith('3'), (key: string) => key.endsWith('7')][qi % 3]!
+        const kinds = qi % 4 === 3 ? ['context', 'event'] : qi % 4 === 1 ? ['task'] : undefined
+        const got = room.nearest(query, n, (key) => refuse(key), kinds)
+        const want = bruteForce(held, query, n, (key) => refuse(key) && (!kinds || kinds.includes(key.slice(0, key.indexOf(':')))))
         if (JSON.stringify(got) === JSON.stringify(want)) continue
         const at = want.findIndex((w, i) => JSON.stringify(w) !== JSON.stringify(got[i]))
         t.fail(`${dims} dims, query ${qi}, n ${n}: ${got.length} found, ${want.length} wanted; at ${at}: ${JSON.stringify(got[at])} ≠ ${JSON.stringify(want[at])}`)

@@ -7,11 +7,20 @@
 // more from the query (cosine <= 0) have no meaning in common with it: left out.
 import type { RoomRef } from '../../store/keys.js'
 import type { VectorChanges, VectorStore } from '../../store/vectors.js'
+import { SEARCH_KINDS, type SearchKind } from '../engine.js'
 import { unpack, type Quantized } from './codec.js'
 import { dots, strideOf } from './dots.js'
 
 /** Bytes of vectors one read returns at most (the rest come from further reads). */
 const READ_BYTES = 1024 * 1024
+/** Candidates past the n wanted that nearest() takes before asking which records count. */
+const SPARE = 10
+/** A record's kind (its doc key's prefix) as one bit; any other prefix shares the last. */
+function kindBit(kind: string): number {
+  const i = SEARCH_KINDS.indexOf(kind as SearchKind)
+  return 1 << (i < 0 ? 7 : i)
+}
+const ALL_KINDS = 0xff
 
 export interface Nearest {
   key: string
@@ -45,6 +54,8 @@ export class RoomVectors {
   /** The vectors, slot after slot. */
   private data = new Int8Array(0)
   private ranges = new Float32Array(0)
+  /** Each slot's kind (kindBit). */
+  private kindBits = new Uint8Array(0)
   /** Each slot's dot product with the query of the last nearest() (scratch). */
   private scores = new Float64Array(0)
   /** Changes with the contents of `data` (dots() copies them again only then). */
@@ -62,7 +73,7 @@ export class RoomVectors {
 
   /** Memory held, in bytes (what the node's search budget counts). */
   get bytes(): number {
-    return this.data.length + this.ranges.length * 12 + this.keys.length * 64
+    return this.data.length + this.ranges.length * 13 + this.keys.length * 64
   }
 
   /** Brings the vectors held up to the room's, one sync at a time. */
@@ -72,23 +83,43 @@ export class RoomVectors {
     return run
   }
 
-  /** The `n` nearest to `query` among the keys `accept` takes, best first (nearestOrder). */
-  nearest(query: Quantized, n: number, accept: (key: string, hash: string) => boolean): Nearest[] {
+  /**
+   * The `n` nearest to `query` among the records of `kinds` (all when undefined) that `accept`
+   * takes, best first (nearestOrder): exactly what sorting every vector would give. The best
+   * n + SPARE of those kinds are found first and `accept` is asked of them in order; it refuses
+   * few (records deleted or rewritten since their vector was made), so its n best are nearly always
+   * among them. When it refused more than SPARE, a second pass asks it of every candidate.
+   */
+  nearest(query: Quantized, n: number, accept: (key: string, hash: string) => boolean, kinds?: readonly string[]): Nearest[] {
     if (this.dims !== query.q.length || n <= 0) return []
-    const { keys, ranges, scores } = this
     const padded = new Int8Array(this.stride)
     padded.set(query.q)
-    dots(this.data, keys.length, this.stride, padded, scores, this.version)
+    dots(this.data, this.keys.length, this.stride, padded, this.scores, this.version)
+    const mask = kinds ? kinds.reduce((m, k) => m | kindBit(k), 0) : ALL_KINDS
+    const top = this.best(query, n + SPARE, mask)
+    const hits: Nearest[] = []
+    for (const h of top) {
+      if (hits.length === n) break
+      if (accept(h.key, h.hash)) hits.push(h)
+    }
+    // Any vector not in `top` ranks below all of it: the answer is complete unless too few were taken.
+    if (hits.length === n || top.length < n + SPARE) return hits
+    return this.best(query, n, mask, accept)
+  }
+
+  /** The `n` best of the last scores among `mask`'s kinds (and what `accept` takes, when given). */
+  private best(query: Quantized, n: number, mask: number, accept?: (key: string, hash: string) => boolean): Nearest[] {
+    const { keys, ranges, scores, kindBits } = this
     const scale = query.range / 16129
     const best: Nearest[] = []
     for (let slot = 0; slot < keys.length; slot++) {
       const key = keys[slot]
       // A positive dot product is a positive cosine: ranges and the scale are positive.
-      if (key === undefined || scores[slot]! <= 0) continue
+      if (key === undefined || scores[slot]! <= 0 || (kindBits[slot]! & mask) === 0) continue
       const cosine = scores[slot]! * ranges[slot]! * scale
       if (best.length === n && orderOf(cosine, key, best[n - 1]!) >= 0) continue
       const hit = { key, cosine, hash: this.hashes[slot]! }
-      if (!accept(key, hit.hash)) continue
+      if (accept && !accept(key, hit.hash)) continue
       let at = best.length < n ? best.length : n - 1
       while (at > 0 && nearestOrder(hit, best[at - 1]!) < 0) at--
       best.splice(at, 0, hit)
@@ -121,6 +152,7 @@ export class RoomVectors {
     this.stride = 0
     this.data = new Int8Array(0)
     this.ranges = new Float32Array(0)
+    this.kindBits = new Uint8Array(0)
     this.scores = new Float64Array(0)
     this.keys = []
     this.hashes = []
@@ -144,6 +176,7 @@ export class RoomVectors {
     this.data.set(v.q, slot * this.stride) // the padding after it stays zero: every vector has `dims` values
     this.version++
     this.ranges[slot] = v.range
+    this.kindBits[slot] = kindBit(key.slice(0, key.indexOf(':')))
     this.keys[slot] = key
     this.hashes[slot] = v.hash
     this.slots.set(key, slot)
@@ -166,6 +199,9 @@ export class RoomVectors {
     ranges.set(this.ranges)
     this.data = data
     this.ranges = ranges
+    const kindBits = new Uint8Array(cap)
+    kindBits.set(this.kindBits)
+    this.kindBits = kindBits
     this.scores = new Float64Array(cap)
   }
 }

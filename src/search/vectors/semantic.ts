@@ -109,14 +109,13 @@ export class Semantic {
     await room.sync(this.vectors, ref)
     this.counts.process++
     if (room.gen !== '' && room.gen !== model) return none
-    const kindOk = kinds ? new Set<string>(kinds) : undefined
-    return (accept) => ({ hits: room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash)), otherModel: false })
+    return (accept) => ({ hits: room.nearest(query, n, accept, kinds), otherModel: false })
   }
 
   /**
    * Writes a room's vectors into its vector set again, in the background, when the set does not
    * hold them all (Redis upgraded to 8 under rooms embedded before, or a set lost): until then
-   * searches rank in process, with the same results. One at a time per room.
+   * searches rank in process (exactly). One at a time per room.
    */
   private remirrorSoon(ref: RoomRef): void {
     const tag = `${ref.teamId}/${ref.roomId}`
