@@ -10,14 +10,17 @@
 // - the same through HTTP (GET /rooms/:roomId/search on a node in a child process);
 // - semantic search (--semantic true): the embedding backlog of the whole room drained (through the
 //   test embedding server, 384 dimensions), then semantic against lexical latency on the same
-//   queries, paired, with the query's vector cached (its embedding call excluded) and without;
-//   vectors ranked in process (this Redis), and in vector sets on a Redis 8 when scripts/redis8.sh
-//   built one (--vector-sets true: the room is filled there too).
-//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true]
+//   queries, paired (--runs times, each with the machine's load average), with the query's vector
+//   cached (its embedding call excluded) and without; vectors ranked in process (this Redis), and
+//   in vector sets on a Redis 8 when scripts/redis8.sh built one (--vector-sets true: the room is
+//   filled there too), where the answers that differ from ranking in process are counted.
+//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true] [--runs 1]
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { defaultSettings, type Settings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Hub } from '../src/realtime/hub.js'
+import type { SearchAnswer } from '../src/search/engine.js'
 import { RedisSearchEngine } from '../src/search/redis/engine.js'
 import { Store } from '../src/store/store.js'
 import { Teams } from '../src/auth/teams.js'
@@ -34,9 +37,11 @@ const { values } = parseArgs({
     semantic: { type: 'string', default: 'true' },
     lexical: { type: 'string', default: 'true' },
     'vector-sets': { type: 'string', default: 'true' },
+    runs: { type: 'string', default: '1' },
   },
 })
 const QUERIES = Number(values.queries)
+const RUNS = Number(values.runs)
 
 // Text: a Zipf-distributed vocabulary of 30,000 made-up words (natural text is Zipfian), plus the
 // words the queries look for, planted at known rates.
@@ -199,43 +204,71 @@ async function overHttp(port: number, key: string, roomId: string): Promise<void
   line('HTTP GET /rooms/:roomId/search, warm, all shapes', ms)
 }
 
-/**
- * Semantic search on the room: the backlog drained (every record embedded, as when semantic search
- * is turned on under existing rooms), then lexical and semantic latency on the same queries.
- */
-async function semantic(redisUrl: string, teamId: string, roomId: string, label: string): Promise<void> {
-  const embedder = await startTestEmbedder({ dims: 384 })
-  const settings = defaultSettings({ redisUrl, searchCacheMb: 4096, embedderUrl: embedder.url, embedderModel: TEST_MODEL })
+/** The machine's load average over the last minute (other work on it skews every figure). */
+const load = () => fmt(loadavg()[0]!, 1)
+
+/** What a semantic answer says: records in order, with their signal, similarity and score. */
+const answerOf = (a: SearchAnswer) => JSON.stringify(a.results.map((h) => [h.ref, h.match, h.similarity, h.score]))
+
+/** A node with semantic search on, embedding through `embedderUrl`; `overrides` on its settings. */
+async function semanticEngine(redisUrl: string, embedderUrl: string, overrides: Partial<Settings> = {}) {
+  const settings = defaultSettings({ redisUrl, searchCacheMb: 4096, embedderUrl, embedderModel: TEST_MODEL, ...overrides })
   const store = new Store(settings)
   const hub = new Hub(store)
   await hub.start()
   const engine = new RedisSearchEngine(store, hub, settings, { embedder: createEmbedder(settings)!, indexer: { sweepMs: 0 } })
   await engine.start()
+  return {
+    engine,
+    settings,
+    async stop() {
+      await engine.stop()
+      await hub.stop()
+      await store.close()
+    },
+  }
+}
+
+/**
+ * Semantic search on the room: the backlog drained (every record embedded, as when semantic search
+ * is turned on under existing rooms), then lexical and semantic latency on the same queries,
+ * paired, RUNS times. On vector sets, the same queries are then answered by a node ranking in
+ * process on the same Redis: the answers that differ are counted (VSIM's graph search is
+ * approximate; ranking in process is exact).
+ */
+async function semantic(redisUrl: string, teamId: string, roomId: string, label: string, compare: boolean): Promise<void> {
+  const embedder = await startTestEmbedder({ dims: 384 })
+  const node = await semanticEngine(redisUrl, embedder.url)
+  const { engine, settings } = node
   const caller = { room: { teamId, roomId }, agent: 'reader' }
   let t0 = performance.now()
   await engine.vectorIndexer!.reconcile(caller.room, 3_600_000)
   const drain = (performance.now() - t0) / 1000
-  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}`)
+  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; load ${load()}`)
   await engine.search(caller, { query: 'deployment' }) // the room's lexical index, read once
   // 200 queries, each embedded once before timing: the query's own embedding call is excluded.
   const queries = Array.from({ length: 200 }, (_, i) => SHAPES[i % SHAPES.length]!.make())
   for (const q of queries) await engine.search(caller, { ...q, semantic: true })
-  const lex: number[] = []
-  const sem: number[] = []
-  for (let round = 0; round < Math.max(1, Math.round(QUERIES / queries.length)); round++) {
-    for (const q of queries) {
-      t0 = performance.now()
-      await engine.search(caller, { ...q, limit: 10 })
-      lex.push(performance.now() - t0)
-      t0 = performance.now()
-      await engine.search(caller, { ...q, limit: 10, semantic: true })
-      sem.push(performance.now() - t0)
-    }
-  }
-  line(`${label}: lexical, the same queries (paired)`, lex)
-  line(`${label}: semantic, query vector cached (embedding call excluded)`, sem)
   const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99)
-  console.log(`${label}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2)`)
+  for (let run = 1; run <= RUNS; run++) {
+    const lex: number[] = []
+    const sem: number[] = []
+    const loadBefore = load()
+    for (let round = 0; round < Math.max(1, Math.round(QUERIES / queries.length)); round++) {
+      for (const q of queries) {
+        t0 = performance.now()
+        await engine.search(caller, { ...q, limit: 10 })
+        lex.push(performance.now() - t0)
+        t0 = performance.now()
+        await engine.search(caller, { ...q, limit: 10, semantic: true })
+        sem.push(performance.now() - t0)
+      }
+    }
+    const at = RUNS > 1 ? `${label}, run ${run}` : label
+    line(`${at}: lexical, the same queries (paired)`, lex)
+    line(`${at}: semantic, query vector cached (embedding call excluded)`, sem)
+    console.log(`${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2); load ${loadBefore} -> ${load()}`)
+  }
   const fresh: number[] = []
   for (let i = 0; i < 50; i++) {
     t0 = performance.now()
@@ -243,9 +276,17 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
     fresh.push(performance.now() - t0)
   }
   line(`${label}: semantic, new queries (with their embedding call to the local server)`, fresh)
-  await engine.stop()
-  await hub.stop()
-  await store.close()
+  if (compare) {
+    const exact = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'off' })
+    let differ = 0
+    for (const q of queries) {
+      const input = { ...q, limit: 10, semantic: true }
+      if (answerOf(await engine.search(caller, input)) !== answerOf(await exact.engine.search(caller, input))) differ++
+    }
+    console.log(`${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the same Redis: ${differ} of ${queries.length}`)
+    await exact.stop()
+  }
+  await node.stop()
   await embedder.close()
 }
 
@@ -259,7 +300,7 @@ try {
   const roomId = 'full-room'
   await fill(new Core(store, settings), team.teamId, roomId)
   if (values.lexical === 'true') for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
-  if (values.semantic === 'true') await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process')
+  if (values.semantic === 'true') await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process', false)
   if (redis8) {
     const r8 = await startRedis([], undefined, false, redis8)
     try {
@@ -267,7 +308,7 @@ try {
       const s8 = new Store(defaultSettings({ redisUrl: url8 }))
       const t8 = await new Teams(s8).create({ name: 'bench', teamId: 'bench' })
       await fill(new Core(s8, s8.settings), t8.team.teamId, roomId)
-      await semantic(url8, t8.team.teamId, roomId, 'semantic, Redis 8, vector sets')
+      await semantic(url8, t8.team.teamId, roomId, 'semantic, Redis 8, vector sets', true)
       await s8.close()
     } finally {
       await r8.stop()

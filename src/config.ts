@@ -392,7 +392,7 @@ export const SETTINGS = {
     env: 'SEARCH_VECTOR_SETS',
     schema: z.enum(['auto', 'off']).default('auto'),
     unit: 'auto | off',
-    doc: 'auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there; otherwise, and with off, nodes rank a room\'s vectors in process. Same results either way.',
+    doc: 'auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there (VSIM\'s graph search is approximate: it can miss some of a room\'s nearest vectors); otherwise, and with off, nodes rank a room\'s vectors in process (exact). A record found either way has the same similarity and place.',
   },
   webhooksPerTeam: {
     env: 'LIMIT_WEBHOOKS_PER_TEAM',

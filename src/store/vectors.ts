@@ -43,7 +43,8 @@ export interface VectorMatches {
   gen: string
   /** False: the vector set does not hold the room's vectors (rank in process instead). */
   mirrored: boolean
-  hits: { key: string; score: number; hash: string }[]
+  /** The vectors VSIM found (its order), packed as written: the caller scores them. */
+  hits: { key: string; packed: Buffer }[]
 }
 
 export class VectorStore {
@@ -110,13 +111,11 @@ export class VectorStore {
     }
   }
 
-  /** The `count` nearest vectors to `query` (float32 blob) in the room's vector set, best first. */
+  /** The `count` nearest vectors to `query` (float32 blob) that VSIM finds in the room's vector set. */
   async similar(ref: RoomRef, query: Buffer, count: number, filter: string, ef: number): Promise<VectorMatches> {
     const k = this.store.keys.vectors(ref)
     const r = await this.store.run('searchVectors', [k.vec, k.order, k.set], [query, count, filter, ef])
     const keys = (r.keys as string[] | undefined) ?? []
-    const scores = (r.scores as number[] | undefined) ?? []
-    const hashes = (r.hashes as string[] | undefined) ?? []
-    return { gen: String(r.gen), mirrored: r.mirrored === true, hits: keys.map((key, i) => ({ key: String(key), score: Number(scores[i]), hash: String(hashes[i]) })) }
+    return { gen: String(r.gen), mirrored: r.mirrored === true, hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })) }
   }
 }

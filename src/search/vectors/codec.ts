@@ -1,7 +1,8 @@
 // How a vector is kept: normalised, then quantised to 8 bits the way Redis vector sets quantise
-// (Q8, modules/vector-sets/hnsw.c: scale by 127 / max |x|, round away from zero), so the
-// similarity computed here in process and the one VSIM gives are the same numbers, and a vector
-// written to a vector set from its float32 form (fp32) quantises back to exactly these bytes.
+// (Q8, modules/vector-sets/hnsw.c: scale by 127 / max |x|, round away from zero): a vector
+// written to a vector set from its float32 form (fp32) quantises back to exactly these bytes, so
+// VSIM searches the very vectors the node scores (its similarities are these to float32
+// precision; the node scores what VSIM finds itself, in double: follower.ts).
 //
 // A vector q (int8, largest |q| = 127) stands for q / |q|; `range` = 127 / |q|, which is what
 // Redis keeps for the same vector, and the cosine of two vectors is dot(qa, qb) * ra * rb / 127².
@@ -54,12 +55,6 @@ export function dot(a: Int8Array, offset: number, b: Int8Array, n: number): numb
   }
   if (i < n) s0 += a[offset + i]! * b[i]!
   return s0 + s1
-}
-
-/** VSIM's similarity (0-1, 1 identical) of a cosine, clamped as Redis clamps the distance. */
-export function similarityOf(cos: number): number {
-  const distance = Math.min(2, Math.max(0, 1 - cos))
-  return 1 - distance / 2
 }
 
 export function pack(hash: string, v: Quantized): Buffer {

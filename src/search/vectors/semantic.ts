@@ -1,9 +1,14 @@
 // The vector half of the Redis engine's semantic search: embeds the query (one request, one
 // further attempt, a small cache of recent queries), and finds the room's nearest vectors, in the
 // room's vector set when the server has them (VSIM) or else in process from the vectors the node
-// holds (follower.ts). Both rank the same Q8 vectors with the same arithmetic (codec.ts), so they
-// give the same results. Vectors are checked against the room as the search sees it: a record
-// that is gone, or whose text changed since its vector was made, is left out.
+// holds (follower.ts). Either way the node scores the vectors itself, from the same Q8 bytes with
+// the same arithmetic (follower.ts nearest()), so a record has the same similarity and place both
+// ways. What can differ is which vectors VSIM finds: its graph search (HNSW) is approximate. On
+// vectors with the structure of embeddings it finds the true nearest (the tests; bench/search.ts
+// counts the answers that differ on a room at the bound); on structureless data (uniformly random
+// vectors in hundreds of dimensions) it misses some, where ranking in process never does.
+// Vectors are checked against the room as the search sees it: a record that is gone, or whose
+// text changed since its vector was made, is left out.
 import type { Settings } from '../../config.js'
 import { AppError } from '../../core/errors.js'
 import type { RoomRef } from '../../store/keys.js'
@@ -11,11 +16,11 @@ import type { VectorStore } from '../../store/vectors.js'
 import { EmbedderError, type Embedder } from '../embed/embedder.js'
 import type { SearchKind } from '../engine.js'
 import { fp32, quantize, unpack, type Quantized } from './codec.js'
-import { nearestOrder, type Nearest, type RoomVectors } from './follower.js'
+import { RoomVectors, type Nearest } from './follower.js'
 
 /** Recent query vectors kept per node (agents repeat queries). */
 const QUERY_CACHE = 256
-/** VSIM's exploration factor (its default): at the bound, the same answers as ranking in process in the tests. */
+/** VSIM's exploration factor (its default). */
 const EF = 100
 /** Vectors asked of VSIM past the ones wanted, for records a search leaves out. */
 const SPARE = 10
@@ -94,22 +99,23 @@ export class Semantic {
       if (!r.mirrored) this.remirrorSoon(ref)
       if (r.mirrored) {
         this.counts.sets++
-        const found = r.hits.map((h) => ({ key: h.key, cosine: 2 * h.score - 1, hash: h.hash })).filter((h) => h.cosine > 0)
-        return (accept) => ({ hits: found.filter((h) => accept(h.key, h.hash)).sort(nearestOrder).slice(0, n), otherModel: false })
+        // Scored here as in process, from the same bytes: the same similarities and order.
+        const found = new RoomVectors()
+        found.apply({ ver: 0, epoch: '', gen: r.gen, full: true, upto: 0, puts: r.hits, dels: [] })
+        return (accept) => ({ hits: found.nearest(query, n, accept), otherModel: false })
       }
     }
     const room = held()
     await room.sync(this.vectors, ref)
     this.counts.process++
     if (room.gen !== '' && room.gen !== model) return none
-    const kindOk = kinds ? new Set<string>(kinds) : undefined
-    return (accept) => ({ hits: room.nearest(query, n, (key, hash) => (!kindOk || kindOk.has(key.slice(0, key.indexOf(':')))) && accept(key, hash)), otherModel: false })
+    return (accept) => ({ hits: room.nearest(query, n, accept, kinds), otherModel: false })
   }
 
   /**
    * Writes a room's vectors into its vector set again, in the background, when the set does not
    * hold them all (Redis upgraded to 8 under rooms embedded before, or a set lost): until then
-   * searches rank in process, with the same results. One at a time per room.
+   * searches rank in process (exactly). One at a time per room.
    */
   private remirrorSoon(ref: RoomRef): void {
     const tag = `${ref.teamId}/${ref.roomId}`
