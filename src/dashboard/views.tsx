@@ -83,6 +83,38 @@ function Head(props: { cols: string[] }) {
 
 export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 
+/** An ISO time as people read it here: `2026-11-25 12:09:57 UTC` (to the minute with `minutes`). */
+export const utc = (iso: string | undefined, minutes = false): string => (iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—')
+
+/** A count with thousands separated. */
+export const num = (n: number): string => n.toLocaleString('en')
+
+/**
+ * Where a page of a long list is, with links to the pages around it: "21–40 of 1,234 · Previous
+ * 20 · Next 20". Nothing when everything fits on one page.
+ */
+export function Pager(props: { label: string; from: number; shown: number; total: number; size: number; href: (from: number) => string }) {
+  const { from, shown, total, size } = props
+  if (total <= size && from === 0) return null
+  return (
+    <nav class="pager small" aria-label={`Pages of ${props.label}`}>
+      <span>
+        {shown === 0 ? 'none' : `${num(from + 1)}–${num(from + shown)}`} of {num(total)}
+      </span>
+      {from > 0 ? (
+        <a href={props.href(Math.max(0, from - size))} aria-label={`Previous ${size} in ${props.label}`}>
+          {`Previous ${size}`}
+        </a>
+      ) : null}
+      {from + shown < total ? (
+        <a href={props.href(from + size)} aria-label={`Next ${Math.min(size, total - from - shown)} in ${props.label}`}>
+          {`Next ${Math.min(size, total - from - shown)}`}
+        </a>
+      ) : null}
+    </nav>
+  )
+}
+
 export function SignInPage(props: { error?: string; email?: string; providers?: { id: string; label: string }[] }) {
   return (
     <Layout title="Sign in">

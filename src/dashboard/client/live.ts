@@ -5,7 +5,7 @@
 // the focus, and keeping open <details> open — so the page follows the room within a second,
 // without reload. EventSource resumes after the last event id it saw; the status line says
 // "Reconnecting…" while the stream is down, and stops when the session has ended. Copy buttons
-// copy their textarea.
+// copy their textarea; a lock's time left counts down.
 
 const RETRY_MS = 1000
 
@@ -108,6 +108,26 @@ function follow(root: HTMLElement): void {
   connect()
 }
 
+/** Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this script imports nothing (client-bundle.ts). */
+function duration(s: number): string {
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+}
+
+/** Counts down the time left that the page shows (locks), from when each value arrived. */
+function countDown(): void {
+  const since = new WeakMap<Element, number>()
+  window.setInterval(() => {
+    document.querySelectorAll<HTMLElement>('[data-left-s]').forEach((el) => {
+      if (!since.has(el)) since.set(el, Date.now())
+      const left = Math.max(0, Number(el.dataset.leftS) - Math.floor((Date.now() - since.get(el)!) / 1000))
+      el.textContent = left === 0 ? 'expired' : duration(left)
+    })
+  }, 1000)
+}
+
 copyButtons(document)
+countDown()
 const root = document.querySelector<HTMLElement>('[data-live]')
 if (root) follow(root)
