@@ -48,6 +48,6 @@ function fingerprinted(name: string, ext: string, type: string, body: string): A
 }
 
 export const STYLESHEET = fingerprinted('app', 'css', 'text/css; charset=utf-8', CSS)
-/** The room page's script: live updates and copy buttons (client/live.ts). */
+/** The pages' one script: live updates of the room page, copy buttons, lock countdowns, forms that say they are sending (client/live.ts). */
 export const LIVE_SCRIPT = fingerprinted('live', 'js', 'text/javascript; charset=utf-8', liveScript())
 export const ASSETS: readonly Asset[] = [STYLESHEET, LIVE_SCRIPT]

@@ -6,8 +6,7 @@ import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
-import { Copyable } from './rooms.js'
-import { Flash, Layout, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, utc, type Viewer } from './views.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface KeysDeps {
@@ -26,12 +25,12 @@ interface View {
   error?: string
 }
 
-const day = (iso: string | undefined) => (iso ? `${iso.replace('T', ' ').slice(0, 16)} UTC` : '')
+const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
   return (
-    <Layout title="Keys" viewer={p.viewer} wide script>
+    <Layout title="Keys" viewer={p.viewer} wide>
       <h1>Keys of {p.viewer.teamName}</h1>
       <Flash notice={p.notice} error={p.error} />
       {p.minted ? (
@@ -45,7 +44,7 @@ export function KeysPage(p: View) {
       <h2>Team keys</h2>
       <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
       <div class="scroll">
-        <table>
+        <table class="stack">
           <thead>
             <tr>
               <th scope="col">Key</th>
@@ -57,12 +56,12 @@ export function KeysPage(p: View) {
           <tbody>
             {p.keys.map((k) => (
               <tr key={k.keyId}>
-                <td>
+                <td data-label="Key">
                   {k.keyId} <span class="muted">…{k.hint}</span>
                 </td>
-                <td>{k.label ?? ''}</td>
-                <td>{day(k.createdAt)}</td>
-                <td>
+                <td data-label="Label">{k.label ?? ''}</td>
+                <td data-label="Created">{day(k.createdAt)}</td>
+                <td data-label="State">
                   {k.revokedAt ? (
                     `revoked ${day(k.revokedAt)}`
                   ) : live > 1 ? (
@@ -91,7 +90,7 @@ export function KeysPage(p: View) {
         <p class="muted">No room invite keys. Creating a room on the rooms page mints one per agent.</p>
       ) : (
         <div class="scroll">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Room</th>
@@ -104,13 +103,13 @@ export function KeysPage(p: View) {
             <tbody>
               {p.invites.map((i) => (
                 <tr key={i.tokenId}>
-                  <td>{i.roomId}</td>
-                  <td>
+                  <td data-label="Room">{i.roomId}</td>
+                  <td data-label="Key">
                     {i.tokenId} <span class="muted">…{i.hint}</span>
                   </td>
-                  <td>{i.label ?? ''}</td>
-                  <td>{day(i.createdAt)}</td>
-                  <td>
+                  <td data-label="Label">{i.label ?? ''}</td>
+                  <td data-label="Created">{day(i.createdAt)}</td>
+                  <td data-label="State">
                     {i.revokedAt ? (
                       `revoked ${day(i.revokedAt)}`
                     ) : (

@@ -164,12 +164,18 @@ export class Pages {
     const taskId = q.get('task')
     const ctx = q.get('ctx')
     const query = q.get('q')
-    const [view, task, context, search] = await Promise.all([
+    const reads = Promise.all([
       this.deps.core.roomPage.read(c, { size: ROOM_PAGE_SIZE, from, days: CHART_DAYS, ids: CARD_IDS, pendingReviews: reviews === 'pending', ...(before ? { before } : {}) }),
       taskId ? this.openTask(c, taskId) : undefined,
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
     ])
+    const [view, task, context, search] = await reads.catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
+        throw new AppError('not_found', `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time without activity (30 days by default); your rooms page lists every room there is.`, { field: 'id' })
+      }
+      throw err
+    })
     const props: RoomPageProps = { viewer, view, here: new Here(room.roomId, q), size: ROOM_PAGE_SIZE, human: humanId(viewer.user.name, viewer.user.email), ...extra }
     if (task) props.task = task
     if (context) props.context = context

@@ -68,7 +68,7 @@ export function RoomPage(p: RoomPageProps) {
   // Following the stream from the last event shown, unless the page shows older events.
   const last = here.get('before') ? '' : (view.events.at(-1)?.id ?? '')
   return (
-    <Layout title={view.room.name} viewer={p.viewer} wide script>
+    <Layout title={view.room.name} viewer={p.viewer} wide>
       <nav aria-label="Breadcrumb" class="small crumbs">
         <a href="/">Rooms</a> / <span aria-current="page">{roomId}</span>
       </nav>

@@ -6,7 +6,7 @@ import type { AgentAccess, Snippets } from '../cli/snippets.js'
 import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Flash, Layout, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, utc, type Viewer } from './views.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -40,7 +40,7 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
       ) : (
         <div class="scroll">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Room</th>
@@ -53,19 +53,19 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
             <tbody>
               {props.rooms.map((r) => (
                 <tr key={r.room.room_id}>
-                  <td>
+                  <td data-label="Room">
                     <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
                     <br />
                     <span class="muted small">
                       {r.room.room_id} · {r.room.template}
                     </span>
                   </td>
-                  <td>
-                    <time datetime={r.room.last_active_at}>{r.room.last_active_at.replace('T', ' ').slice(0, 16)} UTC</time>
+                  <td data-label="Last activity">
+                    <time datetime={r.room.last_active_at}>{utc(r.room.last_active_at, true)}</time>
                   </td>
-                  <td>{r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', ')}</td>
-                  <td>{r.open}</td>
-                  <td>{r.inProgress}</td>
+                  <td data-label="Online agents">{r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', ')}</td>
+                  <td data-label="Open tasks">{r.open}</td>
+                  <td data-label="In progress">{r.inProgress}</td>
                 </tr>
               ))}
             </tbody>
@@ -81,12 +81,21 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
         </label>
         <label>
           Template
-          <select name="template">
+          <select name="template" aria-describedby="templates">
             {props.templates.map((t) => (
-              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>{`${t.title} — ${t.description}`}</option>
+              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>
+                {t.title}
+              </option>
             ))}
           </select>
         </label>
+        <ul class="plain small muted" id="templates">
+          {props.templates.map((t) => (
+            <li key={t.id}>
+              <strong>{t.title}</strong>: {t.description}
+            </li>
+          ))}
+        </ul>
         <label>
           Agent ids, separated by commas (e.g. planner, backend, frontend)
           <input type="text" name="agents" required value={f.agents ?? ''} />
@@ -112,7 +121,7 @@ const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'c
 export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[] }) {
   const invites = props.agents.some((a) => a.invite)
   return (
-    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide script>
+    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide>
       <h1>Room {props.room.name} is ready</h1>
       <p class="notice" role="status">
         Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.{' '}
@@ -140,21 +149,5 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
         )
       })}
     </Layout>
-  )
-}
-
-/** A read-only block of text with its label and a copy button (the button works with the client script). */
-export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
-  const rows = Math.min(12, props.text.split('\n').length + 1)
-  return (
-    <div class="copyable">
-      <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
-        {props.text}
-      </textarea>
-      <button type="button" class="secondary copy" data-copy={props.id} hidden>
-        Copy
-      </button>
-    </div>
   )
 }

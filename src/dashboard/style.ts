@@ -2,6 +2,9 @@
 // pages' one in assets.ts: one fingerprinted stylesheet for every page.
 export const DASHBOARD_CSS = `
 main.wide { max-width: 80rem; }
+a.skip { position: absolute; left: .5rem; top: -3rem; background: var(--card); padding: .5rem .75rem; border: 1px solid var(--accent); border-radius: .4rem; z-index: 1; }
+a.skip:focus { top: .5rem; }
+main:focus { outline: none; }
 input[type=search] { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
 label input, label textarea, label select { font-weight: 400; }
 select { width: 100%; font: inherit; padding: .55rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
@@ -38,7 +41,9 @@ summary:focus-visible, pre:focus-visible, select:focus-visible { outline: 3px so
 svg.chart { max-width: 100%; height: auto; }
 svg.chart rect { fill: var(--accent); } svg.chart text { fill: var(--muted); font-size: 10px; }
 .live { font-size: .9rem; }
-.live[data-state=reconnecting], .live[data-state=signed-out] { color: var(--bad); font-weight: 600; }
+.live { border: 1px solid var(--line); border-radius: 1rem; padding: .1rem .7rem; }
+.live[data-state=live] { border-color: var(--ok); color: var(--ok); }
+.live[data-state=reconnecting], .live[data-state=signed-out] { border-color: var(--bad); color: var(--bad); font-weight: 600; }
 form.search { display: flex; gap: .5rem; flex-wrap: wrap; align-items: end; margin: .5rem 0; }
 form.search label { flex: 1 1 14rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
@@ -72,7 +77,7 @@ details.post > summary { display: inline-block; font-weight: 600; color: var(--a
   table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   table.stack, table.stack tbody, table.stack tr, table.stack td { display: block; width: 100%; }
   table.stack tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
-  table.stack td { border: none; padding: .15rem 0; display: grid; grid-template-columns: 7.5rem minmax(0, 1fr); gap: .5rem; }
-  table.stack td[data-label]::before { content: attr(data-label); color: var(--muted); font-size: .85rem; }
+  table.stack td { border: none; padding: .15rem 0 .15rem 8rem; position: relative; min-height: 1.6rem; }
+  table.stack td[data-label]::before { content: attr(data-label); position: absolute; left: 0; width: 7.5rem; color: var(--muted); font-size: .85rem; padding-top: .1rem; }
 }
 `

@@ -13,7 +13,7 @@ export interface Viewer {
   operator: boolean
 }
 
-export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; script?: boolean; children: ComponentChildren }) {
+export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -21,9 +21,12 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · agentrooms`}</title>
         <link rel="stylesheet" href={STYLESHEET.path} />
-        {props.script ? <script src={LIVE_SCRIPT.path} defer /> : null}
+        <script src={LIVE_SCRIPT.path} defer />
       </head>
       <body>
+        <a class="skip" href="#main">
+          Skip to the content
+        </a>
         <header class="top">
           <a class="brand" href="/">
             agentrooms
@@ -44,7 +47,9 @@ export function Layout(props: { title: string; viewer?: Viewer | undefined; wide
             </nav>
           ) : null}
         </header>
-        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
+        <main id="main" tabIndex={-1} class={props.wide ? 'wide' : undefined}>
+          {props.children}
+        </main>
       </body>
     </html>
   )
@@ -180,6 +185,22 @@ export function MessagePage(props: { title: string; message: string; viewer?: Vi
   )
 }
 
+/** A read-only block of text with its label and a copy button (the button works with the client script). */
+export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
+  const rows = Math.min(12, props.text.split('\n').length + 1)
+  return (
+    <div class="copyable">
+      <label for={props.id}>{props.label}</label>
+      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
+        {props.text}
+      </textarea>
+      <button type="button" class="secondary copy" data-copy={props.id} hidden>
+        Copy
+      </button>
+    </div>
+  )
+}
+
 export function KeyOncePage(props: { viewer: Viewer; key: string }) {
   return (
     <Layout title="Your team key" viewer={props.viewer}>
@@ -188,11 +209,9 @@ export function KeyOncePage(props: { viewer: Viewer; key: string }) {
         Your team <strong>{props.viewer.teamName}</strong> is ready. This is its key for agents and the HTTP API. It is shown <strong>this once</strong>: copy it now and keep it
         secret. Later you see only its last four characters.
       </p>
-      <p class="secret" aria-label="Team key">
-        {props.key}
-      </p>
+      <Copyable id="team-key" label="Team key" text={props.key} wrap />
       <p>
-        <a href="/">Continue to your account</a>
+        <a href="/">Continue to your rooms</a>: create a room there and copy each agent's configuration.
       </p>
     </Layout>
   )
@@ -202,14 +221,22 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
   const { user } = props.viewer
   const owner = user.role === 'owner'
   return (
-    <Layout title="Account" viewer={props.viewer}>
-      <h1>{props.viewer.teamName}</h1>
+    <Layout title="Team" viewer={props.viewer} wide>
+      <h1>Team {props.viewer.teamName}</h1>
       <Flash notice={props.notice} error={props.error} />
       <p>
         Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
       </p>
+      <ul class="plain">
+        <li>
+          <a href="/team/keys">Keys</a>: team keys for agents and the HTTP API (mint, revoke), and every room's invite keys.
+        </li>
+        <li>
+          <a href="/team/webhooks">Webhooks</a>: signed HTTPS deliveries of every room event, their health, tests and replays.
+        </li>
+      </ul>
       <h2>Members</h2>
-      <table>
+      <table class="stack">
         <thead>
           <tr>
             <th scope="col">Address</th>
@@ -221,11 +248,11 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
         <tbody>
           {props.members.map((m) => (
             <tr key={m.id}>
-              <td>{m.email}</td>
-              <td>{m.role}</td>
-              <td>{m.lastSignInAt ?? '—'}</td>
+              <td data-label="Address">{m.email}</td>
+              <td data-label="Role">{m.role}</td>
+              <td data-label="Last sign-in">{utc(m.lastSignInAt, true)}</td>
               {owner ? (
-                <td>
+                <td data-label="Action">
                   {m.id !== user.id ? (
                     <form class="inline" method="post" action="/team/members/remove">
                       <input type="hidden" name="user" value={m.id} />
@@ -252,17 +279,17 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
           {props.invites.length === 0 ? (
             <p class="muted">No invites yet.</p>
           ) : (
-            <table>
+            <table class="stack">
               <thead>
                   <Head cols={['Address', 'State', 'Expires', 'Action']} />
                 </thead>
               <tbody>
                 {props.invites.map((i) => (
                   <tr key={i.id}>
-                    <td>{i.email}</td>
-                    <td>{i.state}</td>
-                    <td>{i.expiresAt}</td>
-                    <td>
+                    <td data-label="Address">{i.email}</td>
+                    <td data-label="State">{i.state}</td>
+                    <td data-label="Expires">{utc(i.expiresAt, true)}</td>
+                    <td data-label="Action">
                       {i.state === 'pending' ? (
                         <form class="inline" method="post" action="/team/invites/revoke">
                           <input type="hidden" name="invite" value={i.id} />
@@ -281,16 +308,16 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
       {props.audit.length === 0 ? (
         <p class="muted">Nothing recorded yet.</p>
       ) : (
-        <table>
+        <table class="stack">
           <thead>
               <Head cols={['When', 'Who', 'What']} />
             </thead>
           <tbody>
             {props.audit.map((a) => (
               <tr key={a.id}>
-                <td>{a.at}</td>
-                <td>{a.actor}</td>
-                <td>{a.target ? `${a.action} ${a.target}` : a.action}</td>
+                <td data-label="When">{utc(a.at)}</td>
+                <td data-label="Who">{a.actor}</td>
+                <td data-label="What">{a.target ? `${a.action} ${a.target}` : a.action}</td>
               </tr>
             ))}
           </tbody>
@@ -389,18 +416,18 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
       {props.entries.length === 0 ? (
         <p class="muted">Nobody is waiting.</p>
       ) : (
-        <table>
+        <table class="stack">
           <thead>
               <Head cols={['Address', 'Note', 'Since', 'State', 'Action']} />
             </thead>
           <tbody>
             {props.entries.map((e) => (
               <tr key={e.email}>
-                <td>{e.email}</td>
-                <td>{e.note}</td>
-                <td>{e.at}</td>
-                <td>{e.state}</td>
-                <td>
+                <td data-label="Address">{e.email}</td>
+                <td data-label="Note">{e.note}</td>
+                <td data-label="Since">{utc(e.at, true)}</td>
+                <td data-label="State">{e.state}</td>
+                <td data-label="Action">
                   <form class="inline" method="post" action="/operator/waitlist">
                     <input type="hidden" name="email" value={e.email} />
                     <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}

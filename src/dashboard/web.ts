@@ -175,8 +175,9 @@ export class Web {
     }
     const headers: Record<string, string> = {}
     if (err.code === 'rate_limited') headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
-    const title = err.code === 'rate_limited' ? 'Too many requests' : err.code === 'forbidden' ? 'Not allowed' : 'Please check'
-    return html(V.MessagePage({ title, message: err.message, viewer }), err.status, headers)
+    const title = err.code === 'rate_limited' ? 'Too many requests' : err.code === 'forbidden' ? 'Not allowed' : err.code === 'not_found' ? 'Not found' : 'Please check'
+    const link = viewer ? { href: '/', text: 'Back to your rooms' } : { href: '/signin', text: 'Sign in' }
+    return html(V.MessagePage({ title, message: err.message, viewer, link }), err.status, headers)
   }
 
   private async viewer(session: string | undefined): Promise<V.Viewer | undefined> {

@@ -25,7 +25,7 @@ t.test('standalone', async (t) => {
     t.equal(home.status, 200)
     t.match(home.body, 'No rooms yet')
     t.match(home.body, /<form class="stack" method="post" action="\/rooms">/)
-    t.match(home.body, /<select name="template">/)
+    t.match(home.body, /<select name="template" aria-describedby="templates">/)
     t.match(home.body, 'web-app', 'the templates are offered')
     t.match(home.body, '<a href="/team">Team</a>', 'the team page is one link away')
   })
@@ -81,9 +81,9 @@ t.test('standalone', async (t) => {
   t.test('the rooms page shows the room with its online agent and task counts', async (t) => {
     const home = await b.get('/')
     t.match(home.body, `<a href="/room?id=${roomId}">Shop &lt;launch></a>`)
-    const row = /<tr><td><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
-    t.match(row, '<td>backend</td>', 'the agent that called is online')
-    t.match(row, /<td>\d+<\/td><td>1<\/td><\/tr>$/, 'one task in progress')
+    const row = /<tr><td data-label="Room"><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
+    t.match(row, '<td data-label="Online agents">backend</td>', 'the agent that called is online')
+    t.match(row, /<td data-label="Open tasks">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
     t.notMatch(home.body, teamKey, 'no team key in the page')
     t.notMatch(home.body, /ar_(team|room)_\w{8}/, 'no key of any kind')
   })
