@@ -3,6 +3,7 @@
 // acts for the signed-in person's team on the server: it calls the room model directly, so no team
 // key is ever needed in, or sent to, the browser.
 import { z } from 'zod'
+import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
 import { roomIdFor } from '../cli/create-room.js'
@@ -78,14 +79,15 @@ export class Pages {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
+    web.page('POST', '/room/agents', true, (r) => this.connect(r))
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 
-  private async rows(teamId: string): Promise<{ rows: RoomRow[]; more: boolean }> {
-    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN })
+  private async rows(teamId: string, after: string | undefined): Promise<{ rows: RoomRow[]; next: string | undefined }> {
+    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN, ...(after ? { after } : {}) })
     const rows = await Promise.all(
       page.rooms.map(async (room): Promise<RoomRow> => {
         const ref = { teamId, roomId: room.room_id }
@@ -95,14 +97,51 @@ export class Pages {
       }),
     )
     rows.sort((a, b) => (a.room.last_active_at < b.room.last_active_at ? 1 : -1))
-    return { rows, more: page.next !== undefined }
+    return { rows, next: page.next }
   }
 
   private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
-    const { rows, more } = await this.rows(viewer.user.team)
-    return html(RoomsPage({ viewer, rooms: rows, more, templates: TEMPLATES, ...extra }), status)
+    const after = r.ex.req.query.get('after') ?? undefined
+    if (after !== undefined && !roomIdField.safeParse(after).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const { rows, next } = await this.rows(viewer.user.team, after)
+    return html(RoomsPage({ viewer, rooms: rows, next, after, templates: TEMPLATES, ...extra }), status)
   }
+
+  /** Each agent's client configuration for a room, with a room invite key of its own when `invite` (minted and audited here). */
+  private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
+    const url = `${this.base}/mcp`
+    const setups: AgentSetup[] = []
+    for (const agentId of agents) {
+      let key = TEAM_KEY_PLACEHOLDER
+      if (invite) {
+        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) })
+        key = minted.key
+        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${roomId})`)
+      }
+      setups.push({ access: { agentId, roomId, key, url }, invite })
+    }
+    return setups
+  }
+
+  /** More agents for a room that exists: their configuration, with invite keys of their own when asked. */
+  private async connect(r: Request): Promise<Reply> {
+    const viewer = r.viewer!
+    let agents: string[]
+    try {
+      agents = agentList(r.form.get('agents') ?? '')
+    } catch (err) {
+      const refused = refusal(err)
+      if (refused) return this.room(r, { error: refused.message }, refused.status)
+      throw err
+    }
+    const v = roomIdField.safeParse(r.form.get('room') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
+    const { room } = await this.deps.core.rooms.info({ room: { teamId: viewer.user.team, roomId: v.data } })
+    const setups = await this.setups(viewer.user, room.room_id, agents, r.form.get('invite') === '1')
+    return html(CreatedPage({ viewer, room, agents: setups, added: true }), 201)
+  }
+
 
   private async create(r: Request): Promise<Reply> {
     const viewer = r.viewer!
@@ -124,18 +163,7 @@ export class Pages {
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
-    const url = `${this.base}/mcp`
-    const setups: AgentSetup[] = []
-    for (const agentId of agents) {
-      let key = TEAM_KEY_PLACEHOLDER
-      if (form.invite) {
-        const minted = await this.deps.teams.mintInvite(user.team, room.room_id, { label: `agent ${agentId}`.slice(0, 100) })
-        key = minted.key
-        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${room.room_id})`)
-      }
-      setups.push({ access: { agentId, roomId: room.room_id, key, url }, invite: form.invite === true })
-    }
-    return html(CreatedPage({ viewer, room, agents: setups }), 201)
+    return html(CreatedPage({ viewer, room, agents: await this.setups(user, room.room_id, agents, form.invite === true) }), 201)
   }
 
   /**

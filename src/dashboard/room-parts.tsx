@@ -14,7 +14,7 @@ export function duration(s: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
 }
 
-export function Agents(props: { view: RoomView }) {
+export function Agents(props: { view: RoomView; here: Here }) {
   const { online, offline, online_count, offline_count } = props.view.presence
   return (
     <section aria-labelledby="agents" data-part="agents">
@@ -40,6 +40,21 @@ export function Agents(props: { view: RoomView }) {
       {online_count + offline_count > online.length + offline.length ? (
         <p class="small muted">{`Showing the ${online.length + offline.length} most recently seen of ${num(online_count + offline_count)} agents.`}</p>
       ) : null}
+      <details>
+        <summary>Connect more agents</summary>
+        <form class="stack" method="post" action="/room/agents">
+          <input type="hidden" name="room" value={props.here.roomId} />
+          <label>
+            Agent ids, separated by commas
+            <input type="text" name="agents" required />
+          </label>
+          <label class="check">
+            <input type="checkbox" name="invite" value="1" checked />
+            Give each agent a room invite key of its own (shown once)
+          </label>
+          <button type="submit">Show their configuration</button>
+        </form>
+      </details>
     </section>
   )
 }

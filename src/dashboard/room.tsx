@@ -96,7 +96,7 @@ export function RoomPage(p: RoomPageProps) {
       <div class="room-grid">
         <Feed here={here} view={view} />
         <div class="side">
-          <Agents view={view} />
+          <Agents view={view} here={here} />
           <Reviews view={view} here={here} size={p.size} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />

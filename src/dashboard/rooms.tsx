@@ -30,7 +30,7 @@ export function roomHref(roomId: string): string {
   return `/room?id=${encodeURIComponent(roomId)}`
 }
 
-export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boolean; templates: readonly Template[]; form?: CreateForm; error?: string }) {
+export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: string | undefined; after: string | undefined; templates: readonly Template[]; form?: CreateForm; error?: string }) {
   const f = props.form ?? {}
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
@@ -72,7 +72,12 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
           </table>
         </div>
       )}
-      {props.more ? <p class="muted">Showing the first {props.rooms.length} rooms.</p> : null}
+      {props.next || props.after ? (
+        <nav class="pager small" aria-label="Pages of rooms">
+          {props.after ? <a href="/">First rooms</a> : null}
+          {props.next ? <a href={`/?after=${encodeURIComponent(props.next)}`}>Next rooms</a> : null}
+        </nav>
+      ) : null}
       <h2 id="create">Create a room</h2>
       <form class="stack" method="post" action="/rooms">
         <label>
@@ -118,13 +123,23 @@ export interface AgentSetup {
 
 const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'codex']
 
-export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[] }) {
+export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[]; added?: boolean }) {
   const invites = props.agents.some((a) => a.invite)
+  const title = props.added ? `Agents for room ${props.room.name}` : `Room ${props.room.name} is ready`
   return (
-    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide>
-      <h1>Room {props.room.name} is ready</h1>
+    <Layout title={props.added ? title : `Room ${props.room.name} created`} viewer={props.viewer} wide>
+      <h1>{title}</h1>
       <p class="notice" role="status">
-        Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.{' '}
+        {props.added ? (
+          <>
+            {`Configuration for ${props.agents.map((a) => a.access.agentId).join(', ')} in room `}
+            <code>{props.room.room_id}</code>.
+          </>
+        ) : (
+          <>
+            Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.
+          </>
+        )}{' '}
         {invites ? (
           <strong>Each agent's room invite key is shown on this page only: copy the configuration now.</strong>
         ) : (
