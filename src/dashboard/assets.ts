@@ -6,8 +6,8 @@ import { liveScript } from './client-bundle.js'
 import { DASHBOARD_CSS } from './style.js'
 
 const CSS = `
-:root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de; --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e8eaee; --bg: #14161a; --muted: #a4aab5; --line: #343943; --accent: #7fa8ff; --bad: #ff8a80; --ok: #5fd08f; --card: #1b1e23; } }
+:root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de; --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; --on-accent: #fff; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e8eaee; --bg: #14161a; --muted: #a4aab5; --line: #343943; --accent: #7fa8ff; --bad: #ff8a80; --ok: #5fd08f; --card: #1b1e23; --on-accent: #0b1220; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
 header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
@@ -24,7 +24,7 @@ label { font-weight: 600; display: grid; gap: .25rem; }
 input[type=email], input[type=text], textarea { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
 textarea { min-height: 5rem; }
 input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-button { font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; min-height: 2.75rem; }
+button { font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; min-height: 2.75rem; }
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
 button.link { background: none; border: none; color: var(--accent); padding: 0; min-height: 0; font-weight: 400; text-decoration: underline; }

@@ -1,5 +1,6 @@
 // Every dashboard page in a real browser (Debian's chromium through playwright-core), signed out
-// and signed in, at desktop width and at 375 px: axe-core finds no serious violation; Tab reaches
+// and signed in, at desktop width and at 375 px: axe-core finds no serious violation (light and
+// dark colour schemes); Tab reaches
 // every control (links, buttons, fields, summaries, focusable text), in document order, none
 // reordered by a positive tabindex, the skip link first; nothing is wider than the window.
 import type { Page } from 'playwright-core'
@@ -25,6 +26,9 @@ t.test('every page, signed out and in', async (t) => {
   /** The page as it is now: axe, wide and narrow, then the keyboard (which opens every <details>). */
   const check = async (name: string, p: Page = page) => {
     t.same(await axeViolations(p), [], `${name}: axe finds no serious violation`)
+    await p.emulateMedia({ colorScheme: 'dark' })
+    t.same(await axeViolations(p), [], `${name}: nor in the dark colour scheme (contrast)`)
+    await p.emulateMedia({ colorScheme: 'light' })
     t.same(await overflow(p), [], `${name}: nothing wider than 1280 px`)
     await p.setViewportSize({ width: 375, height: 800 })
     t.same(await overflow(p), [], `${name}: nothing wider than 375 px`)
