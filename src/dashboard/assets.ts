@@ -21,7 +21,7 @@ p.muted, .muted { color: var(--muted); }
 form.stack { display: grid; gap: .75rem; margin: 1rem 0; }
 form.inline { display: inline; margin: 0; }
 label { font-weight: 600; display: grid; gap: .25rem; }
-input[type=email], input[type=text], textarea { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
+input[type=email], input[type=text], input[type=search], textarea { width: 100%; font: inherit; font-weight: 400; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
 textarea { min-height: 5rem; }
 input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 button { font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; min-height: 2.75rem; }
@@ -32,7 +32,8 @@ button.link { background: none; border: none; color: var(--accent); padding: 0; 
 .notice { border-left: 4px solid var(--ok); padding: .5rem .75rem; background: var(--card); }
 .secret { font-family: ui-monospace, monospace; word-break: break-all; padding: .75rem; border: 1px dashed var(--line); border-radius: .4rem; background: var(--card); user-select: all; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
-th, td { text-align: left; padding: .4rem .5rem .4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .4rem .75rem .4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th { overflow-wrap: normal; white-space: nowrap; }
 ul.plain { padding-left: 1.1rem; }
 ` + DASHBOARD_CSS
 

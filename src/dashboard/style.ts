@@ -5,9 +5,7 @@ main.wide { max-width: 80rem; }
 a.skip { position: absolute; left: .5rem; top: -3rem; background: var(--card); padding: .5rem .75rem; border: 1px solid var(--accent); border-radius: .4rem; z-index: 1; }
 a.skip:focus { top: .5rem; }
 main:focus { outline: none; }
-input[type=search] { width: 100%; font: inherit; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
-label input, label textarea, label select { font-weight: 400; }
-select { width: 100%; font: inherit; padding: .55rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
+select { width: 100%; font: inherit; font-weight: 400; padding: .55rem .6rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
 select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 label.check { display: flex; gap: .5rem; align-items: flex-start; font-weight: 400; }
 label.check input { margin-top: .3rem; width: 1.1rem; height: 1.1rem; }

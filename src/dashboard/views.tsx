@@ -410,7 +410,7 @@ export function WaitlistThanksPage() {
 
 export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; notice?: string; error?: string }) {
   return (
-    <Layout title="Operator" viewer={props.viewer}>
+    <Layout title="Operator" viewer={props.viewer} wide>
       <h1>Waitlist</h1>
       <Flash notice={props.notice} error={props.error} />
       {props.entries.length === 0 ? (

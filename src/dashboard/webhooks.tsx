@@ -72,14 +72,20 @@ export function WebhooksPage(p: View) {
               </ul>
             </details>
           ) : null}
-          {w.health.recentFailures.map((f) => (
-            <form class="inline" method="post" action="/team/webhooks/replay" key={f.deliveryId}>
-              <input type="hidden" name="webhook" value={w.webhookId} />
-              <input type="hidden" name="delivery" value={f.deliveryId} />
-              <button class="link" type="submit">{`Replay failed delivery ${f.deliveryId}`}</button>{' '}
-            </form>
-          ))}
-          <div class="actions">
+          {w.health.recentFailures.length > 0 ? (
+            <ul class="plain small">
+              {w.health.recentFailures.map((f) => (
+                <li key={f.deliveryId}>
+                  <form class="inline" method="post" action="/team/webhooks/replay">
+                    <input type="hidden" name="webhook" value={w.webhookId} />
+                    <input type="hidden" name="delivery" value={f.deliveryId} />
+                    <button class="link" type="submit">{`Replay failed delivery ${f.deliveryId}`}</button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <div class="buttons">
             <form class="inline" method="post" action="/team/webhooks/test">
               <input type="hidden" name="webhook" value={w.webhookId} />
               <button class="secondary" type="submit">{`Send a test to ${w.webhookId}`}</button>
