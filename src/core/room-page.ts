@@ -55,14 +55,15 @@ export interface Card {
 
 const DAY_MS = 86_400_000
 const RANK: Record<string, number> = { urgent: 0, high: 1, normal: 2, low: 3 }
-type StoredTask = { id: string; status: TaskStatus; priority: string; order: number; updated_at: number; depends_on?: string[] }
+/** A task as stored, with `n`, the number of its id (creation order), added once for sorting. */
+type StoredTask = { id: string; n: number; status: TaskStatus; priority: string; order: number; updated_at: number; depends_on?: string[] }
 const idNumber = (id: string) => Number(id.slice(1))
 const finished = (s: TaskStatus | undefined) => s === 'done' || s === 'cancelled'
 
 /** To do, in progress, in review: as read_plan (priority, order, creation); done and cancelled: most recently changed first. */
 function boardOrder(status: TaskStatus): (a: StoredTask, b: StoredTask) => number {
-  if (finished(status)) return (a, b) => b.updated_at - a.updated_at || idNumber(b.id) - idNumber(a.id)
-  return (a, b) => (RANK[a.priority] ?? 2) - (RANK[b.priority] ?? 2) || a.order - b.order || idNumber(a.id) - idNumber(b.id)
+  if (finished(status)) return (a, b) => b.updated_at - a.updated_at || b.n - a.n
+  return (a, b) => (RANK[a.priority] ?? 2) - (RANK[b.priority] ?? 2) || a.order - b.order || a.n - b.n
 }
 
 /** Context entries are named type/key: by type, then key (as list_context). */
@@ -92,7 +93,10 @@ export class RoomPage {
     const ctx = pageOf(byTypeThenKey(names(x.context)), from('context'), o.size)
     const vars = pageOf(names(x.vars).sort(), from('vars'), o.size)
     // Reviews newest first (their ids count up); only pending ones when asked.
-    const reviewIds = names(x.reviews).sort((a, b) => idNumber(b) - idNumber(a))
+    const reviewIds = names(x.reviews)
+      .map((id) => ({ id, n: idNumber(id) }))
+      .sort((a, b) => b.n - a.n)
+      .map((r) => r.id)
     const reviewPage = pageOf(reviewIds, from('reviews'), o.size)
     const wanted = o.pendingReviews ? reviewIds : reviewPage.items
     const records = await this.records(c, ctx.items, vars.items, wanted)
@@ -140,8 +144,12 @@ export class RoomPage {
 
   /** Every column's page of cards and exact count, with each card's dependencies; tasks done per day. */
   private board(rows: Buffer[], o: PageOptions, from: (p: Paged) => number, today: number) {
-    const stored = rows.map((raw) => decode(raw) as StoredTask)
-    const status = new Map(stored.map((t) => [t.id, t.status]))
+    const stored = rows.map((raw) => {
+      const t = decode(raw) as StoredTask
+      t.n = idNumber(t.id)
+      return t
+    })
+    const byId = new Map(stored.map((t) => [t.id, t]))
     const doneByDay: Record<string, number> = {}
     for (const t of stored) {
       const day = Math.floor(t.updated_at / DAY_MS)
@@ -153,8 +161,9 @@ export class RoomPage {
       const all = stored.filter((t) => t.status === st).sort(boardOrder(st))
       const pg = pageOf(all, from(st), o.size)
       const items = pg.items.map((rec): Card => {
-        const open = st === 'todo' ? (rec.depends_on ?? []).filter((d) => status.has(d) && !finished(status.get(d))) : []
-        const card: Card = { task: taskFromReply({ ...rec }, undefined), blocked_by: open.slice(0, o.ids), blocks: [], blocks_total: 0 }
+        const open = st === 'todo' ? (rec.depends_on ?? []).filter((d) => byId.has(d) && !finished(byId.get(d)!.status)) : []
+        const { n: _, ...task } = rec
+        const card: Card = { task: taskFromReply(task, undefined), blocked_by: open.slice(0, o.ids), blocks: [], blocks_total: 0 }
         shown.set(rec.id, card)
         return card
       })
@@ -163,7 +172,7 @@ export class RoomPage {
     for (const t of stored) for (const d of t.depends_on ?? []) shown.get(d)?.blocks.push(t.id)
     for (const card of shown.values()) {
       card.blocks_total = card.blocks.length
-      card.blocks = card.blocks.sort((a, b) => idNumber(a) - idNumber(b)).slice(0, o.ids)
+      card.blocks = card.blocks.sort((a, b) => byId.get(a)!.n - byId.get(b)!.n).slice(0, o.ids)
     }
     const byStatus = Object.fromEntries(TASK_STATUSES.map((st) => [st, columns[st].total])) as Record<TaskStatus, number>
     return { columns, byStatus, doneByDay }

@@ -91,8 +91,8 @@ export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 /** An ISO time as people read it here: `2026-11-25 12:09:57 UTC` (to the minute with `minutes`). */
 export const utc = (iso: string | undefined, minutes = false): string => (iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—')
 
-/** A count with thousands separated. */
-export const num = (n: number): string => n.toLocaleString('en')
+/** A count with thousands separated (toLocaleString took 0.7 ms of each room page in a profile). */
+export const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
 /**
  * Where a page of a long list is, with links to the pages around it: "21–40 of 1,234 · Previous
