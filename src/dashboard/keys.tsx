@@ -6,7 +6,7 @@ import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
-import { Copyable, Flash, Layout, utc, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './views.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface KeysDeps {
@@ -44,39 +44,28 @@ export function KeysPage(p: View) {
       <h2>Team keys</h2>
       <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
       <div class="scroll">
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Label</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.keys.map((k) => (
-              <tr key={k.keyId}>
-                <td data-label="Key">
-                  {k.keyId} <span class="muted">…{k.hint}</span>
-                </td>
-                <td data-label="Label">{k.label ?? ''}</td>
-                <td data-label="Created">{day(k.createdAt)}</td>
-                <td data-label="State">
-                  {k.revokedAt ? (
-                    `revoked ${day(k.revokedAt)}`
-                  ) : live > 1 ? (
-                    <form class="inline" method="post" action="/team/keys/revoke">
-                      <input type="hidden" name="key" value={k.keyId} />
-                      <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
-                    </form>
-                  ) : (
-                    <span class="muted">live (the last live key cannot be revoked)</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Key', 'Label', 'Created', 'State']}
+          rows={p.keys}
+          rowKey={(k) => k.keyId}
+          cells={(k) => [
+            <>
+              {k.keyId} <span class="muted">…{k.hint}</span>
+            </>,
+            k.label ?? '',
+            day(k.createdAt),
+            k.revokedAt ? (
+              `revoked ${day(k.revokedAt)}`
+            ) : live > 1 ? (
+              <form class="inline" method="post" action="/team/keys/revoke">
+                <input type="hidden" name="key" value={k.keyId} />
+                <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
+              </form>
+            ) : (
+              <span class="muted">live (the last live key cannot be revoked)</span>
+            ),
+          ]}
+        />
       </div>
       <form class="stack" method="post" action="/team/keys">
         <label>
@@ -90,40 +79,28 @@ export function KeysPage(p: View) {
         <p class="muted">No room invite keys. Creating a room on the rooms page mints one per agent.</p>
       ) : (
         <div class="scroll">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Room</th>
-                <th scope="col">Key</th>
-                <th scope="col">Label</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.invites.map((i) => (
-                <tr key={i.tokenId}>
-                  <td data-label="Room">{i.roomId}</td>
-                  <td data-label="Key">
-                    {i.tokenId} <span class="muted">…{i.hint}</span>
-                  </td>
-                  <td data-label="Label">{i.label ?? ''}</td>
-                  <td data-label="Created">{day(i.createdAt)}</td>
-                  <td data-label="State">
-                    {i.revokedAt ? (
-                      `revoked ${day(i.revokedAt)}`
-                    ) : (
-                      <form class="inline" method="post" action="/team/invite-keys/revoke">
-                        <input type="hidden" name="room" value={i.roomId} />
-                        <input type="hidden" name="token" value={i.tokenId} />
-                        <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            cols={['Room', 'Key', 'Label', 'Created', 'State']}
+            rows={p.invites}
+            rowKey={(i) => i.tokenId}
+            cells={(i) => [
+              i.roomId,
+              <>
+                {i.tokenId} <span class="muted">…{i.hint}</span>
+              </>,
+              i.label ?? '',
+              day(i.createdAt),
+              i.revokedAt ? (
+                `revoked ${day(i.revokedAt)}`
+              ) : (
+                <form class="inline" method="post" action="/team/invite-keys/revoke">
+                  <input type="hidden" name="room" value={i.roomId} />
+                  <input type="hidden" name="token" value={i.tokenId} />
+                  <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
+                </form>
+              ),
+            ]}
+          />
         </div>
       )}
     </Layout>

@@ -3,7 +3,7 @@
 // forms that post an event and reply to one.
 import type { RoomEvent } from '../core/events.js'
 import type { Here, RoomView } from './room.js'
-import { num, utc } from './views.js'
+import { Select, num, utc } from './views.js'
 
 const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
 /** Readers named per event; more are counted. */
@@ -14,18 +14,6 @@ export function eventAtOrBefore(a: string, b: string): boolean {
   const [am, as] = a.split('-').map(Number) as [number, number]
   const [bm, bs] = b.split('-').map(Number) as [number, number]
   return am < bm || (am === bm && as <= bs)
-}
-
-function TypeSelect(props: { value: string }) {
-  return (
-    <select name="type">
-      {EVENT_TYPES.map((t) => (
-        <option key={t} value={t} selected={t === props.value}>
-          {t}
-        </option>
-      ))}
-    </select>
-  )
 }
 
 function readBy(agents: string[]): string {
@@ -87,7 +75,7 @@ export function Feed(props: { here: Here; view: RoomView }) {
           <input type="hidden" name="room" value={here.roomId} />
           <label>
             Type
-            <TypeSelect value="message" />
+            <Select name="type" options={EVENT_TYPES} value="message" />
           </label>
           <label>
             Text

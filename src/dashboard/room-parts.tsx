@@ -3,7 +3,7 @@
 // server, and context entries with the viewer, version history and a diff between versions.
 // Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
-import { Pager, num, utc } from './views.js'
+import { Pager, Table, num, utc } from './views.js'
 
 type Part = { view: RoomView; here: Here; size: number }
 
@@ -130,26 +130,16 @@ export function Locks(props: Part) {
       {locks.total === 0 ? (
         <p class="muted">No locks held.</p>
       ) : (
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Lock</th>
-              <th scope="col">Holder</th>
-              <th scope="col">Time left</th>
-            </tr>
-          </thead>
-          <tbody>
-            {locks.items.map((l) => (
-              <tr key={l.name}>
-                <td data-label="Lock">{l.name}</td>
-                <td data-label="Holder">{l.owner}</td>
-                <td data-label="Time left">
-                  <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Lock', 'Holder', 'Time left']}
+          rows={locks.items}
+          rowKey={(l) => l.name}
+          cells={(l) => [
+            l.name,
+            l.owner,
+            <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>,
+          ]}
+        />
       )}
       <Pager label="Locks" from={locks.from} shown={locks.items.length} total={locks.total} size={props.size} href={(from) => props.here.href({ locks_from: from || undefined }, 'locks')} />
     </section>
@@ -166,26 +156,16 @@ export function Vars(props: Part) {
       {vars.total === 0 ? (
         <p class="muted">No vars set.</p>
       ) : (
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">By</th>
-            </tr>
-          </thead>
-          <tbody>
-            {vars.items.map((v) => (
-              <tr key={v.name}>
-                <td data-label="Name">{v.name}</td>
-                <td data-label="Value">
-                  <code>{v.value}</code>
-                </td>
-                <td data-label="By">{v.updated_by ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Name', 'Value', 'By']}
+          rows={vars.items}
+          rowKey={(v) => v.name}
+          cells={(v) => [
+            v.name,
+            <code>{v.value}</code>,
+            v.updated_by ?? '',
+          ]}
+        />
       )}
       <Pager label="Shared vars" from={vars.from} shown={vars.items.length} total={vars.total} size={props.size} href={(from) => props.here.href({ vars_from: from || undefined }, 'vars')} />
     </section>
@@ -286,28 +266,16 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
       {context.total === 0 ? (
         <p class="muted">No context entries yet.</p>
       ) : (
-        <table class="stack">
-          <thead>
-            <tr>
-              <th scope="col">Entry</th>
-              <th scope="col">Version</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {context.items.map((c) => (
-              <tr key={`${c.type}/${c.key}`}>
-                <td data-label="Entry">
-                  <a href={ctxHref(c.type, c.key)}>{`${c.type}/${c.key}`}</a>
-                </td>
-                <td data-label="Version">v{c.version}</td>
-                <td data-label="Updated">
-                  {utc(c.updated_at)} {c.updated_by ? `by ${c.updated_by}` : ''}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Entry', 'Version', 'Updated']}
+          rows={context.items}
+          rowKey={(c) => `${c.type}/${c.key}`}
+          cells={(c) => [
+            <a href={ctxHref(c.type, c.key)}>{`${c.type}/${c.key}`}</a>,
+            `v${c.version}`,
+            `${utc(c.updated_at)}${c.updated_by ? ` by ${c.updated_by}` : ''}`,
+          ]}
+        />
       )}
       <Pager label="Context" from={context.from} shown={context.items.length} total={context.total} size={props.size} href={(from) => here.href({ context_from: from || undefined }, 'context')} />
       <details open={v !== undefined}>

@@ -4,7 +4,7 @@
 import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/plan.js'
 import type { Card } from '../core/room-page.js'
 import type { Here, OpenTask, RoomView } from './room.js'
-import { Pager, num, utc } from './views.js'
+import { Pager, Select, num, utc } from './views.js'
 
 export const STATUS_TITLES: Record<TaskStatus, string> = {
   todo: 'To do',
@@ -54,7 +54,7 @@ export function Plan(props: { view: RoomView; here: Here; size: number; open: Op
           </label>
           <label>
             Priority
-            <PrioritySelect value="normal" />
+            <Select name="priority" options={PRIORITIES} value="normal" />
           </label>
           <label>
             Depends on (task ids, separated by commas, e.g. t1, t2)
@@ -85,18 +85,6 @@ function TaskCard(props: { card: Card; here: Here }) {
       {blocked_by.length > 0 ? <div class="small tag blocked">blocked by {idList(blocked_by)}</div> : null}
       {blocks_total > 0 ? <div class="small muted">blocks {idList(blocks, blocks_total)}</div> : null}
     </article>
-  )
-}
-
-function PrioritySelect(props: { value: string }) {
-  return (
-    <select name="priority">
-      {PRIORITIES.map((p) => (
-        <option key={p} value={p} selected={p === props.value}>
-          {p}
-        </option>
-      ))}
-    </select>
   )
 }
 
@@ -172,13 +160,7 @@ function EditTask(props: { roomId: string; task: Task }) {
         </label>
         <label>
           Status
-          <select name="status">
-            {TASK_STATUSES.map((s) => (
-              <option key={s} value={s} selected={s === t.status}>
-                {STATUS_TITLES[s]}
-              </option>
-            ))}
-          </select>
+          <Select name="status" options={TASK_STATUSES.map((s) => [s, STATUS_TITLES[s]] as const)} value={t.status} />
         </label>
         <label>
           Assignee (an agent id; empty: nobody)
@@ -186,7 +168,7 @@ function EditTask(props: { roomId: string; task: Task }) {
         </label>
         <label>
           Priority
-          <PrioritySelect value={t.priority} />
+          <Select name="priority" options={PRIORITIES} value={t.priority} />
         </label>
         <label>
           Notes

@@ -6,7 +6,7 @@ import type { AgentAccess, Snippets } from '../cli/snippets.js'
 import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Copyable, Flash, Layout, utc, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './views.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -40,36 +40,24 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: strin
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
       ) : (
         <div class="scroll">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Room</th>
-                <th scope="col">Last activity</th>
-                <th scope="col">Online agents</th>
-                <th scope="col">Open tasks</th>
-                <th scope="col">In progress</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.rooms.map((r) => (
-                <tr key={r.room.room_id}>
-                  <td data-label="Room">
-                    <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
-                    <br />
-                    <span class="muted small">
-                      {r.room.room_id} · {r.room.template}
-                    </span>
-                  </td>
-                  <td data-label="Last activity">
-                    <time datetime={r.room.last_active_at}>{utc(r.room.last_active_at, true)}</time>
-                  </td>
-                  <td data-label="Online agents">{r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', ')}</td>
-                  <td data-label="Open tasks">{r.open}</td>
-                  <td data-label="In progress">{r.inProgress}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            cols={['Room', 'Last activity', 'Online agents', 'Open tasks', 'In progress']}
+            rows={props.rooms}
+            rowKey={(r) => r.room.room_id}
+            cells={(r) => [
+              <>
+                <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
+                <br />
+                <span class="muted small">
+                  {r.room.room_id} · {r.room.template}
+                </span>
+              </>,
+              <time datetime={r.room.last_active_at}>{utc(r.room.last_active_at, true)}</time>,
+              r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', '),
+              r.open,
+              r.inProgress,
+            ]}
+          />
         </div>
       )}
       {props.next || props.after ? (

@@ -73,16 +73,50 @@ export function Flash(props: { notice?: string | undefined; error?: string | und
   )
 }
 
-/** A table's header row. */
-function Head(props: { cols: string[] }) {
+/**
+ * A table whose rows become labelled blocks on a phone (class stack): one header per column,
+ * each cell labelled with its column's header (`data-label`, shown by the stylesheet).
+ */
+export function Table<T>(props: { cols: string[]; rows: readonly T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[] }) {
   return (
-    <tr>
-      {props.cols.map((c) => (
-        <th scope="col" key={c}>
-          {c}
-        </th>
-      ))}
-    </tr>
+    <table class="stack">
+      <thead>
+        <tr>
+          {props.cols.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row) => (
+          <tr key={props.rowKey(row)}>
+            {props.cells(row).map((cell, i) => (
+              <td key={i} data-label={props.cols[i]}>
+                {cell}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+/** A select of `options` (a value, or [value, label]) with `value` selected. */
+export function Select(props: { name: string; options: readonly (string | readonly [string, string])[]; value: string }) {
+  return (
+    <select name={props.name}>
+      {props.options.map((o) => {
+        const [value, label] = typeof o === 'string' ? [o, o] : o
+        return (
+          <option key={value} value={value} selected={value === props.value}>
+            {label}
+          </option>
+        )
+      })}
+    </select>
   )
 }
 
@@ -236,35 +270,26 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
         </li>
       </ul>
       <h2>Members</h2>
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Role</th>
-            <th scope="col">Last sign-in</th>
-            {owner ? <th scope="col">Action</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {props.members.map((m) => (
-            <tr key={m.id}>
-              <td data-label="Address">{m.email}</td>
-              <td data-label="Role">{m.role}</td>
-              <td data-label="Last sign-in">{utc(m.lastSignInAt, true)}</td>
-              {owner ? (
-                <td data-label="Action">
-                  {m.id !== user.id ? (
-                    <form class="inline" method="post" action="/team/members/remove">
-                      <input type="hidden" name="user" value={m.id} />
-                      <button class="link" type="submit">{`Remove ${m.email}`}</button>
-                    </form>
-                  ) : null}
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        cols={owner ? ['Address', 'Role', 'Last sign-in', 'Action'] : ['Address', 'Role', 'Last sign-in']}
+        rows={props.members}
+        rowKey={(m) => m.id}
+        cells={(m) => [
+          m.email,
+          m.role,
+          utc(m.lastSignInAt, true),
+          ...(owner
+            ? [
+                m.id !== user.id ? (
+                  <form class="inline" method="post" action="/team/members/remove">
+                    <input type="hidden" name="user" value={m.id} />
+                    <button class="link" type="submit">{`Remove ${m.email}`}</button>
+                  </form>
+                ) : null,
+              ]
+            : []),
+        ]}
+      />
       {owner ? (
         <>
           <h2>Invite a member</h2>
@@ -279,28 +304,22 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
           {props.invites.length === 0 ? (
             <p class="muted">No invites yet.</p>
           ) : (
-            <table class="stack">
-              <thead>
-                  <Head cols={['Address', 'State', 'Expires', 'Action']} />
-                </thead>
-              <tbody>
-                {props.invites.map((i) => (
-                  <tr key={i.id}>
-                    <td data-label="Address">{i.email}</td>
-                    <td data-label="State">{i.state}</td>
-                    <td data-label="Expires">{utc(i.expiresAt, true)}</td>
-                    <td data-label="Action">
-                      {i.state === 'pending' ? (
-                        <form class="inline" method="post" action="/team/invites/revoke">
-                          <input type="hidden" name="invite" value={i.id} />
-                          <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
-                        </form>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              cols={['Address', 'State', 'Expires', 'Action']}
+              rows={props.invites}
+              rowKey={(i) => i.id}
+              cells={(i) => [
+                i.email,
+                i.state,
+                utc(i.expiresAt, true),
+                i.state === 'pending' ? (
+                  <form class="inline" method="post" action="/team/invites/revoke">
+                    <input type="hidden" name="invite" value={i.id} />
+                    <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
+                  </form>
+                ) : null,
+              ]}
+            />
           )}
         </>
       ) : null}
@@ -308,20 +327,16 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
       {props.audit.length === 0 ? (
         <p class="muted">Nothing recorded yet.</p>
       ) : (
-        <table class="stack">
-          <thead>
-              <Head cols={['When', 'Who', 'What']} />
-            </thead>
-          <tbody>
-            {props.audit.map((a) => (
-              <tr key={a.id}>
-                <td data-label="When">{utc(a.at)}</td>
-                <td data-label="Who">{a.actor}</td>
-                <td data-label="What">{a.target ? `${a.action} ${a.target}` : a.action}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['When', 'Who', 'What']}
+          rows={props.audit}
+          rowKey={(a) => a.id}
+          cells={(a) => [
+            utc(a.at),
+            a.actor,
+            a.target ? `${a.action} ${a.target}` : a.action,
+          ]}
+        />
       )}
       <h2>Account</h2>
       <p>
@@ -416,30 +431,24 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
       {props.entries.length === 0 ? (
         <p class="muted">Nobody is waiting.</p>
       ) : (
-        <table class="stack">
-          <thead>
-              <Head cols={['Address', 'Note', 'Since', 'State', 'Action']} />
-            </thead>
-          <tbody>
-            {props.entries.map((e) => (
-              <tr key={e.email}>
-                <td data-label="Address">{e.email}</td>
-                <td data-label="Note">{e.note}</td>
-                <td data-label="Since">{utc(e.at, true)}</td>
-                <td data-label="State">{e.state}</td>
-                <td data-label="Action">
-                  <form class="inline" method="post" action="/operator/waitlist">
-                    <input type="hidden" name="email" value={e.email} />
-                    <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
-                    {e.state === 'pending' ? (
-                      <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
-                    ) : null}
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Address', 'Note', 'Since', 'State', 'Action']}
+          rows={props.entries}
+          rowKey={(e) => e.email}
+          cells={(e) => [
+            e.email,
+            e.note,
+            utc(e.at, true),
+            e.state,
+            <form class="inline" method="post" action="/operator/waitlist">
+              <input type="hidden" name="email" value={e.email} />
+              <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
+              {e.state === 'pending' ? (
+                <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
+              ) : null}
+            </form>,
+          ]}
+        />
       )}
       <h2>Invite someone to a new team</h2>
       <form class="stack" method="post" action="/operator/invites">
