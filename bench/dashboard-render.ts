@@ -4,7 +4,7 @@
 // header); node and Redis CPU per page; the HTML's size, plain and gzipped; the JavaScript the page
 // ships. With --base <commit>, the same for a node built from that commit, on its own Redis with
 // the same room, requests alternating between the two (the machine's load moves both alike).
-//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     locks: { type: 'string', default: '256' },
     reviews: { type: 'string', default: '2000' },
     events: { type: 'string', default: '200' },
+    'event-bytes': { type: 'string', default: '4000' },
   },
 })
 const n = (k: keyof typeof values) => Number(values[k])
@@ -77,8 +78,8 @@ async function fill(base: string, key: string): Promise<void> {
   await all(n('vars'), (i) => call('set_shared_var', { agent_id: agent(i), name: `var-${i}`, value: 'y'.repeat(1000) }))
   await all(n('locks'), (i) => call('acquire_lock', { agent_id: agent(i), name: `lock-${i}`, ttl_s: 3600 }))
   await all(n('reviews'), (i) => call('request_review', { agent_id: agent(i), target: { kind: 'task', task_id: `t${(i % n('tasks')) + 1}` }, note: `Please look at this: ${'n'.repeat(100)}` }))
-  // Events at the text limit (4 KiB): the page shows the latest 50.
-  await all(n('events'), (i) => call('post_event', { agent_id: agent(i), type: i % 5 === 0 ? 'question' : 'message', text: `Event ${i} ${'z'.repeat(4000)}` }))
+  // Events near the text limit (4 KiB) by default: the page shows the latest 50.
+  await all(n('events'), (i) => call('post_event', { agent_id: agent(i), type: i % 5 === 0 ? 'question' : 'message', text: `Event ${i} ${'z'.repeat(n('event-bytes'))}` }))
   await all(20, (i) => call('heartbeat', { agent_id: agent(i) }))
 }
 
@@ -149,7 +150,7 @@ const sides: Side[] = []
 try {
   sides.push(await start('work', await compiled('src/main.ts')))
   if (base) sides.push(await start(base.sha, base.main))
-  console.log(`room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (4 KiB each), 20 agents`)
+  console.log(`room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`)
   for (let i = 0; i < 5; i++) for (const s of sides) await view(s, false)
   for (let i = 0; i < n('runs'); i++) for (const s of i % 2 ? [...sides].reverse() : sides) await view(s, true)
   const p = (xs: number[], q: number) => fmt(percentile([...xs].sort((a, b) => a - b), q))
