@@ -16,15 +16,16 @@ export async function launch(t: Test): Promise<Browser> {
 }
 
 /**
- * axe-core's serious and critical violations on the page, as "rule: targets". The page's context
- * must bypass the CSP (only so that axe's own script can be injected; the pages are the same).
+ * axe-core's serious and critical violations on the page, as "rule: targets" (only the rules
+ * `only` names, when given). The page's context must bypass the CSP (only so that axe's own
+ * script can be injected; the pages are the same).
  */
-export async function axeViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: axe.source })
-  return (await page.evaluate(async () => {
-    const r = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run()
+export async function axeViolations(page: Page, only?: string[]): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ content: axe.source })
+  return (await page.evaluate(async (rules) => {
+    const r = await (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, rules ? { runOnly: rules } : {})
     return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
-  })) as string[]
+  }, only)) as string[]
 }
 
 /**
