@@ -3,7 +3,7 @@
   the latest events (or those before a given one), each agent's read position, presence, live
   locks, vars and reviews, and the daily event counts. Does not count as room activity when the
   caller passes touch = '0' (a dashboard left open must not keep a room alive). Records travel
-  raw: the node decodes, sorts and pages them (Snapshot.page), so a room at the limits costs
+  raw: the node decodes, sorts and pages them (src/core/room-page.ts), so a room at the limits costs
   Redis copies, not decoding.
 
   KEYS[1..15]  the room's fixed keys
