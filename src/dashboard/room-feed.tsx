@@ -3,7 +3,7 @@
 // forms that post an event and reply to one.
 import type { RoomEvent } from '../core/events.js'
 import type { Here, RoomView } from './room.js'
-import { Select, num, utc } from './views.js'
+import { Select, num, utc } from './layout.js'
 
 const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
 /** Readers named per event; more are counted. */

@@ -3,7 +3,7 @@
 // server, and context entries with the viewer, version history and a diff between versions.
 // Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
-import { Pager, Table, num, utc } from './views.js'
+import { Pager, Table, num, utc } from './layout.js'
 
 type Part = { view: RoomView; here: Here; size: number }
 

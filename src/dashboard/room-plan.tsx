@@ -4,7 +4,7 @@
 import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/plan.js'
 import type { Card } from '../core/room-page.js'
 import type { Here, OpenTask, RoomView } from './room.js'
-import { Pager, Select, num, utc } from './views.js'
+import { Pager, Select, num, utc } from './layout.js'
 
 export const STATUS_TITLES: Record<TaskStatus, string> = {
   todo: 'To do',

@@ -11,7 +11,7 @@ import type { SearchAnswer, SearchHit } from '../search/engine.js'
 import { Feed } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
-import { Flash, Layout, num, utc, type Viewer } from './views.js'
+import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 

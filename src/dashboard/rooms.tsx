@@ -6,7 +6,7 @@ import type { AgentAccess, Snippets } from '../cli/snippets.js'
 import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Copyable, Flash, Layout, Table, utc, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export interface RoomRow {
   room: RoomSummary

@@ -6,7 +6,7 @@ import type { Audit } from '../auth/audit.js'
 import { AppError } from '../core/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
-import { Copyable, Flash, Layout, utc, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface WebhooksDeps {
