@@ -11,12 +11,11 @@
 //   npx tsx bench/ab.ts [--base HEAD | --base-tree DIR] [--base-node PATH] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
 import autocannon from 'autocannon'
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { callBody, compiled, defaultKey, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
+import { callBody, checkout, compiled, defaultKey, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -30,21 +29,19 @@ const { values } = parseArgs({
     rate: { type: 'string' },
   },
 })
-const root = join(import.meta.dirname, '..')
 const tool = values.tool!
 const body = callBody(tool)
 
-const git = (cwd: string, ...a: string[]) => execFileSync('git', a, { cwd, encoding: 'utf8' }).trim()
-const own = values['base-tree'] === undefined
-const tree = own ? mkdtempSync(join(tmpdir(), 'ar-ab-')) : values['base-tree']!
-const baseNode = values['base-node'] ?? process.execPath
 const nodeVersion = (path: string) => execFileSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim()
-const sha = `${git(own ? root : tree, 'rev-parse', '--short', own ? values.base! : 'HEAD')}${values['base-node'] ? `@node${nodeVersion(baseNode)}` : ''}`
-if (own) git(root, 'worktree', 'add', '--detach', tree, sha)
+const baseNode = values['base-node'] ?? process.execPath
+const own = values['base-tree'] === undefined ? await checkout(values.base!) : undefined
+const tree = own?.tree ?? values['base-tree']!
+const sha = `${own?.sha ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: tree, encoding: 'utf8' }).trim()}${values['base-node'] ? `@node${nodeVersion(baseNode)}` : ''}`
 try {
-  if (own) symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
-  const tsc = createRequire(join(tree, 'package.json')).resolve('typescript/bin/tsc')
-  await promisify(execFile)(baseNode, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+  if (!own) {
+    const tsc = createRequire(join(tree, 'package.json')).resolve('typescript/bin/tsc')
+    await promisify(execFile)(baseNode, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+  }
   const builds = { work: await compiled('src/main.ts'), [sha]: join(tree, 'dist-bench', 'src', 'main.js') }
   console.log(`work tree on Node ${process.versions.node}; ${sha} in ${tree} on Node ${nodeVersion(baseNode)}`)
 
@@ -99,8 +96,5 @@ try {
   console.log(`${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`)
   for (const n of nodes) await n.stop()
 } finally {
-  if (own) {
-    rmSync(tree, { recursive: true, force: true })
-    git(root, 'worktree', 'prune')
-  }
+  own?.remove()
 }

@@ -1,81 +1,180 @@
-// The room page of a room at the limits: server time of GET /room (snapshot read, analytics and
-// render) and of the render alone, p50/p95 over N requests; the HTML size and the JavaScript the
-// page ships, gzipped. One node in this process on its own Redis.
-//   npx tsx bench/dashboard-render.ts [--tasks 2000] [--context 1000] [--vars 256] [--events 60] [--runs 60]
-import { gzipSync } from 'node:zlib'
+// The dashboard's room page of a room at the default limits, as a person waits for it: the whole
+// GET /room from this process to a node running in its own process (compiled, as `npm start`
+// runs it), p50/p95 over N requests; the reads and the render apart (the node's Server-Timing
+// header); node and Redis CPU per page; the HTML's size, plain and gzipped; the JavaScript the page
+// ships. With --base <commit>, the same for a node built from that commit, on its own Redis with
+// the same room, requests alternating between the two (the machine's load moves both alike).
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultSettings } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
-import { ServiceNode } from '../src/node.js'
-import { LIVE_SCRIPT } from '../src/dashboard/assets.js'
-import { RoomPage } from '../src/dashboard/room.js'
-import { page } from '../src/dashboard/views.js'
-import { fmt, percentile, startRedis } from './lib.js'
+import { gzipSync } from 'node:zlib'
+import { Redis } from 'ioredis'
+import { checkout, compiled, defaultKey, fmt, percentile, startChild, startRedis, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({
   options: {
+    base: { type: 'string' },
+    runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
     vars: { type: 'string', default: '256' },
-    events: { type: 'string', default: '60' },
-    runs: { type: 'string', default: '60' },
+    locks: { type: 'string', default: '256' },
+    reviews: { type: 'string', default: '2000' },
+    events: { type: 'string', default: '200' },
+    'event-bytes': { type: 'string', default: '4000' },
   },
 })
-const redis = await startRedis()
-const node = new ServiceNode(defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, port: 0, host: '127.0.0.1', adminEmails: ['bench@example.com'] }), { log: createLogger('silent'), defaultMetrics: false })
-const port = await node.start()
-try {
-  const token = await node.accounts.requestSignIn('bench@example.com')
-  const base = `http://127.0.0.1:${port}`
-  const form = (body: Record<string, string>, cookie?: string) => ({
-    method: 'POST',
-    redirect: 'manual' as const,
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin', ...(cookie ? { Cookie: cookie } : {}) },
-    body: new URLSearchParams(body).toString(),
-  })
-  const signed = await fetch(`${base}/signin/link`, form({ token: token! }))
-  const cookie = signed.headers.get('set-cookie')!.split(';')[0]!
-  const user = (await node.accounts.session(cookie.split('=')[1]))!
-  await node.core.rooms.create(user.team, { room_id: 'big', name: 'big' }, 'bench')
-  const room = { teamId: user.team, roomId: 'big' }
-  const c = (agent: string) => ({ room, agent })
-  const t0 = Date.now()
-  for (let i = 0; i < Number(values.tasks); i++) {
-    await node.core.plan.addTask(c(`a${i % 20}`), { title: `Task ${i}: ${'x'.repeat(60)}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4], depends_on: i > 0 && i % 3 === 0 ? [`t${i}`] : [] })
-  }
-  for (let i = 0; i < Number(values.context); i++) await node.core.context.write(c(`a${i % 20}`), { type: 'spec', key: `entry-${i}`, body: `# Entry ${i}\n${'text '.repeat(200)}` })
-  for (let i = 0; i < Number(values.vars); i++) await node.core.vars.set(c('a1'), { name: `v${i}`, value: 'y'.repeat(100) })
-  for (let i = 0; i < Number(values.events); i++) await node.core.events.post(c(`a${i % 20}`), { type: i % 5 === 0 ? 'question' : 'message', text: `Event ${i} ${'z'.repeat(300)}` })
-  for (let i = 0; i < 20; i++) await node.core.presence.heartbeat(c(`a${i}`), {})
-  console.log(`filled: ${values.tasks} tasks, ${values.context} context entries, ${values.vars} vars, ${values.events} events in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+const n = (k: keyof typeof values) => Number(values[k])
 
-  const runs = Number(values.runs)
-  const http: number[] = []
-  let size = 0
-  for (let i = 0; i < runs + 5; i++) {
-    const s = performance.now()
-    const res = await fetch(`${base}/room?id=big`, { headers: { Cookie: cookie } })
-    const body = await res.text()
-    if (res.status !== 200) throw new Error(`GET /room: ${res.status}`)
-    if (i >= 5) http.push(performance.now() - s)
-    size = body.length
-    if (i === 0) console.log(`html: ${(size / 1024).toFixed(0)} kB, ${(gzipSync(body).length / 1024).toFixed(0)} kB gzipped`)
+interface Side {
+  label: string
+  node: ChildNode
+  redis: Redis
+  redisPid: number
+  cookie: string
+  stop(): Promise<void>
+  wall: number[]
+  session: number[]
+  app: number[]
+  render: number[]
+  nodeCpuMs: number
+  redisCpuMs: number
+  html: string
+}
+
+/** CPU time (ms, user + system) a process has used, from /proc (USER_HZ = 100). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) * 10
+}
+
+/** Fills room "big" to the limits through MCP, as agents do: up to 16 calls in flight. */
+async function fill(base: string, key: string): Promise<void> {
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+  const r = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'big', name: 'A room at the limits' }) })
+  if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
+    const text = await res.text()
+    if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
   }
-  const snap = await node.core.snapshot.room({ room })
-  const stats = await node.core.analytics.room({ room }, { days: 7 }, false)
-  const viewer = { user, teamName: 'bench', operator: false }
-  const render: number[] = []
-  for (let i = 0; i < runs + 5; i++) {
-    const s = performance.now()
-    page(RoomPage({ viewer, human: 'human:bench', snap, stats }))
-    if (i >= 5) render.push(performance.now() - s)
+  const all = async (count: number, one: (i: number) => Promise<void>) => {
+    let next = 0
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < count) await one(next++)
+    }))
   }
-  http.sort((a, b) => a - b)
-  render.sort((a, b) => a - b)
-  console.log(`GET /room (read + render) ms: p50 ${fmt(percentile(http, 50))} p95 ${fmt(percentile(http, 95))}`)
-  console.log(`render only ms: p50 ${fmt(percentile(render, 50))} p95 ${fmt(percentile(render, 95))}`)
-  console.log(`javascript shipped: ${LIVE_SCRIPT.body.length} B, ${gzipSync(LIVE_SCRIPT.body).length} B gzipped`)
+  const agent = (i: number) => `agent-${i % 20}`
+  // Tasks in creation order, so that every dependency exists: a third depend on the one before.
+  for (let i = 0; i < n('tasks'); i++) {
+    await call('add_task', { agent_id: agent(i), title: `Task ${i}: ${'x'.repeat(60)}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4], depends_on: i > 0 && i % 3 === 0 ? [`t${i}`] : [] })
+  }
+  // A realistic board: a tenth in progress, a twentieth in review, a fifth done, the rest to do.
+  await all(n('tasks'), async (i) => {
+    const status = i % 10 === 1 ? 'in_progress' : i % 20 === 2 ? 'in_review' : i % 5 === 3 ? 'done' : undefined
+    if (status) await call('update_task', { agent_id: agent(i), task_id: `t${i + 1}`, status, assignee: agent(i), force: true })
+  })
+  await all(n('context'), (i) => call('write_context', { agent_id: agent(i), type: ['spec', 'brief', 'decision', 'handoff'][i % 4], key: `entry-${i}`, body: `# Entry ${i}\n${'text '.repeat(200)}` }))
+  await all(n('vars'), (i) => call('set_shared_var', { agent_id: agent(i), name: `var-${i}`, value: 'y'.repeat(1000) }))
+  await all(n('locks'), (i) => call('acquire_lock', { agent_id: agent(i), name: `lock-${i}`, ttl_s: 3600 }))
+  await all(n('reviews'), (i) => call('request_review', { agent_id: agent(i), target: { kind: 'task', task_id: `t${(i % n('tasks')) + 1}` }, note: `Please look at this: ${'n'.repeat(100)}` }))
+  // Events near the text limit (4 KiB) by default: the page shows the latest 50.
+  await all(n('events'), (i) => call('post_event', { agent_id: agent(i), type: i % 5 === 0 ? 'question' : 'message', text: `Event ${i} ${'z'.repeat(n('event-bytes'))}` }))
+  await all(20, (i) => call('heartbeat', { agent_id: agent(i) }))
+}
+
+async function start(label: string, main: string): Promise<Side> {
+  const redis = await startRedis()
+  const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', ADMIN_EMAILS: 'bench@example.com' })
+  const key = await defaultKey(node)
+  const base = `http://127.0.0.1:${node.port}`
+  const token = /\/signin\/link\?token=([A-Za-z0-9_-]+)/.exec(node.output())?.[1]
+  if (!token) throw new Error(`${label}: no sign-in link printed`)
+  const signed = await fetch(`${base}/signin/link`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
+    body: new URLSearchParams({ token }).toString(),
+  })
+  const cookie = signed.headers.get('set-cookie')?.split(';')[0]
+  if (!cookie) throw new Error(`${label}: sign-in refused: ${signed.status}`)
+  const t0 = Date.now()
+  await fill(base, key)
+  console.log(`${label}: filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+  const client = new Redis(redis.port, '127.0.0.1', { lazyConnect: true })
+  await client.connect()
+  return {
+    label,
+    node,
+    redis: client,
+    redisPid: redis.proc.pid!,
+    cookie,
+    wall: [],
+    session: [],
+    app: [],
+    render: [],
+    nodeCpuMs: 0,
+    redisCpuMs: 0,
+    html: '',
+    stop: async () => {
+      client.disconnect()
+      await node.stop()
+      await redis.stop()
+    },
+  }
+}
+
+/** One GET /room?id=big; `record` false for warm-up. */
+async function view(s: Side, record: boolean): Promise<void> {
+  const cpu0 = cpuMs(s.node.proc.pid!)
+  const redis0 = cpuMs(s.redisPid)
+  const t0 = performance.now()
+  const res = await fetch(`http://127.0.0.1:${s.node.port}/room?id=big`, { headers: { Cookie: s.cookie } })
+  const body = await res.text()
+  const wall = performance.now() - t0
+  if (res.status !== 200) throw new Error(`${s.label}: GET /room: ${res.status} ${body.slice(0, 300)}`)
+  if (!record) return
+  s.wall.push(wall)
+  s.nodeCpuMs += cpuMs(s.node.proc.pid!) - cpu0
+  s.redisCpuMs += cpuMs(s.redisPid) - redis0
+  const timing = res.headers.get('server-timing') ?? ''
+  for (const part of ['session', 'app', 'render'] as const) {
+    const m = new RegExp(`${part};dur=([\\d.]+)`).exec(timing)
+    if (m) s[part].push(Number(m[1]))
+  }
+  s.html = body
+}
+
+const base = values.base ? await checkout(values.base) : undefined
+const sides: Side[] = []
+try {
+  sides.push(await start('work', await compiled('src/main.ts')))
+  if (base) sides.push(await start(base.sha, base.main))
+  console.log(`room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`)
+  for (let i = 0; i < 5; i++) for (const s of sides) await view(s, false)
+  for (let i = 0; i < n('runs'); i++) for (const s of i % 2 ? [...sides].reverse() : sides) await view(s, true)
+  const p = (xs: number[], q: number) => fmt(percentile([...xs].sort((a, b) => a - b), q))
+  for (const s of sides) {
+    const runs = s.wall.length
+    console.log(`${s.label}: GET /room ms p50 ${p(s.wall, 50)} p95 ${p(s.wall, 95)}`)
+    if (s.app.length > 0) {
+      const parts = (['session', 'app', 'render'] as const).map((k) => `${k} p50 ${p(s[k], 50)} p95 ${p(s[k], 95)}`)
+      console.log(`${s.label}: on the node (Server-Timing) ms: ${parts.join(', ')}`)
+    }
+    console.log(`${s.label}: CPU per page ms: node ${fmt(s.nodeCpuMs / runs)}, Redis ${fmt(s.redisCpuMs / runs)}`)
+    console.log(`${s.label}: html ${fmt(s.html.length / 1024, 0)} kB, ${fmt(gzipSync(s.html).length / 1024, 0)} kB gzipped`)
+    const script = /<script src="([^"]+)"/.exec(s.html)?.[1]
+    if (script) {
+      const js = await (await fetch(`http://127.0.0.1:${s.node.port}${script}`)).text()
+      console.log(`${s.label}: javascript shipped: ${js.length} B, ${gzipSync(js).length} B gzipped`)
+    }
+  }
+  if (sides.length === 2) {
+    const [w, b] = sides as [Side, Side]
+    const ratio = (q: number) => percentile([...w.wall].sort((x, y) => x - y), q) / percentile([...b.wall].sort((x, y) => x - y), q)
+    console.log(`work/${b.label}: p50 ${fmt(ratio(50), 2)}, p95 ${fmt(ratio(95), 2)}`)
+  }
 } finally {
-  await node.stop(2000)
-  await redis.stop()
+  for (const s of sides) await s.stop()
+  base?.remove()
 }

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -74,6 +74,31 @@ export async function startChild(script: string, env: Record<string, string>, po
       await done
     },
   }
+}
+
+/**
+ * Another commit of this repository, checked out as a git worktree in a temporary folder (sharing
+ * this tree's node_modules) and built like this one: `main` is its compiled src/main.ts. `remove()`
+ * deletes the checkout.
+ */
+export async function checkout(commit: string): Promise<{ sha: string; tree: string; main: string; remove(): void }> {
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim()
+  const sha = git('rev-parse', '--short', commit)
+  const tree = mkdtempSync(join(tmpdir(), 'ar-base-'))
+  git('worktree', 'add', '--detach', tree, sha)
+  const remove = () => {
+    rmSync(tree, { recursive: true, force: true })
+    git('worktree', 'prune')
+  }
+  try {
+    symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+  } catch (err) {
+    remove()
+    throw err
+  }
+  return { sha, tree, main: join(tree, 'dist-bench', 'src', 'main.js'), remove }
 }
 
 /**

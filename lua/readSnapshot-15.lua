@@ -1,20 +1,29 @@
 --[[
   A dashboard's view of a room in one read: the room record, the whole plan, context metadata,
-  the latest events, each agent's read position, presence, live locks, vars and reviews. Does not count as room activity
-  when the caller passes touch = '0' (a dashboard left open must not keep a room alive).
+  the latest events (or those before a given one), each agent's read position, presence, live
+  locks, vars and reviews, and the daily event counts. Does not count as room activity when the
+  caller passes touch = '0' (a dashboard left open must not keep a room alive). Records travel
+  raw: the node decodes, sorts and pages them (src/core/room-page.ts), so a room at the limits costs
+  Redis copies, not decoding.
 
   KEYS[1..15]  the room's fixed keys
   ARGV[1..6]   common room arguments (includes/openRoom)
   ARGV[7]      presence TTL (ms)
   ARGV[8]      how long offline agents stay listed (ms)
-  ARGV[9]      how many of the latest events
+  ARGV[9]      how many events
   ARGV[10]     most presence entries per group
+  ARGV[11]     the events before this id ('' or absent: the latest)
+  ARGV[12]     days of daily event counts, including today (absent: none)
+  ARGV[13]     '1': context, vars and reviews as their names only (the caller reads the records
+               it shows with readRecords); otherwise (name, raw) pairs
 
   Returns {room = meta fields, sections = {tasks, context, events, vars, reviews, locks},
-  online = list of {agent, ms}, offline = the same, cursors = {agent, event id, agent, event id,
-  ...} (the last event each agent has read), now} and rows in section order: tasks (raw),
-  context metadata (raw), events (id, raw) pairs oldest first, vars (name, raw) pairs, reviews
-  (raw), locks (name, raw) pairs of live locks.
+  older = true when events precede those returned, online = list of {agent, ms}, offline = the
+  same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
+  event each agent has read), events_by_day = {day = n}, today = day, now} and rows in section
+  order: tasks (raw), context (type/key, raw metadata) pairs, events (id, raw) pairs oldest
+  first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name, raw) pairs of live locks;
+  with names only, context, vars and reviews are names (type/key, name, id), one row each.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"
@@ -22,14 +31,27 @@
 local R, early = openRoom('readSnapshot')
 if not R then return early end
 local ttl, forget, eventCount, max = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local before, days, namesOnly = ARGV[11] or '', tonumber(ARGV[12] or '0'), ARGV[13] == '1'
+-- A hash's entries as rows: (name, raw) pairs, or names only.
+local function entries(key)
+  if namesOnly then return redis.call('HKEYS', key), 1 end
+  return redis.call('HGETALL', key), 2
+end
 
 local flat = redis.call('HGETALL', R.k.meta)
-local meta = {}
+local meta, dayCounts = {}, {}
 for i = 1, #flat, 2 do
   -- d:<day> event counts and o:<agent> own-event lists are bookkeeping, not the room record.
   local tag = string.sub(flat[i], 1, 2)
-  if tag ~= 'd:' and tag ~= 'o:' then meta[flat[i]] = flat[i + 1] end
+  if tag == 'd:' then
+    dayCounts[string.sub(flat[i], 3)] = tonumber(flat[i + 1])
+  elseif tag ~= 'o:' then
+    meta[flat[i]] = flat[i + 1]
+  end
 end
+local today = math.floor(R.now / 86400000)
+local eventsByDay = {}
+for d = today - days + 1, today do eventsByDay[tostring(d)] = dayCounts[tostring(d)] end
 
 local rows, sections = {}, {}
 local function add(list)
@@ -37,15 +59,19 @@ local function add(list)
   return #list
 end
 sections.tasks = add(redis.call('HVALS', R.k.tasks))
-sections.context = add(redis.call('HVALS', R.k.ctx))
-local latest = redis.call('XREVRANGE', R.k.events, '+', '-', 'COUNT', eventCount)
-for i = #latest, 1, -1 do
+local list, per = entries(R.k.ctx)
+sections.context = add(list) / per
+local latest = redis.call('XREVRANGE', R.k.events, before == '' and '+' or ('(' .. before), '-', 'COUNT', eventCount + 1)
+local older = #latest > eventCount
+for i = math.min(#latest, eventCount), 1, -1 do
   rows[#rows + 1] = latest[i][1]
   rows[#rows + 1] = latest[i][2][2]
 end
-sections.events = #latest
-sections.vars = add(redis.call('HGETALL', R.k.vars)) / 2
-sections.reviews = add(redis.call('HVALS', R.k.reviews))
+sections.events = math.min(#latest, eventCount)
+list, per = entries(R.k.vars)
+sections.vars = add(list) / per
+list, per = entries(R.k.reviews)
+sections.reviews = add(list) / per
 local locks = redis.call('HGETALL', R.k.locks)
 local live = 0
 for i = 1, #locks, 2 do
@@ -65,7 +91,9 @@ local function group(hi, lo)
 end
 local since = R.now - ttl
 return finishRows(R, {
-  room = meta, sections = sections, now = R.now,
+  room = meta, sections = sections, older = older, now = R.now, today = today, events_by_day = eventsByDay,
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
+  online_count = redis.call('ZCOUNT', R.k.presence, since, '+inf'),
+  offline_count = redis.call('ZCOUNT', R.k.presence, R.now - forget, '(' .. since),
   cursors = redis.call('HGETALL', R.k.cursors),
 }, rows)

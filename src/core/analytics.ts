@@ -6,7 +6,7 @@ import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { TASK_STATUSES } from './plan.js'
-import { callOptions } from './records.js'
+import { callOptions, luaMap } from './records.js'
 import { parse } from './validate.js'
 
 export const analyticsSchema = z.object({ days: z.number().int().min(1).max(30).default(7) })
@@ -18,6 +18,20 @@ export interface DayCount {
 }
 
 const dayDate = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10)
+
+/** done / (all tasks - cancelled), null when there is nothing to complete. */
+export function completionRate(byStatus: Record<string, number>): number | null {
+  const total = Object.values(byStatus).reduce((a, b) => a + b, 0)
+  const countable = total - (byStatus.cancelled ?? 0)
+  return countable > 0 ? Math.round(((byStatus.done ?? 0) / countable) * 1000) / 1000 : null
+}
+
+/** Every day of the window ending `today` (days since the epoch, UTC), oldest first, zeros included. */
+export function perDay(today: number, days: number, events: Record<string, number>, done: Record<string, number>): DayCount[] {
+  const out: DayCount[] = []
+  for (let d = today - days + 1; d <= today; d++) out.push({ date: dayDate(d), events: events[String(d)] ?? 0, tasks_done: done[String(d)] ?? 0 })
+  return out
+}
 
 export class Analytics {
   constructor(
@@ -32,25 +46,17 @@ export class Analytics {
   async room(c: Caller, input: unknown = {}, touch = true) {
     const v = parse(analyticsSchema, input)
     const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [this.settings.presenceTtlMs, v.days])
-    const raw = (Array.isArray(r.status) ? {} : r.status) as Record<string, number>
+    const raw = luaMap<number>(r.status)
     const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, raw[s] ?? 0])) as Record<(typeof TASK_STATUSES)[number], number>
     const total = Object.values(byStatus).reduce((a, b) => a + b, 0)
-    const countable = total - byStatus.cancelled
-    const events = (Array.isArray(r.events_by_day) ? {} : r.events_by_day) as Record<string, number>
-    const done = (Array.isArray(r.done_by_day) ? {} : r.done_by_day) as Record<string, number>
-    const today = r.today as number
-    const perDay: DayCount[] = []
-    for (let d = today - v.days + 1; d <= today; d++) {
-      perDay.push({ date: dayDate(d), events: events[String(d)] ?? 0, tasks_done: done[String(d)] ?? 0 })
-    }
     return {
       tasks: { total, by_status: byStatus },
       /** Retained events, events ever posted, context entries, vars, reviews. */
       counts: r.counts as { context: number; events: number; events_total: number; vars: number; reviews: number },
-      completion_rate: countable > 0 ? Math.round((byStatus.done / countable) * 1000) / 1000 : null,
+      completion_rate: completionRate(byStatus),
       online_agents: (r.online as string[]).sort(),
       online_count: (r.online as string[]).length,
-      events_per_day: perDay,
+      events_per_day: perDay(r.today as number, v.days, luaMap(r.events_by_day), luaMap(r.done_by_day)),
       unread: r.unread,
     }
   }

@@ -9,6 +9,7 @@ import { Plan } from './plan.js'
 import { Events } from './events.js'
 import { Presence } from './presence.js'
 import { Reviews } from './reviews.js'
+import { RoomPage } from './room-page.js'
 import { Rooms } from './rooms.js'
 import { Snapshot } from './snapshot.js'
 import { Summary } from './summary.js'
@@ -26,6 +27,7 @@ export class Core {
   readonly analytics: Analytics
   readonly summary: Summary
   readonly snapshot: Snapshot
+  readonly roomPage: RoomPage
 
   constructor(
     readonly store: Store,
@@ -42,6 +44,7 @@ export class Core {
     this.analytics = new Analytics(store, settings)
     this.summary = new Summary(store, settings)
     this.snapshot = new Snapshot(store, settings)
+    this.roomPage = new RoomPage(store, settings)
   }
 }
 

@@ -118,9 +118,10 @@ export class Plan {
     return { task: taskFromReply(r.task, r.notes), unread: r.unread }
   }
 
-  async getTask(c: Caller, input: unknown) {
+  /** `touch` false: a read that is not room activity (the dashboard looking at a task). */
+  async getTask(c: Caller, input: unknown, touch = true) {
     const v = parse(this.schemas.taskRef, input)
-    const r = await this.store.room('getTask', c.room, callOptions(c), [v.task_id])
+    const r = await this.store.room('getTask', c.room, callOptions(c, touch), [v.task_id])
     return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by as string[], unread: r.unread }
   }
 

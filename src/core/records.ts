@@ -33,6 +33,9 @@ export function callOptions(c: Caller, touch = true): CallOptions {
   return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch }
 }
 
+/** A map a script returned: Lua packs an empty table as a list. */
+export const luaMap = <V>(v: unknown): Record<string, V> => (Array.isArray(v) ? {} : (v as Record<string, V>))
+
 /** Splits interleaved rows [a, b, a, b, ...] into pairs. */
 export function pairs(rows: Buffer[]): [Buffer, Buffer][] {
   const out: [Buffer, Buffer][] = []

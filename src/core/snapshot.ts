@@ -1,5 +1,6 @@
 // The dashboard snapshot (GET /room/:roomId): everything a room view shows (who has read what
-// included), in one read that does not count as activity. Records are decoded with each piece's own decoder.
+// included), in one read that does not count as activity. Records are decoded with each piece's
+// own decoder. readRoom() is that read, shared with the dashboard's paged room page (room-page.ts).
 import type { Settings } from '../config.js'
 import type { Store } from '../store/store.js'
 import { byTypeThenKey, toEntry } from './context.js'
@@ -16,6 +17,61 @@ import { toVar } from './vars.js'
 /** Latest events shown by a snapshot. */
 export const SNAPSHOT_EVENTS = 50
 
+type Pair = [string, number]
+export const presence = (list: Pair[]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
+
+/** Who has read what: each agent's last read event; an event is read by every agent whose last read is it or a later one. */
+export function readsOf(cursors: unknown) {
+  // Lua packs an empty table as a map, not a list.
+  const flat = Array.isArray(cursors) ? (cursors as string[]) : []
+  const reads: { agent_id: string; last_read_event_id: string }[] = []
+  for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
+  return reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1))
+}
+
+/** Interleaved (name, record) rows as pairs. */
+export function named(rows: Buffer[]): [string, Buffer][] {
+  const out: [string, Buffer][] = []
+  for (let i = 0; i + 1 < rows.length; i += 2) out.push([rows[i]!.toString(), rows[i + 1]!])
+  return out
+}
+
+export const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
+
+/**
+ * The whole room in one read (readSnapshot-15.lua), records raw, in sections: context, vars and
+ * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each).
+ */
+export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean } = {}) {
+  const r = await store.room('readSnapshot', c.room, callOptions(c, false), [
+    settings.presenceTtlMs,
+    PRESENCE_FORGET_MS,
+    SNAPSHOT_EVENTS,
+    PRESENCE_LIST_MAX,
+    o.before ?? '',
+    o.days ?? 0,
+    o.namesOnly ? '1' : '0',
+  ])
+  const s = r.sections as Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
+  const per = o.namesOnly ? 1 : 2
+  let at = 0
+  const take = (n: number) => r.rows.slice(at, (at += n))
+  return {
+    r,
+    room: r.room as Record<string, string>,
+    tasks: take(s.tasks),
+    context: take(s.context * per),
+    events: eventsOf(take(s.events * 2)),
+    vars: take(s.vars * per),
+    reviews: take(s.reviews * per),
+    locks: named(take(s.locks * 2)),
+    online: presence(r.online as Pair[]),
+    offline: presence(r.offline as Pair[]),
+    reads: readsOf(r.cursors),
+    now: r.now as number,
+  }
+}
+
 export class Snapshot {
   constructor(
     private readonly store: Store,
@@ -23,45 +79,28 @@ export class Snapshot {
   ) {}
 
   async room(c: Caller) {
-    const r = await this.store.room('readSnapshot', c.room, callOptions(c, false), [
-      this.settings.presenceTtlMs,
-      PRESENCE_FORGET_MS,
-      SNAPSHOT_EVENTS,
-      PRESENCE_LIST_MAX,
-    ])
-    const s = r.sections as Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
-    let at = 0
-    const take = (n: number) => r.rows.slice(at, (at += n))
-    const tasks = sortTasks(take(s.tasks).map((raw) => toTask(raw)))
-    const context = take(s.context).map((raw) => toEntry(decodeRecord(raw)))
-    const events = eventsOf(take(s.events * 2))
-    const varRows = take(s.vars * 2)
-    const vars = []
-    for (let i = 0; i < varRows.length; i += 2) vars.push(toVar(varRows[i]!.toString(), decodeRecord(varRows[i + 1]!)))
-    const reviews = take(s.reviews).map((raw) => toReview(decodeRecord(raw)))
-    const lockRows = take(s.locks * 2)
-    const locks = []
-    for (let i = 0; i < lockRows.length; i += 2) locks.push(toLock(lockRows[i]!.toString(), decodeRaw(lockRows[i + 1]!), r.now as number))
+    const x = await readRoom(this.store, this.settings, c)
+    const tasks = sortTasks(x.tasks.map((raw) => toTask(raw)))
     const byStatus: Record<string, number> = {}
     for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1
-    const presence = (list: [string, number][]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
-    // Lua packs an empty table as a map, not a list.
-    const flat = Array.isArray(r.cursors) ? (r.cursors as string[]) : []
-    const reads: { agent_id: string; last_read_event_id: string }[] = []
-    for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
     return {
-      room: summaryOf(r.room as Record<string, string>),
-      counts: { tasks_by_status: byStatus, events: Number((r.room as Record<string, string>).eseq ?? 0) },
+      room: summaryOf(x.room),
+      counts: { tasks_by_status: byStatus, events: Number(x.room.eseq ?? 0) },
       tasks,
-      context: context.sort(byTypeThenKey),
-      events,
-      presence: { online: presence(r.online as [string, number][]), offline: presence(r.offline as [string, number][]) },
-      // Who has read what: an event is read by every agent whose last read event is it or a later one.
-      reads: reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1)),
-      locks: locks.sort((a, b) => (a.name < b.name ? -1 : 1)),
-      vars: vars.sort((a, b) => (a.name < b.name ? -1 : 1)),
-      reviews: reviews.sort((a, b) => (a.created_at < b.created_at ? 1 : -1)),
-      generated_at: iso(r.now),
+      context: named(x.context)
+        .map(([, raw]) => toEntry(decodeRecord(raw)))
+        .sort(byTypeThenKey),
+      events: x.events,
+      presence: { online: x.online, offline: x.offline },
+      reads: x.reads,
+      locks: x.locks.sort(byName).map(([name, raw]) => toLock(name, decodeRaw(raw), x.now)),
+      vars: named(x.vars)
+        .sort(byName)
+        .map(([name, raw]) => toVar(name, decodeRecord(raw))),
+      reviews: named(x.reviews)
+        .map(([, raw]) => toReview(decodeRecord(raw)))
+        .sort((a, b) => (a.created_at < b.created_at ? 1 : -1)),
+      generated_at: iso(x.now),
     }
   }
 }

@@ -6,8 +6,7 @@ import type { Audit } from '../auth/audit.js'
 import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
-import { Copyable } from './rooms.js'
-import { Flash, Layout, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface KeysDeps {
@@ -26,12 +25,12 @@ interface View {
   error?: string
 }
 
-const day = (iso: string | undefined) => (iso ? `${iso.replace('T', ' ').slice(0, 16)} UTC` : '')
+const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
   return (
-    <Layout title="Keys" viewer={p.viewer} wide script>
+    <Layout title="Keys" viewer={p.viewer} wide>
       <h1>Keys of {p.viewer.teamName}</h1>
       <Flash notice={p.notice} error={p.error} />
       {p.minted ? (
@@ -45,39 +44,28 @@ export function KeysPage(p: View) {
       <h2>Team keys</h2>
       <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
       <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Label</th>
-              <th scope="col">Created</th>
-              <th scope="col">State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {p.keys.map((k) => (
-              <tr key={k.keyId}>
-                <td>
-                  {k.keyId} <span class="muted">…{k.hint}</span>
-                </td>
-                <td>{k.label ?? ''}</td>
-                <td>{day(k.createdAt)}</td>
-                <td>
-                  {k.revokedAt ? (
-                    `revoked ${day(k.revokedAt)}`
-                  ) : live > 1 ? (
-                    <form class="inline" method="post" action="/team/keys/revoke">
-                      <input type="hidden" name="key" value={k.keyId} />
-                      <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
-                    </form>
-                  ) : (
-                    <span class="muted">live (the last live key cannot be revoked)</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Key', 'Label', 'Created', 'State']}
+          rows={p.keys}
+          rowKey={(k) => k.keyId}
+          cells={(k) => [
+            <>
+              {k.keyId} <span class="muted">…{k.hint}</span>
+            </>,
+            k.label ?? '',
+            day(k.createdAt),
+            k.revokedAt ? (
+              `revoked ${day(k.revokedAt)}`
+            ) : live > 1 ? (
+              <form class="inline" method="post" action="/team/keys/revoke">
+                <input type="hidden" name="key" value={k.keyId} />
+                <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
+              </form>
+            ) : (
+              <span class="muted">live (the last live key cannot be revoked)</span>
+            ),
+          ]}
+        />
       </div>
       <form class="stack" method="post" action="/team/keys">
         <label>
@@ -91,40 +79,28 @@ export function KeysPage(p: View) {
         <p class="muted">No room invite keys. Creating a room on the rooms page mints one per agent.</p>
       ) : (
         <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Room</th>
-                <th scope="col">Key</th>
-                <th scope="col">Label</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.invites.map((i) => (
-                <tr key={i.tokenId}>
-                  <td>{i.roomId}</td>
-                  <td>
-                    {i.tokenId} <span class="muted">…{i.hint}</span>
-                  </td>
-                  <td>{i.label ?? ''}</td>
-                  <td>{day(i.createdAt)}</td>
-                  <td>
-                    {i.revokedAt ? (
-                      `revoked ${day(i.revokedAt)}`
-                    ) : (
-                      <form class="inline" method="post" action="/team/invite-keys/revoke">
-                        <input type="hidden" name="room" value={i.roomId} />
-                        <input type="hidden" name="token" value={i.tokenId} />
-                        <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
-                      </form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            cols={['Room', 'Key', 'Label', 'Created', 'State']}
+            rows={p.invites}
+            rowKey={(i) => i.tokenId}
+            cells={(i) => [
+              i.roomId,
+              <>
+                {i.tokenId} <span class="muted">…{i.hint}</span>
+              </>,
+              i.label ?? '',
+              day(i.createdAt),
+              i.revokedAt ? (
+                `revoked ${day(i.revokedAt)}`
+              ) : (
+                <form class="inline" method="post" action="/team/invite-keys/revoke">
+                  <input type="hidden" name="room" value={i.roomId} />
+                  <input type="hidden" name="token" value={i.tokenId} />
+                  <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
+                </form>
+              ),
+            ]}
+          />
         </div>
       )}
     </Layout>

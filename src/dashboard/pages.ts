@@ -3,24 +3,26 @@
 // acts for the signed-in person's team on the server: it calls the room model directly, so no team
 // key is ever needed in, or sent to, the browser.
 import { z } from 'zod'
+import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
 import { roomIdFor } from '../cli/create-room.js'
 import type { Core } from '../core/index.js'
 import { AppError } from '../core/errors.js'
-import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
+import { agentId as agentIdField, eventId as eventIdField, roomId as roomIdField } from '../core/fields.js'
+import { PAGED, type Paged } from '../core/room-page.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
-import { RoomPage, type ContextView, type RoomPageProps } from './room.js'
+import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { actorOf, html, refusal, type Reply, type Request, type Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
-  core: Pick<Core, 'rooms' | 'analytics' | 'snapshot' | 'context' | 'events' | 'reviews' | 'plan'>
+  core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvite'>
   audit: Pick<Audit, 'record'>
@@ -31,6 +33,12 @@ export interface PagesDeps {
 
 /** Rooms listed on the rooms page. */
 export const ROOMS_SHOWN = 100
+/** Cards per board column and rows per list on the room page; the rest is a page away. */
+export const ROOM_PAGE_SIZE = 20
+/** Days of the room page's events-per-day chart. */
+export const CHART_DAYS = 7
+/** Task ids a card lists under "blocked by" and "blocks" before "and N more". */
+export const CARD_IDS = 10
 /** Agents one creation may set up. */
 export const AGENTS_PER_CREATE = 20
 
@@ -71,14 +79,15 @@ export class Pages {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
+    web.page('POST', '/room/agents', true, (r) => this.connect(r))
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 
-  private async rows(teamId: string): Promise<{ rows: RoomRow[]; more: boolean }> {
-    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN })
+  private async rows(teamId: string, after: string | undefined): Promise<{ rows: RoomRow[]; next: string | undefined }> {
+    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN, ...(after ? { after } : {}) })
     const rows = await Promise.all(
       page.rooms.map(async (room): Promise<RoomRow> => {
         const ref = { teamId, roomId: room.room_id }
@@ -88,14 +97,51 @@ export class Pages {
       }),
     )
     rows.sort((a, b) => (a.room.last_active_at < b.room.last_active_at ? 1 : -1))
-    return { rows, more: page.next !== undefined }
+    return { rows, next: page.next }
   }
 
   private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
-    const { rows, more } = await this.rows(viewer.user.team)
-    return html(RoomsPage({ viewer, rooms: rows, more, templates: TEMPLATES, ...extra }), status)
+    const after = r.ex.req.query.get('after') ?? undefined
+    if (after !== undefined && !roomIdField.safeParse(after).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const { rows, next } = await this.rows(viewer.user.team, after)
+    return html(RoomsPage({ viewer, rooms: rows, next, after, templates: TEMPLATES, ...extra }), status)
   }
+
+  /** Each agent's client configuration for a room, with a room invite key of its own when `invite` (minted and audited here). */
+  private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
+    const url = `${this.base}/mcp`
+    const setups: AgentSetup[] = []
+    for (const agentId of agents) {
+      let key = TEAM_KEY_PLACEHOLDER
+      if (invite) {
+        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) })
+        key = minted.key
+        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${roomId})`)
+      }
+      setups.push({ access: { agentId, roomId, key, url }, invite })
+    }
+    return setups
+  }
+
+  /** More agents for a room that exists: their configuration, with invite keys of their own when asked. */
+  private async connect(r: Request): Promise<Reply> {
+    const viewer = r.viewer!
+    let agents: string[]
+    try {
+      agents = agentList(r.form.get('agents') ?? '')
+    } catch (err) {
+      const refused = refusal(err)
+      if (refused) return this.room(r, { error: refused.message }, refused.status)
+      throw err
+    }
+    const v = roomIdField.safeParse(r.form.get('room') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
+    const { room } = await this.deps.core.rooms.info({ room: { teamId: viewer.user.team, roomId: v.data } })
+    const setups = await this.setups(viewer.user, room.room_id, agents, r.form.get('invite') === '1')
+    return html(CreatedPage({ viewer, room, agents: setups, added: true }), 201)
+  }
+
 
   private async create(r: Request): Promise<Reply> {
     const viewer = r.viewer!
@@ -117,44 +163,70 @@ export class Pages {
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
-    const url = `${this.base}/mcp`
-    const setups: AgentSetup[] = []
-    for (const agentId of agents) {
-      let key = TEAM_KEY_PLACEHOLDER
-      if (form.invite) {
-        const minted = await this.deps.teams.mintInvite(user.team, room.room_id, { label: `agent ${agentId}`.slice(0, 100) })
-        key = minted.key
-        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${room.room_id})`)
-      }
-      setups.push({ access: { agentId, roomId: room.room_id, key, url }, invite: form.invite === true })
-    }
-    return html(CreatedPage({ viewer, room, agents: setups }), 201)
+    return html(CreatedPage({ viewer, room, agents: await this.setups(user, room.room_id, agents, form.invite === true) }), 201)
   }
 
-  /** The room page: ?id=<roomId>, optionally &ctx=<type>/<key> (&from=&to= for a diff) and &q= (search). */
+  /**
+   * The room page: ?id=<roomId>, optionally &task=<id> (the task opened), &ctx=<type>/<key> (&from=&to=
+   * for a diff), &q= (search), &before=<event id> (earlier events), &<part>_from=<n> (a later page of
+   * a board column or list).
+   */
   async room(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
     const q = r.ex.req.query
-    const id = q.get('id') ?? r.form.get('room') ?? ''
-    const v = roomIdField.safeParse(id)
+    const v = roomIdField.safeParse(q.get('id') ?? r.form.get('room') ?? '')
     if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
     const room = { teamId: viewer.user.team, roomId: v.data }
-    const [snap, stats] = await Promise.all([this.deps.core.snapshot.room({ room }), this.deps.core.analytics.room({ room }, { days: 7 }, false)])
-    const props: RoomPageProps = { viewer, snap, stats, human: humanId(viewer.user.name, viewer.user.email), ...extra }
-    const edit = q.get('edit')
-    if (edit) props.edit = edit
-    const ctx = q.get('ctx')
-    if (ctx) props.context = await this.contextView({ room }, ctx, q.get('from'), q.get('to'))
-    const query = q.get('q')
-    if (query !== null && query.trim() !== '') {
-      try {
-        props.search = { query, answer: await this.deps.search.search({ room }, { query, limit: 20 }) }
-      } catch (err) {
-        if (!(err instanceof AppError) || err.status >= 500) throw err
-        props.search = { query, error: `Search: ${err.message}` }
-      }
+    const c = { room }
+    const before = q.get('before') ?? undefined
+    if (before !== undefined && !eventIdField.safeParse(before).success) throw new AppError('invalid_request', 'before: must be an event id like "1732263097123-42"', { field: 'before' })
+    const from: Partial<Record<Paged, number>> = {}
+    for (const part of PAGED) {
+      const raw = q.get(`${part}_from`)
+      if (raw === null) continue
+      if (!/^\d{1,6}$/.test(raw)) throw new AppError('invalid_request', `${part}_from: must be a whole number from 0 to 999999`, { field: `${part}_from` })
+      from[part] = Number(raw)
     }
+    const reviews = q.get('reviews')
+    if (reviews !== null && reviews !== 'pending') throw new AppError('invalid_request', 'reviews: must be "pending" (or absent, for every review)', { field: 'reviews' })
+    const taskId = q.get('task')
+    const ctx = q.get('ctx')
+    const query = q.get('q')
+    const reads = Promise.all([
+      this.deps.core.roomPage.read(c, { size: ROOM_PAGE_SIZE, from, days: CHART_DAYS, ids: CARD_IDS, pendingReviews: reviews === 'pending', ...(before ? { before } : {}) }),
+      taskId ? this.openTask(c, taskId) : undefined,
+      ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
+      query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
+    ])
+    const [view, task, context, search] = await reads.catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
+        throw new AppError('not_found', `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time without activity (30 days by default); your rooms page lists every room there is.`, { field: 'id' })
+      }
+      throw err
+    })
+    const props: RoomPageProps = { viewer, view, here: new Here(room.roomId, q), size: ROOM_PAGE_SIZE, human: humanId(viewer.user.name, viewer.user.email), ...extra }
+    if (task) props.task = task
+    if (context) props.context = context
+    if (search) props.search = search
     return html(RoomPage(props), status)
+  }
+
+  private async openTask(c: { room: { teamId: string; roomId: string } }, taskId: string): Promise<OpenTask> {
+    try {
+      return await this.deps.core.plan.getTask(c, { task_id: taskId }, false)
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found' && err.details?.field !== 'room_id') return { missing: taskId }
+      throw err
+    }
+  }
+
+  private async search(c: { room: { teamId: string; roomId: string } }, query: string): Promise<NonNullable<RoomPageProps['search']>> {
+    try {
+      return { query, answer: await this.deps.search.search(c, { query, limit: 20 }) }
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err
+      return { query, error: `Search: ${err.message}` }
+    }
   }
 
   private async contextView(c: { room: { teamId: string; roomId: string } }, ref: string, from: string | null, to: string | null): Promise<ContextView> {

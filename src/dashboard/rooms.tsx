@@ -6,7 +6,7 @@ import type { AgentAccess, Snippets } from '../cli/snippets.js'
 import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Flash, Layout, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -30,7 +30,7 @@ export function roomHref(roomId: string): string {
   return `/room?id=${encodeURIComponent(roomId)}`
 }
 
-export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boolean; templates: readonly Template[]; form?: CreateForm; error?: string }) {
+export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: string | undefined; after: string | undefined; templates: readonly Template[]; form?: CreateForm; error?: string }) {
   const f = props.form ?? {}
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
@@ -40,39 +40,32 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
       ) : (
         <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Room</th>
-                <th scope="col">Last activity</th>
-                <th scope="col">Online agents</th>
-                <th scope="col">Open tasks</th>
-                <th scope="col">In progress</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.rooms.map((r) => (
-                <tr key={r.room.room_id}>
-                  <td>
-                    <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
-                    <br />
-                    <span class="muted small">
-                      {r.room.room_id} · {r.room.template}
-                    </span>
-                  </td>
-                  <td>
-                    <time datetime={r.room.last_active_at}>{r.room.last_active_at.replace('T', ' ').slice(0, 16)} UTC</time>
-                  </td>
-                  <td>{r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', ')}</td>
-                  <td>{r.open}</td>
-                  <td>{r.inProgress}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Table
+            cols={['Room', 'Last activity', 'Online agents', 'Open tasks', 'In progress']}
+            rows={props.rooms}
+            rowKey={(r) => r.room.room_id}
+            cells={(r) => [
+              <>
+                <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
+                <br />
+                <span class="muted small">
+                  {r.room.room_id} · {r.room.template}
+                </span>
+              </>,
+              <time datetime={r.room.last_active_at}>{utc(r.room.last_active_at, true)}</time>,
+              r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', '),
+              r.open,
+              r.inProgress,
+            ]}
+          />
         </div>
       )}
-      {props.more ? <p class="muted">Showing the first {props.rooms.length} rooms.</p> : null}
+      {props.next || props.after ? (
+        <nav class="pager small" aria-label="Pages of rooms">
+          {props.after ? <a href="/">First rooms</a> : null}
+          {props.next ? <a href={`/?after=${encodeURIComponent(props.next)}`}>Next rooms</a> : null}
+        </nav>
+      ) : null}
       <h2 id="create">Create a room</h2>
       <form class="stack" method="post" action="/rooms">
         <label>
@@ -81,12 +74,21 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; more: boole
         </label>
         <label>
           Template
-          <select name="template">
+          <select name="template" aria-describedby="templates">
             {props.templates.map((t) => (
-              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>{`${t.title} — ${t.description}`}</option>
+              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>
+                {t.title}
+              </option>
             ))}
           </select>
         </label>
+        <ul class="plain small muted" id="templates">
+          {props.templates.map((t) => (
+            <li key={t.id}>
+              <strong>{t.title}</strong>: {t.description}
+            </li>
+          ))}
+        </ul>
         <label>
           Agent ids, separated by commas (e.g. planner, backend, frontend)
           <input type="text" name="agents" required value={f.agents ?? ''} />
@@ -109,13 +111,23 @@ export interface AgentSetup {
 
 const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'codex']
 
-export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[] }) {
+export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[]; added?: boolean }) {
   const invites = props.agents.some((a) => a.invite)
+  const title = props.added ? `Agents for room ${props.room.name}` : `Room ${props.room.name} is ready`
   return (
-    <Layout title={`Room ${props.room.name} created`} viewer={props.viewer} wide script>
-      <h1>Room {props.room.name} is ready</h1>
+    <Layout title={props.added ? title : `Room ${props.room.name} created`} viewer={props.viewer} wide>
+      <h1>{title}</h1>
       <p class="notice" role="status">
-        Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.{' '}
+        {props.added ? (
+          <>
+            {`Configuration for ${props.agents.map((a) => a.access.agentId).join(', ')} in room `}
+            <code>{props.room.room_id}</code>.
+          </>
+        ) : (
+          <>
+            Room <code>{props.room.room_id}</code> was created from the {props.room.template} template.
+          </>
+        )}{' '}
         {invites ? (
           <strong>Each agent's room invite key is shown on this page only: copy the configuration now.</strong>
         ) : (
@@ -140,21 +152,5 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
         )
       })}
     </Layout>
-  )
-}
-
-/** A read-only block of text with its label and a copy button (the button works with the client script). */
-export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
-  const rows = Math.min(12, props.text.split('\n').length + 1)
-  return (
-    <div class="copyable">
-      <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
-        {props.text}
-      </textarea>
-      <button type="button" class="secondary copy" data-copy={props.id} hidden>
-        Copy
-      </button>
-    </div>
   )
 }

@@ -18,7 +18,9 @@ export interface SteerDeps {
 }
 
 type Room = { teamId: string; roomId: string }
-type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<{ action: string; target: string; anchor: string }>
+/** What a change did (for the audit trail), and where the room page shows it afterwards (`open`: task or ctx to open). */
+type Done = { action: string; target: string; anchor: string; open?: { task: string } | { ctx: string } }
+type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<Done>
 
 /** An optional form field: absent or blank is undefined. */
 const opt = (f: URLSearchParams, name: string): string | undefined => {
@@ -57,19 +59,20 @@ export class Steer {
           .map((d) => d.trim())
           .filter((d) => d !== '')
         const { task } = await core.plan.addTask({ room, agent }, { title: req(f, 'title'), priority: opt(f, 'priority') ?? 'normal', depends_on: deps, ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}) })
-        return { action: 'added task', target: `${task.id} (room ${room.roomId})`, anchor: `task-${task.id}` }
+        return { action: 'added task', target: `${task.id} (room ${room.roomId})`, anchor: 'open-task', open: { task: task.id } }
       }
       const patch: Record<string, unknown> = { task_id: taskId }
       for (const k of ['title', 'status', 'priority'] as const) if (opt(f, k) !== undefined) patch[k] = opt(f, k)
-      // An assignee field sent empty unassigns; one not sent leaves it.
+      // An assignee field sent empty unassigns, notes sent empty clear them; a field not sent stays.
       if (f.has('assignee')) patch.assignee = (f.get('assignee') ?? '').trim()
+      if (f.has('notes')) patch.notes = f.get('notes') ?? ''
       if (f.get('force') === '1') patch.force = true
       const { task } = await core.plan.updateTask({ room, agent }, patch)
-      return { action: 'edited task', target: `${task.id} (room ${room.roomId})`, anchor: `task-${task.id}` }
+      return { action: 'edited task', target: `${task.id} (room ${room.roomId})`, anchor: 'open-task', open: { task: task.id } }
     })
     this.on(web, '/room/context', async (room, agent, f) => {
       const { entry } = await core.context.write({ room, agent }, { type: req(f, 'type'), key: req(f, 'key'), body: req(f, 'body') })
-      return { action: 'wrote context', target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`, anchor: 'context' }
+      return { action: 'wrote context', target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`, anchor: 'context', open: { ctx: `${entry.type}/${entry.key}` } }
     })
   }
 
@@ -92,6 +95,7 @@ export class Steer {
     }
     await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)
     // Post/redirect/get: a reload does not post twice.
-    return see(`/room?id=${encodeURIComponent(room.roomId)}#${done.anchor}`)
+    const at = new URLSearchParams({ id: room.roomId, ...done.open })
+    return see(`/room?${at.toString()}#${done.anchor}`)
   }
 }

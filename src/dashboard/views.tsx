@@ -1,87 +1,11 @@
 // The pages of sign-in and accounts, as typed templates rendered on the server by
 // preact-render-to-string: every value is escaped by the library, never by hand. No inline
 // script or style (the CSP forbids both); forms post to the same origin.
-import type { ComponentChildren, VNode } from 'preact'
-import { renderToString } from 'preact-render-to-string'
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
-import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
+import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
-export interface Viewer {
-  user: User
-  teamName: string
-  operator: boolean
-}
-
-export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; script?: boolean; children: ComponentChildren }) {
-  return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · agentrooms`}</title>
-        <link rel="stylesheet" href={STYLESHEET.path} />
-        {props.script ? <script src={LIVE_SCRIPT.path} defer /> : null}
-      </head>
-      <body>
-        <header class="top">
-          <a class="brand" href="/">
-            agentrooms
-          </a>
-          {props.viewer ? (
-            <nav aria-label="Account">
-              <a href="/">Rooms</a>
-              <a href="/team">Team</a>
-              <a href="/team/keys">Keys</a>
-              <a href="/team/webhooks">Webhooks</a>
-              <span class="muted">{props.viewer.user.email}</span>
-              {props.viewer.operator ? <a href="/operator">Operator</a> : null}
-              <form class="inline" method="post" action="/signout">
-                <button class="link" type="submit">
-                  Sign out
-                </button>
-              </form>
-            </nav>
-          ) : null}
-        </header>
-        <main class={props.wide ? 'wide' : undefined}>{props.children}</main>
-      </body>
-    </html>
-  )
-}
-
-/** A change's outcome on a page: a notice, or an error announced to screen readers. */
-export function Flash(props: { notice?: string | undefined; error?: string | undefined }) {
-  return (
-    <>
-      {props.notice ? (
-        <p class="notice" role="status">
-          {props.notice}
-        </p>
-      ) : null}
-      {props.error ? (
-        <p class="error" role="alert">
-          {props.error}
-        </p>
-      ) : null}
-    </>
-  )
-}
-
-/** A table's header row. */
-function Head(props: { cols: string[] }) {
-  return (
-    <tr>
-      {props.cols.map((c) => (
-        <th scope="col" key={c}>
-          {c}
-        </th>
-      ))}
-    </tr>
-  )
-}
-
-export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
+export { page, type Viewer } from './layout.js'
 
 export function SignInPage(props: { error?: string; email?: string; providers?: { id: string; label: string }[] }) {
   return (
@@ -156,11 +80,9 @@ export function KeyOncePage(props: { viewer: Viewer; key: string }) {
         Your team <strong>{props.viewer.teamName}</strong> is ready. This is its key for agents and the HTTP API. It is shown <strong>this once</strong>: copy it now and keep it
         secret. Later you see only its last four characters.
       </p>
-      <p class="secret" aria-label="Team key">
-        {props.key}
-      </p>
+      <Copyable id="team-key" label="Team key" text={props.key} wrap />
       <p>
-        <a href="/">Continue to your account</a>
+        <a href="/">Continue to your rooms</a>: create a room there and copy each agent's configuration.
       </p>
     </Layout>
   )
@@ -170,42 +92,41 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
   const { user } = props.viewer
   const owner = user.role === 'owner'
   return (
-    <Layout title="Account" viewer={props.viewer}>
-      <h1>{props.viewer.teamName}</h1>
+    <Layout title="Team" viewer={props.viewer} wide>
+      <h1>Team {props.viewer.teamName}</h1>
       <Flash notice={props.notice} error={props.error} />
       <p>
         Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
       </p>
+      <ul class="plain">
+        <li>
+          <a href="/team/keys">Keys</a>: team keys for agents and the HTTP API (mint, revoke), and every room's invite keys.
+        </li>
+        <li>
+          <a href="/team/webhooks">Webhooks</a>: signed HTTPS deliveries of every room event, their health, tests and replays.
+        </li>
+      </ul>
       <h2>Members</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Address</th>
-            <th scope="col">Role</th>
-            <th scope="col">Last sign-in</th>
-            {owner ? <th scope="col">Action</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {props.members.map((m) => (
-            <tr key={m.id}>
-              <td>{m.email}</td>
-              <td>{m.role}</td>
-              <td>{m.lastSignInAt ?? '—'}</td>
-              {owner ? (
-                <td>
-                  {m.id !== user.id ? (
-                    <form class="inline" method="post" action="/team/members/remove">
-                      <input type="hidden" name="user" value={m.id} />
-                      <button class="link" type="submit">{`Remove ${m.email}`}</button>
-                    </form>
-                  ) : null}
-                </td>
-              ) : null}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        cols={owner ? ['Address', 'Role', 'Last sign-in', 'Action'] : ['Address', 'Role', 'Last sign-in']}
+        rows={props.members}
+        rowKey={(m) => m.id}
+        cells={(m) => [
+          m.email,
+          m.role,
+          utc(m.lastSignInAt, true),
+          ...(owner
+            ? [
+                m.id !== user.id ? (
+                  <form class="inline" method="post" action="/team/members/remove">
+                    <input type="hidden" name="user" value={m.id} />
+                    <button class="link" type="submit">{`Remove ${m.email}`}</button>
+                  </form>
+                ) : null,
+              ]
+            : []),
+        ]}
+      />
       {owner ? (
         <>
           <h2>Invite a member</h2>
@@ -220,28 +141,22 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
           {props.invites.length === 0 ? (
             <p class="muted">No invites yet.</p>
           ) : (
-            <table>
-              <thead>
-                  <Head cols={['Address', 'State', 'Expires', 'Action']} />
-                </thead>
-              <tbody>
-                {props.invites.map((i) => (
-                  <tr key={i.id}>
-                    <td>{i.email}</td>
-                    <td>{i.state}</td>
-                    <td>{i.expiresAt}</td>
-                    <td>
-                      {i.state === 'pending' ? (
-                        <form class="inline" method="post" action="/team/invites/revoke">
-                          <input type="hidden" name="invite" value={i.id} />
-                          <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
-                        </form>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              cols={['Address', 'State', 'Expires', 'Action']}
+              rows={props.invites}
+              rowKey={(i) => i.id}
+              cells={(i) => [
+                i.email,
+                i.state,
+                utc(i.expiresAt, true),
+                i.state === 'pending' ? (
+                  <form class="inline" method="post" action="/team/invites/revoke">
+                    <input type="hidden" name="invite" value={i.id} />
+                    <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
+                  </form>
+                ) : null,
+              ]}
+            />
           )}
         </>
       ) : null}
@@ -249,20 +164,16 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
       {props.audit.length === 0 ? (
         <p class="muted">Nothing recorded yet.</p>
       ) : (
-        <table>
-          <thead>
-              <Head cols={['When', 'Who', 'What']} />
-            </thead>
-          <tbody>
-            {props.audit.map((a) => (
-              <tr key={a.id}>
-                <td>{a.at}</td>
-                <td>{a.actor}</td>
-                <td>{a.target ? `${a.action} ${a.target}` : a.action}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['When', 'Who', 'What']}
+          rows={props.audit}
+          rowKey={(a) => a.id}
+          cells={(a) => [
+            utc(a.at),
+            a.actor,
+            a.target ? `${a.action} ${a.target}` : a.action,
+          ]}
+        />
       )}
       <h2>Account</h2>
       <p>
@@ -351,36 +262,30 @@ export function WaitlistThanksPage() {
 
 export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; notice?: string; error?: string }) {
   return (
-    <Layout title="Operator" viewer={props.viewer}>
+    <Layout title="Operator" viewer={props.viewer} wide>
       <h1>Waitlist</h1>
       <Flash notice={props.notice} error={props.error} />
       {props.entries.length === 0 ? (
         <p class="muted">Nobody is waiting.</p>
       ) : (
-        <table>
-          <thead>
-              <Head cols={['Address', 'Note', 'Since', 'State', 'Action']} />
-            </thead>
-          <tbody>
-            {props.entries.map((e) => (
-              <tr key={e.email}>
-                <td>{e.email}</td>
-                <td>{e.note}</td>
-                <td>{e.at}</td>
-                <td>{e.state}</td>
-                <td>
-                  <form class="inline" method="post" action="/operator/waitlist">
-                    <input type="hidden" name="email" value={e.email} />
-                    <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
-                    {e.state === 'pending' ? (
-                      <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
-                    ) : null}
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          cols={['Address', 'Note', 'Since', 'State', 'Action']}
+          rows={props.entries}
+          rowKey={(e) => e.email}
+          cells={(e) => [
+            e.email,
+            e.note,
+            utc(e.at, true),
+            e.state,
+            <form class="inline" method="post" action="/operator/waitlist">
+              <input type="hidden" name="email" value={e.email} />
+              <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
+              {e.state === 'pending' ? (
+                <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
+              ) : null}
+            </form>,
+          ]}
+        />
       )}
       <h2>Invite someone to a new team</h2>
       <form class="stack" method="post" action="/operator/invites">

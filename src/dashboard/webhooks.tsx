@@ -6,8 +6,7 @@ import type { Audit } from '../auth/audit.js'
 import { AppError } from '../core/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
-import { Copyable } from './rooms.js'
-import { Flash, Layout, type Viewer } from './views.js'
+import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
 
 export interface WebhooksDeps {
@@ -23,11 +22,11 @@ interface View {
   error?: string
 }
 
-const when = (iso: string | undefined) => (iso ? `${iso.replace('T', ' ').slice(0, 19)} UTC` : '—')
+const when = (iso: string | undefined) => utc(iso)
 
 export function WebhooksPage(p: View) {
   return (
-    <Layout title="Webhooks" viewer={p.viewer} wide script>
+    <Layout title="Webhooks" viewer={p.viewer} wide>
       <h1>Webhooks of {p.viewer.teamName}</h1>
       <Flash notice={p.notice} error={p.error} />
       {p.secret ? (
@@ -73,14 +72,20 @@ export function WebhooksPage(p: View) {
               </ul>
             </details>
           ) : null}
-          {w.health.recentFailures.map((f) => (
-            <form class="inline" method="post" action="/team/webhooks/replay" key={f.deliveryId}>
-              <input type="hidden" name="webhook" value={w.webhookId} />
-              <input type="hidden" name="delivery" value={f.deliveryId} />
-              <button class="link" type="submit">{`Replay failed delivery ${f.deliveryId}`}</button>{' '}
-            </form>
-          ))}
-          <div class="actions">
+          {w.health.recentFailures.length > 0 ? (
+            <ul class="plain small">
+              {w.health.recentFailures.map((f) => (
+                <li key={f.deliveryId}>
+                  <form class="inline" method="post" action="/team/webhooks/replay">
+                    <input type="hidden" name="webhook" value={w.webhookId} />
+                    <input type="hidden" name="delivery" value={f.deliveryId} />
+                    <button class="link" type="submit">{`Replay failed delivery ${f.deliveryId}`}</button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <div class="buttons">
             <form class="inline" method="post" action="/team/webhooks/test">
               <input type="hidden" name="webhook" value={w.webhookId} />
               <button class="secondary" type="submit">{`Send a test to ${w.webhookId}`}</button>

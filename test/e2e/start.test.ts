@@ -5,7 +5,8 @@
 // - the README's quick start is `npm start` then `npm test`;
 // - `npm start` in a fresh copy of the repository with no Redis configured: it compiles, starts
 //   its own redis-server with an append-only file under ./data, prints the default team key and
-//   MCP configuration that work, and a create-room command that works from another folder;
+//   MCP configuration that work, and a create-room command that works from another folder; its
+//   sign-in link opens the dashboard, which shows that room with the agent that called in it;
 //   SIGTERM stops the node and its Redis; a second start finds the data again; Ctrl-C stops it;
 //   a SIGTERM during startup (right after the embedded Redis started) still stops that Redis;
 // - without redis-server on the PATH, the error says what to install;
@@ -205,6 +206,10 @@ t.test('npm start in a fresh copy with no Redis: embedded redis-server, key, wor
   const signedIn = await browser.get('/')
   t.match(signedIn.body, /<h1>Rooms of [^<]+<\/h1>/, 'and opens the signed-in dashboard, on its rooms page')
   t.match(signedIn.body, '<span class="muted">owner@localhost</span>', 'as the default team\'s owner')
+  const listed = /<tr><td data-label="Room"><a href="\/room\?id=my-project">[\s\S]*?<\/tr>/.exec(signedIn.body)?.[0]
+  t.match(listed, `<td data-label="Online agents">${agent.agent_id}</td>`, 'listing the room the printed command made, with the agent at work in it online')
+  const roomPage = await browser.get('/room?id=my-project')
+  t.match(roomPage.body, `<strong>${agent.agent_id}</strong> <span class="small">online, last seen`, 'and its room page shows the agent')
   t.equal((await new Browser(base).follow(signInLink!)).status, 400, 'the link works once')
 
   // SIGTERM to the whole process group, as a terminal's or systemd's stop does.

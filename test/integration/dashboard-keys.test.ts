@@ -47,7 +47,7 @@ t.test('standalone', async (t) => {
     const page = await b.get('/team/keys')
     const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1]
     t.ok(token, 'listed with a revoke button')
-    t.match(page.body, '<td>agent solo</td>', 'with its label')
+    t.match(page.body, '<td data-label="Label">agent solo</td>', 'with its label')
     const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
     t.match(revoked.body, 'is revoked')
     t.equal((await mcp()).status, 401, 'refused afterwards')

@@ -4,6 +4,7 @@
 // reaches the page.
 import t from 'tap'
 import { snippetsFor } from '../../src/cli/snippets.js'
+import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
@@ -25,7 +26,7 @@ t.test('standalone', async (t) => {
     t.equal(home.status, 200)
     t.match(home.body, 'No rooms yet')
     t.match(home.body, /<form class="stack" method="post" action="\/rooms">/)
-    t.match(home.body, /<select name="template">/)
+    t.match(home.body, /<select name="template" aria-describedby="templates">/)
     t.match(home.body, 'web-app', 'the templates are offered')
     t.match(home.body, '<a href="/team">Team</a>', 'the team page is one link away')
   })
@@ -81,9 +82,9 @@ t.test('standalone', async (t) => {
   t.test('the rooms page shows the room with its online agent and task counts', async (t) => {
     const home = await b.get('/')
     t.match(home.body, `<a href="/room?id=${roomId}">Shop &lt;launch></a>`)
-    const row = /<tr><td><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
-    t.match(row, '<td>backend</td>', 'the agent that called is online')
-    t.match(row, /<td>\d+<\/td><td>1<\/td><\/tr>$/, 'one task in progress')
+    const row = /<tr><td data-label="Room"><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
+    t.match(row, '<td data-label="Online agents">backend</td>', 'the agent that called is online')
+    t.match(row, /<td data-label="Open tasks">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
     t.notMatch(home.body, teamKey, 'no team key in the page')
     t.notMatch(home.body, /ar_(team|room)_\w{8}/, 'no key of any kind')
   })
@@ -96,6 +97,32 @@ t.test('standalone', async (t) => {
     t.equal(plain.status, 201)
     t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')
     t.match(plain.body, 'Replace <code>YOUR_TEAM_KEY</code>')
+  })
+
+  t.test('more agents for a room that exists: their configuration, a key each', async (t) => {
+    const more = await b.post('/room/agents', { room: roomId, agents: 'tester', invite: '1' })
+    t.equal(more.status, 201)
+    t.match(more.body, '<h1>Agents for room Shop &lt;launch></h1>')
+    const key = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(textareaAfter(more.body, 'claude_code-0')!)?.[1]
+    const client = await legacyClient(t, n, key!)
+    t.notOk((await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'tester' })).isError, 'the new agent works in the room')
+    const bad = await b.post('/room/agents', { room: roomId, agents: 'a, a', invite: '1' })
+    t.equal(bad.status, 400)
+    t.match(bad.body, 'is listed twice')
+    t.match(bad.body, '<h1>Shop &lt;launch></h1>', 'on the room page')
+    t.equal((await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status, 404, 'a room the team does not have')
+  })
+
+  t.test('the rooms page pages past its first rooms', async (t) => {
+    for (let i = 0; i < ROOMS_SHOWN; i++) await n.node.core.rooms.create(teamId, { room_id: `bulk-${String(i).padStart(3, '0')}` }, 'test')
+    const first = await b.get('/')
+    t.equal(first.body.match(/<tr><td data-label="Room">/g)?.length, ROOMS_SHOWN, 'one page of rooms')
+    const next = /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(first.body)?.[1]
+    t.ok(next, 'a link to the next ones')
+    const second = await b.get(next!)
+    t.ok((second.body.match(/<tr><td data-label="Room">/g)?.length ?? 0) > 0, 'which lists the rest')
+    t.match(second.body, '<a href="/">First rooms</a>')
+    t.equal((await b.get('/?after=..')).status, 400, 'a bad cursor is refused, naming it')
   })
 
   t.test('signed out: no rooms page, and no creation', async (t) => {

@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
-// The room page's one script (bundled by esbuild, served fingerprinted; client-bundle.ts). It
+// The dashboard's one script (bundled by esbuild, served fingerprinted; client-bundle.ts). It
 // follows the room's live stream (/live, same origin, the session cookie authenticates) and, on
 // any change, re-reads the page and swaps in the parts that changed — never the part holding
 // the focus, and keeping open <details> open — so the page follows the room within a second,
 // without reload. EventSource resumes after the last event id it saw; the status line says
 // "Reconnecting…" while the stream is down, and stops when the session has ended. Copy buttons
-// copy their textarea.
+// copy their textarea; a lock's time left counts down; a form being sent says so. Every page
+// loads this script; only the room page follows a stream.
 
 const RETRY_MS = 1000
 
@@ -108,6 +109,55 @@ function follow(root: HTMLElement): void {
   connect()
 }
 
+/** Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this script imports nothing (client-bundle.ts). */
+function duration(s: number): string {
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+}
+
+/** Counts down the time left that the page shows (locks), from when each value arrived. */
+function countDown(): void {
+  const since = new WeakMap<Element, number>()
+  window.setInterval(() => {
+    document.querySelectorAll<HTMLElement>('[data-left-s]').forEach((el) => {
+      if (!since.has(el)) since.set(el, Date.now())
+      const left = Math.max(0, Number(el.dataset.leftS) - Math.floor((Date.now() - since.get(el)!) / 1000))
+      el.textContent = left === 0 ? 'expired' : duration(left)
+    })
+  }, 1000)
+}
+
+/**
+ * A form on its way says so: its button reads "… (sending)" and is busy, and a second press
+ * does not send it twice. Reset when the page comes back from the history (back button).
+ */
+function busyForms(): void {
+  document.addEventListener('submit', (e) => {
+    const form = e.target as HTMLFormElement
+    if (form.dataset.sending) {
+      e.preventDefault()
+      return
+    }
+    form.dataset.sending = '1'
+    const b = (e as SubmitEvent).submitter
+    if (b instanceof HTMLButtonElement) {
+      b.dataset.label = b.textContent ?? ''
+      b.setAttribute('aria-busy', 'true')
+      b.textContent = `${b.dataset.label} (sending…)`
+    }
+  })
+  window.addEventListener('pageshow', () => {
+    document.querySelectorAll<HTMLFormElement>('form[data-sending]').forEach((f) => delete f.dataset.sending)
+    document.querySelectorAll<HTMLButtonElement>('button[aria-busy]').forEach((b) => {
+      b.removeAttribute('aria-busy')
+      b.textContent = b.dataset.label ?? b.textContent
+    })
+  })
+}
+
 copyButtons(document)
+countDown()
+busyForms()
 const root = document.querySelector<HTMLElement>('[data-live]')
 if (root) follow(root)

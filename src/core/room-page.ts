@@ -1,0 +1,180 @@
+// The dashboard's room page, read so that it stays small and quick at any room size: each column
+// of the board and each long list (context, vars, locks, reviews) comes one page at a time, with
+// exact counts, and the analytics the page draws come along. Two reads that do not count as
+// activity: the room with context, vars and reviews as names only (readSnapshot), then the
+// records of the pages shown (readRecords). Tasks are all decoded, to be counted and ordered;
+// everything else only as far as it is shown (bench/dashboard-render.ts).
+import { decode } from '@msgpack/msgpack'
+import type { Settings } from '../config.js'
+import type { Store } from '../store/store.js'
+import { completionRate, perDay } from './analytics.js'
+import { toEntry, type ContextEntry } from './context.js'
+import type { Caller } from './fields.js'
+import { decodeRaw, toLock, type Lock } from './locks.js'
+import { TASK_STATUSES, taskFromReply, type Task, type TaskStatus } from './plan.js'
+import { callOptions, decodeRecord, iso, luaMap } from './records.js'
+import { toReview, type Review } from './reviews.js'
+import { summaryOf } from './rooms.js'
+import { byName, readRoom } from './snapshot.js'
+import { toVar, type SharedVar } from './vars.js'
+
+/** The parts of the room page that come a page at a time. */
+export const PAGED = [...TASK_STATUSES, 'context', 'vars', 'locks', 'reviews'] as const
+export type Paged = (typeof PAGED)[number]
+
+export interface PageOptions {
+  /** Cards per column, rows per list. */
+  size: number
+  /** Where each paged part starts (0-based; rounded down to a page, past the end: its last page). */
+  from?: Partial<Record<Paged, number>>
+  /** Show the events before this event id instead of the latest. */
+  before?: string
+  /** Days of the events-per-day chart. */
+  days: number
+  /** Most task ids listed in a card's "blocked by" and "blocks". */
+  ids: number
+  /** List only the pending reviews (every review is then read and decoded to know). */
+  pendingReviews?: boolean
+}
+
+/** One page of a list: where it starts, how many there are in all, and the items. */
+export interface Slice<T> {
+  from: number
+  total: number
+  items: T[]
+}
+
+export interface Card {
+  task: Task
+  /** Open dependencies of a task to do (at most `ids` of them). */
+  blocked_by: string[]
+  /** Tasks that depend on it (at most `ids`), and how many do. */
+  blocks: string[]
+  blocks_total: number
+}
+
+const DAY_MS = 86_400_000
+const RANK: Record<string, number> = { urgent: 0, high: 1, normal: 2, low: 3 }
+/** A task as stored, with `n`, the number of its id (creation order), added once for sorting. */
+type StoredTask = { id: string; n: number; status: TaskStatus; priority: string; order: number; updated_at: number; depends_on?: string[] }
+const idNumber = (id: string) => Number(id.slice(1))
+const finished = (s: TaskStatus | undefined) => s === 'done' || s === 'cancelled'
+
+/** To do, in progress, in review: as read_plan (priority, order, creation); done and cancelled: most recently changed first. */
+function boardOrder(status: TaskStatus): (a: StoredTask, b: StoredTask) => number {
+  if (finished(status)) return (a, b) => b.updated_at - a.updated_at || b.n - a.n
+  return (a, b) => (RANK[a.priority] ?? 2) - (RANK[b.priority] ?? 2) || a.order - b.order || a.n - b.n
+}
+
+/** Context entries are named type/key: by type, then key (as list_context). */
+function byTypeThenKey(names: string[]): string[] {
+  const keyed = names.map((n) => ({ n, type: n.slice(0, n.indexOf('/')), key: n.slice(n.indexOf('/') + 1) }))
+  keyed.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return keyed.map((k) => k.n)
+}
+
+/** The page of `all` that starts at `from` (rounded down to a page; past the end: the last page). */
+function pageOf<T>(all: T[], from: number, size: number): { from: number; items: T[] } {
+  const first = Math.floor(Math.min(from, Math.max(0, all.length - 1)) / size) * size
+  return { from: first, items: all.slice(first, first + size) }
+}
+
+export class RoomPage {
+  constructor(
+    private readonly store: Store,
+    private readonly settings: Settings,
+  ) {}
+
+  async read(c: Caller, o: PageOptions) {
+    const x = await readRoom(this.store, this.settings, c, { before: o.before, days: o.days, namesOnly: true })
+    const from = (p: Paged) => Math.max(0, Math.floor(o.from?.[p] ?? 0))
+    const names = (rows: Buffer[]) => rows.map((b) => b.toString())
+
+    const ctx = pageOf(byTypeThenKey(names(x.context)), from('context'), o.size)
+    const vars = pageOf(names(x.vars).sort(), from('vars'), o.size)
+    // Reviews newest first (their ids count up); only pending ones when asked.
+    const reviewIds = names(x.reviews)
+      .map((id) => ({ id, n: idNumber(id) }))
+      .sort((a, b) => b.n - a.n)
+      .map((r) => r.id)
+    const reviewPage = pageOf(reviewIds, from('reviews'), o.size)
+    const wanted = o.pendingReviews ? reviewIds : reviewPage.items
+    const records = await this.records(c, ctx.items, vars.items, wanted)
+    let reviews = { from: reviewPage.from, total: reviewIds.length, items: records.reviews.map((raw) => toReview(decodeRecord(raw))) }
+    if (o.pendingReviews) {
+      const pending = records.reviews.filter((raw) => (decode(raw) as { status: string }).status === 'pending')
+      const pg = pageOf(pending, from('reviews'), o.size)
+      reviews = { from: pg.from, total: pending.length, items: pg.items.map((raw) => toReview(decodeRecord(raw))) }
+    }
+
+    const locks = pageOf(x.locks.sort(byName), from('locks'), o.size)
+    const board = this.board(x.tasks, o, from, x.r.today as number)
+    const online = x.r.online_count as number
+    return {
+      room: summaryOf(x.room),
+      columns: board.columns,
+      context: { from: ctx.from, total: x.context.length, items: records.context.map((raw): ContextEntry => toEntry(decodeRecord(raw))) },
+      /** The latest events (or those before `before`), oldest first; `older`: earlier ones exist. */
+      events: x.events,
+      older: x.r.older === true,
+      vars: { from: vars.from, total: x.vars.length, items: records.vars.map((raw, i): SharedVar => toVar(records.varNames[i]!, decodeRecord(raw))) },
+      locks: { from: locks.from, total: x.locks.length, items: locks.items.map(([name, raw]): Lock => toLock(name, decodeRaw(raw), x.now)) },
+      reviews: { ...reviews, pending_only: o.pendingReviews === true } as Slice<Review> & { pending_only: boolean },
+      presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count as number },
+      reads: x.reads,
+      counts: { tasks_by_status: board.byStatus, events: Number(x.room.eseq ?? 0) },
+      analytics: { completion_rate: completionRate(board.byStatus), online_count: online, events_per_day: perDay(x.r.today as number, o.days, luaMap(x.r.events_by_day), board.doneByDay) },
+      generated_at: iso(x.now),
+    }
+  }
+
+  /** The records of the names shown (readRecords-15.lua); a record deleted since the first read is left out. */
+  private async records(c: Caller, context: string[], vars: string[], reviews: string[]) {
+    if (context.length + vars.length + reviews.length === 0) return { context: [], vars: [], varNames: [], reviews: [] }
+    const r = await this.store.room('readRecords', c.room, callOptions(c, false), [context.length, vars.length, reviews.length, ...context, ...vars, ...reviews])
+    const present = (rows: Buffer[], ns: string[]) => rows.map((raw, i) => ({ raw, name: ns[i]! })).filter((e) => e.raw.length > 0)
+    const v = present(r.rows.slice(context.length, context.length + vars.length), vars)
+    return {
+      context: present(r.rows.slice(0, context.length), context).map((e) => e.raw),
+      vars: v.map((e) => e.raw),
+      varNames: v.map((e) => e.name),
+      reviews: present(r.rows.slice(context.length + vars.length), reviews).map((e) => e.raw),
+    }
+  }
+
+  /** Every column's page of cards and exact count, with each card's dependencies; tasks done per day. */
+  private board(rows: Buffer[], o: PageOptions, from: (p: Paged) => number, today: number) {
+    const stored = rows.map((raw) => {
+      const t = decode(raw) as StoredTask
+      t.n = idNumber(t.id)
+      return t
+    })
+    const byId = new Map(stored.map((t) => [t.id, t]))
+    const doneByDay: Record<string, number> = {}
+    for (const t of stored) {
+      const day = Math.floor(t.updated_at / DAY_MS)
+      if (t.status === 'done' && day > today - o.days) doneByDay[day] = (doneByDay[day] ?? 0) + 1
+    }
+    const columns = {} as Record<TaskStatus, Slice<Card>>
+    const shown = new Map<string, Card>()
+    for (const st of TASK_STATUSES) {
+      const all = stored.filter((t) => t.status === st).sort(boardOrder(st))
+      const pg = pageOf(all, from(st), o.size)
+      const items = pg.items.map((rec): Card => {
+        const open = st === 'todo' ? (rec.depends_on ?? []).filter((d) => byId.has(d) && !finished(byId.get(d)!.status)) : []
+        const { n: _, ...task } = rec
+        const card: Card = { task: taskFromReply(task, undefined), blocked_by: open.slice(0, o.ids), blocks: [], blocks_total: 0 }
+        shown.set(rec.id, card)
+        return card
+      })
+      columns[st] = { from: pg.from, total: all.length, items }
+    }
+    for (const t of stored) for (const d of t.depends_on ?? []) shown.get(d)?.blocks.push(t.id)
+    for (const card of shown.values()) {
+      card.blocks_total = card.blocks.length
+      card.blocks = card.blocks.sort((a, b) => byId.get(a)!.n - byId.get(b)!.n).slice(0, o.ids)
+    }
+    const byStatus = Object.fromEntries(TASK_STATUSES.map((st) => [st, columns[st].total])) as Record<TaskStatus, number>
+    return { columns, byStatus, doneByDay }
+  }
+}

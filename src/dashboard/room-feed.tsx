@@ -1,0 +1,108 @@
+// The room page's event feed: the latest events (or, with ?before=<id>, the page before it),
+// newest first, replies threaded under their event, and per event which agents have read it; the
+// forms that post an event and reply to one.
+import type { RoomEvent } from '../core/events.js'
+import type { Here, RoomView } from './room.js'
+import { Select, num, utc } from './layout.js'
+
+const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
+/** Readers named per event; more are counted. */
+const READERS_SHOWN = 8
+
+/** Stream ids compare as (ms, seq) pairs. */
+export function eventAtOrBefore(a: string, b: string): boolean {
+  const [am, as] = a.split('-').map(Number) as [number, number]
+  const [bm, bs] = b.split('-').map(Number) as [number, number]
+  return am < bm || (am === bm && as <= bs)
+}
+
+function readBy(agents: string[]): string {
+  if (agents.length === 0) return 'not read yet'
+  const named = agents.slice(0, READERS_SHOWN).join(', ')
+  return agents.length > READERS_SHOWN ? `read by ${named} and ${agents.length - READERS_SHOWN} more` : `read by ${named}`
+}
+
+export function Feed(props: { here: Here; view: RoomView }) {
+  const { here, view } = props
+  const events = view.events
+  const ids = new Set(events.map((e) => e.id))
+  const replies = new Map<string, RoomEvent[]>()
+  for (const e of events) if (e.reply_to && ids.has(e.reply_to)) replies.set(e.reply_to, [...(replies.get(e.reply_to) ?? []), e])
+  const roots = events.filter((e) => !e.reply_to || !ids.has(e.reply_to)).reverse()
+  const readers = (id: string) => view.reads.filter((r) => eventAtOrBefore(id, r.last_read_event_id)).map((r) => r.agent_id)
+  const before = here.get('before')
+  const Item = (q: { e: RoomEvent }): preact.JSX.Element => {
+    const kids = replies.get(q.e.id) ?? []
+    return (
+      <li id={`event-${q.e.id}`} data-event={q.e.id} class={q.e.type === 'question' ? 'question' : undefined}>
+        <div class="small">
+          <strong>{q.e.agent_id}</strong> <span class={`tag ${q.e.type}`}>{q.e.type}</span> <time datetime={q.e.created_at}>{utc(q.e.created_at)}</time>
+          {q.e.reply_to && !ids.has(q.e.reply_to) ? <span class="muted"> · reply to {q.e.reply_to}</span> : null}
+        </div>
+        <p class="event-text">{q.e.text}</p>
+        <div class="small muted">{readBy(readers(q.e.id))}</div>
+        <details class="small">
+          <summary>{`Reply to ${q.e.agent_id}`}</summary>
+          <form class="stack" method="post" action="/room/events">
+            <input type="hidden" name="room" value={here.roomId} />
+            <input type="hidden" name="reply_to" value={q.e.id} />
+            <input type="hidden" name="type" value={q.e.type === 'question' ? 'answer' : 'message'} />
+            <label>
+              {`Your reply to ${q.e.id}`}
+              <textarea name="text" required />
+            </label>
+            <button type="submit">Send reply</button>
+          </form>
+        </details>
+        {kids.length > 0 ? (
+          <ol class="feed" aria-label={`Replies to ${q.e.id}`}>
+            {kids.map((k) => (
+              <Item key={k.id} e={k} />
+            ))}
+          </ol>
+        ) : null}
+      </li>
+    )
+  }
+  return (
+    <section aria-labelledby="events" data-part="events">
+      <h2 id="events">
+        Events <span class="muted">({num(view.counts.events)} posted)</span>
+      </h2>
+      <details class="post">
+        <summary>Post to the room</summary>
+        <form class="stack" method="post" action="/room/events">
+          <input type="hidden" name="room" value={here.roomId} />
+          <label>
+            Type
+            <Select name="type" options={EVENT_TYPES} value="message" />
+          </label>
+          <label>
+            Text
+            <textarea name="text" required />
+          </label>
+          <button type="submit">Post</button>
+        </form>
+      </details>
+      {before ? (
+        <p class="small">
+          Showing events before {before}. <a href={here.href({ before: undefined }, 'events')}>Back to the latest</a>
+        </p>
+      ) : null}
+      {roots.length === 0 ? (
+        <p class="muted">{before ? 'No events before this one.' : 'No events yet.'}</p>
+      ) : (
+        <ol class="feed" id="feed" aria-label={before ? 'Earlier events, newest first' : 'Latest events, newest first'}>
+          {roots.map((e) => (
+            <Item key={e.id} e={e} />
+          ))}
+        </ol>
+      )}
+      {view.older && events[0] ? (
+        <p class="small">
+          <a href={here.href({ before: events[0].id }, 'events')}>Earlier events</a>
+        </p>
+      ) : null}
+    </section>
+  )
+}

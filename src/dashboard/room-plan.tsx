@@ -1,0 +1,185 @@
+// The room page's plan: the board by status, each column a page of cards with its exact count
+// (assignee, priority, depends on, blocked by, blocks), the task opened with ?task=<id> (notes,
+// every field, the edit form), and the form that adds a task.
+import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/plan.js'
+import type { Card } from '../core/room-page.js'
+import type { Here, OpenTask, RoomView } from './room.js'
+import { Pager, Select, num, utc } from './layout.js'
+
+export const STATUS_TITLES: Record<TaskStatus, string> = {
+  todo: 'To do',
+  in_progress: 'In progress',
+  in_review: 'In review',
+  done: 'Done',
+  cancelled: 'Cancelled',
+}
+
+/** Ids, then "and N more" when the list was cut. */
+const idList = (ids: string[], total = ids.length) => `${ids.join(', ')}${total > ids.length ? ` and ${num(total - ids.length)} more` : ''}`
+
+export function Plan(props: { view: RoomView; here: Here; size: number; open: OpenTask | undefined }) {
+  const { view, here } = props
+  const total = TASK_STATUSES.reduce((n, s) => n + view.columns[s].total, 0)
+  return (
+    <section aria-labelledby="plan" data-part="plan">
+      <h2 id="plan">
+        Plan <span class="muted">({num(total)} tasks)</span>
+      </h2>
+      {props.open ? <TaskPanel here={here} open={props.open} /> : null}
+      {total === 0 ? <p class="muted">No tasks yet. Agents add them with add_task; you can add one below.</p> : null}
+      <div class="board">
+        {TASK_STATUSES.map((status) => {
+          const col = view.columns[status]
+          const title = STATUS_TITLES[status]
+          return (
+            <div class="column" key={status} id={`col-${status}`} role="region" aria-label={`${title}: ${col.total}`}>
+              <h3>
+                {title} <span class="muted">({num(col.total)})</span>
+              </h3>
+              {col.items.map((c) => (
+                <TaskCard key={c.task.id} card={c} here={here} />
+              ))}
+              <Pager label={title} from={col.from} shown={col.items.length} total={col.total} size={props.size} href={(from) => here.href({ [`${status}_from`]: from || undefined }, `col-${status}`)} />
+            </div>
+          )
+        })}
+      </div>
+      <details>
+        <summary>Add a task</summary>
+        <form class="stack" method="post" action="/room/tasks">
+          <input type="hidden" name="room" value={here.roomId} />
+          <label>
+            Title
+            <input type="text" name="title" required maxLength={200} />
+          </label>
+          <label>
+            Priority
+            <Select name="priority" options={PRIORITIES} value="normal" />
+          </label>
+          <label>
+            Depends on (task ids, separated by commas, e.g. t1, t2)
+            <input type="text" name="depends_on" />
+          </label>
+          <label>
+            Notes (optional)
+            <textarea name="notes" />
+          </label>
+          <button type="submit">Add task</button>
+        </form>
+      </details>
+    </section>
+  )
+}
+
+function TaskCard(props: { card: Card; here: Here }) {
+  const { task: t, blocked_by, blocks, blocks_total } = props.card
+  return (
+    <article class="card" id={`task-${t.id}`}>
+      <a class="title" href={props.here.href({ task: t.id }, 'open-task')}>
+        <span class="muted">{t.id}</span> {t.title}
+      </a>
+      <div class="small">
+        <span class={`tag ${t.priority}`}>{t.priority}</span> {t.assignee ? <span>assignee {t.assignee}</span> : <span class="muted">unassigned</span>}
+      </div>
+      {t.depends_on.length > 0 ? <div class="small">depends on {idList(t.depends_on)}</div> : null}
+      {blocked_by.length > 0 ? <div class="small tag blocked">blocked by {idList(blocked_by)}</div> : null}
+      {blocks_total > 0 ? <div class="small muted">blocks {idList(blocks, blocks_total)}</div> : null}
+    </article>
+  )
+}
+
+/** The opened task: every field, its notes, and the form that edits it. */
+function TaskPanel(props: { here: Here; open: OpenTask }) {
+  const close = props.here.href({ task: undefined }, 'plan')
+  if ('missing' in props.open) {
+    return (
+      <div class="panel" id="open-task">
+        <p class="error" role="alert">{`Task ${props.open.missing} does not exist in this room (it may have been deleted).`}</p>
+        <a href={close}>Close</a>
+      </div>
+    )
+  }
+  const { task: t, blocked_by } = props.open
+  return (
+    <section class="panel" id="open-task" aria-labelledby="open-task-h">
+      <h3 id="open-task-h">
+        <span class="muted">{t.id}</span> {t.title}
+      </h3>
+      <dl class="facts small">
+        <dt>Status</dt>
+        <dd>{STATUS_TITLES[t.status]}</dd>
+        <dt>Assignee</dt>
+        <dd>{t.assignee ?? 'nobody'}</dd>
+        <dt>Priority</dt>
+        <dd>{t.priority}</dd>
+        <dt>Depends on</dt>
+        <dd>{t.depends_on.length > 0 ? t.depends_on.join(', ') : 'nothing'}</dd>
+        {blocked_by.length > 0 ? (
+          <>
+            <dt>Blocked by</dt>
+            <dd>{blocked_by.join(', ')}</dd>
+          </>
+        ) : null}
+        <dt>Created</dt>
+        <dd>
+          {utc(t.created_at)}
+          {t.created_by ? ` by ${t.created_by}` : ''}
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          {utc(t.updated_at)}
+          {t.updated_by ? ` by ${t.updated_by}` : ''}
+        </dd>
+      </dl>
+      {t.notes ? (
+        <pre class="body" tabIndex={0} aria-label={`Notes of ${t.id}`}>
+          {t.notes}
+        </pre>
+      ) : (
+        <p class="muted small">No notes.</p>
+      )}
+      <EditTask roomId={props.here.roomId} task={t} />
+      <p>
+        <a href={close}>{`Close ${t.id}`}</a>
+      </p>
+    </section>
+  )
+}
+
+function EditTask(props: { roomId: string; task: Task }) {
+  const t = props.task
+  return (
+    <details class="small">
+      <summary>{`Edit ${t.id}`}</summary>
+      <form class="stack" method="post" action="/room/tasks">
+        <input type="hidden" name="room" value={props.roomId} />
+        <input type="hidden" name="task_id" value={t.id} />
+        <label>
+          Title
+          <input type="text" name="title" value={t.title} maxLength={200} />
+        </label>
+        <label>
+          Status
+          <Select name="status" options={TASK_STATUSES.map((s) => [s, STATUS_TITLES[s]] as const)} value={t.status} />
+        </label>
+        <label>
+          Assignee (an agent id; empty: nobody)
+          <input type="text" name="assignee" value={t.assignee ?? ''} maxLength={128} />
+        </label>
+        <label>
+          Priority
+          <Select name="priority" options={PRIORITIES} value={t.priority} />
+        </label>
+        <label>
+          Notes
+          <textarea name="notes">{t.notes ?? ''}</textarea>
+        </label>
+        <label class="check">
+          <input type="checkbox" name="force" value="1" />
+          Even if another agent holds it or it is blocked
+        </label>
+        <button type="submit">{`Save ${t.id}`}</button>
+      </form>
+    </details>
+  )
+}

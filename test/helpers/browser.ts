@@ -1,0 +1,103 @@
+// A real browser for the dashboard's end-to-end tests: Debian's chromium driven by playwright-core,
+// and what the tests check in it: axe-core's serious violations, the order in which Tab reaches
+// the page's controls, anything wider than the window; and a TCP relay whose connections can be
+// cut, to drop the network under a page.
+import { createConnection, createServer, type Socket } from 'node:net'
+import axe from 'axe-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Test } from 'tap'
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
+
+export async function launch(t: Test): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  t.teardown(() => browser.close())
+  return browser
+}
+
+/**
+ * axe-core's serious and critical violations on the page, as "rule: targets" (only the rules
+ * `only` names, when given). The page's context must bypass the CSP (only so that axe's own
+ * script can be injected; the pages are the same).
+ */
+export async function axeViolations(page: Page, only?: string[]): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ content: axe.source })
+  return (await page.evaluate(async (rules) => {
+    const r = await (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, rules ? { runOnly: rules } : {})
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
+  }, only)) as string[]
+}
+
+/**
+ * Opens every <details> (so the controls inside count), then presses Tab from the top of the
+ * page until focus leaves it. Returns the controls in document order (`expected`: every visible,
+ * enabled link, button, field, summary and focusable element, each described) and those Tab
+ * reached, in the order reached; and any element that orders itself with a positive tabindex.
+ */
+export async function tabOrder(page: Page): Promise<{ expected: string[]; reached: string[]; positive: string[] }> {
+  // In-page code as text: tsx would wrap its named functions in a helper the page does not have.
+  const { expected, positive } = (await page.evaluate(`(() => {
+    document.querySelectorAll('details').forEach((d) => (d.open = true))
+    const describe = (el) => el.tagName.toLowerCase() + ' "' + (el.innerText || el.name || el.getAttribute('aria-label') || '').trim().slice(0, 40) + '"'
+    const shown = (el) => {
+      const r = el.getBoundingClientRect()
+      return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'
+    }
+    const all = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]')]
+    const controls = all.filter((el) => el.tabIndex >= 0 && !el.disabled && shown(el))
+    controls.forEach((el, i) => el.setAttribute('data-tab', i + ' ' + describe(el)))
+    window.__focused = []
+    document.addEventListener('focusin', (e) => window.__focused.push(e.target.getAttribute('data-tab') || describe(e.target)))
+    document.activeElement && document.activeElement.blur && document.activeElement.blur()
+    return { expected: controls.map((el) => el.getAttribute('data-tab')), positive: all.filter((el) => el.tabIndex > 0).map(describe) }
+  })()`)) as { expected: string[]; positive: string[] }
+  for (let i = 0; i <= expected.length; i++) await page.keyboard.press('Tab')
+  const reached = ((await page.evaluate('window.__focused')) as string[]).slice(0, expected.length)
+  return { expected, reached, positive }
+}
+
+/** When the page scrolls sideways: the outermost elements that stick out of the window. */
+export async function overflow(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const width = document.documentElement.clientWidth
+    if (document.documentElement.scrollWidth <= width) return []
+    const out = []
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect()
+      const parent = el.parentElement && el.parentElement.getBoundingClientRect()
+      if (r.right > width + 1 && (!parent || parent.right <= width + 1)) out.push(el.tagName.toLowerCase() + '.' + el.className + ' "' + (el.innerText || '').slice(0, 30) + '" (' + Math.round(r.right) + ' px)')
+      if (out.length >= 5) break
+    }
+    return out
+  })()`)) as string[]
+}
+/** A TCP relay to `port` whose connections can be cut (a dropped network), then let through again. */
+export async function relay(t: Test, port: number) {
+  const open = new Set<Socket>()
+  let down = false
+  const server = createServer((client) => {
+    if (down) {
+      client.destroy()
+      return
+    }
+    const upstream = createConnection(port, '127.0.0.1')
+    for (const s of [client, upstream]) {
+      open.add(s)
+      s.on('close', () => open.delete(s))
+      s.on('error', () => undefined)
+    }
+    client.pipe(upstream).pipe(client)
+  })
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok))
+  t.teardown(() => new Promise<void>((ok) => server.close(() => ok())))
+  return {
+    port: (server.address() as { port: number }).port,
+    cut() {
+      down = true
+      for (const s of open) s.destroy()
+    },
+    restore() {
+      down = false
+    },
+  }
+}
