@@ -32,7 +32,7 @@ import { checkRedis } from './ops/redis-check.js'
 import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
-import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
+import { Webhooks } from './webhooks/index.js'
 
 export { VERSION } from './version.js'
 
@@ -101,9 +101,7 @@ export class ServiceNode {
     })
     this.hub.onResync(() => this.keyring.clear())
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
-    this.store.onRoomScript((script, ref) => {
-      if (EVENT_SCRIPTS.has(script)) this.webhooks.eventAppended(ref)
-    })
+    this.store.onEventAppended((ref) => this.webhooks.eventAppended(ref))
     this.hub.onControl((n) => {
       if (n.k === 'webhooks' && typeof n.team === 'string') this.webhooks.hinter.forget(n.team)
     })

@@ -64,6 +64,7 @@ export class Store {
   private readonly touchEvery: string
   private readonly idemTtlMs: string
   private readonly scriptListeners: ((script: string, ref: RoomRef) => void)[] = []
+  private readonly eventListeners: ((ref: RoomRef) => void)[] = []
   /**
    * The client pipelines by itself (REDIS_AUTO_PIPELINING): scripts then go through ioredis' own
    * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
@@ -97,7 +98,8 @@ export class Store {
   async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
     const keys = this.keys.room(ref).list
     const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
-    const reply = await this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
+    const def = this.script(script, keys.length + extraKeys.length)
+    const reply = await this.exec(def, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
     // The write has committed: a listener that throws must not turn it into a failure the
     // caller would retry (listeners must not throw; this only guards).
     for (const fn of this.scriptListeners) {
@@ -105,6 +107,15 @@ export class Store {
         fn(script, ref)
       } catch {
         // ignored, see above
+      }
+    }
+    if (def.script.appendsEvent) {
+      for (const fn of this.eventListeners) {
+        try {
+          fn(ref)
+        } catch {
+          // ignored, see above
+        }
       }
     }
     return reply
@@ -118,17 +129,32 @@ export class Store {
     this.scriptListeners.push(fn)
   }
 
+  /**
+   * Calls `fn(ref)` after every room script through this store that succeeded and may have
+   * appended an event to the room's stream (Script.appendsEvent, read from lua/): webhooks hint
+   * the room, without knowing which scripts those are. Listeners must not throw.
+   */
+  onEventAppended(fn: (ref: RoomRef) => void): void {
+    this.eventListeners.push(fn)
+  }
+
   /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */
-  async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
-    const def = this.scripts.get(script)
-    if (!def) throw new Error(`unknown script ${script}`)
-    if (keys.length !== def.script.numberOfKeys) {
-      throw new Error(`script ${script} takes ${def.script.numberOfKeys} keys, given ${keys.length}`)
-    }
+  run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
+    return this.exec(this.script(script, keys.length), keys, argv)
+  }
+
+  private script(name: string, keyCount: number): LoadedScript {
+    const def = this.scripts.get(name)
+    if (!def) throw new Error(`unknown script ${name}`)
+    if (keyCount !== def.script.numberOfKeys) throw new Error(`script ${name} takes ${def.script.numberOfKeys} keys, given ${keyCount}`)
+    return def
+  }
+
+  private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
     this.health.gate()
     let raw: Buffer | Buffer[]
     try {
-      raw = (await (this.viaIoredis ? this.sendDefined(script, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
+      raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
     } catch (err) {
       this.health.failed(err instanceof Error ? err.message : String(err))
       throw toStoreError(err)
