@@ -283,7 +283,7 @@ export class Accounts {
 
   /**
    * Deletes a person (`remover`: the owner removing a member; undefined: themselves). `last` is
-   * true when nobody of the team remains: the caller then removes the team (src/auth/teardown.ts).
+   * true when nobody of the team remains: the caller then removes the team (Teams.deleteTeam).
    */
   async deleteUser(userId: string, remover?: User): Promise<{ user: User; last: boolean }> {
     const r = await this.run('deleteUser', [userId, remover?.id ?? ''])

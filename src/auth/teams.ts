@@ -1,13 +1,17 @@
 // Teams and their credentials: team keys and room invite keys. Secrets are minted here, returned
 // once, and stored only as SHA-256 hashes under the team's hash tag (src/store/keys.ts team()).
+// Every revocation goes through here (the admin API, the dashboard, a team's deletion), and here
+// it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../core/errors.js'
 import { roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
+import { purgeTeam } from '../store/purge.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
+import { broadcastRevocation, type AnnounceRevocation } from './keyring.js'
 import { mintKey } from './secrets.js'
 
 /** Id of the team created at first start. */
@@ -93,9 +97,14 @@ export interface KeyPage {
 export class Teams {
   private readonly retentionMs: number
 
+  /**
+   * `announce` tells every node about a revoked key: a node passes its keyring's (which also drops
+   * the key on this node at once); the default publishes the notice only (operator tools).
+   */
   constructor(
     private readonly store: Store,
     revokedRetentionS = REVOKED_RETENTION_S,
+    private readonly announce: AnnounceRevocation = broadcastRevocation(store),
   ) {
     this.retentionMs = revokedRetentionS * 1000
   }
@@ -172,11 +181,12 @@ export class Teams {
     return start + page.limit < all.length ? { keys, next: keys.at(-1)!.keyId } : { keys }
   }
 
-  /** Revokes a team key; returns the revoked key's hash so caches can drop it. */
-  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo; hash: string }> {
+  /** Revokes a team key, on every node within a second. */
+  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs])
-    return { info: keyInfo(r.record as StoredCredential), hash: r.hash as string }
+    await this.announce(r.hash as string)
+    return { info: keyInfo(r.record as StoredCredential) }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
@@ -199,10 +209,29 @@ export class Teams {
       .sort(byCreation)
   }
 
-  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo; hash: string }> {
+  /** Revokes a room invite key, on every node within a second. */
+  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs])
-    return { info: inviteInfo(r.record as StoredCredential), hash: r.hash as string }
+    await this.announce(r.hash as string)
+    return { info: inviteInfo(r.record as StoredCredential) }
+  }
+
+  /**
+   * The end of a team, when its last member (the owner) deletes the account: every team key and
+   * room invite key is revoked at once and announced like any revocation, then every key of the
+   * team, its rooms, webhooks and pending deliveries is removed (src/store/purge.ts). What a
+   * search engine keeps outside Redis (Meilisearch documents) is removed before any of this, by
+   * the caller (SearchEngine.dropTeam), so that an unreachable search index stops the deletion
+   * before anything changed.
+   */
+  async deleteTeam(teamId: string): Promise<{ revoked: number; rooms: number }> {
+    const k = this.store.keys.team(teamId)
+    const r = await this.store.run('revokeTeam', [k.team, k.keys, k.invites, k.secrets], [])
+    const hashes = Array.isArray(r.hashes) ? (r.hashes as string[]) : []
+    await Promise.all(hashes.map((h) => this.announce(h)))
+    const { rooms } = await purgeTeam(this.store, teamId)
+    return { revoked: hashes.length, rooms }
   }
 
   /** The team's id check used by operator tools. */

@@ -6,10 +6,8 @@ import { createHash } from 'node:crypto'
 import type { VNode } from 'preact'
 import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
-import type { Keyring } from '../auth/keyring.js'
 import type { Mailer } from '../auth/mailer.js'
 import { providers, type Provider } from '../auth/oauth.js'
-import { deleteTeam } from '../auth/teardown.js'
 import type { Teams } from '../auth/teams.js'
 import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
@@ -32,7 +30,6 @@ export interface WebDeps {
   teams: Teams
   audit: Audit
   mailer: Mailer
-  keyring: Pick<Keyring, 'publishRevocation'>
   /** The search engine: what it keeps outside Redis goes before a team is deleted. */
   search?: Pick<SearchEngine, 'dropTeam'>
   lifecycle: Lifecycle
@@ -364,7 +361,7 @@ export class Web {
       if (err instanceof AppError && err.code === 'conflict') return this.deletePage(r, err.message, 409)
       throw err
     }
-    if (last) await deleteTeam(this.deps.store, this.deps.keyring, viewer.user.team)
+    if (last) await this.deps.teams.deleteTeam(viewer.user.team)
     else await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
     const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
     return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })

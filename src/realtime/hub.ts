@@ -15,7 +15,7 @@ import { decode, encode } from '@msgpack/msgpack'
 import { Cluster } from 'ioredis'
 import { toNotice, type Notice } from '../core/events.js'
 import type { RoomRef } from '../store/keys.js'
-import { createSubscriber, type RedisClient, type Store } from '../store/store.js'
+import { createSubscriber, type ControlNotice, type RedisClient, type Store } from '../store/store.js'
 import { addTo, closeSubscriber, messageOf, once, withTimeout } from './util.js'
 
 // The slot function ioredis itself uses (declared at the version ioredis pins), CommonJS without types.
@@ -32,12 +32,6 @@ export interface HubOptions {
   /** A probe not back within this long means the subscription is dead (ms). */
   probeTimeoutMs?: number
   log?: HubLog
-}
-
-/** A notice of the control channel, e.g. {k: 'revoked', hash}. */
-export interface ControlNotice {
-  k: string
-  [field: string]: unknown
 }
 
 export interface HubStats {
@@ -381,7 +375,7 @@ export class Hub {
     this.round = round
     const probe = Buffer.from(encode({ k: 'probe', node: this.nodeId, n }))
     // A failed publish leaves the probe pending: it counts as lost when the round times out.
-    for (const channel of targets) this.store.client.spublish(channel, probe).catch(() => {})
+    for (const channel of targets) this.store.publish(channel, probe).catch(() => {})
   }
 
   private probeBack(channel: string, msg: ControlNotice): void {

@@ -3,7 +3,7 @@
 // arguments, runs the script in one round trip and decodes its msgpack reply. Nothing outside
 // src/store builds a key or talks to ioredis directly except through `client`.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import { decode } from '@msgpack/msgpack'
+import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError, isErrorCode } from '../core/errors.js'
 import { Keys, type RoomRef } from './keys.js'
@@ -13,6 +13,12 @@ import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
 export type { Arg }
+
+/** A notice of the control channel, e.g. {k: 'revoked', hash}: every node's hub hears it. */
+export interface ControlNotice {
+  k: string
+  [field: string]: unknown
+}
 
 /** Per-call options common to every room script (ARGV[1..5]). */
 export interface CallOptions {
@@ -181,6 +187,16 @@ export class Store {
   private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
     const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
     return fn.call(this.client, ...keys, ...argv)
+  }
+
+  /** Publishes a notice on the control channel (sharded pub/sub), to every node's hub. */
+  async control(notice: ControlNotice): Promise<void> {
+    await this.client.spublish(this.keys.controlChannel(), Buffer.from(encode(notice)))
+  }
+
+  /** Publishes a message on a channel (sharded pub/sub): the hub's probes of its own subscription. */
+  async publish(channel: string, message: Buffer): Promise<void> {
+    await this.client.spublish(channel, message)
   }
 
   async ping(): Promise<boolean> {
