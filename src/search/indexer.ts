@@ -9,10 +9,11 @@
 //   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
 //   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
 // - Rooms to sync: a sorted set of marks (IndexKeys.shared.dirty), +1 each time a node changes a
-//   room's content; leases (IndexKeys.shared.leases) so one node syncs a room at a time. A lease's
-//   end is its token: the node renews it while it syncs (every third of the lease, and it stops
-//   writing when it finds the lease gone to another node), and its ack changes nothing unless it
-//   still holds that token, so a node that stalled past its lease cannot clear another's.
+//   room's content; leases (IndexKeys.shared.leases, the rule of lua/includes/lease.lua) so one
+//   node syncs a room at a time. The node's LeaseKeeper renews a lease while it syncs (every third
+//   of the lease, and after every batch: it stops writing when it finds the lease gone to another
+//   node), and its ack changes nothing unless its token still holds the lease, so a node that
+//   stalled past its lease cannot clear another's.
 //
 // A sync diffs what exists (one listing: ids and stamps, no bodies) against the manifest, sends the
 // changed records to Meilisearch, deletes what is gone, and saves the manifest after every batch
@@ -27,6 +28,7 @@ import { encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
 import type { RoomRef, SearchKeys } from '../store/keys.js'
+import { LeaseKeeper, type Lease } from '../store/leases.js'
 import type { Store } from '../store/store.js'
 import { SearchReader, docKey, seqOfId, type RoomListing, type SourceDoc } from './records.js'
 
@@ -87,11 +89,11 @@ export interface SyncResult {
   pos: number
 }
 
-/** A claimed room: what ack compares, and the lease token held. */
+/** A claimed room: what ack compares, and the lease held (member = the room). */
 interface Claim {
   room: string
   mark: number
-  lease: number
+  lease: Lease
 }
 
 const member = (ref: RoomRef) => `${ref.teamId}/${ref.roomId}`
@@ -105,6 +107,7 @@ export class Indexer {
   private readonly reader: SearchReader
   private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize' | 'fieldBytes' | 'keys'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
   private readonly keys: IndexKeys
+  private readonly leases: LeaseKeeper
   private readonly pending = new Set<string>()
   private flushing = false
   private running = false
@@ -125,6 +128,7 @@ export class Indexer {
     const { fieldBytes: _f, keys, ...rest } = opts
     this.keys = keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() }
     this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepS * 1000, retryMs: 5000, ...rest }
+    this.leases = new LeaseKeeper(store, this.opts.leaseMs, this.opts.log, 'search indexing')
   }
 
   start(): void {
@@ -340,56 +344,33 @@ export class Indexer {
   private async claim(only: string): Promise<Claim[]> {
     const k = this.keys.shared
     const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [this.opts.leaseMs, 8, only])
-    return Array.isArray(r.rooms) ? (r.rooms as Claim[]) : []
-  }
-
-  private async syncClaimed(claim: Claim): Promise<SyncResult> {
-    const k = this.keys.shared
-    const { room, mark } = claim
-    const lease = this.keepLease(claim)
-    try {
-      const result = await this.sync(refOf(room), lease.renew)
-      await lease.end()
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0, claim.lease])
-      return result
-    } catch (err) {
-      await lease.end()
-      this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs, claim.lease]).catch(() => undefined)
-      throw err
-    }
+    const rooms = Array.isArray(r.rooms) ? (r.rooms as { room: string; mark: number; token: number }[]) : []
+    return rooms.map(({ room, mark, token }) => ({ room, mark, lease: { member: room, token } }))
   }
 
   /**
-   * Keeps the claim's lease while the sync runs: renewed after every batch (`renew`, which throws
-   * once the lease is lost: another node may be syncing the room, this one must stop writing)
-   * and every third of its length (a single batch may take long, e.g. with an embedder).
-   * Renewals run one at a time and keep `claim.lease` the token held; `end` stops them, after the
-   * one in flight (the ack needs the last token). A hung Meilisearch cannot keep a room here for
-   * good: every call of the sink has a timeout (sink.ts), after which the sync fails and acks.
+   * Syncs a claimed room while the keeper renews its lease: every third of the lease, and after
+   * every batch (`held`, which throws once the lease is lost: another node may be syncing the
+   * room, this one must stop writing). A hung Meilisearch cannot keep a room here for good: every
+   * call of the sink has a timeout (sink.ts), after which the sync fails and acks.
    */
-  private keepLease(claim: Claim): { renew: () => Promise<void>; end: () => Promise<void> } {
-    const leases = this.keys.shared.leases
-    let lost = false
-    let chain: Promise<void> = Promise.resolve()
-    const once = async () => {
-      if (lost) return
-      const r = await this.store.run('renewSearchLease', [leases], [claim.room, claim.lease, this.opts.leaseMs])
-      if (r.lost) lost = true
-      else claim.lease = Number(r.lease)
+  private async syncClaimed(claim: Claim): Promise<SyncResult> {
+    const k = this.keys.shared
+    const { room, mark, lease } = claim
+    this.leases.hold(k.leases, lease)
+    const held = async () => {
+      if (!(await this.leases.check(lease))) throw new AppError('conflict', `search: the lease of room ${room} ran out and another node took it; this node stops syncing it`)
     }
-    const queue = () => (chain = chain.catch(() => undefined).then(once))
-    const timer = setInterval(() => void queue().catch((err: unknown) => this.warn(err, `search: renewing the lease of room ${claim.room} failed`)), Math.max(10, Math.floor(this.opts.leaseMs / 3)))
-    timer.unref()
-    return {
-      renew: async () => {
-        await queue()
-        if (lost) throw new AppError('conflict', `search: the lease of room ${claim.room} ran out and another node took it; this node stops syncing it`)
-      },
-      end: async () => {
-        clearInterval(timer)
-        await chain.catch(() => undefined)
-      },
+    try {
+      const result = await this.sync(refOf(room), held)
+      await this.leases.release(lease)
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0, lease.token])
+      return result
+    } catch (err) {
+      await this.leases.release(lease)
+      this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
+      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs, lease.token]).catch(() => undefined)
+      throw err
     }
   }
 

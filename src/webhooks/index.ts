@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import type { Settings } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { RoomRef } from '../store/keys.js'
+import { LeaseKeeper } from '../store/leases.js'
 import type { Store } from '../store/store.js'
 import { Dispatcher } from './dispatcher.js'
 import type { Resolver } from './guard.js'
@@ -42,7 +43,8 @@ export class Webhooks {
       },
       log: opts.log,
     })
-    this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca })
+    const leases = new LeaseKeeper(store, settings.webhookLeaseMs, opts.log, 'webhook deliveries')
+    this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca, leases })
     this.hinter = new Hinter(
       this.queue,
       () => this.dispatcher.wake(),

@@ -3,6 +3,7 @@
 // claims under leases, and outcomes. Nothing here sends a request.
 import { decode, encode } from '@msgpack/msgpack'
 import type { RoomRef } from '../store/keys.js'
+import type { Lease } from '../store/leases.js'
 import type { Store } from '../store/store.js'
 import type { SigningSecrets } from './signing.js'
 
@@ -19,11 +20,17 @@ export interface Delivery {
   /** Attempts made, this one included. */
   n: number
   at: number
-  lease?: string
+  /** The node that claimed it last (host:pid:random), for operators. */
+  holder?: string
+}
+
+/** A delivery claimed under a lease of its own (src/store/leases.ts): the lease's token settles it. */
+export interface ClaimedDelivery extends Delivery {
+  lease: Lease
 }
 
 export interface Claim {
-  claimed: Delivery[]
+  claimed: ClaimedDelivery[]
   next?: number
   more: boolean
   hinted: number
@@ -84,16 +91,16 @@ export class WebhookQueue {
     return [this.store.keys.webhookTeams(), this.store.keys.webhookRegistrations()]
   }
 
-  /** Teams due for a pass, each now leased to the caller for `leaseMs`. */
-  async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; lease: number; now: number }> {
+  /** Teams due for a pass, each now leased to the caller for `leaseMs` under the lease token `token`. */
+  async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; token: number; now: number }> {
     const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
     this.saw(Number(r.now))
-    return { teams: listOf<string>(r.teams), lease: Number(r.lease), now: Number(r.now) }
+    return { teams: listOf<string>(r.teams), token: Number(r.token), now: Number(r.now) }
   }
 
-  /** Ends a pass: the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
-  async rescheduleTeam(teamId: string, lease: number, next: number, empty: boolean, graceMs: number): Promise<string> {
-    const r = await this.store.run('rescheduleTeam', this.global, [teamId, lease, Math.round(next), empty ? '1' : '0', graceMs])
+  /** Ends a pass (releases its lease): the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
+  async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<string> {
+    const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
     return String(r.done)
   }
 
@@ -150,17 +157,18 @@ export class WebhookQueue {
   }
 
   /**
-   * Claims up to `max` due deliveries under a lease. A taken-over delivery that already had
+   * Claims up to `max` due deliveries, each under a lease of its own (`token`), for the node
+   * named `holder`. A taken-over delivery that already had
    * `maxAttempts` attempts and the two a takeover may add is failed instead (recorded like any failure, `recentKept` kept). A
    * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
    * until done).
    */
-  async claimDeliveries(teamId: string, token: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
+  async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [token, max, leaseMs, maxAttempts, recentKept])
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [holder, max, leaseMs, maxAttempts, recentKept])
     this.saw(Number(r.now))
     const claim: Claim = {
-      claimed: listOf<Delivery>(r.claimed).map((d) => ({ ...d, e: mapOf(d.e) })),
+      claimed: listOf<Delivery & { token: number }>(r.claimed).map(({ token, ...d }) => ({ ...d, e: mapOf(d.e), lease: { member: d.id, token } })),
       more: r.more === true,
       hinted: Number(r.hinted),
       webhooks: Number(r.webhooks),
@@ -170,8 +178,8 @@ export class WebhookQueue {
     return claim
   }
 
-  /** Records an attempt's outcome; `settled` is false when this node no longer held the lease. `at`: when a retry is due. */
-  async settle(teamId: string, token: string, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
+  /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
+  async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
     const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
     return { settled: r.settled === true, ...(typeof r.at === 'number' ? { at: r.at } : {}) }
@@ -183,11 +191,9 @@ export class WebhookQueue {
     return raw ? (decode(raw) as HookTarget) : undefined
   }
 
-  /** Renews this node's leases; returns the ids it no longer holds. */
-  async extendLeases(teamId: string, token: string, leaseMs: number, ids: string[]): Promise<string[]> {
-    const k = this.team(teamId)
-    const r = await this.store.run('extendLeases', [k.deliveries, k.leased], [token, leaseMs, ...ids])
-    return listOf<string>(r.lost)
+  /** The lease set of a team's deliveries (renewed by a LeaseKeeper). */
+  leaseSet(teamId: string): string {
+    return this.team(teamId).leased
   }
 
   /** A page of a team's room ids (the room index; rooms are entered in it before they exist). */

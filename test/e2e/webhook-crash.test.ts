@@ -120,7 +120,7 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       const k = store.keys.webhooks(teamId)
       const holderOf = async (deliveryId: string) => {
         const raw = await store.client.hgetBuffer(k.deliveries, deliveryId)
-        return raw ? Number((decode(raw) as Delivery).lease?.split(':')[1]) : undefined
+        return raw ? Number((decode(raw) as Delivery).holder?.split(':')[1]) : undefined
       }
       await waitFor(async () => {
         const pids = new Set(await Promise.all(rx.hanging.map((h) => holderOf(h.r.body.id))))
