@@ -89,7 +89,7 @@ export class ServiceNode {
     this.store = new Store(settings)
     // Counted, not logged: StoreHealth logs each change of state once (reconnect attempts would
     // log a line each).
-    this.store.client.on('error', () => this.metrics.redisErrors.inc({ kind: 'connection' }))
+    this.store.onConnectionError(() => this.metrics.redisErrors.inc({ kind: 'connection' }))
     this.core = new Core(this.store, settings)
     this.keyring = new Keyring(this.store)
     this.teams = new Teams(this.store, settings.revokedKeyRetentionS, (hash) => this.keyring.publishRevocation(hash))

@@ -167,7 +167,7 @@ export class Accounts {
 
   /** The address a live token was issued for (to tell operators apart before consuming). */
   private async tokenEmail(hash: string): Promise<string | undefined> {
-    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hash)
+    const raw = await this.store.auth.linkToken(hash)
     if (!raw) return undefined
     return (decode(raw) as { email?: string }).email
   }
@@ -184,7 +184,7 @@ export class Accounts {
   /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */
   async tokenLive(token: string): Promise<boolean> {
     if (!SECRET_SHAPE.test(token)) return false
-    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hashKey(token))
+    const raw = await this.store.auth.linkToken(hashKey(token))
     if (!raw) return false
     return (decode(raw) as { exp: number }).exp > Date.now()
   }
@@ -218,7 +218,7 @@ export class Accounts {
   }
 
   async waitlist(): Promise<WaitlistEntry[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.accounts().waitlist)
+    const raw = await this.store.auth.waitlist()
     return raw
       .map((b) => decode(b) as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at?: number })
       .map((e) => {

@@ -125,7 +125,7 @@ export class Teams {
     const minted = mintKey('team', teamId)
     const keyId = newId('key')
     const r = await this.store.run('createTeam', [k.team, k.keys, k.secrets], [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })])
-    await this.store.client.sadd(this.store.keys.teams(), teamId)
+    await this.store.auth.register(teamId)
     const t = r.team as { id: string; name: string; created_at: number }
     const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
     return r.created ? { created: true, team, key: minted.key, keyId } : { created: false, team }
@@ -137,13 +137,13 @@ export class Teams {
   }
 
   async get(teamId: string): Promise<Team | undefined> {
-    const h = await this.store.client.hgetall(this.store.keys.team(teamId).team)
+    const h = await this.store.auth.record(teamId)
     if (!h.id) return undefined
     return { teamId: h.id, name: h.name ?? h.id, createdAt: iso(h.created_at) }
   }
 
   async list(): Promise<Team[]> {
-    const ids = await this.store.client.smembers(this.store.keys.teams())
+    const ids = await this.store.auth.ids()
     const teams = await Promise.all(ids.sort().map((id) => this.get(id)))
     return teams.filter((t): t is Team => t !== undefined)
   }
@@ -160,7 +160,7 @@ export class Teams {
 
   /** The team's keys (revoked ones within the retention), oldest first. */
   async listKeys(teamId: string): Promise<KeyInfo[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).keys)
+    const raw = await this.store.auth.credentials(teamId, 'keys')
     return raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => this.listed(r))
@@ -201,7 +201,7 @@ export class Teams {
   }
 
   async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).invites)
+    const raw = await this.store.auth.credentials(teamId, 'invites')
     return raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => r.room_id === roomId && this.listed(r))

@@ -1,12 +1,17 @@
 // One interface over standalone Redis and Redis Cluster. The domain core calls `room()` with a
 // script name, a room and the script's arguments; the store adds the room's keys and the common
-// arguments, runs the script in one round trip and decodes its msgpack reply. Nothing outside
-// src/store builds a key or talks to ioredis directly except through `client`.
+// arguments, runs the script in one round trip and decodes its msgpack reply. What callers read
+// or write outside scripts goes through the store's repositories (rooms, auth; the webhook
+// queue, the search index state, the subscriber): nothing outside src/store talks to ioredis.
+// `client` is for the composition root and operator tools (src/node.ts, src/ops) and for tests;
+// lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError, isErrorCode } from '../core/errors.js'
+import { AuthRecords } from './auth.js'
 import { Keys, type RoomRef } from './keys.js'
+import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
 import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
 import { loadScripts } from './scripts.js'
@@ -66,6 +71,10 @@ export class Store {
   readonly scripts: ReadonlyMap<string, LoadedScript>
   /** Reachable and full or not, between calls: calls fail at once while Redis is known to be down. */
   readonly health: StoreHealth
+  /** Plain reads of rooms and team room indexes (no script, not room activity). */
+  readonly rooms: RoomRecords
+  /** Auth's records outside its scripts: team directory, credential listings, audit trail, accounts. */
+  readonly auth: AuthRecords
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
@@ -88,6 +97,8 @@ export class Store {
     this.client.on('error', () => undefined)
     this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
     this.health = new StoreHealth(this.client)
+    this.rooms = new RoomRecords(this.client, this.keys)
+    this.auth = new AuthRecords(this.client, this.keys)
     this.ttlMs = String(settings.roomTtlS * 1000)
     this.touchEvery = String(touchEveryMs(settings.roomTtlS))
     this.idemTtlMs = String(settings.idempotencyTtlS * 1000)
@@ -187,6 +198,11 @@ export class Store {
   private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
     const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
     return fn.call(this.client, ...keys, ...argv)
+  }
+
+  /** Calls `fn` on every connection error (they also reject the commands they affect). */
+  onConnectionError(fn: (err: Error) => void): void {
+    this.client.on('error', fn)
   }
 
   /** Publishes a notice on the control channel (sharded pub/sub), to every node's hub. */

@@ -12,13 +12,13 @@ import { eventFromReply } from '../core/events.js'
 import { randomBase32 } from '../core/ids.js'
 import type { Logger } from '../logger.js'
 import type { LeaseKeeper } from '../store/leases.js'
+import type { Claim, ClaimedDelivery, Delivery, HookTarget, Outcome, WebhookQueue } from '../store/webhooks.js'
 import { VERSION } from '../version.js'
 import { fanOutRoom, sweepTeam } from './fanout.js'
 import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
-import { secretsOf, type Claim, type ClaimedDelivery, type Delivery, type HookTarget, type Outcome, type WebhookQueue } from './queue.js'
 import { RECENT_ATTEMPTS, RECENT_FAILURES } from './registry.js'
 import { deliverTo, deliveryAgent, type Attempt } from './send.js'
-import { signedHeaders } from './signing.js'
+import { secretsOf, signedHeaders } from './signing.js'
 
 /** Teams one claimTeams call picks. */
 const TEAMS_PER_ROUND = 8

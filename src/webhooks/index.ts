@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js'
 import { Dispatcher } from './dispatcher.js'
 import type { Resolver } from './guard.js'
 import { Hinter } from './hints.js'
-import { WebhookQueue } from './queue.js'
+import { WebhookQueue } from '../store/webhooks.js'
 import { WebhookRegistry } from './registry.js'
 
 export interface WebhooksOptions {

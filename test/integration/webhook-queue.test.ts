@@ -12,7 +12,7 @@ import { Core } from '../../src/core/index.js'
 import type { Settings } from '../../src/config.js'
 import type { Store } from '../../src/store/store.js'
 import { fanOutRoom } from '../../src/webhooks/fanout.js'
-import { WebhookQueue } from '../../src/webhooks/queue.js'
+import { WebhookQueue } from '../../src/store/webhooks.js'
 import { RECENT_FAILURES, WebhookRegistry } from '../../src/webhooks/registry.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 

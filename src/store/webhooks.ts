@@ -1,11 +1,11 @@
-// The Redis side of webhook delivery, one method per script (lua/*.lua hold the contracts):
-// the global schedule of teams, fan-out from a room's event stream into a team's deliveries,
-// claims under leases, and outcomes. Nothing here sends a request.
-import { decode, encode } from '@msgpack/msgpack'
-import type { RoomRef } from '../store/keys.js'
-import type { Lease } from '../store/leases.js'
-import type { Store } from '../store/store.js'
-import type { SigningSecrets } from './signing.js'
+// The Redis side of webhook delivery (src/webhooks holds the rest), one method per script
+// (lua/*.lua hold the contracts) and the plain reads around them: the global schedule of teams,
+// fan-out from a room's event stream into a team's deliveries, claims under leases
+// (lua/includes/lease.lua), and outcomes. Nothing here sends a request.
+import { decode } from '@msgpack/msgpack'
+import type { RoomRef } from './keys.js'
+import type { Lease } from './leases.js'
+import type { Store } from './store.js'
 
 /** A delivery as stored: the event record is the room stream's own (msgpack fields, ms times). */
 export interface Delivery {
@@ -56,11 +56,6 @@ export interface HookTarget {
   prev_secret?: string
   prev_until?: number
   disabled_at?: number
-}
-
-/** The secrets a webhook signs with now. */
-export function secretsOf(hook: HookTarget): SigningSecrets {
-  return { secret: hook.secret, previous: hook.prev_secret !== undefined && hook.prev_until !== undefined ? { secret: hook.prev_secret, until: hook.prev_until } : undefined }
 }
 
 /** Lua packs an empty table as a list; the maps of a reply may come back as []. */
@@ -197,8 +192,8 @@ export class WebhookQueue {
   }
 
   /** A page of a team's room ids (the room index; rooms are entered in it before they exist). */
-  async teamRooms(teamId: string, from: number, count: number): Promise<string[]> {
-    return this.store.client.zrange(this.store.keys.teamRooms(teamId), from, from + count - 1)
+  teamRooms(teamId: string, from: number, count: number): Promise<string[]> {
+    return this.store.rooms.ids(teamId, from, count)
   }
 
   /** The fan-out positions of `rooms` ('' for none). */
@@ -225,12 +220,12 @@ export class WebhookQueue {
 
   /** The id of a room's newest event ("<lastms>-<eseq>"), or undefined for a room without events. */
   async roomHead(ref: RoomRef): Promise<string | undefined> {
-    const [seq, ms] = await this.store.client.hmget(this.store.keys.room(ref).meta, 'eseq', 'lastms')
-    return seq && Number(seq) > 0 ? `${ms ?? 0}-${seq}` : undefined
+    const { seq, ms } = await this.store.rooms.head(ref)
+    return seq > 0 ? `${ms}-${seq}` : undefined
   }
 
   /** Announces on the control channel that a team's webhooks changed. */
-  async announce(teamId: string): Promise<void> {
-    await this.store.client.spublish(this.store.keys.controlChannel(), Buffer.from(encode({ k: 'webhooks', team: teamId })))
+  announce(teamId: string): Promise<void> {
+    return this.store.control({ k: 'webhooks', team: teamId })
   }
 }
