@@ -11,8 +11,8 @@
   ARGV[3]  filter expression over the attributes ('' : none), e.g. .k == "task"
   ARGV[4]  exploration factor (EF)
 
-  Returns {gen, mirrored, keys = [doc key], scores = [similarity 0-1, as VSIM gives it],
-  hashes = [text hash]}, best first. Publishes nothing.
+  Returns {gen, mirrored, keys? = [doc key], scores? = [similarity 0-1, as VSIM gives it],
+  hashes? = [text hash]}, best first (the three absent when not mirrored). Publishes nothing.
 ]]
 local gen = redis.call('HGET', KEYS[1], '#gen') or ''
 local count = redis.call('ZCARD', KEYS[2])

@@ -104,8 +104,8 @@ export class Keyring {
   private async resolve(teamId: string, hash: string): Promise<Principal | undefined> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('lookupKey', [k.secrets, k.keys, k.invites, k.team], [hash])
-    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id as string }
-    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id as string, tokenId: r.id as string }
+    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id }
+    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id, tokenId: r.id }
     return undefined
   }
 

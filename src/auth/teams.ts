@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
 import { purgeTeam } from '../store/purge.js'
+import type { StoredCredential } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { broadcastRevocation, type AnnounceRevocation } from './keyring.js'
@@ -57,16 +58,6 @@ export const label = (max: number) =>
 export const teamSchemas = {
   createTeam: z.strictObject({ teamId: teamIdField.optional(), name: label(100) }),
   mint: z.strictObject({ label: label(100).optional() }),
-}
-
-interface StoredCredential {
-  id: string
-  hash: string
-  hint: string
-  label?: string
-  room_id?: string
-  created_at: number
-  revoked_at?: number
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
@@ -126,7 +117,7 @@ export class Teams {
     const keyId = newId('key')
     const r = await this.store.run('createTeam', [k.team, k.keys, k.secrets], [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })])
     await this.store.auth.register(teamId)
-    const t = r.team as { id: string; name: string; created_at: number }
+    const t = r.team
     const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
     return r.created ? { created: true, team, key: minted.key, keyId } : { created: false, team }
   }
@@ -155,7 +146,7 @@ export class Teams {
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
     const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs])
-    return { key: minted.key, info: keyInfo(r.record as StoredCredential) }
+    return { key: minted.key, info: keyInfo(r.record) }
   }
 
   /** The team's keys (revoked ones within the retention), oldest first. */
@@ -185,8 +176,8 @@ export class Teams {
   async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs])
-    await this.announce(r.hash as string)
-    return { info: keyInfo(r.record as StoredCredential) }
+    await this.announce(r.hash)
+    return { info: keyInfo(r.record) }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
@@ -197,7 +188,7 @@ export class Teams {
     const minted = mintKey('room', teamId)
     const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
     const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs])
-    return { key: minted.key, info: inviteInfo(r.record as StoredCredential) }
+    return { key: minted.key, info: inviteInfo(r.record) }
   }
 
   async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
@@ -213,8 +204,8 @@ export class Teams {
   async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs])
-    await this.announce(r.hash as string)
-    return { info: inviteInfo(r.record as StoredCredential) }
+    await this.announce(r.hash)
+    return { info: inviteInfo(r.record) }
   }
 
   /**
@@ -228,7 +219,7 @@ export class Teams {
   async deleteTeam(teamId: string): Promise<{ revoked: number; rooms: number }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeTeam', [k.team, k.keys, k.invites, k.secrets], [])
-    const hashes = Array.isArray(r.hashes) ? (r.hashes as string[]) : []
+    const hashes = r.hashes
     await Promise.all(hashes.map((h) => this.announce(h)))
     const { rooms } = await purgeTeam(this.store, teamId)
     return { revoked: hashes.length, rooms }

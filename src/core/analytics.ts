@@ -32,13 +32,13 @@ export class Analytics {
   async room(c: Caller, input: unknown = {}, touch = true) {
     const v = parse(analyticsSchema, input)
     const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [this.settings.presenceTtlS * 1000, v.days])
-    const raw = (Array.isArray(r.status) ? {} : r.status) as Record<string, number>
+    const raw = Array.isArray(r.status) ? {} : r.status
     const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, raw[s] ?? 0])) as Record<(typeof TASK_STATUSES)[number], number>
     const total = Object.values(byStatus).reduce((a, b) => a + b, 0)
     const countable = total - byStatus.cancelled
-    const events = (Array.isArray(r.events_by_day) ? {} : r.events_by_day) as Record<string, number>
-    const done = (Array.isArray(r.done_by_day) ? {} : r.done_by_day) as Record<string, number>
-    const today = r.today as number
+    const events = Array.isArray(r.events_by_day) ? {} : r.events_by_day
+    const done = Array.isArray(r.done_by_day) ? {} : r.done_by_day
+    const today = r.today
     const perDay: DayCount[] = []
     for (let d = today - v.days + 1; d <= today; d++) {
       perDay.push({ date: dayDate(d), events: events[String(d)] ?? 0, tasks_done: done[String(d)] ?? 0 })
@@ -46,10 +46,10 @@ export class Analytics {
     return {
       tasks: { total, by_status: byStatus },
       /** Retained events, events ever posted, context entries, vars, reviews. */
-      counts: r.counts as { context: number; events: number; events_total: number; vars: number; reviews: number },
+      counts: r.counts,
       completion_rate: countable > 0 ? Math.round((byStatus.done / countable) * 1000) / 1000 : null,
-      online_agents: (r.online as string[]).sort(),
-      online_count: (r.online as string[]).length,
+      online_agents: r.online.sort(),
+      online_count: r.online.length,
       events_per_day: perDay,
       unread: r.unread,
     }

@@ -117,17 +117,17 @@ export class Rooms {
       Buffer.from(encode(record)),
       Buffer.from(encode(starterContent(template, createdBy))),
     ])
-    const room = r.room as Record<string, string>
+    const { room } = r
     return { room: summaryOf({ ...room, touched: room.created_at! }) }
   }
 
   /** The room's record and counts. */
   async info(c: Caller) {
     const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlS * 1000])
-    const meta = r.room as Record<string, string>
+    const meta = r.room
     return {
       room: summaryOf(meta),
-      counts: r.counts as Record<string, number>,
+      counts: r.counts,
       expires_at: iso(Number(meta.touched ?? meta.created_at) + this.settings.roomTtlS * 1000),
       unread: r.unread,
     }

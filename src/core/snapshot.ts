@@ -29,7 +29,7 @@ export class Snapshot {
       SNAPSHOT_EVENTS,
       PRESENCE_LIST_MAX,
     ])
-    const s = r.sections as Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
+    const s = r.sections
     let at = 0
     const take = (n: number) => r.rows.slice(at, (at += n))
     const tasks = sortTasks(take(s.tasks).map((raw) => toTask(raw)))
@@ -41,21 +41,20 @@ export class Snapshot {
     const reviews = take(s.reviews).map((raw) => toReview(decodeRecord(raw)))
     const lockRows = take(s.locks * 2)
     const locks = []
-    for (let i = 0; i < lockRows.length; i += 2) locks.push(toLock(lockRows[i]!.toString(), decodeRaw(lockRows[i + 1]!), r.now as number))
+    for (let i = 0; i < lockRows.length; i += 2) locks.push(toLock(lockRows[i]!.toString(), decodeRaw(lockRows[i + 1]!), r.now))
     const byStatus: Record<string, number> = {}
     for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1
     const presence = (list: [string, number][]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
-    // Lua packs an empty table as a map, not a list.
-    const flat = Array.isArray(r.cursors) ? (r.cursors as string[]) : []
+    const flat = r.cursors
     const reads: { agent_id: string; last_read_event_id: string }[] = []
     for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
     return {
-      room: summaryOf(r.room as Record<string, string>),
-      counts: { tasks_by_status: byStatus, events: Number((r.room as Record<string, string>).eseq ?? 0) },
+      room: summaryOf(r.room),
+      counts: { tasks_by_status: byStatus, events: Number(r.room.eseq ?? 0) },
       tasks,
       context: context.sort(byTypeThenKey),
       events,
-      presence: { online: presence(r.online as [string, number][]), offline: presence(r.offline as [string, number][]) },
+      presence: { online: presence(r.online), offline: presence(r.offline) },
       // Who has read what: an event is read by every agent whose last read event is it or a later one.
       reads: reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1)),
       locks: locks.sort((a, b) => (a.name < b.name ? -1 : 1)),

@@ -177,8 +177,8 @@ export class Web {
   /** GCRA over an hour, one key per address or client IP; refused: rate_limited with when to retry. */
   private async limit(kind: 'address' | 'ip', id: string, perHour: number): Promise<void> {
     const r = await this.deps.store.run('rateLimit', [this.deps.store.keys.signInRate(kind, short(id))], [perHour, HOUR_MS, 1])
-    if ((r.allowed as number) > 0) return
-    const retry = Math.max(1, Math.ceil((r.retry_after_ms as number) / 1000))
+    if (r.allowed > 0) return
+    const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
     const what = kind === 'address' ? 'this address' : 'your network address'
     throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
   }

@@ -210,13 +210,12 @@ export class SearchReader {
     let out: RoomRead | undefined
     for (;;) {
       const r = await this.store.room('readSearchDocs', ref, out ? { touch: false } : opts, [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES], [this.manifestOf(ref)])
-      const s = r.sections as { tasks: number; context: number }
-      const done = r.done as { t: number; c: number }
+      const { sections: s, done } = r
       if (!out) {
-        out = { cseq: Number(r.cseq), createdAt: Number(r.created_at), trim: Number(r.trim), indexedPos: String(r.ipos), indexedRoom: String(r.iroom), tasks: [], context: [] }
+        out = { cseq: r.cseq, createdAt: r.created_at, trim: r.trim, indexedPos: r.ipos, indexedRoom: r.iroom, tasks: [], context: [] }
         if (r.unread !== undefined) out.unread = r.unread
-      } else if (Number(r.created_at) !== out.createdAt) {
-        out.createdAt = Number(r.created_at) // created again between two calls: the caller reads it again
+      } else if (r.created_at !== out.createdAt) {
+        out.createdAt = r.created_at // created again between two calls: the caller reads it again
       }
       let at = 0
       for (let i = 0; i < s.tasks; i++, at += 2) out.tasks.push(taskDoc(r.rows[at]!, cutText(r.rows[at + 1])))

@@ -101,10 +101,10 @@ export class LeaseKeeper {
   }
 
   private async renewIn(set: string, leases: Lease[]): Promise<void> {
-    const args: (string | number)[] = [this.leaseMs]
+    const args: [leaseMs: number, ...memberThenToken: (string | number)[]] = [this.leaseMs]
     for (const l of leases) args.push(l.member, l.token)
     const r = await this.store.run('renewLeases', [set], args)
-    const tokens = r.tokens as number[]
+    const { tokens } = r
     let lost = 0
     leases.forEach((l, i) => {
       const token = tokens[i] ?? 0

@@ -131,7 +131,7 @@ export class IndexState {
   async claim(leaseMs: number, max: number, only: string): Promise<{ room: string; mark: number; token: number }[]> {
     const k = this.keys.shared
     const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, max, only])
-    return Array.isArray(r.rooms) ? (r.rooms as { room: string; mark: number; token: number }[]) : []
+    return r.rooms
   }
 
   /** Releases a room's lease after a sync: clears its mark (success, `retryMs` 0) or keeps it and waits `retryMs`. */

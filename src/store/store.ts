@@ -14,6 +14,7 @@ import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
 import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
+import type { AccountScripts, KeyedScripts, ReplyOf, RoomCall, RoomReply, RoomScripts } from './script-map/index.js'
 import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
@@ -36,10 +37,11 @@ export interface CallOptions {
 }
 
 /**
- * Every room script's reply: the decoded result fields, the caller's unread count, and for reads
- * that return raw records (finishRows in Lua) the records themselves, undecoded, in `rows`.
+ * A script's reply as decoded, before the script map types it (src/store/script-map): the result
+ * fields, the caller's unread count (room scripts), and for reads that return raw records
+ * (finishRows in Lua) the records themselves, undecoded, in `rows`.
  */
-export type Reply = Record<string, any> & { unread?: number; rows: Buffer[] }
+type RawReply = Record<string, unknown> & { rows: Buffer[] }
 
 interface ScriptError {
   err: string
@@ -63,6 +65,8 @@ export function connectionOptions(settings: Settings): { mode: 'standalone' | 'c
   const url = new URL(settings.redisUrl ?? 'redis://127.0.0.1:6379')
   return { mode: 'standalone', nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] }
 }
+
+const NONE: readonly never[] = Object.freeze([])
 
 export class Store {
   readonly keys: Keys
@@ -112,11 +116,16 @@ export class Store {
    * key, room TTL (ms), touch interval (ms), touch flag, idempotency TTL (ms), then `args`. Throws AppError for errors
    * the script reports and for Redis being unreachable.
    */
-  async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
+  room<S extends keyof RoomScripts>(script: S, ref: RoomRef, opts: CallOptions, ...call: RoomCall<S>): Promise<RoomReply<S>>
+  // The overload above types `args` and `extraKeys` per script (RoomCall); TypeScript relates its
+  // conditional tuple to no narrower parameters than these.
+  async room(script: string, ref: RoomRef, opts: CallOptions, args?: any, extraKeys?: any): Promise<RawReply> {
+    const own: readonly Arg[] = args ?? NONE
+    const more: readonly string[] = extraKeys ?? NONE
     const keys = this.keys.room(ref).list
-    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
-    const def = this.script(script, keys.length + extraKeys.length)
-    const reply = await this.exec(def, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
+    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...own]
+    const def = this.script(script, keys.length + more.length)
+    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv)
     // The write has committed: a listener that throws must not turn it into a failure the
     // caller would retry (listeners must not throw; this only guards).
     for (const fn of this.scriptListeners) {
@@ -155,9 +164,17 @@ export class Store {
     this.eventListeners.push(fn)
   }
 
-  /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */
-  run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
+  /** Runs a script with explicit keys and arguments and decodes its msgpack reply. */
+  run<S extends keyof KeyedScripts>(script: S, keys: KeyedScripts[S]['keys'], argv: KeyedScripts[S]['args']): Promise<ReplyOf<KeyedScripts[S]>>
+  run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
     return this.exec(this.script(script, keys.length), keys, argv)
+  }
+
+  /** Runs an account script: KEYS = the accounts directory (Keys.accounts). */
+  account<S extends keyof AccountScripts>(script: S, args: AccountScripts[S]['args']): Promise<ReplyOf<AccountScripts[S]>>
+  account(script: string, args: readonly Arg[]): Promise<RawReply> {
+    const keys = this.keys.accounts().list
+    return this.exec(this.script(script, keys.length), keys, args)
   }
 
   private script(name: string, keyCount: number): LoadedScript {
@@ -167,7 +184,7 @@ export class Store {
     return def
   }
 
-  private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
+  private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
     this.health.gate()
     let raw: Buffer | Buffer[]
     try {
@@ -177,7 +194,7 @@ export class Store {
       throw toStoreError(err)
     }
     const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
-    const reply = decode(head!) as Reply | ScriptError
+    const reply = decode(head!) as RawReply | ScriptError
     if (isScriptError(reply)) {
       const code = isErrorCode(reply.err) ? reply.err : 'internal'
       throw new AppError(code, reply.msg, reply.details)

@@ -58,9 +58,6 @@ export interface HookTarget {
   disabled_at?: number
 }
 
-/** Lua packs an empty table as a list; the maps of a reply may come back as []. */
-const mapOf = <T>(v: unknown): Record<string, T> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {})
-const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 
 export class WebhookQueue {
   /** Redis time minus this node's clock, as last seen in a script's reply (ms). */
@@ -89,14 +86,14 @@ export class WebhookQueue {
   /** Teams due for a pass, each now leased to the caller for `leaseMs` under the lease token `token`. */
   async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; token: number; now: number }> {
     const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
-    this.saw(Number(r.now))
-    return { teams: listOf<string>(r.teams), token: Number(r.token), now: Number(r.now) }
+    this.saw(r.now)
+    return { teams: r.teams, token: r.token, now: r.now }
   }
 
   /** Ends a pass (releases its lease): the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
-  async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<string> {
+  async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
     const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
-    return String(r.done)
+    return r.done
   }
 
   /**
@@ -121,8 +118,8 @@ export class WebhookQueue {
   async beginFanout(teamId: string, maxRooms: number, sweepEveryMs: number): Promise<FanoutStart> {
     const k = this.team(teamId)
     const r = await this.store.run('beginFanout', [k.hooks, k.hinted, k.positions, k.meta], [maxRooms, sweepEveryMs])
-    const out: FanoutStart = { webhooks: Number(r.webhooks), rooms: listOf<FanoutStart['rooms'][number]>(r.rooms), now: Number(r.now) }
-    if (r.floor !== undefined && r.floor !== null) out.floor = Number(r.floor)
+    const out: FanoutStart = { webhooks: r.webhooks, rooms: r.rooms, now: r.now }
+    if (r.floor !== undefined) out.floor = r.floor
     if (r.sweep) out.sweep = true
     return out
   }
@@ -135,7 +132,7 @@ export class WebhookQueue {
     const r = await this.store.room('readOutbox', ref, { touch: false }, [pos, Math.floor(floor), count])
     const events: [string, Buffer][] = []
     for (let i = 0; i + 1 < r.rows.length; i += 2) events.push([r.rows[i]!.toString('utf8'), r.rows[i + 1]!])
-    return { events, ...(typeof r.head === 'string' ? { head: r.head } : {}), lost: Number(r.lost ?? 0), lostBefore: Number(r.lost_before ?? 0) }
+    return { events, ...(r.head !== undefined ? { head: r.head } : {}), lost: r.lost ?? 0, lostBefore: r.lost_before ?? 0 }
   }
 
   /**
@@ -145,10 +142,8 @@ export class WebhookQueue {
    */
   async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: { count: number; before: number }, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
     const k = this.team(teamId)
-    const args: (string | number | Buffer)[] = [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before)]
-    for (const [id, rec] of events) args.push(id, rec)
-    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], args)
-    return { stale: r.stale === true, enqueued: Number(r.enqueued ?? 0), dropped: Number(r.dropped ?? 0) }
+    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before), ...events.flat()])
+    return { stale: r.stale ?? false, enqueued: r.enqueued ?? 0, dropped: r.dropped ?? 0 }
   }
 
   /**
@@ -161,15 +156,15 @@ export class WebhookQueue {
   async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
     const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [holder, max, leaseMs, maxAttempts, recentKept])
-    this.saw(Number(r.now))
+    this.saw(r.now)
     const claim: Claim = {
-      claimed: listOf<Delivery & { token: number }>(r.claimed).map(({ token, ...d }) => ({ ...d, e: mapOf(d.e), lease: { member: d.id, token } })),
-      more: r.more === true,
-      hinted: Number(r.hinted),
-      webhooks: Number(r.webhooks),
-      now: Number(r.now),
+      claimed: r.claimed.map(({ token, ...d }) => ({ ...d, lease: { member: d.id, token } })),
+      more: r.more,
+      hinted: r.hinted,
+      webhooks: r.webhooks,
+      now: r.now,
     }
-    if (typeof r.next === 'number') claim.next = r.next
+    if (r.next !== undefined) claim.next = r.next
     return claim
   }
 
@@ -177,7 +172,7 @@ export class WebhookQueue {
   async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
     const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
-    return { settled: r.settled === true, ...(typeof r.at === 'number' ? { at: r.at } : {}) }
+    return { settled: r.settled, ...(r.at !== undefined ? { at: r.at } : {}) }
   }
 
   /** A webhook's target and secret as they are now (undefined: deleted). */
