@@ -23,14 +23,14 @@ for (const backend of BACKENDS) {
       const now = Date.now()
       await store.client.zadd(set, now + 10_000, 'held', now + 10_000, 'other', now - 5, 'ran-out')
       const r = await store.run('renewLeases', [set], [60_000, 'held', now + 10_000, 'other', now + 9_999, 'ran-out', now - 5, 'absent', now])
-      const [held, other, ranOut, absent] = r.tokens as number[]
+      const [held, other, ranOut, absent] = r.tokens
       t.ok(held! >= now + 60_000, 'the holder\'s lease moves on, under a new token')
       t.equal(await score(set, 'held'), held, 'its end is the new token')
       t.same([other, absent], [0, 0], 'another holder\'s token, or no lease at all: not held')
       t.ok(ranOut! >= now + 60_000, 'a lease that ran out and was not taken over is still its holder\'s')
       t.equal(await score(set, 'other'), now + 10_000, 'another holder\'s lease stays as it was')
       t.equal(await score(set, 'absent'), null, 'no lease is made by renewing')
-      const again = (await store.run('renewLeases', [set], [1, 'held', held!])).tokens as number[]
+      const again = (await store.run('renewLeases', [set], [1, 'held', held!])).tokens
       t.equal(again[0], held! + 1, 'a renewal never moves the end back: the token still grows')
     })
 

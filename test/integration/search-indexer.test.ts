@@ -257,8 +257,8 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       const room = `${r.ref.teamId}/${r.ref.roomId}`
       const k = w.store.keys.search()
-      const claim = async (leaseMs = 60_000) => ((await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms as { mark: number; token: number }[])[0]!
-      const renew = async (token: number) => ((await w.store.run('renewLeases', [k.leases], [60_000, room, token])).tokens as number[])[0]!
+      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms[0]!
+      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases], [60_000, room, token])).tokens[0]!
       await w.store.client.zincrby(k.dirty, 1, room)
       // A's lease really runs out (a lease's token is its end time, so B's, taken after it, is later;
       // rewriting A's score to the past instead could give B the same token within one ms).
