@@ -9,9 +9,9 @@
   ARGV[1]  most hinted rooms to return
   ARGV[2]  sweep interval (ms): the pass that finds it elapsed claims the sweep
 
-  Returns {webhooks = active webhooks, floor = earliest created_at of the active webhooks (events
-  before it are wanted by none), rooms = [{room, hint = score as read, pos = position or ''}],
-  sweep = true when this pass sweeps, now}. With no active webhook, hints and positions are
+  Returns {webhooks = active webhooks, floor? = earliest created_at of the active webhooks (events
+  before it are wanted by none; nil without one), rooms = [{room, hint = score as read, pos =
+  position or ''}], sweep? = true when this pass sweeps, now}. With no active webhook, hints and positions are
   dropped (a webhook registered later starts at its own creation time) and rooms is empty.
 ]]
 --- @include "includes/nowMs"

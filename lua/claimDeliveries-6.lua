@@ -1,6 +1,7 @@
 --[[
-  Claims due deliveries of a team for one node, each under a lease. A lease that ran out (its node
-  died or stalled) makes the delivery claimable again, first in line: BullMQ's stalled-job pattern.
+  Claims due deliveries of a team for one node, each under a lease (includes/lease: KEYS[5] is
+  the deliveries' lease set). A lease that ran out (its node died or stalled) makes the delivery
+  claimable again, first in line: BullMQ's stalled-job pattern.
   Deliveries of a deleted or disabled webhook are dropped here, so none is sent after the delete.
   Every claim counts as an attempt (n + 1), a taken-over one too; a taken-over delivery that
   already had ARGV[4] attempts plus TAKEOVER_EXTRA is failed instead of claimed: an attempt cut
@@ -17,18 +18,20 @@
   KEYS[4]  the team's due deliveries (sorted set: id -> due ms)
   KEYS[5]  the team's leased deliveries (sorted set: id -> lease end ms)
   KEYS[6]  the team's hinted rooms
-  ARGV[1]  lease token of the claiming node
+  ARGV[1]  the claiming node's name (host:pid:random), kept as the delivery's `holder` for
+           operators; the lease's token is its own (each claimed delivery's `token`)
   ARGV[2]  most deliveries to claim (0: none, just report)
   ARGV[3]  lease (ms)
   ARGV[4]  most attempts a delivery gets (the first and every retry of the schedule)
   ARGV[5]  failures kept per webhook in its health's `recent`
 
-  Returns {claimed = [delivery with lease = token], next = earliest due time or lease end (ms;
+  Returns {claimed = [delivery with its lease's token], next? = earliest due time or lease end (ms;
   nil when the team has nothing pending),
   more = true when due deliveries were left unclaimed (or deliveries of a team without webhooks
   are left to delete), hinted = rooms waiting for fan-out, webhooks = webhooks registered, now}.
 ]]
 --- @include "includes/nowMs"
+--- @include "includes/lease"
 --- @include "includes/webhookHealth"
 
 local CLEAR_BATCH = 1000
@@ -37,7 +40,7 @@ local CLEAR_BATCH = 1000
 -- delivery that keeps killing or stalling its node still ends.
 local TAKEOVER_EXTRA = 2
 local now = nowMs()
-local token, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local holder, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local maxAttempts, keep = tonumber(ARGV[4]), tonumber(ARGV[5])
 
 if redis.call('HLEN', KEYS[1]) == 0 then
@@ -98,10 +101,14 @@ for _, c in ipairs(candidates) do
       error = 'no outcome: the lease of its last attempt ran out (the node running it died or stalled)' }, keep)
   else
     d.n = d.n + 1
-    d.lease = token
+    d.holder = holder
+    -- The token of the scheme before leases were unified; cleared so that a node of that
+    -- version, during a rolling deploy, cannot settle a delivery taken over from it.
+    d.lease = nil
     redis.call('HSET', KEYS[3], c.id, cmsgpack.pack(d))
     redis.call('ZREM', KEYS[4], c.id)
-    redis.call('ZADD', KEYS[5], now + lease, c.id)
+    -- Free: a due delivery is never in the lease set, and a stalled one's lease ran out.
+    d.token = leaseClaim(KEYS[5], c.id, now, lease)
     if c.stalled then
       local hh = health.get(h.id)
       hh.takeovers = hh.takeovers + 1

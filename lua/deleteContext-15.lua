@@ -7,7 +7,7 @@
   ARGV[7]      type
   ARGV[8]      key
 
-  Returns {deleted = {type, key, version}} (version: the last one), reviews_removed = [id]};
+  Returns {deleted = {type, key, version} (version: the last one), reviews_removed = [id]};
   not_found.
   Publishes {k = 'context', op = 'deleted', type, key, version}.
 ]]

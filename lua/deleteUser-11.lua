@@ -3,7 +3,7 @@
   every sign-in link still out for the address. A
   team's owner may go only as its last member; then every invite of the team goes too (records
   and link tokens), and the caller removes the team itself (keys, rooms, webhooks; see
-  src/auth/teardown.ts).
+  Teams.deleteTeam in src/auth/teams.ts).
 
   KEYS[1..11]  the accounts directory (lua/includes/acctKeys.lua)
   ARGV[1]  user id

@@ -7,7 +7,7 @@
   KEYS[2]  the team's webhook health hash
   ARGV[1]  webhook id
 
-  Returns {record, health (its last delivery health, as stored; nil when it never had one),
+  Returns {record, health? (its last delivery health, as stored; nil when it never had one),
   remaining = webhooks left}; not_found.
 ]]
 --- @include "includes/fail"

@@ -10,9 +10,10 @@
   ARGV[8]      floor (ms): events created before it are wanted by no webhook
   ARGV[9]      most events to read
 
-  Returns {head = id of the newest event or nil, lost = events trimmed away after the position
-  before they were fanned out (nil when none), lost_before = a time (ms) no lost event was created
-  after: the oldest retained event's, or the newest event's when none is retained} and the events
+  Returns {head? = id of the newest event (nil: none), lost? = events trimmed away after the
+  position before they were fanned out (nil when none), lost_before? = with lost, a time (ms) no
+  lost event was created after: the oldest retained event's, or the newest event's when none is
+  retained} and the events
   as rows: id, stored record, id, stored record, ... oldest first; not_found when the room is
   gone. Trimmed events that all came before the floor are wanted by no webhook: not lost.
 ]]

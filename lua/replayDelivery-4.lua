@@ -17,7 +17,7 @@
   ARGV[3]  most pending deliveries per webhook (WEBHOOK_PENDING_MAX)
   ARGV[4]  the stored event record (msgpack), or '' for the first call
 
-  Returns {room, ev} (first call) or {due = when it is due, ms} (second); not_found (no such
+  Returns {room, ev} (first call) or {due = when it is due (ms)} (second); not_found (no such
   webhook, or the delivery is not among its recent failures: replayed already, or pushed out by
   newer ones), conflict (the webhook is disabled), limit_reached (WEBHOOK_PENDING_MAX pending).
 ]]

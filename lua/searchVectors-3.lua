@@ -13,8 +13,8 @@
   ARGV[3]  filter expression over the attributes ('' : none), e.g. .k == "task"
   ARGV[4]  exploration factor (EF)
 
-  Returns {gen, mirrored, keys = [doc key]} in VSIM's order, then the rows: the packed vector of
-  each key, in that order (as in readVectorChanges-3.lua). Publishes nothing.
+  Returns {gen, mirrored, keys = [doc key] in VSIM's order} and rows: the packed vector of each
+  key, in that order (as in readVectorChanges-3.lua). Publishes nothing.
 ]]
 local gen = redis.call('HGET', KEYS[1], '#gen') or ''
 local count = redis.call('ZCARD', KEYS[2])

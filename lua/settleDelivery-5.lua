@@ -1,13 +1,14 @@
 --[[
-  Records the outcome of one delivery attempt, if the calling node still holds its lease (a node
-  whose lease ran out and was taken over settles nothing: the other node's attempt counts).
+  Records the outcome of one delivery attempt and releases its lease (includes/lease), if the
+  caller's token still holds it (a node whose lease ran out and was taken over settles nothing:
+  the other node's attempt counts).
 
   KEYS[1]  the team's webhooks hash
   KEYS[2]  the team's webhook health hash
   KEYS[3]  the team's deliveries hash
   KEYS[4]  the team's due deliveries
   KEYS[5]  the team's leased deliveries
-  ARGV[1]  lease token
+  ARGV[1]  the lease token held (claimDeliveries, renewLeases)
   ARGV[2]  delivery id
   ARGV[3]  outcome: 'ok' (2xx: done), 'retry' (due again after ARGV[6]), 'fail' (no attempt left:
            failed, kept in the webhook's recent failures), 'gone' (410: failed, and the webhook
@@ -19,10 +20,11 @@
   ARGV[7]  failures kept per webhook in its health's `recent`
   ARGV[8]  attempts kept per webhook in its health's `attempts` (every outcome but 'drop')
 
-  Returns {settled = true, outcome, at = when the retry is due (retry only)}, or {settled = false}
-  when the lease is no longer this node's.
+  Returns {settled = true, outcome, at? = when the retry is due (retry only)}, or
+  {settled = false} when the token no longer holds the lease.
 ]]
 --- @include "includes/nowMs"
+--- @include "includes/lease"
 --- @include "includes/webhookHealth"
 
 local token, id, outcome = ARGV[1], ARGV[2], ARGV[3]
@@ -30,9 +32,8 @@ local status, err = tonumber(ARGV[4]), ARGV[5]
 local raw = redis.call('HGET', KEYS[3], id)
 if not raw then return cmsgpack.pack({ settled = false }) end
 local d = cmsgpack.unpack(raw)
-if d.lease ~= token or not redis.call('ZSCORE', KEYS[5], id) then return cmsgpack.pack({ settled = false }) end
+if not leaseRelease(KEYS[5], id, token) then return cmsgpack.pack({ settled = false }) end
 local now = nowMs()
-redis.call('ZREM', KEYS[5], id)
 
 local hraw = redis.call('HGET', KEYS[1], d.wh)
 local health = healthCache(KEYS[2])
@@ -48,7 +49,7 @@ if not hraw and outcome == 'retry' then outcome = 'fail' end -- the webhook was 
 local retryAt = nil
 
 if outcome == 'retry' then
-  d.lease = nil
+  d.holder = nil
   d.last_status = status
   d.last_error = err ~= '' and err or nil
   redis.call('HSET', KEYS[3], id, cmsgpack.pack(d))

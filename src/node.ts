@@ -32,7 +32,7 @@ import { checkRedis } from './ops/redis-check.js'
 import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
-import { EVENT_SCRIPTS, Webhooks } from './webhooks/index.js'
+import { Webhooks } from './webhooks/index.js'
 
 export { VERSION } from './version.js'
 
@@ -89,10 +89,10 @@ export class ServiceNode {
     this.store = new Store(settings)
     // Counted, not logged: StoreHealth logs each change of state once (reconnect attempts would
     // log a line each).
-    this.store.client.on('error', () => this.metrics.redisErrors.inc({ kind: 'connection' }))
+    this.store.onConnectionError(() => this.metrics.redisErrors.inc({ kind: 'connection' }))
     this.core = new Core(this.store, settings)
-    this.teams = new Teams(this.store, settings.revokedKeyRetentionMs)
     this.keyring = new Keyring(this.store)
+    this.teams = new Teams(this.store, settings.revokedKeyRetentionMs, (hash) => this.keyring.publishRevocation(hash))
     this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
     this.feeds = new Feeds(this.hub, this.store)
@@ -101,9 +101,7 @@ export class ServiceNode {
     })
     this.hub.onResync(() => this.keyring.clear())
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
-    this.store.onRoomScript((script, ref) => {
-      if (EVENT_SCRIPTS.has(script)) this.webhooks.eventAppended(ref)
-    })
+    this.store.onEventAppended((ref) => this.webhooks.eventAppended(ref))
     this.hub.onControl((n) => {
       if (n.k === 'webhooks' && typeof n.team === 'string') this.webhooks.hinter.forget(n.team)
     })
@@ -131,8 +129,8 @@ export class ServiceNode {
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    this.web = new Web({ settings: this.settings, store: this.store, accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, keyring: this.keyring, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
-    new Pages({ core: this.core, teams: this.teams, audit: this.audit, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, rooms: this.core.rooms, keyring: this.keyring, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
+    this.web = new Web({ settings: this.settings, store: this.store, accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
+    new Pages({ core: this.core, teams: this.teams, audit: this.audit, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, rooms: this.core.rooms, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
     if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')

@@ -8,6 +8,8 @@ import type { Settings } from '../config.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
+import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../store/records.js'
+import type { SessionArgs } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { hashKey } from './secrets.js'
@@ -66,29 +68,6 @@ export const accountSchemas = {
   invite: z.object({ email }),
 }
 
-interface StoredUser {
-  id: string
-  email: string
-  name: string
-  team: string
-  role: Role
-  created_at: number
-  last_sign_in_at?: number
-  idents?: string[] | Record<string, never>
-}
-
-interface StoredInvite {
-  id: string
-  email: string
-  team: string
-  role: Role
-  new_team: boolean
-  by: string
-  state: 'pending' | 'accepted' | 'revoked'
-  created_at: number
-  expires_at: number
-}
-
 function toUser(u: StoredUser): User {
   const out: User = { id: u.id, email: u.email, name: u.name, team: u.team, role: u.role, createdAt: iso(u.created_at) }
   if (u.last_sign_in_at) out.lastSignInAt = iso(u.last_sign_in_at)
@@ -99,9 +78,6 @@ function toInvite(i: StoredInvite, now = Date.now()): Invite {
   const state = i.state === 'pending' && i.expires_at <= now ? 'expired' : i.state
   return { id: i.id, email: i.email, team: i.team, role: i.role, newTeam: i.new_team, by: i.by, state, createdAt: iso(i.created_at), expiresAt: iso(i.expires_at) }
 }
-
-/** msgpack packs an empty Lua table as a map: read a list that may be empty. */
-const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 
 const pack = (v: unknown) => Buffer.from(encode(v))
 
@@ -119,10 +95,6 @@ export class Accounts {
     private readonly settings: Settings,
   ) {}
 
-  private run(script: string, args: (string | number | Buffer)[]) {
-    return this.store.run(script, this.store.keys.accounts().list, args)
-  }
-
   isOperator(address: string): boolean {
     return this.settings.adminEmails.includes(address.toLowerCase())
   }
@@ -133,7 +105,7 @@ export class Accounts {
    */
   async requestSignIn(address: string): Promise<string | undefined> {
     const t = newSecret()
-    const r = await this.run('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlMs])
+    const r = await this.store.account('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlMs])
     return r.issued ? t.secret : undefined
   }
 
@@ -141,18 +113,18 @@ export class Accounts {
   async consume(token: string, previousSession?: string): Promise<SignedIn> {
     const hash = SECRET_SHAPE.test(token) ? hashKey(token) : 'malformed'
     const address = await this.tokenEmail(hash)
-    return this.openSession('consumeToken', [hash], address ?? '', '', previousSession)
+    return this.openSession(address ?? '', '', previousSession, (session) => this.store.account('consumeToken', [hash, ...session]))
   }
 
   /**
-   * Runs a sign-in script: ARGV = `head`, then the new session's hash, its lifetimes, whether the
-   * address is an operator's, ids for a new person and team, a display name, the session to end.
+   * Runs a sign-in script (`open`) with what every one takes after its own head: the new session's
+   * hash, its lifetimes, whether the address is an operator's, ids for a new person and team, a
+   * display name, the session to end.
    */
-  private async openSession(script: string, head: string[], address: string, name: string, previousSession: string | undefined): Promise<SignedIn> {
+  private async openSession(address: string, name: string, previousSession: string | undefined, open: (session: SessionArgs) => Promise<{ user: StoredUser; new_user: boolean; created_team: boolean }>): Promise<SignedIn> {
     const s = newSecret()
     const prev = previousSession && SECRET_SHAPE.test(previousSession) ? hashKey(previousSession) : ''
-    const r = await this.run(script, [
-      ...head,
+    const r = await open([
       s.hash,
       this.settings.sessionIdleMs,
       this.settings.sessionMaxMs,
@@ -162,12 +134,12 @@ export class Accounts {
       (name || address.split('@')[0] || 'user').slice(0, 100),
       prev,
     ])
-    return { user: toUser(r.user as StoredUser), session: s.secret, newUser: r.new_user === true, createdTeam: r.created_team === true }
+    return { user: toUser(r.user), session: s.secret, newUser: r.new_user, createdTeam: r.created_team }
   }
 
   /** The address a live token was issued for (to tell operators apart before consuming). */
   private async tokenEmail(hash: string): Promise<string | undefined> {
-    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hash)
+    const raw = await this.store.auth.linkToken(hash)
     if (!raw) return undefined
     return (decode(raw) as { email?: string }).email
   }
@@ -178,13 +150,13 @@ export class Accounts {
    */
   async signInIdentity(ident: string, verifiedEmail: string | undefined, name: string, previousSession?: string): Promise<SignedIn> {
     const address = verifiedEmail?.toLowerCase() ?? ''
-    return this.openSession('signInIdentity', [ident, address], address, name, previousSession)
+    return this.openSession(address, name, previousSession, (session) => this.store.account('signInIdentity', [ident, address, ...session]))
   }
 
   /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */
   async tokenLive(token: string): Promise<boolean> {
     if (!SECRET_SHAPE.test(token)) return false
-    const raw = await this.store.client.hgetBuffer(this.store.keys.accounts().tokens, hashKey(token))
+    const raw = await this.store.auth.linkToken(hashKey(token))
     if (!raw) return false
     return (decode(raw) as { exp: number }).exp > Date.now()
   }
@@ -192,8 +164,8 @@ export class Accounts {
   /** The person behind a session token, or undefined when it is not live. */
   async session(token: string | undefined): Promise<User | undefined> {
     if (!token || !SECRET_SHAPE.test(token)) return undefined
-    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleMs, 60_000])
-    return r.user ? toUser(r.user as StoredUser) : undefined
+    const r = await this.store.account('readSession', [hashKey(token), this.settings.sessionIdleMs, 60_000])
+    return r.user ? toUser(r.user) : undefined
   }
 
   /**
@@ -202,25 +174,25 @@ export class Accounts {
    */
   async stillSignedIn(token: string | undefined): Promise<User | undefined> {
     if (!token || !SECRET_SHAPE.test(token)) return undefined
-    const r = await this.run('readSession', [hashKey(token), this.settings.sessionIdleMs, Number.MAX_SAFE_INTEGER])
-    return r.user ? toUser(r.user as StoredUser) : undefined
+    const r = await this.store.account('readSession', [hashKey(token), this.settings.sessionIdleMs, Number.MAX_SAFE_INTEGER])
+    return r.user ? toUser(r.user) : undefined
   }
 
   async endSession(token: string | undefined): Promise<boolean> {
     if (!token || !SECRET_SHAPE.test(token)) return false
-    const r = await this.run('endSession', [hashKey(token)])
-    return r.ended === true
+    const r = await this.store.account('endSession', [hashKey(token)])
+    return r.ended
   }
 
   async joinWaitlist(input: unknown): Promise<void> {
     const v = parse(accountSchemas.waitlist, input)
-    await this.run('joinWaitlist', [v.email, v.note.trim(), this.settings.limitWaitlist])
+    await this.store.account('joinWaitlist', [v.email, v.note.trim(), this.settings.limitWaitlist])
   }
 
   async waitlist(): Promise<WaitlistEntry[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.accounts().waitlist)
+    const raw = await this.store.auth.waitlist()
     return raw
-      .map((b) => decode(b) as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at?: number })
+      .map((b) => decode(b) as StoredWaitlistEntry)
       .map((e) => {
         const out: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state }
         if (e.decided_at) out.decidedAt = iso(e.decided_at)
@@ -233,8 +205,8 @@ export class Accounts {
   async decideWaitlist(address: string, decision: 'approve' | 'decline'): Promise<{ entry: WaitlistEntry; token?: string }> {
     const v = parse(accountSchemas.signIn, { email: address })
     const t = newSecret()
-    const r = await this.run('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlMs])
-    const e = r.entry as { email: string; note: string; at: number; state: WaitlistEntry['state']; decided_at: number }
+    const r = await this.store.account('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlMs])
+    const e = r.entry
     const entry: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state, decidedAt: iso(e.decided_at) }
     return decision === 'approve' ? { entry, token: t.secret } : { entry }
   }
@@ -255,8 +227,8 @@ export class Accounts {
       new_team: newTeam,
       by: opts.by ? opts.by.id : 'operator',
     }
-    const r = await this.run('createInvite', [pack(rec), t.hash, this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
-    return { invite: toInvite(r.invite as StoredInvite), token: t.secret }
+    const r = await this.store.account('createInvite', [pack(rec), t.hash, this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
+    return { invite: toInvite(r.invite), token: t.secret }
   }
 
   /**
@@ -268,14 +240,14 @@ export class Accounts {
   }
 
   async revokeInvite(inviteId: string, team: string | undefined): Promise<Invite> {
-    const r = await this.run('revokeInvite', [inviteId, team ?? ''])
-    return toInvite(r.invite as StoredInvite)
+    const r = await this.store.account('revokeInvite', [inviteId, team ?? ''])
+    return toInvite(r.invite)
   }
 
   async people(team: string): Promise<{ members: User[]; invites: Invite[] }> {
-    const r = await this.run('readTeamPeople', [team])
-    const members = listOf<StoredUser>(r.members).map(toUser).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
-    const invites = listOf<StoredInvite>(r.invites)
+    const r = await this.store.account('readTeamPeople', [team])
+    const members = r.members.map(toUser).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
+    const invites = r.invites
       .map((i) => toInvite(i))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
     return { members, invites }
@@ -283,10 +255,10 @@ export class Accounts {
 
   /**
    * Deletes a person (`remover`: the owner removing a member; undefined: themselves). `last` is
-   * true when nobody of the team remains: the caller then removes the team (src/auth/teardown.ts).
+   * true when nobody of the team remains: the caller then removes the team (Teams.deleteTeam).
    */
   async deleteUser(userId: string, remover?: User): Promise<{ user: User; last: boolean }> {
-    const r = await this.run('deleteUser', [userId, remover?.id ?? ''])
-    return { user: toUser(r.user as StoredUser), last: r.last === true }
+    const r = await this.store.account('deleteUser', [userId, remover?.id ?? ''])
+    return { user: toUser(r.user), last: r.last }
   }
 }

@@ -19,18 +19,14 @@ export class Audit {
   constructor(private readonly store: Store) {}
 
   async record(teamId: string, actor: string, action: string, target?: string): Promise<void> {
-    const minId = `${Date.now() - AUDIT_KEEP_MS}-0`
-    const body = Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target }))
-    await this.store.client.xadd(this.store.keys.team(teamId).audit, 'MINID', '~', minId, '*', 'd', body)
+    await this.store.auth.appendAudit(teamId, Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })), AUDIT_KEEP_MS)
   }
 
   /** The newest `limit` entries, newest first. */
   async read(teamId: string, limit = 100): Promise<AuditEntry[]> {
-    const rows = await this.store.client.xrevrangeBuffer(this.store.keys.team(teamId).audit, '+', '-', 'COUNT', limit)
-    return rows.map(([id, fields]) => {
-      const d = decode(fields[1]!) as { actor: string; action: string; target?: string }
-      const sid = id.toString()
-      return { id: sid, at: new Date(Number(sid.split('-')[0])).toISOString(), ...d }
+    return (await this.store.auth.readAudit(teamId, limit)).map(([id, entry]) => {
+      const d = decode(entry) as { actor: string; action: string; target?: string }
+      return { id, at: new Date(Number(id.split('-')[0])).toISOString(), ...d }
     })
   }
 }

@@ -7,7 +7,6 @@
 // notice ends them too, on every node. A hold taken just after the notice passed (the request was
 // admitted from the cache a moment before) is ended at once, and after a pub/sub rebuild every
 // held key is looked up again, so a missed notice cannot leave a stream open.
-import { encode } from '@msgpack/msgpack'
 import { AppError } from '../core/errors.js'
 import type { Store } from '../store/store.js'
 import type { Principal } from './principal.js'
@@ -30,6 +29,18 @@ interface Entry {
 }
 
 const unauthorized = (why: string) => new AppError('unauthorized', why)
+
+/**
+ * How a revocation is announced: every node (this one included, through its hub's control
+ * channel) drops the key from its cache and ends what holds it (open streams, parked waits).
+ * Teams calls it for every key and invite it revokes, whichever surface asked.
+ */
+export type AnnounceRevocation = (hash: string) => Promise<void>
+
+/** Announces through the control channel only: for a process without a keyring (operator tools). */
+export function broadcastRevocation(store: Store): AnnounceRevocation {
+  return (hash) => store.control({ k: 'revoked', hash })
+}
 
 /** How long a revoked hash is remembered, for holds taken by requests admitted just before the notice. */
 const RECENT_MS = 5000
@@ -93,15 +104,15 @@ export class Keyring {
   private async resolve(teamId: string, hash: string): Promise<Principal | undefined> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('lookupKey', [k.secrets, k.keys, k.invites, k.team], [hash])
-    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id as string }
-    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id as string, tokenId: r.id as string }
+    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id }
+    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id, tokenId: r.id }
     return undefined
   }
 
-  /** Tells every node (this one included) to forget a revoked key. */
+  /** Tells every node to forget a revoked key; this one at once, before the notice comes back. */
   async publishRevocation(hash: string): Promise<void> {
     this.forget(hash)
-    await this.store.client.spublish(this.store.keys.controlChannel(), Buffer.from(encode({ k: 'revoked', hash })))
+    await broadcastRevocation(this.store)(hash)
   }
 
   /** A revocation notice: drops the cached key and ends what holds it. */

@@ -138,13 +138,13 @@ export class RateLimiter {
     const limit = this.limitFor(teamId)
     try {
       const r = await this.store.run('rateLimit', [this.store.keys.team(teamId).rate], [limit, RATE_PERIOD_MS, batch.length])
-      const allowed = r.allowed as number
-      const resetS = Math.ceil((r.reset_ms as number) / 1000)
+      const allowed = r.allowed
+      const resetS = Math.ceil(r.reset_ms / 1000)
       batch.forEach((w, i) => {
         w.resolve(
           i < allowed
-            ? { allowed: true, limit, remaining: (r.remaining as number) + (allowed - 1 - i), resetS, retryAfterS: 0 }
-            : { allowed: false, limit, remaining: 0, resetS, retryAfterS: Math.ceil((r.retry_after_ms as number) / 1000) },
+            ? { allowed: true, limit, remaining: r.remaining + (allowed - 1 - i), resetS, retryAfterS: 0 }
+            : { allowed: false, limit, remaining: 0, resetS, retryAfterS: Math.ceil(r.retry_after_ms / 1000) },
         )
       })
     } catch (err) {

@@ -1,13 +1,18 @@
 // Teams and their credentials: team keys and room invite keys. Secrets are minted here, returned
 // once, and stored only as SHA-256 hashes under the team's hash tag (src/store/keys.ts team()).
+// Every revocation goes through here (the admin API, the dashboard, a team's deletion), and here
+// it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../core/errors.js'
 import { roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
+import { purgeTeam } from '../store/purge.js'
+import type { StoredCredential } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
+import { broadcastRevocation, type AnnounceRevocation } from './keyring.js'
 import { mintKey } from './secrets.js'
 
 /** Id of the team created at first start. */
@@ -55,16 +60,6 @@ export const teamSchemas = {
   mint: z.strictObject({ label: label(100).optional() }),
 }
 
-interface StoredCredential {
-  id: string
-  hash: string
-  hint: string
-  label?: string
-  room_id?: string
-  created_at: number
-  revoked_at?: number
-}
-
 const pack = (v: unknown) => Buffer.from(encode(v))
 
 function keyInfo(r: StoredCredential): KeyInfo {
@@ -91,9 +86,14 @@ export interface KeyPage {
 }
 
 export class Teams {
+  /**
+   * `announce` tells every node about a revoked key: a node passes its keyring's (which also drops
+   * the key on this node at once); the default publishes the notice only (operator tools).
+   */
   constructor(
     private readonly store: Store,
     private readonly retentionMs = REVOKED_RETENTION_MS,
+    private readonly announce: AnnounceRevocation = broadcastRevocation(store),
   ) {}
 
   /** Whether a record is listed: live, or revoked within the retention. */
@@ -112,8 +112,8 @@ export class Teams {
     const minted = mintKey('team', teamId)
     const keyId = newId('key')
     const r = await this.store.run('createTeam', [k.team, k.keys, k.secrets], [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })])
-    await this.store.client.sadd(this.store.keys.teams(), teamId)
-    const t = r.team as { id: string; name: string; created_at: number }
+    await this.store.auth.register(teamId)
+    const t = r.team
     const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
     return r.created ? { created: true, team, key: minted.key, keyId } : { created: false, team }
   }
@@ -124,13 +124,13 @@ export class Teams {
   }
 
   async get(teamId: string): Promise<Team | undefined> {
-    const h = await this.store.client.hgetall(this.store.keys.team(teamId).team)
+    const h = await this.store.auth.record(teamId)
     if (!h.id) return undefined
     return { teamId: h.id, name: h.name ?? h.id, createdAt: iso(h.created_at) }
   }
 
   async list(): Promise<Team[]> {
-    const ids = await this.store.client.smembers(this.store.keys.teams())
+    const ids = await this.store.auth.ids()
     const teams = await Promise.all(ids.sort().map((id) => this.get(id)))
     return teams.filter((t): t is Team => t !== undefined)
   }
@@ -142,12 +142,12 @@ export class Teams {
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
     const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs])
-    return { key: minted.key, info: keyInfo(r.record as StoredCredential) }
+    return { key: minted.key, info: keyInfo(r.record) }
   }
 
   /** The team's keys (revoked ones within the retention), oldest first. */
   async listKeys(teamId: string): Promise<KeyInfo[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).keys)
+    const raw = await this.store.auth.credentials(teamId, 'keys')
     return raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => this.listed(r))
@@ -168,11 +168,12 @@ export class Teams {
     return start + page.limit < all.length ? { keys, next: keys.at(-1)!.keyId } : { keys }
   }
 
-  /** Revokes a team key; returns the revoked key's hash so caches can drop it. */
-  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo; hash: string }> {
+  /** Revokes a team key, on every node within a second. */
+  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs])
-    return { info: keyInfo(r.record as StoredCredential), hash: r.hash as string }
+    await this.announce(r.hash)
+    return { info: keyInfo(r.record) }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
@@ -183,11 +184,11 @@ export class Teams {
     const minted = mintKey('room', teamId)
     const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
     const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs])
-    return { key: minted.key, info: inviteInfo(r.record as StoredCredential) }
+    return { key: minted.key, info: inviteInfo(r.record) }
   }
 
   async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
-    const raw = await this.store.client.hvalsBuffer(this.store.keys.team(teamId).invites)
+    const raw = await this.store.auth.credentials(teamId, 'invites')
     return raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => r.room_id === roomId && this.listed(r))
@@ -195,10 +196,29 @@ export class Teams {
       .sort(byCreation)
   }
 
-  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo; hash: string }> {
+  /** Revokes a room invite key, on every node within a second. */
+  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs])
-    return { info: inviteInfo(r.record as StoredCredential), hash: r.hash as string }
+    await this.announce(r.hash)
+    return { info: inviteInfo(r.record) }
+  }
+
+  /**
+   * The end of a team, when its last member (the owner) deletes the account: every team key and
+   * room invite key is revoked at once and announced like any revocation, then every key of the
+   * team, its rooms, webhooks and pending deliveries is removed (src/store/purge.ts). What a
+   * search engine keeps outside Redis (Meilisearch documents) is removed before any of this, by
+   * the caller (SearchEngine.dropTeam), so that an unreachable search index stops the deletion
+   * before anything changed.
+   */
+  async deleteTeam(teamId: string): Promise<{ revoked: number; rooms: number }> {
+    const k = this.store.keys.team(teamId)
+    const r = await this.store.run('revokeTeam', [k.team, k.keys, k.invites, k.secrets], [])
+    const hashes = r.hashes
+    await Promise.all(hashes.map((h) => this.announce(h)))
+    const { rooms } = await purgeTeam(this.store, teamId)
+    return { revoked: hashes.length, rooms }
   }
 
   /** The team's id check used by operator tools. */

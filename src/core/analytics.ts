@@ -54,9 +54,9 @@ export class Analytics {
       /** Retained events, events ever posted, context entries, vars, reviews. */
       counts: r.counts as { context: number; events: number; events_total: number; vars: number; reviews: number },
       completion_rate: completionRate(byStatus),
-      online_agents: (r.online as string[]).sort(),
-      online_count: (r.online as string[]).length,
-      events_per_day: perDay(r.today as number, v.days, luaMap(r.events_by_day), luaMap(r.done_by_day)),
+      online_agents: r.online.sort(),
+      online_count: r.online.length,
+      events_per_day: perDay(r.today, v.days, luaMap(r.events_by_day), luaMap(r.done_by_day)),
       unread: r.unread,
     }
   }

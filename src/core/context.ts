@@ -122,7 +122,7 @@ export class Context {
       this.settings.contextPerRoom,
       this.settings.contextHistory,
     ])
-    return { entry: toEntry(r.entry), changed: r.changed as boolean, created: r.created as boolean, unread: r.unread }
+    return { entry: toEntry(r.entry), changed: r.changed, created: r.created, unread: r.unread }
   }
 
   /** The current body, or a kept older one with who wrote it; current_version tells the latest. */
@@ -154,7 +154,7 @@ export class Context {
       this.settings.contextBodyBytes,
       this.settings.contextHistory,
     ])
-    return { entry: toEntry(r.entry), changed: r.changed as boolean, unread: r.unread }
+    return { entry: toEntry(r.entry), changed: r.changed, unread: r.unread }
   }
 
   /** The first `limit` entries as compact items (no bodies), of one type or all, sorted by type then key. */
@@ -170,7 +170,7 @@ export class Context {
   async delete(c: Caller, input: unknown) {
     const v = parse(this.schemas.ref, input)
     const r = await this.store.room('deleteContext', c.room, callOptions(c), [v.type, v.key])
-    return { deleted: r.deleted as { type: string; key: string; version: number }, reviews_removed: r.reviews_removed as string[], unread: r.unread }
+    return { deleted: r.deleted, reviews_removed: r.reviews_removed, unread: r.unread }
   }
 
   /** The kept versions, newest first. */
@@ -196,10 +196,9 @@ export class Context {
     const v = parse(this.schemas.diff, input)
     const r = await this.store.room('readContextVersions', c.room, callOptions(c), [v.type, v.key, v.from_version ?? '', v.to_version ?? ''])
     const bodyOf = (row: Buffer) => (row.length === 0 ? '' : (decode(row) as StoredVersion).body)
-    const from = r.from_version as number
-    const to = r.to_version as number
+    const { from_version: from, to_version: to } = r
     const label = (n: number) => `${v.type}/${v.key} v${n}`
     const patch = createTwoFilesPatch(label(from), label(to), bodyOf(r.rows[0]!), bodyOf(r.rows[1]!), undefined, undefined, { headerOptions: FILE_HEADERS_ONLY })
-    return { type: v.type, key: v.key, from_version: from, to_version: to, current_version: r.current_version as number, ...countChanges(patch), patch, unread: r.unread }
+    return { type: v.type, key: v.key, from_version: from, to_version: to, current_version: r.current_version, ...countChanges(patch), patch, unread: r.unread }
   }
 }

@@ -6,7 +6,8 @@
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
-import type { Reply, Store } from '../store/store.js'
+import type { RoomReply } from '../store/script-map/index.js'
+import type { Store } from '../store/store.js'
 import { AppError } from './errors.js'
 import { eventId, requireAgent, type Caller } from './fields.js'
 import { callOptions, decodeRecord, iso, pairs, withIsoTimes } from './records.js'
@@ -132,12 +133,12 @@ export function noticeEvent(n: Notice): RoomEvent | undefined {
 }
 
 /** `last_event_at` of a consuming read that found nothing new: when the feed last got an event (absent when it never did). */
-export function lastEventAt(r: Reply): { last_event_at?: string } {
+export function lastEventAt(r: Pick<RoomReply<'readUnread'>, 'last_event_ms'>): { last_event_at?: string } {
   return typeof r.last_event_ms === 'number' ? { last_event_at: iso(r.last_event_ms) } : {}
 }
 
-function cursorResetOf(r: Reply): CursorReset | undefined {
-  const reset = r.cursor_reset as { lost: number; reset_to?: string } | undefined
+function cursorResetOf(r: Pick<RoomReply<'readUnread'>, 'cursor_reset'>): CursorReset | undefined {
+  const reset = r.cursor_reset
   if (!reset) return undefined
   return reset.reset_to === undefined ? { lost: reset.lost } : { lost: reset.lost, reset_to: reset.reset_to }
 }
@@ -185,7 +186,7 @@ export class Events {
    */
   async read(c: Caller, input: unknown = {}) {
     const v = parse(this.schemas.read, input)
-    const [mode, boundary] = v.after !== undefined ? ['after', v.after] : v.before !== undefined ? ['before', v.before] : ['latest', '']
+    const [mode, boundary]: ['after' | 'before' | 'latest', string] = v.after !== undefined ? ['after', v.after] : v.before !== undefined ? ['before', v.before] : ['latest', '']
     const r = await this.store.room('readEvents', c.room, callOptions(c), [mode, boundary, v.limit, v.type ?? '', READ_SCAN_LIMIT])
     const out: { events: RoomEvent[]; prev?: string; next?: string; unread: number | undefined } = { events: eventsOf(r.rows), unread: r.unread }
     if (typeof r.prev === 'string') out.prev = r.prev
@@ -209,8 +210,8 @@ export class Events {
     const r = await this.store.room('readUnread', c.room, callOptions(c), [limit])
     const reset = cursorResetOf(r)
     const out: { events: RoomEvent[]; remaining: number; last_event_at?: string; cursor_reset?: CursorReset; unread: number | undefined } = {
-      events: (r.events as Record<string, unknown>[]).map(eventFromReply),
-      remaining: r.remaining as number,
+      events: r.events.map(eventFromReply),
+      remaining: r.remaining,
       ...lastEventAt(r),
       unread: r.unread,
     }
@@ -230,14 +231,14 @@ export class Events {
     requireAgent(c)
     const v = parse(this.schemas.eventRef, input)
     const r = await this.store.room('markRead', c.room, callOptions(c), [v.event_id])
-    return { moved: r.moved as boolean, cursor: r.cursor as string, unread: r.unread }
+    return { moved: r.moved, cursor: r.cursor, unread: r.unread }
   }
 
   /** Who has read an event (get_event_reads): agents whose cursor is at or past it, and its author. */
   async reads(c: Caller, input: unknown) {
     const v = parse(this.schemas.eventRef, input)
     const r = await this.store.room('getEventReads', c.room, callOptions(c), [v.event_id])
-    return { event_id: r.event_id as string, author: r.author as string, read_by: r.read_by as string[], unread: r.unread }
+    return { event_id: r.event_id, author: r.author, read_by: r.read_by, unread: r.unread }
   }
 
   /** Deletes an event (delete_event); only its author may. */
@@ -245,6 +246,6 @@ export class Events {
     requireAgent(c)
     const v = parse(this.schemas.eventRef, input)
     const r = await this.store.room('deleteEvent', c.room, callOptions(c), [v.event_id])
-    return { deleted: r.deleted as string, unread: r.unread }
+    return { deleted: r.deleted, unread: r.unread }
   }
 }

@@ -5,6 +5,7 @@
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
+import type { StoredLock } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { AppError } from './errors.js'
 import { name, requireAgent, type Caller } from './fields.js'
@@ -20,13 +21,6 @@ export interface Lock {
   expires_at: string
   /** Whole seconds left, rounded up. */
   expires_in_s: number
-}
-
-interface RawLock {
-  owner: string
-  token: number
-  acquired_at: number
-  expires_at: number
 }
 
 export function lockSchemas(s: Settings) {
@@ -47,7 +41,7 @@ export function lockSchemas(s: Settings) {
   }
 }
 
-export function toLock(lockName: string, raw: RawLock, now: number): Lock {
+export function toLock(lockName: string, raw: StoredLock, now: number): Lock {
   const { owner, token, acquired_at, expires_at } = raw
   const rec = withIsoTimes({ name: lockName, owner, token, acquired_at, expires_at }) as unknown as Omit<Lock, 'expires_in_s'>
   return { ...rec, expires_in_s: Math.max(0, Math.ceil((expires_at - now) / 1000)) }
@@ -80,7 +74,7 @@ export class Locks {
     const key = this.store.keys.lock(c.room, v.name)
     const ttlMs = v.ttl_s === undefined ? this.settings.lockTtlDefaultMs : v.ttl_s * 1000
     const r = await isoErrors(this.store.room('acquireLock', c.room, callOptions(c), [v.name, ttlMs, this.settings.locksPerRoom], [key]))
-    return { lock: toLock(v.name, r.lock, r.now), extended: r.extended as boolean, unread: r.unread }
+    return { lock: toLock(v.name, r.lock, r.now), extended: r.extended, unread: r.unread }
   }
 
   /** Releases the caller's lock; a free lock answers released: false (releasing twice is safe). */
@@ -89,15 +83,15 @@ export class Locks {
     const v = parse(this.schemas.release, input)
     const key = this.store.keys.lock(c.room, v.name)
     const r = await isoErrors(this.store.room('releaseLock', c.room, callOptions(c), [v.name, v.token ?? ''], [key]))
-    if (!r.released) return { released: false, name: v.name, reason: r.reason as string, unread: r.unread }
-    const lock = r.lock as RawLock
+    if (!r.released) return { released: false, name: v.name, reason: r.reason, unread: r.unread }
+    const { lock } = r
     return { released: true, name: v.name, token: lock.token, unread: r.unread }
   }
 
   /** The live locks, sorted by name. */
   async list(c: Caller) {
     const r = await this.store.room('listLocks', c.room, callOptions(c))
-    const now = r.now as number
+    const { now } = r
     const locks = pairs(r.rows)
       .map(([n, raw]) => toLock(n.toString(), decodeRaw(raw), now))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
@@ -106,6 +100,6 @@ export class Locks {
 }
 
 /** A stored lock with its epoch-ms times (expires_in_s is computed from them before ISO). */
-export function decodeRaw(raw: Buffer): RawLock {
-  return decode(raw) as RawLock
+export function decodeRaw(raw: Buffer): StoredLock {
+  return decode(raw) as StoredLock
 }

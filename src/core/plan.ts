@@ -4,6 +4,7 @@
 import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { Settings } from '../config.js'
+import type { StoredPriority, StoredTaskStatus } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { blockersIn, page, taskItem } from './compact.js'
 import { AppError } from './errors.js'
@@ -11,8 +12,8 @@ import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
 
-export const TASK_STATUSES = ['todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const
-export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const
+export const TASK_STATUSES = ['todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const satisfies readonly StoredTaskStatus[]
+export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const satisfies readonly StoredPriority[]
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 export type Priority = (typeof PRIORITIES)[number]
 
@@ -122,7 +123,7 @@ export class Plan {
   async getTask(c: Caller, input: unknown, touch = true) {
     const v = parse(this.schemas.taskRef, input)
     const r = await this.store.room('getTask', c.room, callOptions(c, touch), [v.task_id])
-    return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by as string[], unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by, unread: r.unread }
   }
 
   /** Changes a task. status in_progress claims it (see updateTask-15.lua for the rules). */
@@ -135,31 +136,31 @@ export class Plan {
     })
     const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
       task: taskFromReply(r.task, r.notes),
-      changed: r.changed as string[],
-      unblocked: r.unblocked as string[],
+      changed: r.changed,
+      unblocked: r.unblocked,
       unread: r.unread,
     }
     // Whose claim a forced change overrode (a task_overridden event tells them).
-    if (r.overrode !== undefined) out.overrode = r.overrode as string
+    if (r.overrode !== undefined) out.overrode = r.overrode
     return out
   }
 
   async setTaskPriority(c: Caller, input: unknown) {
     const v = parse(this.schemas.setPriority, input)
     const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0', this.settings.eventsRetained])
-    return { task: taskFromReply(r.task, r.notes), changed: r.changed as string[], unread: r.unread }
+    return { task: taskFromReply(r.task, r.notes), changed: r.changed, unread: r.unread }
   }
 
   async deleteTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.taskRef, input)
     const r = await this.store.room('deleteTask', c.room, callOptions(c), [v.task_id])
-    return { deleted: r.deleted as string, dependents: r.dependents as string[], reviews_removed: r.reviews_removed as string[], unread: r.unread }
+    return { deleted: r.deleted, dependents: r.dependents, reviews_removed: r.reviews_removed, unread: r.unread }
   }
 
   async addDependency(c: Caller, input: unknown) {
     const v = parse(this.schemas.addDependency, input)
     const r = await this.store.room('addDependency', c.room, callOptions(c), [v.task_id, v.depends_on, this.settings.dependenciesPerTask])
-    return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by as string[], added: r.added as boolean, unread: r.unread }
+    return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by, added: r.added, unread: r.unread }
   }
 
   /**
@@ -182,7 +183,7 @@ export class Plan {
     const v = parse(this.schemas.listTasks, input)
     const r = await this.store.room('listTasks', c.room, callOptions(c), ['unblocked', v.limit, c.agent ?? '', '0'])
     const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
-    return { tasks, ...page(tasks.length, r.total as number, TASK_LIST_MAX), unread: r.unread }
+    return { tasks, ...page(tasks.length, r.total, TASK_LIST_MAX), unread: r.unread }
   }
 
   /** Tasks assigned to the caller as compact items, open ones unless include_done. */
@@ -191,7 +192,7 @@ export class Plan {
     const v = parse(this.schemas.myTasks, input)
     const r = await this.store.room('listTasks', c.room, callOptions(c), ['mine', v.limit, agent, v.include_done ? '1' : '0'])
     const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
-    return { tasks, ...page(tasks.length, r.total as number, TASK_LIST_MAX), unread: r.unread }
+    return { tasks, ...page(tasks.length, r.total, TASK_LIST_MAX), unread: r.unread }
   }
 }
 

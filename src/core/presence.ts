@@ -45,7 +45,7 @@ export class Presence {
     parse(presenceSchemas.heartbeat, input)
     const r = await this.store.room('recordHeartbeat', c.room, callOptions(c), [this.ttlMs, PRESENCE_FORGET_MS])
     return {
-      online: r.online as number,
+      online: r.online,
       you: { agent_id: agent, last_seen_at: iso(r.last_seen_at) },
       presence_ttl_s: this.settings.presenceTtlMs / 1000,
       unread: r.unread,
@@ -58,13 +58,13 @@ export class Presence {
     const r = await this.store.room('listPresence', c.room, callOptions(c), [this.ttlMs, PRESENCE_FORGET_MS, v.include_offline ? '1' : '0', PRESENCE_LIST_MAX])
     const out: { online: PresenceEntry[]; online_count: number; offline?: PresenceEntry[]; offline_count?: number; presence_ttl_s: number; unread: number | undefined } = {
       online: entriesOf(r.online),
-      online_count: r.online_count as number,
+      online_count: r.online_count,
       presence_ttl_s: this.settings.presenceTtlMs / 1000,
       unread: r.unread,
     }
     if (v.include_offline) {
       out.offline = entriesOf(r.offline)
-      out.offline_count = r.offline_count as number
+      out.offline_count = r.offline_count
     }
     return out
   }
@@ -78,6 +78,6 @@ export class Presence {
     parse(presenceSchemas.leave, input)
     const r = await this.store.room('leaveRoom', c.room, callOptions(c), [this.settings.eventsRetained, this.ttlMs])
     if (!r.left) return { left: false, was_online: false, unread: r.unread }
-    return { left: true, was_online: r.was_online as boolean, event: eventFromReply(r.event), unread: r.unread }
+    return { left: true, was_online: r.was_online, event: eventFromReply(r.event), unread: r.unread }
   }
 }

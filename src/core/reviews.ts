@@ -93,8 +93,7 @@ export class Reviews {
       throw new AppError('invalid_request', 'reviewer: must be another agent; the requester may not decide their own review', { field: 'reviewer' })
     }
     const stored: StoredTarget = v.target.kind === 'task' ? { kind: 'task', id: v.target.task_id } : v.target
-    const args = [pack({ target: stored, reviewer: v.reviewer, note: v.note }), this.settings.reviewsPerRoom]
-    const r = await this.store.room('requestReview', c.room, callOptions(c), args)
+    const r = await this.store.room('requestReview', c.room, callOptions(c), [pack({ target: stored, reviewer: v.reviewer, note: v.note }), this.settings.reviewsPerRoom])
     return this.decided(r)
   }
 
@@ -129,7 +128,7 @@ export class Reviews {
 
   private decided(r: Record<string, any>) {
     const out: { review: Review; task_status?: TaskStatus; unread: number | undefined } = { review: toReview(r.review), unread: r.unread }
-    if (typeof r.task_status === 'string') out.task_status = r.task_status as TaskStatus
+    if (r.task_status !== undefined) out.task_status = r.task_status
     return out
   }
 }

@@ -108,8 +108,8 @@ export class RoomPage {
     }
 
     const locks = pageOf(x.locks.sort(byName), from('locks'), o.size)
-    const board = this.board(x.tasks, o, from, x.r.today as number)
-    const online = x.r.online_count as number
+    const board = this.board(x.tasks, o, from, x.r.today)
+    const online = x.r.online_count
     return {
       room: summaryOf(x.room),
       columns: board.columns,
@@ -120,10 +120,10 @@ export class RoomPage {
       vars: { from: vars.from, total: x.vars.length, items: records.vars.map((raw, i): SharedVar => toVar(records.varNames[i]!, decodeRecord(raw))) },
       locks: { from: locks.from, total: x.locks.length, items: locks.items.map(([name, raw]): Lock => toLock(name, decodeRaw(raw), x.now)) },
       reviews: { ...reviews, pending_only: o.pendingReviews === true } as Slice<Review> & { pending_only: boolean },
-      presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count as number },
+      presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count },
       reads: x.reads,
       counts: { tasks_by_status: board.byStatus, events: Number(x.room.eseq ?? 0) },
-      analytics: { completion_rate: completionRate(board.byStatus), online_count: online, events_per_day: perDay(x.r.today as number, o.days, luaMap(x.r.events_by_day), board.doneByDay) },
+      analytics: { completion_rate: completionRate(board.byStatus), online_count: online, events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), board.doneByDay) },
       generated_at: iso(x.now),
     }
   }

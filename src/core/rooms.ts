@@ -117,17 +117,17 @@ export class Rooms {
       Buffer.from(encode(record)),
       Buffer.from(encode(starterContent(template, createdBy))),
     ])
-    const room = r.room as Record<string, string>
+    const { room } = r
     return { room: summaryOf({ ...room, touched: room.created_at! }) }
   }
 
   /** The room's record and counts. */
   async info(c: Caller) {
     const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlMs])
-    const meta = r.room as Record<string, string>
+    const meta = r.room
     return {
       room: summaryOf(meta),
-      counts: r.counts as Record<string, number>,
+      counts: r.counts,
       expires_at: iso(Number(meta.touched ?? meta.created_at) + this.settings.roomTtlMs),
       unread: r.unread,
     }
@@ -136,44 +136,17 @@ export class Rooms {
   /** The team's rooms, oldest first, a page at a time; rooms that expired are pruned from the index. */
   async list(teamId: string, input: unknown = {}) {
     const v = parse(roomSchemas.list, input)
-    const indexKey = this.store.keys.teamRooms(teamId)
-    let min = '-inf'
-    if (v.after) {
-      const score = await this.store.client.zscore(indexKey, v.after)
-      if (score !== null) min = `(${score}`
-    }
-    const ids = await this.store.client.zrangebyscore(indexKey, min, '+inf', 'LIMIT', 0, v.limit + 1)
-    const page = ids.slice(0, v.limit)
-    const metas = await Promise.all(page.map((id) => this.store.client.hgetall(this.store.keys.room({ teamId, roomId: id }).meta)))
-    const rooms: RoomSummary[] = []
-    const gone: string[] = []
-    page.forEach((id, i) => {
-      const meta = metas[i]!
-      if (meta.id) rooms.push(summaryOf(meta))
-      else gone.push(id)
-    })
-    if (gone.length > 0) await this.store.client.zrem(indexKey, ...gone)
-    return { rooms, next: ids.length > v.limit ? page[page.length - 1] : undefined }
+    const { metas, next } = await this.store.rooms.page(teamId, v.after, v.limit)
+    return { rooms: metas.map(summaryOf), next }
   }
 
   /** Removes index entries of rooms that no longer exist (expired, or a crashed creation). */
-  async pruneIndex(teamId: string): Promise<number> {
-    const indexKey = this.store.keys.teamRooms(teamId)
-    let removed = 0
-    let cursor = '0'
-    do {
-      const [next, flat] = await this.store.client.zscan(indexKey, cursor, 'COUNT', 200)
-      cursor = next
-      const ids = flat.filter((_, i) => i % 2 === 0)
-      const exists = await Promise.all(ids.map((id) => this.store.client.exists(this.store.keys.room({ teamId, roomId: id }).meta)))
-      const gone = ids.filter((_, i) => exists[i] === 0)
-      if (gone.length > 0) removed += await this.store.client.zrem(indexKey, ...gone)
-    } while (cursor !== '0')
-    return removed
+  pruneIndex(teamId: string): Promise<number> {
+    return this.store.rooms.pruneIndex(teamId)
   }
 
   /** Whether the room exists (used by auth and transports before they open streams). */
-  async exists(ref: RoomRef): Promise<boolean> {
-    return (await this.store.client.exists(this.store.keys.room(ref).meta)) === 1
+  exists(ref: RoomRef): Promise<boolean> {
+    return this.store.rooms.exists(ref)
   }
 }

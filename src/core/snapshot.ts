@@ -21,9 +21,9 @@ type Pair = [string, number]
 export const presence = (list: Pair[]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
 
 /** Who has read what: each agent's last read event; an event is read by every agent whose last read is it or a later one. */
-export function readsOf(cursors: unknown) {
+export function readsOf(cursors: string[] | Record<string, never>) {
   // Lua packs an empty table as a map, not a list.
-  const flat = Array.isArray(cursors) ? (cursors as string[]) : []
+  const flat = Array.isArray(cursors) ? cursors : []
   const reads: { agent_id: string; last_read_event_id: string }[] = []
   for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
   return reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1))
@@ -52,23 +52,23 @@ export async function readRoom(store: Store, settings: Settings, c: Caller, o: {
     o.days ?? 0,
     o.namesOnly ? '1' : '0',
   ])
-  const s = r.sections as Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
+  const s = r.sections
   const per = o.namesOnly ? 1 : 2
   let at = 0
   const take = (n: number) => r.rows.slice(at, (at += n))
   return {
     r,
-    room: r.room as Record<string, string>,
+    room: r.room,
     tasks: take(s.tasks),
     context: take(s.context * per),
     events: eventsOf(take(s.events * 2)),
     vars: take(s.vars * per),
     reviews: take(s.reviews * per),
     locks: named(take(s.locks * 2)),
-    online: presence(r.online as Pair[]),
-    offline: presence(r.offline as Pair[]),
+    online: presence(r.online),
+    offline: presence(r.offline),
     reads: readsOf(r.cursors),
-    now: r.now as number,
+    now: r.now,
   }
 }
 

@@ -6,7 +6,6 @@ import type { Store } from '../store/store.js'
 import { reviewItem, taskItem } from './compact.js'
 import { eventFromReply, lastEventAt } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
-import type { Task } from './plan.js'
 import { callOptions } from './records.js'
 import { toReview } from './reviews.js'
 import { parse } from './validate.js'
@@ -29,15 +28,15 @@ export class Summary {
     const r = await this.store.room('readSummary', c.room, callOptions(c), [v.event_limit, v.task_limit, this.settings.presenceTtlMs])
     const out = {
       agent_id: agent,
-      events: (r.events as Record<string, unknown>[]).map(eventFromReply),
-      remaining_unread: r.remaining as number,
-      my_tasks: (r.my_tasks as (Task & { blocked_by?: string[] })[]).map((t) => taskItem(t, t.blocked_by)),
-      my_tasks_total: r.my_tasks_total as number,
-      reviews_for_me: (r.reviews_for_me as Record<string, unknown>[]).map((x) => reviewItem(toReview(x))),
-      unblocked_tasks: r.unblocked as number,
-      online_agents: r.online as number,
+      events: r.events.map(eventFromReply),
+      remaining_unread: r.remaining,
+      my_tasks: r.my_tasks.map((t) => taskItem(t, t.blocked_by)),
+      my_tasks_total: r.my_tasks_total,
+      reviews_for_me: r.reviews_for_me.map((x) => reviewItem(toReview(x))),
+      unblocked_tasks: r.unblocked,
+      online_agents: r.online,
       unread: r.unread,
     }
-    return { ...out, ...lastEventAt(r), ...(r.cursor_reset ? { cursor_reset: r.cursor_reset as { lost: number; reset_to?: string } } : {}) }
+    return { ...out, ...lastEventAt(r), ...(r.cursor_reset ? { cursor_reset: r.cursor_reset } : {}) }
   }
 }

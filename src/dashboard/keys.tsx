@@ -1,9 +1,8 @@
 // The team's keys page (/team/keys): team keys (mint with the secret shown once and a copy
 // button, label, hint, revoke) and the room invite keys of every room (hint, label, revoke).
-// Revocation goes through the same path as the API's (every node refuses the key within a
-// second); each change is in the audit trail.
+// Revocation goes through the same path as the API's (Teams announces it: every node refuses the
+// key within a second); each change is in the audit trail.
 import type { Audit } from '../auth/audit.js'
-import type { Keyring } from '../auth/keyring.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
@@ -12,7 +11,6 @@ import { actorOf, changePage, html, type Reply, type Request, type Web } from '.
 export interface KeysDeps {
   teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>
   rooms: Pick<Rooms, 'list'>
-  keyring: Pick<Keyring, 'publishRevocation'>
   audit: Pick<Audit, 'record'>
 }
 
@@ -139,16 +137,14 @@ export class KeysPages {
 
   private async revoke(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
-    const { info, hash } = await this.deps.teams.revokeKey(user.team, r.form.get('key') ?? '')
-    await this.deps.keyring.publishRevocation(hash)
+    const { info } = await this.deps.teams.revokeKey(user.team, r.form.get('key') ?? '')
     await this.deps.audit.record(user.team, actorOf(user), 'revoked key', info.keyId)
     return { notice: `Key ${info.keyId} is revoked: every node refuses it within a second.` }
   }
 
   private async revokeInvite(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
-    const { info, hash } = await this.deps.teams.revokeInvite(user.team, r.form.get('room') ?? '', r.form.get('token') ?? '')
-    await this.deps.keyring.publishRevocation(hash)
+    const { info } = await this.deps.teams.revokeInvite(user.team, r.form.get('room') ?? '', r.form.get('token') ?? '')
     await this.deps.audit.record(user.team, actorOf(user), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
     return { notice: `Room invite key ${info.tokenId} of room ${info.roomId} is revoked.` }
   }

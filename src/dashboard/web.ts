@@ -6,10 +6,8 @@ import { createHash } from 'node:crypto'
 import type { VNode } from 'preact'
 import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
-import type { Keyring } from '../auth/keyring.js'
 import type { Mailer } from '../auth/mailer.js'
 import { providers, type Provider } from '../auth/oauth.js'
-import { deleteTeam } from '../auth/teardown.js'
 import type { Teams } from '../auth/teams.js'
 import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
@@ -32,7 +30,6 @@ export interface WebDeps {
   teams: Teams
   audit: Audit
   mailer: Mailer
-  keyring: Pick<Keyring, 'publishRevocation'>
   /** The search engine: what it keeps outside Redis goes before a team is deleted. */
   search?: Pick<SearchEngine, 'dropTeam'>
   lifecycle: Lifecycle
@@ -190,8 +187,8 @@ export class Web {
   /** GCRA over an hour, one key per address or client IP; refused: rate_limited with when to retry. */
   private async limit(kind: 'address' | 'ip', id: string, perHour: number): Promise<void> {
     const r = await this.deps.store.run('rateLimit', [this.deps.store.keys.signInRate(kind, short(id))], [perHour, HOUR_MS, 1])
-    if ((r.allowed as number) > 0) return
-    const retry = Math.max(1, Math.ceil((r.retry_after_ms as number) / 1000))
+    if (r.allowed > 0) return
+    const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
     const what = kind === 'address' ? 'this address' : 'your network address'
     throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
   }
@@ -374,7 +371,7 @@ export class Web {
       if (err instanceof AppError && err.code === 'conflict') return this.deletePage(r, err.message, 409)
       throw err
     }
-    if (last) await deleteTeam(this.deps.store, this.deps.keyring, viewer.user.team)
+    if (last) await this.deps.teams.deleteTeam(viewer.user.team)
     else await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
     const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
     return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })

@@ -10,16 +10,12 @@
 // re-read the truth from Redis. The hub owns recovery (the standalone connection never
 // reconnects by itself), so it always knows when to say resync.
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { decode, encode } from '@msgpack/msgpack'
-import { Cluster } from 'ioredis'
 import { toNotice, type Notice } from '../core/events.js'
 import type { RoomRef } from '../store/keys.js'
-import { createSubscriber, type RedisClient, type Store } from '../store/store.js'
-import { addTo, closeSubscriber, messageOf, once, withTimeout } from './util.js'
-
-// The slot function ioredis itself uses (declared at the version ioredis pins), CommonJS without types.
-const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
+import type { ControlNotice, Store } from '../store/store.js'
+import { Subscriber } from '../store/subscriber.js'
+import { addTo, messageOf, once, withTimeout } from './util.js'
 
 export interface HubLog {
   warn(obj: object, msg: string): void
@@ -32,12 +28,6 @@ export interface HubOptions {
   /** A probe not back within this long means the subscription is dead (ms). */
   probeTimeoutMs?: number
   log?: HubLog
-}
-
-/** A notice of the control channel, e.g. {k: 'revoked', hash}. */
-export interface ControlNotice {
-  k: string
-  [field: string]: unknown
 }
 
 export interface HubStats {
@@ -89,8 +79,8 @@ export class Hub {
   private readonly timeout: number
   private readonly log: HubLog
   /** The live connection; undefined while (re)connecting and after stop. */
-  private sub: RedisClient | undefined
-  private connecting: RedisClient | undefined
+  private sub: Subscriber | undefined
+  private connecting: Subscriber | undefined
   /** Bumped with every new connection: replies and events of older ones are ignored. */
   private gen = 0
   private started = false
@@ -189,8 +179,7 @@ export class Hub {
       if (ch.subscribed) channels++
       listeners += ch.listeners.size
     }
-    const sub = this.sub
-    const connections = !sub ? 0 : sub instanceof Cluster ? shards.size : sub.status === 'ready' ? 1 : 0
+    const connections = this.sub?.connections(shards.size) ?? 0
     return { channels, listeners, rebuilds: this.rebuilds, connections, settling, probesBack: this.probesBack }
   }
 
@@ -202,10 +191,10 @@ export class Hub {
     if (this.timer) clearInterval(this.timer)
     this.endRound()
     for (const ch of this.channels.values()) for (const done of [...ch.waiting]) done(false)
-    const subs = [this.sub, this.connecting].filter((s): s is RedisClient => s !== undefined)
+    const subs = [this.sub, this.connecting].filter((s): s is Subscriber => s !== undefined)
     this.sub = undefined
     this.connecting = undefined
-    await Promise.all(subs.map(closeSubscriber))
+    await Promise.all(subs.map((s) => s.close()))
   }
 
   private channelOf(ref: RoomRef): string {
@@ -238,7 +227,7 @@ export class Hub {
     const sub = this.sub
     if (!sub) return Promise.resolve(false) // (re)connecting: open() subscribes it
     const gen = this.gen
-    const command = want ? sub.ssubscribe(ch.name) : sub.sunsubscribe(ch.name)
+    const command = want ? sub.subscribe(ch.name) : sub.unsubscribe(ch.name)
     const op: Promise<boolean> = command.then(
       () => {
         if (gen !== this.gen) return false
@@ -265,36 +254,32 @@ export class Hub {
       ch.subscribed = false
       ch.op = undefined
     }
-    const sub = createSubscriber(this.store.settings, this.connectionName)
+    const sub = new Subscriber(this.store.settings, this.connectionName)
     this.connecting = sub
-    sub.on('error', () => {}) // failures surface as failed commands, 'end' or lost probes
-    sub.on('smessageBuffer', (channel: Buffer, message: Buffer) => {
-      if (gen === this.gen) this.onMessage(channel.toString('utf8'), message)
+    sub.onMessage((channel, message) => {
+      if (gen === this.gen) this.onMessage(channel, message)
     })
     const limit = Math.max(2 * this.timeout, 2000)
     try {
       await withTimeout(sub.connect(), limit, 'connecting the subscriber')
     } catch (err) {
-      await closeSubscriber(sub)
+      await sub.close()
       throw err
     } finally {
       if (this.connecting === sub) this.connecting = undefined
     }
     if (gen !== this.gen) {
-      await closeSubscriber(sub)
+      await sub.close()
       throw new Error('the hub stopped while connecting')
     }
-    // Watched only once connected: a cluster swaps its seed nodes for the discovered ones first.
-    const lost = (what: string) => () => this.fail(gen, what)
-    if (sub instanceof Cluster) sub.on('-node', lost('a cluster node was lost'))
-    sub.on('end', lost('the subscriber connection ended'))
+    sub.onLost((why) => this.fail(gen, why))
     this.sub = sub
     try {
       const results = await withTimeout(Promise.all([...this.channels.values()].map((ch) => this.sync(ch))), limit, 'subscribing')
       if (results.includes(false) || gen !== this.gen) throw new Error('a channel could not be subscribed')
     } catch (err) {
       if (this.sub === sub) this.sub = undefined
-      await closeSubscriber(sub)
+      await sub.close()
       throw err
     }
   }
@@ -336,7 +321,7 @@ export class Hub {
     this.log.warn({ reason, channels: this.channels.size, rebuild: this.rebuilds }, 'realtime hub: pub/sub subscription lost, rebuilding it')
     const old = this.sub
     this.sub = undefined
-    if (old) void closeSubscriber(old)
+    if (old) void old.close()
     this.broken = undefined
     try {
       await this.open()
@@ -388,7 +373,7 @@ export class Hub {
     this.round = round
     const probe = Buffer.from(encode({ k: 'probe', node: this.nodeId, n }))
     // A failed publish leaves the probe pending: it counts as lost when the round times out.
-    for (const channel of targets) this.store.client.spublish(channel, probe).catch(() => {})
+    for (const channel of targets) this.store.publish(channel, probe).catch(() => {})
   }
 
   private probeBack(channel: string, msg: ControlNotice): void {
@@ -408,9 +393,7 @@ export class Hub {
 
   /** The master that serves a channel's slot (one connection each); standalone has one shard. */
   private shardOf(channel: string): string {
-    const sub = this.sub
-    if (!(sub instanceof Cluster)) return 'standalone'
-    return sub.slots[slotOf(channel)]?.[0] ?? 'unknown'
+    return this.sub?.shardOf(channel) ?? 'standalone'
   }
 
   private safely(fn: () => void): void {

@@ -1,6 +1,6 @@
-// Bounded reads of a room's event stream for the feeds: plain reads through the store's client
-// (no script: they change nothing and must not count as room activity), each one MULTI on the
-// room's own slot so the trim point and the entries agree.
+// Bounded reads of a room's event stream for the feeds: plain reads through the store
+// (RoomRecords: no script, they change nothing and must not count as room activity), each one
+// MULTI on the room's own slot so the trim point and the entries agree.
 import { eventsOf, type RoomEvent } from '../core/events.js'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
@@ -53,36 +53,14 @@ export interface Page {
   events: RoomEvent[]
 }
 
-type ExecResult = [Error | null, unknown][] | null
-
-function resultsOf(res: ExecResult): unknown[] {
-  if (!res) throw new Error('the stream read was aborted')
-  return res.map(([err, value]) => {
-    if (err) throw err
-    return value
-  })
-}
-
 /** The newest id the room ever gave ("<lastms>-<eseq>", deleted or trimmed events included), or START. */
 export async function readHead(store: Store, ref: RoomRef): Promise<{ exists: boolean; head: Position }> {
-  const k = store.keys.room(ref)
-  const [exists, m] = resultsOf(await store.client.multi().exists(k.meta).hmget(k.meta, 'eseq', 'lastms').exec())
-  const [eseq, lastms] = m as (string | null)[]
-  const seq = Number(eseq ?? 0)
-  return { exists: exists === 1, head: seq > 0 ? positionOf(`${lastms ?? 0}-${seq}`) : START }
+  const { exists, seq, ms } = await store.rooms.head(ref)
+  return { exists, head: seq > 0 ? positionOf(`${ms}-${seq}`) : START }
 }
 
 /** One page of events after `after` (exclusive), with the trim point read at the same instant. */
 export async function readPage(store: Store, ref: RoomRef, after: Position): Promise<Page> {
-  const k = store.keys.room(ref)
-  const res = await store.client
-    .multi()
-    .exists(k.meta)
-    .hget(k.meta, 'trim')
-    .xrangeBuffer(k.events, `(${after.id}`, '+', 'COUNT', PAGE_SIZE)
-    .exec()
-  const [exists, trim, entries] = resultsOf(res) as [number, string | null, [Buffer, Buffer[]][]]
-  const rows: Buffer[] = []
-  for (const [id, fields] of entries) rows.push(id, fields[1]!)
-  return { exists: exists === 1, trim: Number(trim ?? 0), events: eventsOf(rows) }
+  const { exists, trim, rows } = await store.rooms.eventsAfter(ref, after.id, PAGE_SIZE)
+  return { exists, trim, events: eventsOf(rows) }
 }

@@ -1,5 +1,4 @@
 // Small helpers of the realtime hub.
-import type { RedisClient } from '../store/store.js'
 
 /** `fn`, callable many times, run once. */
 export function once(fn: () => void): () => void {
@@ -19,14 +18,6 @@ export function addTo<T>(set: Set<T>, entry: T): () => void {
 
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
-}
-
-/** Closes a subscriber connection without telling the hub it ended. */
-export async function closeSubscriber(sub: RedisClient): Promise<void> {
-  sub.removeAllListeners('smessageBuffer')
-  sub.removeAllListeners('end')
-  sub.removeAllListeners('-node')
-  sub.disconnect()
 }
 
 /** `p`, or a rejection naming `what` after `ms`. */

@@ -9,10 +9,11 @@
 //   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
 //   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
 // - Rooms to sync: a sorted set of marks (IndexKeys.shared.dirty), +1 each time a node changes a
-//   room's content; leases (IndexKeys.shared.leases) so one node syncs a room at a time. A lease's
-//   end is its token: the node renews it while it syncs (every third of the lease, and it stops
-//   writing when it finds the lease gone to another node), and its ack changes nothing unless it
-//   still holds that token, so a node that stalled past its lease cannot clear another's.
+//   room's content; leases (IndexKeys.shared.leases, the rule of lua/includes/lease.lua) so one
+//   node syncs a room at a time. The node's LeaseKeeper renews a lease while it syncs (every third
+//   of the lease, and after every batch: it stops writing when it finds the lease gone to another
+//   node), and its ack changes nothing unless its token still holds the lease, so a node that
+//   stalled past its lease cannot clear another's.
 //
 // A sync diffs what exists (one listing: ids and stamps, no bodies) against the manifest, sends the
 // changed records to Meilisearch, deletes what is gone, and saves the manifest after every batch
@@ -26,7 +27,9 @@ import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError } from '../core/errors.js'
-import type { RoomRef, SearchKeys } from '../store/keys.js'
+import type { RoomRef } from '../store/keys.js'
+import { LeaseKeeper, type Lease } from '../store/leases.js'
+import { IndexState, type IndexKeys } from '../store/search.js'
 import type { Store } from '../store/store.js'
 import { SearchReader, docKey, seqOfId, type RoomListing, type SourceDoc } from './records.js'
 
@@ -46,12 +49,6 @@ export interface IndexSink {
   readonly generation?: string
   /** Gives the room's documents `ttlMs` to live, when they live in Redis beside the room (the sweep). */
   keepAlive?(ref: RoomRef, ttlMs: number): Promise<void>
-}
-
-/** Where an index keeps its state: each room's position, and the marks, leases and sweep shared by every room. */
-export interface IndexKeys {
-  manifest(ref: RoomRef): string
-  readonly shared: SearchKeys
 }
 
 /** Scripts whose success may change what search indexes: the node marks their room. */
@@ -87,11 +84,11 @@ export interface SyncResult {
   pos: number
 }
 
-/** A claimed room: what ack compares, and the lease token held. */
+/** A claimed room: what ack compares, and the lease held (member = the room). */
 interface Claim {
   room: string
   mark: number
-  lease: number
+  lease: Lease
 }
 
 const member = (ref: RoomRef) => `${ref.teamId}/${ref.roomId}`
@@ -104,7 +101,8 @@ export class Indexer {
   readonly nodeId = randomBytes(6).toString('hex')
   private readonly reader: SearchReader
   private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize' | 'fieldBytes' | 'keys'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
-  private readonly keys: IndexKeys
+  private readonly state: IndexState
+  private readonly leases: LeaseKeeper
   private readonly pending = new Set<string>()
   private flushing = false
   private running = false
@@ -123,8 +121,9 @@ export class Indexer {
     // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.
     this.reader = new SearchReader(store, { ...settings, searchFieldBytes: opts.fieldBytes ?? Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
     const { fieldBytes: _f, keys, ...rest } = opts
-    this.keys = keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() }
+    this.state = new IndexState(store, keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() })
     this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepMs, retryMs: 5000, ...rest }
+    this.leases = new LeaseKeeper(store, this.opts.leaseMs, this.opts.log, 'search indexing')
   }
 
   start(): void {
@@ -158,8 +157,8 @@ export class Indexer {
   }
 
   /** Marks a room as changed (durably), so some node syncs it. */
-  async mark(ref: RoomRef): Promise<void> {
-    await this.store.client.zincrby(this.keys.shared.dirty, 1, member(ref))
+  mark(ref: RoomRef): Promise<void> {
+    return this.state.mark(ref)
   }
 
   /** Syncs a room now (on demand), waiting for a node that holds it to finish first. */
@@ -197,12 +196,11 @@ export class Indexer {
   async sync(ref: RoomRef, held: () => Promise<void> = async () => {}): Promise<SyncResult> {
     let listing
     try {
-      listing = await this.reader.listing(ref, this.keys.manifest(ref))
+      listing = await this.reader.listing(ref, this.state.keys.manifest(ref))
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'not_found') throw err
       await this.sink.dropRoom(ref)
-      await this.store.client.del(this.keys.manifest(ref))
-      await this.store.client.zrem(this.keys.shared.rooms, member(ref))
+      await this.state.forget(ref)
       return { upserted: 0, deleted: 0, dropped: true, fresh: false, pos: 0 }
     }
     const stored = listing.stored
@@ -259,7 +257,7 @@ export class Indexer {
     await this.sink.apply(ref, [], deleteKeys, listing)
     await held()
     await this.save(ref, { set: { pos: String(listing.cseq) }, del: delFields })
-    await this.store.client.zadd(this.keys.shared.rooms, Date.now(), member(ref))
+    await this.state.indexed(ref)
     return { upserted, deleted: deleteKeys.length, dropped: false, fresh, pos: listing.cseq }
   }
 
@@ -271,22 +269,18 @@ export class Indexer {
    * would lose its position and be indexed again from nothing.
    */
   async sweep(): Promise<number> {
-    const c = this.store.client
-    const k = this.keys.shared
-    const ok = await c.set(k.sweep, this.nodeId, 'PX', Math.max(1000, this.opts.sweepMs - 500), 'NX')
-    if (ok !== 'OK') return 0
-    const withDocs = new Set<string>(await c.zrange(k.rooms, 0, -1))
+    if (!(await this.state.takeSweep(this.nodeId, Math.max(1000, this.opts.sweepMs - 500)))) return 0
+    const withDocs = new Set<string>(await this.state.roomsWithDocs())
     const rooms = new Set<string>(withDocs)
-    for (const teamId of await c.smembers(this.store.keys.teams())) {
-      for (const roomId of await c.zrange(this.store.keys.teamRooms(teamId), 0, -1)) rooms.add(member({ teamId, roomId }))
+    for (const teamId of await this.store.auth.ids()) {
+      for (const roomId of await this.store.rooms.allIds(teamId)) rooms.add(member({ teamId, roomId }))
     }
     let marked = 0
     const list = [...rooms]
     for (let i = 0; i < list.length; i += 200) {
       const checks = list.slice(i, i + 200).map(async (m) => {
         const ref = refOf(m)
-        const [meta, manifest] = [this.store.keys.room(ref).meta, this.keys.manifest(ref)]
-        const [[cseq, created], [pos, room, gen], roomTtl, manifestTtl] = await Promise.all([c.hmget(meta, 'cseq', 'created_at'), c.hmget(manifest, 'pos', 'room', 'gen'), c.pttl(meta), c.pttl(manifest)])
+        const { cseq, created, pos, room, gen, roomTtl, manifestTtl } = await this.state.position(ref)
         // Gone with documents left, or there and not at its position (or made another way).
         const made = this.sink.generation === undefined || room === null || gen === this.sink.generation
         const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0') || !made
@@ -338,63 +332,37 @@ export class Indexer {
   }
 
   private async claim(only: string): Promise<Claim[]> {
-    const k = this.keys.shared
-    const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [this.opts.leaseMs, 8, only])
-    return Array.isArray(r.rooms) ? (r.rooms as Claim[]) : []
+    const rooms = await this.state.claim(this.opts.leaseMs, 8, only)
+    return rooms.map(({ room, mark, token }) => ({ room, mark, lease: { member: room, token } }))
   }
 
+  /**
+   * Syncs a claimed room while the keeper renews its lease: every third of the lease, and after
+   * every batch (`held`, which throws once the lease is lost: another node may be syncing the
+   * room, this one must stop writing). A hung Meilisearch cannot keep a room here for good: every
+   * call of the sink has a timeout (sink.ts), after which the sync fails and acks.
+   */
   private async syncClaimed(claim: Claim): Promise<SyncResult> {
-    const k = this.keys.shared
-    const { room, mark } = claim
-    const lease = this.keepLease(claim)
+    const { room, mark, lease } = claim
+    this.leases.hold(this.state.leaseSet, lease)
+    const held = async () => {
+      if (!(await this.leases.check(lease))) throw new AppError('conflict', `search: the lease of room ${room} ran out and another node took it; this node stops syncing it`)
+    }
     try {
-      const result = await this.sync(refOf(room), lease.renew)
-      await lease.end()
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, 0, claim.lease])
+      const result = await this.sync(refOf(room), held)
+      await this.leases.release(lease)
+      await this.state.ack(room, mark, 0, lease.token)
       return result
     } catch (err) {
-      await lease.end()
+      await this.leases.release(lease)
       this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
-      await this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, this.opts.retryMs, claim.lease]).catch(() => undefined)
+      await this.state.ack(room, mark, this.opts.retryMs, lease.token).catch(() => undefined)
       throw err
     }
   }
 
-  /**
-   * Keeps the claim's lease while the sync runs: renewed after every batch (`renew`, which throws
-   * once the lease is lost: another node may be syncing the room, this one must stop writing)
-   * and every third of its length (a single batch may take long, e.g. with an embedder).
-   * Renewals run one at a time and keep `claim.lease` the token held; `end` stops them, after the
-   * one in flight (the ack needs the last token). A hung Meilisearch cannot keep a room here for
-   * good: every call of the sink has a timeout (sink.ts), after which the sync fails and acks.
-   */
-  private keepLease(claim: Claim): { renew: () => Promise<void>; end: () => Promise<void> } {
-    const leases = this.keys.shared.leases
-    let lost = false
-    let chain: Promise<void> = Promise.resolve()
-    const once = async () => {
-      if (lost) return
-      const r = await this.store.run('renewSearchLease', [leases], [claim.room, claim.lease, this.opts.leaseMs])
-      if (r.lost) lost = true
-      else claim.lease = Number(r.lease)
-    }
-    const queue = () => (chain = chain.catch(() => undefined).then(once))
-    const timer = setInterval(() => void queue().catch((err: unknown) => this.warn(err, `search: renewing the lease of room ${claim.room} failed`)), Math.max(10, Math.floor(this.opts.leaseMs / 3)))
-    timer.unref()
-    return {
-      renew: async () => {
-        await queue()
-        if (lost) throw new AppError('conflict', `search: the lease of room ${claim.room} ran out and another node took it; this node stops syncing it`)
-      },
-      end: async () => {
-        clearInterval(timer)
-        await chain.catch(() => undefined)
-      },
-    }
-  }
-
   private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlMs): Promise<unknown> {
-    return this.store.run('saveSearchManifest', [this.keys.manifest(ref)], [ttlMs, Buffer.from(encode(change))])
+    return this.state.save(ref, Buffer.from(encode(change)), ttlMs)
   }
 
   private warn(err: unknown, msg: string): void {

@@ -141,9 +141,9 @@ export class Keys {
     return {
       hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?, created_at, disabled_at?, disabled_reason?}
       health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed, last attempt, recent failures)
-      deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n (attempts), at, lease?}
+      deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n (attempts), at, holder?}
       due: `${base}whdue`, //             sorted set: delivery id -> when it is due (ms)
-      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms)
+      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms), the lease token (lua/includes/lease.lua)
       positions: `${base}whpos`, //       hash: room id -> id of the last event fanned out into deliveries
       hinted: `${base}whrooms`, //        sorted set: room id -> hint counter (rooms that may have events to fan out)
       meta: `${base}whmeta`, //           hash: seq (delivery counter), swept (last sweep, ms)

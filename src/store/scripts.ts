@@ -20,6 +20,16 @@ export interface Script {
   readonly name: string
   readonly numberOfKeys: number
   readonly source: string
+  /**
+   * The script may append an event to its room's stream (it calls appendEvent of
+   * includes/events.lua): the store tells its event listeners after each success.
+   */
+  readonly appendsEvent: boolean
+}
+
+/** Whether a script's expanded source calls appendEvent beyond the included definition. */
+export function callsAppendEvent(source: string): boolean {
+  return /\bappendEvent\(/.test(source.replace('local function appendEvent(', ''))
 }
 
 const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/
@@ -50,7 +60,7 @@ export function loadScripts(dir: string = LUA_DIR): Script[] {
     const m = FILE.exec(file)
     if (!m) throw new Error(`lua/${file}: script names must look like verbNoun-<numKeys>.lua`)
     const source = expand(dir, readFileSync(join(dir, file), 'utf8'), file, new Set(), [])
-    scripts.push({ name: m[1]!, numberOfKeys: Number(m[2]), source })
+    scripts.push({ name: m[1]!, numberOfKeys: Number(m[2]), source, appendsEvent: callsAppendEvent(source) })
   }
   return scripts
 }

@@ -1,18 +1,30 @@
 // One interface over standalone Redis and Redis Cluster. The domain core calls `room()` with a
 // script name, a room and the script's arguments; the store adds the room's keys and the common
-// arguments, runs the script in one round trip and decodes its msgpack reply. Nothing outside
-// src/store builds a key or talks to ioredis directly except through `client`.
+// arguments, runs the script in one round trip and decodes its msgpack reply. What callers read
+// or write outside scripts goes through the store's repositories (rooms, auth; the webhook
+// queue, the search index state, the subscriber): nothing outside src/store talks to ioredis.
+// `client` is for the composition root and operator tools (src/node.ts, src/ops) and for tests;
+// lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import { decode } from '@msgpack/msgpack'
+import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
 import { AppError, isErrorCode } from '../core/errors.js'
+import { AuthRecords } from './auth.js'
 import { Keys, type RoomRef } from './keys.js'
+import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
 import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
+import type { AccountScripts, KeyedScripts, ReplyOf, RoomCall, RoomReply, RoomScripts } from './script-map/index.js'
 import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
 export type { Arg }
+
+/** A notice of the control channel, e.g. {k: 'revoked', hash}: every node's hub hears it. */
+export interface ControlNotice {
+  k: string
+  [field: string]: unknown
+}
 
 /** Per-call options common to every room script (ARGV[1..5]). */
 export interface CallOptions {
@@ -25,10 +37,11 @@ export interface CallOptions {
 }
 
 /**
- * Every room script's reply: the decoded result fields, the caller's unread count, and for reads
- * that return raw records (finishRows in Lua) the records themselves, undecoded, in `rows`.
+ * A script's reply as decoded, before the script map types it (src/store/script-map): the result
+ * fields, the caller's unread count (room scripts), and for reads that return raw records
+ * (finishRows in Lua) the records themselves, undecoded, in `rows`.
  */
-export type Reply = Record<string, any> & { unread?: number; rows: Buffer[] }
+type RawReply = Record<string, unknown> & { rows: Buffer[] }
 
 interface ScriptError {
   err: string
@@ -53,6 +66,8 @@ export function connectionOptions(settings: Settings): { mode: 'standalone' | 'c
   return { mode: 'standalone', nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] }
 }
 
+const NONE: readonly never[] = Object.freeze([])
+
 export class Store {
   readonly keys: Keys
   readonly client: RedisClient
@@ -60,10 +75,15 @@ export class Store {
   readonly scripts: ReadonlyMap<string, LoadedScript>
   /** Reachable and full or not, between calls: calls fail at once while Redis is known to be down. */
   readonly health: StoreHealth
+  /** Plain reads of rooms and team room indexes (no script, not room activity). */
+  readonly rooms: RoomRecords
+  /** Auth's records outside its scripts: team directory, credential listings, audit trail, accounts. */
+  readonly auth: AuthRecords
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
   private readonly scriptListeners: ((script: string, ref: RoomRef) => void)[] = []
+  private readonly eventListeners: ((ref: RoomRef) => void)[] = []
   /**
    * The client pipelines by itself (REDIS_AUTO_PIPELINING): scripts then go through ioredis' own
    * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
@@ -81,6 +101,8 @@ export class Store {
     this.client.on('error', () => undefined)
     this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
     this.health = new StoreHealth(this.client)
+    this.rooms = new RoomRecords(this.client, this.keys)
+    this.auth = new AuthRecords(this.client, this.keys)
     this.ttlMs = String(settings.roomTtlMs)
     this.touchEvery = String(touchEveryMs(settings.roomTtlMs))
     this.idemTtlMs = String(settings.idempotencyTtlMs)
@@ -94,10 +116,16 @@ export class Store {
    * key, room TTL (ms), touch interval (ms), touch flag, idempotency TTL (ms), then `args`. Throws AppError for errors
    * the script reports and for Redis being unreachable.
    */
-  async room(script: string, ref: RoomRef, opts: CallOptions, args: readonly Arg[] = [], extraKeys: readonly string[] = []): Promise<Reply> {
+  room<S extends keyof RoomScripts>(script: S, ref: RoomRef, opts: CallOptions, ...call: RoomCall<S>): Promise<RoomReply<S>>
+  // The overload above types `args` and `extraKeys` per script (RoomCall); TypeScript relates its
+  // conditional tuple to no narrower parameters than these.
+  async room(script: string, ref: RoomRef, opts: CallOptions, args?: any, extraKeys?: any): Promise<RawReply> {
+    const own: readonly Arg[] = args ?? NONE
+    const more: readonly string[] = extraKeys ?? NONE
     const keys = this.keys.room(ref).list
-    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...args]
-    const reply = await this.run(script, extraKeys.length === 0 ? keys : [...keys, ...extraKeys], argv)
+    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...own]
+    const def = this.script(script, keys.length + more.length)
+    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv)
     // The write has committed: a listener that throws must not turn it into a failure the
     // caller would retry (listeners must not throw; this only guards).
     for (const fn of this.scriptListeners) {
@@ -105,6 +133,15 @@ export class Store {
         fn(script, ref)
       } catch {
         // ignored, see above
+      }
+    }
+    if (def.script.appendsEvent) {
+      for (const fn of this.eventListeners) {
+        try {
+          fn(ref)
+        } catch {
+          // ignored, see above
+        }
       }
     }
     return reply
@@ -118,23 +155,46 @@ export class Store {
     this.scriptListeners.push(fn)
   }
 
-  /** Runs any script with explicit keys and arguments and decodes its msgpack reply. */
-  async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<Reply> {
-    const def = this.scripts.get(script)
-    if (!def) throw new Error(`unknown script ${script}`)
-    if (keys.length !== def.script.numberOfKeys) {
-      throw new Error(`script ${script} takes ${def.script.numberOfKeys} keys, given ${keys.length}`)
-    }
+  /**
+   * Calls `fn(ref)` after every room script through this store that succeeded and may have
+   * appended an event to the room's stream (Script.appendsEvent, read from lua/): webhooks hint
+   * the room, without knowing which scripts those are. Listeners must not throw.
+   */
+  onEventAppended(fn: (ref: RoomRef) => void): void {
+    this.eventListeners.push(fn)
+  }
+
+  /** Runs a script with explicit keys and arguments and decodes its msgpack reply. */
+  run<S extends keyof KeyedScripts>(script: S, keys: KeyedScripts[S]['keys'], argv: KeyedScripts[S]['args']): Promise<ReplyOf<KeyedScripts[S]>>
+  run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
+    return this.exec(this.script(script, keys.length), keys, argv)
+  }
+
+  /** Runs an account script: KEYS = the accounts directory (Keys.accounts). */
+  account<S extends keyof AccountScripts>(script: S, args: AccountScripts[S]['args']): Promise<ReplyOf<AccountScripts[S]>>
+  account(script: string, args: readonly Arg[]): Promise<RawReply> {
+    const keys = this.keys.accounts().list
+    return this.exec(this.script(script, keys.length), keys, args)
+  }
+
+  private script(name: string, keyCount: number): LoadedScript {
+    const def = this.scripts.get(name)
+    if (!def) throw new Error(`unknown script ${name}`)
+    if (keyCount !== def.script.numberOfKeys) throw new Error(`script ${name} takes ${def.script.numberOfKeys} keys, given ${keyCount}`)
+    return def
+  }
+
+  private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
     this.health.gate()
     let raw: Buffer | Buffer[]
     try {
-      raw = (await (this.viaIoredis ? this.sendDefined(script, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
+      raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
     } catch (err) {
       this.health.failed(err instanceof Error ? err.message : String(err))
       throw toStoreError(err)
     }
     const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
-    const reply = decode(head!) as Reply | ScriptError
+    const reply = decode(head!) as RawReply | ScriptError
     if (isScriptError(reply)) {
       const code = isErrorCode(reply.err) ? reply.err : 'internal'
       throw new AppError(code, reply.msg, reply.details)
@@ -155,6 +215,21 @@ export class Store {
   private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
     const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
     return fn.call(this.client, ...keys, ...argv)
+  }
+
+  /** Calls `fn` on every connection error (they also reject the commands they affect). */
+  onConnectionError(fn: (err: Error) => void): void {
+    this.client.on('error', fn)
+  }
+
+  /** Publishes a notice on the control channel (sharded pub/sub), to every node's hub. */
+  async control(notice: ControlNotice): Promise<void> {
+    await this.client.spublish(this.keys.controlChannel(), Buffer.from(encode(notice)))
+  }
+
+  /** Publishes a message on a channel (sharded pub/sub): the hub's probes of its own subscription. */
+  async publish(channel: string, message: Buffer): Promise<void> {
+    await this.client.spublish(channel, message)
   }
 
   async ping(): Promise<boolean> {

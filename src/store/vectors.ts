@@ -53,7 +53,7 @@ export class VectorStore {
     private readonly ttlMs: number,
   ) {}
 
-  private keys(ref: RoomRef): string[] {
+  private keys(ref: RoomRef): [vec: string, order: string, log: string, dels: string, set: string] {
     const k = this.store.keys.vectors(ref)
     return [k.vec, k.order, k.log, k.dels, k.set]
   }
@@ -92,14 +92,14 @@ export class VectorStore {
   async hashes(ref: RoomRef, keys: string[]): Promise<string[]> {
     if (keys.length === 0) return []
     const r = await this.store.run('readVectorHashes', [this.store.keys.vectors(ref).vec], [Buffer.from(encode(keys))])
-    return (r.hashes as string[]).map(String)
+    return r.hashes.map(String)
   }
 
   /** What changed since version `since` of epoch `epoch` (everything when since < 0), at most about `max` vectors. */
   async changes(ref: RoomRef, since: number, epoch: string, max: number): Promise<VectorChanges> {
     const k = this.store.keys.vectors(ref)
     const r = await this.store.run('readVectorChanges', [k.vec, k.log, k.dels], [since, epoch, max])
-    const keys = (r.keys as string[]) ?? []
+    const keys = r.keys
     return {
       ver: Number(r.ver),
       epoch: String(r.epoch),
@@ -107,7 +107,7 @@ export class VectorStore {
       full: r.full === true,
       upto: Number(r.upto),
       puts: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })),
-      dels: ((r.dels as string[]) ?? []).map(String),
+      dels: r.dels.map(String),
     }
   }
 
@@ -115,7 +115,7 @@ export class VectorStore {
   async similar(ref: RoomRef, query: Buffer, count: number, filter: string, ef: number): Promise<VectorMatches> {
     const k = this.store.keys.vectors(ref)
     const r = await this.store.run('searchVectors', [k.vec, k.order, k.set], [query, count, filter, ef])
-    const keys = (r.keys as string[] | undefined) ?? []
+    const keys = r.keys ?? []
     return { gen: String(r.gen), mirrored: r.mirrored === true, hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })) }
   }
 }

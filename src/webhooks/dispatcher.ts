@@ -4,19 +4,21 @@
 //   2. a pass over a team fans out its hinted rooms (and, every WEBHOOK_SWEEP_S, sweeps them all),
 //      then claims due deliveries under a lease and sets the team's next time;
 //   3. each delivery is attempted over HTTPS and its outcome settled; leases of attempts in
-//      flight are renewed, so only a dead or stalled node's deliveries are taken over.
+//      flight are renewed (a LeaseKeeper), so only a dead or stalled node's deliveries are taken
+//      over.
 import { hostname } from 'node:os'
 import type { Settings } from '../config.js'
 import { eventFromReply } from '../core/events.js'
 import { randomBase32 } from '../core/ids.js'
 import type { Logger } from '../logger.js'
+import type { LeaseKeeper } from '../store/leases.js'
+import type { Claim, ClaimedDelivery, Delivery, HookTarget, Outcome, WebhookQueue } from '../store/webhooks.js'
 import { VERSION } from '../version.js'
 import { fanOutRoom, sweepTeam } from './fanout.js'
 import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
-import { secretsOf, type Claim, type Delivery, type HookTarget, type Outcome, type WebhookQueue } from './queue.js'
 import { RECENT_ATTEMPTS, RECENT_FAILURES } from './registry.js'
 import { deliverTo, deliveryAgent, type Attempt } from './send.js'
-import { signedHeaders } from './signing.js'
+import { secretsOf, signedHeaders } from './signing.js'
 
 /** Teams one claimTeams call picks. */
 const TEAMS_PER_ROUND = 8
@@ -48,6 +50,8 @@ export interface DispatcherOptions {
   resolve?: Resolver | undefined
   /** Extra trusted CA; with it, loopback targets are allowed (test only). */
   ca?: Buffer | undefined
+  /** Keeps the leases of the deliveries claimed here, for WEBHOOK_LEASE_MS each. */
+  leases: LeaseKeeper
 }
 
 /**
@@ -73,12 +77,12 @@ export function decide(a: Attempt, attempts: number, scheduleMs: readonly number
 }
 
 export class Dispatcher {
-  /** Names this node's leases (host and pid, so an operator can tell which process holds one). */
-  readonly token = `${hostname()}:${process.pid}:${randomBase32(8)}`
+  /** Names this node as the holder of the deliveries it claims (host and pid, so an operator can tell which process holds one). */
+  readonly holder = `${hostname()}:${process.pid}:${randomBase32(8)}`
   /** Delivery id -> team, for every delivery claimed and not yet settled here. */
   private readonly inflight = new Map<string, string>()
   /** Per team, webhook and room with a delivery running here: the deliveries waiting behind it. */
-  private readonly chains = new Map<string, Delivery[]>()
+  private readonly chains = new Map<string, ClaimedDelivery[]>()
   /** Delivery id -> the timer that stops it waiting in its chain. */
   private readonly waiting = new Map<string, NodeJS.Timeout>()
   private readonly agent: ReturnType<typeof deliveryAgent>
@@ -92,7 +96,6 @@ export class Dispatcher {
   /** Free slots that make the loop look for more work. */
   private readonly refillAt: number
   private running: Promise<void> | undefined
-  private leaseTimer: NodeJS.Timeout | undefined
   private stopped = false
   private woken = false
   private wakeUp: (() => void) | undefined
@@ -112,9 +115,6 @@ export class Dispatcher {
   start(): void {
     if (this.running) return
     this.running = this.loop()
-    const every = Math.max(100, Math.floor(this.settings.webhookLeaseMs / 3))
-    this.leaseTimer = setInterval(() => void this.renewLeases(), every)
-    this.leaseTimer.unref()
   }
 
   /** Look for work now (an event was just posted on this node). */
@@ -147,7 +147,7 @@ export class Dispatcher {
         }
       })
     }
-    if (this.leaseTimer) clearInterval(this.leaseTimer)
+    this.opts.leases.stop()
     // What never started is left to its lease: another node takes it over.
     for (const timer of this.waiting.values()) clearTimeout(timer)
     this.waiting.clear()
@@ -179,7 +179,7 @@ export class Dispatcher {
       const share = Math.min(CLAIM_MAX, Math.max(1, Math.floor(free / picked.teams.length)))
       await Promise.all(
         picked.teams.map((team) =>
-          this.pass(team, picked.lease, share).catch((err: unknown) => {
+          this.pass(team, picked.token, share).catch((err: unknown) => {
             this.log.warn({ err: (err as Error).message, team }, 'webhooks: pass failed; the team is retried after its lease')
           }),
         ),
@@ -206,7 +206,7 @@ export class Dispatcher {
   }
 
   /** One pass over a team: fan out, claim, launch, reschedule. */
-  private async pass(team: string, lease: number, max: number): Promise<void> {
+  private async pass(team: string, token: number, max: number): Promise<void> {
     const s = this.settings
     const sweepMs = s.webhookSweepMs
     const start = await this.queue.beginFanout(team, ROOMS_PER_PASS, sweepMs)
@@ -222,11 +222,14 @@ export class Dispatcher {
         if (n > 0) this.log.info({ team, rooms: n }, 'webhooks: sweep found rooms with events not fanned out')
       }
     }
-    const claim = await this.queue.claimDeliveries(team, this.token, max, s.webhookLeaseMs, s.webhookRetryScheduleMs.length + 1, RECENT_FAILURES)
-    for (const d of claim.claimed) this.inflight.set(d.id, team)
+    const claim = await this.queue.claimDeliveries(team, this.holder, max, s.webhookLeaseMs, s.webhookRetryScheduleMs.length + 1, RECENT_FAILURES)
+    for (const d of claim.claimed) {
+      this.inflight.set(d.id, team)
+      this.opts.leases.hold(this.queue.leaseSet(team), d.lease)
+    }
     this.launch(team, claim.claimed)
     // A team without webhooks is removed only once the claim has deleted all it left behind (`more` until then).
-    await this.queue.rescheduleTeam(team, lease, nextLookAt(claim, sweepMs), claim.webhooks === 0 && !claim.more, REGISTRATION_GRACE_MS)
+    await this.queue.rescheduleTeam(team, token, nextLookAt(claim, sweepMs), claim.webhooks === 0 && !claim.more, REGISTRATION_GRACE_MS)
   }
 
   /**
@@ -237,7 +240,7 @@ export class Dispatcher {
    * or hanging receiver never holds the node's slots in a queue. Different webhooks and rooms run
    * in parallel.
    */
-  private launch(team: string, claimed: Delivery[]): void {
+  private launch(team: string, claimed: ClaimedDelivery[]): void {
     for (const d of claimed) {
       const key = `${team}\n${d.wh}\n${d.room}`
       const running = this.chains.get(key)
@@ -260,7 +263,7 @@ export class Dispatcher {
     }
   }
 
-  private async runChain(team: string, key: string, chain: Delivery[]): Promise<void> {
+  private async runChain(team: string, key: string, chain: ClaimedDelivery[]): Promise<void> {
     for (let d = chain.shift(); d; d = chain.shift()) {
       clearTimeout(this.waiting.get(d.id))
       this.waiting.delete(d.id)
@@ -269,13 +272,14 @@ export class Dispatcher {
     this.chains.delete(key)
   }
 
-  private async runOne(team: string, d: Delivery): Promise<void> {
+  private async runOne(team: string, d: ClaimedDelivery): Promise<void> {
     try {
       await this.deliver(team, d)
     } catch (err) {
       // Redis failed: the lease runs out and the delivery is tried again.
       this.log.warn({ err: (err as Error).message, delivery: d.id }, 'webhooks: could not attempt or settle a delivery')
     } finally {
+      void this.opts.leases.release(d.lease)
       this.inflight.delete(d.id)
       if (this.inflight.size === 0) this.drained?.()
       // Refill in batches: a pass per finished attempt would cost more Redis calls than the attempts.
@@ -293,11 +297,11 @@ export class Dispatcher {
    * One attempt of one delivery, then its outcome settled. The webhook is read just before: a
    * delivery claimed before its webhook was deleted or disabled (410) is dropped, not sent.
    */
-  private async deliver(team: string, d: Delivery): Promise<void> {
+  private async deliver(team: string, d: ClaimedDelivery): Promise<void> {
     const s = this.settings
     const hook = await this.queue.hook(team, d.wh)
     if (!hook || hook.disabled_at) {
-      await this.queue.settle(team, this.token, d.id, 'drop', undefined, undefined, 0, KEPT)
+      await this.settle(team, d, 'drop', undefined, undefined, 0)
       return
     }
     if (this.abandoned) return
@@ -310,7 +314,7 @@ export class Dispatcher {
       return
     }
     const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleMs, s.webhookRetryJitter)
-    const r = await this.queue.settle(team, this.token, d.id, outcome, attempt.status, attempt.error, delayMs, KEPT)
+    const r = await this.settle(team, d, outcome, attempt.status, attempt.error, delayMs)
     if (!r.settled) this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
     if (r.at !== undefined) await this.queue.wakeTeam(team, r.at)
     if (outcome === 'gone') this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
@@ -348,22 +352,10 @@ export class Dispatcher {
     return out
   }
 
-  /** Renews the leases of the attempts in flight (BullMQ's lock extension). */
-  private async renewLeases(): Promise<void> {
-    const byTeam = new Map<string, string[]>()
-    for (const [id, team] of this.inflight) {
-      const ids = byTeam.get(team)
-      if (ids) ids.push(id)
-      else byTeam.set(team, [id])
-    }
-    for (const [team, ids] of byTeam) {
-      try {
-        const lost = await this.queue.extendLeases(team, this.token, this.settings.webhookLeaseMs, ids)
-        if (lost.length > 0) this.log.warn({ team, lost: lost.length }, 'webhooks: leases lost to another node (this node stalled)')
-      } catch (err) {
-        this.log.warn({ err: (err as Error).message, team }, 'webhooks: cannot renew leases')
-      }
-    }
+  /** Settles an attempt with the token that holds its lease now (after the keeper's renewal in flight). */
+  private async settle(team: string, d: ClaimedDelivery, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number): ReturnType<WebhookQueue['settle']> {
+    await this.opts.leases.release(d.lease)
+    return this.queue.settle(team, d.lease.token, d.id, outcome, status, error, delayMs, KEPT)
   }
 }
 

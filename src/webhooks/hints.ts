@@ -3,7 +3,7 @@
 // next poll). Teams without webhooks cost one cached lookup, not a write per event. A hint lost to
 // a crash right after the post is found by the sweep (fanout.ts): hints are for latency only.
 import type { RoomRef } from '../store/keys.js'
-import type { WebhookQueue } from './queue.js'
+import type { WebhookQueue } from '../store/webhooks.js'
 
 /** How long a node trusts what it learned about a team having webhooks (a control notice cuts it short). */
 export const HINT_CACHE_MS = 5000

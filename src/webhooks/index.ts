@@ -1,23 +1,16 @@
-// Webhooks of a node: the registry (admin API), the hints its room scripts' events give, and the
+// Webhooks of a node: the registry (admin API), the hints the events appended on this node give, and the
 // dispatcher that delivers. See docs/webhooks.md for the design.
 import { readFileSync } from 'node:fs'
 import type { Settings } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { RoomRef } from '../store/keys.js'
+import { LeaseKeeper } from '../store/leases.js'
 import type { Store } from '../store/store.js'
 import { Dispatcher } from './dispatcher.js'
 import type { Resolver } from './guard.js'
 import { Hinter } from './hints.js'
-import { WebhookQueue } from './queue.js'
+import { WebhookQueue } from '../store/webhooks.js'
 import { WebhookRegistry } from './registry.js'
-
-/**
- * The room scripts that append an event (they call appendEvent of lua/includes/events.lua; a unit
- * test keeps this list complete): after each, the node hints the room. updateTask appends one only
- * when it overrides another agent's claim (task_overridden); a hint after the others finds nothing
- * new, which costs only the hint (and nothing for a team without webhooks).
- */
-export const EVENT_SCRIPTS: ReadonlySet<string> = new Set(['postEvent', 'leaveRoom', 'updateTask'])
 
 export interface WebhooksOptions {
   log: Logger
@@ -50,7 +43,8 @@ export class Webhooks {
       },
       log: opts.log,
     })
-    this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca })
+    const leases = new LeaseKeeper(store, settings.webhookLeaseMs, opts.log, 'webhook deliveries')
+    this.dispatcher = new Dispatcher(this.queue, { settings, log: opts.log, resolve: opts.resolve, ca, leases })
     this.hinter = new Hinter(
       this.queue,
       () => this.dispatcher.wake(),
@@ -67,7 +61,12 @@ export class Webhooks {
     return this.dispatcher.stop(graceMs)
   }
 
-  /** A room script appended an event to `ref` on this node. */
+  /**
+   * A room script on this node may have appended an event to `ref` (the store says so after the
+   * scripts that can: Store.onEventAppended). A hint after one that appended none (updateTask
+   * appends one only when it overrides another agent's claim) finds nothing new, which costs only
+   * the hint, and nothing for a team without webhooks.
+   */
   eventAppended(ref: RoomRef): void {
     this.hinter.appended(ref)
   }

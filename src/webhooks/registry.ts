@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
 import type { Logger } from '../logger.js'
+import type { StoredHealth, StoredWebhook } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { parseTargetUrl, resolveTarget, TargetError, URL_MAX, type Resolver } from './guard.js'
 import { newSecret } from './signing.js'
@@ -114,51 +115,6 @@ export const webhookView = z.object({
 
 export type WebhookView = z.infer<typeof webhookView>
 
-
-interface StoredWebhook {
-  id: string
-  url: string
-  secret: string
-  prev_secret?: string
-  prev_until?: number
-  rotated_at?: number
-  description?: string
-  events?: string[]
-  created_at: number
-  disabled_at?: number
-  disabled_reason?: string
-}
-
-interface StoredFailure {
-  id: string
-  room: string
-  ev: string
-  n: number
-  at: number
-  status?: number
-  error?: string
-}
-
-type StoredHealth = Partial<Record<'pending' | 'delivered' | 'failed' | 'dropped' | 'lost' | 'takeovers' | 'consecutive_failures', number>> & {
-  last_attempt_at?: number
-  last_status?: number
-  last_error?: string
-  last_success_at?: number
-  recent?: StoredFailure[] | Record<string, never>
-  attempts?: StoredAttempt[] | Record<string, never>
-}
-
-interface StoredAttempt {
-  id: string
-  room: string
-  ev: string
-  n: number
-  at: number
-  outcome: 'ok' | 'retry' | 'fail' | 'gone'
-  status?: number
-  error?: string
-}
-
 const pack = (v: unknown) => Buffer.from(encode(v))
 
 function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
@@ -250,7 +206,7 @@ export class WebhookRegistry {
     const k = g.webhooks(teamId)
     const r = await this.store.run('createWebhook', [k.hooks, k.health], [pack(rec), this.opts.limit])
     await this.announce(teamId)
-    return { webhook: toView(r.record as StoredWebhook), secret }
+    return { webhook: toView(r.record), secret }
   }
 
   /** The team's webhooks with their delivery health, oldest first. */
@@ -271,7 +227,7 @@ export class WebhookRegistry {
     const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
     await this.announce(teamId)
     // Its health as it was at deletion: the last word on how its deliveries went.
-    return toView(r.record as StoredWebhook, r.health as StoredHealth | undefined)
+    return toView(r.record, r.health)
   }
 
   /**
@@ -282,7 +238,7 @@ export class WebhookRegistry {
     const v = parse(webhookSchemas.rotate, input)
     const secret = newSecret()
     const r = await this.store.run('rotateWebhookSecret', [this.store.keys.webhooks(teamId).hooks], [webhookId, secret, v.overlapSeconds * 1000])
-    return { webhook: toView(r.record as StoredWebhook), secret }
+    return { webhook: toView(r.record), secret }
   }
 
   /**
@@ -291,7 +247,7 @@ export class WebhookRegistry {
    */
   async replay(teamId: string, webhookId: string, deliveryId: string): Promise<{ deliveryId: string; webhookId: string; dueAt: string }> {
     const k = this.store.keys.webhooks(teamId)
-    const keys = [k.hooks, k.health, k.deliveries, k.due]
+    const keys: [string, string, string, string] = [k.hooks, k.health, k.deliveries, k.due]
     const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, ''])
     const read = await this.store.room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId']).catch((err: unknown) => {
       // The room itself is gone (expired or deleted): name what the caller sent.
@@ -302,7 +258,7 @@ export class WebhookRegistry {
     })
     const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, read.rows[0]!])
     await this.opts.wake?.(teamId)
-    return { deliveryId, webhookId, dueAt: iso(Number(r.due)) }
+    return { deliveryId, webhookId, dueAt: iso(r.due) }
   }
 
   /**

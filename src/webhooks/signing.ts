@@ -11,6 +11,7 @@
 // overlap ends, so receivers not yet updated keep verifying; a receiver holding both secrets
 // accepts either (docs/webhooks.md, Rotating the secret).
 import { createHmac, randomBytes } from 'node:crypto'
+import type { HookTarget } from '../store/webhooks.js'
 
 const PREFIX = 'whsec_'
 const SECRET_BYTES = 32
@@ -40,6 +41,11 @@ export function standardSignature(secret: string, id: string, timestampS: number
 export interface SigningSecrets {
   secret: string
   previous?: { secret: string; until: number } | undefined
+}
+
+/** The secrets a webhook signs with now. */
+export function secretsOf(hook: HookTarget): SigningSecrets {
+  return { secret: hook.secret, previous: hook.prev_secret !== undefined && hook.prev_until !== undefined ? { secret: hook.prev_secret, until: hook.prev_until } : undefined }
 }
 
 /** Every signature and identification header of one attempt sent at `timestampS`. */

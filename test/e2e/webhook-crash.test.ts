@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { decode } from '@msgpack/msgpack'
 import { Teams } from '../../src/auth/teams.js'
-import type { Delivery } from '../../src/webhooks/queue.js'
+import type { Delivery } from '../../src/store/webhooks.js'
 import type { WebhookView } from '../../src/webhooks/registry.js'
 import { modernBody, modernHeaders } from '../helpers/mcp.js'
 import { freePort } from '../helpers/redis.js'
@@ -120,7 +120,7 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       const k = store.keys.webhooks(teamId)
       const holderOf = async (deliveryId: string) => {
         const raw = await store.client.hgetBuffer(k.deliveries, deliveryId)
-        return raw ? Number((decode(raw) as Delivery).lease?.split(':')[1]) : undefined
+        return raw ? Number((decode(raw) as Delivery).holder?.split(':')[1]) : undefined
       }
       await waitFor(async () => {
         const pids = new Set(await Promise.all(rx.hanging.map((h) => holderOf(h.r.body.id))))

@@ -3,7 +3,6 @@
 import t from 'tap'
 import { Accounts } from '../../src/auth/accounts.js'
 import { Keyring } from '../../src/auth/keyring.js'
-import { deleteTeam } from '../../src/auth/teardown.js'
 import { Teams } from '../../src/auth/teams.js'
 import { Core } from '../../src/core/index.js'
 import { AppError } from '../../src/core/errors.js'
@@ -29,9 +28,9 @@ for (const backend of BACKENDS) {
       raw.disconnect()
     })
     const accounts = new Accounts(store, settings)
-    const teams = new Teams(store)
-    const core = new Core(store, settings)
     const keyring = new Keyring(store)
+    const teams = new Teams(store, undefined, (hash) => keyring.publishRevocation(hash))
+    const core = new Core(store, settings)
 
     t.test('waitlist -> approval -> first sign-in makes an owner of a new team; the link works once', async (t) => {
       const who = `${uid('w')}@example.com`
@@ -126,7 +125,7 @@ for (const backend of BACKENDS) {
       t.ok(await keyring.authenticate(`Bearer ${extra.key}`), 'the key works before')
       const last = await accounts.deleteUser(owner.user.id)
       t.ok(last.last, 'the owner was the last member')
-      const down = await deleteTeam(store, keyring, teamId)
+      const down = await teams.deleteTeam(teamId)
       t.equal(down.revoked, 2, 'both team keys revoked')
       t.equal(await code(keyring.authenticate(`Bearer ${extra.key}`)), 'unauthorized', 'the key is refused')
       t.same(await traces(raw, prefix, [teamId, owner.user.id, member.user.id, owner.user.email, memberEmail]), [], 'nothing of the team or its people is left')

@@ -257,7 +257,8 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       const room = `${r.ref.teamId}/${r.ref.roomId}`
       const k = w.store.keys.search()
-      const claim = async (leaseMs = 60_000) => ((await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms as { mark: number; lease: number }[])[0]!
+      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms[0]!
+      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases], [60_000, room, token])).tokens[0]!
       await w.store.client.zincrby(k.dirty, 1, room)
       // A's lease really runs out (a lease's token is its end time, so B's, taken after it, is later;
       // rewriting A's score to the past instead could give B the same token within one ms).
@@ -265,16 +266,15 @@ for (const backend of BACKENDS) {
       t.equal(await claim(), undefined, 'held by A')
       await new Promise((r) => setTimeout(r, 350)) // A stalled past its lease
       const b = await claim()
-      t.ok(b.lease > a.lease, 'B holds it under a new token')
-      const renewA = await w.store.run('renewSearchLease', [k.leases], [room, a.lease, 60_000])
-      t.equal(renewA.lost, true, 'A cannot renew it')
-      const ackA = await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, a.mark, 0, a.lease])
+      t.ok(b.token > a.token, 'B holds it under a new token')
+      t.equal(await renew(a.token), 0, 'A cannot renew it')
+      const ackA = await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, a.mark, 0, a.token])
       t.match(ackA, { held: false, cleared: false })
-      t.equal(Number(await w.store.client.zscore(k.leases, room)), b.lease, 'B\'s lease stays')
+      t.equal(Number(await w.store.client.zscore(k.leases, room)), b.token, 'B\'s lease stays')
       t.ok(await marked(w, r.ref), 'the mark stays for B')
-      const renewB = await w.store.run('renewSearchLease', [k.leases], [room, b.lease, 60_000])
-      t.ok(Number(renewB.lease) > b.lease, 'B renews it')
-      t.match(await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, b.mark, 0, Number(renewB.lease)]), { held: true, cleared: true })
+      const renewed = await renew(b.token)
+      t.ok(renewed > b.token, 'B renews it')
+      t.match(await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, b.mark, 0, renewed]), { held: true, cleared: true })
       t.equal(await w.store.client.zscore(k.leases, room), null)
     })
 

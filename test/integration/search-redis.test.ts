@@ -5,6 +5,7 @@
 // release, a room dropped or closed while a search on it is in progress, and a bulk edit read in
 // bounded calls.
 import t from 'tap'
+import type { RoomReply } from '../../src/store/script-map/index.js'
 import type { Test } from 'tap'
 import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../../src/config.js'
@@ -185,7 +186,7 @@ for (const backend of BACKENDS) {
       const read: number[] = []
       store.room = async (script, ...rest) => {
         const reply = await room(script, ...rest)
-        if (script === 'readSearchDocs') read.push(reply.rows.reduce((n, b) => n + b.length, 0))
+        if (script === 'readSearchDocs') read.push((reply as RoomReply<'readSearchDocs'>).rows.reduce((n, b) => n + b.length, 0))
         return reply
       }
       t.equal((await engine.search(r.as('x'), { query: 'after', limit: 50 })).results.length, 40, 'every edit is found')

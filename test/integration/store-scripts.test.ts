@@ -2,7 +2,7 @@
 // test/unit/evalsha.test.ts): standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
 // restart or failover) costs an EVAL per call in flight and no failed call; text of any kind
 // survives the frame intact; with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own
-// commands and are pipelined.
+// commands and are pipelined; event listeners hear the scripts that may append an event.
 import t from 'tap'
 import { Cluster } from 'ioredis'
 import { newRoom, rawRoom } from '../helpers/core.js'
@@ -63,6 +63,21 @@ for (const backend of BACKENDS) {
           `${on ? 'on' : 'off'}: every call returns its own result`,
         )
       }
+    })
+
+    t.test('onEventAppended: told after the scripts that may append an event, not after others', async (t) => {
+      const room = await newRoom(t, backend)
+      const heard: string[] = []
+      room.core.store.onEventAppended((ref) => heard.push(ref.roomId))
+      const alice = room.as('alice')
+      await room.core.presence.heartbeat(alice)
+      await room.core.vars.set(alice, { name: 'flag', value: 'on' })
+      const { task } = await room.core.plan.addTask(alice, { title: 'a task' })
+      t.same(heard, [], 'heartbeat, set_var and add_task append no event')
+      await room.core.events.post(alice, { type: 'status', text: 'hello' })
+      await room.core.plan.updateTask(alice, { task_id: task.id, status: 'done' })
+      await room.core.presence.leave(alice)
+      t.same(heard, [room.roomId, room.roomId, room.roomId], 'post_event, update_task (which may override a claim) and leave_room')
     })
   })
 }

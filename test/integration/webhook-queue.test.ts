@@ -12,7 +12,7 @@ import { Core } from '../../src/core/index.js'
 import type { Settings } from '../../src/config.js'
 import type { Store } from '../../src/store/store.js'
 import { fanOutRoom } from '../../src/webhooks/fanout.js'
-import { WebhookQueue } from '../../src/webhooks/queue.js'
+import { WebhookQueue } from '../../src/store/webhooks.js'
 import { RECENT_FAILURES, WebhookRegistry } from '../../src/webhooks/registry.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 import { sleep } from '../helpers/wait.js'
@@ -66,17 +66,20 @@ for (const backend of BACKENDS) {
     // shutdown or death is tried again, even the last); each claiming node dies (its 1 ms lease
     // runs out, nothing settled).
     let id = ''
+    let token = 0
     for (let n = 1; n <= 5; n++) {
       const c = await s.queue.claimDeliveries(s.teamId, `dead-${n}`, 10, 1, 3, RECENT_FAILURES)
       t.equal(c.claimed.length, 1, `attempt ${n} claimed`)
       t.equal(c.claimed[0]!.n, n)
+      t.ok(c.claimed[0]!.lease.token > token, `attempt ${n} holds it under a later token`)
       id = c.claimed[0]!.id
+      token = c.claimed[0]!.lease.token
       await sleep(5) // time passes on purpose: past the 1 ms lease
     }
     const sixth = await s.queue.claimDeliveries(s.teamId, 'node-6', 10, 1, 3, RECENT_FAILURES)
     t.same(sixth.claimed, [], 'not claimed a sixth time')
     t.equal(sixth.next, undefined, 'nothing left pending')
-    t.same(await s.queue.settle(s.teamId, 'dead-5', id, 'ok', 200, undefined, 0, { failures: RECENT_FAILURES, attempts: 20 }), { settled: false }, 'the last node, back late, settles nothing')
+    t.same(await s.queue.settle(s.teamId, token, id, 'ok', 200, undefined, 0, { failures: RECENT_FAILURES, attempts: 20 }), { settled: false }, 'the last node, back late, settles nothing')
     const [hook] = await s.registry.list(s.teamId)
     t.match(hook!.health, {
       pending: 0,
@@ -101,7 +104,7 @@ for (const backend of BACKENDS) {
     const first = await s.queue.claimTeams(1, 10_000)
     t.same(first.teams, [z], 'the team woken first goes first')
     // z's pass leaves it busy (more to claim): due again at the claim's time, which is after a's.
-    t.equal(await s.queue.rescheduleTeam(z, first.lease, first.now, false, 0), 'rescheduled')
+    t.equal(await s.queue.rescheduleTeam(z, first.token, first.now, false, 0), 'rescheduled')
     t.same((await s.queue.claimTeams(1, 10_000)).teams, [a], 'a busy team queues behind the team that was due before it')
   })
 
@@ -137,7 +140,7 @@ for (const backend of BACKENDS) {
     await sleep(2) // a later millisecond than the claims': the team is due by then
     const pass = await s.queue.claimTeams(8, 10_000)
     t.same(pass.teams, [s.teamId])
-    t.equal(await s.queue.rescheduleTeam(s.teamId, pass.lease, second.now, true, 0), 'removed', 'then the team leaves the schedule')
+    t.equal(await s.queue.rescheduleTeam(s.teamId, pass.token, second.now, true, 0), 'removed', 'then the team leaves the schedule')
   })
 
   t.test(`${backend}: a change notice that fails does not fail the registration`, async (t) => {

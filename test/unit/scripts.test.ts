@@ -40,6 +40,29 @@ t.test('a circular include is refused with its path', async (t) => {
   t.throws(() => loadScripts(dir), /circular include includes\/a -> includes\/b -> includes\/a/)
 })
 
+t.test('a script that calls appendEvent is flagged appendsEvent; including the helper is not enough', async (t) => {
+  const dir = scratch({
+    'includes/events.lua': 'local function appendEvent(R, ev) return 1 end\n',
+    'postIt-1.lua': '--- @include "includes/events"\nreturn appendEvent(R, {})\n',
+    'readIt-1.lua': '--- @include "includes/events"\nreturn 1\n',
+  })
+  t.same(
+    loadScripts(dir).map((s) => [s.name, s.appendsEvent]),
+    [
+      ['postIt', true],
+      ['readIt', false],
+    ],
+  )
+  t.same(
+    loadScripts()
+      .filter((s) => s.appendsEvent)
+      .map((s) => s.name)
+      .sort(),
+    ['leaveRoom', 'postEvent', 'updateTask'],
+    'the scripts of lua/ that append an event',
+  )
+})
+
 t.test('a badly named script is refused', async (t) => {
   t.throws(() => loadScripts(scratch({ 'do_it.lua': 'return 1' })), /verbNoun-<numKeys>\.lua/)
 })

@@ -1,15 +1,13 @@
 // What one attempt produces and what follows from its answer: the body and its signatures (checked
 // with the standardwebhooks package and node's own HMAC), Retry-After parsing, and the outcome
 // rules (2xx done, 410 gone, retry on the schedule with jitter, Retry-After honoured, failed after
-// the last attempt); and the list of scripts after which a node hints webhooks.
+// the last attempt).
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
 import { Dispatcher, decide, nextLookAt } from '../../src/webhooks/dispatcher.js'
 import { parseRetryAfter } from '../../src/webhooks/send.js'
-import { EVENT_SCRIPTS } from '../../src/webhooks/index.js'
 import { newSecret, signedHeaders, standardKey } from '../../src/webhooks/signing.js'
-import { loadScripts } from '../../src/store/scripts.js'
 
 t.test('signatures: the spec\'s hex HMAC over the raw body, and Standard Webhooks v1', async (t) => {
   const secret = newSecret()
@@ -87,12 +85,4 @@ t.test('a team with work left is due at the time of its claim, not at 0 (teams d
   t.equal(nextLookAt({ hinted: 0, more: false, now, next: now + 5000 }, 30_000), now + 5000, 'the earliest due delivery or lease end')
   t.equal(nextLookAt({ hinted: 0, more: false, now, next: now + 60_000 }, 30_000), now + 30_000, 'at most one sweep interval away')
   t.equal(nextLookAt({ hinted: 0, more: false, now }, 30_000), now + 30_000, 'nothing pending: the next sweep')
-})
-
-t.test('every script that appends an event is one after which the node hints webhooks', async (t) => {
-  const appending = loadScripts()
-    // A script calls appendEvent beyond the included definition.
-    .filter((s) => s.source.replace('local function appendEvent(', '').includes('appendEvent('))
-    .map((s) => s.name)
-  t.same(appending.sort(), [...EVENT_SCRIPTS].sort())
 })

@@ -181,8 +181,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'Revoke a team key, on every node within a second. The team\'s last live key cannot be revoked (409).',
       response: z.object({ revoked: keyView }),
       handle: async (ctx) => {
-        const { info, hash } = await node.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
-        await node.keyring.publishRevocation(hash)
+        const { info } = await node.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
         await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
         return { revoked: info }
       },
@@ -235,8 +234,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'Revoke a room invite key, on every node within a second.',
       response: z.object({ revoked: inviteView }),
       handle: async (ctx) => {
-        const { info, hash } = await node.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
-        await node.keyring.publishRevocation(hash)
+        const { info } = await node.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
         await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
         return { revoked: info }
       },

@@ -1,10 +1,11 @@
-// The Redis side of webhook delivery, one method per script (lua/*.lua hold the contracts):
-// the global schedule of teams, fan-out from a room's event stream into a team's deliveries,
-// claims under leases, and outcomes. Nothing here sends a request.
-import { decode, encode } from '@msgpack/msgpack'
-import type { RoomRef } from '../store/keys.js'
-import type { Store } from '../store/store.js'
-import type { SigningSecrets } from './signing.js'
+// The Redis side of webhook delivery (src/webhooks holds the rest), one method per script
+// (lua/*.lua hold the contracts) and the plain reads around them: the global schedule of teams,
+// fan-out from a room's event stream into a team's deliveries, claims under leases
+// (lua/includes/lease.lua), and outcomes. Nothing here sends a request.
+import { decode } from '@msgpack/msgpack'
+import type { RoomRef } from './keys.js'
+import type { Lease } from './leases.js'
+import type { Store } from './store.js'
 
 /** A delivery as stored: the event record is the room stream's own (msgpack fields, ms times). */
 export interface Delivery {
@@ -19,11 +20,17 @@ export interface Delivery {
   /** Attempts made, this one included. */
   n: number
   at: number
-  lease?: string
+  /** The node that claimed it last (host:pid:random), for operators. */
+  holder?: string
+}
+
+/** A delivery claimed under a lease of its own (src/store/leases.ts): the lease's token settles it. */
+export interface ClaimedDelivery extends Delivery {
+  lease: Lease
 }
 
 export interface Claim {
-  claimed: Delivery[]
+  claimed: ClaimedDelivery[]
   next?: number
   more: boolean
   hinted: number
@@ -51,14 +58,6 @@ export interface HookTarget {
   disabled_at?: number
 }
 
-/** The secrets a webhook signs with now. */
-export function secretsOf(hook: HookTarget): SigningSecrets {
-  return { secret: hook.secret, previous: hook.prev_secret !== undefined && hook.prev_until !== undefined ? { secret: hook.prev_secret, until: hook.prev_until } : undefined }
-}
-
-/** Lua packs an empty table as a list; the maps of a reply may come back as []. */
-const mapOf = <T>(v: unknown): Record<string, T> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, T>) : {})
-const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : [])
 
 export class WebhookQueue {
   /** Redis time minus this node's clock, as last seen in a script's reply (ms). */
@@ -84,17 +83,17 @@ export class WebhookQueue {
     return [this.store.keys.webhookTeams(), this.store.keys.webhookRegistrations()]
   }
 
-  /** Teams due for a pass, each now leased to the caller for `leaseMs`. */
-  async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; lease: number; now: number }> {
+  /** Teams due for a pass, each now leased to the caller for `leaseMs` under the lease token `token`. */
+  async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; token: number; now: number }> {
     const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
-    this.saw(Number(r.now))
-    return { teams: listOf<string>(r.teams), lease: Number(r.lease), now: Number(r.now) }
+    this.saw(r.now)
+    return { teams: r.teams, token: r.token, now: r.now }
   }
 
-  /** Ends a pass: the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
-  async rescheduleTeam(teamId: string, lease: number, next: number, empty: boolean, graceMs: number): Promise<string> {
-    const r = await this.store.run('rescheduleTeam', this.global, [teamId, lease, Math.round(next), empty ? '1' : '0', graceMs])
-    return String(r.done)
+  /** Ends a pass (releases its lease): the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
+  async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
+    const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
+    return r.done
   }
 
   /**
@@ -119,8 +118,8 @@ export class WebhookQueue {
   async beginFanout(teamId: string, maxRooms: number, sweepEveryMs: number): Promise<FanoutStart> {
     const k = this.team(teamId)
     const r = await this.store.run('beginFanout', [k.hooks, k.hinted, k.positions, k.meta], [maxRooms, sweepEveryMs])
-    const out: FanoutStart = { webhooks: Number(r.webhooks), rooms: listOf<FanoutStart['rooms'][number]>(r.rooms), now: Number(r.now) }
-    if (r.floor !== undefined && r.floor !== null) out.floor = Number(r.floor)
+    const out: FanoutStart = { webhooks: r.webhooks, rooms: r.rooms, now: r.now }
+    if (r.floor !== undefined) out.floor = r.floor
     if (r.sweep) out.sweep = true
     return out
   }
@@ -133,7 +132,7 @@ export class WebhookQueue {
     const r = await this.store.room('readOutbox', ref, { touch: false }, [pos, Math.floor(floor), count])
     const events: [string, Buffer][] = []
     for (let i = 0; i + 1 < r.rows.length; i += 2) events.push([r.rows[i]!.toString('utf8'), r.rows[i + 1]!])
-    return { events, ...(typeof r.head === 'string' ? { head: r.head } : {}), lost: Number(r.lost ?? 0), lostBefore: Number(r.lost_before ?? 0) }
+    return { events, ...(r.head !== undefined ? { head: r.head } : {}), lost: r.lost ?? 0, lostBefore: r.lost_before ?? 0 }
   }
 
   /**
@@ -143,38 +142,37 @@ export class WebhookQueue {
    */
   async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: { count: number; before: number }, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
     const k = this.team(teamId)
-    const args: (string | number | Buffer)[] = [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before)]
-    for (const [id, rec] of events) args.push(id, rec)
-    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], args)
-    return { stale: r.stale === true, enqueued: Number(r.enqueued ?? 0), dropped: Number(r.dropped ?? 0) }
+    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before), ...events.flat()])
+    return { stale: r.stale ?? false, enqueued: r.enqueued ?? 0, dropped: r.dropped ?? 0 }
   }
 
   /**
-   * Claims up to `max` due deliveries under a lease. A taken-over delivery that already had
+   * Claims up to `max` due deliveries, each under a lease of its own (`token`), for the node
+   * named `holder`. A taken-over delivery that already had
    * `maxAttempts` attempts and the two a takeover may add is failed instead (recorded like any failure, `recentKept` kept). A
    * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
    * until done).
    */
-  async claimDeliveries(teamId: string, token: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
+  async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [token, max, leaseMs, maxAttempts, recentKept])
-    this.saw(Number(r.now))
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [holder, max, leaseMs, maxAttempts, recentKept])
+    this.saw(r.now)
     const claim: Claim = {
-      claimed: listOf<Delivery>(r.claimed).map((d) => ({ ...d, e: mapOf(d.e) })),
-      more: r.more === true,
-      hinted: Number(r.hinted),
-      webhooks: Number(r.webhooks),
-      now: Number(r.now),
+      claimed: r.claimed.map(({ token, ...d }) => ({ ...d, lease: { member: d.id, token } })),
+      more: r.more,
+      hinted: r.hinted,
+      webhooks: r.webhooks,
+      now: r.now,
     }
-    if (typeof r.next === 'number') claim.next = r.next
+    if (r.next !== undefined) claim.next = r.next
     return claim
   }
 
-  /** Records an attempt's outcome; `settled` is false when this node no longer held the lease. `at`: when a retry is due. */
-  async settle(teamId: string, token: string, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
+  /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
+  async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
     const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
-    return { settled: r.settled === true, ...(typeof r.at === 'number' ? { at: r.at } : {}) }
+    return { settled: r.settled, ...(r.at !== undefined ? { at: r.at } : {}) }
   }
 
   /** A webhook's target and secret as they are now (undefined: deleted). */
@@ -183,16 +181,14 @@ export class WebhookQueue {
     return raw ? (decode(raw) as HookTarget) : undefined
   }
 
-  /** Renews this node's leases; returns the ids it no longer holds. */
-  async extendLeases(teamId: string, token: string, leaseMs: number, ids: string[]): Promise<string[]> {
-    const k = this.team(teamId)
-    const r = await this.store.run('extendLeases', [k.deliveries, k.leased], [token, leaseMs, ...ids])
-    return listOf<string>(r.lost)
+  /** The lease set of a team's deliveries (renewed by a LeaseKeeper). */
+  leaseSet(teamId: string): string {
+    return this.team(teamId).leased
   }
 
   /** A page of a team's room ids (the room index; rooms are entered in it before they exist). */
-  async teamRooms(teamId: string, from: number, count: number): Promise<string[]> {
-    return this.store.client.zrange(this.store.keys.teamRooms(teamId), from, from + count - 1)
+  teamRooms(teamId: string, from: number, count: number): Promise<string[]> {
+    return this.store.rooms.ids(teamId, from, count)
   }
 
   /** The fan-out positions of `rooms` ('' for none). */
@@ -219,12 +215,12 @@ export class WebhookQueue {
 
   /** The id of a room's newest event ("<lastms>-<eseq>"), or undefined for a room without events. */
   async roomHead(ref: RoomRef): Promise<string | undefined> {
-    const [seq, ms] = await this.store.client.hmget(this.store.keys.room(ref).meta, 'eseq', 'lastms')
-    return seq && Number(seq) > 0 ? `${ms ?? 0}-${seq}` : undefined
+    const { seq, ms } = await this.store.rooms.head(ref)
+    return seq > 0 ? `${ms}-${seq}` : undefined
   }
 
   /** Announces on the control channel that a team's webhooks changed. */
-  async announce(teamId: string): Promise<void> {
-    await this.store.client.spublish(this.store.keys.controlChannel(), Buffer.from(encode({ k: 'webhooks', team: teamId })))
+  announce(teamId: string): Promise<void> {
+    return this.store.control({ k: 'webhooks', team: teamId })
   }
 }
