@@ -7,6 +7,14 @@
 // hides, and invite-key scope, each in both protocol eras. Mutations carry an idempotency key, so
 // the second call of a pair replays the first's result instead of changing the room again; which
 // path goes first alternates, so each path really runs half of them.
+//
+// A read whose reply counts time from each call's own clock would make a pair differ while the
+// paths agree, so none is compared where the clock can move it: list_locks runs when the room
+// holds no lock (a held one shows expires_in_s, rounded up per call), and presence lasts an hour
+// here, so no agent goes offline between the two calls of get_presence, get_room_info,
+// get_my_summary or get_room_analytics. The rest stands still for the test's length: a room's
+// last_active_at moves once per touch interval (5 minutes), and get_room_analytics' window of
+// UTC days only at midnight.
 import t from 'tap'
 import type { McpHost } from '../../src/mcp/host.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES } from '../../src/mcp/tools/index.js'
@@ -50,8 +58,10 @@ function goodArgs(refs: { eventId: string; ownEventId: string; reviewA: string; 
     ['get_my_summary', {}],
     ['wait_for_events', { timeout_s: 1 }],
     ['acquire_lock', { name: 'file:matrix' }],
-    ['list_locks', {}],
     ['release_lock', { name: 'file:matrix' }],
+    // After the release: a held lock is listed with its seconds left, counted from each call's
+    // own clock, so a pair of calls straddling a whole second would differ (see the header).
+    ['list_locks', {}],
     ['set_shared_var', { name: 'build.status', value: 'green' }],
     ['get_shared_var', { name: 'build.status' }],
     ['list_shared_vars', {}],
@@ -73,7 +83,8 @@ function callBody(era: 'legacy' | 'modern', name: string, args: unknown, params?
 }
 
 t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
-  const n: TestNode = await startNode(t, 'standalone')
+  // An hour's presence TTL: who is online cannot change between the two calls of a pair.
+  const n: TestNode = await startNode(t, 'standalone', { presenceTtlMs: 3_600_000 })
   const host: McpHost = n.node.mcp
   const { key, teamId } = await newTeam(n)
   const newRoom = async () => (await n.node.core.rooms.create(teamId, { template: 'blank' }, 'test')).room.room_id
@@ -144,6 +155,7 @@ t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
         t.equal(r.status, 200)
         const reply = toolReplyOf(r.json)
         t.notOk(reply.isError, `${era} ${name}: a good call succeeds`, { body: reply.body })
+        if (name === 'list_locks') t.same(reply.body.locks, [], `${era} list_locks: no lock held, so nothing in the reply reads the clock`)
       }
       t.same(goodArgs(refs).map(([name]) => name).sort(), ALL_TOOLS.map((d) => d.name).sort(), 'the matrix covers every tool')
     })
