@@ -58,8 +58,15 @@ for (const backend of BACKENDS) {
       // Two TTLs for alice, so that she stays the one seen longest ago whatever happens to bob.
       await age('alice', 2 * TTL_MS)
       t.same(await listed(), { online: ['bob'], offline: ['alice'], offlineCount: 1 }, 'alice, quiet past the TTL, is recently offline; bob, just seen, is online')
-      await age('bob', TTL_MS + 1)
-      t.same(await listed(), { online: [], offline: ['bob', 'alice'], offlineCount: 2 }, 'bob, quiet a millisecond past the TTL, is offline too; the latest first')
+      // A heartbeat within the TTL keeps bob online: half a TTL, a heartbeat, half a TTL (and a
+      // millisecond) more. His first heartbeat is then past the TTL, so only the second one keeps
+      // him listed.
+      await age('bob', TTL_MS / 2)
+      await presence.heartbeat(room.as('bob'))
+      await age('bob', TTL_MS / 2 + 1)
+      t.same(await listed(), { online: ['bob'], offline: ['alice'], offlineCount: 1 }, 'bob, seen again half a TTL ago, is still online')
+      await age('bob', TTL_MS / 2)
+      t.same(await listed(), { online: [], offline: ['bob', 'alice'], offlineCount: 2 }, 'bob, quiet a millisecond past the TTL since, is offline too; the latest first')
       const back = await presence.heartbeat(room.as('alice'))
       t.equal(back.online, 1)
       t.same(
