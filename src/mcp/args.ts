@@ -4,7 +4,9 @@
 // or transforms, which the core checks with the node's settings when the tool runs. The light form
 // is what the runner checks first (an unknown argument named, a wrong type) and what tools/list
 // shows, so the listing stays as short as it was. A field the core renames or drops fails at
-// load (coreArgs names it), and so does a required core field the tool does not take.
+// load (coreArgs names it), and so does a required core field the tool does not take; a tool that
+// takes nothing names its core schema all the same (coreArgs(schema, {})), so a field the core
+// adds reaches it, or fails at load when required.
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 
@@ -51,10 +53,16 @@ export function lighten(field: z.ZodType): z.ZodType {
 }
 
 const derived = new WeakSet<z.ZodType>()
+const derivedSets = new WeakSet<object>()
 
 /** Whether a tool argument was derived from a core field (the drift test lists the others). */
 export function isDerived(arg: z.ZodType): boolean {
   return derived.has(arg)
+}
+
+/** Whether a tool's arguments are one coreArgs() result (how the drift test knows an empty set was derived). */
+export function isDerivedSet(args: object): boolean {
+  return derivedSets.has(args)
 }
 
 /**
@@ -80,5 +88,7 @@ export function coreArgs<K extends string>(schema: z.ZodObject, fields: Record<K
   for (const [name, field] of Object.entries(schema.shape)) {
     if (!(name in fields) && !(field as z.ZodType).safeParse(undefined).success) throw new Error(`coreArgs: the tool must take the required core field ${name}`)
   }
-  return Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+  const args = Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+  derivedSets.add(args)
+  return args
 }

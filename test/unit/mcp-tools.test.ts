@@ -7,7 +7,7 @@ import t from 'tap'
 import { z } from 'zod'
 import { reviewSchemas } from '../../src/core/reviews.js'
 import { roomSchemas } from '../../src/core/rooms.js'
-import { coreArgs, isDerived } from '../../src/mcp/args.js'
+import { coreArgs, isDerived, isDerivedSet } from '../../src/mcp/args.js'
 import { INSTRUCTIONS, listEntry } from '../../src/mcp/host.js'
 import { inputSchema, type ToolDef } from '../../src/mcp/tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, findTool } from '../../src/mcp/tools/index.js'
@@ -127,6 +127,8 @@ t.test('tool arguments are derived from the core schemas, except the few restate
     for (const [k, arg] of Object.entries(d.args)) {
       t.ok(isDerived(arg as z.ZodType) || RESTATED[d.name]?.includes(k), `${d.name}.${k}: derived from a core field, or listed as restated`)
     }
+    // A tool without arguments is tied to its core schema too: a field the core adds reaches it.
+    if (Object.keys(d.args).length === 0) t.ok(isDerivedSet(d.args), `${d.name}: takes no arguments, by coreArgs(its core schema, {})`)
   }
   for (const [name, args] of Object.entries(RESTATED)) for (const k of args) t.ok(Object.hasOwn(findTool(name)?.args ?? {}, k), `${name} takes ${k}`)
   t.ok(Object.hasOwn(roomSchemas.create.shape, 'template'), 'the core takes a template')
@@ -136,6 +138,7 @@ t.test('coreArgs refuses a field the core lacks and one the core requires but th
   const schema = z.object({ a: z.string().max(3), b: z.number().int().default(1) })
   t.throws(() => coreArgs(schema, { a: undefined, c: undefined }), /has no field c/)
   t.throws(() => coreArgs(schema, { b: undefined }), /required core field a/)
+  t.throws(() => coreArgs(schema, {}), /required core field a/, 'a tool that takes nothing too')
   const args = coreArgs(schema, { a: 'described', b: undefined })
   t.same(z.toJSONSchema(z.object(args)), z.toJSONSchema(z.object({ a: z.string().describe('described'), b: z.number().int().optional() })), 'light forms: no limits, no defaults')
 })
