@@ -10,12 +10,32 @@
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 
+/** The names of the settings that are numbers (never undefined). */
+type NumericSetting = { [K in keyof Settings]-?: Settings[K] extends number ? K : never }[keyof Settings]
+
 /**
- * What the core schema factories (planSchemas(settings), ...) are built with here: only their
- * field names and types are read, never a limit, so every setting reads as a number. (The
- * settings themselves belong to the composition root, which nothing below it imports.)
+ * The settings the core schema factories read: limits, numbers all (the compiler holds this list
+ * to numeric settings). A unit test holds it to what the factories read.
  */
-export const CORE_SETTINGS: Settings = new Proxy({} as Settings, { get: () => Number.MAX_SAFE_INTEGER })
+export const FACTORY_LIMITS: readonly NumericSetting[] = [
+  'tasksPerRoom', 'taskNotesBytes', 'dependenciesPerTask', 'contextBodyBytes', 'contextPerRoom',
+  'eventTextBytes', 'eventDataBytes', 'lockTtlMaxMs', 'varValueBytes',
+]
+
+/**
+ * What the core schema factories (planSchemas(settings), ...) are built with here. Only their
+ * field names and types are used, never a limit, so each limit they read reads as the largest
+ * safe integer. Any other setting throws, naming it: a factory that came to read a flag, a text or
+ * an optional setting would otherwise shape its schema by a number, silently. (The settings
+ * themselves belong to the composition root, which nothing below it imports.)
+ */
+export const CORE_SETTINGS: Settings = new Proxy({} as Settings, {
+  get(_target, key) {
+    if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
+    if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER
+    throw new Error(`CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`)
+  },
+})
 
 type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape; entries?: Record<string, string>; values?: unknown[]; in?: z.ZodType; options?: z.ZodType[] }
 
