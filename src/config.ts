@@ -6,7 +6,7 @@
 // whose variable is in seconds (unit "s" or "s list", e.g. PRESENCE_TTL_S) is read and checked in
 // seconds and held in milliseconds under a name ending in Ms (presenceTtlMs). Operators keep whole
 // seconds; a test sets a TTL of a few hundred milliseconds through the code name
-// (defaultSettings({ presenceTtlMs: 300 })) and waits for the expiry instead of for seconds.
+// (defaultSettings({ lockTtlDefaultMs: 300 })) and waits for the expiry instead of for seconds.
 import { z } from 'zod'
 
 type Row = { env: string; schema: z.ZodType; unit: string; doc: string }

@@ -38,6 +38,8 @@ export function lockSchemas(s: Settings) {
         .optional(),
     }),
     release: z.object({ name: lockName, token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional() }),
+    /** No input (list_locks' arguments come from here all the same: src/mcp/args.ts). */
+    list: z.object({}),
   }
 }
 
@@ -89,7 +91,8 @@ export class Locks {
   }
 
   /** The live locks, sorted by name. */
-  async list(c: Caller) {
+  async list(c: Caller, input: unknown = {}) {
+    parse(this.schemas.list, input)
     const r = await this.store.room('listLocks', c.room, callOptions(c))
     const { now } = r
     const locks = pairs(r.rows)

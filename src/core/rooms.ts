@@ -37,6 +37,8 @@ export const roomSchemas = {
     /** Rooms created after this one (the `next` of the previous page). */
     after: roomId.optional(),
   }),
+  /** No input (get_room_info's arguments come from here all the same: src/mcp/args.ts). */
+  info: z.object({}),
 }
 
 /** A generated room id: "room-" and 10 base32 characters (50 bits). */
@@ -122,7 +124,8 @@ export class Rooms {
   }
 
   /** The room's record and counts. */
-  async info(c: Caller) {
+  async info(c: Caller, input: unknown = {}) {
+    parse(roomSchemas.info, input)
     const r = await this.store.room('roomInfo', c.room, callOptions(c), [this.settings.presenceTtlMs])
     const meta = r.room
     return {

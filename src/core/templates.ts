@@ -1,5 +1,7 @@
 // Room templates: the starter plan and context a new room can begin with. Each task may depend on
 // earlier tasks of the same template by index; ids t1..tn are given in order at creation.
+import { z } from 'zod'
+import { parse } from './validate.js'
 
 export interface TemplateTask {
   title: string
@@ -123,6 +125,15 @@ export const TEMPLATES: readonly Template[] = [
     ],
   },
 ]
+
+/** No input (list_templates' arguments come from here all the same: src/mcp/args.ts). */
+export const templateSchemas = { list: z.object({}) }
+
+/** The templates as list_templates shows them: what each starts with, not the content itself. */
+export function listTemplates(input: unknown = {}) {
+  parse(templateSchemas.list, input)
+  return TEMPLATES.map((t) => ({ id: t.id, title: t.title, description: t.description, tasks: t.tasks.length, context_entries: t.context.length }))
+}
 
 export function findTemplate(id: string): Template | undefined {
   return TEMPLATES.find((t) => t.id === id)

@@ -4,16 +4,38 @@
 // or transforms, which the core checks with the node's settings when the tool runs. The light form
 // is what the runner checks first (an unknown argument named, a wrong type) and what tools/list
 // shows, so the listing stays as short as it was. A field the core renames or drops fails at
-// load (coreArgs names it), and so does a required core field the tool does not take.
+// load (coreArgs names it), and so does a required core field the tool does not take; a tool that
+// takes nothing names its core schema all the same (coreArgs(schema, {})), so a field the core
+// adds reaches it, or fails at load when required.
 import { z } from 'zod'
 import type { Settings } from '../config.js'
 
+/** The names of the settings that are numbers (never undefined). */
+type NumericSetting = { [K in keyof Settings]-?: Settings[K] extends number ? K : never }[keyof Settings]
+
 /**
- * What the core schema factories (planSchemas(settings), ...) are built with here: only their
- * field names and types are read, never a limit, so every setting reads as a number. (The
- * settings themselves belong to the composition root, which nothing below it imports.)
+ * The settings the core schema factories read: limits, numbers all (the compiler holds this list
+ * to numeric settings). A unit test holds it to what the factories read.
  */
-export const CORE_SETTINGS: Settings = new Proxy({} as Settings, { get: () => Number.MAX_SAFE_INTEGER })
+export const FACTORY_LIMITS: readonly NumericSetting[] = [
+  'tasksPerRoom', 'taskNotesBytes', 'dependenciesPerTask', 'contextBodyBytes', 'contextPerRoom',
+  'eventTextBytes', 'eventDataBytes', 'lockTtlMaxMs', 'varValueBytes',
+]
+
+/**
+ * What the core schema factories (planSchemas(settings), ...) are built with here. Only their
+ * field names and types are used, never a limit, so each limit they read reads as the largest
+ * safe integer. Any other setting throws, naming it: a factory that came to read a flag, a text or
+ * an optional setting would otherwise shape its schema by a number, silently. (The settings
+ * themselves belong to the composition root, which nothing below it imports.)
+ */
+export const CORE_SETTINGS: Settings = new Proxy({} as Settings, {
+  get(_target, key) {
+    if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
+    if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER
+    throw new Error(`CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`)
+  },
+})
 
 type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape; entries?: Record<string, string>; values?: unknown[]; in?: z.ZodType; options?: z.ZodType[] }
 
@@ -51,10 +73,16 @@ export function lighten(field: z.ZodType): z.ZodType {
 }
 
 const derived = new WeakSet<z.ZodType>()
+const derivedSets = new WeakSet<object>()
 
 /** Whether a tool argument was derived from a core field (the drift test lists the others). */
 export function isDerived(arg: z.ZodType): boolean {
   return derived.has(arg)
+}
+
+/** Whether a tool's arguments are one coreArgs() result (how the drift test knows an empty set was derived). */
+export function isDerivedSet(args: object): boolean {
+  return derivedSets.has(args)
 }
 
 /**
@@ -80,5 +108,7 @@ export function coreArgs<K extends string>(schema: z.ZodObject, fields: Record<K
   for (const [name, field] of Object.entries(schema.shape)) {
     if (!(name in fields) && !(field as z.ZodType).safeParse(undefined).success) throw new Error(`coreArgs: the tool must take the required core field ${name}`)
   }
-  return Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+  const args = Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+  derivedSets.add(args)
+  return args
 }

@@ -1,9 +1,27 @@
 // Locks on real Redis, standalone and cluster: acquire, extend, release, conflicts, expiry by key
 // TTL, fencing tokens, the per-room limit, validation, and a race of 20 agents for one lock.
+// A lock that must outlive some calls lives a minute; one that must expire either lives 300 ms
+// with nothing to do before it goes, or is made to lapse on purpose (lapse()), so no check
+// depends on how fast the machine runs. Seconds left are checked against the clock read before
+// and after the call that counted them.
 import t from 'tap'
-import { newRoom } from '../helpers/core.js'
+import type { AppError } from '../../src/core/errors.js'
+import { Locks } from '../../src/core/locks.js'
+import { newRoom, type TestRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
 import { waitFor } from '../helpers/wait.js'
+
+/** Ends `agent`'s lock `name` on purpose: the holder extends it to 1 ms, so it lapses at once. */
+function lapse(room: TestRoom, agent: string, name: string) {
+  const settings = room.core.store.settings
+  return new Locks(room.core.store, { ...settings, lockTtlDefaultMs: 1 }).acquire(room.as(agent), { name })
+}
+
+/** Whether `seconds` is what a call between the clock readings `before` and `after` counts for a lock expiring at `expiresAt` (rounded up). */
+function leftBetween(seconds: number, expiresAt: string, before: number, after: number): boolean {
+  const at = Date.parse(expiresAt)
+  return seconds >= Math.ceil((at - after) / 1000) && seconds <= Math.ceil((at - before) / 1000)
+}
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
@@ -22,11 +40,13 @@ for (const backend of BACKENDS) {
       t.equal(ext.lock.acquired_at, a.lock.acquired_at)
       t.equal(ext.lock.expires_in_s, 300)
 
-      await t.rejects(locks.acquire(room.as('bob'), { name: 'db/schema.sql' }), {
-        code: 'conflict',
-        message: /held by alice for (299|300) more s/,
-        details: { field: 'name', holder: 'alice', expires_at: ext.lock.expires_at },
-      })
+      const asked = Date.now()
+      const refused = (await locks.acquire(room.as('bob'), { name: 'db/schema.sql' }).catch((e: unknown) => e)) as AppError
+      const answered = Date.now()
+      t.match(refused, { code: 'conflict', details: { field: 'name', holder: 'alice', expires_at: ext.lock.expires_at } })
+      const left = refused.details?.expires_in_s as number
+      t.ok(leftBetween(left, ext.lock.expires_at, asked, answered), `the conflict counts the seconds left from its own time (${left})`)
+      t.match(refused.message, `held by alice for ${left} more s`)
       await t.rejects(locks.release(room.as('bob'), { name: 'db/schema.sql' }), { code: 'conflict', details: { holder: 'alice' } }, 'only the holder releases')
       await t.rejects(locks.release(room.as('alice'), { name: 'db/schema.sql', token: 7 }), { code: 'conflict', details: { field: 'token', token: 1 } })
       t.same(
@@ -47,19 +67,23 @@ for (const backend of BACKENDS) {
 
     t.test('the lock key expires with the lock; a later acquisition has a larger token', async (t) => {
       // The default lock lives 300 ms (a test's default may be under a second; ttl_s is whole seconds).
-      const room = await newRoom(t, backend, { settings: { lockTtlDefaultMs: 300, lockTtlMaxMs: 3000 } })
+      const room = await newRoom(t, backend, { settings: { lockTtlDefaultMs: 300, lockTtlMaxMs: 60_000 } })
       const { locks, store } = room.core
       const first = await locks.acquire(room.as('alice'), { name: 'deploy' })
-      await locks.acquire(room.as('alice'), { name: 'long', ttl_s: 3 })
-      const pttl = await store.client.pttl(store.keys.lock({ teamId: room.teamId, roomId: room.roomId }, 'deploy'))
-      t.ok(pttl === -2 || (pttl > 0 && pttl <= 300), `the lock key's TTL is the lock's (${pttl} ms; -2: already expired)`)
+      const asked = Date.now()
+      const long = await locks.acquire(room.as('alice'), { name: 'long', ttl_s: 60 })
+      const pttl = await store.client.pttl(store.keys.lock({ teamId: room.teamId, roomId: room.roomId }, 'long'))
+      const elapsed = Date.now() - asked
+      t.ok(pttl <= 60_000 && pttl >= 60_000 - elapsed, `the lock key's TTL is the lock's: ${pttl} ms, ${elapsed} ms after asking for 60 s`)
 
       const gone = async (name: string) => !(await locks.list(room.as('x'))).locks.some((l) => l.name === name)
       await waitFor(() => gone('deploy'), 10_000, 'the 300 ms lock to expire')
+      const before = Date.now()
       const listed = await locks.list(room.as('x'))
-      t.same(listed.locks.map((l) => l.name), ['long'], 'an expired lock is not listed; the 3 s one is')
+      const after = Date.now()
+      t.same(listed.locks.map((l) => l.name), ['long'], 'an expired lock is not listed; the minute one is')
       const left = listed.locks[0]!.expires_in_s
-      t.ok(left >= 1 && left <= 3, `seconds left are counted from now, rounded up (${left})`)
+      t.ok(leftBetween(left, long.lock.expires_at, before, after), `seconds left are counted from the list's own time, rounded up (${left})`)
 
       const second = await locks.acquire(room.as('bob'), { name: 'deploy' })
       t.equal(second.extended, false)
@@ -82,8 +106,7 @@ for (const backend of BACKENDS) {
     })
 
     t.test('locks-per-room limit counts live locks only', async (t) => {
-      // alice's lock lives 500 ms: long enough to be counted by the refused acquire right after it.
-      const room = await newRoom(t, backend, { settings: { locksPerRoom: 2, lockTtlDefaultMs: 500, lockTtlMaxMs: 60_000 } })
+      const room = await newRoom(t, backend, { settings: { locksPerRoom: 2, lockTtlDefaultMs: 60_000, lockTtlMaxMs: 60_000 } })
       const { locks } = room.core
       await locks.acquire(room.as('alice'), { name: 'a' })
       await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })
@@ -94,6 +117,7 @@ for (const backend of BACKENDS) {
       })
       t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['a', 'b'], 'the refused acquire changed nothing')
       t.equal((await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })).extended, true, 'extending is not a new lock')
+      await lapse(room, 'alice', 'a')
       await waitFor(async () => !(await locks.list(room.as('x'))).locks.some((l) => l.name === 'a'), 10_000, "alice's lock to expire")
       const c = await locks.acquire(room.as('carol'), { name: 'c', ttl_s: 60 })
       t.equal(c.lock.owner, 'carol', 'an expired lock frees its place')

@@ -3,7 +3,9 @@
 // at once over 50 rooms) hold no Redis connection of their own: CLIENT LIST on a Redis of the
 // test's own (each master of a cluster of its own) counts no more connections than with none.
 // Nothing here races a wait's own timeout: every post comes once the node reports the waits
-// parked (the parked-waiters gauge), and every wait ends on an event, not on the clock.
+// parked (the parked-waiters gauge), and every long wait ends on an event, not on the clock. A
+// few short waits are meant to time out: they must end empty, not before their timeout, and while
+// every long wait is still parked, which holds however slow the machine is.
 import type { Test } from 'tap'
 import t from 'tap'
 import { Redis } from 'ioredis'
@@ -100,6 +102,25 @@ for (const backend of BACKENDS) {
     t.comment(`${backend}: Redis clients per server with 0 waiters ${idle.join('/')}, with 1,000 parked ${busy.join('/')}`)
     busy.forEach((count, i) => t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections with 1,000 waiters, ${idle[i]} with none`))
     t.equal(n.node.feeds.stats().waiters, 1000, 'the waits are parked on the node\'s feeds')
+
+    // Five waits of 1 s in rooms still quiet (those woken last), beside the 1,000 of 30 s: each must
+    // end empty at its own timeout, and no other wait may end with it.
+    let ended = 0
+    for (const c of calls) void c.done.then(() => ended++, () => ended++)
+    const shortS = 1
+    const sent = performance.now()
+    const shorts = await Promise.all(
+      Array.from({ length: 5 }, (_, k) =>
+        streamedPost(n, legacyCall('wait_for_events', { room_id: rooms[25 + k], agent_id: `short-${k}`, timeout_s: shortS }), headers).done.then((body) => ({ events: resultOf(body).events, ms: performance.now() - sent })),
+      ),
+    )
+    for (const [k, r] of shorts.entries()) {
+      t.same(r.events, [], `short wait ${k}: timed out empty`)
+      // Less 10 ms: the node's timer and this clock read milliseconds differently.
+      t.ok(r.ms >= shortS * 1000 - 10, `short wait ${k}: not before its ${shortS} s timeout (${Math.round(r.ms)} ms)`)
+    }
+    t.equal(ended, 0, 'none of the 1,000 long waits ended with them')
+    t.equal(await parkedWaiters(n), 1000, 'all 1,000 are still parked')
 
     // Wake half the rooms with one event each; the other half's waiters stay parked. Then the
     // other half, each room with an event of its own. A waiter must get its own room's event only.

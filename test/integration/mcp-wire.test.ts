@@ -172,9 +172,17 @@ t.test('the /mcp wire (standalone)', async (t) => {
     const badJson = await post(n, '{"jsonrpc": "2.0", "id": 1,', {}, { key })
     t.equal(badJson.status, 400)
     t.equal((badJson.json?.error as { code: number }).code, ERROR.parseError, 'bad JSON → -32700')
-    const batch = await post(n, [modernBody('tools/list'), modernBody('tools/list', {}, 2)], modernHeaders('tools/list'), { key })
-    t.equal(batch.status, 400, 'a batch → 400')
-    t.equal((batch.json?.error as { code: number }).code, ERROR.invalidRequest)
+    // Refused in both eras, with a message that tells the client what to send instead.
+    const batches = { modern: [[modernBody('tools/list'), modernBody('tools/list', {}, 2)], modernHeaders('tools/list')], legacy: [[legacyCall('heartbeat', {}, 1), legacyCall('heartbeat', {}, 2)], {}] } as const
+    for (const [era, [body, headers]] of Object.entries(batches)) {
+      const batch = await post(n, body, headers, { key })
+      t.equal(batch.status, 400, `a ${era} batch → 400`)
+      t.same(
+        batch.json,
+        { jsonrpc: '2.0', id: null, error: { code: ERROR.invalidRequest, message: 'Bad Request: batches are not supported (send one JSON-RPC message per POST)' } },
+        `a ${era} batch: -32600, one message per POST`,
+      )
+    }
 
     const evil = await post(n, modernBody('tools/list'), { ...modernHeaders('tools/list'), Origin: 'http://evil.example' }, { key })
     t.equal(evil.status, 403, 'a foreign Origin → 403')

@@ -244,8 +244,9 @@ t.test('webhooks', async (t) => {
     })
 
     t.test(`${backend}: an attempt cut by shutdown is not settled; another node takes it over`, async (t) => {
-      const lease = { webhookLeaseMs: 600 } // renewed while the attempt runs; the takeover waits it out
-      const s = await setup(t, backend, ca, lease)
+      // A lease of a minute (renewed while the attempt runs): however long this node stalls, its
+      // own dispatcher cannot find the lease run out and take the delivery over itself.
+      const s = await setup(t, backend, ca, { webhookLeaseMs: 60_000 })
       const rx = await startReceiver(t, ca)
       rx.answer = () => 'hang'
       await register(s, { url: rx.url() })
@@ -262,9 +263,11 @@ t.test('webhooks', async (t) => {
       t.ok(await s.n.node.store.client.zscore(k.leased, id), 'still leased: left to the lease takeover')
       t.equal(await s.n.node.store.client.zscore(k.due, id), null, 'not scheduled as a retry')
 
-      // Another node on the same KEY_PREFIX takes it over when the lease runs out.
+      // Another node on the same KEY_PREFIX takes it over when the lease runs out: made so here,
+      // its end moved to now.
+      await s.n.node.store.client.zadd(k.leased, 'XX', Date.now(), id)
       rx.answer = () => ({ status: 200 })
-      await startNode(t, backend, { ...fastWebhookSettings(ca), ...lease, keyPrefix: s.n.node.settings.keyPrefix })
+      await startNode(t, backend, { ...fastWebhookSettings(ca), keyPrefix: s.n.node.settings.keyPrefix })
       await waitFor(async () => (await list(s))[0]!.health.delivered === 1, 8000, 'the takeover to deliver it')
       t.equal(rx.received.at(-1)!.body.id, id, 'sent again under the same delivery id')
       t.match((await list(s))[0]!.health, { pending: 0, delivered: 1, takeovers: 1, consecutiveFailures: 0 })

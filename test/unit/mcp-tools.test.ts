@@ -7,7 +7,13 @@ import t from 'tap'
 import { z } from 'zod'
 import { reviewSchemas } from '../../src/core/reviews.js'
 import { roomSchemas } from '../../src/core/rooms.js'
-import { coreArgs, isDerived } from '../../src/mcp/args.js'
+import type { Settings } from '../../src/config.js'
+import { contextSchemas } from '../../src/core/context.js'
+import { eventSchemas } from '../../src/core/events.js'
+import { lockSchemas } from '../../src/core/locks.js'
+import { planSchemas } from '../../src/core/plan.js'
+import { varSchemas } from '../../src/core/vars.js'
+import { CORE_SETTINGS, coreArgs, FACTORY_LIMITS, isDerived, isDerivedSet } from '../../src/mcp/args.js'
 import { INSTRUCTIONS, listEntry } from '../../src/mcp/host.js'
 import { inputSchema, type ToolDef } from '../../src/mcp/tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, findTool } from '../../src/mcp/tools/index.js'
@@ -127,6 +133,8 @@ t.test('tool arguments are derived from the core schemas, except the few restate
     for (const [k, arg] of Object.entries(d.args)) {
       t.ok(isDerived(arg as z.ZodType) || RESTATED[d.name]?.includes(k), `${d.name}.${k}: derived from a core field, or listed as restated`)
     }
+    // A tool without arguments is tied to its core schema too: a field the core adds reaches it.
+    if (Object.keys(d.args).length === 0) t.ok(isDerivedSet(d.args), `${d.name}: takes no arguments, by coreArgs(its core schema, {})`)
   }
   for (const [name, args] of Object.entries(RESTATED)) for (const k of args) t.ok(Object.hasOwn(findTool(name)?.args ?? {}, k), `${name} takes ${k}`)
   t.ok(Object.hasOwn(roomSchemas.create.shape, 'template'), 'the core takes a template')
@@ -136,8 +144,21 @@ t.test('coreArgs refuses a field the core lacks and one the core requires but th
   const schema = z.object({ a: z.string().max(3), b: z.number().int().default(1) })
   t.throws(() => coreArgs(schema, { a: undefined, c: undefined }), /has no field c/)
   t.throws(() => coreArgs(schema, { b: undefined }), /required core field a/)
+  t.throws(() => coreArgs(schema, {}), /required core field a/, 'a tool that takes nothing too')
   const args = coreArgs(schema, { a: 'described', b: undefined })
   t.same(z.toJSONSchema(z.object(args)), z.toJSONSchema(z.object({ a: z.string().describe('described'), b: z.number().int().optional() })), 'light forms: no limits, no defaults')
+})
+
+t.test('CORE_SETTINGS answers the limits the core schema factories read, and throws for any other setting', async (t) => {
+  const read = new Set<string>()
+  const recorder = new Proxy({} as Settings, { get: (_target, key) => (read.add(String(key)), Number.MAX_SAFE_INTEGER) })
+  for (const factory of [planSchemas, contextSchemas, eventSchemas, lockSchemas, varSchemas]) factory(recorder)
+  t.same([...FACTORY_LIMITS].sort(), [...read].sort(), 'FACTORY_LIMITS is what the factories the tools call read, no more')
+  for (const name of FACTORY_LIMITS) t.equal(CORE_SETTINGS[name], Number.MAX_SAFE_INTEGER, `${name}: no limit`)
+  t.throws(() => CORE_SETTINGS.redisAutoPipelining, /setting redisAutoPipelining/, 'a flag')
+  t.throws(() => CORE_SETTINGS.keyPrefix, /setting keyPrefix/, 'a text')
+  t.throws(() => CORE_SETTINGS.redisUrl, /setting redisUrl/, 'an optional setting')
+  t.throws(() => CORE_SETTINGS.presenceTtlMs, /setting presenceTtlMs/, 'a number no factory reads')
 })
 
 t.test('request_review target offers every field of the core target union', async (t) => {

@@ -33,9 +33,9 @@ export const lockTools: ToolDef[] = [
     title: 'List locks',
     description: 'Locks held now: name, owner, token, expiry.',
     scope: 'room',
-    args: {},
+    args: coreArgs(locks.list, {}),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }) => node.core.locks.list(caller),
+    run: ({ node, caller }, a) => node.core.locks.list(caller, a),
   }),
 ]

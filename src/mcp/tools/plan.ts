@@ -6,6 +6,8 @@ import { tool, type ToolDef } from '../tool.js'
 
 const plan = planSchemas(CORE_SETTINGS)
 const id = coreArgs(plan.taskRef, { task_id: undefined })
+/** The listing shows no bound (limits stay in the core), so a model learns it here. */
+const ORDER = 'Lower first within a priority (0 or more)'
 
 export const planTools: ToolDef[] = [
   tool({
@@ -30,7 +32,7 @@ export const planTools: ToolDef[] = [
       assignee: undefined,
       depends_on: undefined,
       priority: 'Default normal',
-      order: 'Lower first within a priority (0 or more)',
+      order: ORDER,
     }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -112,7 +114,7 @@ export const planTools: ToolDef[] = [
     title: 'Set task priority',
     description: 'Sets priority and/or order (lower first within a priority).',
     scope: 'room',
-    args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: undefined }),
+    args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: ORDER }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ node, caller }, a) => node.core.plan.setTaskPriority(caller, a),

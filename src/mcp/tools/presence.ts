@@ -9,11 +9,11 @@ export const presenceTools: ToolDef[] = [
     title: 'Heartbeat',
     description: 'Marks you online; call first in every turn. Returns how many agents are online.',
     scope: 'room',
-    args: {},
+    args: coreArgs(presenceSchemas.heartbeat, {}),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }) => node.core.presence.heartbeat(caller, {}),
+    run: ({ node, caller }, a) => node.core.presence.heartbeat(caller, a),
   }),
   tool({
     name: 'get_presence',

@@ -3,8 +3,9 @@
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
 import { AppError } from '../../core/errors.js'
+import { presenceSchemas } from '../../core/presence.js'
 import { roomSchemas } from '../../core/rooms.js'
-import { TEMPLATES } from '../../core/templates.js'
+import { listTemplates, templateSchemas, TEMPLATES } from '../../core/templates.js'
 import { coreArgs } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'
 
@@ -12,11 +13,6 @@ import { tool, type ToolDef } from '../tool.js'
 function teamKey(p: Principal): { teamId: string; keyId: string } {
   if (p.kind !== 'team') throw new AppError('forbidden', 'this tool needs a team key; a room invite key reaches only its room', { field: 'authorization' })
   return p
-}
-
-/** The templates as list_templates shows them: what each starts with, not the content itself. */
-export function templateList() {
-  return TEMPLATES.map((t) => ({ id: t.id, title: t.title, description: t.description, tasks: t.tasks.length, context_entries: t.context.length }))
 }
 
 export const roomTools: ToolDef[] = [
@@ -35,21 +31,21 @@ export const roomTools: ToolDef[] = [
     title: 'Leave room',
     description: 'Call when you are done with the room: clears your presence and posts an agent_left event (nothing when you were not present: left false). Release your locks and hand off your tasks first.',
     scope: 'room',
-    args: {},
+    args: coreArgs(presenceSchemas.leave, {}),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }) => node.core.presence.leave(caller, {}),
+    run: ({ node, caller }, a) => node.core.presence.leave(caller, a),
   }),
   tool({
     name: 'get_room_info',
     title: 'Get room info',
     description: 'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ...), whether semantic search works here.',
     scope: 'room',
-    args: {},
+    args: coreArgs(roomSchemas.info, {}),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, caller }) => {
-      const { unread, ...info } = await node.core.rooms.info(caller)
+    run: async ({ node, caller }, a) => {
+      const { unread, ...info } = await node.core.rooms.info(caller, a)
       return { ...info, semantic_search: node.search.semanticEnabled, unread }
     },
   }),
@@ -58,10 +54,10 @@ export const roomTools: ToolDef[] = [
     title: 'List templates',
     description: 'Room templates for create_room_from_template, with their starter task and context counts.',
     scope: 'team',
-    args: {},
+    args: coreArgs(templateSchemas.list, {}),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async () => ({ templates: templateList() }),
+    run: async (_ctx, a) => ({ templates: listTemplates(a) }),
   }),
   tool({
     name: 'create_room_from_template',
