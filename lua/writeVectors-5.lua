@@ -3,6 +3,11 @@
   room at its bound, and records every change with a version, so the nodes that hold a room's
   vectors in memory (src/search/vectors/follower.ts) fetch only what changed. With vector sets
   (Redis 8), the same vectors also go into the room's vector set, which searches use instead.
+  A write that changes vectors without mirroring them (a node that does not use vector sets
+  beside nodes that do) deletes the vector set, which would otherwise hold vectors that are no
+  longer the room's: the set only ever holds the current vector of a record of the room, so a
+  set with as many vectors as the room holds exactly the room's (searchVectors-3.lua), and one
+  written again is rebuilt from nothing (mirrorVectors-3.lua).
   With nothing to change it only refreshes the TTLs (the sweep keeps the vectors as long as
   their room: src/search/indexer.ts).
 
@@ -14,7 +19,7 @@
   KEYS[4]  dels:  sorted set, doc key -> #ver of its removal; at most ARGV[2] kept, the
                   oldest pruned, #floor = the last version pruned (a node that knew an older
                   version reads everything again)
-  KEYS[5]  set:   vector set (touched only when ARGV[3] is '1')
+  KEYS[5]  set:   vector set (written only when ARGV[3] is '1'; deleted by a change without)
   ARGV[1]  TTL (ms): every key gets it
   ARGV[2]  most vectors the room keeps (SEARCH_VECTORS_PER_ROOM)
   ARGV[3]  '1': mirror into the vector set (VADD/VREM)
@@ -37,6 +42,7 @@ local evicted = 0
 if #puts > 0 or #gone > 0 then
   ver = redis.call('HINCRBY', vec, '#ver', 1)
   redis.call('HSET', vec, '#gen', change.gen or '')
+  if not mirror then redis.call('DEL', set) end
   local function remove(k)
     if redis.call('HDEL', vec, k) == 0 then return 0 end
     redis.call('ZREM', order, k)
