@@ -1,7 +1,7 @@
 // Semantic search on Redis 8 vector sets (VADD/VSIM), standalone and a 3-master cluster started
 // here from the Redis 8 server that scripts/redis8.sh builds (.ci/run builds it; Debian 12 has
-// only Redis 7). The conformance suite with its semantic cases on vector sets; the fallback forced
-// (SEARCH_VECTOR_SETS=off) on the same server; the same results either way, similarities
+// only Redis 7). The conformance suite with its semantic cases on vector sets (SEARCH_VECTOR_SETS=
+// auto); the fallback forced (off, the default) on the same server; the same results either way, similarities
 // included; a vector set that lost its vectors, or that a node without vector sets wrote past,
 // answered in process meanwhile and written again. On 1,500 vectors of each shape (uniformly
 // random, clustered, random words through the test model, and adversarial: exact ties, near-ties
@@ -43,7 +43,7 @@ if (!server) {
 
     for (const [name, redis] of topologies) {
       searchConformance(t, `redis engine, semantic, vector sets (${name})`, async () => {
-        const settings = semanticSettings(redis, embedder.url)
+        const settings = semanticSettings(redis, embedder.url, { searchVectorSets: 'auto' })
         const { engine } = await semanticNode(t, settings)
         t.same(engine.status(), { engine: 'redis', semantic: true, model: TEST_MODEL, vectors: 'vector sets' }, `${name}: vector sets detected`)
         return { engine, newRoom: (tt, opts) => roomWith(tt, settings, opts), settle: async (ref) => void (await engine.vectorIndexer!.reconcile(ref)), embedder }
@@ -59,7 +59,7 @@ if (!server) {
 
     for (const [name, redis] of topologies) {
       t.test(`${name}: the same results with and without vector sets, and in process while a vector set is incomplete`, async (t) => {
-        const settings = semanticSettings(redis, embedder.url)
+        const settings = semanticSettings(redis, embedder.url, { searchVectorSets: 'auto' })
         const sets = await semanticNode(t, settings)
         const plain = await semanticNode(t, { ...settings, searchVectorSets: 'off' })
         const r = await roomWith(t, settings)
@@ -123,7 +123,7 @@ if (!server) {
 
     for (const [name, redis] of topologies) {
       t.test(`${name}: the exact answer either way, on random, clustered and adversarial vectors`, async (t) => {
-        const settings = semanticSettings(redis, embedder.url)
+        const settings = semanticSettings(redis, embedder.url, { searchVectorSets: 'auto' })
         const sets = (await semanticNode(t, settings)).engine.semantic!
         const plain = (await semanticNode(t, { ...settings, searchVectorSets: 'off' })).engine.semantic!
         t.ok(sets.sets && !plain.sets, 'vector sets detected on one node, the fallback forced on the other')
@@ -153,7 +153,7 @@ if (!server) {
     }
 
     t.test('what the proof rests on: VSIM stores the very bytes the node keeps, and its float32 distances stay within the slack', async (t) => {
-      const settings = semanticSettings(topologies[0]![1], embedder.url)
+      const settings = semanticSettings(topologies[0]![1], embedder.url, { searchVectorSets: 'auto' })
       const node = await semanticNode(t, settings)
       const sets = node.engine.semantic!
       for (const shape of SHAPES) {

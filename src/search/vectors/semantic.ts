@@ -42,7 +42,7 @@ export type PickNearest = (accept: Accept) => Promise<NearestAnswer>
 const OTHER_MODEL: NearestAnswer = { hits: [], otherModel: true }
 
 export class Semantic {
-  /** Vector sets in use (SEARCH_VECTOR_SETS auto and every master has them). */
+  /** Vector sets in use (SEARCH_VECTOR_SETS=auto, not the default, and every master has them). */
   sets = false
   /** Nearest-vector lookups answered by VSIM, ranked in process, and VSIM asked again for more (metrics, tests, bench). */
   readonly counts = { sets: 0, process: 0, more: 0 }
