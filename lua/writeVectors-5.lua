@@ -3,11 +3,8 @@
   room at its bound, and records every change with a version, so the nodes that hold a room's
   vectors in memory (src/search/vectors/follower.ts) fetch only what changed. With vector sets
   (Redis 8), the same vectors also go into the room's vector set, which searches use instead.
-  A write that changes vectors without mirroring them (a node that does not use vector sets
-  beside nodes that do) deletes the vector set, which would otherwise hold vectors that are no
-  longer the room's: the set only ever holds the current vector of a record of the room, so a
-  set with as many vectors as the room holds exactly the room's (searchVectors-3.lua), and one
-  written again is rebuilt from nothing (mirrorVectors-3.lua).
+  A change without mirroring (a node not using vector sets) deletes the set: a set then only
+  holds current vectors of the room (searchVectors-3.lua, mirrorVectors-3.lua).
   With nothing to change it only refreshes the TTLs (the sweep keeps the vectors as long as
   their room: src/search/indexer.ts).
 
@@ -23,9 +20,8 @@
   ARGV[1]  TTL (ms): every key gets it
   ARGV[2]  most vectors the room keeps (SEARCH_VECTORS_PER_ROOM)
   ARGV[3]  '1': mirror into the vector set (VADD/VREM)
-  ARGV[4]  msgpack {put = [{k = doc key, p = priority (absent: keep the one it has; a vector
-           written again into a vector set that lost it), a = attributes JSON (mirror only)}],
-           del = [doc key], gen = model}
+  ARGV[4]  msgpack {put = [{k = doc key, p = priority (absent: keep the one it has),
+           a = attributes JSON (mirror only)}], del = [doc key], gen = model}
   ARGV[5..] binary, per put in order (msgpack here has no binary type): its packed vector, then
            (mirror only) its float32 values for VADD
 
