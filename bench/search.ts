@@ -13,8 +13,12 @@
 //   queries, paired (--runs times, each with the machine's load average), with the query's vector
 //   cached (its embedding call excluded) and without; vectors ranked in process (this Redis), and
 //   in vector sets on a Redis 8 when scripts/redis8.sh built one (--vector-sets true: the room is
-//   filled there too), where the answers that differ from ranking in process are counted.
+//   filled there too), where a node ranking in process on the same Redis is timed in the same
+//   loop (lexical, vector sets, in process, query after query), the answers that differ between
+//   the two are counted (none expected: both are exact), and Redis's main-thread CPU per query is
+//   read (INFO cpu) for each, with the rate one shard could sustain at that cost.
 //   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true] [--runs 1]
+import { Redis } from 'ioredis'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { defaultSettings, type Settings } from '../src/config.js'
@@ -229,45 +233,70 @@ async function semanticEngine(redisUrl: string, embedderUrl: string, overrides: 
   }
 }
 
+/** Redis's main-thread CPU time so far (INFO cpu), in ms: the one thread all of a shard's nodes share. */
+async function redisCpuMs(client: Redis): Promise<number> {
+  const info = await client.info('cpu')
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1])
+  return (field('used_cpu_user_main_thread') + field('used_cpu_sys_main_thread')) * 1000
+}
+
 /**
  * Semantic search on the room: the backlog drained (every record embedded, as when semantic search
  * is turned on under existing rooms), then lexical and semantic latency on the same queries,
- * paired, RUNS times. On vector sets, the same queries are then answered by a node ranking in
- * process on the same Redis: the answers that differ are counted (VSIM's graph search is
- * approximate; ranking in process is exact).
+ * paired, RUNS times. On vector sets (`compare`), a node ranking in process on the same Redis
+ * answers the same queries in the same loop: both are timed against the same lexical searches,
+ * their answers compared (both are exact: none should differ), and Redis's CPU per query read.
  */
 async function semantic(redisUrl: string, teamId: string, roomId: string, label: string, compare: boolean): Promise<void> {
   const embedder = await startTestEmbedder({ dims: 384 })
-  const node = await semanticEngine(redisUrl, embedder.url)
+  const node = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'auto' }) // on Redis 7: in process, none being there
   const { engine, settings } = node
   const caller = { room: { teamId, roomId }, agent: 'reader' }
+  const client = new Redis(redisUrl)
+  const cpuBefore = await redisCpuMs(client)
   let t0 = performance.now()
   await engine.vectorIndexer!.reconcile(caller.room, 3_600_000)
   const drain = (performance.now() - t0) / 1000
-  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; load ${load()}`)
+  const drainCpu = (await redisCpuMs(client)) - cpuBefore
+  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; Redis main-thread CPU ${fmt(drainCpu / 1000)} s (${fmt(drainCpu / embedder.stats.texts, 3)} ms a vector); load ${load()}`)
   await engine.search(caller, { query: 'deployment' }) // the room's lexical index, read once
   // 200 queries, each embedded once before timing: the query's own embedding call is excluded.
   const queries = Array.from({ length: 200 }, (_, i) => SHAPES[i % SHAPES.length]!.make())
   for (const q of queries) await engine.search(caller, { ...q, semantic: true })
+  // On vector sets: a node ranking in process on the same Redis, its lexical index and the room's vectors read once.
+  const exact = compare ? await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'off' }) : undefined
+  if (exact) for (const q of queries) await exact.engine.search(caller, { ...q, semantic: true })
   const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99)
+  const p50 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50)
+  const counts = engine.semantic!.counts
   for (let run = 1; run <= RUNS; run++) {
     const lex: number[] = []
     const sem: number[] = []
+    const proc: number[] = []
     const loadBefore = load()
+    const [sets, more] = [counts.sets, counts.more]
+    const timed = async (out: number[], search: () => Promise<unknown>) => {
+      t0 = performance.now()
+      await search()
+      out.push(performance.now() - t0)
+    }
     for (let round = 0; round < Math.max(1, Math.round(QUERIES / queries.length)); round++) {
-      for (const q of queries) {
-        t0 = performance.now()
-        await engine.search(caller, { ...q, limit: 10 })
-        lex.push(performance.now() - t0)
-        t0 = performance.now()
-        await engine.search(caller, { ...q, limit: 10, semantic: true })
-        sem.push(performance.now() - t0)
+      for (const [i, q] of queries.entries()) {
+        await timed(lex, () => engine.search(caller, { ...q, limit: 10 }))
+        // The two semantic ways take turns going first.
+        if (exact && i % 2) await timed(proc, () => exact.engine.search(caller, { ...q, limit: 10, semantic: true }))
+        await timed(sem, () => engine.search(caller, { ...q, limit: 10, semantic: true }))
+        if (exact && !(i % 2)) await timed(proc, () => exact.engine.search(caller, { ...q, limit: 10, semantic: true }))
       }
     }
     const at = RUNS > 1 ? `${label}, run ${run}` : label
     line(`${at}: lexical, the same queries (paired)`, lex)
     line(`${at}: semantic, query vector cached (embedding call excluded)`, sem)
-    console.log(`${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2); load ${loadBefore} -> ${load()}`)
+    console.log(`${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2), p50 ratio ${fmt(p50(sem) / p50(lex), 2)}; load ${loadBefore} -> ${load()}`)
+    if (exact) {
+      line(`${at}: semantic ranked in process, the same queries on the same Redis (paired)`, proc)
+      console.log(`${at}: in process: semantic p99 / lexical p99 = ${fmt(p99(proc) / p99(lex), 2)}, p50 ratio ${fmt(p50(proc) / p50(lex), 2)}; on vector sets VSIM was asked again (answer not yet proven exact) for ${counts.more - more} of ${counts.sets - sets} lookups`)
+    }
   }
   const fresh: number[] = []
   for (let i = 0; i < 50; i++) {
@@ -276,16 +305,28 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
     fresh.push(performance.now() - t0)
   }
   line(`${label}: semantic, new queries (with their embedding call to the local server)`, fresh)
-  if (compare) {
-    const exact = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'off' })
+  if (exact) {
     let differ = 0
     for (const q of queries) {
       const input = { ...q, limit: 10, semantic: true }
       if (answerOf(await engine.search(caller, input)) !== answerOf(await exact.engine.search(caller, input))) differ++
     }
     console.log(`${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the same Redis: ${differ} of ${queries.length}`)
+    // Redis's main-thread CPU per query, each kind alone over the 200 queries (the lexical half's
+    // script call is in both semantic figures).
+    const cpu = async (search: (q: (typeof queries)[number]) => Promise<unknown>) => {
+      const before = await redisCpuMs(client)
+      for (const q of queries) await search(q)
+      return ((await redisCpuMs(client)) - before) / queries.length
+    }
+    const lexicalMs = await cpu((q) => engine.search(caller, { ...q, limit: 10 }))
+    const setsMs = await cpu((q) => engine.search(caller, { ...q, limit: 10, semantic: true }))
+    const processMs = await cpu((q) => exact.engine.search(caller, { ...q, limit: 10, semantic: true }))
+    const rate = (ms: number) => fmt(1000 / ms, 0)
+    console.log(`${label}: Redis main-thread CPU per query: lexical ${fmt(lexicalMs, 3)} ms, semantic on vector sets ${fmt(setsMs, 3)} ms, semantic in process ${fmt(processMs, 3)} ms; one shard at 100% sustains ~${rate(setsMs)} semantic queries/s on vector sets, ~${rate(processMs)} in process (${rate(lexicalMs)} lexical); load ${load()}`)
     await exact.stop()
   }
+  client.disconnect()
   await node.stop()
   await embedder.close()
 }

@@ -3,6 +3,8 @@
   room at its bound, and records every change with a version, so the nodes that hold a room's
   vectors in memory (src/search/vectors/follower.ts) fetch only what changed. With vector sets
   (Redis 8), the same vectors also go into the room's vector set, which searches use instead.
+  A change without mirroring (a node not using vector sets) deletes the set: a set then only
+  holds current vectors of the room (searchVectors-3.lua, mirrorVectors-3.lua).
   With nothing to change it only refreshes the TTLs (the sweep keeps the vectors as long as
   their room: src/search/indexer.ts).
 
@@ -14,13 +16,12 @@
   KEYS[4]  dels:  sorted set, doc key -> #ver of its removal; at most ARGV[2] kept, the
                   oldest pruned, #floor = the last version pruned (a node that knew an older
                   version reads everything again)
-  KEYS[5]  set:   vector set (touched only when ARGV[3] is '1')
+  KEYS[5]  set:   vector set (written only when ARGV[3] is '1'; deleted by a change without)
   ARGV[1]  TTL (ms): every key gets it
   ARGV[2]  most vectors the room keeps (SEARCH_VECTORS_PER_ROOM)
   ARGV[3]  '1': mirror into the vector set (VADD/VREM)
-  ARGV[4]  msgpack {put = [{k = doc key, p = priority (absent: keep the one it has; a vector
-           written again into a vector set that lost it), a = attributes JSON (mirror only)}],
-           del = [doc key], gen = model}
+  ARGV[4]  msgpack {put = [{k = doc key, p = priority (absent: keep the one it has),
+           a = attributes JSON (mirror only)}], del = [doc key], gen = model}
   ARGV[5..] binary, per put in order (msgpack here has no binary type): its packed vector, then
            (mirror only) its float32 values for VADD
 
@@ -37,6 +38,7 @@ local evicted = 0
 if #puts > 0 or #gone > 0 then
   ver = redis.call('HINCRBY', vec, '#ver', 1)
   redis.call('HSET', vec, '#gen', change.gen or '')
+  if not mirror then redis.call('DEL', set) end
   local function remove(k)
     if redis.call('HDEL', vec, k) == 0 then return 0 end
     redis.call('ZREM', order, k)

@@ -390,9 +390,9 @@ export const SETTINGS = {
   },
   searchVectorSets: {
     env: 'SEARCH_VECTOR_SETS',
-    schema: z.enum(['auto', 'off']).default('auto'),
+    schema: z.enum(['auto', 'off']).default('off'),
     unit: 'auto | off',
-    doc: 'auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there (VSIM\'s graph search is approximate: it can miss some of a room\'s nearest vectors); otherwise, and with off, nodes rank a room\'s vectors in process (exact). A record found either way has the same similarity and place.',
+    doc: 'off: nodes rank a room\'s vectors in process. auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there with VSIM\'s exact mode (TRUTH), else in process. The same answers either way; auto costs Redis\'s main thread about ten times the CPU per semantic query (a scan of the room) and per vector written (docs/search.md).',
   },
   webhooksPerTeam: {
     env: 'LIMIT_WEBHOOKS_PER_TEAM',

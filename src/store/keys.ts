@@ -187,7 +187,7 @@ export class Keys {
       order: `${base}vord`, //    sorted set: doc key -> keep priority (tasks and context above events, newer above older); the lowest go past the bound
       log: `${base}vlog`, //      sorted set: doc key -> #ver of its last write (nodes that hold the vectors follow it)
       dels: `${base}vdel`, //     sorted set: doc key -> #ver of its removal (pruned; #floor is the last version pruned)
-      set: `${base}vset`, //      vector set (Redis 8 VADD/VSIM): the same vectors, when the server has vector sets
+      set: `${base}vset`, //      vector set (Redis 8 VADD/VSIM): the same vectors, with SEARCH_VECTOR_SETS=auto on a server that has them
     }
   }
 

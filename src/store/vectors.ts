@@ -43,8 +43,18 @@ export interface VectorMatches {
   gen: string
   /** False: the vector set does not hold the room's vectors (rank in process instead). */
   mirrored: boolean
-  /** The vectors VSIM found (its order), packed as written: the caller scores them. */
+  /** Vectors the room has. */
+  card: number
+  /** The vectors VSIM's exact mode found (its order: nearest first by its float32 distance), packed as written: the caller scores them. */
   hits: { key: string; packed: Buffer }[]
+}
+
+/** A vector to write into the room's vector set again: as read, with its float32 form and attributes. */
+export interface VectorMirror {
+  key: string
+  packed: Buffer
+  fp32: Buffer
+  attrs: string
 }
 
 export class VectorStore {
@@ -111,11 +121,22 @@ export class VectorStore {
     }
   }
 
-  /** The `count` nearest vectors to `query` (float32 blob) that VSIM finds in the room's vector set. */
-  async similar(ref: RoomRef, query: Buffer, count: number, filter: string, ef: number): Promise<VectorMatches> {
+  /** The `count` nearest vectors to `query` (float32 blob) in the room's vector set, by VSIM's exact mode (TRUTH). */
+  async similar(ref: RoomRef, query: Buffer, count: number, filter: string): Promise<VectorMatches> {
     const k = this.store.keys.vectors(ref)
-    const r = await this.store.run('searchVectors', [k.vec, k.order, k.set], [query, count, filter, ef])
+    const r = await this.store.run('searchVectors', [k.vec, k.order, k.set], [query, count, filter])
     const keys = r.keys ?? []
-    return { gen: String(r.gen), mirrored: r.mirrored === true, hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })) }
+    return { gen: String(r.gen), mirrored: r.mirrored === true, card: Number(r.card), hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })) }
+  }
+
+  /**
+   * Writes vectors as read into the room's vector set, each only while it is still its record's
+   * (`fresh`: the set starts from nothing). Changes no record and no version.
+   */
+  async mirror(ref: RoomRef, fresh: boolean, vectors: VectorMirror[]): Promise<{ added: number; mirrored: number; card: number }> {
+    const k = this.store.keys.vectors(ref)
+    const blobs = vectors.flatMap((v) => [v.packed, v.fp32])
+    const r = await this.store.run('mirrorVectors', [k.vec, k.order, k.set], [fresh ? '1' : '0', Buffer.from(encode(vectors.map((v) => ({ k: v.key, a: v.attrs })))), ...blobs])
+    return { added: Number(r.added), mirrored: Number(r.mirrored), card: Number(r.card) }
   }
 }

@@ -43,7 +43,7 @@ t.test('every setting has a distinct environment name and a description', async 
 t.test('semantic search settings: EMBEDDER_URL needs EMBEDDER_MODEL, not with MEILI_URL, text within the indexed bytes', async (t) => {
   t.equal(loadSettings({}).embedderUrl, undefined, 'off by default')
   const on = loadSettings({ EMBEDDER_URL: 'http://localhost:11434/v1', EMBEDDER_MODEL: 'nomic-embed-text' })
-  t.match(on, { embedderModel: 'nomic-embed-text', embedderBatch: 64, embedderTimeoutMs: 10_000, searchVectorsPerRoom: 5000, searchVectorSets: 'auto' })
+  t.match(on, { embedderModel: 'nomic-embed-text', embedderBatch: 64, embedderTimeoutMs: 10_000, searchVectorsPerRoom: 5000, searchVectorSets: 'off' })
   t.throws(() => loadSettings({ EMBEDDER_URL: 'http://localhost:11434/v1' }), /EMBEDDER_MODEL: required with EMBEDDER_URL/)
   t.throws(() => loadSettings({ EMBEDDER_URL: 'http://x/v1', EMBEDDER_MODEL: 'm', MEILI_URL: 'http://m:7700' }), /EMBEDDER_URL: not used with MEILI_URL.*MEILI_EMBEDDER_SOURCE/)
   t.throws(() => loadSettings({ EMBEDDER_URL: 'http://x/v1', EMBEDDER_MODEL: 'm', EMBEDDER_TEXT_CHARS: '8000' }), /EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES \(5461\)/)

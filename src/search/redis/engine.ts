@@ -147,7 +147,7 @@ export class RedisSearchEngine implements SearchEngine {
     let results: SearchHit[]
     let note: string | undefined
     if (q.semantic) {
-      const r = hybrid(room, q, lexical, await nearest!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
+      const r = await hybrid(room, q, lexical, await nearest!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
       // Vectors behind the room or of another model: marked, so some node's indexer catches up now.
       if (behind || r.otherModel) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
       results = r.results

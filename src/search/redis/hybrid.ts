@@ -8,7 +8,7 @@ import { fuse, identifierLike } from '../fuse.js'
 import type { Answer, IndexDoc } from '../lexical.js'
 import type { HitBase } from '../records.js'
 import { textHash } from '../vectors/codec.js'
-import type { Accept, NearestAnswer } from '../vectors/semantic.js'
+import type { Accept, PickNearest } from '../vectors/semantic.js'
 import { embedText } from '../vectors/sink.js'
 import { hitOf } from './hits.js'
 import type { RoomIndex } from './room.js'
@@ -34,12 +34,12 @@ function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
 }
 
 /** Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the lexical index is up to date. */
-export function hybrid(room: RoomIndex, q: ValidSearch, lexical: Answer<HitBase>, pick: (accept: Accept) => NearestAnswer, opts: HybridOptions): { results: SearchHit[]; otherModel: boolean } {
+export async function hybrid(room: RoomIndex, q: ValidSearch, lexical: Answer<HitBase>, pick: PickNearest, opts: HybridOptions): Promise<{ results: SearchHit[]; otherModel: boolean }> {
   const accept: Accept = (key, hash) => {
     const doc = room.index.doc(key)
     return doc !== undefined && hashOf(doc, opts.textChars) === hash
   }
-  const near = pick(accept)
+  const near = await pick(accept)
   const fused = fuse(
     lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
     near.hits.map((h) => ({ key: h.key, cosine: h.cosine })),

@@ -1,5 +1,5 @@
-// A room's vectors held by a node, for ranking in process (no vector sets, or SEARCH_VECTOR_SETS
-// off): read once, then kept in step by fetching only what changed since the version held
+// A room's vectors held by a node, for ranking in process (SEARCH_VECTOR_SETS=off, the default, or
+// no vector sets): read once, then kept in step by fetching only what changed since the version held
 // (lua/readVectorChanges-3.lua), one call per search when nothing changed. An exact top-k: every
 // vector is scored (at the bound, 5,000 vectors of 384 dimensions, ~2 M integer multiply-adds, in
 // one pass of dots.ts over the vectors laid out end to end), so the answer is the brute-force one.

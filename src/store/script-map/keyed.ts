@@ -40,6 +40,11 @@ export interface KeyedScripts {
   }
   mintKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', record: Buffer, limit: number, retentionMs: number]; reply: { record: StoredCredential } }
   rateLimit: { keys: [window: Key]; args: [limit: number, periodMs: number, n: number]; reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number } }
+  mirrorVectors: {
+    keys: [vec: Key, order: Key, set: Key]
+    args: [fresh: Flag, records: Buffer, ...packedThenFp32: Buffer[]]
+    reply: { added: number; mirrored: number; card: number }
+  }
   readVectorChanges: {
     keys: [vec: Key, log: Key, dels: Key]
     args: [since: number, epoch: string, max: number]
@@ -61,8 +66,8 @@ export interface KeyedScripts {
   saveSearchManifest: { keys: [manifest: Key]; args: [ttlMs: number, change: Buffer]; reply: { fields: number } }
   searchVectors: {
     keys: [vec: Key, order: Key, set: Key]
-    args: [query: Buffer, count: number, filter: string, ef: number]
-    reply: { gen: string; mirrored: boolean; keys: string[] }
+    args: [query: Buffer, count: number, filter: string]
+    reply: { gen: string; mirrored: boolean; card: number; keys: string[] }
     rows: true
   }
   settleDelivery: {
