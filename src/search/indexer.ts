@@ -350,11 +350,11 @@ export class Indexer {
     }
     try {
       const result = await this.sync(refOf(room), held)
-      await this.leases.release(lease)
+      this.leases.release(lease)
       await this.state.ack(room, mark, 0, lease.token)
       return result
     } catch (err) {
-      await this.leases.release(lease)
+      this.leases.release(lease)
       this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
       await this.state.ack(room, mark, this.opts.retryMs, lease.token).catch(() => undefined)
       throw err

@@ -79,13 +79,16 @@ export class WebhookQueue {
     return this.store.keys.webhooks(teamId)
   }
 
-  private get global(): [string, string] {
-    return [this.store.keys.webhookTeams(), this.store.keys.webhookRegistrations()]
+  /** The webhook teams (also the passes' lease ends), the registrations, the passes' lease tokens. */
+  private get global(): [teams: string, registrations: string, tokens: string] {
+    const teams = this.store.keys.webhookTeams()
+    return [teams, this.store.keys.webhookRegistrations(), this.store.keys.leaseTokens(teams)]
   }
 
   /** Teams due for a pass, each now leased to the caller for `leaseMs` under the lease token `token`. */
   async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; token: number; now: number }> {
-    const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
+    const [teams, , tokens] = this.global
+    const r = await this.store.run('claimTeams', [teams, tokens], [max, leaseMs])
     this.saw(r.now)
     return { teams: r.teams, token: r.token, now: r.now }
   }
@@ -155,7 +158,7 @@ export class WebhookQueue {
    */
   async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [holder, max, leaseMs, maxAttempts, recentKept])
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted, this.store.keys.leaseTokens(k.leased)], [holder, max, leaseMs, maxAttempts, recentKept])
     this.saw(r.now)
     const claim: Claim = {
       claimed: r.claimed.map(({ token, ...d }) => ({ ...d, lease: { member: d.id, token } })),
@@ -171,7 +174,7 @@ export class WebhookQueue {
   /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
   async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
-    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
+    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased, this.store.keys.leaseTokens(k.leased)], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
     return { settled: r.settled, ...(r.at !== undefined ? { at: r.at } : {}) }
   }
 

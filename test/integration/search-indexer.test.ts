@@ -257,25 +257,29 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       const room = `${r.ref.teamId}/${r.ref.roomId}`
       const k = w.store.keys.search()
-      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms[0]!
-      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases], [60_000, room, token])).tokens[0]!
+      const tokens = w.store.keys.leaseTokens(k.leases)
+      const set: [string, string, string] = [k.dirty, k.leases, tokens]
+      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', set, [leaseMs, 8, room])).rooms[0]!
+      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases, tokens], [60_000, room, token])).ends[0]!
+      const lease = async () => [Number(await w.store.client.zscore(k.leases, room)), await w.store.client.hget(tokens, room)]
       await w.store.client.zincrby(k.dirty, 1, room)
-      // A's lease really runs out (a lease's token is its end time, so B's, taken after it, is later;
-      // rewriting A's score to the past instead could give B the same token within one ms).
+      // A's lease really runs out (rewriting A's score to the past instead could give B the same
+      // token within one ms).
       const a = await claim(300)
       t.equal(await claim(), undefined, 'held by A')
       await new Promise((r) => setTimeout(r, 350)) // A stalled past its lease
       const b = await claim()
-      t.ok(b.token > a.token, 'B holds it under a new token')
+      t.ok(b.token > a.token, 'B holds it under a later token')
+      const bHeld = await lease()
       t.equal(await renew(a.token), 0, 'A cannot renew it')
-      const ackA = await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, a.mark, 0, a.token])
+      const ackA = await w.store.run('ackSearchRoom', set, [room, a.mark, 0, a.token])
       t.match(ackA, { held: false, cleared: false })
-      t.equal(Number(await w.store.client.zscore(k.leases, room)), b.token, 'B\'s lease stays')
+      t.same(await lease(), bHeld, 'B\'s lease stays as it was')
       t.ok(await marked(w, r.ref), 'the mark stays for B')
-      const renewed = await renew(b.token)
-      t.ok(renewed > b.token, 'B renews it')
-      t.match(await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, b.mark, 0, renewed]), { held: true, cleared: true })
+      t.ok((await renew(b.token)) > 0, 'B renews it')
+      t.match(await w.store.run('ackSearchRoom', set, [room, b.mark, 0, b.token]), { held: true, cleared: true }, 'B acks with the token it claimed with')
       t.equal(await w.store.client.zscore(k.leases, room), null)
+      t.equal(await w.store.client.hget(tokens, room), null, 'nothing of the lease is left')
     })
 
     t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {
