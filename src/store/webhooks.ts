@@ -93,7 +93,11 @@ export class WebhookQueue {
     return { teams: r.teams, token: r.token, now: r.now }
   }
 
-  /** Ends a pass (releases its lease): the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
+  /**
+   * Ends a pass (releases its lease): the team's next time; or, when the pass no longer holds the
+   * team (a wake ended its lease, or it stalled past it), the next time only if that is sooner.
+   * Removes a team without webhooks after `graceMs`.
+   */
   async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
     const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
     return r.done

@@ -138,6 +138,28 @@ for (const backend of BACKENDS) {
     t.equal(await s.store.client.hget(s.store.keys.leaseTokens(teams), s.teamId), null, 'B\'s lease is released')
   })
 
+  t.test(`${backend}: a pass cut short by a wake still leaves its team due by the time it wanted, when that is sooner`, async (t) => {
+    const s = setup(t, backend)
+    const teams = s.store.keys.webhookTeams()
+    const score = async () => Number(await s.store.client.zscore(teams, s.teamId))
+    await s.store.client.zadd(teams, Date.now() - 1000, s.teamId)
+    const pass = await s.queue.claimTeams(8, 10_000)
+    t.same(pass.teams, [s.teamId])
+    // A delivery settled during the pass wakes the team for its retry in 5 s: sooner than the
+    // pass's lease ends, so the wake ends the lease.
+    await s.queue.wakeTeam(s.teamId, pass.now + 5000)
+    t.equal(await score(), pass.now + 5000)
+    // The pass left more due: it wants the team looked at again at once.
+    t.equal(await s.queue.rescheduleTeam(s.teamId, pass.token, pass.now, false, 0), 'woken', 'the pass no longer holds the team')
+    t.equal(await score(), pass.now, 'due at the time the pass wanted, not at the later wake')
+    await sleep(2) // a later millisecond than the first claim: the team is due
+    const next = await s.queue.claimTeams(8, 10_000)
+    t.same(next.teams, [s.teamId])
+    await s.queue.wakeTeam(s.teamId, next.now)
+    t.equal(await s.queue.rescheduleTeam(s.teamId, next.token, next.now + 60_000, false, 0), 'woken')
+    t.equal(await score(), next.now, 'and a wake sooner than what a pass wants stays')
+  })
+
   t.test(`${backend}: teams woken at once are taken oldest first, not by name`, async (t) => {
     const s = setup(t, backend)
     const teams = s.store.keys.webhookTeams()
