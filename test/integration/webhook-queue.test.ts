@@ -35,6 +35,14 @@ function setup(t: Test, backend: Backend, announce?: (teamId: string) => Promise
   return { store, queue, registry, teamId: uid('tm') }
 }
 
+/** A setup whose team is due in the webhook schedule (`teams`), and the team's score there. */
+async function dueTeam(t: Test, backend: Backend) {
+  const s = setup(t, backend)
+  const teams = s.store.keys.webhookTeams()
+  await s.store.client.zadd(teams, Date.now() - 1000, s.teamId)
+  return { s, teams, score: async () => Number(await s.store.client.zscore(teams, s.teamId)) }
+}
+
 /** Fans out `count` new events of a room as fan-out does (batches of 100, position compare-and-set). */
 async function enqueueEvents(s: Setup, room: string, count: number, pendingMax = 1_000_000): Promise<{ enqueued: number; dropped: number }> {
   // After the webhook's creation, so every webhook wants them.
@@ -120,10 +128,7 @@ for (const backend of BACKENDS) {
   })
 
   t.test(`${backend}: a pass whose team lease ran out reschedules nothing of the pass that took the team over`, async (t) => {
-    const s = setup(t, backend)
-    const teams = s.store.keys.webhookTeams()
-    const score = async () => Number(await s.store.client.zscore(teams, s.teamId))
-    await s.store.client.zadd(teams, Date.now() - 1000, s.teamId)
+    const { s, teams, score } = await dueTeam(t, backend)
     const a = await s.queue.claimTeams(8, 20)
     t.same(a.teams, [s.teamId])
     await sleep(30) // A's pass stalls past its 20 ms lease
@@ -139,10 +144,7 @@ for (const backend of BACKENDS) {
   })
 
   t.test(`${backend}: a pass cut short by a wake still leaves its team due by the time it wanted, when that is sooner`, async (t) => {
-    const s = setup(t, backend)
-    const teams = s.store.keys.webhookTeams()
-    const score = async () => Number(await s.store.client.zscore(teams, s.teamId))
-    await s.store.client.zadd(teams, Date.now() - 1000, s.teamId)
+    const { s, score } = await dueTeam(t, backend)
     const pass = await s.queue.claimTeams(8, 10_000)
     t.same(pass.teams, [s.teamId])
     // A delivery settled during the pass wakes the team for its retry in 5 s: sooner than the
