@@ -217,6 +217,12 @@ export class Indexer {
       await this.sink.dropRoom(ref)
       stored.clear()
       await this.save(ref, { fresh: true, set: { room: String(listing.createdAt), ...(gen !== undefined ? { gen } : {}) } })
+      // Dropped by a node that may have lost the room meanwhile: its manifest starts over too, and
+      // the sync the mark brings writes the whole room again.
+      await held().catch(async (err: unknown) => {
+        await this.mark(ref).catch(() => undefined)
+        throw err
+      })
     }
     // Every write to the sink is fenced by the lease, checked before it and after it. A node that
     // stalled between the check and the write, past its lease, may have overwritten what the node

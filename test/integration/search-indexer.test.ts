@@ -345,6 +345,46 @@ for (const backend of BACKENDS) {
       t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'nor marked')
     })
 
+    t.test('a node that stalled past its lease and then dropped a room to index it anew: the room is written again', async (t) => {
+      const w = world(t, backend)
+      const r = await roomIn(w)
+      const room = `${r.ref.teamId}/${r.ref.roomId}`
+      await w.core.plan.addTask(r.as(), { title: 'one' })
+      await w.core.context.write(r.as(), { type: 'spec', key: 'api', body: 'the body' })
+      const sink = new MemorySink()
+      // A room never indexed starts from nothing: node A's drop of its documents stalls after its lease check.
+      let stalled!: () => void
+      const inStall = new Promise<void>((res) => (stalled = res))
+      let release!: () => void
+      const stall = new Promise<void>((res) => (release = res))
+      let stalls = 1
+      const stalling: IndexSink = {
+        apply: (ref, docs, deleteKeys) => sink.apply(ref, docs, deleteKeys),
+        dropRoom: async (ref) => {
+          if (stalls-- > 0) {
+            stalled()
+            await stall
+          }
+          await sink.dropRoom(ref)
+        },
+      }
+      const a = w.indexer(stalling, { leaseMs: 300 })
+      const b = w.indexer(sink)
+      await a.mark(r.ref)
+      const runA = a.runOnce()
+      await inStall
+      await w.store.client.zadd(w.store.keys.search().leases, Date.now() - 1, room) // A's lease runs out
+      await b.mark(r.ref)
+      t.equal(await b.runOnce(), 1, 'B takes the room over and indexes it')
+      t.same(sink.of(r.ref), await truth(w, r.ref))
+      release()
+      await runA
+      await b.runOnce()
+      t.same(sink.of(r.ref), await truth(w, r.ref), 'A\'s late drop was written over again')
+      t.equal((await manifest(w, r.ref)).pos, await cseqOf(w, r.ref))
+      t.equal(await marked(w, r.ref), null)
+    })
+
     t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {
       const w = world(t, backend)
       const r = await roomIn(w)
