@@ -4,16 +4,16 @@
 // deployment that moves from one to the other never takes one's position for the other's.
 //
 // Durable state, all in Redis:
-// - A room's position: its manifest (IndexKeys.manifest) names the room incarnation
-//   (`room` = created_at), the content seq it is synced to (`pos`, the room's meta.cseq, bumped by
-//   every notice that changes tasks, context or events), and what is in Meilisearch (t:<id> =
-//   task updated_at, c:<type>/<key> = context version, e:<seq> = event id, elast = last event id).
+// - A room's position: its manifest (IndexKeys.manifest; manifest.ts has its fields) names the
+//   room incarnation, the content seq it is synced to (the room's meta.cseq, bumped by every
+//   notice that changes tasks, context or events), and what is in the index.
 // - Rooms to sync: a sorted set of marks (IndexKeys.shared.dirty), +1 each time a node changes a
 //   room's content; leases (IndexKeys.shared.leases, the rule of lua/includes/lease.lua) so one
 //   node syncs a room at a time. The node's LeaseKeeper renews a lease while it syncs (every third
-//   of the lease, and after every batch: it stops writing when it finds the lease gone to another
-//   node), and its ack changes nothing unless its token still holds the lease, so a node that
-//   stalled past its lease cannot clear another's.
+//   of the lease, and before and after every write: it stops writing when it finds the lease
+//   gone to another node, and leaves what it wrote last for the next sync to write again), and
+//   its ack changes nothing unless its token still holds the lease, so a node that stalled past
+//   its lease cannot clear another's.
 //
 // A sync diffs what exists (one listing: ids and stamps, no bodies) against the manifest, sends the
 // changed records to Meilisearch, deletes what is gone, and saves the manifest after every batch
@@ -23,6 +23,9 @@
 // idempotent). A mark itself can be lost (the node dies between the write and the mark): the
 // sweep compares every room's cseq with its `pos` and marks the rooms behind, and deletes the
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
+//
+// Over 350 lines: the sync, the sweep and the claim loop share one indexer's state (its leases,
+// its run flags); the manifest's diff is apart (manifest.ts).
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
@@ -31,6 +34,7 @@ import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper, type Lease } from '../store/leases.js'
 import { IndexState, type IndexKeys } from '../store/search.js'
 import type { Store } from '../store/store.js'
+import { diffManifest, fieldOf, fieldOfKey, redoChange } from './manifest.js'
 import { SearchReader, docKey, seqOfId, type RoomListing, type SourceDoc } from './records.js'
 
 /** Writes documents durably: a call resolves once the index has applied the change (or throws). */
@@ -190,8 +194,8 @@ export class Indexer {
   /**
    * Brings the room's documents to the room's current state and saves the position. Throws when
    * Redis or Meilisearch fails: the manifest then holds what was applied so far. `held`, when
-   * given, runs after each batch Meilisearch applied, before the manifest is written: it renews
-   * the lease, and throws once the lease is lost.
+   * given, runs before and after every write to the sink: it renews the lease, and throws once
+   * the lease is lost (or Redis does not answer).
    */
   async sync(ref: RoomRef, held: () => Promise<void> = async () => {}): Promise<SyncResult> {
     let listing
@@ -209,24 +213,38 @@ export class Indexer {
     if (fresh) {
       // A room created again under the same id, or documents made another way (another embedding
       // model), start from nothing.
+      await held()
       await this.sink.dropRoom(ref)
       stored.clear()
       await this.save(ref, { fresh: true, set: { room: String(listing.createdAt), ...(gen !== undefined ? { gen } : {}) } })
+      // Dropped by a node that may have lost the room meanwhile: its manifest starts over too, and
+      // the sync the mark brings writes the whole room again.
+      await held().catch(async (err: unknown) => {
+        await this.mark(ref).catch(() => undefined)
+        throw err
+      })
     }
-    const tasks = [...listing.tasks].filter(([id, at]) => stored.get(`t:${id}`) !== String(at)).map(([id]) => id)
-    const context = [...listing.context].filter(([f, v]) => stored.get(`c:${f}`) !== String(v)).map(([f]) => f)
-    const deleteKeys: string[] = []
-    const delFields: string[] = []
-    for (const field of stored.keys()) {
-      const [kind, id] = [field.slice(0, 2), field.slice(2)]
-      const gone =
-        (kind === 't:' && !listing.tasks.has(id)) ||
-        (kind === 'c:' && !listing.context.has(id)) ||
-        (kind === 'e:' && (Number(id) <= listing.trim || listing.evdel.has(Number(id))))
-      if (!gone) continue
-      delFields.push(field)
-      deleteKeys.push(kind === 't:' ? docKey('task', id) : kind === 'c:' ? docKey('context', id) : docKey('event', stored.get(field)!))
+    // Every write to the sink is fenced by the lease, checked before it and after it. A node that
+    // stalled between the check and the write, past its lease, may have overwritten what the node
+    // that took the room over wrote since (whose manifest calls those documents current): the
+    // check after finds the lease gone, and what this node wrote is left for the next sync to
+    // write again (redoChange), the room marked for it. The fields first, so the sync the mark
+    // brings reads them; a sync that read the manifest before them keeps them (and the mark).
+    const write = async (docs: SourceDoc[], deleteKeys: string[]) => {
+      await held()
+      // A write that failed may have been applied in part: it is checked after the same way.
+      const failed = await this.sink.apply(ref, docs, deleteKeys, listing).then(() => undefined, (err: unknown) => ({ err }))
+      try {
+        await held()
+      } catch (err) {
+        await this.save(ref, redoChange([...docs.map((d) => d.key), ...deleteKeys]))
+          .then(() => this.mark(ref))
+          .catch((e: unknown) => this.warn(e, `search: cannot leave room ${member(ref)} for the next sync to write again`))
+        throw err
+      }
+      if (failed) throw failed.err
     }
+    const { tasks, context, deleteKeys, delFields } = diffManifest(listing)
     let upserted = 0
     let after = stored.get('elast') ?? ''
     if (after !== '' && seqOfId(after) <= listing.trim) after = ''
@@ -242,20 +260,15 @@ export class Indexer {
       // (the change moved the room's content seq past this sync's position; the next sync has it).
       const got = new Set([...docs.map((d) => d.key), ...r.changed])
       const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter((k) => !got.has(k))
-      // Checked before writing too: a node that stalled past its lease must not overwrite what
-      // the node that took the room over has written since (its manifest would call it current).
-      await held()
-      await this.sink.apply(ref, docs, vanished, listing)
-      await held()
+      await write(docs, vanished)
       const set: Record<string, string> = {}
       for (const d of docs) set[fieldOf(d)] = d.kind === 'event' ? d.id : d.stamp
       if (r.events.length > 0) after = set.elast = r.events[r.events.length - 1]!.id
-      await this.save(ref, { set, del: vanished.map((k) => (k.startsWith('task:') ? `t:${k.slice(5)}` : `c:${k.slice(8)}`)) })
+      await this.save(ref, { set, del: vanished.map(fieldOfKey) })
       upserted += docs.length
       if ((i + 1) * tn >= tasks.length && (i + 1) * cn >= context.length && r.events.length < en) break
     }
-    await this.sink.apply(ref, [], deleteKeys, listing)
-    await held()
+    await write([], deleteKeys)
     await this.save(ref, { set: { pos: String(listing.cseq) }, del: delFields })
     await this.state.indexed(ref)
     return { upserted, deleted: deleteKeys.length, dropped: false, fresh, pos: listing.cseq }
@@ -350,11 +363,11 @@ export class Indexer {
     }
     try {
       const result = await this.sync(refOf(room), held)
-      await this.leases.release(lease)
+      this.leases.release(lease)
       await this.state.ack(room, mark, 0, lease.token)
       return result
     } catch (err) {
-      await this.leases.release(lease)
+      this.leases.release(lease)
       this.warn(err, `search: syncing room ${room} failed; retrying in ${this.opts.retryMs} ms`)
       await this.state.ack(room, mark, this.opts.retryMs, lease.token).catch(() => undefined)
       throw err
@@ -370,9 +383,3 @@ export class Indexer {
   }
 }
 
-/** The manifest field of a document. */
-function fieldOf(d: SourceDoc): string {
-  if (d.kind === 'task') return `t:${d.id}`
-  if (d.kind === 'context') return `c:${d.id}`
-  return `e:${seqOfId(d.id)}`
-}

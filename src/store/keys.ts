@@ -143,7 +143,7 @@ export class Keys {
       health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed, last attempt, recent failures)
       deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n (attempts), at, holder?}
       due: `${base}whdue`, //             sorted set: delivery id -> when it is due (ms)
-      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms), the lease token (lua/includes/lease.lua)
+      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms); its tokens: leaseTokens(leased)
       positions: `${base}whpos`, //       hash: room id -> id of the last event fanned out into deliveries
       hinted: `${base}whrooms`, //        sorted set: room id -> hint counter (rooms that may have events to fan out)
       meta: `${base}whmeta`, //           hash: seq (delivery counter), swept (last sweep, ms)
@@ -153,6 +153,15 @@ export class Keys {
   /** Sorted set of teams with webhooks -> when a node should next look at the team (ms; due ones are taken oldest first). */
   webhookTeams(): string {
     return `${this.prefix}:{wh}:teams`
+  }
+
+  /**
+   * The tokens of a lease set (lua/includes/lease.lua; `ends` is the set's sorted set of lease
+   * ends): hash member -> "<token>:<end>" of the lease held. Every lease set's name has a hash
+   * tag, so this key is in its slot.
+   */
+  leaseTokens(ends: string): string {
+    return `${ends}:tok`
   }
 
   /** Sorted set of teams -> when a webhook was last being registered (ms): a team is never dropped from webhookTeams() right after. */
@@ -202,7 +211,7 @@ export class Keys {
     const base = `${this.prefix}:{search}:`
     return {
       dirty: `${base}dirty`, //   sorted set: "<teamId>/<roomId>" -> mark counter (+1 per change mark; cleared by a sync that saw the last one)
-      leases: `${base}leases`, // sorted set: "<teamId>/<roomId>" -> until when a node holds it, or must not retry it (ms)
+      leases: `${base}leases`, // sorted set: "<teamId>/<roomId>" -> until when a node holds it, or must not retry it (ms); tokens: leaseTokens(leases)
       rooms: `${base}rooms`, //   sorted set: "<teamId>/<roomId>" -> when its documents were last written (rooms with documents)
       sweep: `${base}sweep`, //   string: the node running the periodic sweep (expires)
     }

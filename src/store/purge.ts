@@ -23,11 +23,14 @@ export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: 
     const member = `${teamId}/${roomId}`
     for (const shared of [keys.search(), keys.vectorIndex()]) {
       for (const set of [shared.dirty, shared.leases, shared.rooms]) await store.client.zrem(set, member)
+      await store.client.hdel(keys.leaseTokens(shared.leases), member)
     }
   }
-  await store.client.del(...Object.values(t), ...Object.values(keys.webhooks(teamId)))
+  const hooks = keys.webhooks(teamId)
+  await store.client.del(...Object.values(t), ...Object.values(hooks), keys.leaseTokens(hooks.leased))
   await store.client.srem(keys.teams(), teamId)
   await store.client.zrem(keys.webhookTeams(), teamId)
+  await store.client.hdel(keys.leaseTokens(keys.webhookTeams()), teamId)
   await store.client.zrem(keys.webhookRegistrations(), teamId)
   return { rooms: roomIds.length }
 }

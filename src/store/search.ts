@@ -130,14 +130,14 @@ export class IndexState {
   /** Claims up to `max` marked rooms (or only `only`, '' = any) under leases of `leaseMs`. */
   async claim(leaseMs: number, max: number, only: string): Promise<{ room: string; mark: number; token: number }[]> {
     const k = this.keys.shared
-    const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, max, only])
+    const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)], [leaseMs, max, only])
     return r.rooms
   }
 
   /** Releases a room's lease after a sync: clears its mark (success, `retryMs` 0) or keeps it and waits `retryMs`. */
   ack(room: string, mark: number, retryMs: number, token: number): Promise<unknown> {
     const k = this.keys.shared
-    return this.store.run('ackSearchRoom', [k.dirty, k.leases], [room, mark, retryMs, token])
+    return this.store.run('ackSearchRoom', [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)], [room, mark, retryMs, token])
   }
 
   /** Changes a room's manifest (lua/saveSearchManifest-1.lua), giving it `ttlMs` to live. */

@@ -79,18 +79,25 @@ export class WebhookQueue {
     return this.store.keys.webhooks(teamId)
   }
 
-  private get global(): [string, string] {
-    return [this.store.keys.webhookTeams(), this.store.keys.webhookRegistrations()]
+  /** The webhook teams (also the passes' lease ends), the registrations, the passes' lease tokens. */
+  private get global(): [teams: string, registrations: string, tokens: string] {
+    const teams = this.store.keys.webhookTeams()
+    return [teams, this.store.keys.webhookRegistrations(), this.store.keys.leaseTokens(teams)]
   }
 
   /** Teams due for a pass, each now leased to the caller for `leaseMs` under the lease token `token`. */
   async claimTeams(max: number, leaseMs: number): Promise<{ teams: string[]; token: number; now: number }> {
-    const r = await this.store.run('claimTeams', [this.global[0]], [max, leaseMs])
+    const [teams, , tokens] = this.global
+    const r = await this.store.run('claimTeams', [teams, tokens], [max, leaseMs])
     this.saw(r.now)
     return { teams: r.teams, token: r.token, now: r.now }
   }
 
-  /** Ends a pass (releases its lease): the team's next time, unless it was woken meanwhile; removes a team without webhooks after `graceMs`. */
+  /**
+   * Ends a pass (releases its lease): the team's next time; or, when the pass no longer holds the
+   * team (a wake ended its lease, or it stalled past it), the next time only if that is sooner.
+   * Removes a team without webhooks after `graceMs`.
+   */
   async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
     const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
     return r.done
@@ -155,7 +162,7 @@ export class WebhookQueue {
    */
   async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted], [holder, max, leaseMs, maxAttempts, recentKept])
+    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted, this.store.keys.leaseTokens(k.leased)], [holder, max, leaseMs, maxAttempts, recentKept])
     this.saw(r.now)
     const claim: Claim = {
       claimed: r.claimed.map(({ token, ...d }) => ({ ...d, lease: { member: d.id, token } })),
@@ -171,7 +178,7 @@ export class WebhookQueue {
   /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
   async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
-    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
+    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased, this.store.keys.leaseTokens(k.leased)], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
     return { settled: r.settled, ...(r.at !== undefined ? { at: r.at } : {}) }
   }
 

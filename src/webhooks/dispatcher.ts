@@ -279,7 +279,7 @@ export class Dispatcher {
       // Redis failed: the lease runs out and the delivery is tried again.
       this.log.warn({ err: (err as Error).message, delivery: d.id }, 'webhooks: could not attempt or settle a delivery')
     } finally {
-      void this.opts.leases.release(d.lease)
+      this.opts.leases.release(d.lease)
       this.inflight.delete(d.id)
       if (this.inflight.size === 0) this.drained?.()
       // Refill in batches: a pass per finished attempt would cost more Redis calls than the attempts.
@@ -352,9 +352,9 @@ export class Dispatcher {
     return out
   }
 
-  /** Settles an attempt with the token that holds its lease now (after the keeper's renewal in flight). */
+  /** Settles an attempt with its lease's token (the claim's, which renewals never change). */
   private async settle(team: string, d: ClaimedDelivery, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number): ReturnType<WebhookQueue['settle']> {
-    await this.opts.leases.release(d.lease)
+    this.opts.leases.release(d.lease)
     return this.queue.settle(team, d.lease.token, d.id, outcome, status, error, delayMs, KEPT)
   }
 }

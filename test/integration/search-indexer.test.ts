@@ -3,6 +3,8 @@
 // (one document per record id, upserts and deletes idempotent), and can be made to stall or fail
 // like an unreachable or crashing Meilisearch. What is checked is what lives in Redis: marks,
 // leases, manifests and positions, across a crash, a lost mark, and expired or re-created rooms.
+// A node that stalls past its lease and then writes is checked with the Redis engine's own sink
+// (vectors, with the test embedding server): what it wrote over the newer node's is written again.
 import t from 'tap'
 import type { Test } from 'tap'
 import { randomBytes } from 'node:crypto'
@@ -10,10 +12,15 @@ import type { Settings } from '../../src/config.js'
 import { Teams } from '../../src/auth/teams.js'
 import { Core } from '../../src/core/index.js'
 import { Indexer, type IndexerOptions } from '../../src/search/indexer.js'
+import { createEmbedder } from '../../src/search/embed/index.js'
 import { docId, toMeiliDoc, type IndexSink, type MeiliDoc } from '../../src/search/meili/sink.js'
 import { SearchReader, type SourceDoc } from '../../src/search/records.js'
+import { textHash } from '../../src/search/vectors/codec.js'
+import { VectorSink, embedText, generationOf } from '../../src/search/vectors/sink.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
+import { VectorStore } from '../../src/store/vectors.js'
+import { TEST_MODEL, startTestEmbedder } from '../helpers/embedder.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 
 /** Documents as the index holds them; `gate` makes apply() wait (a stalled or dying Meilisearch). */
@@ -257,25 +264,125 @@ for (const backend of BACKENDS) {
       const r = await roomIn(w)
       const room = `${r.ref.teamId}/${r.ref.roomId}`
       const k = w.store.keys.search()
-      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', [k.dirty, k.leases], [leaseMs, 8, room])).rooms[0]!
-      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases], [60_000, room, token])).tokens[0]!
+      const tokens = w.store.keys.leaseTokens(k.leases)
+      const set: [string, string, string] = [k.dirty, k.leases, tokens]
+      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', set, [leaseMs, 8, room])).rooms[0]!
+      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases, tokens], [60_000, room, token])).ends[0]!
+      const lease = async () => [Number(await w.store.client.zscore(k.leases, room)), await w.store.client.hget(tokens, room)]
       await w.store.client.zincrby(k.dirty, 1, room)
-      // A's lease really runs out (a lease's token is its end time, so B's, taken after it, is later;
-      // rewriting A's score to the past instead could give B the same token within one ms).
+      // A's lease really runs out (rewriting A's score to the past instead could give B the same
+      // token within one ms).
       const a = await claim(300)
       t.equal(await claim(), undefined, 'held by A')
       await new Promise((r) => setTimeout(r, 350)) // A stalled past its lease
       const b = await claim()
-      t.ok(b.token > a.token, 'B holds it under a new token')
+      t.ok(b.token > a.token, 'B holds it under a later token')
+      const bHeld = await lease()
       t.equal(await renew(a.token), 0, 'A cannot renew it')
-      const ackA = await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, a.mark, 0, a.token])
+      const ackA = await w.store.run('ackSearchRoom', set, [room, a.mark, 0, a.token])
       t.match(ackA, { held: false, cleared: false })
-      t.equal(Number(await w.store.client.zscore(k.leases, room)), b.token, 'B\'s lease stays')
+      t.same(await lease(), bHeld, 'B\'s lease stays as it was')
       t.ok(await marked(w, r.ref), 'the mark stays for B')
-      const renewed = await renew(b.token)
-      t.ok(renewed > b.token, 'B renews it')
-      t.match(await w.store.run('ackSearchRoom', [k.dirty, k.leases], [room, b.mark, 0, renewed]), { held: true, cleared: true })
+      t.ok((await renew(b.token)) > 0, 'B renews it')
+      t.match(await w.store.run('ackSearchRoom', set, [room, b.mark, 0, b.token]), { held: true, cleared: true }, 'B acks with the token it claimed with')
       t.equal(await w.store.client.zscore(k.leases, room), null)
+      t.equal(await w.store.client.hget(tokens, room), null, 'nothing of the lease is left')
+    })
+
+    t.test('a node that stalled past its lease and then wrote: its documents are written again (the Redis engine\'s sink)', async (t) => {
+      const w = world(t, backend)
+      const e = await startTestEmbedder()
+      t.teardown(() => e.close())
+      const settings: Settings = { ...w.settings, embedderUrl: e.url, embedderModel: TEST_MODEL, embedderRetries: 0, embedderTimeoutMs: 2000 }
+      const vectors = new VectorStore(w.store, settings.roomTtlMs)
+      const sink = new VectorSink(vectors, createEmbedder(settings)!, { bound: 100, textChars: settings.embedderTextChars, batch: 16, mirror: () => false, generation: generationOf(TEST_MODEL, undefined) })
+      const keys = { manifest: (ref: RoomRef) => w.store.keys.vectors(ref).manifest, shared: w.store.keys.vectorIndex() }
+      const r = await roomIn(w)
+      const room = `${r.ref.teamId}/${r.ref.roomId}`
+      await w.core.plan.addTask(r.as(), { title: 'deploy', notes: 'the first notes' })
+      const held = async () => (await vectors.hashes(r.ref, ['task:t1']))[0]
+      const hashOf = (notes: string) => textHash(embedText({ kind: 'task', fields: { title: 'deploy', notes } }, settings.embedderTextChars))
+      // Node A's first write stalls after its lease check, until released; then it writes.
+      let stalled!: () => void
+      const inStall = new Promise<void>((res) => (stalled = res))
+      let release!: () => void
+      const stall = new Promise<void>((res) => (release = res))
+      let lateWrite: string | undefined
+      const stalling: IndexSink = {
+        generation: sink.generation,
+        apply: async (ref, docs, deleteKeys, listing) => {
+          const late = lateWrite === undefined
+          if (late) {
+            lateWrite = ''
+            stalled()
+            await stall
+          }
+          await sink.apply(ref, docs, deleteKeys, listing)
+          if (late) lateWrite = await held()
+        },
+        dropRoom: (ref) => sink.dropRoom(ref),
+      }
+      const a = w.indexer(stalling, { keys, leaseMs: 300 })
+      const b = w.indexer(sink, { keys })
+      await a.mark(r.ref)
+      const runA = a.runOnce()
+      await inStall // A read the first notes and checked its lease
+      await w.core.plan.updateTask(r.as(), { task_id: 't1', notes: 'the second notes' })
+      // A's renewals stall with it: its lease runs out (its end passes).
+      await w.store.client.zadd(keys.shared.leases, Date.now() - 1, room)
+      await b.mark(r.ref)
+      t.equal(await b.runOnce(), 1, 'B takes the room over and syncs it')
+      t.equal(await held(), hashOf('the second notes'), 'the index holds the second notes')
+      t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'B\'s ack cleared the mark')
+      release()
+      await runA
+      t.equal(lateWrite, hashOf('the first notes'), 'A, back late, wrote the first notes over B\'s')
+      await b.runOnce()
+      t.equal(await held(), hashOf('the second notes'), 'the next sync wrote the second notes again')
+      const m = await w.store.client.hgetall(keys.manifest(r.ref))
+      t.equal(m.pos, await cseqOf(w, r.ref), 'the position is the room\'s')
+      t.same(Object.keys(m).filter((f) => f.startsWith('r:')), [], 'nothing is left to write again')
+      t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'nor marked')
+    })
+
+    t.test('a node that stalled past its lease and then dropped a room to index it anew: the room is written again', async (t) => {
+      const w = world(t, backend)
+      const r = await roomIn(w)
+      const room = `${r.ref.teamId}/${r.ref.roomId}`
+      await w.core.plan.addTask(r.as(), { title: 'one' })
+      await w.core.context.write(r.as(), { type: 'spec', key: 'api', body: 'the body' })
+      const sink = new MemorySink()
+      // A room never indexed starts from nothing: node A's drop of its documents stalls after its lease check.
+      let stalled!: () => void
+      const inStall = new Promise<void>((res) => (stalled = res))
+      let release!: () => void
+      const stall = new Promise<void>((res) => (release = res))
+      let stalls = 1
+      const stalling: IndexSink = {
+        apply: (ref, docs, deleteKeys) => sink.apply(ref, docs, deleteKeys),
+        dropRoom: async (ref) => {
+          if (stalls-- > 0) {
+            stalled()
+            await stall
+          }
+          await sink.dropRoom(ref)
+        },
+      }
+      const a = w.indexer(stalling, { leaseMs: 300 })
+      const b = w.indexer(sink)
+      await a.mark(r.ref)
+      const runA = a.runOnce()
+      await inStall
+      await w.store.client.zadd(w.store.keys.search().leases, Date.now() - 1, room) // A's lease runs out
+      await b.mark(r.ref)
+      t.equal(await b.runOnce(), 1, 'B takes the room over and indexes it')
+      t.same(sink.of(r.ref), await truth(w, r.ref))
+      release()
+      await runA
+      await b.runOnce()
+      t.same(sink.of(r.ref), await truth(w, r.ref), 'A\'s late drop was written over again')
+      t.equal((await manifest(w, r.ref)).pos, await cseqOf(w, r.ref))
+      t.equal(await marked(w, r.ref), null)
     })
 
     t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {

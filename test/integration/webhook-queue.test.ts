@@ -7,7 +7,7 @@
 // count as lost only for webhooks that existed when they were posted. Every test has its own
 // KEY_PREFIX, so the global schedule holds only its teams.
 import t, { type Test } from 'tap'
-import { encode } from '@msgpack/msgpack'
+import { decode, encode } from '@msgpack/msgpack'
 import { Core } from '../../src/core/index.js'
 import type { Settings } from '../../src/config.js'
 import type { Store } from '../../src/store/store.js'
@@ -33,6 +33,14 @@ function setup(t: Test, backend: Backend, announce?: (teamId: string) => Promise
   const queue = new WebhookQueue(store)
   const registry = new WebhookRegistry(store, { limit: 20, pendingMax: 1000, allowLoopback: true, ...(announce ? { announce } : {}) })
   return { store, queue, registry, teamId: uid('tm') }
+}
+
+/** A setup whose team is due in the webhook schedule (`teams`), and the team's score there. */
+async function dueTeam(t: Test, backend: Backend) {
+  const s = setup(t, backend)
+  const teams = s.store.keys.webhookTeams()
+  await s.store.client.zadd(teams, Date.now() - 1000, s.teamId)
+  return { s, teams, score: async () => Number(await s.store.client.zscore(teams, s.teamId)) }
 }
 
 /** Fans out `count` new events of a room as fan-out does (batches of 100, position compare-and-set). */
@@ -90,6 +98,70 @@ for (const backend of BACKENDS) {
     })
   })
 
+  t.test(`${backend}: a node whose delivery lease ran out settles nothing; the node that took it over renews, again, and settles`, async (t) => {
+    const s = setup(t, backend)
+    const k = s.store.keys.webhooks(s.teamId)
+    const tokens = s.store.keys.leaseTokens(k.leased)
+    const created = await s.registry.create(s.teamId, { url: URL_ })
+    await enqueueEvents(s, 'r1', 1)
+    const settle = (token: number) => s.queue.settle(s.teamId, token, a.id, 'ok', 200, undefined, 0, { failures: RECENT_FAILURES, attempts: 20 })
+    const a = (await s.queue.claimDeliveries(s.teamId, 'node-a', 10, 20, 3, RECENT_FAILURES)).claimed[0]!
+    await sleep(30) // A stalls past its 20 ms lease
+    const b = (await s.queue.claimDeliveries(s.teamId, 'node-b', 10, 60_000, 3, RECENT_FAILURES)).claimed[0]!
+    t.equal(b.id, a.id, 'B took the delivery over')
+    t.ok(b.lease.token > a.lease.token, 'under a later token')
+    const renew = async () => (await s.store.run('renewLeases', [k.leased, tokens], [60_000, b.id, b.lease.token])).ends[0]
+    t.ok((await renew())! > 0, 'B renews its lease')
+    await sleep(2) // a later millisecond: the renewal moves the end again
+    // The same renewal again: what ioredis sends after a reconnect when the first one's reply was lost.
+    t.ok((await renew())! > 0, 'and the same renewal again: still held')
+    const leaseOfB = async () => [await s.store.client.zscore(k.leased, b.id), await s.store.client.hget(tokens, b.id)]
+    const held = await leaseOfB()
+    t.same(await settle(a.lease.token), { settled: false }, 'A, back late, settles nothing')
+    t.same(await leaseOfB(), held, 'B\'s lease is unchanged')
+    t.match(decode((await s.store.client.hgetBuffer(k.deliveries, a.id))!), { n: 2, holder: 'node-b' }, 'and the delivery is still B\'s attempt')
+    t.same(await settle(b.lease.token), { settled: true }, 'B settles with the token it claimed with')
+    t.same(await leaseOfB(), [null, null], 'the lease is gone with the delivery')
+    const [hook] = await s.registry.list(s.teamId)
+    t.equal(hook!.webhookId, created.webhook.webhookId)
+    t.match(hook!.health, { pending: 0, delivered: 1, failed: 0, takeovers: 1 }, 'one delivery, counted once')
+  })
+
+  t.test(`${backend}: a pass whose team lease ran out reschedules nothing of the pass that took the team over`, async (t) => {
+    const { s, teams, score } = await dueTeam(t, backend)
+    const a = await s.queue.claimTeams(8, 20)
+    t.same(a.teams, [s.teamId])
+    await sleep(30) // A's pass stalls past its 20 ms lease
+    const b = await s.queue.claimTeams(8, 60_000)
+    t.same(b.teams, [s.teamId], 'B takes the team over')
+    t.ok(b.token > a.token, 'under a later token')
+    const held = await score()
+    t.equal(await s.queue.rescheduleTeam(s.teamId, a.token, b.token + 60_000, false, 0), 'woken', 'A, back late, does not hold the team')
+    t.equal(await score(), held, 'B\'s lease is unchanged (A wanted a later time)')
+    t.equal(await s.queue.rescheduleTeam(s.teamId, b.token, b.now + 5000, false, 0), 'rescheduled', 'B reschedules it')
+    t.equal(await score(), b.now + 5000)
+    t.equal(await s.store.client.hget(s.store.keys.leaseTokens(teams), s.teamId), null, 'B\'s lease is released')
+  })
+
+  t.test(`${backend}: a pass cut short by a wake still leaves its team due by the time it wanted, when that is sooner`, async (t) => {
+    const { s, score } = await dueTeam(t, backend)
+    const pass = await s.queue.claimTeams(8, 10_000)
+    t.same(pass.teams, [s.teamId])
+    // A delivery settled during the pass wakes the team for its retry in 5 s: sooner than the
+    // pass's lease ends, so the wake ends the lease.
+    await s.queue.wakeTeam(s.teamId, pass.now + 5000)
+    t.equal(await score(), pass.now + 5000)
+    // The pass left more due: it wants the team looked at again at once.
+    t.equal(await s.queue.rescheduleTeam(s.teamId, pass.token, pass.now, false, 0), 'woken', 'the pass no longer holds the team')
+    t.equal(await score(), pass.now, 'due at the time the pass wanted, not at the later wake')
+    await sleep(2) // a later millisecond than the first claim: the team is due
+    const next = await s.queue.claimTeams(8, 10_000)
+    t.same(next.teams, [s.teamId])
+    await s.queue.wakeTeam(s.teamId, next.now)
+    t.equal(await s.queue.rescheduleTeam(s.teamId, next.token, next.now + 60_000, false, 0), 'woken')
+    t.equal(await score(), next.now, 'and a wake sooner than what a pass wants stays')
+  })
+
   t.test(`${backend}: teams woken at once are taken oldest first, not by name`, async (t) => {
     const s = setup(t, backend)
     const teams = s.store.keys.webhookTeams()
@@ -135,7 +207,7 @@ for (const backend of BACKENDS) {
     t.equal(await s.store.client.hlen(k.deliveries), 95)
     const second = await s.queue.claimDeliveries(s.teamId, 'node', 10, 60_000, 8, RECENT_FAILURES)
     t.match(second, { claimed: [], webhooks: 0, more: false })
-    t.equal(await s.store.client.exists(k.deliveries, k.due, k.leased), 0, 'nothing of them is left')
+    t.equal(await s.store.client.exists(k.deliveries, k.due, k.leased, s.store.keys.leaseTokens(k.leased)), 0, 'nothing of them is left, their leases\' tokens neither')
 
     await sleep(2) // a later millisecond than the claims': the team is due by then
     const pass = await s.queue.claimTeams(8, 10_000)

@@ -221,9 +221,9 @@ t.test('the check fails when a header and its entry disagree', async (t) => {
   t.match(disagreements(s, header.replace(', now}', ', now, extra}'), entry), [/reply: extra is in the header, not in the map/])
   t.match(disagreements(s, header.replace('{teams = ', '{teams? = '), entry), [/reply: teams is optional in the header, not in the map/])
   t.match(disagreements(s, header.replace('now}.', 'now} and rows [team id, ...].'), entry), [/rows: the header says rows follow/])
-  t.match(disagreements({ ...s, numberOfKeys: 2 }, header, entry), [/keys: the file name says 2/])
+  t.match(disagreements({ ...s, numberOfKeys: 3 }, header, entry), [/keys: the file name says 3/])
   t.match(disagreements(s, header, undefined), ['no entry in the script map'])
-  t.match(disagreements(s, header.replace('  ARGV[1]  most teams', '  KEYS[2]  another key\n  ARGV[1]  most teams'), entry), [/keys: the header declares 2, the file name says 1/])
+  t.match(disagreements(s, header.replace('  ARGV[1]  most teams', '  KEYS[3]  another key\n  ARGV[1]  most teams'), entry), [/keys: the header declares 3, the file name says 2/])
   t.match(disagreements(s, header, { ...entry, fields: new Map([...entry.fields, ['lease', false]]) }), [/reply: lease is in the map, not in the header/])
   const room = scripts.find((x) => x.name === 'postEvent')!
   t.match(disagreements(room, headerOf(fileOf(room)).replace('ARGV[1..6]', 'ARGV[1..5]'), map.get('postEvent')), [/header: ARGV\[6\] is not declared/])

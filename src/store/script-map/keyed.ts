@@ -9,19 +9,19 @@ type Flag = '0' | '1'
 type Key = string
 
 export interface KeyedScripts {
-  ackSearchRoom: { keys: [dirty: Key, leases: Key]; args: [room: string, mark: number, retryMs: number, token: number]; reply: { cleared: boolean; held: boolean } }
+  ackSearchRoom: { keys: [dirty: Key, leases: Key, tokens: Key]; args: [room: string, mark: number, retryMs: number, token: number]; reply: { cleared: boolean; held: boolean } }
   beginFanout: {
     keys: [hooks: Key, hinted: Key, positions: Key, meta: Key]
     args: [maxRooms: number, sweepEveryMs: number]
     reply: { webhooks: number; floor?: number; rooms: { room: string; hint: string; pos: string }[]; sweep?: true; now: number }
   }
   claimDeliveries: {
-    keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key, hinted: Key]
+    keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key, hinted: Key, tokens: Key]
     args: [holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number]
     reply: { claimed: (Delivery & { token: number })[]; next?: number; more: boolean; hinted: number; webhooks: number; now: number }
   }
-  claimSearchRooms: { keys: [dirty: Key, leases: Key]; args: [leaseMs: number, max: number, only: string]; reply: { rooms: { room: string; mark: number; token: number }[] } }
-  claimTeams: { keys: [teams: Key]; args: [max: number, leaseMs: number]; reply: { teams: string[]; token: number; now: number } }
+  claimSearchRooms: { keys: [dirty: Key, leases: Key, tokens: Key]; args: [leaseMs: number, max: number, only: string]; reply: { rooms: { room: string; mark: number; token: number }[] } }
+  claimTeams: { keys: [teams: Key, tokens: Key]; args: [max: number, leaseMs: number]; reply: { teams: string[]; token: number; now: number } }
   createTeam: { keys: [team: Key, keys: Key, secrets: Key]; args: [teamId: string, name: string, key: Buffer]; reply: { created: boolean; team: { id: string; name: string; created_at: number } } }
   createWebhook: { keys: [hooks: Key, health: Key]; args: [record: Buffer, limit: number]; reply: { record: StoredWebhook } }
   deleteWebhook: { keys: [hooks: Key, health: Key]; args: [webhookId: string]; reply: { record: StoredWebhook; health?: StoredHealth; remaining: number } }
@@ -53,13 +53,13 @@ export interface KeyedScripts {
   }
   readVectorHashes: { keys: [vec: Key]; args: [docKeys: Buffer]; reply: { hashes: string[] } }
   registerWebhookTeam: { keys: [teams: Key, registrations: Key]; args: [teamId: string]; reply: Record<string, never> }
-  renewLeases: { keys: [set: Key]; args: [leaseMs: number, ...memberThenToken: (string | number)[]]; reply: { tokens: number[] } }
+  renewLeases: { keys: [ends: Key, tokens: Key]; args: [leaseMs: number, ...memberThenToken: (string | number)[]]; reply: { ends: number[] } }
   replayDelivery: {
     keys: [hooks: Key, health: Key, deliveries: Key, due: Key]
     args: [webhookId: string, deliveryId: string, pendingMax: number, event: Buffer | '']
     reply: { room?: string; ev?: string; due?: number }
   }
-  rescheduleTeam: { keys: [teams: Key, registrations: Key]; args: [teamId: string, token: number, next: number, empty: Flag, graceMs: number]; reply: { done: 'rescheduled' | 'woken' | 'removed' | 'absent' } }
+  rescheduleTeam: { keys: [teams: Key, registrations: Key, tokens: Key]; args: [teamId: string, token: number, next: number, empty: Flag, graceMs: number]; reply: { done: 'rescheduled' | 'woken' | 'removed' | 'absent' } }
   revokeKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number]; reply: { record: StoredCredential; hash: string } }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
   rotateWebhookSecret: { keys: [hooks: Key]; args: [webhookId: string, secret: string, overlapMs: number]; reply: { record: StoredWebhook } }
@@ -71,7 +71,7 @@ export interface KeyedScripts {
     rows: true
   }
   settleDelivery: {
-    keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key]
+    keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key, tokens: Key]
     args: [token: number, id: string, outcome: Outcome, status: number | '', error: string, delayMs: number, failuresKept: number, attemptsKept: number]
     reply: { settled: boolean; outcome?: Outcome; at?: number }
   }

@@ -7,8 +7,9 @@
   KEYS[2]  the team's webhook health hash
   KEYS[3]  the team's deliveries hash
   KEYS[4]  the team's due deliveries
-  KEYS[5]  the team's leased deliveries
-  ARGV[1]  the lease token held (claimDeliveries, renewLeases)
+  KEYS[5]  the team's leased deliveries (the lease set's ends)
+  KEYS[6]  the team's delivery lease tokens
+  ARGV[1]  the lease token held (claimDeliveries' `token`)
   ARGV[2]  delivery id
   ARGV[3]  outcome: 'ok' (2xx: done), 'retry' (due again after ARGV[6]), 'fail' (no attempt left:
            failed, kept in the webhook's recent failures), 'gone' (410: failed, and the webhook
@@ -32,7 +33,7 @@ local status, err = tonumber(ARGV[4]), ARGV[5]
 local raw = redis.call('HGET', KEYS[3], id)
 if not raw then return cmsgpack.pack({ settled = false }) end
 local d = cmsgpack.unpack(raw)
-if not leaseRelease(KEYS[5], id, token) then return cmsgpack.pack({ settled = false }) end
+if not leaseRelease(leaseSet(KEYS[5], KEYS[6]), id, token) then return cmsgpack.pack({ settled = false }) end
 local now = nowMs()
 
 local hraw = redis.call('HGET', KEYS[1], d.wh)

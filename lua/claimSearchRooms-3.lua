@@ -1,12 +1,13 @@
 --[[
   Claims rooms for an indexer (src/search/indexer.ts): rooms marked as changed whose lease is free
-  get a lease for this node (includes/lease: KEYS[2] is the rooms' lease set). A claimed room
+  get a lease for this node (includes/lease: KEYS[2] and KEYS[3] are the rooms' lease set). A claimed room
   stays marked until ackSearchRoom clears it, so a node that dies mid-sync leaves it marked, and
   another node claims it once the lease runs out. The holder renews its lease (renewLeases) while
   it syncs and releases it by its token (ackSearchRoom).
 
   KEYS[1]  dirty rooms (sorted set: "<teamId>/<roomId>" -> mark counter, +1 per mark)
   KEYS[2]  leases (sorted set: "<teamId>/<roomId>" -> until when it is held or must wait, ms)
+  KEYS[3]  the leases' tokens (hash: "<teamId>/<roomId>" -> "<token>:<end>")
   ARGV[1]  lease (ms)
   ARGV[2]  most rooms to claim
   ARGV[3]  one room to claim ('' = any)
@@ -18,6 +19,7 @@
 --- @include "includes/lease"
 
 local now = nowMs()
+local L = leaseSet(KEYS[2], KEYS[3])
 local lease, max, only = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local candidates = {}
 if only ~= '' then
@@ -30,7 +32,7 @@ local out = {}
 for i = 1, #candidates, 2 do
   if #out >= max then break end
   local room = candidates[i]
-  local token = leaseClaim(KEYS[2], room, now, lease)
+  local token = leaseClaim(L, room, now, lease)
   if token then out[#out + 1] = { room = room, mark = tonumber(candidates[i + 1]), token = token } end
 end
 return cmsgpack.pack({ rooms = out })

@@ -1,6 +1,6 @@
 --[[
-  Claims due deliveries of a team for one node, each under a lease (includes/lease: KEYS[5] is
-  the deliveries' lease set). A lease that ran out (its node died or stalled) makes the delivery
+  Claims due deliveries of a team for one node, each under a lease (includes/lease: KEYS[5] and
+  KEYS[7] are the deliveries' lease set). A lease that ran out (its node died or stalled) makes the delivery
   claimable again, first in line: BullMQ's stalled-job pattern.
   Deliveries of a deleted or disabled webhook are dropped here, so none is sent after the delete.
   Every claim counts as an attempt (n + 1), a taken-over one too; a taken-over delivery that
@@ -18,6 +18,7 @@
   KEYS[4]  the team's due deliveries (sorted set: id -> due ms)
   KEYS[5]  the team's leased deliveries (sorted set: id -> lease end ms)
   KEYS[6]  the team's hinted rooms
+  KEYS[7]  the team's delivery lease tokens (hash: delivery id -> "<token>:<end>")
   ARGV[1]  the claiming node's name (host:pid:random), kept as the delivery's `holder` for
            operators; the lease's token is its own (each claimed delivery's `token`)
   ARGV[2]  most deliveries to claim (0: none, just report)
@@ -40,20 +41,25 @@ local CLEAR_BATCH = 1000
 -- delivery that keeps killing or stalling its node still ends.
 local TAKEOVER_EXTRA = 2
 local now = nowMs()
+local L = leaseSet(KEYS[5], KEYS[7])
 local holder, max, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local maxAttempts, keep = tonumber(ARGV[4]), tonumber(ARGV[5])
 
 if redis.call('HLEN', KEYS[1]) == 0 then
-  for _, key in ipairs({ KEYS[4], KEYS[5] }) do
-    local ids = redis.call('ZRANGE', key, 0, CLEAR_BATCH - 1)
-    if #ids > 0 then
-      redis.call('HDEL', KEYS[3], unpack(ids))
-      redis.call('ZREM', key, unpack(ids))
-    end
+  local due = redis.call('ZRANGE', KEYS[4], 0, CLEAR_BATCH - 1)
+  if #due > 0 then
+    redis.call('HDEL', KEYS[3], unpack(due))
+    redis.call('ZREM', KEYS[4], unpack(due))
+  end
+  local leased = redis.call('ZRANGE', KEYS[5], 0, CLEAR_BATCH - 1)
+  if #leased > 0 then
+    redis.call('HDEL', KEYS[3], unpack(leased))
+    leaseDrop(L, leased)
   end
   local left = redis.call('ZCARD', KEYS[4]) + redis.call('ZCARD', KEYS[5])
-  -- Every delivery is in one of the two sets; anything else in the hash is a stray.
-  if left == 0 then redis.call('DEL', KEYS[3]) end
+  -- Every delivery is in one of the two sets; anything else in the hash is a stray, and so is
+  -- a token whose delivery a node of the version before kept tokens apart removed.
+  if left == 0 then redis.call('DEL', KEYS[3], KEYS[7]) end
   return cmsgpack.pack({ claimed = {}, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = 0, more = left > 0 })
 end
 
@@ -81,7 +87,7 @@ end
 local function remove(id)
   redis.call('HDEL', KEYS[3], id)
   redis.call('ZREM', KEYS[4], id)
-  redis.call('ZREM', KEYS[5], id)
+  leaseDrop(L, { id })
 end
 
 for _, c in ipairs(candidates) do
@@ -108,7 +114,7 @@ for _, c in ipairs(candidates) do
     redis.call('HSET', KEYS[3], c.id, cmsgpack.pack(d))
     redis.call('ZREM', KEYS[4], c.id)
     -- Free: a due delivery is never in the lease set, and a stalled one's lease ran out.
-    d.token = leaseClaim(KEYS[5], c.id, now, lease)
+    d.token = leaseClaim(L, c.id, now, lease)
     if c.stalled then
       local hh = health.get(h.id)
       hh.takeovers = hh.takeovers + 1
