@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -142,4 +142,42 @@ export function wrkScript(name: string, body: string, headers: Record<string, st
   const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
   writeFileSync(path, lines.join('\n') + '\n')
   return path
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/**
+ * The largest .cpuprofile of `dir` (written by a node started with --cpu-prof), summed by self
+ * time: where the busy time went by package or source file (idle left out), then the `top`
+ * functions. Lines to print.
+ */
+export function profileSummary(dir: string, top = 25): string[] {
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size)[0]
+  if (!file) return [`no .cpuprofile in ${dir}`]
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
+  const byId = new Map(p.nodes.map((n) => [n.id, n]))
+  const fns = new Map<string, number>()
+  const parts = new Map<string, number>()
+  let busy = 0
+  const add = (m: Map<string, number>, k: string, dt: number) => m.set(k, (m.get(k) ?? 0) + dt)
+  p.samples.forEach((id, i) => {
+    const cf = byId.get(id)!.callFrame
+    const dt = p.timeDeltas[i] ?? 0
+    if (cf.functionName === '(idle)') return
+    busy += dt
+    const where = cf.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')
+    add(fns, `${cf.functionName || '(anonymous)'} ${where}:${cf.lineNumber}`, dt)
+    const part = cf.url.includes('node_modules/') ? where.split('/').slice(0, where.startsWith('@') ? 2 : 1).join('/') : where.startsWith('src/') ? where : where.startsWith('node:') ? 'node: built-ins' : cf.functionName || '(native)'
+    add(parts, part, dt)
+  })
+  const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%`
+  const rows = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${pct(v)} ${k}`)
+  return [`busy ${(busy / 1000).toFixed(0)} ms of ${file}, by part:`, ...rows(parts, 15), 'by function (self time):', ...rows(fns, top)]
 }
