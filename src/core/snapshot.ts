@@ -39,7 +39,7 @@ export function named(rows: Buffer[]): [string, Buffer][] {
 export const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
 
 /**
- * The whole room in one read (readSnapshot-15.lua), records raw, in sections: context, vars and
+ * The whole room in one read (readSnapshot-17.lua), records raw, in sections: context, vars and
  * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each).
  */
 export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean } = {}) {
