@@ -33,8 +33,8 @@ if #task.depends_on >= limit then
     { field = 'depends_on', limit = limit })
 end
 
--- Depth-first search from the new dependency: reaching `id` again means a cycle.
-local byId = allTasks(R)
+-- Depth-first search from the new dependency: reaching `id` again means a cycle. Only the tasks
+-- reachable from it are read.
 local parent, stack, seen = {}, { depId }, { [depId] = true }
 while #stack > 0 do
   local cur = table.remove(stack)
@@ -48,7 +48,7 @@ while #stack > 0 do
     return fail('invalid_request', 'depends_on: ' .. depId .. ' already depends on ' .. id ..
       ' (' .. table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', cycle = path })
   end
-  local t = byId[cur]
+  local t = loadTask(R, cur)
   for _, d in ipairs((t and t.depends_on) or {}) do
     if not seen[d] then
       seen[d] = true
@@ -62,5 +62,6 @@ task.depends_on[#task.depends_on + 1] = depId
 task.updated_at = R.now
 if R.agent ~= '' then task.updated_by = R.agent end
 saveTask(R, task)
+addEdges(R, task, { depId })
 notify(R, { k = 'task', op = 'updated', id = id })
-return finish(R, { task = task, blocked_by = blockersOf(R, task, byId), added = true })
+return finish(R, { task = task, blocked_by = blockersOf(R, task), added = true })

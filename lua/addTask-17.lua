@@ -45,6 +45,7 @@ local task = {
   created_at = R.now, updated_at = R.now, created_by = R.agent ~= '' and R.agent or nil,
 }
 saveTask(R, task)
+addEdges(R, task, task.depends_on)
 if notes ~= '' then
   redis.call('HSET', R.k.notes, task.id, notes)
   dirty(R, R.k.notes)

@@ -1,5 +1,6 @@
 --[[
-  Creates a room, with a template's starter tasks and context entries.
+  Creates a room, with a template's starter tasks (and the plan's indexes, includes/board) and
+  context entries.
 
   KEYS[1..17]  the room's fixed keys (src/store/keys.ts ROOM_KEYS)
   ARGV[1..6]   common room arguments (includes/openRoom)
@@ -11,6 +12,7 @@
 ]]
 --- @include "includes/roomKeys"
 --- @include "includes/fail"
+--- @include "includes/board"
 --- @include "includes/finish"
 
 local k = roomKeys()
@@ -43,6 +45,8 @@ for _, task in ipairs(starter.tasks) do
   task.created_at = now
   task.updated_at = now
   redis.call('HSET', k.tasks, task.id, cmsgpack.pack(task))
+  redis.call('ZADD', k.board, boardScore(task), slotOf(task.id))
+  for _, d in ipairs(task.depends_on) do redis.call('ZADD', k.deps, 0, edgeOf(d, task.id)) end
 end
 redis.call('HSET', k.meta, 'tseq', #starter.tasks)
 for id, text in pairs(starter.notes) do redis.call('HSET', k.notes, id, text) end

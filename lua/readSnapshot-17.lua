@@ -16,16 +16,26 @@
   ARGV[12]     days of daily event counts, including today (absent: none)
   ARGV[13]     '1': context, vars and reviews as their names only (the caller reads the records
                it shows with readRecords); otherwise (name, raw) pairs
+  ARGV[14]     cards a column ('' or absent: the whole plan instead of the board's pages)
+  ARGV[15]     most ids in a card's blocked_by and blocks
+  ARGV[16..20] where each column's page starts: todo, in_progress, in_review, done, cancelled
 
   Returns {room = meta fields, sections = {tasks, context, events, vars, reviews, locks},
   older = true when events precede those returned, online = list of {agent, ms}, offline = the
   same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
-  event each agent has read), events_by_day = {day = n}, today = day, now} and rows in section
-  order: tasks (raw), context (type/key, raw metadata) pairs, events (id, raw) pairs oldest
-  first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name, raw) pairs of live locks;
-  with names only, context, vars and reviews are names (type/key, name, id), one row each.
+  event each agent has read), events_by_day = {day = n}, today = day, now, board? = {columns =
+  {status = {from, total}}, cards = [{blocked_by, blocks, blocks_total}], done_by_day = {day =
+  n}}} and rows in section order: tasks (raw), context (type/key, raw metadata) pairs, events
+  (id, raw) pairs oldest first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name,
+  raw) pairs of live locks; with names only, context, vars and reviews are names (type/key, name,
+  id), one row each. With cards a column (board), the tasks are those of each column's page,
+  column after column, in the column's order (includes/board), each with its card in
+  board.cards: blocked_by (a task to do: its dependencies not done or cancelled), blocks and
+  blocks_total (the tasks that depend on it, the first by creation); the tasks are counted and
+  ordered by the plan's indexes, not read.
 ]]
 --- @include "includes/openRoom"
+--- @include "includes/task"
 --- @include "includes/finish"
 
 local R, early = openRoom('readSnapshot')
@@ -58,7 +68,36 @@ local function add(list)
   for _, v in ipairs(list) do rows[#rows + 1] = v end
   return #list
 end
-sections.tasks = add(redis.call('HVALS', R.k.tasks))
+local board
+local size = tonumber(ARGV[14] or '')
+if size then
+  -- The board's pages (includes/board): ids of the cards, then their records and what links them.
+  local ids = tonumber(ARGV[15])
+  planIndexes(R)
+  local at = bandStarts(R)
+  local columns, cardIds, bands = boardColumns(R, at, size, { tonumber(ARGV[16]), tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]) })
+  local cards = {}
+  if #cardIds > 0 then
+    local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))
+    for i, raw in ipairs(raws) do
+      local card = { blocked_by = {}, blocks = {}, blocks_total = 0 }
+      if bands[i] == 0 then
+        -- A card of the todo column: its open dependencies.
+        local open = openOf(R, cmsgpack.unpack(raw).depends_on or {})
+        for j = 1, math.min(ids, #open) do card.blocked_by[j] = open[j] end
+      end
+      local lo, hi = dependentsRange(cardIds[i])
+      card.blocks_total = redis.call('ZLEXCOUNT', R.k.deps, lo, hi)
+      if card.blocks_total > 0 then card.blocks = dependentsOf(R, cardIds[i], ids) end
+      cards[i] = card
+      rows[#rows + 1] = raw
+    end
+  end
+  sections.tasks = #cardIds
+  board = { columns = columns, cards = cards, done_by_day = doneByDay(R, today - days + 1, today) }
+else
+  sections.tasks = add(redis.call('HVALS', R.k.tasks))
+end
 local list, per = entries(R.k.ctx)
 sections.context = add(list) / per
 local latest = redis.call('XREVRANGE', R.k.events, before == '' and '+' or ('(' .. before), '-', 'COUNT', eventCount + 1)
@@ -95,5 +134,5 @@ return finishRows(R, {
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
   online_count = redis.call('ZCOUNT', R.k.presence, since, '+inf'),
   offline_count = redis.call('ZCOUNT', R.k.presence, R.now - forget, '(' .. since),
-  cursors = redis.call('HGETALL', R.k.cursors),
+  cursors = redis.call('HGETALL', R.k.cursors), board = board,
 }, rows)

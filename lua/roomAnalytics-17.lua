@@ -11,6 +11,7 @@
   online = [agent], today = day, counts = {context, events, vars, reviews, events_total}}.
 ]]
 --- @include "includes/openRoom"
+--- @include "includes/task"
 --- @include "includes/finish"
 
 local R, early = openRoom('roomAnalytics')
@@ -19,16 +20,10 @@ local ttl, days = tonumber(ARGV[7]), tonumber(ARGV[8])
 local today = math.floor(R.now / 86400000)
 local first = today - days + 1
 
-local status, doneByDay = {}, {}
-local flat = redis.call('HGETALL', R.k.tasks)
-for i = 2, #flat, 2 do
-  local t = cmsgpack.unpack(flat[i])
-  status[t.status] = (status[t.status] or 0) + 1
-  if t.status == 'done' then
-    local day = math.floor(t.updated_at / 86400000)
-    if day >= first then doneByDay[tostring(day)] = (doneByDay[tostring(day)] or 0) + 1 end
-  end
-end
+-- Counted on the plan's indexes (includes/board), not by reading the tasks.
+planIndexes(R)
+local status = statusCounts(bandStarts(R))
+local done = doneByDay(R, first, today)
 
 local eventsByDay = {}
 local fields = {}
@@ -45,6 +40,6 @@ local counts = {
   events_total = tonumber(redis.call('HGET', R.k.meta, 'eseq') or '0'),
 }
 return finish(R, {
-  status = status, done_by_day = doneByDay, events_by_day = eventsByDay, online = online, today = today,
+  status = status, done_by_day = done, events_by_day = eventsByDay, online = online, today = today,
   counts = counts,
 })

@@ -97,15 +97,11 @@ if #changed > 0 then
   if R.agent ~= '' then task.updated_by = R.agent end
   saveTask(R, task)
   if isFinished(task.status) then
-    local byId, list = allTasks(R)
-    for _, t in ipairs(list) do
-      if t.status == 'todo' and t.depends_on then
-        local dependsOnThis = false
-        for _, d in ipairs(t.depends_on) do if d == task.id then dependsOnThis = true end end
-        if dependsOnThis and #blockersOf(R, t, byId) == 0 then unblocked[#unblocked + 1] = t.id end
-      end
+    -- Its dependents (includes/board: in creation order) that now wait for nothing.
+    for _, did in ipairs(dependentsOf(R, task.id)) do
+      local t = loadTask(R, did)
+      if t.status == 'todo' and #blockersOf(R, t) == 0 then unblocked[#unblocked + 1] = did end
     end
-    table.sort(unblocked, function(a, b) return tonumber(string.sub(a, 2)) < tonumber(string.sub(b, 2)) end)
   end
   if #overriding > 0 then
     local ev = {

@@ -50,7 +50,18 @@ export interface RoomScripts {
     rows: true
   }
   readSnapshot: {
-    args: [presenceTtlMs: number, forgetMs: number, events: number, presenceMax: number, before?: string, days?: number, namesOnly?: Flag | '']
+    args: [
+      presenceTtlMs: number,
+      forgetMs: number,
+      events: number,
+      presenceMax: number,
+      before?: string,
+      days?: number,
+      namesOnly?: Flag | '',
+      cards?: number,
+      ids?: number,
+      ...from: [todo?: number, inProgress?: number, inReview?: number, done?: number, cancelled?: number],
+    ]
     reply: {
       room: Meta
       sections: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
@@ -64,6 +75,12 @@ export interface RoomScripts {
       events_by_day: LuaMap<number>
       today: number
       now: number
+      /** With cards a column: each column's page (the tasks of the rows) and each card's links. */
+      board?: {
+        columns: Record<StoredTaskStatus, { from: number; total: number }>
+        cards: { blocked_by: string[]; blocks: string[]; blocks_total: number }[]
+        done_by_day: LuaMap<number>
+      }
     }
     rows: true
   }
