@@ -19,24 +19,31 @@
 local R, early = openRoom('listTasks')
 if not R then return early end
 local mode, limit, who, includeDone = ARGV[7], tonumber(ARGV[8]), ARGV[9], ARGV[10] == '1'
-local byId, list = allTasks(R)
 local picked = {}
-for _, t in ipairs(list) do
-  local ok
-  if mode == 'unblocked' then
-    ok = t.status == 'todo' and (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t, byId) == 0
-  else
-    ok = t.assignee == who and (includeDone or not isFinished(t.status))
+if mode == 'unblocked' then
+  -- The tasks to do, already in this order on the board (includes/board): only they are read,
+  -- and their dependencies' statuses come from the board too.
+  planIndexes(R)
+  local todo = redis.call('ZCOUNT', R.k.board, '-inf', '(' .. BOARD_BAND)
+  for first = 0, todo - 1, 1000 do
+    local ids = {}
+    for i, slot in ipairs(redis.call('ZRANGE', R.k.board, first, math.min(first + 999, todo - 1))) do ids[i] = idOfSlot(slot) end
+    for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do
+      local t = cmsgpack.unpack(raw)
+      if (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t) == 0 then picked[#picked + 1] = t end
+    end
   end
-  if ok then picked[#picked + 1] = t end
+else
+  local byId, list = allTasks(R)
+  for _, t in ipairs(list) do
+    if t.assignee == who and (includeDone or not isFinished(t.status)) then picked[#picked + 1] = t end
+  end
+  sortTasks(picked)
+  for i = 1, math.min(limit, #picked) do
+    local b = blockersOf(R, picked[i], byId)
+    if #b > 0 then picked[i].blocked_by = b end
+  end
 end
-sortTasks(picked)
 local total = #picked
 while #picked > limit do table.remove(picked) end
-if mode == 'mine' then
-  for _, t in ipairs(picked) do
-    local b = blockersOf(R, t, byId)
-    if #b > 0 then t.blocked_by = b end
-  end
-end
 return finishRows(R, { total = total }, taskRows(R, picked))

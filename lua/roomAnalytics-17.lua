@@ -12,6 +12,7 @@
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"
+--- @include "includes/boardPages"
 --- @include "includes/finish"
 
 local R, early = openRoom('roomAnalytics')

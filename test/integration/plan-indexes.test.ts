@@ -90,6 +90,15 @@ async function pageAgrees(t: Test, room: TestRoom, when: string): Promise<void> 
     }
   }
   t.same(got, want, `${when}: every column's count, order and links, page by page`)
+  // get_unblocked_tasks reads the tasks to do in the board's order.
+  const open = new Set(snap.tasks.filter((x) => !finished(x.status)).map((x) => x.id))
+  const free = want.todo.cards.map((card) => snap.tasks.find((x) => x.id === card.id)!).filter((x) => !x.depends_on.some((d) => open.has(d)))
+  for (const agent of [undefined, 'agent-1']) {
+    const mine = free.filter((x) => agent === undefined || x.assignee === undefined || x.assignee === agent)
+    const got = await room.core.plan.unblockedTasks(room.as(agent), { limit: 200 })
+    t.same(got.tasks.map((x) => x.id), mine.slice(0, 200).map((x) => x.id), `${when}: get_unblocked_tasks${agent ? ` for ${agent}` : ''}, in order`)
+    t.equal(got.total, mine.length, `${when}: get_unblocked_tasks counts them all`)
+  }
   const analytics = await room.core.analytics.room(c, { days: 7 }, false)
   t.same(analytics.tasks.by_status, Object.fromEntries(TASK_STATUSES.map((st) => [st, want[st].total])), `${when}: analytics count by status`)
   const today = Math.floor(Date.now() / 86_400_000)
