@@ -181,3 +181,44 @@ export function profileSummary(dir: string, top = 25): string[] {
   const rows = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${pct(v)} ${k}`)
   return [`busy ${(busy / 1000).toFixed(0)} ms of ${file}, by part:`, ...rows(parts, 15), 'by function (self time):', ...rows(fns, top)]
 }
+
+/**
+ * redis-server under valgrind's callgrind: `instructions(run)` zeroes the count, runs, dumps, and
+ * gives the instructions Redis executed meanwhile (a count the machine's load does not move).
+ * Outside `run` Redis runs uninstrumented (several times faster), so filling a room costs less.
+ * `keep` leaves the dumps for callgrind_annotate.
+ */
+export async function startRedisUnderCallgrind(keep = false): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
+  const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  // valgrind slows the start down a lot: allow a minute.
+  await waitForPing(port, 60_000).catch((err: Error) => {
+    proc.kill()
+    throw new Error(`${err.message} (is valgrind installed?)`)
+  })
+  const control = (flag: string) => execFileSync('callgrind_control', [flag, String(proc.pid)], { encoding: 'utf8' })
+  return {
+    port,
+    dir,
+    proc,
+    async instructions(run) {
+      control('--instr=on')
+      control('--zero')
+      await run()
+      const before = new Set(readdirSync(dir))
+      control('--dump')
+      control('--instr=off')
+      const dump = readdirSync(dir).find((f) => f.startsWith('cg.out.') && !before.has(f))!
+      return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))![1])
+    },
+    async stop() {
+      const done = new Promise((r) => proc.once('exit', r))
+      proc.kill('SIGTERM')
+      await done
+      if (keep) console.log(`callgrind dumps kept in ${dir}`)
+      else rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
