@@ -24,7 +24,7 @@
   older = true when events precede those returned, online = list of {agent, ms}, offline = the
   same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
   event each agent has read), events_by_day = {day = n}, today = day, now, board? = {columns =
-  {status = {from, total}}, cards = [{blocked_by, blocks, blocks_total}], done_by_day = {day =
+  {status = {from, total}}, cards = [{blocked_by?, blocks?, blocks_total}], done_by_day = {day =
   n}}} and rows in section order: tasks (raw), context (type/key, raw metadata) pairs, events
   (id, raw) pairs oldest first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name,
   raw) pairs of live locks; with names only, context, vars and reviews are names (type/key, name,
@@ -81,15 +81,20 @@ if size then
   if #cardIds > 0 then
     local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))
     for i, raw in ipairs(raws) do
-      local card = { blocked_by = {}, blocks = {}, blocks_total = 0 }
+      local card = { blocks_total = 0 }
       if bands[i] == 0 then
         -- A card of the todo column: its open dependencies.
         local open = openOf(R, cmsgpack.unpack(raw).depends_on or {})
-        for j = 1, math.min(ids, #open) do card.blocked_by[j] = open[j] end
+        if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end
       end
+      -- The first dependents, and how many there are (counted only when there may be more).
       local lo, hi = dependentsRange(cardIds[i])
-      card.blocks_total = redis.call('ZLEXCOUNT', R.k.deps, lo, hi)
-      if card.blocks_total > 0 then card.blocks = dependentsOf(R, cardIds[i], ids) end
+      local edges = redis.call('ZRANGEBYLEX', R.k.deps, lo, hi, 'LIMIT', 0, ids)
+      if #edges > 0 then
+        card.blocks = {}
+        for j, e in ipairs(edges) do card.blocks[j] = idOfSlot(string.sub(e, 12)) end
+      end
+      card.blocks_total = #edges < ids and #edges or redis.call('ZLEXCOUNT', R.k.deps, lo, hi)
       cards[i] = card
       rows[#rows + 1] = raw
     end

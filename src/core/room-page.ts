@@ -144,8 +144,8 @@ function boardOf(rows: Buffer[], board: NonNullable<RoomReply<'readSnapshot'>['b
     const { from, total } = board.columns[st]
     const shown = Math.min(size, total - from)
     const items = rows.slice(at, at + shown).map((raw, i): Card => {
-      const { blocked_by, blocks, blocks_total } = board.cards[at + i]!
-      return { task: taskFromReply(decode(raw) as Record<string, unknown>, undefined), blocked_by, blocks, blocks_total }
+      const links = board.cards[at + i]!
+      return { task: taskFromReply(decode(raw) as Record<string, unknown>, undefined), blocked_by: links.blocked_by ?? [], blocks: links.blocks ?? [], blocks_total: links.blocks_total }
     })
     at += shown
     columns[st] = { from, total, items }

@@ -78,7 +78,7 @@ export interface RoomScripts {
       /** With cards a column: each column's page (the tasks of the rows) and each card's links. */
       board?: {
         columns: Record<StoredTaskStatus, { from: number; total: number }>
-        cards: { blocked_by: string[]; blocks: string[]; blocks_total: number }[]
+        cards: { blocked_by?: string[]; blocks?: string[]; blocks_total: number }[]
         done_by_day: LuaMap<number>
       }
     }
