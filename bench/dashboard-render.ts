@@ -8,8 +8,10 @@
 // page costs on the machine as loaded at the time, so the ratio shows what the room's size adds.
 // With --profile, the work node runs with --cpu-prof (its busy time by part and function is
 // printed at the end) and each side's Redis logs every command (SLOWLOG, threshold 0) during the
-// measured requests: Redis time per script a page.
-//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
+// measured requests: Redis time per script a page. With --churn, a plan change comes before every
+// view (a task's priority, through MCP, not timed), as when agents work while a person watches:
+// a page that cached the plan between changes would read it all again each time.
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
 import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -23,6 +25,7 @@ const { values } = parseArgs({
   options: {
     base: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    churn: { type: 'boolean', default: false },
     runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
@@ -44,6 +47,8 @@ interface Side {
   stop(): Promise<void>
   /** The lua/ folder of the side's tree (names the scripts in SLOWLOG). */
   lua: string
+  /** A change of the plan through MCP (--churn): the `i`th task's priority. */
+  change(i: number): Promise<void>
   wall: number[]
   /** GET /room of the empty room. */
   empty: number[]
@@ -61,6 +66,14 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10
 }
 
+/** One tools/call in room "big" through MCP, as an agent makes it. */
+async function mcp(base: string, key: string, name: string, args: Record<string, unknown>): Promise<void> {
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+  const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
+  const text = await res.text()
+  if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
+}
+
 /** Fills room "big" to the limits through MCP, as agents do: up to 16 calls in flight. */
 async function fill(base: string, key: string): Promise<void> {
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
@@ -68,11 +81,7 @@ async function fill(base: string, key: string): Promise<void> {
   if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
   const e = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'empty', name: 'An empty room' }) })
   if (e.status !== 201) throw new Error(`room creation: ${e.status} ${await e.text()}`)
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
-    const text = await res.text()
-    if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
-  }
+  const call = (name: string, args: Record<string, unknown>) => mcp(base, key, name, args)
   const all = async (count: number, one: (i: number) => Promise<void>) => {
     let next = 0
     await Promise.all(Array.from({ length: 16 }, async () => {
@@ -134,6 +143,7 @@ async function start(label: string, main: string, lua: string, profile = false):
     redisPid: redis.proc.pid!,
     cookie,
     lua,
+    change: (i) => mcp(`http://127.0.0.1:${node.port}`, key, 'set_task_priority', { agent_id: 'planner', task_id: `t${((i * 37) % n('tasks')) + 1}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4] }),
     wall: [],
     empty: [],
     session: [],
@@ -208,6 +218,7 @@ try {
   if (values.profile) for (const s of sides) await Promise.all([s.redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '1000000'), s.redis.call('SLOWLOG', 'RESET')])
   for (let i = 0; i < n('runs'); i++) {
     for (const s of i % 2 ? [...sides].reverse() : sides) {
+      if (values.churn) await s.change(i)
       await view(s, true)
       await viewEmpty(s)
     }
