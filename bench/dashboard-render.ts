@@ -4,16 +4,28 @@
 // header); node and Redis CPU per page; the HTML's size, plain and gzipped; the JavaScript the page
 // ships. With --base <commit>, the same for a node built from that commit, on its own Redis with
 // the same room, requests alternating between the two (the machine's load moves both alike).
-//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
-import { readFileSync } from 'node:fs'
+// In the same run, alternating too, the page of an empty room on each node: the floor a trivial
+// page costs on the machine as loaded at the time, so the ratio shows what the room's size adds.
+// With --profile, the work node runs with --cpu-prof (its busy time by part and function is
+// printed at the end) and each side's Redis logs every command (SLOWLOG, threshold 0) during the
+// measured requests: Redis time per script a page. With --churn, a plan change comes before every
+// view (a task's priority, through MCP, not timed), as when agents work while a person watches:
+// a page that cached the plan between changes would read it all again each time.
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
+import { createHash } from 'node:crypto'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { Redis } from 'ioredis'
-import { checkout, compiled, defaultKey, fmt, percentile, startChild, startRedis, type ChildNode } from './lib.js'
+import { loadScripts, LUA_DIR } from '../src/store/scripts.js'
+import { checkout, compiled, defaultKey, fmt, percentile, profileSummary, startChild, startRedis, type ChildNode } from './lib.js'
 
 const { values } = parseArgs({
   options: {
     base: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    churn: { type: 'boolean', default: false },
     runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
@@ -33,7 +45,13 @@ interface Side {
   redisPid: number
   cookie: string
   stop(): Promise<void>
+  /** The lua/ folder of the side's tree (names the scripts in SLOWLOG). */
+  lua: string
+  /** A change of the plan through MCP (--churn): the `i`th task's priority. */
+  change(i: number): Promise<void>
   wall: number[]
+  /** GET /room of the empty room. */
+  empty: number[]
   session: number[]
   app: number[]
   render: number[]
@@ -48,16 +66,22 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10
 }
 
+/** One tools/call in room "big" through MCP, as an agent makes it. */
+async function mcp(base: string, key: string, name: string, args: Record<string, unknown>): Promise<void> {
+  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+  const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
+  const text = await res.text()
+  if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
+}
+
 /** Fills room "big" to the limits through MCP, as agents do: up to 16 calls in flight. */
 async function fill(base: string, key: string): Promise<void> {
   const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
   const r = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'big', name: 'A room at the limits' }) })
   if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
-    const text = await res.text()
-    if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
-  }
+  const e = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'empty', name: 'An empty room' }) })
+  if (e.status !== 201) throw new Error(`room creation: ${e.status} ${await e.text()}`)
+  const call = (name: string, args: Record<string, unknown>) => mcp(base, key, name, args)
   const all = async (count: number, one: (i: number) => Promise<void>) => {
     let next = 0
     await Promise.all(Array.from({ length: 16 }, async () => {
@@ -83,9 +107,12 @@ async function fill(base: string, key: string): Promise<void> {
   await all(20, (i) => call('heartbeat', { agent_id: agent(i) }))
 }
 
-async function start(label: string, main: string): Promise<Side> {
+const PROFILE_DIR = '/tmp/agentrooms-dashboard-prof'
+
+async function start(label: string, main: string, lua: string, profile = false): Promise<Side> {
   const redis = await startRedis()
-  const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', ADMIN_EMAILS: 'bench@example.com' })
+  const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', ADMIN_EMAILS: 'bench@example.com' }
+  let node = await startChild(main, env)
   const key = await defaultKey(node)
   const base = `http://127.0.0.1:${node.port}`
   const token = /\/signin\/link\?token=([A-Za-z0-9_-]+)/.exec(node.output())?.[1]
@@ -101,6 +128,12 @@ async function start(label: string, main: string): Promise<Side> {
   const t0 = Date.now()
   await fill(base, key)
   console.log(`${label}: filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+  if (profile) {
+    // A node of its own for the views (the session is in Redis), so that the profile holds them, not the filling.
+    await node.stop()
+    rmSync(PROFILE_DIR, { recursive: true, force: true })
+    node = await startChild(main, env, undefined, ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`])
+  }
   const client = new Redis(redis.port, '127.0.0.1', { lazyConnect: true })
   await client.connect()
   return {
@@ -109,7 +142,10 @@ async function start(label: string, main: string): Promise<Side> {
     redis: client,
     redisPid: redis.proc.pid!,
     cookie,
+    lua,
+    change: (i) => mcp(`http://127.0.0.1:${node.port}`, key, 'set_task_priority', { agent_id: 'planner', task_id: `t${((i * 37) % n('tasks')) + 1}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4] }),
     wall: [],
+    empty: [],
     session: [],
     app: [],
     render: [],
@@ -122,6 +158,33 @@ async function start(label: string, main: string): Promise<Side> {
       await redis.stop()
     },
   }
+}
+
+/** One GET /room of the empty room, timed. */
+async function viewEmpty(s: Side): Promise<void> {
+  const t0 = performance.now()
+  const res = await fetch(`http://127.0.0.1:${s.node.port}/room?id=empty`, { headers: { Cookie: s.cookie } })
+  await res.text()
+  if (res.status !== 200) throw new Error(`${s.label}: GET /room?id=empty: ${res.status}`)
+  s.empty.push(performance.now() - t0)
+}
+
+/**
+ * Redis time by script and command over the measured requests (SLOWLOG at threshold 0), in ms a
+ * pair of views (the room at the limits and the empty room). Redis 7 logs the commands a script
+ * calls as well as the script, whose time includes theirs.
+ */
+async function redisPerScript(s: Side, runs: number): Promise<string> {
+  const names = new Map(loadScripts(s.lua).map((sc) => [createHash('sha1').update(sc.source).digest('hex'), sc.name]))
+  const log = (await s.redis.call('SLOWLOG', 'GET', '-1')) as [number, number, number, string[]][]
+  const us = new Map<string, number>()
+  for (const [, , dur, argv] of log) {
+    const cmd = argv[0]!.toLowerCase()
+    const name = cmd === 'evalsha' ? (names.get(argv[1]!) ?? argv[1]!.slice(0, 8)) : cmd
+    if (name === 'slowlog' || name === 'config') continue
+    us.set(name, (us.get(name) ?? 0) + dur)
+  }
+  return [...us].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v / runs / 1000, 2)}`).join(', ')
 }
 
 /** One GET /room?id=big; `record` false for warm-up. */
@@ -148,20 +211,32 @@ async function view(s: Side, record: boolean): Promise<void> {
 const base = values.base ? await checkout(values.base) : undefined
 const sides: Side[] = []
 try {
-  sides.push(await start('work', await compiled('src/main.ts')))
-  if (base) sides.push(await start(base.sha, base.main))
+  sides.push(await start('work', await compiled('src/main.ts'), LUA_DIR, values.profile))
+  if (base) sides.push(await start(base.sha, base.main, join(base.tree, 'lua')))
   console.log(`room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`)
   for (let i = 0; i < 5; i++) for (const s of sides) await view(s, false)
-  for (let i = 0; i < n('runs'); i++) for (const s of i % 2 ? [...sides].reverse() : sides) await view(s, true)
+  if (values.profile) for (const s of sides) await Promise.all([s.redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '1000000'), s.redis.call('SLOWLOG', 'RESET')])
+  for (let i = 0; i < n('runs'); i++) {
+    for (const s of i % 2 ? [...sides].reverse() : sides) {
+      if (values.churn) await s.change(i)
+      await view(s, true)
+      await viewEmpty(s)
+    }
+  }
+  const perScript = values.profile ? await Promise.all(sides.map((s) => redisPerScript(s, n('runs')))) : []
   const p = (xs: number[], q: number) => fmt(percentile([...xs].sort((a, b) => a - b), q))
   for (const s of sides) {
     const runs = s.wall.length
     console.log(`${s.label}: GET /room ms p50 ${p(s.wall, 50)} p95 ${p(s.wall, 95)}`)
+    const ratio = (q: number) => fmt(percentile([...s.wall].sort((x, y) => x - y), q) / percentile([...s.empty].sort((x, y) => x - y), q), 2)
+    console.log(`${s.label}: GET /room of the empty room ms p50 ${p(s.empty, 50)} p95 ${p(s.empty, 95)}; the room at the limits / the empty room: p50 ${ratio(50)}, p95 ${ratio(95)}`)
     if (s.app.length > 0) {
       const parts = (['session', 'app', 'render'] as const).map((k) => `${k} p50 ${p(s[k], 50)} p95 ${p(s[k], 95)}`)
       console.log(`${s.label}: on the node (Server-Timing) ms: ${parts.join(', ')}`)
     }
     console.log(`${s.label}: CPU per page ms: node ${fmt(s.nodeCpuMs / runs)}, Redis ${fmt(s.redisCpuMs / runs)}`)
+    const scripts = perScript[sides.indexOf(s)]
+    if (scripts) console.log(`${s.label}: Redis ms a view of each room, by script (and the commands inside): ${scripts}`)
     console.log(`${s.label}: html ${fmt(s.html.length / 1024, 0)} kB, ${fmt(gzipSync(s.html).length / 1024, 0)} kB gzipped`)
     const script = /<script src="([^"]+)"/.exec(s.html)?.[1]
     if (script) {
@@ -178,3 +253,5 @@ try {
   for (const s of sides) await s.stop()
   base?.remove()
 }
+// The node writes its profile when it exits (stopped above).
+if (values.profile) for (const line of profileSummary(PROFILE_DIR)) console.log(line)

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -143,3 +143,82 @@ export function wrkScript(name: string, body: string, headers: Record<string, st
   writeFileSync(path, lines.join('\n') + '\n')
   return path
 }
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+/**
+ * The largest .cpuprofile of `dir` (written by a node started with --cpu-prof), summed by self
+ * time: where the busy time went by package or source file (idle left out), then the `top`
+ * functions. Lines to print.
+ */
+export function profileSummary(dir: string, top = 25): string[] {
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size)[0]
+  if (!file) return [`no .cpuprofile in ${dir}`]
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
+  const byId = new Map(p.nodes.map((n) => [n.id, n]))
+  const fns = new Map<string, number>()
+  const parts = new Map<string, number>()
+  let busy = 0
+  const add = (m: Map<string, number>, k: string, dt: number) => m.set(k, (m.get(k) ?? 0) + dt)
+  p.samples.forEach((id, i) => {
+    const cf = byId.get(id)!.callFrame
+    const dt = p.timeDeltas[i] ?? 0
+    if (cf.functionName === '(idle)') return
+    busy += dt
+    const where = cf.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')
+    add(fns, `${cf.functionName || '(anonymous)'} ${where}:${cf.lineNumber}`, dt)
+    const part = cf.url.includes('node_modules/') ? where.split('/').slice(0, where.startsWith('@') ? 2 : 1).join('/') : where.startsWith('src/') ? where : where.startsWith('node:') ? 'node: built-ins' : cf.functionName || '(native)'
+    add(parts, part, dt)
+  })
+  const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%`
+  const rows = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${pct(v)} ${k}`)
+  return [`busy ${(busy / 1000).toFixed(0)} ms of ${file}, by part:`, ...rows(parts, 15), 'by function (self time):', ...rows(fns, top)]
+}
+
+/**
+ * redis-server under valgrind's callgrind: `instructions(run)` zeroes the count, runs, dumps, and
+ * gives the instructions Redis executed meanwhile (a count the machine's load does not move).
+ * Outside `run` Redis runs uninstrumented (several times faster), so filling a room costs less.
+ * `keep` leaves the dumps for callgrind_annotate.
+ */
+export async function startRedisUnderCallgrind(keep = false): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
+  const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  // valgrind slows the start down a lot: allow a minute.
+  await waitForPing(port, 60_000).catch((err: Error) => {
+    proc.kill()
+    throw new Error(`${err.message} (is valgrind installed?)`)
+  })
+  const control = (flag: string) => execFileSync('callgrind_control', [flag, String(proc.pid)], { encoding: 'utf8' })
+  return {
+    port,
+    dir,
+    proc,
+    async instructions(run) {
+      control('--instr=on')
+      control('--zero')
+      await run()
+      const before = new Set(readdirSync(dir))
+      control('--dump')
+      control('--instr=off')
+      const dump = readdirSync(dir).find((f) => f.startsWith('cg.out.') && !before.has(f))!
+      return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))![1])
+    },
+    async stop() {
+      const done = new Promise((r) => proc.once('exit', r))
+      proc.kill('SIGTERM')
+      await done
+      if (keep) console.log(`callgrind dumps kept in ${dir}`)
+      else rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+

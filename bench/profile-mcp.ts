@@ -3,10 +3,9 @@
 // Writes a .cpuprofile to /tmp/agentrooms-prof (open it in Chrome DevTools) and prints the
 // functions with the most self time.
 import autocannon from 'autocannon'
-import { readFileSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultKey, startChild, startRedis } from './lib.js'
+import { defaultKey, profileSummary, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({ options: { tool: { type: 'string', default: 'heartbeat' }, duration: { type: 'string', default: '6' } } })
 const dir = '/tmp/agentrooms-prof'
@@ -25,24 +24,4 @@ console.log(`${values.tool}: ${Math.round(r.requests.average)} calls/s p99 ${r.l
 await node.stop()
 await redis.stop()
 
-interface Profile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
-  samples: number[]
-  timeDeltas: number[]
-}
-const file = readdirSync(dir)
-  .map((f) => join(dir, f))
-  .sort((a, b) => readFileSync(b).length - readFileSync(a).length)[0]!
-const p = JSON.parse(readFileSync(file, 'utf8')) as Profile
-const byId = new Map(p.nodes.map((n) => [n.id, n]))
-const self = new Map<string, number>()
-let total = 0
-p.samples.forEach((id, i) => {
-  const cf = byId.get(id)!.callFrame
-  const where = cf.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')
-  const k = `${cf.functionName || '(anonymous)'} ${where}:${cf.lineNumber}`
-  const dt = p.timeDeltas[i] ?? 0
-  self.set(k, (self.get(k) ?? 0) + dt)
-  total += dt
-})
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`${((100 * v) / total).toFixed(1).padStart(5)}% ${k}`)
+for (const line of profileSummary(dir, 40)) console.log(line)

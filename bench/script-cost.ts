@@ -8,16 +8,13 @@
 // script can be compared exactly (use fewer calls: Redis runs ~50x slower under valgrind).
 // --keep leaves the dumps (one per figure, in order) for callgrind_annotate and prints where.
 //   npx tsx bench/script-cost.ts [--calls 30000] [--retained 10000] [--inflight 32] [--callgrind [--keep]]
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { defaultSettings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Store } from '../src/store/store.js'
 import { RateLimiter } from '../src/auth/ratelimit.js'
-import { freePort, startRedis, waitForPing, type RedisProcess } from './lib.js'
+import { startRedis, startRedisUnderCallgrind } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -31,40 +28,7 @@ const { values } = parseArgs({
 const calls = Number(values.calls)
 const inflight = Number(values.inflight)
 
-/** redis-server under callgrind, with collection zeroed and dumped around each figure. */
-async function startRedisUnderCallgrind(): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
-  const proc = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
-  // valgrind slows the start down a lot: allow a minute.
-  await waitForPing(port, 60_000).catch((err: Error) => {
-    proc.kill()
-    throw new Error(`${err.message} (is valgrind installed?)`)
-  })
-  const control = (flag: string) => execFileSync('callgrind_control', [flag, String(proc.pid)], { encoding: 'utf8' })
-  return {
-    port,
-    dir,
-    proc,
-    async instructions(run) {
-      control('--zero')
-      await run()
-      const before = new Set(readdirSync(dir))
-      control('--dump')
-      const dump = readdirSync(dir).find((f) => f.startsWith('cg.out.') && !before.has(f))!
-      return Number(/^summary: (\d+)/m.exec(readFileSync(join(dir, dump), 'utf8'))![1])
-    },
-    async stop() {
-      const done = new Promise((r) => proc.once('exit', r))
-      proc.kill('SIGTERM')
-      await done
-      if (values.keep) console.log(`callgrind dumps kept in ${dir}`)
-      else rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
-const callgrind = values.callgrind ? await startRedisUnderCallgrind() : undefined
+const callgrind = values.callgrind ? await startRedisUnderCallgrind(values.keep) : undefined
 const redis = callgrind ?? (await startRedis())
 const unit = values.callgrind ? 'instructions' : 'us'
 const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, eventsRetained: Number(values.retained) })

@@ -11,7 +11,8 @@ local function finish(R, res)
       -- pcall: a full Redis (maxmemory, noeviction) refuses HSET, and a read must not fail for
       -- its bookkeeping; PEXPIRE adds no data, so the TTLs are refreshed all the same.
       redis.pcall('HSET', R.k.meta, 'touched', R.now)
-      for i = 1, 14 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
+      -- KEYS[1..16]: every stored key of the room (KEYS[17] is its channel).
+      for i = 1, 16 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
       all = true
     end
   end

@@ -3,6 +3,7 @@ local function roomKeys()
   return {
     meta = KEYS[1], tasks = KEYS[2], notes = KEYS[3], ctx = KEYS[4], ctxv = KEYS[5],
     events = KEYS[6], evdel = KEYS[7], cursors = KEYS[8], presence = KEYS[9], locks = KEYS[10],
-    vars = KEYS[11], reviews = KEYS[12], idem = KEYS[13], idemt = KEYS[14], channel = KEYS[15],
+    vars = KEYS[11], reviews = KEYS[12], idem = KEYS[13], idemt = KEYS[14], board = KEYS[15],
+    deps = KEYS[16], channel = KEYS[17],
   }
 end

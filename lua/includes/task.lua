@@ -1,6 +1,6 @@
--- Task records (msgpack in the room's tasks hash; notes live in the notes hash).
-
-local PRIORITY_RANK = { urgent = 0, high = 1, normal = 2, low = 3 }
+--- @include "includes/board"
+-- Task records (msgpack in the room's tasks hash; notes live in the notes hash), and the plan's
+-- indexes (includes/board) that every change of a task keeps.
 
 local function loadTask(R, id)
   local raw = redis.call('HGET', R.k.tasks, id)
@@ -8,9 +8,54 @@ local function loadTask(R, id)
   return cmsgpack.unpack(raw)
 end
 
+-- Makes sure the plan's indexes exist before a script reads or changes them: a room from before
+-- them (or one that lost them) has them built here, once, from its tasks. Tells R whether the
+-- board already existed, so writes to it need no PEXPIRE (dirty()). Then the tasks hash existed
+-- too: the board has a member for every task.
+local function planIndexes(R)
+  if R.indexed ~= nil then return end
+  R.indexed = redis.call('EXISTS', R.k.board) == 1
+  if R.indexed or redis.call('HLEN', R.k.tasks) == 0 then return end
+  local flat = redis.call('HGETALL', R.k.tasks)
+  local members, edges = {}, {}
+  for i = 2, #flat, 2 do
+    local t = cmsgpack.unpack(flat[i])
+    members[#members + 1] = boardScore(t)
+    members[#members + 1] = slotOf(t.id)
+    for _, d in ipairs(t.depends_on or {}) do
+      edges[#edges + 1] = 0
+      edges[#edges + 1] = edgeOf(d, t.id)
+    end
+  end
+  -- In slices: unpack() of thousands of arguments would overflow Lua's stack.
+  for _, pair in ipairs({ { R.k.board, members }, { R.k.deps, edges } }) do
+    local key, list = pair[1], pair[2]
+    for i = 1, #list, 1000 do
+      redis.call('ZADD', key, unpack(list, i, math.min(i + 999, #list)))
+    end
+    if #list > 0 then dirty(R, key) end
+  end
+end
+
+-- Writes a task and its place on the board.
 local function saveTask(R, task)
+  planIndexes(R)
   redis.call('HSET', R.k.tasks, task.id, cmsgpack.pack(task))
-  dirty(R, R.k.tasks)
+  redis.call('ZADD', R.k.board, boardScore(task), slotOf(task.id))
+  dirty(R, R.k.tasks, R.indexed)
+  dirty(R, R.k.board, R.indexed)
+end
+
+-- Records that `task` depends on each of `deps` (new entries of its depends_on).
+local function addEdges(R, task, deps)
+  if #deps == 0 then return end
+  local args = {}
+  for _, d in ipairs(deps) do
+    args[#args + 1] = 0
+    args[#args + 1] = edgeOf(d, task.id)
+  end
+  redis.call('ZADD', R.k.deps, unpack(args))
+  dirty(R, R.k.deps)
 end
 
 local function isFinished(status)
@@ -18,12 +63,15 @@ local function isFinished(status)
 end
 
 -- Ids of the task's dependencies that are not done or cancelled (a deleted dependency is gone,
--- so it blocks nothing). `all`, when given, maps id -> decoded task and saves the lookups.
+-- so it blocks nothing): from the board, or from `all` (id -> decoded task) when given.
 local function blockersOf(R, task, all)
+  if not all then
+    planIndexes(R)
+    return openOf(R, task.depends_on or {})
+  end
   local out = {}
   for _, dep in ipairs(task.depends_on or {}) do
-    local d
-    if all then d = all[dep] else d = loadTask(R, dep) end
+    local d = all[dep]
     if d and not isFinished(d.status) then out[#out + 1] = dep end
   end
   return out

@@ -1,11 +1,14 @@
 // The dashboard's room page, read so that it stays small and quick at any room size: each column
 // of the board and each long list (context, vars, locks, reviews) comes one page at a time, with
 // exact counts, and the analytics the page draws come along. Two reads that do not count as
-// activity: the room with context, vars and reviews as names only (readSnapshot), then the
-// records of the pages shown (readRecords). Tasks are all decoded, to be counted and ordered;
-// everything else only as far as it is shown (bench/dashboard-render.ts).
+// activity: the room with the board's pages and context, vars and reviews as names only
+// (readSnapshot), then the records of the pages shown (readRecords). The board is counted,
+// ordered and paged on the plan's indexes in Redis (lua/includes/board.lua): only the tasks shown
+// are read and decoded, whatever the plan's size; the rest only as far as it is shown
+// (bench/dashboard-render.ts).
 import { decode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
+import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { completionRate, perDay } from './analytics.js'
 import { toEntry, type ContextEntry } from './context.js'
@@ -15,7 +18,7 @@ import { TASK_STATUSES, taskFromReply, type Task, type TaskStatus } from './plan
 import { callOptions, decodeRecord, iso, luaMap } from './records.js'
 import { toReview, type Review } from './reviews.js'
 import { summaryOf } from './rooms.js'
-import { byName, readRoom } from './snapshot.js'
+import { byName, readRoom, type BoardPages } from './snapshot.js'
 import { toVar, type SharedVar } from './vars.js'
 
 /** The parts of the room page that come a page at a time. */
@@ -53,18 +56,7 @@ export interface Card {
   blocks_total: number
 }
 
-const DAY_MS = 86_400_000
-const RANK: Record<string, number> = { urgent: 0, high: 1, normal: 2, low: 3 }
-/** A task as stored, with `n`, the number of its id (creation order), added once for sorting. */
-type StoredTask = { id: string; n: number; status: TaskStatus; priority: string; order: number; updated_at: number; depends_on?: string[] }
 const idNumber = (id: string) => Number(id.slice(1))
-const finished = (s: TaskStatus | undefined) => s === 'done' || s === 'cancelled'
-
-/** To do, in progress, in review: as read_plan (priority, order, creation); done and cancelled: most recently changed first. */
-function boardOrder(status: TaskStatus): (a: StoredTask, b: StoredTask) => number {
-  if (finished(status)) return (a, b) => b.updated_at - a.updated_at || b.n - a.n
-  return (a, b) => (RANK[a.priority] ?? 2) - (RANK[b.priority] ?? 2) || a.order - b.order || a.n - b.n
-}
 
 /** Context entries are named type/key: by type, then key (as list_context). */
 function byTypeThenKey(names: string[]): string[] {
@@ -86,8 +78,9 @@ export class RoomPage {
   ) {}
 
   async read(c: Caller, o: PageOptions) {
-    const x = await readRoom(this.store, this.settings, c, { before: o.before, days: o.days, namesOnly: true })
     const from = (p: Paged) => Math.max(0, Math.floor(o.from?.[p] ?? 0))
+    const board = { size: o.size, ids: o.ids, from: TASK_STATUSES.map(from) as BoardPages['from'] }
+    const x = await readRoom(this.store, this.settings, c, { before: o.before, days: o.days, namesOnly: true, board })
     const names = (rows: Buffer[]) => rows.map((b) => b.toString())
 
     const ctx = pageOf(byTypeThenKey(names(x.context)), from('context'), o.size)
@@ -108,11 +101,11 @@ export class RoomPage {
     }
 
     const locks = pageOf(x.locks.sort(byName), from('locks'), o.size)
-    const board = this.board(x.tasks, o, from, x.r.today)
+    const { columns, byStatus } = boardOf(x.tasks, x.r.board!, o.size)
     const online = x.r.online_count
     return {
       room: summaryOf(x.room),
-      columns: board.columns,
+      columns,
       context: { from: ctx.from, total: x.context.length, items: records.context.map((raw): ContextEntry => toEntry(decodeRecord(raw))) },
       /** The latest events (or those before `before`), oldest first; `older`: earlier ones exist. */
       events: x.events,
@@ -122,13 +115,13 @@ export class RoomPage {
       reviews: { ...reviews, pending_only: o.pendingReviews === true } as Slice<Review> & { pending_only: boolean },
       presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count },
       reads: x.reads,
-      counts: { tasks_by_status: board.byStatus, events: Number(x.room.eseq ?? 0) },
-      analytics: { completion_rate: completionRate(board.byStatus), online_count: online, events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), board.doneByDay) },
+      counts: { tasks_by_status: byStatus, events: Number(x.room.eseq ?? 0) },
+      analytics: { completion_rate: completionRate(byStatus), online_count: online, events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), luaMap(x.r.board!.done_by_day)) },
       generated_at: iso(x.now),
     }
   }
 
-  /** The records of the names shown (readRecords-15.lua); a record deleted since the first read is left out. */
+  /** The records of the names shown (readRecords-17.lua); a record deleted since the first read is left out. */
   private async records(c: Caller, context: string[], vars: string[], reviews: string[]) {
     if (context.length + vars.length + reviews.length === 0) return { context: [], vars: [], varNames: [], reviews: [] }
     const r = await this.store.room('readRecords', c.room, callOptions(c, false), [context.length, vars.length, reviews.length, ...context, ...vars, ...reviews])
@@ -141,40 +134,22 @@ export class RoomPage {
       reviews: present(r.rows.slice(context.length + vars.length), reviews).map((e) => e.raw),
     }
   }
+}
 
-  /** Every column's page of cards and exact count, with each card's dependencies; tasks done per day. */
-  private board(rows: Buffer[], o: PageOptions, from: (p: Paged) => number, today: number) {
-    const stored = rows.map((raw) => {
-      const t = decode(raw) as StoredTask
-      t.n = idNumber(t.id)
-      return t
+/** Every column's page of cards (the rows: the tasks of each page, column after column) and exact count. */
+function boardOf(rows: Buffer[], board: NonNullable<RoomReply<'readSnapshot'>['board']>, size: number) {
+  const columns = {} as Record<TaskStatus, Slice<Card>>
+  let at = 0
+  for (const st of TASK_STATUSES) {
+    const { from, total } = board.columns[st]
+    const shown = Math.min(size, total - from)
+    const items = rows.slice(at, at + shown).map((raw, i): Card => {
+      const links = board.cards[at + i]!
+      return { task: taskFromReply(decode(raw) as Record<string, unknown>, undefined), blocked_by: links.blocked_by ?? [], blocks: links.blocks ?? [], blocks_total: links.blocks_total }
     })
-    const byId = new Map(stored.map((t) => [t.id, t]))
-    const doneByDay: Record<string, number> = {}
-    for (const t of stored) {
-      const day = Math.floor(t.updated_at / DAY_MS)
-      if (t.status === 'done' && day > today - o.days) doneByDay[day] = (doneByDay[day] ?? 0) + 1
-    }
-    const columns = {} as Record<TaskStatus, Slice<Card>>
-    const shown = new Map<string, Card>()
-    for (const st of TASK_STATUSES) {
-      const all = stored.filter((t) => t.status === st).sort(boardOrder(st))
-      const pg = pageOf(all, from(st), o.size)
-      const items = pg.items.map((rec): Card => {
-        const open = st === 'todo' ? (rec.depends_on ?? []).filter((d) => byId.has(d) && !finished(byId.get(d)!.status)) : []
-        const { n: _, ...task } = rec
-        const card: Card = { task: taskFromReply(task, undefined), blocked_by: open.slice(0, o.ids), blocks: [], blocks_total: 0 }
-        shown.set(rec.id, card)
-        return card
-      })
-      columns[st] = { from: pg.from, total: all.length, items }
-    }
-    for (const t of stored) for (const d of t.depends_on ?? []) shown.get(d)?.blocks.push(t.id)
-    for (const card of shown.values()) {
-      card.blocks_total = card.blocks.length
-      card.blocks = card.blocks.sort((a, b) => byId.get(a)!.n - byId.get(b)!.n).slice(0, o.ids)
-    }
-    const byStatus = Object.fromEntries(TASK_STATUSES.map((st) => [st, columns[st].total])) as Record<TaskStatus, number>
-    return { columns, byStatus, doneByDay }
+    at += shown
+    columns[st] = { from, total, items }
   }
+  const byStatus = Object.fromEntries(TASK_STATUSES.map((st) => [st, columns[st].total])) as Record<TaskStatus, number>
+  return { columns, byStatus }
 }

@@ -38,20 +38,22 @@ export function named(rows: Buffer[]): [string, Buffer][] {
 
 export const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)
 
+/** The board's pages: cards a column, most ids a card lists, where each column's page starts (TASK_STATUSES order). */
+export interface BoardPages {
+  size: number
+  ids: number
+  from: [number, number, number, number, number]
+}
+
 /**
- * The whole room in one read (readSnapshot-15.lua), records raw, in sections: context, vars and
- * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each).
+ * The whole room in one read (readSnapshot-17.lua), records raw, in sections: context, vars and
+ * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each); the whole plan, or
+ * with `board` the tasks of each column's page only (r.board says which, with each card's links).
  */
-export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean } = {}) {
-  const r = await store.room('readSnapshot', c.room, callOptions(c, false), [
-    settings.presenceTtlMs,
-    PRESENCE_FORGET_MS,
-    SNAPSHOT_EVENTS,
-    PRESENCE_LIST_MAX,
-    o.before ?? '',
-    o.days ?? 0,
-    o.namesOnly ? '1' : '0',
-  ])
+export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean; board?: BoardPages } = {}) {
+  const common = [settings.presenceTtlMs, PRESENCE_FORGET_MS, SNAPSHOT_EVENTS, PRESENCE_LIST_MAX, o.before ?? '', o.days ?? 0, o.namesOnly ? '1' : '0'] as const
+  const b = o.board
+  const r = await store.room('readSnapshot', c.room, callOptions(c, false), b ? [...common, b.size, b.ids, ...b.from] : [...common])
   const s = r.sections
   const per = o.namesOnly ? 1 : 2
   let at = 0

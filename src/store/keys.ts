@@ -11,7 +11,7 @@ export interface RoomRef {
 }
 
 /**
- * The fixed keys of a room, in the order every room script receives them as KEYS[1..15].
+ * The fixed keys of a room, in the order every room script receives them as KEYS[1..17].
  * lua/includes/roomKeys.lua names them in the same order (a unit test compares the two).
  */
 export const ROOM_KEYS = [
@@ -29,13 +29,15 @@ export const ROOM_KEYS = [
   'reviews', //  hash: review id -> msgpack review
   'idem', //     hash: idempotency key -> msgpack {op, at, res}
   'idemt', //    sorted set: idempotency key -> time stored (ms), for pruning
+  'board', //    sorted set: every task by status, then in its column's order (lua/includes/task.lua boardScore)
+  'deps', //     sorted set, all scores 0: "<dependency>:<dependent>" for every depends_on entry (task numbers padded)
   'channel', //  sharded pub/sub channel of the room (not a key; never stored or expired)
 ] as const
 
 export type RoomKeyName = (typeof ROOM_KEYS)[number]
 export type RoomKeys = Readonly<Record<RoomKeyName, string>> & { readonly list: readonly string[] }
 
-/** Room key sets kept for reuse: building 15 names per call showed in profiles. */
+/** Room key sets kept for reuse: building 17 names per call showed in profiles. */
 const ROOM_KEYS_CACHE_MAX = 10_000
 
 /**
@@ -69,7 +71,7 @@ export class Keys {
     return `{r:${ref.teamId}/${ref.roomId}}`
   }
 
-  /** The fixed keys of a room (KEYS[1..15] of every room script), by name and as a list. */
+  /** The fixed keys of a room (KEYS[1..17] of every room script), by name and as a list. */
   room(ref: RoomRef): RoomKeys {
     const tag = this.roomTag(ref)
     let keys = this.roomCache.get(tag)

@@ -10,7 +10,7 @@ import { eventually } from '../helpers/wait.js'
 const TTL_MS = 60_000
 
 /** The room's stored keys (the last of its key names is its pub/sub channel, never stored). */
-const storedKeys = (room: TestRoom) => room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId }).list.slice(0, 14)
+const storedKeys = (room: TestRoom) => room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId }).list.slice(0, -1)
 
 /** Ends the room's idle time now, as if no call had come for the whole TTL: every key it has expires in 1 ms. */
 async function lapse(room: TestRoom, raw: ReturnType<typeof rawClient>): Promise<void> {
@@ -41,7 +41,7 @@ for (const backend of BACKENDS) {
       const ttls = await Promise.all(stored.map((k) => raw.pttl(k)))
       const elapsed = Date.now() - created
       // What the template and the task wrote must be there; a key nothing wrote (-2) does not exist.
-      const written = [keys.meta, keys.tasks, keys.notes, keys.ctx, keys.ctxv]
+      const written = [keys.meta, keys.tasks, keys.notes, keys.ctx, keys.ctxv, keys.board, keys.deps]
       for (const [i, ttl] of ttls.entries()) {
         const key = stored[i]!
         if (ttl === -2 && !written.includes(key)) continue
@@ -73,6 +73,8 @@ for (const backend of BACKENDS) {
         ['leave (may empty presence)', () => room.core.presence.leave(room.as('a'))],
         ['heartbeat after leaving', () => room.core.presence.heartbeat(room.as('a'))],
         ['task', () => room.core.plan.addTask(room.as('a'), { title: 'x', notes: 'n' })],
+        ['task with a dependency (creates deps)', () => room.core.plan.addTask(room.as('a'), { title: 'y', depends_on: ['t1'] })],
+        ['task deleted', () => room.core.plan.deleteTask(room.as('a'), { task_id: 't1' })],
         ['var', () => room.core.vars.set(room.as('a'), { name: 'v', value: '1' })],
         ['lock', () => room.core.locks.acquire(room.as('a'), { name: 'l' })],
         ['context', () => room.core.context.write(room.as('a'), { type: 'spec', key: 'k', body: 'b' })],
@@ -80,11 +82,11 @@ for (const backend of BACKENDS) {
       ]
       for (const [name, run] of steps) {
         await run()
-        const ttls = await Promise.all(keys.list.slice(0, 14).map((k) => raw.pttl(k)))
-        const bad = keys.list.slice(0, 14).filter((_, i) => ttls[i] === -1)
+        const ttls = await Promise.all(keys.list.slice(0, -1).map((k) => raw.pttl(k)))
+        const bad = keys.list.slice(0, -1).filter((_, i) => ttls[i] === -1)
         t.same(bad, [], `after ${name}: no room key without a TTL`)
       }
-      t.ok((await raw.pttl(keys.cursors)) > 0 && (await raw.pttl(keys.events)) > 0 && (await raw.pttl(keys.presence)) > 0, 'the keys the steps made exist, with the TTL')
+      t.ok((await raw.pttl(keys.cursors)) > 0 && (await raw.pttl(keys.events)) > 0 && (await raw.pttl(keys.presence)) > 0 && (await raw.pttl(keys.board)) > 0, 'the keys the steps made exist, with the TTL')
     })
 
     t.test('activity keeps a room alive: a call past the touch interval gives every key the whole TTL again', async (t) => {

@@ -139,7 +139,7 @@ const MAPS: Record<Kind, { file: string; name: string }> = {
 
 interface Entry extends Omit<Contract, 'keys'> {
   kind: Kind
-  /** Keys after the ones every script of its kind takes (room: KEYS[16..]). */
+  /** Keys after the ones every script of its kind takes (room: KEYS[18..]). */
   keys: number
 }
 

@@ -1,5 +1,5 @@
 // The room scripts (Store.room): each one's arguments after the six common ones (ARGV[7..]), the
-// keys after the room's fifteen (KEYS[16..]), and its reply; `rows: true` when raw records
+// keys after the room's seventeen (KEYS[18..]), and its reply; `rows: true` when raw records
 // follow the reply. Checked against each script's header by test/unit/script-map.test.ts.
 import type { LuaMap, PresenceRow, StoredEvent, StoredLock, StoredRecord, StoredTask, StoredTaskStatus } from '../records.js'
 
@@ -50,7 +50,18 @@ export interface RoomScripts {
     rows: true
   }
   readSnapshot: {
-    args: [presenceTtlMs: number, forgetMs: number, events: number, presenceMax: number, before?: string, days?: number, namesOnly?: Flag | '']
+    args: [
+      presenceTtlMs: number,
+      forgetMs: number,
+      events: number,
+      presenceMax: number,
+      before?: string,
+      days?: number,
+      namesOnly?: Flag | '',
+      cards?: number,
+      ids?: number,
+      ...from: [todo?: number, inProgress?: number, inReview?: number, done?: number, cancelled?: number],
+    ]
     reply: {
       room: Meta
       sections: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
@@ -64,6 +75,12 @@ export interface RoomScripts {
       events_by_day: LuaMap<number>
       today: number
       now: number
+      /** With cards a column: each column's page (the tasks of the rows) and each card's links. */
+      board?: {
+        columns: Record<StoredTaskStatus, { from: number; total: number }>
+        cards: { blocked_by?: string[]; blocks?: string[]; blocks_total: number }[]
+        done_by_day: LuaMap<number>
+      }
     }
     rows: true
   }
