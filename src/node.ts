@@ -22,7 +22,7 @@ import { webhookRoutes } from './http/routes/webhooks.js'
 import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
-import { createLogger, type Logger } from './logger.js'
+import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
@@ -34,7 +34,7 @@ import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { Webhooks } from './webhooks/index.js'
 
-export { VERSION } from './version.js'
+export { VERSION } from './shared/version.js'
 
 export interface NodeOptions {
   log?: Logger

@@ -3,7 +3,7 @@
 // says so once at start (src/node.ts).
 import nodemailer, { type Transporter } from 'nodemailer'
 import type { Settings } from '../config.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 
 export interface Mail {
   to: string

@@ -8,7 +8,7 @@
 import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState } from 'arctic'
 import * as oidc from 'openid-client'
 import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 
 export interface Identity {
   /** "<provider>:<subject>" */

@@ -11,7 +11,7 @@
 // working while the shard of its team's rate key fails over, and reads go on while Redis is full.
 // One log line when a team's limit turns off, one when it is back.
 import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { toStoreError, type Store } from '../store/store.js'
 
 export const RATE_PERIOD_MS = 60_000

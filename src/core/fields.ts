@@ -1,7 +1,7 @@
 // Field schemas shared by every part of the room model, and the caller of an operation.
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {

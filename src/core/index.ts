@@ -49,4 +49,4 @@ export class Core {
 }
 
 export type { Caller } from './fields.js'
-export { AppError } from './errors.js'
+export { AppError } from '../shared/errors.js'

@@ -9,7 +9,7 @@
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { RoomEvent } from '../core/events.js'
 import { eventId, roomId as roomIdField } from '../core/fields.js'
 import type { Rooms } from '../core/rooms.js'

@@ -7,7 +7,7 @@ import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolR
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { ServiceNode } from '../node.js'
-import { VERSION } from '../version.js'
+import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort } from './pipeline.js'
 import { runTool } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'

@@ -14,7 +14,7 @@
 //             to the host's fast path (plain tools/call) or else the SDK server via the transport
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { classify as eraRules } from './era.js'
 import type { McpRequestData, Profile } from './host.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from './modern.js'

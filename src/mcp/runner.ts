@@ -5,7 +5,7 @@
 // object of docs/errors.md, so a model can read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { roomFor, type Principal } from '../auth/principal.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { parse } from '../core/validate.js'
 import type { ServiceNode } from '../node.js'
 import { toStoreError } from '../store/store.js'

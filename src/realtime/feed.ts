@@ -9,7 +9,7 @@
 // runs in one queue, so positions never race; a follower that resumes from an id catches up on
 // its own first, then joins the queue. Every follower also keeps its own position and skips what
 // it already has, which is what makes joining and catching up exact.
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { noticeEvent, type Notice, type RoomEvent } from '../core/events.js'
 import { eventId } from '../core/fields.js'
 import type { RoomRef } from '../store/keys.js'

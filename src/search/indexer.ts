@@ -26,7 +26,7 @@
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper, type Lease } from '../store/leases.js'
 import { IndexState, type IndexKeys } from '../store/search.js'

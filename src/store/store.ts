@@ -8,7 +8,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../config.js'
-import { AppError, isErrorCode } from '../core/errors.js'
+import { AppError, isErrorCode } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
 import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'

@@ -2,7 +2,7 @@
 // dispatcher that delivers. See docs/webhooks.md for the design.
 import { readFileSync } from 'node:fs'
 import type { Settings } from '../config.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper } from '../store/leases.js'
 import type { Store } from '../store/store.js'

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
 import { label, teamSchemas } from '../../auth/teams.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { idempotencyKey, roomId as roomIdField } from '../../core/fields.js'
 import type { RoomSummary } from '../../core/rooms.js'
 import { TEMPLATES } from '../../core/templates.js'

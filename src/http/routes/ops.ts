@@ -1,7 +1,7 @@
 // Operational endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
 import { z } from 'zod'
 import type { ServiceNode } from '../../node.js'
-import { VERSION } from '../../version.js'
+import { VERSION } from '../../shared/version.js'
 import { openApiDocument } from '../openapi.js'
 import type { Route } from '../router.js'
 

@@ -2,7 +2,7 @@
 // the SSE stream of new events.
 import { z } from 'zod'
 import { roomFor } from '../../auth/principal.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { roomId as roomIdField } from '../../core/fields.js'
 import type { RoomRef } from '../../store/keys.js'
 import { parse } from '../../core/validate.js'

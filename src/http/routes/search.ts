@@ -1,7 +1,7 @@
 // GET /rooms/:roomId/search: the MCP `search` tool for bots, with a team key or the room's invite
 // key. The answer is the tool's result (results, engine, semantic, note), with room_id.
 import { z } from 'zod'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import type { ServiceNode } from '../../node.js'
 import { SEARCH_KINDS } from '../../search/engine.js'
 import type { Route } from '../router.js'

@@ -7,7 +7,7 @@
 // ends with an `event: revoked` frame carrying the unauthorized error (on every node, with the
 // revocation notice).
 import { revokedError } from '../../auth/keyring.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { eventId } from '../../core/fields.js'
 import type { RoomEvent } from '../../core/events.js'
 import type { ServiceNode } from '../../node.js'

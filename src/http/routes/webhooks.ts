@@ -2,7 +2,7 @@
 // secret, send a test request, replay a failed delivery. The delivery machinery is src/webhooks;
 // this file translates.
 import { z } from 'zod'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'

@@ -2,7 +2,7 @@
 // calling agent's view of its room (info, leaving).
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { roomSchemas } from '../../core/rooms.js'
 import { TEMPLATES } from '../../core/templates.js'
 import { coreArgs } from '../args.js'

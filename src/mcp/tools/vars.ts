@@ -1,5 +1,5 @@
 // Shared var tools: small named values for flags and counters (long text belongs in context).
-import { invalid } from '../../core/errors.js'
+import { invalid } from '../../shared/errors.js'
 import { varSchemas } from '../../core/vars.js'
 import { coreArgs, coreField, CORE_SETTINGS } from '../args.js'
 import { tool, type ToolDef } from '../tool.js'

@@ -10,7 +10,7 @@
 // semantic one fails with `unavailable`.
 import { MeilisearchApiError, type Hit } from 'meilisearch'
 import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions, iso } from '../../core/records.js'
 import type { Store } from '../../store/store.js'

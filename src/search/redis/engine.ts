@@ -11,7 +11,7 @@
 // with vectors/sink.ts), which embeds what changed in the background, and `semantic: true` fuses
 // the lexical ranking with the room's nearest vectors (hybrid.ts).
 import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions } from '../../core/records.js'
 import type { Hub } from '../../realtime/hub.js'

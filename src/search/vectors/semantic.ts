@@ -10,7 +10,7 @@
 // Vectors are checked against the room as the search sees it: a record that is gone, or whose
 // text changed since its vector was made, is left out.
 import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { VectorStore } from '../../store/vectors.js'
 import { EmbedderError, type Embedder } from '../embed/embedder.js'
