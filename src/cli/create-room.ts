@@ -2,7 +2,7 @@
 // creates the room, mints what each agent needs (a room invite key per agent with --invite,
 // otherwise the team key) and renders MCP client configuration for every agent.
 import { CliError, ServiceError, type Service } from './service.js'
-import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from './snippets.js'
+import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from '../shared/snippets.js'
 
 const ROOM_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
