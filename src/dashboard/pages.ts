@@ -6,11 +6,11 @@ import { z } from 'zod'
 import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
-import { roomIdFor } from '../cli/create-room.js'
 import type { Core } from '../core/index.js'
 import { AppError } from '../shared/errors.js'
 import { agentId as agentIdField, eventId as eventIdField, roomId as roomIdField } from '../core/fields.js'
 import { PAGED, type Paged } from '../core/room-page.js'
+import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { Live, type LiveDeps } from './live.js'
@@ -57,15 +57,6 @@ export function agentList(raw: string): string[] {
   const dup = agents.find((a, i) => agents.indexOf(a) !== i)
   if (dup !== undefined) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, { field: 'agents' })
   return agents
-}
-
-/** The room id made from a name, or undefined to let the room model generate one. */
-function roomIdOf(name: string): string | undefined {
-  try {
-    return roomIdFor(name)
-  } catch {
-    return undefined
-  }
 }
 
 export class Pages {
@@ -152,7 +143,7 @@ export class Pages {
     try {
       agents = agentList(form.agents!)
       const name = parseName(form.name!)
-      const roomId = roomIdOf(name)
+      const roomId = roomIdFromName(name)
       ;({ room } = await this.deps.core.rooms.create(user.team, { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) }, humanId(user.name, user.email)))
     } catch (err) {
       const refused = refusal(err)
