@@ -10,7 +10,7 @@ import { TEMPLATES } from '../../core/templates.js'
 import { parse } from '../../core/validate.js'
 import type { ServiceNode } from '../../node.js'
 import type { Ctx, Route } from '../router.js'
-import { inRoom, roomNotFound } from './room.js'
+import { actorOf, inRoom, roomNotFound, teamOf } from './access.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -52,17 +52,6 @@ function idempotencyKeyOf(ctx: Ctx): string | undefined {
   const value = ctx.ex.req.headers['idempotency-key']
   if (value === undefined) return undefined
   return parse(z.object({ 'Idempotency-Key': idempotencyKey }), { 'Idempotency-Key': value })['Idempotency-Key']
-}
-
-/** The team of a request on a `team`-auth route. */
-export function teamOf(ctx: Ctx): string {
-  return (ctx.principal as Principal).teamId
-}
-
-/** The caller's name in records it creates: the key id (never the secret). */
-export function actorOf(p: Principal | undefined): string {
-  if (!p) return 'anonymous'
-  return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
 }
 
 export function adminRoutes(node: ServiceNode): Route[] {

@@ -5,7 +5,7 @@ import { AppError } from '../../shared/errors.js'
 import type { ServiceNode } from '../../node.js'
 import { SEARCH_KINDS } from '../../search/engine.js'
 import type { Route } from '../router.js'
-import { inRoom, roomOf } from './room.js'
+import { inRoom, roomOf } from './access.js'
 
 const searchQuery = z.strictObject({
   q: z.string().describe('Words to find (the last one also matches as a prefix)'),

@@ -12,7 +12,7 @@ import { eventId } from '../../core/fields.js'
 import type { RoomEvent } from '../../core/events.js'
 import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
-import { roomOf } from './room.js'
+import { roomOf } from './access.js'
 
 const frames = new WeakMap<RoomEvent, string>()
 

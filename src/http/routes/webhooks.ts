@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors.js'
 import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
-import { actorOf, teamOf } from './admin.js'
+import { actorOf, teamOf } from './access.js'
 
 export function webhookRoutes(node: ServiceNode): Route[] {
   return [
