@@ -6,6 +6,7 @@ import { Keyring } from './auth/keyring.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
+import { SignInLimiter } from './auth/signin-limit.js'
 import { Teams } from './auth/teams.js'
 import type { Settings } from './config.js'
 import { Core } from './core/index.js'
@@ -129,7 +130,7 @@ export class ServiceNode {
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    this.web = new Web({ settings: this.settings, store: this.store, accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
+    this.web = new Web({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
     new Pages({ core: this.core, teams: this.teams, audit: this.audit, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, rooms: this.core.rooms, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
     if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()

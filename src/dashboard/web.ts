@@ -2,11 +2,11 @@
 // request is matched here first; anything else goes on to the API dispatcher. Every POST passes
 // the same-origin check (CSRF); sign-in, waitlist and link requests are rate limited per address
 // and per client IP; every page carries the security headers of security.ts.
-import { createHash } from 'node:crypto'
 import type { VNode } from 'preact'
 import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Mailer } from '../auth/mailer.js'
+import type { SignInLimiter } from '../auth/signin-limit.js'
 import { providers, type Provider } from '../auth/oauth.js'
 import type { Teams } from '../auth/teams.js'
 import type { Settings } from '../config.js'
@@ -16,7 +16,6 @@ import type { Exchange } from '../http/exchange.js'
 import type { Lifecycle } from '../http/lifecycle.js'
 import type { Logger } from '../shared/logger.js'
 import type { SearchEngine } from '../search/engine.js'
-import type { Store } from '../store/store.js'
 import { z } from 'zod'
 import { ASSETS } from './assets.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
@@ -25,7 +24,7 @@ import * as V from './views.js'
 
 export interface WebDeps {
   settings: Settings
-  store: Store
+  signInLimiter: Pick<SignInLimiter, 'check'>
   accounts: Accounts
   teams: Teams
   audit: Audit
@@ -48,7 +47,6 @@ type Headers = Record<string, string | readonly string[]>
 export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
 export type Handler = (r: Request) => Promise<Reply>
 
-const HOUR_MS = 3_600_000
 const FORM_BYTES = 16 * 1024
 
 export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
@@ -74,7 +72,6 @@ export async function changePage<V extends { error?: string }>(run: () => Promis
   }
   return show(extra, created(extra) ? 201 : 200)
 }
-const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
   private readonly routes = new Map<string, { handler: Handler; signedIn: boolean }>()
@@ -184,17 +181,8 @@ export class Web {
     return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
   }
 
-  /** GCRA over an hour, one key per address or client IP; refused: rate_limited with when to retry. */
-  private async limit(kind: 'address' | 'ip', id: string, perHour: number): Promise<void> {
-    const r = await this.deps.store.run('rateLimit', [this.deps.store.keys.signInRate(kind, short(id))], [perHour, HOUR_MS, 1])
-    if (r.allowed > 0) return
-    const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
-    const what = kind === 'address' ? 'this address' : 'your network address'
-    throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
-  }
-
   private limitIp(r: Request): Promise<void> {
-    return this.limit('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
+    return this.deps.signInLimiter.check('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
   }
 
   private link(token: string): string {
@@ -211,7 +199,7 @@ export class Web {
     const given = r.form.get('email') ?? ''
     const v = emailField.safeParse(given)
     if (!v.success) return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
-    await this.limit('address', v.data, this.deps.settings.signInRatePerAddress)
+    await this.deps.signInLimiter.check('address', v.data, this.deps.settings.signInRatePerAddress)
     const token = await this.deps.accounts.requestSignIn(v.data)
     if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
     return html(V.CheckMailPage({ email: v.data }))
@@ -285,7 +273,7 @@ export class Web {
     const note = r.form.get('note') ?? ''
     try {
       const v = parse(z.object({ email: emailField }), { email })
-      await this.limit('address', v.email, this.deps.settings.signInRatePerAddress)
+      await this.deps.signInLimiter.check('address', v.email, this.deps.settings.signInRatePerAddress)
       await this.deps.accounts.joinWaitlist({ email, note })
     } catch (err) {
       if (err instanceof AppError && (err.code === 'invalid_request' || err.code === 'limit_reached')) return html(V.WaitlistPage({ error: err.message, email, note }), err.status)
