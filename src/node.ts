@@ -23,6 +23,7 @@ import { webhookRoutes } from './http/routes/webhooks.js'
 import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
+import { AccountPages } from './dashboard/account-pages.js'
 import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
@@ -130,7 +131,8 @@ export class ServiceNode {
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    this.web = new Web({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
+    this.web = new Web({ accounts: this.accounts, teams: this.teams, lifecycle: this.lifecycle, log: this.log }, origin)
+    new AccountPages({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, log: this.log }, origin).register(this.web)
     new Pages({ core: this.core, teams: this.teams, audit: this.audit, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, rooms: this.core.rooms, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
     if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()

@@ -16,7 +16,8 @@ import type { Rooms } from '../core/rooms.js'
 import type { Lifecycle } from '../http/lifecycle.js'
 import type { Feeds } from '../realtime/feed.js'
 import type { Hub } from '../realtime/hub.js'
-import type { Reply, Request, Web } from './web.js'
+import type { Reply, Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface LiveDeps {
   rooms: Pick<Rooms, 'exists'>

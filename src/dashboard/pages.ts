@@ -1,7 +1,7 @@
-// The dashboard's room pages, added to the sign-in pages of web.ts: the rooms page (the signed-in
-// home), room creation with each agent's client configuration, and the room page. The dashboard
-// acts for the signed-in person's team on the server: it calls the room model directly, so no team
-// key is ever needed in, or sent to, the browser.
+// The dashboard's room pages, added after the sign-in pages of account-pages.ts: the rooms page
+// (the signed-in home), room creation with each agent's client configuration, and the room page.
+// The dashboard acts for the signed-in person's team on the server: it calls the room model
+// directly, so no team key is ever needed in, or sent to, the browser.
 import { z } from 'zod'
 import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
@@ -18,7 +18,8 @@ import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
-import { actorOf, html, refusal, type Reply, type Request, type Web } from './web.js'
+import { humanId, actorOf, html, refusal, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
@@ -246,11 +247,4 @@ function parseName(raw: string): string {
 function fieldMessage(err: AppError): string {
   if (err.details?.field === 'template') return `Template: ${err.message.replace(/^template: /, '')}`
   return err.message
-}
-
-/** The agent id a signed-in person acts as in a room: `human:<name>`, which agents can tell apart. */
-export function humanId(name: string, email: string): string {
-  // eslint-disable-next-line no-control-regex -- agent ids refuse control characters
-  const who = (name.trim() || email.split('@')[0] || email).replace(/[\u0000-\u001f\u007f]/g, '')
-  return `human:${who}`.slice(0, 128)
 }

@@ -7,7 +7,8 @@ import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface WebhooksDeps {
   webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
