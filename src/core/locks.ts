@@ -4,7 +4,7 @@
 // The rules (ownership, limits, tokens) run in lua/acquireLock-16.lua and releaseLock-16.lua.
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { StoredLock } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
@@ -23,7 +23,7 @@ export interface Lock {
   expires_in_s: number
 }
 
-export function lockSchemas(s: Settings) {
+export function lockSchemas(s: CoreSettings) {
   const lockName = name(200)
   const maxS = Math.floor(s.lockTtlMaxMs / 1000)
   return {
@@ -62,7 +62,7 @@ export class Locks {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = lockSchemas(settings)
   }

@@ -5,7 +5,7 @@
 // records of the pages shown (readRecords). Tasks are all decoded, to be counted and ordered;
 // everything else only as far as it is shown (bench/dashboard-render.ts).
 import { decode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { completionRate, perDay } from './analytics.js'
 import { toEntry, type ContextEntry } from './context.js'
@@ -82,7 +82,7 @@ function pageOf<T>(all: T[], from: number, size: number): { from: number; items:
 export class RoomPage {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   async read(c: Caller, o: PageOptions) {

@@ -4,7 +4,7 @@
 import { encode } from '@msgpack/msgpack'
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
@@ -90,7 +90,7 @@ export function summaryOf(meta: Record<string, string>): RoomSummary {
 export class Rooms {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   /**

@@ -1,7 +1,7 @@
 // The dashboard snapshot (GET /room/:roomId): everything a room view shows (who has read what
 // included), in one read that does not count as activity. Records are decoded with each piece's
 // own decoder. readRoom() is that read, shared with the dashboard's paged room page (room-page.ts).
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { byTypeThenKey, toEntry } from './context.js'
 import { eventsOf } from './events.js'
@@ -42,7 +42,7 @@ export const byName = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[
  * The whole room in one read (readSnapshot-15.lua), records raw, in sections: context, vars and
  * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each).
  */
-export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean } = {}) {
+export async function readRoom(store: Store, settings: CoreSettings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean } = {}) {
   const r = await store.room('readSnapshot', c.room, callOptions(c, false), [
     settings.presenceTtlMs,
     PRESENCE_FORGET_MS,
@@ -75,7 +75,7 @@ export async function readRoom(store: Store, settings: Settings, c: Caller, o: {
 export class Snapshot {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   async room(c: Caller) {

@@ -8,10 +8,9 @@ import { type Accounts, type SignedIn, type User, email as emailField } from '..
 import type { Audit } from '../auth/audit.js'
 import { inviteText, signInText } from '../auth/mail-text.js'
 import type { Mailer } from '../auth/mailer.js'
-import { providers, type Provider } from '../auth/oauth.js'
+import { providers, type OAuthSettings, type Provider } from '../auth/oauth.js'
 import type { SignInLimiter } from '../auth/signin-limit.js'
 import type { Teams } from '../auth/teams.js'
-import type { Settings } from '../config.js'
 import { parse } from '../core/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
@@ -22,7 +21,7 @@ import * as V from './views.js'
 import type { Web } from './web.js'
 
 export interface AccountPagesDeps {
-  settings: Settings
+  settings: OAuthSettings & { signInRatePerAddress: number; signInRatePerIp: number; signInLinkTtlMs: number; inviteTtlMs: number; sessionMaxMs: number }
   signInLimiter: Pick<SignInLimiter, 'check'>
   accounts: Accounts
   teams: Teams

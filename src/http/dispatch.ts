@@ -4,7 +4,6 @@
 import type { Keyring } from '../auth/keyring.js'
 import type { Principal } from '../auth/principal.js'
 import { RateLimiter } from '../auth/ratelimit.js'
-import type { Settings } from '../config.js'
 import { AppError } from '../shared/errors.js'
 import { toStoreError } from '../store/store.js'
 import { parse } from '../core/validate.js'
@@ -15,7 +14,7 @@ import type { Metrics } from './metrics.js'
 import type { Ctx, Router } from './router.js'
 
 export interface DispatchDeps {
-  settings: Settings
+  settings: { httpBodyBytes: number }
   router: Router
   keyring: Keyring
   rateLimiter: RateLimiter

@@ -6,14 +6,14 @@
 // shows, so the listing stays as short as it was. A field the core renames or drops fails at
 // load (coreArgs names it), and so does a required core field the tool does not take.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from '../core/settings.js'
 
 /**
  * What the core schema factories (planSchemas(settings), ...) are built with here: only their
  * field names and types are read, never a limit, so every setting reads as a number. (The
  * settings themselves belong to the composition root, which nothing below it imports.)
  */
-export const CORE_SETTINGS: Settings = new Proxy({} as Settings, { get: () => Number.MAX_SAFE_INTEGER })
+export const CORE_SETTINGS: CoreSettings = new Proxy({} as CoreSettings, { get: () => Number.MAX_SAFE_INTEGER })
 
 type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape; entries?: Record<string, string>; values?: unknown[]; in?: z.ZodType; options?: z.ZodType[] }
 

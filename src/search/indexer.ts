@@ -25,7 +25,7 @@
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
+import type { SearchSettings } from './settings.js'
 import { AppError } from '../shared/errors.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper, type Lease } from '../store/leases.js'
@@ -115,7 +115,7 @@ export class Indexer {
   constructor(
     private readonly store: Store,
     private readonly sink: IndexSink,
-    private readonly settings: Settings,
+    private readonly settings: SearchSettings,
     opts: IndexerOptions = {},
   ) {
     // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.

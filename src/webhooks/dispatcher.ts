@@ -7,7 +7,7 @@
 //      flight are renewed (a LeaseKeeper), so only a dead or stalled node's deliveries are taken
 //      over.
 import { hostname } from 'node:os'
-import type { Settings } from '../config.js'
+import type { WebhookSettings } from './settings.js'
 import { eventFromReply } from '../core/events.js'
 import { randomBase32 } from '../core/ids.js'
 import type { Logger } from '../shared/logger.js'
@@ -45,7 +45,7 @@ const CLAIM_MAX = 100
 export const ORDER_WAIT_MS = 1000
 
 export interface DispatcherOptions {
-  settings: Settings
+  settings: WebhookSettings
   log: Logger
   resolve?: Resolver | undefined
   /** Extra trusted CA; with it, loopback targets are allowed (test only). */
@@ -90,7 +90,7 @@ export class Dispatcher {
   private readonly abort = new AbortController()
   /** Set when stop() gave up waiting: attempts cut by it are not settled (see stop()). */
   private abandoned = false
-  private readonly settings: Settings
+  private readonly settings: WebhookSettings
   private readonly log: Logger
   private readonly teamLeaseMs: number
   /** Free slots that make the loop look for more work. */
