@@ -6,7 +6,7 @@
 import type { Accounts } from '../auth/accounts.js'
 import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
-import type { Lifecycle } from '../http/lifecycle.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { ASSETS } from './assets.js'

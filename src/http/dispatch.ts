@@ -9,8 +9,8 @@ import { toStoreError } from '../store/store.js'
 import { parse } from '../core/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { Exchange } from './exchange.js'
-import type { Lifecycle } from './lifecycle.js'
-import type { Metrics } from './metrics.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
+import type { Metrics } from '../shared/metrics.js'
 import type { Ctx, Router } from './router.js'
 
 export interface DispatchDeps {
