@@ -112,9 +112,17 @@ export class ServiceNode {
     this.audit = new Audit(this.store)
     this.mailer = new Mailer(settings, this.log)
     this.search = createSearchEngine(this.store, this.hub, settings, this.log)
-    this.mcp = new McpHost(this)
-    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...webhookRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
-    this.router.add(...searchRoutes(this))
+    // Each route group and the MCP host get what they declare they use (their *Deps types).
+    const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
+    this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
+    this.router.add(
+      ...opsRoutes({ health: this.store.health, lifecycle, metrics, router: this.router }),
+      ...adminRoutes({ core, teams, audit, rateLimiter: this.rateLimiter, search }),
+      ...webhookRoutes({ webhooks: this.webhooks, audit }),
+      ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
+      ...mcpRoutes({ keyring, rateLimiter: this.rateLimiter, metrics, settings }, this.mcp, mcpOptions(opts)),
+      ...searchRoutes({ search }),
+    )
   }
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */

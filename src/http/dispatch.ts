@@ -13,14 +13,20 @@ import type { Lifecycle } from '../shared/lifecycle.js'
 import type { Metrics } from '../shared/metrics.js'
 import type { Ctx, Router } from './router.js'
 
-export interface DispatchDeps {
+/** What admit() uses: the keys, the team rate limit, and the counter of refused calls. */
+export interface AdmitDeps {
+  keyring: Pick<Keyring, 'authenticate'>
+  rateLimiter: Pick<RateLimiter, 'check'>
+  metrics: Pick<Metrics, 'rateLimited'>
+}
+
+/** What the dispatcher uses besides admit()'s: the routes, the body limit, the counters, the log, the drain. */
+export interface DispatchDeps extends AdmitDeps {
   settings: { httpBodyBytes: number }
-  router: Router
-  keyring: Keyring
-  rateLimiter: RateLimiter
-  metrics: Metrics
-  log: Logger
-  lifecycle: Lifecycle
+  router: Pick<Router, 'match'>
+  metrics: Pick<Metrics, 'rateLimited' | 'requests' | 'latency'>
+  log: Pick<Logger, 'error'>
+  lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
 }
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
@@ -34,7 +40,7 @@ export function sendError(ex: Exchange, err: AppError): void {
 }
 
 /** Authenticates and rate-limits a request; sets the RateLimit-* headers on `ex`. */
-export async function admit(deps: Pick<DispatchDeps, 'keyring' | 'rateLimiter' | 'metrics'>, ex: Exchange, need: 'team' | 'any'): Promise<Principal> {
+export async function admit(deps: AdmitDeps, ex: Exchange, need: 'team' | 'any'): Promise<Principal> {
   const principal = await deps.keyring.authenticate(ex.req.headers.authorization)
   if (need === 'team' && principal.kind !== 'team') {
     throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room')

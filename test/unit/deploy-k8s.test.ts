@@ -7,8 +7,7 @@ import t from 'tap'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadSettings, type Settings } from '../../src/config.js'
-import { opsRoutes } from '../../src/http/routes/ops.js'
-import type { ServiceNode } from '../../src/node.js'
+import { opsRoutes, type OpsDeps } from '../../src/http/routes/ops.js'
 import { VERSION } from '../../src/shared/version.js'
 import { parse as parseYaml } from 'yaml'
 import { MEILI_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion, k8sProblems, kustomize, kustomizeBinary, matches, parseYamlDocs, prerender, type K8sObject } from '../helpers/manifests.js'
@@ -180,7 +179,7 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       t.match(c.image, /:[^/]+$/, `the image has a tag (${c.image})`)
       const http = c.ports.find((p: { name: string }) => p.name === 'http')
       t.equal(http.containerPort, settings.port, 'containerPort "http" is PORT')
-      const publicRoutes = opsRoutes({} as ServiceNode).filter((r) => r.auth === 'none' && r.method === 'GET').map((r) => r.path)
+      const publicRoutes = opsRoutes({} as OpsDeps).filter((r) => r.auth === 'none' && r.method === 'GET').map((r) => r.path)
       t.equal(c.readinessProbe.httpGet.path, '/ready', 'readiness on /ready')
       t.equal(c.livenessProbe.httpGet.path, '/health', 'liveness on /health')
       for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {

@@ -1,11 +1,14 @@
 // Room endpoints reachable with a team key or that room's invite key: the dashboard snapshot and
 // the SSE stream of new events.
-import type { ServiceNode } from '../../node.js'
+import type { Core } from '../../core/index.js'
 import type { Route } from '../router.js'
 import { inRoom, roomOf } from './access.js'
-import { sseRoute } from './sse.js'
+import { sseRoute, type SseDeps } from './sse.js'
 
-export function roomRoutes(node: ServiceNode): Route[] {
+/** What the room endpoints use: the snapshot, and what the stream uses. */
+export type RoomRouteDeps = SseDeps & { core: Pick<Core, 'snapshot'> }
+
+export function roomRoutes(deps: RoomRouteDeps): Route[] {
   return [
     {
       method: 'GET',
@@ -15,9 +18,9 @@ export function roomRoutes(node: ServiceNode): Route[] {
       summary: 'Dashboard snapshot of a room: plan, context metadata, latest 50 events, who has read what (reads), presence, locks, vars, reviews. Not counted as room activity.',
       handle: async (ctx) => {
         const room = roomOf(ctx)
-        return inRoom(room, () => node.core.snapshot.room({ room }))
+        return inRoom(room, () => deps.core.snapshot.room({ room }))
       },
     },
-    sseRoute(node),
+    sseRoute(deps),
   ]
 }

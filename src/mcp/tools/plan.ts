@@ -1,13 +1,21 @@
 // Plan tools: tasks, claims, dependencies, priority.
 import { planSchemas } from '../../core/plan.js'
 import { summarySchema } from '../../core/summary.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const plan = planSchemas(CORE_SETTINGS)
 const id = coreArgs(plan.taskRef, { task_id: undefined })
 
-export const planTools: ToolDef[] = [
+/** What the plan tools use. */
+export interface PlanToolDeps {
+  core: Pick<Core, 'plan' | 'summary'>
+}
+
+const tool = toolsOf<PlanToolDeps>()
+
+export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
@@ -16,7 +24,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.readPlan(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.readPlan(caller, a),
   }),
   tool({
     name: 'add_task',
@@ -34,7 +42,7 @@ export const planTools: ToolDef[] = [
     }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.plan.addTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
   }),
   tool({
     name: 'get_task',
@@ -44,7 +52,7 @@ export const planTools: ToolDef[] = [
     args: id,
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.getTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.getTask(caller, a),
   }),
   tool({
     name: 'update_task',
@@ -63,7 +71,7 @@ export const planTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.updateTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.updateTask(caller, a),
   }),
   tool({
     name: 'get_unblocked_tasks',
@@ -74,7 +82,7 @@ export const planTools: ToolDef[] = [
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.unblockedTasks(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.unblockedTasks(caller, a),
   }),
   tool({
     name: 'get_my_tasks',
@@ -84,7 +92,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.myTasks(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.myTasks(caller, a),
   }),
   tool({
     name: 'get_my_summary',
@@ -95,7 +103,7 @@ export const planTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.summary.mine(caller, a),
+    run: ({ deps, caller }, a) => deps.core.summary.mine(caller, a),
   }),
   tool({
     name: 'delete_task',
@@ -105,7 +113,7 @@ export const planTools: ToolDef[] = [
     args: id,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.deleteTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.deleteTask(caller, a),
   }),
   tool({
     name: 'set_task_priority',
@@ -115,7 +123,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: undefined }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.setTaskPriority(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
   }),
   tool({
     name: 'add_dependency',
@@ -125,6 +133,6 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.addDependency(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
   }),
 ]

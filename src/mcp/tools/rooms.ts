@@ -5,8 +5,10 @@ import type { Principal } from '../../auth/principal.js'
 import { AppError } from '../../shared/errors.js'
 import { roomSchemas } from '../../core/rooms.js'
 import { TEMPLATES } from '../../core/templates.js'
+import type { Core } from '../../core/index.js'
+import type { SearchEngine } from '../../search/engine.js'
 import { coreArgs } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
@@ -19,7 +21,15 @@ export function templateList() {
   return TEMPLATES.map((t) => ({ id: t.id, title: t.title, description: t.description, tasks: t.tasks.length, context_entries: t.context.length }))
 }
 
-export const roomTools: ToolDef[] = [
+/** What the room tools use. */
+export interface RoomToolDeps {
+  core: Pick<Core, 'rooms' | 'presence'>
+  search: Pick<SearchEngine, 'semanticEnabled'>
+}
+
+const tool = toolsOf<RoomToolDeps>()
+
+export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
@@ -28,7 +38,7 @@ export const roomTools: ToolDef[] = [
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: 'room_id from the previous page\'s next' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, principal }, a) => node.core.rooms.list(teamKey(principal).teamId, a),
+    run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
   }),
   tool({
     name: 'leave_room',
@@ -38,7 +48,7 @@ export const roomTools: ToolDef[] = [
     args: {},
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }) => node.core.presence.leave(caller, {}),
+    run: ({ deps, caller }) => deps.core.presence.leave(caller, {}),
   }),
   tool({
     name: 'get_room_info',
@@ -48,9 +58,9 @@ export const roomTools: ToolDef[] = [
     args: {},
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, caller }) => {
-      const { unread, ...info } = await node.core.rooms.info(caller)
-      return { ...info, semantic_search: node.search.semanticEnabled, unread }
+    run: async ({ deps, caller }) => {
+      const { unread, ...info } = await deps.core.rooms.info(caller)
+      return { ...info, semantic_search: deps.search.semanticEnabled, unread }
     },
   }),
   tool({
@@ -76,9 +86,9 @@ export const roomTools: ToolDef[] = [
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: async ({ node, principal }, a) => {
+    run: async ({ deps, principal }, a) => {
       const key = teamKey(principal)
-      return node.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
+      return deps.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
     },
   }),
 ]
