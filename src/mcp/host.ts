@@ -5,28 +5,17 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Principal } from '../auth/principal.js'
 import { VERSION } from '../shared/version.js'
-import type { EndpointHost, LazyAbort } from './pipeline.js'
+import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
 import { runTool, type McpDeps } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
-import { MuxTransport, type RequestData } from './transport.js'
+import { MuxTransport } from './transport.js'
 
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
   'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and read_context give whole records); a list that left items out says how many in more.'
-
-export type Profile = 'full' | 'core'
-
-/** What each request hands its handlers (as extra.authInfo.extra). */
-export interface McpRequestData extends RequestData {
-  principal: Principal
-  profile: Profile
-  /** Switches the reply to SSE with keep-alive comments (long calls such as wait_for_events). */
-  longRunning: () => void
-}
 
 /**
  * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
