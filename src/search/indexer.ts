@@ -23,6 +23,11 @@
 // idempotent). A mark itself can be lost (the node dies between the write and the mark): the
 // sweep compares every room's cseq with its `pos` and marks the rooms behind, and deletes the
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
+//
+// Longer than the house's ~350 lines, as one concern: claiming, syncing and sweeping are one
+// protocol over the durable state above, whose contract this header is. What is not the protocol
+// is apart: the sinks (meili/sink.ts, vectors/sink.ts), the reads of a room (records.ts), the
+// index keys and leases (src/store/search.ts, src/store/leases.ts).
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
 import type { SearchSettings } from './settings.js'
