@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { SETTINGS, defaultSettings, heldInMs } from '../src/config.js'
-import { ERRORS } from '../src/core/errors.js'
+import { ERRORS } from '../src/shared/errors.js'
 
 const BEGIN = '<!-- generated: begin -->'
 const END = '<!-- generated: end -->'

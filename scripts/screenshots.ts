@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { defaultSettings } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
+import { createLogger } from '../src/shared/logger.js'
 import { ServiceNode } from '../src/node.js'
 import { startRedis } from '../test/helpers/redis.js'
 

@@ -6,14 +6,15 @@ import { Keyring } from './auth/keyring.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
+import { SignInLimiter } from './auth/signin-limit.js'
 import { Teams } from './auth/teams.js'
 import type { Settings } from './config.js'
 import { Core } from './core/index.js'
 import { adminRoutes } from './http/routes/admin.js'
 import { createDispatcher } from './http/dispatch.js'
 import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
-import { Lifecycle } from './http/lifecycle.js'
-import { Metrics } from './http/metrics.js'
+import { Lifecycle } from './shared/lifecycle.js'
+import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
 import { Router } from './http/router.js'
 import { roomRoutes } from './http/routes/room.js'
@@ -22,7 +23,8 @@ import { webhookRoutes } from './http/routes/webhooks.js'
 import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
-import { createLogger, type Logger } from './logger.js'
+import { AccountPages } from './dashboard/account-pages.js'
+import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
@@ -34,7 +36,7 @@ import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { Webhooks } from './webhooks/index.js'
 
-export { VERSION } from './version.js'
+export { VERSION } from './shared/version.js'
 
 export interface NodeOptions {
   log?: Logger
@@ -110,9 +112,17 @@ export class ServiceNode {
     this.audit = new Audit(this.store)
     this.mailer = new Mailer(settings, this.log)
     this.search = createSearchEngine(this.store, this.hub, settings, this.log)
-    this.mcp = new McpHost(this)
-    this.router.add(...opsRoutes(this), ...adminRoutes(this), ...webhookRoutes(this), ...roomRoutes(this), ...mcpRoutes(this, this.mcp, mcpOptions(opts)))
-    this.router.add(...searchRoutes(this))
+    // Each route group and the MCP host get what they declare they use (their *Deps types).
+    const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
+    this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
+    this.router.add(
+      ...opsRoutes({ health: this.store.health, lifecycle, metrics, router: this.router }),
+      ...adminRoutes({ core, teams, audit, rateLimiter: this.rateLimiter, search }),
+      ...webhookRoutes({ webhooks: this.webhooks, audit }),
+      ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
+      ...mcpRoutes({ keyring, rateLimiter: this.rateLimiter, metrics, settings }, this.mcp, mcpOptions(opts)),
+      ...searchRoutes({ search }),
+    )
   }
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
@@ -129,7 +139,8 @@ export class ServiceNode {
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    this.web = new Web({ settings: this.settings, store: this.store, accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, lifecycle: this.lifecycle, log: this.log }, origin)
+    this.web = new Web({ accounts: this.accounts, teams: this.teams, lifecycle: this.lifecycle, log: this.log }, origin)
+    new AccountPages({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, log: this.log }, origin).register(this.web)
     new Pages({ core: this.core, teams: this.teams, audit: this.audit, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, rooms: this.core.rooms, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
     if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()

@@ -4,7 +4,6 @@
 // session tokens) are minted here, handed out once and stored only as SHA-256 hashes.
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'
 import { parse } from '../core/validate.js'
@@ -89,10 +88,22 @@ export interface SignedIn {
   createdTeam: boolean
 }
 
+/** The settings accounts read (src/config.ts has them all, with their environment names). */
+export interface AccountSettings {
+  /** Operators (ADMIN_EMAILS), lower case; the first owns the default team. */
+  adminEmails: readonly string[]
+  sessionIdleMs: number
+  sessionMaxMs: number
+  signInLinkTtlMs: number
+  inviteTtlMs: number
+  limitPendingInvites: number
+  limitWaitlist: number
+}
+
 export class Accounts {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: AccountSettings,
   ) {}
 
   isOperator(address: string): boolean {

@@ -7,7 +7,7 @@
 // notice ends them too, on every node. A hold taken just after the notice passed (the request was
 // admitted from the cache a moment before) is ended at once, and after a pub/sub rebuild every
 // held key is looked up again, so a missed notice cannot leave a stream open.
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { Store } from '../store/store.js'
 import type { Principal } from './principal.js'
 import { parseKey } from './secrets.js'

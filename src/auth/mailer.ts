@@ -2,8 +2,7 @@
 // only (PUBLIC_URL on localhost), each mail is written to the log instead; a node started that way
 // says so once at start (src/node.ts).
 import nodemailer, { type Transporter } from 'nodemailer'
-import type { Settings } from '../config.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 
 export interface Mail {
   to: string
@@ -11,11 +10,19 @@ export interface Mail {
   text: string
 }
 
+/** The settings the mailer reads (src/config.ts has them all, with their environment names). */
+export interface MailSettings {
+  smtpUrl?: string | undefined
+  mailFrom: string
+  /** Unset or plain http: development, where mails go to the log when SMTP_URL is unset. */
+  publicUrl?: string | undefined
+}
+
 export class Mailer {
   private readonly transport: Transporter | undefined
 
   constructor(
-    private readonly settings: Settings,
+    private readonly settings: MailSettings,
     private readonly log: Logger,
   ) {
     if (settings.smtpUrl) this.transport = nodemailer.createTransport(settings.smtpUrl)
@@ -41,6 +48,6 @@ export class Mailer {
 }
 
 /** Development: PUBLIC_URL unset or on localhost. */
-export function isDevelopment(settings: Settings): boolean {
+export function isDevelopment(settings: Pick<MailSettings, 'publicUrl'>): boolean {
   return !settings.publicUrl || /^http:\/\//.test(settings.publicUrl)
 }

@@ -7,8 +7,19 @@
 // take the callback.
 import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState } from 'arctic'
 import * as oidc from 'openid-client'
-import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
+
+/** The settings sign-in providers read (src/config.ts has them all, with their environment names). */
+export interface OAuthSettings {
+  githubClientId?: string | undefined
+  githubClientSecret?: string | undefined
+  githubUrl: string
+  githubApiUrl: string
+  oidcIssuer?: string | undefined
+  oidcClientId?: string | undefined
+  oidcClientSecret?: string | undefined
+  oidcName: string
+}
 
 export interface Identity {
   /** "<provider>:<subject>" */
@@ -39,7 +50,7 @@ class GitHub implements Provider {
   readonly id = 'github'
   readonly label = 'GitHub'
 
-  constructor(private readonly s: Settings) {}
+  constructor(private readonly s: OAuthSettings) {}
 
   private client(callback: string) {
     return new OAuth2Client(this.s.githubClientId!, this.s.githubClientSecret!, callback)
@@ -77,7 +88,7 @@ class Oidc implements Provider {
   readonly id = 'oidc'
   private config: Promise<oidc.Configuration> | undefined
 
-  constructor(private readonly s: Settings) {}
+  constructor(private readonly s: OAuthSettings) {}
 
   get label(): string {
     return this.s.oidcName
@@ -131,7 +142,7 @@ class Oidc implements Provider {
 const trim = (u: string) => u.replace(/\/+$/, '')
 
 /** The providers the settings configure. */
-export function providers(s: Settings): Provider[] {
+export function providers(s: OAuthSettings): Provider[] {
   const out: Provider[] = []
   if (s.githubClientId) out.push(new GitHub(s))
   if (s.oidcIssuer) out.push(new Oidc(s))

@@ -10,8 +10,7 @@
 // of them every OPEN_MS asks the store again in the background. A limiter must not be what takes the rooms down: a room on a healthy shard keeps
 // working while the shard of its team's rate key fails over, and reads go on while Redis is full.
 // One log line when a team's limit turns off, one when it is back.
-import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { toStoreError, type Store } from '../store/store.js'
 
 export const RATE_PERIOD_MS = 60_000
@@ -44,6 +43,13 @@ interface Waiter {
   reject(err: unknown): void
 }
 
+/** The settings the limiter reads (src/config.ts has them, with their environment names). */
+export interface RateLimitSettings {
+  rateLimitPerMin: number
+  /** Per-team limits that replace rateLimitPerMin (tests change them while a node runs). */
+  rateLimitOverrides: Map<string, number>
+}
+
 export class RateLimiter {
   /** Per team: the calls waiting for the next batch (present while a batch is in flight). */
   private readonly waiting = new Map<string, Waiter[]>()
@@ -52,7 +58,7 @@ export class RateLimiter {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: RateLimitSettings,
     private readonly log: RateLog = { warn: () => {}, info: () => {} },
   ) {}
 

@@ -3,7 +3,7 @@
 // Every revocation goes through here (the admin API, the dashboard, a team's deletion), and here
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
 import { newId } from '../core/ids.js'
 import { iso } from '../core/records.js'

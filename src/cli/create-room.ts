@@ -2,9 +2,9 @@
 // creates the room, mints what each agent needs (a room invite key per agent with --invite,
 // otherwise the team key) and renders MCP client configuration for every agent.
 import { CliError, ServiceError, type Service } from './service.js'
-import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from './snippets.js'
+import { ROOM_ID, roomIdFromName } from '../shared/room-name.js'
+import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from '../shared/snippets.js'
 
-const ROOM_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
 
@@ -45,17 +45,9 @@ export interface CreateRoomResult {
 
 /** A room id from a display name: the name itself when it is one, else a slug of it. */
 export function roomIdFor(name: string): string {
-  if (ROOM_ID.test(name)) return name
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9_.-]+/g, '-')
-    .replace(/^[^a-z0-9]+/, '')
-    .slice(0, 64)
-    .replace(/-+$/, '')
-  if (!ROOM_ID.test(slug)) throw new CliError(`name: cannot make a room id from ${JSON.stringify(name)}; pass one with --id (letters, digits, "_", "." or "-")`, 2)
-  return slug
+  const id = roomIdFromName(name)
+  if (id === undefined) throw new CliError(`name: cannot make a room id from ${JSON.stringify(name)}; pass one with --id (letters, digits, "_", "." or "-")`, 2)
+  return id
 }
 
 /** Splits and checks `--agents`: at least one id, no blanks, no duplicates, each 1-128 characters. */

@@ -2,7 +2,7 @@
 // record counts, online agents, events and finished tasks per day. Counted in one script; days
 // are UTC.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { TASK_STATUSES } from './plan.js'
@@ -36,7 +36,7 @@ export function perDay(today: number, days: number, events: Record<string, numbe
 export class Analytics {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   /**

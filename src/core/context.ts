@@ -5,9 +5,9 @@
 import { decode, encode } from '@msgpack/msgpack'
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
-import { invalid } from './errors.js'
+import { invalid } from '../shared/errors.js'
 import { entryItem, page } from './compact.js'
 import { contextKey, contextType, requireAgent, type Caller } from './fields.js'
 import { callOptions, decodeRecord, iso, withIsoTimes } from './records.js'
@@ -44,7 +44,7 @@ export const CONTEXT_LIST_DEFAULT = 50
 /** Most edits one update_context call may apply. */
 export const MAX_EDITS = 50
 
-export function contextSchemas(s: Settings) {
+export function contextSchemas(s: CoreSettings) {
   const ref = { type: contextType, key: contextKey }
   const version = z.number().int().min(1, 'must be 1 or more').max(2 ** 31)
   const expectedVersion = z.number().int().min(0, 'must be 0 (must not exist yet) or a version').max(2 ** 31).optional()
@@ -105,7 +105,7 @@ export class Context {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = contextSchemas(settings)
   }

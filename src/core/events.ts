@@ -5,10 +5,10 @@
 // arguments and decodes results.
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 import { eventId, requireAgent, type Caller } from './fields.js'
 import { callOptions, decodeRecord, iso, pairs, withIsoTimes } from './records.js'
 import { parse, text } from './validate.js'
@@ -60,7 +60,7 @@ function jsonData(limit: number) {
   })
 }
 
-export function eventSchemas(s: Settings) {
+export function eventSchemas(s: CoreSettings) {
   const type = z.string().regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
   const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
     message: 'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is changed with force)',
@@ -148,7 +148,7 @@ export class Events {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = eventSchemas(settings)
   }

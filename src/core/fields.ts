@@ -1,7 +1,8 @@
 // Field schemas shared by every part of the room model, and the caller of an operation.
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
+import { ROOM_ID } from '../shared/room-name.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {
@@ -22,7 +23,7 @@ const WELL_FORMED = 'must be well-formed Unicode (no lone surrogate such as \\ud
 
 export const roomId = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'must be 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit')
+  .regex(ROOM_ID, 'must be 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit')
 export const teamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"')
 export const agentId = z
   .string()

@@ -1,6 +1,6 @@
 // The room model, one object per piece, over one store. Transports (HTTP, MCP) hold a Core and
 // call it with an authorized Caller; nothing here knows about HTTP or MCP.
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { Analytics } from './analytics.js'
 import { Context } from './context.js'
@@ -31,7 +31,7 @@ export class Core {
 
   constructor(
     readonly store: Store,
-    readonly settings: Settings,
+    readonly settings: CoreSettings,
   ) {
     this.rooms = new Rooms(store, settings)
     this.plan = new Plan(store, settings)
@@ -49,4 +49,4 @@ export class Core {
 }
 
 export type { Caller } from './fields.js'
-export { AppError } from './errors.js'
+export { AppError } from '../shared/errors.js'

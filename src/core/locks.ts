@@ -4,10 +4,10 @@
 // The rules (ownership, limits, tokens) run in lua/acquireLock-18.lua and releaseLock-18.lua.
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { StoredLock } from '../store/records.js'
 import type { Store } from '../store/store.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 import { name, requireAgent, type Caller } from './fields.js'
 import { callOptions, pairs, withIsoTimes } from './records.js'
 import { parse } from './validate.js'
@@ -23,7 +23,7 @@ export interface Lock {
   expires_in_s: number
 }
 
-export function lockSchemas(s: Settings) {
+export function lockSchemas(s: CoreSettings) {
   const lockName = name(200)
   const maxS = Math.floor(s.lockTtlMaxMs / 1000)
   return {
@@ -64,7 +64,7 @@ export class Locks {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = lockSchemas(settings)
   }

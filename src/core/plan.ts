@@ -3,11 +3,11 @@
 // module validates input, shapes arguments and decodes results.
 import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { StoredPriority, StoredTaskStatus } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { blockersIn, page, taskItem } from './compact.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
@@ -47,7 +47,7 @@ function itemOfRow(raw: Buffer) {
   return taskItem(rec, rec.blocked_by)
 }
 
-export function planSchemas(s: Settings) {
+export function planSchemas(s: CoreSettings) {
   const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters')
   const order = z.number().int().min(0, 'must be 0 or more').max(1_000_000_000, 'must be at most 1000000000')
   return {
@@ -106,7 +106,7 @@ export class Plan {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = planSchemas(settings)
   }

@@ -2,7 +2,7 @@
 // younger than PRESENCE_TTL_S; agents not seen for a day are forgotten. Leaving the room clears
 // the agent's presence and posts an `agent_left` event in the same script.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { eventFromReply } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
@@ -34,7 +34,7 @@ export class Presence {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.ttlMs = settings.presenceTtlMs
   }

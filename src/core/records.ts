@@ -4,7 +4,7 @@ import { decode } from '@msgpack/msgpack'
 import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { agentId, idempotencyKey } from './fields.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 
 export const iso = (ms: unknown): string => new Date(Number(ms)).toISOString()
 

@@ -4,9 +4,9 @@
 // in lua/requestReview-17.lua and lua/includes/decideReview.lua.
 import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 import { page, reviewItem } from './compact.js'
 import { agentId, contextKey, contextType, requireAgent, reviewId, taskId, type Caller } from './fields.js'
 import type { TaskStatus } from './plan.js'
@@ -82,7 +82,7 @@ const seq = (id: string) => Number(id.slice(1))
 export class Reviews {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   /** Opens a review; a task target in_progress moves to in_review. */

@@ -7,7 +7,7 @@
 // are read and decoded, whatever the plan's size; the rest only as far as it is shown
 // (bench/dashboard-render.ts).
 import { decode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { completionRate, perDay } from './analytics.js'
@@ -74,7 +74,7 @@ function pageOf<T>(all: T[], from: number, size: number): { from: number; items:
 export class RoomPage {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   async read(c: Caller, o: PageOptions) {

@@ -4,10 +4,10 @@
 import { encode } from '@msgpack/msgpack'
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
-import { AppError } from './errors.js'
+import { AppError } from '../shared/errors.js'
 import { roomId, type Caller } from './fields.js'
 import { newId } from './ids.js'
 import { callOptions, iso } from './records.js'
@@ -92,7 +92,7 @@ export function summaryOf(meta: Record<string, string>): RoomSummary {
 export class Rooms {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   /**

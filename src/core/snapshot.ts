@@ -1,7 +1,7 @@
 // The dashboard snapshot (GET /room/:roomId): everything a room view shows (who has read what
 // included), in one read that does not count as activity. Records are decoded with each piece's
 // own decoder. readRoom() is that read, shared with the dashboard's paged room page (room-page.ts).
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { byTypeThenKey, toEntry } from './context.js'
 import { eventsOf } from './events.js'
@@ -50,7 +50,7 @@ export interface BoardPages {
  * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each); the whole plan, or
  * with `board` the tasks of each column's page only (r.board says which, with each card's links).
  */
-export async function readRoom(store: Store, settings: Settings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean; board?: BoardPages } = {}) {
+export async function readRoom(store: Store, settings: CoreSettings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean; board?: BoardPages } = {}) {
   const common = [settings.presenceTtlMs, PRESENCE_FORGET_MS, SNAPSHOT_EVENTS, PRESENCE_LIST_MAX, o.before ?? '', o.days ?? 0, o.namesOnly ? '1' : '0'] as const
   const b = o.board
   const r = await store.room('readSnapshot', c.room, callOptions(c, false), b ? [...common, b.size, b.ids, ...b.from] : [...common])
@@ -77,7 +77,7 @@ export async function readRoom(store: Store, settings: Settings, c: Caller, o: {
 export class Snapshot {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   async room(c: Caller) {

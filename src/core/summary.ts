@@ -1,7 +1,7 @@
 // get_my_summary: the start of an agent's turn in one call — unread events (consumed, like
 // get_unread_events), my open tasks, reviews waiting for me, how many tasks are ready to claim.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { reviewItem, taskItem } from './compact.js'
 import { eventFromReply, lastEventAt } from './events.js'
@@ -18,7 +18,7 @@ export const summarySchema = z.object({
 export class Summary {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {}
 
   /** Consumes up to event_limit unread events: use one of wait_for_events / get_unread_events / get_my_summary per turn. */

@@ -3,7 +3,7 @@
 // size limit (with the limit and the size sent). An argument the schema does not know is named
 // (strict objects), and input nested deeper than MAX_DEPTH is refused before zod walks it.
 import { z } from 'zod'
-import { AppError, tooLarge } from './errors.js'
+import { AppError, tooLarge } from '../shared/errors.js'
 
 /**
  * How many levels below the input (the tool's arguments, a request body) an object or array may

@@ -2,7 +2,7 @@
 // Every write bumps the var's version; expected_version makes a write conditional, and increment
 // is an atomic counter over decimal strings. Limits and versions are checked in the Lua scripts.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { name, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
@@ -19,7 +19,7 @@ export interface SharedVar {
 /** Largest step of one increment: far below 2^53, so one step never loses precision. */
 export const MAX_INCREMENT = 1e12
 
-export function varSchemas(s: Settings) {
+export function varSchemas(s: CoreSettings) {
   const varName = name(128)
   return {
     set: z.object({
@@ -50,7 +50,7 @@ export class Vars {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: CoreSettings,
   ) {
     this.schemas = varSchemas(settings)
   }

@@ -6,7 +6,8 @@ import type { Audit } from '../auth/audit.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import type { Rooms } from '../core/rooms.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface KeysDeps {
   teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>

@@ -9,14 +9,15 @@
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { RoomEvent } from '../core/events.js'
 import { eventId, roomId as roomIdField } from '../core/fields.js'
 import type { Rooms } from '../core/rooms.js'
-import type { Lifecycle } from '../http/lifecycle.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
 import type { Feeds } from '../realtime/feed.js'
 import type { Hub } from '../realtime/hub.js'
-import type { Reply, Request, Web } from './web.js'
+import type { Reply, Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface LiveDeps {
   rooms: Pick<Rooms, 'exists'>

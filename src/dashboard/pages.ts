@@ -1,16 +1,16 @@
-// The dashboard's room pages, added to the sign-in pages of web.ts: the rooms page (the signed-in
-// home), room creation with each agent's client configuration, and the room page. The dashboard
-// acts for the signed-in person's team on the server: it calls the room model directly, so no team
-// key is ever needed in, or sent to, the browser.
+// The dashboard's room pages, added after the sign-in pages of account-pages.ts: the rooms page
+// (the signed-in home), room creation with each agent's client configuration, and the room page.
+// The dashboard acts for the signed-in person's team on the server: it calls the room model
+// directly, so no team key is ever needed in, or sent to, the browser.
 import { z } from 'zod'
 import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
-import { roomIdFor } from '../cli/create-room.js'
 import type { Core } from '../core/index.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { agentId as agentIdField, eventId as eventIdField, roomId as roomIdField } from '../core/fields.js'
 import { PAGED, type Paged } from '../core/room-page.js'
+import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { Live, type LiveDeps } from './live.js'
@@ -18,7 +18,8 @@ import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
-import { actorOf, html, refusal, type Reply, type Request, type Web } from './web.js'
+import { humanId, actorOf, html, refusal, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 export interface PagesDeps {
@@ -57,15 +58,6 @@ export function agentList(raw: string): string[] {
   const dup = agents.find((a, i) => agents.indexOf(a) !== i)
   if (dup !== undefined) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, { field: 'agents' })
   return agents
-}
-
-/** The room id made from a name, or undefined to let the room model generate one. */
-function roomIdOf(name: string): string | undefined {
-  try {
-    return roomIdFor(name)
-  } catch {
-    return undefined
-  }
 }
 
 export class Pages {
@@ -152,7 +144,7 @@ export class Pages {
     try {
       agents = agentList(form.agents!)
       const name = parseName(form.name!)
-      const roomId = roomIdOf(name)
+      const roomId = roomIdFromName(name)
       ;({ room } = await this.deps.core.rooms.create(user.team, { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) }, humanId(user.name, user.email)))
     } catch (err) {
       const refused = refusal(err)
@@ -255,11 +247,4 @@ function parseName(raw: string): string {
 function fieldMessage(err: AppError): string {
   if (err.details?.field === 'template') return `Template: ${err.message.replace(/^template: /, '')}`
   return err.message
-}
-
-/** The agent id a signed-in person acts as in a room: `human:<name>`, which agents can tell apart. */
-export function humanId(name: string, email: string): string {
-  // eslint-disable-next-line no-control-regex -- agent ids refuse control characters
-  const who = (name.trim() || email.split('@')[0] || email).replace(/[\u0000-\u001f\u007f]/g, '')
-  return `human:${who}`.slice(0, 128)
 }

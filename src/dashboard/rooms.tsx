@@ -1,9 +1,9 @@
 // The rooms page (the signed-in home, `/`): the team's rooms at a glance, the form that creates a
 // room, and, once created, each agent's MCP client configuration — the same snippets the CLI
-// prints (src/cli/snippets.ts), so both say the same thing. Rendered on the server; every value is
+// prints (src/shared/snippets.ts), so both say the same thing. Rendered on the server; every value is
 // escaped by preact-render-to-string.
-import type { AgentAccess, Snippets } from '../cli/snippets.js'
-import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../cli/snippets.js'
+import type { AgentAccess, Snippets } from '../shared/snippets.js'
+import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../shared/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'

@@ -5,10 +5,10 @@
 // room page with the error naming the field.
 import type { Audit } from '../auth/audit.js'
 import type { Core } from '../core/index.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { roomId as roomIdField } from '../core/fields.js'
-import { humanId } from './pages.js'
-import { actorOf, refusal, see, type Reply, type Request, type Web } from './web.js'
+import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface SteerDeps {
   core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context'>

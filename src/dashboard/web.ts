@@ -1,115 +1,37 @@
-// The sign-in and account pages, served by every node beside the API (docs/accounts.md). A page
-// request is matched here first; anything else goes on to the API dispatcher. Every POST passes
-// the same-origin check (CSRF); sign-in, waitlist and link requests are rate limited per address
-// and per client IP; every page carries the security headers of security.ts.
-import { createHash } from 'node:crypto'
-import type { VNode } from 'preact'
-import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
-import type { Audit } from '../auth/audit.js'
-import type { Mailer } from '../auth/mailer.js'
-import { providers, type Provider } from '../auth/oauth.js'
+// The dashboard's page server, beside the API on every node (docs/dashboard.md, docs/accounts.md):
+// a page request is matched here first; anything else goes on to the API dispatcher. Every POST
+// passes the same-origin check (CSRF); the session cookie makes the viewer; every page carries
+// the security headers of security.ts. The pages themselves come from account-pages.ts (sign-in,
+// team, account, operator) and pages.ts (rooms and what it registers), through page().
+import type { Accounts } from '../auth/accounts.js'
 import type { Teams } from '../auth/teams.js'
-import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
-import { parse } from '../core/validate.js'
 import type { Exchange } from '../http/exchange.js'
-import type { Lifecycle } from '../http/lifecycle.js'
-import type { Logger } from '../logger.js'
-import type { SearchEngine } from '../search/engine.js'
-import type { Store } from '../store/store.js'
-import { z } from 'zod'
+import type { Lifecycle } from '../shared/lifecycle.js'
+import { AppError } from '../shared/errors.js'
+import type { Logger } from '../shared/logger.js'
 import { ASSETS } from './assets.js'
+import { html, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
-import { inviteText, signInText } from '../auth/mail-text.js'
 import * as V from './views.js'
 
 export interface WebDeps {
-  settings: Settings
-  store: Store
-  accounts: Accounts
-  teams: Teams
-  audit: Audit
-  mailer: Mailer
-  /** The search engine: what it keeps outside Redis goes before a team is deleted. */
-  search?: Pick<SearchEngine, 'dropTeam'>
+  accounts: Pick<Accounts, 'session' | 'isOperator'>
+  teams: Pick<Teams, 'get'>
   lifecycle: Lifecycle
   log: Logger
 }
 
-export interface Request {
-  ex: Exchange
-  form: URLSearchParams
-  viewer: V.Viewer | undefined
-  session: string | undefined
-}
-
-type Headers = Record<string, string | readonly string[]>
-/** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
-export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
-export type Handler = (r: Request) => Promise<Reply>
-
-const HOUR_MS = 3_600_000
 const FORM_BYTES = 16 * 1024
-
-export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
-export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
-
-/** A refusal the person can act on (a 4xx other than rate limiting): pages show its message and change nothing. */
-export function refusal(err: unknown): AppError | undefined {
-  return err instanceof AppError && err.status < 500 && err.code !== 'rate_limited' ? err : undefined
-}
-
-/**
- * Runs a page's change and shows the page again (`show`) with what it returns (201 when
- * `created` says so), or with the refusal's message and status; anything else throws.
- */
-export async function changePage<V extends { error?: string }>(run: () => Promise<Partial<V>>, show: (extra: Partial<V>, status: number) => Promise<Reply>, created: (extra: Partial<V>) => boolean): Promise<Reply> {
-  let extra: Partial<V>
-  try {
-    extra = await run()
-  } catch (err) {
-    const refused = refusal(err)
-    if (refused) return show({ error: refused.message } as Partial<V>, refused.status)
-    throw err
-  }
-  return show(extra, created(extra) ? 201 : 200)
-}
-const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class Web {
   private readonly routes = new Map<string, { handler: Handler; signedIn: boolean }>()
-  private readonly providers: Provider[]
 
   constructor(
     private readonly deps: WebDeps,
     private readonly origin: Origin,
-  ) {
-    this.page('GET', '/', true, (r) => this.home(r))
-    this.page('GET', '/team', true, (r) => this.home(r))
-    this.providers = providers(deps.settings)
-    const offered = this.providers.map((p) => ({ id: p.id, label: p.label }))
-    this.page('GET', '/signin', false, async () => html(V.SignInPage({ providers: offered })))
-    for (const p of this.providers) {
-      this.page('GET', `/auth/${p.id}`, false, (r) => this.oauthStart(r, p))
-      this.page('GET', `/auth/${p.id}/callback`, false, (r) => this.oauthCallback(r, p))
-    }
-    this.page('POST', '/signin', false, (r) => this.signIn(r))
-    this.page('GET', '/signin/link', false, (r) => this.linkPage(r))
-    this.page('POST', '/signin/link', false, (r) => this.followLink(r))
-    this.page('POST', '/signout', false, (r) => this.signOut(r))
-    this.page('GET', '/waitlist', false, async () => html(V.WaitlistPage({})))
-    this.page('POST', '/waitlist', false, (r) => this.joinWaitlist(r))
-    this.page('POST', '/team/invites', true, (r) => this.invite(r))
-    this.page('POST', '/team/invites/revoke', true, (r) => this.revokeInvite(r))
-    this.page('POST', '/team/members/remove', true, (r) => this.removeMember(r))
-    this.page('GET', '/account/delete', true, (r) => this.deletePage(r))
-    this.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
-    this.page('GET', '/operator', true, (r) => this.operator(r))
-    this.page('POST', '/operator/waitlist', true, (r) => this.decide(r))
-    this.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
-  }
+  ) {}
 
-  /** Adds (or replaces) a page; the dashboard's pages (pages.ts) come in through this. */
+  /** Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this. */
   page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
     this.routes.set(`${method} ${path}`, { handler, signedIn })
   }
@@ -183,239 +105,4 @@ export class Web {
     const team = await this.deps.teams.get(user.team)
     return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
   }
-
-  /** GCRA over an hour, one key per address or client IP; refused: rate_limited with when to retry. */
-  private async limit(kind: 'address' | 'ip', id: string, perHour: number): Promise<void> {
-    const r = await this.deps.store.run('rateLimit', [this.deps.store.keys.signInRate(kind, short(id))], [perHour, HOUR_MS, 1])
-    if (r.allowed > 0) return
-    const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
-    const what = kind === 'address' ? 'this address' : 'your network address'
-    throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
-  }
-
-  private limitIp(r: Request): Promise<void> {
-    return this.limit('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
-  }
-
-  private link(token: string): string {
-    return `${this.origin.base}/signin/link?token=${token}`
-  }
-
-  /** Sends a mail without making the page wait for it (so timing tells nothing either). */
-  private mail(to: string, subject: string, text: string): void {
-    this.deps.mailer.send({ to, subject, text }).catch((err: unknown) => this.deps.log.error({ err: (err as Error).message, to }, 'mail not sent'))
-  }
-
-  private async signIn(r: Request): Promise<Reply> {
-    await this.limitIp(r)
-    const given = r.form.get('email') ?? ''
-    const v = emailField.safeParse(given)
-    if (!v.success) return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
-    await this.limit('address', v.data, this.deps.settings.signInRatePerAddress)
-    const token = await this.deps.accounts.requestSignIn(v.data)
-    if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
-    return html(V.CheckMailPage({ email: v.data }))
-  }
-
-  private async linkPage(r: Request): Promise<Reply> {
-    const token = r.ex.req.query.get('token') ?? ''
-    if (!(await this.deps.accounts.tokenLive(token))) return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
-    return html(V.ContinuePage({ token }))
-  }
-
-  private async followLink(r: Request): Promise<Reply> {
-    await this.limitIp(r)
-    let signed
-    try {
-      signed = await this.deps.accounts.consume(r.form.get('token') ?? '', r.session)
-    } catch (err) {
-      if (err instanceof AppError && err.details?.field === 'token') return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
-      throw err
-    }
-    return this.signedIn(signed, [], 'an e-mail link')
-  }
-
-  /** After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in, the audit entry. */
-  private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
-    const cookie = { 'Set-Cookie': [this.origin.sessionCookie(signed.session, Math.ceil(this.deps.settings.sessionMaxMs / 1000)), ...cookies] }
-    const { user } = signed
-    let key: string | undefined
-    if (signed.createdTeam) {
-      const made = await this.deps.teams.create({ teamId: user.team, name: `${user.name}'s team` })
-      key = made.key
-      if (made.keyId) await this.deps.audit.record(user.team, actorOf(user), 'minted key', made.keyId)
-    }
-    await this.deps.audit.record(user.team, actorOf(user), `${signed.newUser ? 'joined and signed in' : 'signed in'} with ${how}`)
-    if (!key) return see('/', cookie)
-    const viewer = await this.viewerOf(user)
-    return html(V.KeyOncePage({ viewer, key }), 200, cookie)
-  }
-
-  private async oauthStart(r: Request, p: Provider): Promise<Reply> {
-    await this.limitIp(r)
-    const { url, flow } = await p.start(`${this.origin.base}/auth/${p.id}/callback`)
-    return see(url.toString(), { 'Set-Cookie': this.origin.flowCookie([p.id, flow.state, flow.verifier, flow.nonce].join('.')) })
-  }
-
-  private async oauthCallback(r: Request, p: Provider): Promise<Reply> {
-    await this.limitIp(r)
-    const [id, state, verifier, nonce] = (this.origin.flowToken(r.ex.req) ?? '').split('.')
-    const query = r.ex.req.query
-    if (id !== p.id || !state || state !== query.get('state')) {
-      throw new AppError('forbidden', 'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.')
-    }
-    const identity = await p.finish(`${this.origin.base}/auth/${p.id}/callback`, query, { state, verifier: verifier ?? '', nonce: nonce ?? '' })
-    const signed = await this.deps.accounts.signInIdentity(identity.ident, identity.email, identity.name, r.session)
-    return this.signedIn(signed, [this.origin.clearCookie(this.origin.flowCookieName)], p.label)
-  }
-
-  private async viewerOf(user: User): Promise<V.Viewer> {
-    const team = await this.deps.teams.get(user.team)
-    return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
-  }
-
-  private async signOut(r: Request): Promise<Reply> {
-    await this.deps.accounts.endSession(r.session)
-    return see('/signin', { 'Set-Cookie': this.origin.clearCookie() })
-  }
-
-  private async joinWaitlist(r: Request): Promise<Reply> {
-    await this.limitIp(r)
-    const email = r.form.get('email') ?? ''
-    const note = r.form.get('note') ?? ''
-    try {
-      const v = parse(z.object({ email: emailField }), { email })
-      await this.limit('address', v.email, this.deps.settings.signInRatePerAddress)
-      await this.deps.accounts.joinWaitlist({ email, note })
-    } catch (err) {
-      if (err instanceof AppError && (err.code === 'invalid_request' || err.code === 'limit_reached')) return html(V.WaitlistPage({ error: err.message, email, note }), err.status)
-      throw err
-    }
-    return html(V.WaitlistThanksPage())
-  }
-
-  private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
-    const viewer = r.viewer!
-    const [{ members, invites }, audit] = await Promise.all([this.deps.accounts.people(viewer.user.team), this.deps.audit.read(viewer.user.team, 50)])
-    return html(V.HomePage({ viewer, members, invites, audit, ...extra }), status)
-  }
-
-  /** Runs a change of the home page; a refused one shows the home page with the error, changing nothing. */
-  private async onHome(r: Request, change: () => Promise<string>): Promise<Reply> {
-    try {
-      const notice = await change()
-      return await this.home(r, { notice })
-    } catch (err) {
-      const refused = refusal(err)
-      if (refused) return this.home(r, { error: refused.message }, refused.status)
-      throw err
-    }
-  }
-
-  private invite(r: Request): Promise<Reply> {
-    return this.onHome(r, async () => {
-      const user = r.viewer!.user
-      const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
-      this.mail(invite.email, `${user.email} invites you to agentrooms`, inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs))
-      await this.deps.audit.record(user.team, actorOf(user), 'invited member', invite.email)
-      return `Invite sent to ${invite.email}.`
-    })
-  }
-
-  private revokeInvite(r: Request): Promise<Reply> {
-    return this.onHome(r, async () => {
-      const user = r.viewer!.user
-      if (user.role !== 'owner') throw new AppError('forbidden', 'only the team\'s owner may revoke invites')
-      const inv = await this.deps.accounts.revokeInvite(r.form.get('invite') ?? '', user.team)
-      await this.deps.audit.record(user.team, actorOf(user), 'revoked invite', inv.email)
-      return `The invite of ${inv.email} is revoked.`
-    })
-  }
-
-  private removeMember(r: Request): Promise<Reply> {
-    return this.onHome(r, async () => {
-      const user = r.viewer!.user
-      const target = r.form.get('user') ?? ''
-      if (target === user.id) throw new AppError('invalid_request', 'to remove yourself, delete your account')
-      const { user: gone } = await this.deps.accounts.deleteUser(target, user)
-      await this.deps.audit.record(user.team, actorOf(user), 'removed member', gone.email)
-      return `${gone.email} is removed from the team.`
-    })
-  }
-
-  private async deletePage(r: Request, error?: string, status = 200): Promise<Reply> {
-    const viewer = r.viewer!
-    const { members } = await this.deps.accounts.people(viewer.user.team)
-    const others = members.filter((m) => m.id !== viewer.user.id).length
-    return html(V.DeletePage({ viewer, last: others === 0, others, ...(error ? { error } : {}) }), status)
-  }
-
-  private async deleteAccount(r: Request): Promise<Reply> {
-    const viewer = r.viewer!
-    if ((r.form.get('confirm') ?? '').trim() !== viewer.teamName) return this.deletePage(r, `The name typed does not match the team name, ${viewer.teamName}; nothing was deleted.`, 400)
-    // The last member takes the team along: the search documents kept outside Redis go first, so
-    // an unreachable search index stops the deletion before anything changed.
-    const { members } = await this.deps.accounts.people(viewer.user.team)
-    if (members.every((m) => m.id === viewer.user.id)) {
-      try {
-        await this.deps.search?.dropTeam?.(viewer.user.team)
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'unavailable') return this.deletePage(r, err.message, 503)
-        throw err
-      }
-    }
-    let last: boolean
-    try {
-      ;({ last } = await this.deps.accounts.deleteUser(viewer.user.id))
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'conflict') return this.deletePage(r, err.message, 409)
-      throw err
-    }
-    if (last) await this.deps.teams.deleteTeam(viewer.user.team)
-    else await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
-    const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
-    return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })
-  }
-
-  private requireOperator(r: Request): V.Viewer {
-    if (!r.viewer?.operator) throw new AppError('forbidden', 'This page is for operators (ADMIN_EMAILS).')
-    return r.viewer
-  }
-
-  private async operator(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
-    const viewer = this.requireOperator(r)
-    return html(V.OperatorPage({ viewer, entries: await this.deps.accounts.waitlist(), ...extra }), status)
-  }
-
-  private async onOperator(r: Request, change: () => Promise<string>): Promise<Reply> {
-    this.requireOperator(r)
-    try {
-      return await this.operator(r, { notice: await change() })
-    } catch (err) {
-      if (err instanceof AppError && err.status < 500) return this.operator(r, { error: err.message }, err.status)
-      throw err
-    }
-  }
-
-  private decide(r: Request): Promise<Reply> {
-    return this.onOperator(r, async () => {
-      const decision = r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
-      if (!decision) throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
-      const { entry, token } = await this.deps.accounts.decideWaitlist(r.form.get('email') ?? '', decision)
-      if (token) this.mail(entry.email, 'You are in: your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
-      return decision === 'approve' ? `${entry.email} is approved; a sign-in link is on its way.` : `${entry.email} is declined.`
-    })
-  }
-
-  private operatorInvite(r: Request): Promise<Reply> {
-    return this.onOperator(r, async () => {
-      const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, {})
-      this.mail(invite.email, 'You are invited to agentrooms', inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlMs))
-      return `Invite to a new team sent to ${invite.email}.`
-    })
-  }
 }
-
-const BAD_LINK = 'This link is not valid: it was used already, it has expired, or it was altered. Ask for a new one.'
-
-export const actorOf = (u: User) => `user:${u.id} ${u.email}`

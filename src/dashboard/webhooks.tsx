@@ -3,11 +3,12 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import type { WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request, type Web } from './web.js'
+import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import type { Web } from './web.js'
 
 export interface WebhooksDeps {
   webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>

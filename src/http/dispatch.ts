@@ -4,24 +4,29 @@
 import type { Keyring } from '../auth/keyring.js'
 import type { Principal } from '../auth/principal.js'
 import { RateLimiter } from '../auth/ratelimit.js'
-import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { toStoreError } from '../store/store.js'
 import { parse } from '../core/validate.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 import type { Exchange } from './exchange.js'
-import type { Lifecycle } from './lifecycle.js'
-import type { Metrics } from './metrics.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
+import type { Metrics } from '../shared/metrics.js'
 import type { Ctx, Router } from './router.js'
 
-export interface DispatchDeps {
-  settings: Settings
-  router: Router
-  keyring: Keyring
-  rateLimiter: RateLimiter
-  metrics: Metrics
-  log: Logger
-  lifecycle: Lifecycle
+/** What admit() uses: the keys, the team rate limit, and the counter of refused calls. */
+export interface AdmitDeps {
+  keyring: Pick<Keyring, 'authenticate'>
+  rateLimiter: Pick<RateLimiter, 'check'>
+  metrics: Pick<Metrics, 'rateLimited'>
+}
+
+/** What the dispatcher uses besides admit()'s: the routes, the body limit, the counters, the log, the drain. */
+export interface DispatchDeps extends AdmitDeps {
+  settings: { httpBodyBytes: number }
+  router: Pick<Router, 'match'>
+  metrics: Pick<Metrics, 'rateLimited' | 'requests' | 'latency'>
+  log: Pick<Logger, 'error'>
+  lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
 }
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
@@ -35,7 +40,7 @@ export function sendError(ex: Exchange, err: AppError): void {
 }
 
 /** Authenticates and rate-limits a request; sets the RateLimit-* headers on `ex`. */
-export async function admit(deps: Pick<DispatchDeps, 'keyring' | 'rateLimiter' | 'metrics'>, ex: Exchange, need: 'team' | 'any'): Promise<Principal> {
+export async function admit(deps: AdmitDeps, ex: Exchange, need: 'team' | 'any'): Promise<Principal> {
   const principal = await deps.keyring.authenticate(ex.req.headers.authorization)
   if (need === 'team' && principal.kind !== 'team') {
     throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room')

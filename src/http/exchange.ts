@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module'
 import type * as UWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
-import { AppError, ERRORS } from '../core/errors.js'
+import { AppError, ERRORS } from '../shared/errors.js'
 
 let loaded: typeof UWS | undefined
 

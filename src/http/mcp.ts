@@ -6,25 +6,26 @@
 import type { Principal } from '../auth/principal.js'
 import { mcpPipeline, refuse, type EndpointHost, type McpExchange, type ReplyShape } from '../mcp/pipeline.js'
 import { REFUSE } from '../mcp/wire.js'
-import type { ServiceNode } from '../node.js'
-import { admit } from './dispatch.js'
+import { admit, type AdmitDeps } from './dispatch.js'
 import type { Exchange } from './exchange.js'
 import { HttpReply, type SseSettings } from './mcp-reply.js'
 import type { Route } from './router.js'
 
-/** The node parts the endpoint uses: settings, and keys and rate limits for admit(). */
-export type EndpointNode = Pick<ServiceNode, 'settings' | 'keyring' | 'rateLimiter' | 'metrics'>
+/** What the endpoint uses: keys and rate limits for admit(), allowed origins, SSE reply settings. */
+export interface McpRouteDeps extends AdmitDeps {
+  settings: { mcpAllowedOrigins: readonly string[]; sseKeepaliveMs: number; sseBufferBytes: number }
+}
 
 /** One POST as the pipeline sees it (a class: one allocation a call, on the hot path). */
 class HttpMcpExchange implements McpExchange {
   constructor(
     private readonly ex: Exchange,
-    private readonly node: EndpointNode,
+    private readonly deps: AdmitDeps,
     private readonly sse: SseSettings,
   ) {}
 
   authenticate(): Promise<Principal> {
-    return admit(this.node, this.ex, 'any')
+    return admit(this.deps, this.ex, 'any')
   }
 
   send(status: number, body: string, headers?: Record<string, string>): void {
@@ -44,12 +45,12 @@ class HttpMcpExchange implements McpExchange {
   }
 }
 
-export function mcpRoutes(node: EndpointNode, host: EndpointHost, opts: { anonymous?: Principal } = {}): Route[] {
-  const serve = mcpPipeline(host, { allowedOrigins: node.settings.mcpAllowedOrigins, anonymous: opts.anonymous })
-  const sse: SseSettings = { keepaliveMs: node.settings.sseKeepaliveMs, bufferBytes: node.settings.sseBufferBytes }
+export function mcpRoutes(deps: McpRouteDeps, host: EndpointHost, opts: { anonymous?: Principal } = {}): Route[] {
+  const serve = mcpPipeline(host, { allowedOrigins: deps.settings.mcpAllowedOrigins, anonymous: opts.anonymous })
+  const sse: SseSettings = { keepaliveMs: deps.settings.sseKeepaliveMs, bufferBytes: deps.settings.sseBufferBytes }
   const methodNotAllowed = async ({ ex }: { ex: Exchange }) => refuse(ex, REFUSE.httpMethod)
   const post = async ({ ex, raw }: { ex: Exchange; raw?: Buffer }) => {
-    await serve({ headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw }, new HttpMcpExchange(ex, node, sse))
+    await serve({ headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw }, new HttpMcpExchange(ex, deps, sse))
     return undefined
   }
   return [

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document (GET /openapi.json), generated from the route table and the same zod
 // schemas that validate requests, so the document cannot drift from what the service accepts.
 import { z } from 'zod'
-import { ERRORS } from '../core/errors.js'
+import { ERRORS } from '../shared/errors.js'
 import type { Route } from './router.js'
 
 const errorBody = z.object({

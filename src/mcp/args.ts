@@ -8,10 +8,10 @@
 // takes nothing names its core schema all the same (coreArgs(schema, {})), so a field the core
 // adds reaches it, or fails at load when required.
 import { z } from 'zod'
-import type { Settings } from '../config.js'
+import type { CoreSettings } from '../core/settings.js'
 
 /** The names of the settings that are numbers (never undefined). */
-type NumericSetting = { [K in keyof Settings]-?: Settings[K] extends number ? K : never }[keyof Settings]
+type NumericSetting = { [K in keyof CoreSettings]-?: CoreSettings[K] extends number ? K : never }[keyof CoreSettings]
 
 /**
  * The settings the core schema factories read: limits, numbers all (the compiler holds this list
@@ -29,7 +29,7 @@ export const FACTORY_LIMITS: readonly NumericSetting[] = [
  * an optional setting would otherwise shape its schema by a number, silently. (The settings
  * themselves belong to the composition root, which nothing below it imports.)
  */
-export const CORE_SETTINGS: Settings = new Proxy({} as Settings, {
+export const CORE_SETTINGS: CoreSettings = new Proxy({} as CoreSettings, {
   get(_target, key) {
     if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
     if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER

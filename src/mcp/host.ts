@@ -5,29 +5,17 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Principal } from '../auth/principal.js'
-import type { ServiceNode } from '../node.js'
-import { VERSION } from '../version.js'
-import type { EndpointHost, LazyAbort } from './pipeline.js'
-import { runTool } from './runner.js'
+import { VERSION } from '../shared/version.js'
+import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
+import { runTool, type McpDeps } from './runner.js'
 import { inputSchema, type ToolDef } from './tool.js'
-import { ALL_TOOLS, CORE_TOOL_NAMES } from './tools/index.js'
-import { MuxTransport, type RequestData } from './transport.js'
+import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
+import { MuxTransport } from './transport.js'
 
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
   'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and read_context give whole records); a list that left items out says how many in more.'
-
-export type Profile = 'full' | 'core'
-
-/** What each request hands its handlers (as extra.authInfo.extra). */
-export interface McpRequestData extends RequestData {
-  principal: Principal
-  profile: Profile
-  /** Switches the reply to SSE with keep-alive comments (long calls such as wait_for_events). */
-  longRunning: () => void
-}
 
 /**
  * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
@@ -95,14 +83,14 @@ export class McpHost implements EndpointHost {
   readonly serverInfo = SERVER_INFO
   readonly capabilities = { tools: { listChanged: false } }
   readonly instructions = INSTRUCTIONS
-  readonly tools: ReadonlyMap<string, ToolDef>
+  readonly tools: ReadonlyMap<string, ToolDef<ToolDeps>>
   /** tools/list results, built once per profile, for team keys and for room invite keys. */
   readonly lists: Record<Profile, { tools: Tool[] }>
   readonly inviteLists: Record<Profile, { tools: Tool[] }>
   /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
   fastPath = true
 
-  constructor(private readonly node: ServiceNode) {
+  constructor(private readonly deps: McpDeps) {
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
     const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
     const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
@@ -119,12 +107,12 @@ export class McpHost implements EndpointHost {
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       const req = request as unknown as CallToolRequest // checked by fastCall (one line naming the fault) before the SDK sees it
       const data = extra.authInfo?.extra as McpRequestData
-      return runTool(this.node, this.toolFor(req.params.name, data.profile), req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
+      return runTool(this.deps, this.toolFor(req.params.name, data.profile), req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
     })
   }
 
   /** The tool a call names if the caller's profile lists it; else the -32602 both paths answer. */
-  private toolFor(name: string, profile: Profile): ToolDef {
+  private toolFor(name: string, profile: Profile): ToolDef<ToolDeps> {
     const def = this.tools.get(name)
     const profileHides = profile === 'core' && !CORE_TOOL_NAMES.includes(name)
     // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
@@ -150,13 +138,13 @@ export class McpHost implements EndpointHost {
     if (args !== undefined && !isPlainObject(args)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object'))
     if (!this.fastPath || (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined))) return undefined
     for (const k in params) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return undefined
-    let def: ToolDef
+    let def: ToolDef<ToolDeps>
     try {
       def = this.toolFor(name, data.profile)
     } catch (err) {
       return Promise.reject(err)
     }
-    return runTool(this.node, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
+    return runTool(this.deps, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
   }
 
   async start(): Promise<void> {

@@ -14,12 +14,22 @@
 //             to the host's fast path (plain tools/call) or else the SDK server via the transport
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { classify as eraRules } from './era.js'
-import type { McpRequestData, Profile } from './host.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from './modern.js'
-import type { MuxTransport, ReplySink } from './transport.js'
+import type { MuxTransport, ReplySink, RequestData } from './transport.js'
 import { REFUSE, type Implementation, type JsonObject, type Rejection, type RequestId } from './wire.js'
+
+/** Which tools a request sees: all, or the `core` profile's (?profile=core). */
+export type Profile = 'full' | 'core'
+
+/** What each request hands its handlers (as extra.authInfo.extra). */
+export interface McpRequestData extends RequestData {
+  principal: Principal
+  profile: Profile
+  /** Switches the reply to SSE with keep-alive comments (long calls such as wait_for_events). */
+  longRunning: () => void
+}
 
 /**
  * What the pipeline needs from the MCP server behind it: the MuxTransport the server is connected

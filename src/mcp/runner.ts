@@ -5,11 +5,22 @@
 // object of docs/errors.md, so a model can read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { roomFor, type Principal } from '../auth/principal.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { parse } from '../core/validate.js'
-import type { ServiceNode } from '../node.js'
 import { toStoreError } from '../store/store.js'
+import type { Logger } from '../shared/logger.js'
+import type { Metrics } from '../shared/metrics.js'
 import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
+import type { ToolDeps } from './tools/index.js'
+
+/** What the runner itself uses: the tool call counter and the log of unexpected failures. */
+export interface RunnerDeps {
+  metrics: Pick<Metrics, 'toolCalls'>
+  log: Pick<Logger, 'error'>
+}
+
+/** What node.ts hands the MCP host: what the tools use and what the runner uses. */
+export type McpDeps = ToolDeps & RunnerDeps
 
 export interface RunOptions {
   principal: Principal
@@ -28,7 +39,7 @@ function schemaOf(def: ToolDef) {
 
 const text = (body: unknown, isError = false): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(body) }], ...(isError ? { isError: true } : {}) })
 
-export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown, opts: RunOptions): Promise<CallToolResult> {
+export async function runTool(deps: McpDeps, def: ToolDef<ToolDeps>, rawArgs: unknown, opts: RunOptions): Promise<CallToolResult> {
   let roomId: string | undefined
   try {
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
@@ -37,8 +48,8 @@ export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown,
     const given = (rawArgs ?? {}) as Record<string, unknown>
     if (def.scope === 'room' && typeof given.room_id === 'string') roomId = given.room_id
     const args = parse(schemaOf(def), given) as Record<string, unknown>
-    const ctx: ToolContext = {
-      node,
+    const ctx: ToolContext<ToolDeps> = {
+      deps,
       principal: opts.principal,
       get signal() {
         return opts.abort.signal
@@ -54,15 +65,15 @@ export async function runTool(node: ServiceNode, def: ToolDef, rawArgs: unknown,
       ctx.caller = { room, agent: args.agent_id as string, idempotencyKey: args.idempotency_key as string | undefined }
     }
     const result = await def.run(ctx, args)
-    node.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
+    deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
     if (roomId === undefined) return text(result)
     const { unread, ...rest } = result
     return text({ room_id: roomId, ...rest, unread })
   } catch (caught) {
-    node.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
+    deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
     const err = toStoreError(caught)
     const appErr = err instanceof AppError ? err : undefined
-    if (!appErr) node.log.error({ err, tool: def.name }, 'tool failed')
+    if (!appErr) deps.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()
     return text(roomId === undefined ? { error } : { room_id: roomId, error }, true)
   }

@@ -1,12 +1,14 @@
 // The shape of an MCP tool of this service, independent of the SDK: a zod input schema, hints
-// for clients, a description written for a model, and a run function over the core. Room tools
-// get room_id, agent_id and (for mutations) idempotency_key added to their input; the runner
-// authorizes the room, calls run, and wraps the result with room_id and the caller's unread count.
+// for clients, a description written for a model, and a run function over the services it
+// declares. Room tools get room_id, agent_id and (for mutations) idempotency_key added to their
+// input; the runner authorizes the room, calls run, and wraps the result with room_id and the
+// caller's unread count. Each tool file declares what its tools use (e.g. PlanToolDeps: the
+// core's plan and summary) and makes its tools with toolsOf<That>(); node.ts hands the runner
+// one object that has what every tool file declares (tools/index.ts ToolDeps).
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { Caller } from '../core/fields.js'
 import { agentId, idempotencyKey, roomId } from '../core/fields.js'
-import type { ServiceNode } from '../node.js'
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean
@@ -15,8 +17,9 @@ export interface ToolAnnotations {
   openWorldHint?: boolean
 }
 
-export interface ToolContext {
-  node: ServiceNode
+export interface ToolContext<D> {
+  /** The services the tool's file declares it uses. */
+  deps: D
   principal: Principal
   /** Aborted when the client goes away or cancels the call. */
   signal: AbortSignal
@@ -26,7 +29,11 @@ export interface ToolContext {
   longRunning(): void
 }
 
-export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
+/**
+ * A tool that uses `D`. A bare ToolDef (D = never) is any tool, for what lists or validates tools
+ * without running them.
+ */
+export interface ToolDef<D = never, S extends z.ZodRawShape = z.ZodRawShape> {
   name: string
   title: string
   /** For a model: what it does, when to use it, what it consumes or costs. */
@@ -40,12 +47,12 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   annotations: ToolAnnotations
   /** Listed in the `core` profile (the typical agent turn). */
   core?: boolean
-  run(ctx: ToolContext, args: z.output<z.ZodObject<S>>): Promise<Record<string, unknown>>
+  run: (ctx: ToolContext<D>, args: z.output<z.ZodObject<S>>) => Promise<Record<string, unknown>>
 }
 
-/** Declares a tool with its argument types inferred. */
-export function tool<S extends z.ZodRawShape>(def: ToolDef<S>): ToolDef {
-  return def as unknown as ToolDef
+/** The declarer of the tools that use `D`: `const tool = toolsOf<PlanToolDeps>()`, then tool({...}) infers the argument types. */
+export function toolsOf<D>() {
+  return <S extends z.ZodRawShape>(def: ToolDef<D, S>): ToolDef<D> => def as unknown as ToolDef<D>
 }
 
 export const commonArgs = {

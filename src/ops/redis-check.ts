@@ -9,7 +9,7 @@
 //   it (every room lost since the last save); with a limit, writes fail cleanly when it is full
 //   and reads go on. A warning too.
 import { Cluster } from 'ioredis'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 import type { RedisClient } from '../store/store.js'
 
 /** The oldest Redis the service runs on (SPUBLISH, sharded pub/sub). */

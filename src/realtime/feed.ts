@@ -9,7 +9,11 @@
 // runs in one queue, so positions never race; a follower that resumes from an id catches up on
 // its own first, then joins the queue. Every follower also keeps its own position and skips what
 // it already has, which is what makes joining and catching up exact.
-import { AppError } from '../core/errors.js'
+//
+// Longer than the house's ~350 lines, as one concern: followers and waiters share one queue per
+// room, and that queue's order is the guarantee above. Reading the stream (pages, positions,
+// rewinds) is apart, in stream.ts.
+import { AppError } from '../shared/errors.js'
 import { noticeEvent, type Notice, type RoomEvent } from '../core/events.js'
 import { eventId } from '../core/fields.js'
 import type { RoomRef } from '../store/keys.js'

@@ -3,7 +3,7 @@
 // MCP tool and the HTTP route say the same whichever engine answers. Both engines pass the same
 // conformance suite (test/helpers/search-conformance.ts).
 import { z } from 'zod'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { Caller } from '../core/fields.js'
 import { parse } from '../core/validate.js'
 

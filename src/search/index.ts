@@ -1,7 +1,7 @@
 // Chooses the search engine from the settings: Meilisearch when MEILI_URL is set (its indexer runs
 // on every node), else the Redis engine, with semantic search when EMBEDDER_URL is set (its vector
 // indexer then runs on every node). Both implement SearchEngine (engine.ts).
-import type { Settings } from '../config.js'
+import type { SearchSettings } from './settings.js'
 import type { Hub } from '../realtime/hub.js'
 import type { Store } from '../store/store.js'
 import { createEmbedder } from './embed/index.js'
@@ -10,7 +10,7 @@ import type { IndexerOptions } from './indexer.js'
 import { MeiliSearchEngine } from './meili/engine.js'
 import { RedisSearchEngine } from './redis/engine.js'
 
-export function createSearchEngine(store: Store, hub: Hub, settings: Settings, log?: IndexerOptions['log']): SearchEngine {
+export function createSearchEngine(store: Store, hub: Hub, settings: SearchSettings, log?: IndexerOptions['log']): SearchEngine {
   if (!settings.meiliUrl) {
     const embedder = createEmbedder(settings)
     return new RedisSearchEngine(store, hub, settings, embedder ? { embedder, indexer: { log } } : {})

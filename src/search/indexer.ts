@@ -24,12 +24,15 @@
 // sweep compares every room's cseq with its `pos` and marks the rooms behind, and deletes the
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
 //
-// Over 350 lines: the sync, the sweep and the claim loop share one indexer's state (its leases,
-// its run flags); the manifest's diff is apart (manifest.ts).
+// Longer than the house's ~350 lines, as one concern: claiming, syncing and sweeping are one
+// protocol over the durable state above, whose contract this header is. What is not the protocol
+// is apart: the manifest's diff (manifest.ts), the sinks (meili/sink.ts, vectors/sink.ts), the
+// reads of a room (records.ts), the index keys and leases (src/store/search.ts,
+// src/store/leases.ts).
 import { randomBytes } from 'node:crypto'
 import { encode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
-import { AppError } from '../core/errors.js'
+import type { SearchSettings } from './settings.js'
+import { AppError } from '../shared/errors.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper, type Lease } from '../store/leases.js'
 import { IndexState, type IndexKeys } from '../store/search.js'
@@ -119,7 +122,7 @@ export class Indexer {
   constructor(
     private readonly store: Store,
     private readonly sink: IndexSink,
-    private readonly settings: Settings,
+    private readonly settings: SearchSettings,
     opts: IndexerOptions = {},
   ) {
     // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.

@@ -12,6 +12,7 @@
 // half of them), and a prefix expands to at most MAX_EXPANSIONS words, so a query costs at most the
 // postings of (words + MAX_EXPANSIONS) terms.
 import { eachWord, flat, words } from './text.js'
+import { TopK } from './topk.js'
 
 export const FIELDS = ['title', 'notes', 'type', 'key', 'body', 'text'] as const
 export type Field = (typeof FIELDS)[number]
@@ -253,7 +254,7 @@ export class LexicalIndex<M> {
         count[slot]! += 1
       }
     })
-    const top = new TopK<M>(limit)
+    const top = new TopK<Hit<M>>(limit, better)
     for (const slot of all) {
       const doc = this.slots[slot]!.doc
       if (!kinds || kinds.has(doc.kind)) top.offer({ doc, score: (score[slot]! * count[slot]!) / qwords.length, fields: mask[slot]!, exact: exact[slot]! })
@@ -335,52 +336,6 @@ export class LexicalIndex<M> {
     this.vocab = [...postings.keys()].sort()
     this.fresh = []
     this.deadTriples = 0
-  }
-}
-
-/** Keeps the best `k` hits offered (a min-heap on score), newest first among equal scores. */
-class TopK<M> {
-  private readonly heap: Hit<M>[] = []
-
-  constructor(private readonly k: number) {}
-
-  offer(h: Hit<M>): void {
-    const heap = this.heap
-    if (heap.length < this.k) {
-      heap.push(h)
-      this.up(heap.length - 1)
-    } else if (this.k > 0 && better(h, heap[0]!)) {
-      heap[0] = h
-      this.down(0)
-    }
-  }
-
-  sorted(): Hit<M>[] {
-    return [...this.heap].sort((a, b) => (better(a, b) ? -1 : 1))
-  }
-
-  private up(i: number): void {
-    const heap = this.heap
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!better(heap[parent]!, heap[i]!)) break
-      ;[heap[parent], heap[i]] = [heap[i]!, heap[parent]!]
-      i = parent
-    }
-  }
-
-  private down(i: number): void {
-    const heap = this.heap
-    for (;;) {
-      const l = 2 * i + 1
-      const r = l + 1
-      let worst = i
-      if (l < heap.length && better(heap[worst]!, heap[l]!)) worst = l
-      if (r < heap.length && better(heap[worst]!, heap[r]!)) worst = r
-      if (worst === i) return
-      ;[heap[worst], heap[i]] = [heap[i]!, heap[worst]!]
-      i = worst
-    }
   }
 }
 

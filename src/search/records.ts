@@ -4,11 +4,11 @@
 // records its notices marked dirty), a listing of what exists (ids and stamps), and chunks of
 // records by id, so no call holds Redis long whatever the room's size.
 import { decode, encode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
+import type { SearchSettings } from './settings.js'
 import type { CallOptions, Store } from '../store/store.js'
 import type { RoomRef } from '../store/keys.js'
 import { readChunk, readListing } from '../store/search.js'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import { iso } from '../core/records.js'
 import { refOf, type SearchHit, type SearchKind } from './engine.js'
 import type { Field } from './lexical.js'
@@ -141,7 +141,7 @@ export function eventDoc(id: string, rec: { type: string; agent_id: string; text
 export class SearchReader {
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: SearchSettings,
     /** The index position every search reads (pick): the Meilisearch manifest unless told otherwise. */
     private readonly manifestOf: (ref: RoomRef) => string = (ref) => store.keys.searchManifest(ref),
   ) {}

@@ -7,7 +7,7 @@
 // once when the connection closes), `up` again only after three good checks in a row, so
 // /ready does not flap while a cluster fails over.
 import { Cluster } from 'ioredis'
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { RedisClient } from './store.js'
 
 /** How often the node checks its Redis (ms). */

@@ -7,8 +7,7 @@
 // lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
-import type { Settings } from '../config.js'
-import { AppError, isErrorCode } from '../core/errors.js'
+import { AppError, isErrorCode } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
 import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'
@@ -54,7 +53,25 @@ export function touchEveryMs(roomTtlMs: number): number {
   return Math.min(300_000, Math.floor(roomTtlMs / 10))
 }
 
-export function connectionOptions(settings: Settings): { mode: 'standalone' | 'cluster'; nodes: { host: string; port: number }[] } {
+/** How to reach Redis (src/config.ts reads them from REDIS_URL, REDIS_CLUSTER_NODES, ...). */
+export interface RedisSettings {
+  redisUrl?: string | undefined
+  redisClusterNodes?: string | undefined
+  redisPassword?: string | undefined
+  redisAutoPipelining: boolean
+}
+
+/**
+ * The settings the store reads. The composition root's Settings (src/config.ts) has every one of
+ * them under the same name; the store declares only what it uses, so it never imports the root.
+ */
+export interface StoreSettings extends RedisSettings {
+  keyPrefix: string
+  roomTtlMs: number
+  idempotencyTtlMs: number
+}
+
+export function connectionOptions(settings: Pick<RedisSettings, 'redisUrl' | 'redisClusterNodes'>): { mode: 'standalone' | 'cluster'; nodes: { host: string; port: number }[] } {
   if (settings.redisClusterNodes) {
     const nodes = settings.redisClusterNodes.split(',').map((hp) => {
       const [host, port] = hp.trim().split(':')
@@ -68,7 +85,11 @@ export function connectionOptions(settings: Settings): { mode: 'standalone' | 'c
 
 const NONE: readonly never[] = Object.freeze([])
 
-export class Store {
+/**
+ * `S`: the settings as given (the node's whole Settings), kept as `settings` for whoever made the
+ * store; the store itself reads only StoreSettings.
+ */
+export class Store<S extends StoreSettings = StoreSettings> {
   readonly keys: Keys
   readonly client: RedisClient
   readonly mode: 'standalone' | 'cluster'
@@ -91,7 +112,7 @@ export class Store {
   private readonly viaIoredis: boolean
 
   constructor(
-    readonly settings: Settings,
+    readonly settings: S,
     client?: RedisClient,
   ) {
     this.keys = new Keys(settings.keyPrefix)
@@ -273,7 +294,7 @@ export function toStoreError(err: unknown): Error {
   return err instanceof Error ? err : new Error(message)
 }
 
-export function createClient(settings: Settings, extra: Partial<RedisOptions> = {}): RedisClient {
+export function createClient(settings: RedisSettings, extra: Partial<RedisOptions> = {}): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
   // Auto-pipelining is off unless asked for: see REDIS_AUTO_PIPELINING in docs/configuration.md.
   // Reconnect attempts at most 500 ms apart (ioredis' default grows to 2 s): a Redis that is back
@@ -300,7 +321,7 @@ export function createClient(settings: Settings, extra: Partial<RedisOptions> = 
  * sharded subscribers, one connection per master that owns a subscribed channel. `name` is the
  * CLIENT SETNAME of its connections, so CLIENT LIST tells which node they belong to.
  */
-export function createSubscriber(settings: Settings, name?: string): RedisClient {
+export function createSubscriber(settings: RedisSettings, name?: string): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
   if (mode === 'cluster') {
     return new Cluster(nodes, { shardedSubscribers: true, lazyConnect: true, redisOptions: { password: settings.redisPassword, connectionName: name } })

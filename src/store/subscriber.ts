@@ -4,8 +4,7 @@
 // owns a subscribed channel (createSubscriber).
 import { createRequire } from 'node:module'
 import { Cluster } from 'ioredis'
-import type { Settings } from '../config.js'
-import { createSubscriber, type RedisClient } from './store.js'
+import { createSubscriber, type RedisClient, type RedisSettings } from './store.js'
 
 // The slot function ioredis itself uses (declared at the version ioredis pins), CommonJS without types.
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
@@ -14,7 +13,7 @@ export class Subscriber {
   private readonly conn: RedisClient
 
   /** A not yet connected subscriber; `name` is the CLIENT SETNAME of its connections. */
-  constructor(settings: Settings, name: string) {
+  constructor(settings: RedisSettings, name: string) {
     this.conn = createSubscriber(settings, name)
     this.conn.on('error', () => {}) // failures surface as failed commands, 'end' or lost probes
   }

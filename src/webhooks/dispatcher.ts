@@ -7,18 +7,16 @@
 //      flight are renewed (a LeaseKeeper), so only a dead or stalled node's deliveries are taken
 //      over.
 import { hostname } from 'node:os'
-import type { Settings } from '../config.js'
-import { eventFromReply } from '../core/events.js'
+import type { WebhookSettings } from './settings.js'
 import { randomBase32 } from '../core/ids.js'
-import type { Logger } from '../logger.js'
+import type { Logger } from '../shared/logger.js'
 import type { LeaseKeeper } from '../store/leases.js'
-import type { Claim, ClaimedDelivery, Delivery, HookTarget, Outcome, WebhookQueue } from '../store/webhooks.js'
-import { VERSION } from '../version.js'
+import type { Claim, ClaimedDelivery, HookTarget, Outcome, WebhookQueue } from '../store/webhooks.js'
 import { fanOutRoom, sweepTeam } from './fanout.js'
-import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'
+import { decide, deliveryBody, signedAttempt } from './attempt.js'
+import type { Resolver } from './guard.js'
 import { RECENT_ATTEMPTS, RECENT_FAILURES } from './registry.js'
-import { deliverTo, deliveryAgent, type Attempt } from './send.js'
-import { secretsOf, signedHeaders } from './signing.js'
+import { deliveryAgent, type Attempt } from './send.js'
 
 /** Teams one claimTeams call picks. */
 const TEAMS_PER_ROUND = 8
@@ -45,7 +43,7 @@ const CLAIM_MAX = 100
 export const ORDER_WAIT_MS = 1000
 
 export interface DispatcherOptions {
-  settings: Settings
+  settings: WebhookSettings
   log: Logger
   resolve?: Resolver | undefined
   /** Extra trusted CA; with it, loopback targets are allowed (test only). */
@@ -64,18 +62,6 @@ export function nextLookAt(claim: Pick<Claim, 'hinted' | 'more' | 'next' | 'now'
   return Math.min(claim.next ?? Infinity, claim.now + sweepMs)
 }
 
-/** What to do after an attempt: the outcome and, for a retry, the delay. */
-export function decide(a: Attempt, attempts: number, scheduleMs: readonly number[], jitter: number, random = Math.random): { outcome: Outcome; delayMs: number } {
-  if (a.status !== undefined && a.status >= 200 && a.status < 300) return { outcome: 'ok', delayMs: 0 }
-  if (a.status === 410) return { outcome: 'gone', delayMs: 0 }
-  if (attempts > scheduleMs.length) return { outcome: 'fail', delayMs: 0 }
-  const longest = Math.max(...scheduleMs)
-  // Retry-After is honoured as asked (never sooner), up to the schedule's longest delay.
-  if (a.retryAfterMs !== undefined) return { outcome: 'retry', delayMs: Math.min(a.retryAfterMs, longest) }
-  const base = scheduleMs[attempts - 1]!
-  return { outcome: 'retry', delayMs: Math.max(0, Math.round(base * (1 + (random() * 2 - 1) * jitter))) }
-}
-
 export class Dispatcher {
   /** Names this node as the holder of the deliveries it claims (host and pid, so an operator can tell which process holds one). */
   readonly holder = `${hostname()}:${process.pid}:${randomBase32(8)}`
@@ -90,7 +76,7 @@ export class Dispatcher {
   private readonly abort = new AbortController()
   /** Set when stop() gave up waiting: attempts cut by it are not settled (see stop()). */
   private abandoned = false
-  private readonly settings: Settings
+  private readonly settings: WebhookSettings
   private readonly log: Logger
   private readonly teamLeaseMs: number
   /** Free slots that make the loop look for more work. */
@@ -287,12 +273,6 @@ export class Dispatcher {
     }
   }
 
-  /** The request body of a delivery: JSON {id, type, team_id, room_id, event, sent_at}. */
-  static body(team: string, d: Delivery, sentAt: Date): Buffer {
-    const event = eventFromReply({ ...d.e, id: d.ev })
-    return Buffer.from(JSON.stringify({ id: d.id, type: 'room.event', team_id: team, room_id: d.room, event, sent_at: sentAt.toISOString() }))
-  }
-
   /**
    * One attempt of one delivery, then its outcome settled. The webhook is read just before: a
    * delivery claimed before its webhook was deleted or disabled (410) is dropped, not sent.
@@ -306,7 +286,7 @@ export class Dispatcher {
     }
     if (this.abandoned) return
     const started = Date.now()
-    const body = Dispatcher.body(team, d, new Date(started))
+    const body = deliveryBody(team, d, new Date(started))
     const attempt = await this.attempt(hook, d.id, body, started)
     if (this.abandoned && attempt.status === undefined) {
       // Cut by stop(), not failed by the receiver: the lease takeover sends it again.
@@ -320,18 +300,10 @@ export class Dispatcher {
     if (outcome === 'gone') this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
   }
 
-  /** One signed POST of `body` to the webhook, started at `started` (ms), within WEBHOOK_TIMEOUT_MS, DNS included. */
-  private async attempt(hook: HookTarget, id: string, body: Buffer, started: number): Promise<Attempt> {
+  /** One signed POST of `body` to the webhook (attempt.ts), cut short when the node stops. */
+  private attempt(hook: HookTarget, id: string, body: Buffer, started: number): Promise<Attempt> {
     const s = this.settings
-    const headers = signedHeaders(secretsOf(hook), id, Math.floor(started / 1000), body)
-    try {
-      const url = parseTargetUrl(hook.url)
-      const target = await withDeadline(resolveTarget(url, { resolve: this.opts.resolve, allowLoopback: this.opts.ca !== undefined }), s.webhookTimeoutMs, 'DNS')
-      const left = s.webhookTimeoutMs - (Date.now() - started)
-      return await deliverTo(target, body, headers, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, userAgent: `agentrooms-webhooks/${VERSION}`, signal: this.abort.signal }, left)
-    } catch (err) {
-      return { error: (err as Error).message }
-    }
+    return signedAttempt(hook, id, body, started, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, resolve: this.opts.resolve, signal: this.abort.signal })
   }
 
   /**
@@ -357,13 +329,4 @@ export class Dispatcher {
     this.opts.leases.release(d.lease)
     return this.queue.settle(team, d.lease.token, d.id, outcome, status, error, delayMs, KEPT)
   }
-}
-
-/** `p`, or a rejection naming `what` after `ms`. */
-function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([p, late]).finally(() => clearTimeout(timer))
 }

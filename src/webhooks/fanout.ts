@@ -5,7 +5,7 @@
 //
 // Which rooms to read: the node that posted an event hints its room right after the post (fast
 // path); a periodic sweep over every room of the team finds what a lost hint left behind.
-import { AppError } from '../core/errors.js'
+import { AppError } from '../shared/errors.js'
 import type { WebhookQueue } from '../store/webhooks.js'
 
 /** Events read and enqueued per script call. */

@@ -1,8 +1,8 @@
 // Webhooks of a node: the registry (admin API), the hints the events appended on this node give, and the
 // dispatcher that delivers. See docs/webhooks.md for the design.
 import { readFileSync } from 'node:fs'
-import type { Settings } from '../config.js'
-import type { Logger } from '../logger.js'
+import type { WebhookSettings } from './settings.js'
+import type { Logger } from '../shared/logger.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper } from '../store/leases.js'
 import type { Store } from '../store/store.js'
@@ -26,7 +26,7 @@ export class Webhooks {
 
   constructor(
     store: Store,
-    private readonly settings: Settings,
+    private readonly settings: WebhookSettings,
     opts: WebhooksOptions,
   ) {
     const ca = settings.webhookTestLoopbackCa === undefined ? undefined : readFileSync(settings.webhookTestLoopbackCa)

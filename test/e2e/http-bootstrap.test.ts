@@ -8,7 +8,7 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { defaultSettings } from '../../src/config.js'
-import { createLogger } from '../../src/logger.js'
+import { createLogger } from '../../src/shared/logger.js'
 import { ServiceNode } from '../../src/node.js'
 import { runTeamsCli } from '../../src/ops/teams-cli.js'
 import { startNode } from '../helpers/node.js'

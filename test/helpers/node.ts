@@ -3,7 +3,7 @@
 import type { Test } from 'tap'
 import type { Settings } from '../../src/config.js'
 import { ServiceNode, type NodeOptions } from '../../src/node.js'
-import { createLogger } from '../../src/logger.js'
+import { createLogger } from '../../src/shared/logger.js'
 import { settingsFor, uid, type Backend } from './shared.js'
 
 export interface TestNode {

@@ -4,7 +4,7 @@
 // writes made so far: nothing for the Redis engine, which reads its writes; an indexer sync for
 // Meilisearch).
 import type { Test } from 'tap'
-import { AppError } from '../../src/core/errors.js'
+import { AppError } from '../../src/shared/errors.js'
 import type { SearchAnswer, SearchEngine } from '../../src/search/engine.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { TestRoom } from './core.js'

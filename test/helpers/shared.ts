@@ -52,7 +52,7 @@ export function settingsFor(backend: Backend, overrides: Partial<Settings> = {})
   return defaultSettings({ ...base, ...overrides })
 }
 
-export function storeFor(backend: Backend, overrides: Partial<Settings> = {}): Store {
+export function storeFor(backend: Backend, overrides: Partial<Settings> = {}): Store<Settings> {
   return new Store(settingsFor(backend, overrides))
 }
 

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { newRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
-import { AppError } from '../../src/core/errors.js'
+import { AppError } from '../../src/shared/errors.js'
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {

@@ -2,7 +2,7 @@
 // agent decides with and omit empty or default fields; limits say how many were left out and how
 // to get them; an empty consuming read says when the last event was.
 import t from 'tap'
-import { AppError, ERRORS } from '../../src/core/errors.js'
+import { AppError, ERRORS } from '../../src/shared/errors.js'
 import { newRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
 

@@ -3,7 +3,7 @@
 // own snippets with a room invite key that works on MCP; bad input changes nothing; no team key
 // reaches the page.
 import t from 'tap'
-import { snippetsFor } from '../../src/cli/snippets.js'
+import { snippetsFor } from '../../src/shared/snippets.js'
 import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'

@@ -21,7 +21,8 @@ async function nodeOn(t: Test, store: Store, opts: FeedsOptions = {}): Promise<{
   const hub = await startHub(t, store)
   const feeds = new Feeds(hub, store, { lingerMs: 0, retryMs: 200, ...opts })
   t.teardown(() => feeds.close())
-  return { core: new Core(store, store.settings), hub, feeds }
+  // Every store of these tests is made from a whole Settings (helpers/shared.ts settingsFor).
+  return { core: new Core(store, store.settings as Settings), hub, feeds }
 }
 
 async function secondNode(t: Test, backend: Backend, settings: Partial<Settings> = {}) {

@@ -5,7 +5,7 @@
 // depends on how fast the machine runs. Seconds left are checked against the clock read before
 // and after the call that counted them.
 import t from 'tap'
-import type { AppError } from '../../src/core/errors.js'
+import type { AppError } from '../../src/shared/errors.js'
 import { Locks } from '../../src/core/locks.js'
 import { newRoom, type TestRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
@@ -13,8 +13,7 @@ import { waitFor } from '../helpers/wait.js'
 
 /** Ends `agent`'s lock `name` on purpose: the holder extends it to 1 ms, so it lapses at once. */
 function lapse(room: TestRoom, agent: string, name: string) {
-  const settings = room.core.store.settings
-  return new Locks(room.core.store, { ...settings, lockTtlDefaultMs: 1 }).acquire(room.as(agent), { name })
+  return new Locks(room.core.store, { ...room.core.settings, lockTtlDefaultMs: 1 }).acquire(room.as(agent), { name })
 }
 
 /** Whether `seconds` is what a call between the clock readings `before` and `after` counts for a lock expiring at `expiresAt` (rounded up). */

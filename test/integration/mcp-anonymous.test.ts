@@ -4,7 +4,7 @@
 // authenticated as always; without the option nothing changes.
 import t, { type Test } from 'tap'
 import { request } from 'node:http'
-import { createLogger } from '../../src/logger.js'
+import { createLogger } from '../../src/shared/logger.js'
 import { ServiceNode } from '../../src/node.js'
 import { BACKENDS, settingsFor, uid, type Backend } from '../helpers/shared.js'
 

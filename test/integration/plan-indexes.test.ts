@@ -7,7 +7,7 @@
 // column, blocked by, blocks), as the page computed it before the indexes.
 import t, { type Test } from 'tap'
 import { decode } from '@msgpack/msgpack'
-import { AppError } from '../../src/core/errors.js'
+import { AppError } from '../../src/shared/errors.js'
 import { TASK_STATUSES, type Task, type TaskStatus } from '../../src/core/plan.js'
 import { newRoom, rawRoom, type TestRoom } from '../helpers/core.js'
 import { BACKENDS, type Backend } from '../helpers/shared.js'

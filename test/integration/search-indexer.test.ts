@@ -46,12 +46,12 @@ class MemorySink implements IndexSink {
 }
 
 interface World {
-  store: Store
+  store: Store<Settings>
   core: Core
   settings: Settings
   indexer(sink: IndexSink, opts?: IndexerOptions): Indexer
   /** An indexer on a connection of its own (another node), and that connection, to kill it. */
-  node(sink: IndexSink, opts?: IndexerOptions): { ix: Indexer; store: Store }
+  node(sink: IndexSink, opts?: IndexerOptions): { ix: Indexer; store: Store<Settings> }
 }
 
 /** A key prefix of the test's own, so marks and leases of other tests never mix in. */
@@ -60,7 +60,7 @@ function world(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Wo
   const store = storeFor(backend, settings)
   t.teardown(() => store.close())
   const core = new Core(store, store.settings)
-  const indexerOn = (on: Store, sink: IndexSink, opts: IndexerOptions) => {
+  const indexerOn = (on: Store<Settings>, sink: IndexSink, opts: IndexerOptions) => {
     const ix = new Indexer(on, sink, on.settings, { sweepMs: 0, retryMs: 100, ...opts })
     t.teardown(() => ix.stop())
     return ix

@@ -21,7 +21,7 @@ import { sleep } from '../helpers/wait.js'
 const URL_ = 'https://127.0.0.1:9/hook'
 
 interface Setup {
-  store: Store
+  store: Store<Settings>
   queue: WebhookQueue
   registry: WebhookRegistry
   teamId: string

@@ -4,7 +4,7 @@ import t from 'tap'
 import { Mailer } from '../../src/auth/mailer.js'
 import { defaultSettings, loadSettings } from '../../src/config.js'
 import { Origin } from '../../src/dashboard/security.js'
-import { createLogger } from '../../src/logger.js'
+import { createLogger } from '../../src/shared/logger.js'
 
 const req = (headers: Record<string, string>) => ({ method: 'POST', path: '/signin', query: new URLSearchParams(), headers, remote: '127.0.0.1' })
 

@@ -7,9 +7,8 @@ import t from 'tap'
 import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadSettings, type Settings } from '../../src/config.js'
-import { opsRoutes } from '../../src/http/routes/ops.js'
-import type { ServiceNode } from '../../src/node.js'
-import { VERSION } from '../../src/version.js'
+import { opsRoutes, type OpsDeps } from '../../src/http/routes/ops.js'
+import { VERSION } from '../../src/shared/version.js'
 import { parse as parseYaml } from 'yaml'
 import { MEILI_MIN_VERSION, SETTING_ENVS, atLeast, imageVersion, k8sProblems, kustomize, kustomizeBinary, matches, parseYamlDocs, prerender, type K8sObject } from '../helpers/manifests.js'
 
@@ -46,7 +45,7 @@ t.test('the overlays render without a preinstalled kubectl: on linux-x64 kustomi
   t.equal(kustomizeBinary() !== undefined, published, `${process.platform}-${process.arch}: ${kustomizeBinary() ?? 'kubectl kustomize'}`)
 })
 
-t.test('one release number: src/version.ts, package.json and the image tags of k8s/', async (t) => {
+t.test('one release number: src/shared/version.ts, package.json and the image tags of k8s/', async (t) => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
   t.equal(pkg.version, VERSION, 'package.json version is VERSION')
   for (const dir of ['k8s/base', 'k8s/overlays/production']) {
@@ -180,7 +179,7 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       t.match(c.image, /:[^/]+$/, `the image has a tag (${c.image})`)
       const http = c.ports.find((p: { name: string }) => p.name === 'http')
       t.equal(http.containerPort, settings.port, 'containerPort "http" is PORT')
-      const publicRoutes = opsRoutes({} as ServiceNode).filter((r) => r.auth === 'none' && r.method === 'GET').map((r) => r.path)
+      const publicRoutes = opsRoutes({} as OpsDeps).filter((r) => r.auth === 'none' && r.method === 'GET').map((r) => r.path)
       t.equal(c.readinessProbe.httpGet.path, '/ready', 'readiness on /ready')
       t.equal(c.livenessProbe.httpGet.path, '/health', 'liveness on /health')
       for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe]) {

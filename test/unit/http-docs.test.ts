@@ -5,7 +5,7 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { defaultSettings } from '../../src/config.js'
 import type { Route } from '../../src/http/router.js'
-import { createLogger } from '../../src/logger.js'
+import { createLogger } from '../../src/shared/logger.js'
 import { ServiceNode } from '../../src/node.js'
 
 const AUTH_TEXT: Record<Route['auth'], string> = {

@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { ERRORS } from '../../src/core/errors.js'
+import { ERRORS } from '../../src/shared/errors.js'
 import { STATUS_TEXT, statusLine } from '../../src/http/exchange.js'
 
 t.test('every error code has a status with a reason phrase', async (t) => {

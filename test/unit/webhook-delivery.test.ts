@@ -5,7 +5,8 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import { Webhook } from 'standardwebhooks'
-import { Dispatcher, decide, nextLookAt } from '../../src/webhooks/dispatcher.js'
+import { decide, deliveryBody } from '../../src/webhooks/attempt.js'
+import { nextLookAt } from '../../src/webhooks/dispatcher.js'
 import { parseRetryAfter } from '../../src/webhooks/send.js'
 import { newSecret, signedHeaders, standardKey } from '../../src/webhooks/signing.js'
 
@@ -43,7 +44,7 @@ t.test('a rotated secret: both sign during the overlap, then only the new one', 
 
 t.test('the body: {id, type, team_id, room_id, event, sent_at}, the event as MCP and SSE show it', async (t) => {
   const d = { id: 'dlv_000000000001abcdefabcdef', wh: 'wh_x', room: 'payments', ev: '1700000000000-7', n: 1, at: 0, e: { type: 'blocker', agent_id: 'a', text: 'stuck', data: '{"k":1}', reply_to: '1700000000000-6', created_at: 1_700_000_000_000 } }
-  const body = JSON.parse(Dispatcher.body('tm1', d, new Date(1_700_000_001_000)).toString())
+  const body = JSON.parse(deliveryBody('tm1', d, new Date(1_700_000_001_000)).toString())
   t.same(body, {
     id: d.id,
     type: 'room.event',

@@ -1,16 +1,19 @@
 // The admin API (team keys only): the calling team, rooms, team keys and room invites. Request
 // and response bodies use camelCase (roomId, keyId, tokenId) as the spec's HTTP table does.
 import { z } from 'zod'
+import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
-import { label, teamSchemas } from '../../auth/teams.js'
-import { AppError } from '../../core/errors.js'
+import type { RateLimiter } from '../../auth/ratelimit.js'
+import { label, teamSchemas, type Teams } from '../../auth/teams.js'
+import { AppError } from '../../shared/errors.js'
 import { idempotencyKey, roomId as roomIdField } from '../../core/fields.js'
+import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
 import { TEMPLATES } from '../../core/templates.js'
 import { parse } from '../../core/validate.js'
-import type { ServiceNode } from '../../node.js'
+import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
-import { inRoom, roomNotFound } from './room.js'
+import { actorOf, inRoom, roomNotFound, teamOf } from './access.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -54,21 +57,19 @@ function idempotencyKeyOf(ctx: Ctx): string | undefined {
   return parse(z.object({ 'Idempotency-Key': idempotencyKey }), { 'Idempotency-Key': value })['Idempotency-Key']
 }
 
-/** The team of a request on a `team`-auth route. */
-export function teamOf(ctx: Ctx): string {
-  return (ctx.principal as Principal).teamId
+/** What the admin API uses: rooms and their stats, team keys and invites, the audit trail, the rate limit and search's status. */
+export interface AdminDeps {
+  core: Pick<Core, 'rooms' | 'analytics'>
+  teams: Pick<Teams, 'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'>
+  audit: Pick<Audit, 'record' | 'read'>
+  rateLimiter: Pick<RateLimiter, 'limitFor'>
+  search: Pick<SearchEngine, 'status'>
 }
 
-/** The caller's name in records it creates: the key id (never the secret). */
-export function actorOf(p: Principal | undefined): string {
-  if (!p) return 'anonymous'
-  return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
-}
-
-export function adminRoutes(node: ServiceNode): Route[] {
+export function adminRoutes(deps: AdminDeps): Route[] {
   const requireRoom = async (teamId: string, roomId: string) => {
     parse(z.object({ roomId: roomIdField }), { roomId })
-    if (!(await node.core.rooms.exists({ teamId, roomId }))) throw roomNotFound(roomId)
+    if (!(await deps.core.rooms.exists({ teamId, roomId }))) throw roomNotFound(roomId)
   }
   return [
     {
@@ -91,8 +92,8 @@ export function adminRoutes(node: ServiceNode): Route[] {
       }),
       handle: async (ctx) => {
         const p = ctx.principal as Extract<Principal, { kind: 'team' }>
-        const team = await node.teams.requireTeam(p.teamId)
-        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: node.rateLimiter.limitFor(p.teamId), search: node.search.status() }
+        const team = await deps.teams.requireTeam(p.teamId)
+        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: deps.rateLimiter.limitFor(p.teamId), search: deps.search.status() }
       },
     },
     {
@@ -106,7 +107,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       response: z.object({ room: roomView }),
       handle: async (ctx) => {
         const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
-        const { room } = await node.core.rooms
+        const { room } = await deps.core.rooms
           .create(teamOf(ctx), { room_id: b.roomId, name: b.name, template: b.template }, actorOf(ctx.principal), idempotencyKeyOf(ctx))
           .catch((err: unknown) => {
             // The core names its fields in MCP terms; this API says roomId.
@@ -129,7 +130,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       response: z.object({ rooms: z.array(roomView), next: z.string().optional() }),
       handle: async (ctx) => {
         const q = ctx.query as z.infer<typeof adminSchemas.listRooms>
-        const page = await node.core.rooms.list(teamOf(ctx), q)
+        const page = await deps.core.rooms.list(teamOf(ctx), q)
         return { rooms: page.rooms.map(roomToView), ...(page.next ? { next: page.next } : {}) }
       },
     },
@@ -143,7 +144,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
         const roomId = ctx.params.roomId!
         parse(z.object({ roomId: roomIdField }), { roomId })
         const room = { teamId: teamOf(ctx), roomId }
-        const stats = await inRoom(room, () => node.core.analytics.room({ room }, {}, false))
+        const stats = await inRoom(room, () => deps.core.analytics.room({ room }, {}, false))
         const { unread: _unread, ...rest } = stats
         return { roomId, ...rest }
       },
@@ -158,8 +159,8 @@ export function adminRoutes(node: ServiceNode): Route[] {
       body: adminSchemas.mint,
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
-        const { key, info } = await node.teams.mintTeamKey(teamOf(ctx), ctx.body)
-        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
+        const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
         return { key, ...info }
       },
     },
@@ -171,7 +172,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'List the team\'s keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.',
       query: adminSchemas.listKeys,
       response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
-      handle: async (ctx) => node.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>),
+      handle: async (ctx) => deps.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>),
     },
     {
       method: 'DELETE',
@@ -181,8 +182,8 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'Revoke a team key, on every node within a second. The team\'s last live key cannot be revoked (409).',
       response: z.object({ revoked: keyView }),
       handle: async (ctx) => {
-        const { info } = await node.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
-        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
+        const { info } = await deps.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
         return { revoked: info }
       },
     },
@@ -194,7 +195,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'The team\'s audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, webhooks registered or deleted, members invited or removed.',
       query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
       response: z.object({ entries: z.array(z.object({ id: z.string(), at: z.string(), actor: z.string(), action: z.string(), target: z.string().optional() })) }),
-      handle: async (ctx) => ({ entries: await node.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit) }),
+      handle: async (ctx) => ({ entries: await deps.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit) }),
     },
     {
       method: 'POST',
@@ -208,8 +209,8 @@ export function adminRoutes(node: ServiceNode): Route[] {
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
-        const { key, info } = await node.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body)
-        await node.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
+        const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body)
+        await deps.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
         return { key, ...info }
       },
     },
@@ -223,7 +224,7 @@ export function adminRoutes(node: ServiceNode): Route[] {
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
-        return { invites: await node.teams.listInvites(teamId, ctx.params.roomId!) }
+        return { invites: await deps.teams.listInvites(teamId, ctx.params.roomId!) }
       },
     },
     {
@@ -234,8 +235,8 @@ export function adminRoutes(node: ServiceNode): Route[] {
       summary: 'Revoke a room invite key, on every node within a second.',
       response: z.object({ revoked: inviteView }),
       handle: async (ctx) => {
-        const { info } = await node.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
-        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
+        const { info } = await deps.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
         return { revoked: info }
       },
     },

@@ -1,11 +1,21 @@
 // Operational endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
 import { z } from 'zod'
-import type { ServiceNode } from '../../node.js'
-import { VERSION } from '../../version.js'
+import type { Lifecycle } from '../../shared/lifecycle.js'
+import type { Metrics } from '../../shared/metrics.js'
+import type { StoreHealth } from '../../store/health.js'
+import { VERSION } from '../../shared/version.js'
 import { openApiDocument } from '../openapi.js'
-import type { Route } from '../router.js'
+import type { Route, Router } from '../router.js'
 
-export function opsRoutes(node: ServiceNode): Route[] {
+/** What the operational endpoints read: Redis' health, the drain, the metrics, the route table. */
+export interface OpsDeps {
+  health: Pick<StoreHealth, 'state'>
+  lifecycle: Pick<Lifecycle, 'accepting'>
+  metrics: Pick<Metrics, 'registry'>
+  router: Pick<Router, 'list'>
+}
+
+export function opsRoutes(deps: OpsDeps): Route[] {
   let openapi: string | undefined
   return [
     {
@@ -24,8 +34,8 @@ export function opsRoutes(node: ServiceNode): Route[] {
         'Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only while Redis is full (reads work, writes fail with store_full). From the node\'s Redis checks (every 0.5 s, with hysteresis), not a call of its own.',
       response: z.object({ status: z.enum(['ready', 'read_only', 'unavailable']), redis: z.boolean(), writable: z.boolean() }),
       handle: async ({ ex }) => {
-        const { reachable, full } = node.store.health.state()
-        const ok = reachable && node.lifecycle.accepting
+        const { reachable, full } = deps.health.state()
+        const ok = reachable && deps.lifecycle.accepting
         const status = !ok ? 'unavailable' : full ? 'read_only' : 'ready'
         ex.json(ok ? 200 : 503, { status, redis: reachable, writable: reachable && !full })
         return undefined
@@ -37,8 +47,8 @@ export function opsRoutes(node: ServiceNode): Route[] {
       auth: 'none',
       summary: 'Prometheus metrics of this node.',
       handle: async ({ ex }) => {
-        const text = await node.metrics.registry.metrics()
-        ex.send(200, text, { 'Content-Type': node.metrics.registry.contentType })
+        const text = await deps.metrics.registry.metrics()
+        ex.send(200, text, { 'Content-Type': deps.metrics.registry.contentType })
         return undefined
       },
     },
@@ -48,7 +58,7 @@ export function opsRoutes(node: ServiceNode): Route[] {
       auth: 'none',
       summary: 'This OpenAPI 3.1 document.',
       handle: async ({ ex }) => {
-        openapi ??= JSON.stringify(openApiDocument(node.router.list(), VERSION))
+        openapi ??= JSON.stringify(openApiDocument(deps.router.list(), VERSION))
         ex.send(200, openapi, { 'Content-Type': 'application/json' })
         return undefined
       },

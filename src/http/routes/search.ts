@@ -1,11 +1,10 @@
 // GET /rooms/:roomId/search: the MCP `search` tool for bots, with a team key or the room's invite
 // key. The answer is the tool's result (results, engine, semantic, note), with room_id.
 import { z } from 'zod'
-import { AppError } from '../../core/errors.js'
-import type { ServiceNode } from '../../node.js'
-import { SEARCH_KINDS } from '../../search/engine.js'
+import { AppError } from '../../shared/errors.js'
+import { SEARCH_KINDS, type SearchEngine } from '../../search/engine.js'
 import type { Route } from '../router.js'
-import { inRoom, roomOf } from './room.js'
+import { inRoom, roomOf } from './access.js'
 
 const searchQuery = z.strictObject({
   q: z.string().describe('Words to find (the last one also matches as a prefix)'),
@@ -24,7 +23,7 @@ function inHttpTerms(err: unknown): unknown {
   return err
 }
 
-export function searchRoutes(node: ServiceNode): Route[] {
+export function searchRoutes(deps: { search: Pick<SearchEngine, 'search'> }): Route[] {
   return [
     {
       method: 'GET',
@@ -38,7 +37,7 @@ export function searchRoutes(node: ServiceNode): Route[] {
         const q = ctx.query as z.infer<typeof searchQuery>
         const input = { query: q.q, kinds: q.kinds?.split(','), limit: q.limit, semantic: q.semantic === 'true' }
         try {
-          const answer = await inRoom(room, () => node.search.search({ room }, input))
+          const answer = await inRoom(room, () => deps.search.search({ room }, input))
           return { room_id: room.roomId, ...answer }
         } catch (err) {
           throw inHttpTerms(err)

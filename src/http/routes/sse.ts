@@ -6,13 +6,16 @@
 // that stops reading is dropped after SSE_BUFFER_BYTES wait for it. A stream whose key is revoked
 // ends with an `event: revoked` frame carrying the unauthorized error (on every node, with the
 // revocation notice).
-import { revokedError } from '../../auth/keyring.js'
-import { AppError } from '../../core/errors.js'
+import { revokedError, type Keyring } from '../../auth/keyring.js'
+import { AppError } from '../../shared/errors.js'
 import { eventId } from '../../core/fields.js'
 import type { RoomEvent } from '../../core/events.js'
-import type { ServiceNode } from '../../node.js'
+import type { Core } from '../../core/index.js'
+import type { Feeds } from '../../realtime/feed.js'
+import type { Lifecycle } from '../../shared/lifecycle.js'
+import type { Metrics } from '../../shared/metrics.js'
 import type { Route } from '../router.js'
-import { roomOf } from './room.js'
+import { roomOf } from './access.js'
 
 const frames = new WeakMap<RoomEvent, string>()
 
@@ -23,7 +26,17 @@ export function frame(ev: RoomEvent): string {
   return f
 }
 
-export function sseRoute(node: ServiceNode): Route {
+/** What the stream uses: the room check, the feed it follows, the drain and revocations that end it, its gauge. */
+export interface SseDeps {
+  core: Pick<Core, 'rooms'>
+  feeds: Pick<Feeds, 'follow'>
+  keyring: Pick<Keyring, 'hold'>
+  lifecycle: Pick<Lifecycle, 'onDrain'>
+  metrics: Pick<Metrics, 'sseConnections'>
+  settings: { sseKeepaliveMs: number; sseBufferBytes: number }
+}
+
+export function sseRoute(deps: SseDeps): Route {
   return {
     method: 'GET',
     path: '/rooms/:roomId/stream',
@@ -38,15 +51,15 @@ export function sseRoute(node: ServiceNode): Route {
       if (resume !== undefined && !eventId.safeParse(resume).success) {
         throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', { field: 'Last-Event-ID' })
       }
-      if (!(await node.core.rooms.exists(ref))) throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
+      if (!(await deps.core.rooms.exists(ref))) throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
       if (ex.aborted) return undefined
 
       const out = ex.stream(
         200,
         { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' },
-        node.settings.sseBufferBytes,
+        deps.settings.sseBufferBytes,
       )
-      node.metrics.sseConnections.inc()
+      deps.metrics.sseConnections.inc()
       out.write('retry: 2000\n\n')
       const following: { stop?: () => void } = {}
       let closed = false
@@ -57,17 +70,17 @@ export function sseRoute(node: ServiceNode): Route {
         following.stop?.()
         undrain()
         unhold()
-        node.metrics.sseConnections.dec()
+        deps.metrics.sseConnections.dec()
         out.end(last)
       }
       const keepalive = setInterval(() => {
         if (!out.write(': keep-alive\n\n')) close()
-      }, node.settings.sseKeepaliveMs)
-      const undrain = node.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
-      const unhold = node.keyring.hold(principal, () => close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`))
+      }, deps.settings.sseKeepaliveMs)
+      const undrain = deps.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
+      const unhold = deps.keyring.hold(principal, () => close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`))
       ex.onAbort(() => close())
       try {
-        following.stop = await node.feeds.follow(
+        following.stop = await deps.feeds.follow(
           ref,
           { after: resume },
           (ev) => {

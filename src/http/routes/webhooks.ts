@@ -2,13 +2,20 @@
 // secret, send a test request, replay a failed delivery. The delivery machinery is src/webhooks;
 // this file translates.
 import { z } from 'zod'
-import { AppError } from '../../core/errors.js'
+import type { Audit } from '../../auth/audit.js'
+import { AppError } from '../../shared/errors.js'
+import type { Webhooks } from '../../webhooks/index.js'
 import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
-import type { ServiceNode } from '../../node.js'
 import type { Route } from '../router.js'
-import { actorOf, teamOf } from './admin.js'
+import { actorOf, teamOf } from './access.js'
 
-export function webhookRoutes(node: ServiceNode): Route[] {
+/** What the webhook admin API uses: the registry and the dispatcher (test sends), and the audit trail. */
+export interface WebhookRouteDeps {
+  webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
+  audit: Pick<Audit, 'record'>
+}
+
+export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
   return [
     {
       method: 'POST',
@@ -21,8 +28,8 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       errors: [409, 422],
       response: webhookView.extend({ secret: z.string().describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)') }),
       handle: async (ctx) => {
-        const { webhook, secret } = await node.webhooks.registry.create(teamOf(ctx), ctx.body)
-        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
+        const { webhook, secret } = await deps.webhooks.registry.create(teamOf(ctx), ctx.body)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
         return { ...webhook, secret }
       },
     },
@@ -33,7 +40,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       tag: 'webhooks',
       summary: 'List the team\'s webhooks with their delivery health: pending, delivered, failed, last attempt and status, recent failures.',
       response: z.object({ webhooks: z.array(webhookView) }),
-      handle: async (ctx) => ({ webhooks: await node.webhooks.registry.list(teamOf(ctx)) }),
+      handle: async (ctx) => ({ webhooks: await deps.webhooks.registry.list(teamOf(ctx)) }),
     },
     {
       method: 'DELETE',
@@ -43,8 +50,8 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       summary: 'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
-        const deleted = await node.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await node.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+        const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
         return { deleted }
       },
     },
@@ -57,7 +64,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       body: webhookSchemas.rotate,
       response: webhookView.extend({ secret: z.string().describe('the new whsec_… secret') }),
       handle: async (ctx) => {
-        const { webhook, secret } = await node.webhooks.registry.rotateSecret(teamOf(ctx), ctx.params.webhookId!, ctx.body)
+        const { webhook, secret } = await deps.webhooks.registry.rotateSecret(teamOf(ctx), ctx.params.webhookId!, ctx.body)
         return { ...webhook, secret }
       },
     },
@@ -76,7 +83,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       }),
       handle: async (ctx) => {
         const id = ctx.params.webhookId!
-        const r = await node.webhooks.dispatcher.sendTest(teamOf(ctx), id)
+        const r = await deps.webhooks.dispatcher.sendTest(teamOf(ctx), id)
         if (!r) throw new AppError('not_found', `webhookId: no webhook ${id} in this team`, { field: 'webhookId' })
         return r
       },
@@ -90,7 +97,7 @@ export function webhookRoutes(node: ServiceNode): Route[] {
       summary: 'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a fresh schedule of attempts. Its event must still be retained by its room.',
       errors: [409],
       response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
-      handle: async (ctx) => node.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),
+      handle: async (ctx) => deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),
     },
   ]
 }

@@ -1,14 +1,22 @@
 // Context tools: durable typed documents keyed by (type, key), with versions and diffs.
 import { contextSchemas } from '../../core/context.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const context = contextSchemas(CORE_SETTINGS)
 /** The entry's address; its conventions are described once, on write_context. */
 const ref = { type: undefined, key: undefined }
 const expectedVersion = 'Only if still at this version; 0: must not exist'
 
-export const contextTools: ToolDef[] = [
+/** What the context tools use. */
+export interface ContextToolDeps {
+  core: Pick<Core, 'context'>
+}
+
+const tool = toolsOf<ContextToolDeps>()
+
+export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'write_context',
     title: 'Write context',
@@ -24,7 +32,7 @@ export const contextTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.context.write(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.write(caller, a),
   }),
   tool({
     name: 'read_context',
@@ -35,7 +43,7 @@ export const contextTools: ToolDef[] = [
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.context.read(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.read(caller, a),
   }),
   tool({
     name: 'update_context',
@@ -45,7 +53,7 @@ export const contextTools: ToolDef[] = [
     args: coreArgs(context.update, { ...ref, append: undefined, edits: 'Applied in order', body: undefined, expected_version: expectedVersion }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.context.update(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.update(caller, a),
   }),
   tool({
     name: 'list_context',
@@ -55,7 +63,7 @@ export const contextTools: ToolDef[] = [
     args: coreArgs(context.list, { type: 'Only this type', limit: 'Default 50' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.context.list(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.list(caller, a),
   }),
   tool({
     name: 'delete_context',
@@ -65,7 +73,7 @@ export const contextTools: ToolDef[] = [
     args: coreArgs(context.ref, ref),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.context.delete(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.delete(caller, a),
   }),
   tool({
     name: 'get_context_history',
@@ -75,7 +83,7 @@ export const contextTools: ToolDef[] = [
     args: coreArgs(context.ref, ref),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.context.history(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.history(caller, a),
   }),
   tool({
     name: 'diff_context',
@@ -85,6 +93,6 @@ export const contextTools: ToolDef[] = [
     args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.context.diff(caller, a),
+    run: ({ deps, caller }, a) => deps.core.context.diff(caller, a),
   }),
 ]

@@ -1,11 +1,29 @@
 // Event tools: the append-only feed with a read cursor per agent, and wait_for_events, the
 // long-poll that parks on the node's realtime feed instead of holding a Redis connection.
 import { z } from 'zod'
-import { revokedError } from '../../auth/keyring.js'
+import { revokedError, type Keyring } from '../../auth/keyring.js'
 import { eventSchemas } from '../../core/events.js'
 import { parse } from '../../core/validate.js'
+import type { Core } from '../../core/index.js'
+import type { Feeds } from '../../realtime/feed.js'
+import type { Lifecycle } from '../../shared/lifecycle.js'
+import type { Metrics } from '../../shared/metrics.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolContext, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolContext, type ToolDef } from '../tool.js'
+
+/**
+ * What the event tools use: the core's events and, for wait_for_events, the feed it parks on, the
+ * drain and the revocations that end it, and the gauge that counts it.
+ */
+export interface EventToolDeps {
+  core: Pick<Core, 'events'>
+  feeds: Pick<Feeds, 'waitForNotice'>
+  keyring: Pick<Keyring, 'hold'>
+  lifecycle: Pick<Lifecycle, 'onDrain'>
+  metrics: Pick<Metrics, 'parkedWaiters'>
+}
+
+const tool = toolsOf<EventToolDeps>()
 
 /** Longest park of wait_for_events (the spec's "about 30 seconds"). */
 export const WAIT_MAX_S = 30
@@ -28,18 +46,18 @@ const id = coreArgs(events.eventRef, { event_id: undefined })
  * what it has (nothing) and consumes no more. Key revoked meanwhile (any node): fails with
  * unauthorized and consumes no more.
  */
-async function waitForEvents(ctx: ToolContext, input: unknown) {
-  const { node, caller, signal } = ctx
+async function waitForEvents(ctx: ToolContext<EventToolDeps>, input: unknown) {
+  const { deps, caller, signal } = ctx
   const v = parse(waitSchema, input)
-  const events = node.core.events
+  const events = deps.core.events
   const deadline = Date.now() + v.timeout_s * 1000
   const stop = new AbortController()
   const onStop = () => stop.abort()
   signal.addEventListener('abort', onStop, { once: true })
   if (signal.aborted) stop.abort()
-  const offDrain = node.lifecycle.onDrain(onStop)
+  const offDrain = deps.lifecycle.onDrain(onStop)
   let revoked = false
-  const unhold = node.keyring.hold(ctx.principal, () => {
+  const unhold = deps.keyring.hold(ctx.principal, () => {
     revoked = true
     stop.abort()
   })
@@ -58,14 +76,14 @@ async function waitForEvents(ctx: ToolContext, input: unknown) {
       const endRound = () => round.abort()
       stop.signal.addEventListener('abort', endRound, { once: true })
       try {
-        const notice = node.feeds.waitForNotice(caller.room, round.signal, Math.max(0, deadline - Date.now()))
+        const notice = deps.feeds.waitForNotice(caller.room, round.signal, Math.max(0, deadline - Date.now()))
         const r = await events.consume(caller, v.limit)
         live()
         if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline) return r
         if (!parked) {
           parked = true
           ctx.longRunning()
-          node.metrics.parkedWaiters.inc()
+          deps.metrics.parkedWaiters.inc()
         }
         const woke = await notice // true: an event notice; false: deadline, client gone, draining or revoked
         live()
@@ -77,14 +95,14 @@ async function waitForEvents(ctx: ToolContext, input: unknown) {
       }
     }
   } finally {
-    if (parked) node.metrics.parkedWaiters.dec()
+    if (parked) deps.metrics.parkedWaiters.dec()
     unhold()
     offDrain()
     signal.removeEventListener('abort', onStop)
   }
 }
 
-export const eventTools: ToolDef[] = [
+export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
@@ -94,7 +112,7 @@ export const eventTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.events.post(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.post(caller, a),
   }),
   tool({
     name: 'read_events',
@@ -104,7 +122,7 @@ export const eventTools: ToolDef[] = [
     args: coreArgs(events.read, { before: undefined, after: undefined, limit: '1-100, default 20', type: 'Only this type' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.events.read(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.read(caller, a),
   }),
   tool({
     name: 'get_unread_events',
@@ -114,7 +132,7 @@ export const eventTools: ToolDef[] = [
     args: coreArgs(events.unread, { limit: '1-100, default 50' }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.events.unread(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.unread(caller, a),
   }),
   tool({
     name: 'mark_event_read',
@@ -124,7 +142,7 @@ export const eventTools: ToolDef[] = [
     args: id,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.events.markRead(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.markRead(caller, a),
   }),
   tool({
     name: 'get_event_reads',
@@ -134,7 +152,7 @@ export const eventTools: ToolDef[] = [
     args: id,
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.events.reads(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.reads(caller, a),
   }),
   tool({
     name: 'reply_to_event',
@@ -144,7 +162,7 @@ export const eventTools: ToolDef[] = [
     args: coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.events.reply(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.reply(caller, a),
   }),
   tool({
     name: 'delete_event',
@@ -154,7 +172,7 @@ export const eventTools: ToolDef[] = [
     args: id,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.events.delete(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.delete(caller, a),
   }),
   tool({
     name: 'wait_for_events',

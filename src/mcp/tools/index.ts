@@ -1,17 +1,20 @@
 // Every MCP tool of the service, in the spec's order (plan, context, events, presence, locks,
 // vars, rooms, reviews, search), and the `core` profile: the tools of a typical agent turn.
 import type { ToolDef } from '../tool.js'
-import { contextTools } from './context.js'
-import { eventTools } from './events.js'
-import { insightTools } from './insights.js'
-import { lockTools } from './locks.js'
-import { planTools } from './plan.js'
-import { presenceTools } from './presence.js'
-import { reviewTools } from './reviews.js'
-import { roomTools } from './rooms.js'
-import { varTools } from './vars.js'
+import { contextTools, type ContextToolDeps } from './context.js'
+import { eventTools, type EventToolDeps } from './events.js'
+import { insightTools, type InsightToolDeps } from './insights.js'
+import { lockTools, type LockToolDeps } from './locks.js'
+import { planTools, type PlanToolDeps } from './plan.js'
+import { presenceTools, type PresenceToolDeps } from './presence.js'
+import { reviewTools, type ReviewToolDeps } from './reviews.js'
+import { roomTools, type RoomToolDeps } from './rooms.js'
+import { varTools, type VarToolDeps } from './vars.js'
 
-export const ALL_TOOLS: readonly ToolDef[] = [
+/** What the tools use, all together: what node.ts hands the runner (with the runner's own). */
+export type ToolDeps = PlanToolDeps & ContextToolDeps & EventToolDeps & PresenceToolDeps & LockToolDeps & VarToolDeps & RoomToolDeps & ReviewToolDeps & InsightToolDeps
+
+export const ALL_TOOLS: readonly ToolDef<ToolDeps>[] = [
   ...planTools,
   ...contextTools,
   ...eventTools,
@@ -29,7 +32,7 @@ export const CORE_TOOL_NAMES: readonly string[] = ALL_TOOLS.filter((t) => t.core
 const byName = new Map(ALL_TOOLS.map((t) => [t.name, t]))
 
 /** The tool of that name, or undefined. */
-export function findTool(name: string): ToolDef | undefined {
+export function findTool(name: string): ToolDef<ToolDeps> | undefined {
   return byName.get(name)
 }
 

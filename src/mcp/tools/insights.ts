@@ -1,12 +1,21 @@
 // Insight tools: room analytics, and search over tasks, context and recent events. Search is an
 // engine of its own (src/search: lexical in Redis, or Meilisearch); the node carries one as
-// `node.search`, and this tool only forwards to it. GET /rooms/:roomId/search answers the same.
+// `deps.search`, and this tool only forwards to it. GET /rooms/:roomId/search answers the same.
 import { analyticsSchema } from '../../core/analytics.js'
-import { searchSchema } from '../../search/engine.js'
+import { searchSchema, type SearchEngine } from '../../search/engine.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
-export const insightTools: ToolDef[] = [
+/** What the insight tools use. */
+export interface InsightToolDeps {
+  core: Pick<Core, 'analytics'>
+  search: Pick<SearchEngine, 'search'>
+}
+
+const tool = toolsOf<InsightToolDeps>()
+
+export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
@@ -15,7 +24,7 @@ export const insightTools: ToolDef[] = [
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.analytics.room(caller, a),
+    run: ({ deps, caller }, a) => deps.core.analytics.room(caller, a),
   }),
   tool({
     name: 'search',
@@ -26,6 +35,6 @@ export const insightTools: ToolDef[] = [
     args: coreArgs(searchSchema, { query: undefined, kinds: 'Default all', limit: '1-50, default 10', semantic: undefined }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.search.search(caller, a),
+    run: ({ deps, caller }, a) => deps.search.search(caller, a),
   }),
 ]

@@ -1,11 +1,19 @@
 // Lock tools: exclusive, expiring claims on named resources, with fencing tokens.
 import { lockSchemas } from '../../core/locks.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const locks = lockSchemas(CORE_SETTINGS)
 
-export const lockTools: ToolDef[] = [
+/** What the lock tools use. */
+export interface LockToolDeps {
+  core: Pick<Core, 'locks'>
+}
+
+const tool = toolsOf<LockToolDeps>()
+
+export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'acquire_lock',
     title: 'Acquire lock',
@@ -15,7 +23,7 @@ export const lockTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.locks.acquire(caller, a),
+    run: ({ deps, caller }, a) => deps.core.locks.acquire(caller, a),
   }),
   tool({
     name: 'release_lock',
@@ -26,7 +34,7 @@ export const lockTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.locks.release(caller, a),
+    run: ({ deps, caller }, a) => deps.core.locks.release(caller, a),
   }),
   tool({
     name: 'list_locks',
@@ -36,6 +44,6 @@ export const lockTools: ToolDef[] = [
     args: coreArgs(locks.list, {}),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.locks.list(caller, a),
+    run: ({ deps, caller }, a) => deps.core.locks.list(caller, a),
   }),
 ]

@@ -1,15 +1,23 @@
 // Plan tools: tasks, claims, dependencies, priority.
 import { planSchemas } from '../../core/plan.js'
 import { summarySchema } from '../../core/summary.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const plan = planSchemas(CORE_SETTINGS)
 const id = coreArgs(plan.taskRef, { task_id: undefined })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
 const ORDER = 'Lower first within a priority (0 or more)'
 
-export const planTools: ToolDef[] = [
+/** What the plan tools use. */
+export interface PlanToolDeps {
+  core: Pick<Core, 'plan' | 'summary'>
+}
+
+const tool = toolsOf<PlanToolDeps>()
+
+export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
@@ -18,7 +26,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.readPlan(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.readPlan(caller, a),
   }),
   tool({
     name: 'add_task',
@@ -36,7 +44,7 @@ export const planTools: ToolDef[] = [
     }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.plan.addTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
   }),
   tool({
     name: 'get_task',
@@ -46,7 +54,7 @@ export const planTools: ToolDef[] = [
     args: id,
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.getTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.getTask(caller, a),
   }),
   tool({
     name: 'update_task',
@@ -65,7 +73,7 @@ export const planTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.updateTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.updateTask(caller, a),
   }),
   tool({
     name: 'get_unblocked_tasks',
@@ -76,7 +84,7 @@ export const planTools: ToolDef[] = [
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.unblockedTasks(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.unblockedTasks(caller, a),
   }),
   tool({
     name: 'get_my_tasks',
@@ -86,7 +94,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.plan.myTasks(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.myTasks(caller, a),
   }),
   tool({
     name: 'get_my_summary',
@@ -97,7 +105,7 @@ export const planTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.summary.mine(caller, a),
+    run: ({ deps, caller }, a) => deps.core.summary.mine(caller, a),
   }),
   tool({
     name: 'delete_task',
@@ -107,7 +115,7 @@ export const planTools: ToolDef[] = [
     args: id,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.deleteTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.deleteTask(caller, a),
   }),
   tool({
     name: 'set_task_priority',
@@ -117,7 +125,7 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: ORDER }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.setTaskPriority(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
   }),
   tool({
     name: 'add_dependency',
@@ -127,6 +135,6 @@ export const planTools: ToolDef[] = [
     args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.plan.addDependency(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
   }),
 ]

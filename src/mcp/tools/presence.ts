@@ -1,9 +1,17 @@
 // Presence tools: who is online, by heartbeat.
 import { presenceSchemas } from '../../core/presence.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
-export const presenceTools: ToolDef[] = [
+/** What the presence tools use. */
+export interface PresenceToolDeps {
+  core: Pick<Core, 'presence'>
+}
+
+const tool = toolsOf<PresenceToolDeps>()
+
+export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'heartbeat',
     title: 'Heartbeat',
@@ -13,7 +21,7 @@ export const presenceTools: ToolDef[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.presence.heartbeat(caller, a),
+    run: ({ deps, caller }, a) => deps.core.presence.heartbeat(caller, a),
   }),
   tool({
     name: 'get_presence',
@@ -23,6 +31,6 @@ export const presenceTools: ToolDef[] = [
     args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.presence.list(caller, a),
+    run: ({ deps, caller }, a) => deps.core.presence.list(caller, a),
   }),
 ]

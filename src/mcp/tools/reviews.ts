@@ -1,12 +1,20 @@
 // Review tools: ask another agent to review a task or a context entry; approve or reject it.
 import { z } from 'zod'
 import { reviewSchemas } from '../../core/reviews.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, coreField } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const decide = coreArgs(reviewSchemas.decide, { review_id: undefined, note: undefined })
 
-export const reviewTools: ToolDef[] = [
+/** What the review tools use. */
+export interface ReviewToolDeps {
+  core: Pick<Core, 'reviews'>
+}
+
+const tool = toolsOf<ReviewToolDeps>()
+
+export const reviewTools: ToolDef<ReviewToolDeps>[] = [
   tool({
     name: 'request_review',
     title: 'Request review',
@@ -28,7 +36,7 @@ export const reviewTools: ToolDef[] = [
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.reviews.request(caller, a),
+    run: ({ deps, caller }, a) => deps.core.reviews.request(caller, a),
   }),
   tool({
     name: 'approve',
@@ -38,7 +46,7 @@ export const reviewTools: ToolDef[] = [
     args: decide,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.reviews.approve(caller, a),
+    run: ({ deps, caller }, a) => deps.core.reviews.approve(caller, a),
   }),
   tool({
     name: 'reject',
@@ -48,7 +56,7 @@ export const reviewTools: ToolDef[] = [
     args: decide,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ node, caller }, a) => node.core.reviews.reject(caller, a),
+    run: ({ deps, caller }, a) => deps.core.reviews.reject(caller, a),
   }),
   tool({
     name: 'list_reviews',
@@ -58,6 +66,6 @@ export const reviewTools: ToolDef[] = [
     args: coreArgs(reviewSchemas.list, { status: undefined, reviewer: undefined, requested_by: undefined, target_kind: undefined, task_id: undefined, limit: '1-200, default 20' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.reviews.list(caller, a),
+    run: ({ deps, caller }, a) => deps.core.reviews.list(caller, a),
   }),
 ]

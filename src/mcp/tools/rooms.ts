@@ -2,12 +2,14 @@
 // calling agent's view of its room (info, leaving).
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import { presenceSchemas } from '../../core/presence.js'
 import { roomSchemas } from '../../core/rooms.js'
 import { listTemplates, templateSchemas, TEMPLATES } from '../../core/templates.js'
+import type { Core } from '../../core/index.js'
+import type { SearchEngine } from '../../search/engine.js'
 import { coreArgs } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
@@ -15,7 +17,15 @@ function teamKey(p: Principal): { teamId: string; keyId: string } {
   return p
 }
 
-export const roomTools: ToolDef[] = [
+/** What the room tools use. */
+export interface RoomToolDeps {
+  core: Pick<Core, 'rooms' | 'presence'>
+  search: Pick<SearchEngine, 'semanticEnabled'>
+}
+
+const tool = toolsOf<RoomToolDeps>()
+
+export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
@@ -24,7 +34,7 @@ export const roomTools: ToolDef[] = [
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: 'room_id from the previous page\'s next' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, principal }, a) => node.core.rooms.list(teamKey(principal).teamId, a),
+    run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
   }),
   tool({
     name: 'leave_room',
@@ -34,7 +44,7 @@ export const roomTools: ToolDef[] = [
     args: coreArgs(presenceSchemas.leave, {}),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ node, caller }, a) => node.core.presence.leave(caller, a),
+    run: ({ deps, caller }, a) => deps.core.presence.leave(caller, a),
   }),
   tool({
     name: 'get_room_info',
@@ -44,9 +54,9 @@ export const roomTools: ToolDef[] = [
     args: coreArgs(roomSchemas.info, {}),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ node, caller }, a) => {
-      const { unread, ...info } = await node.core.rooms.info(caller, a)
-      return { ...info, semantic_search: node.search.semanticEnabled, unread }
+    run: async ({ deps, caller }, a) => {
+      const { unread, ...info } = await deps.core.rooms.info(caller, a)
+      return { ...info, semantic_search: deps.search.semanticEnabled, unread }
     },
   }),
   tool({
@@ -72,9 +82,9 @@ export const roomTools: ToolDef[] = [
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: async ({ node, principal }, a) => {
+    run: async ({ deps, principal }, a) => {
       const key = teamKey(principal)
-      return node.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
+      return deps.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
     },
   }),
 ]

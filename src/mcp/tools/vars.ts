@@ -1,13 +1,21 @@
 // Shared var tools: small named values for flags and counters (long text belongs in context).
-import { invalid } from '../../core/errors.js'
+import { invalid } from '../../shared/errors.js'
 import { varSchemas } from '../../core/vars.js'
+import type { Core } from '../../core/index.js'
 import { coreArgs, coreField, CORE_SETTINGS } from '../args.js'
-import { tool, type ToolDef } from '../tool.js'
+import { toolsOf, type ToolDef } from '../tool.js'
 
 const vars = varSchemas(CORE_SETTINGS)
 const varName = 'Var name, e.g. "build.status"'
 
-export const varTools: ToolDef[] = [
+/** What the var tools use. */
+export interface VarToolDeps {
+  core: Pick<Core, 'vars'>
+}
+
+const tool = toolsOf<VarToolDeps>()
+
+export const varTools: ToolDef<VarToolDeps>[] = [
   tool({
     name: 'set_shared_var',
     title: 'Set shared var',
@@ -23,16 +31,16 @@ export const varTools: ToolDef[] = [
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: async ({ node, caller }, a) => {
+    run: async ({ deps, caller }, a) => {
       const given = (['value', 'increment'] as const).filter((k) => a[k] !== undefined)
       if (given.length !== 1) {
         throw invalid(`value, increment: give exactly one of them (got ${given.length === 0 ? 'none' : 'both'})`, { field: 'value|increment' })
       }
-      if (a.increment === undefined) return node.core.vars.set(caller, { name: a.name, value: a.value, expected_version: a.expected_version })
+      if (a.increment === undefined) return deps.core.vars.set(caller, { name: a.name, value: a.value, expected_version: a.expected_version })
       if (a.expected_version !== undefined) {
         throw invalid('expected_version: only with value; an increment is atomic and needs no version check', { field: 'expected_version' })
       }
-      return node.core.vars.increment(caller, { name: a.name, by: a.increment })
+      return deps.core.vars.increment(caller, { name: a.name, by: a.increment })
     },
   }),
   tool({
@@ -43,7 +51,7 @@ export const varTools: ToolDef[] = [
     args: coreArgs(vars.get, { name: varName }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.vars.get(caller, a),
+    run: ({ deps, caller }, a) => deps.core.vars.get(caller, a),
   }),
   tool({
     name: 'list_shared_vars',
@@ -53,6 +61,6 @@ export const varTools: ToolDef[] = [
     args: coreArgs(vars.list, { prefix: 'Only names starting with this' }),
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: ({ node, caller }, a) => node.core.vars.list(caller, a),
+    run: ({ deps, caller }, a) => deps.core.vars.list(caller, a),
   }),
 ]

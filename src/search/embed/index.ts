@@ -1,10 +1,10 @@
 // Chooses the embedder from the settings (embedder.ts has the seam).
-import type { Settings } from '../../config.js'
+import type { SearchSettings } from '../settings.js'
 import type { Embedder } from './embedder.js'
 import { HttpEmbedder } from './openai.js'
 
 /** The embedder the settings describe, or undefined when EMBEDDER_URL is unset (semantic search off). */
-export function createEmbedder(s: Settings): Embedder | undefined {
+export function createEmbedder(s: SearchSettings): Embedder | undefined {
   if (!s.embedderUrl) return undefined
   return new HttpEmbedder({
     url: s.embedderUrl,

@@ -9,8 +9,8 @@
 // lexical search is answered by the Redis engine instead (lexical search always works); a
 // semantic one fails with `unavailable`.
 import { MeilisearchApiError, type Hit } from 'meilisearch'
-import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import type { SearchSettings } from '../settings.js'
+import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions, iso } from '../../core/records.js'
 import type { Store } from '../../store/store.js'
@@ -33,7 +33,7 @@ export class MeiliSearchEngine implements SearchEngine {
 
   constructor(
     private readonly store: Store,
-    private readonly settings: Settings,
+    private readonly settings: SearchSettings,
     /** Answers lexical searches while Meilisearch is unreachable. */
     private readonly fallback: RedisSearchEngine,
     indexerOptions: IndexerOptions = {},

@@ -8,7 +8,7 @@
 // (team, room, kind, record), so ids never collide across rooms.
 import { createHash } from 'node:crypto'
 import { Meilisearch, type EnqueuedTaskPromise, type Embedder, type Settings as MeiliSettings } from 'meilisearch'
-import type { Settings } from '../../config.js'
+import type { SearchSettings } from '../settings.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { IndexSink } from '../indexer.js'
 import type { SourceDoc } from '../records.js'
@@ -80,7 +80,7 @@ export function roomFilter(ref: RoomRef): string {
 }
 
 /** The embedder the settings describe, or undefined when semantic search is off. */
-export function embedderOf(s: Settings): Embedder | undefined {
+export function embedderOf(s: SearchSettings): Embedder | undefined {
   if (!s.meiliEmbedderSource) return undefined
   const e: Record<string, unknown> = {
     source: s.meiliEmbedderSource,
@@ -101,7 +101,7 @@ export class MeiliSink implements IndexSink {
   readonly uid: string
   private ready: Promise<void> | undefined
 
-  constructor(private readonly settings: Settings) {
+  constructor(private readonly settings: SearchSettings) {
     this.client = new Meilisearch({ host: settings.meiliUrl!, apiKey: settings.meiliApiKey, timeout: 30_000 })
     this.uid = settings.meiliIndex ?? `${settings.keyPrefix}-records`
   }

@@ -10,8 +10,8 @@
 // With an embedder (EMBEDDER_URL), the node also runs the vector indexer (src/search/indexer.ts
 // with vectors/sink.ts), which embeds what changed in the background, and `semantic: true` fuses
 // the lexical ranking with the room's nearest vectors (hybrid.ts).
-import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import type { SearchSettings } from '../settings.js'
+import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions } from '../../core/records.js'
 import type { Hub } from '../../realtime/hub.js'
@@ -66,7 +66,7 @@ export class RedisSearchEngine implements SearchEngine {
   constructor(
     private readonly store: Store,
     private readonly hub: Hub,
-    private readonly settings: Settings,
+    private readonly settings: SearchSettings,
     opts: RedisEngineOptions = {},
   ) {
     this.semanticEnabled = opts.embedder !== undefined

@@ -22,7 +22,7 @@ import type { Hub } from '../../realtime/hub.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { CallOptions } from '../../store/store.js'
 import { LexicalIndex } from '../lexical.js'
-import { AppError } from '../../core/errors.js'
+import { AppError } from '../../shared/errors.js'
 import type { RoomVectors } from '../vectors/follower.js'
 import { docKey, eventDoc, seqOfId, type HitBase, type Pick, type RoomRead, type SearchReader, type SourceDoc } from '../records.js'
 

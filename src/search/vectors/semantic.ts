@@ -8,8 +8,8 @@
 // used: it is approximate, and missed most answers on the bench's room.
 // Vectors are checked against the room as the search sees it: a record that is gone, or whose
 // text changed since its vector was made, is left out.
-import type { Settings } from '../../config.js'
-import { AppError } from '../../core/errors.js'
+import type { SearchSettings } from '../settings.js'
+import { AppError } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { VectorStore } from '../../store/vectors.js'
 import { EmbedderError, type Embedder } from '../embed/embedder.js'
@@ -52,7 +52,7 @@ export class Semantic {
   constructor(
     readonly vectors: VectorStore,
     readonly embedder: Embedder,
-    private readonly settings: Pick<Settings, 'searchVectorSets'>,
+    private readonly settings: Pick<SearchSettings, 'searchVectorSets' | 'searchVectorsPerRoom'>,
     /** What the vectors searched must have been made with (sink.ts generationOf). */
     private readonly generation: string,
   ) {}

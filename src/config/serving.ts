@@ -1,0 +1,81 @@
+// Serving: the HTTP server, its limits, the team rate limit, SSE streams, MCP origins, logs and
+// shutdown. Rows of the settings table (src/config.ts); read by src/node.ts, src/http and
+// src/auth/ratelimit.ts.
+import { z } from 'zod'
+import { int, seconds, type Row } from './row.js'
+
+export const SERVING_SETTINGS = {
+  httpBodyBytes: {
+    env: 'LIMIT_HTTP_BODY_BYTES',
+    schema: int(1024, 64 * 1024 * 1024, 256 * 1024),
+    unit: 'bytes',
+    doc: 'Largest HTTP request body; larger ones get 413.',
+  },
+  httpHeaderBytes: {
+    env: 'LIMIT_HTTP_HEADER_BYTES',
+    schema: int(4096, 1024 * 1024, 16 * 1024),
+    unit: 'bytes',
+    doc: 'Largest request line and headers together; larger requests get 431 from the HTTP server itself (uWebSockets.js, before the service: a short HTML answer, not the JSON error body). The server reads it once per process, when the first node starts.',
+  },
+  rateLimitPerMin: {
+    env: 'RATE_LIMIT_PER_MIN',
+    schema: int(1, 10_000_000, 1200),
+    unit: 'calls/min',
+    doc: 'Calls a team may make per rolling minute (all its keys together, HTTP and MCP).',
+  },
+  rateLimitOverrides: {
+    env: 'RATE_LIMIT_OVERRIDES',
+    schema: z
+      .string()
+      .regex(/^([A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})?(,[A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})*$/, 'must look like "team-a=5000,team-b=300"')
+      .default('')
+      .transform((v) => new Map(v === '' ? [] : v.split(',').map((p) => { const [t, n] = p.split('='); return [t!, Number(n)] as const }))),
+    unit: 'team=calls/min list',
+    doc: 'Per-team rate limits that replace RATE_LIMIT_PER_MIN, e.g. "default=5000,tm-abc=300".',
+  },
+  port: {
+    env: 'PORT',
+    schema: int(0, 65535, 8080),
+    unit: 'port',
+    doc: 'HTTP port the node listens on (0: any free port).',
+  },
+  host: {
+    env: 'HOST',
+    schema: z.string().min(1).default('0.0.0.0'),
+    unit: 'address',
+    doc: 'Address the node listens on.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    unit: 'level',
+    doc: 'pino log level.',
+  },
+  shutdownGraceMs: {
+    env: 'SHUTDOWN_GRACE_S',
+    schema: seconds(1, 600, 10),
+    unit: 's',
+    doc: 'On SIGTERM the node stops accepting, ends streams and long-polls, and exits within this time.',
+  },
+  sseKeepaliveMs: {
+    env: 'SSE_KEEPALIVE_S',
+    schema: seconds(1, 300, 15),
+    unit: 's',
+    doc: 'Interval of the keep-alive comment on SSE streams (and long MCP replies).',
+  },
+  sseBufferBytes: {
+    env: 'SSE_BUFFER_BYTES',
+    schema: int(1024, 256 * 1024 * 1024, 1024 * 1024),
+    unit: 'bytes',
+    doc: 'Unsent bytes a slow SSE consumer may hold on the node before its stream is closed.',
+  },
+  mcpAllowedOrigins: {
+    env: 'MCP_ALLOWED_ORIGINS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+    unit: 'origin list',
+    doc: 'Browser origins allowed to call /mcp besides the node\'s own host (cross-origin check; keys are what stop DNS rebinding); "*" allows any. Requests without an Origin header are not affected.',
+  },
+} as const satisfies Record<string, Row>

@@ -1,0 +1,54 @@
+// What a dashboard page module is made of: the request its handler gets, the reply it gives and
+// the helpers that build replies, and how a signed-in person is named in an audit entry and in a
+// room. Web (web.ts) serves the pages; account-pages.ts, pages.ts and the modules it registers
+// add them.
+import type { VNode } from 'preact'
+import type { User } from '../auth/accounts.js'
+import type { Exchange } from '../http/exchange.js'
+import { AppError } from '../shared/errors.js'
+import type { Viewer } from './views.js'
+
+export interface Request {
+  ex: Exchange
+  form: URLSearchParams
+  viewer: Viewer | undefined
+  session: string | undefined
+}
+
+export type Headers = Record<string, string | readonly string[]>
+/** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
+export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
+export type Handler = (r: Request) => Promise<Reply>
+
+export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
+
+/** A refusal the person can act on (a 4xx other than rate limiting): pages show its message and change nothing. */
+export function refusal(err: unknown): AppError | undefined {
+  return err instanceof AppError && err.status < 500 && err.code !== 'rate_limited' ? err : undefined
+}
+
+/**
+ * Runs a page's change and shows the page again (`show`) with what it returns (201 when
+ * `created` says so), or with the refusal's message and status; anything else throws.
+ */
+export async function changePage<V extends { error?: string }>(run: () => Promise<Partial<V>>, show: (extra: Partial<V>, status: number) => Promise<Reply>, created: (extra: Partial<V>) => boolean): Promise<Reply> {
+  let extra: Partial<V>
+  try {
+    extra = await run()
+  } catch (err) {
+    const refused = refusal(err)
+    if (refused) return show({ error: refused.message } as Partial<V>, refused.status)
+    throw err
+  }
+  return show(extra, created(extra) ? 201 : 200)
+}
+
+export const actorOf = (u: User) => `user:${u.id} ${u.email}`
+
+/** The agent id a signed-in person acts as in a room: `human:<name>`, which agents can tell apart. */
+export function humanId(name: string, email: string): string {
+  // eslint-disable-next-line no-control-regex -- agent ids refuse control characters
+  const who = (name.trim() || email.split('@')[0] || email).replace(/[\u0000-\u001f\u007f]/g, '')
+  return `human:${who}`.slice(0, 128)
+}
