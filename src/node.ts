@@ -101,7 +101,7 @@ export class ServiceNode {
     this.hub.onControl((n) => {
       if (n.k === 'revoked' && typeof n.hash === 'string') this.keyring.forget(n.hash)
     })
-    this.hub.onResync(() => this.keyring.clear())
+    this.hub.onResync(() => this.keyring.resync())
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
     this.store.onEventAppended((ref) => this.webhooks.eventAppended(ref))
     this.hub.onControl((n) => {

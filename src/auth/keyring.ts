@@ -1,7 +1,14 @@
 // Verifies Bearer keys. A node caches what a key hash resolved to for at most CACHE_MS; a
 // revocation is published on the control channel and every node drops the hash at once (the
-// realtime hub delivers control notices; on a rebuilt subscription the whole cache is dropped,
-// since notices may have been missed). The cache lifetime is the backstop when a notice is lost.
+// realtime hub delivers control notices; on a rebuilt subscription every cached key is looked up
+// again on its next use, since notices may have been missed). The cache lifetime is the backstop
+// when a notice is lost.
+//
+// A key this node verified keeps working for STALE_MS while its team's Redis shard cannot be
+// asked (stale-if-error), also after a rebuild: the rebuild that follows the loss of a cluster
+// node must not lock every team of that node's slots out of the rooms on healthy shards. The one
+// case this admits a revoked key: revoked while this node's subscription was down (the notice
+// missed) and its team's shard lost before this node looked the key up again.
 //
 // Long-lived uses of a key (an open SSE stream, a parked wait_for_events) hold() it: a revocation
 // notice ends them too, on every node. A hold taken just after the notice passed (the request was
@@ -24,6 +31,9 @@ const CACHE_MAX = 10_000
 
 interface Entry {
   principal: Principal | undefined
+  /** When Redis last said what this key is. */
+  at: number
+  /** Trusted without asking Redis until then (0: ask on the next use). */
   until: number
   hash: string
 }
@@ -64,7 +74,11 @@ export class Keyring {
   /** Hashes revoked in the last RECENT_MS, with when. */
   private readonly recent = new Map<string, number>()
 
-  constructor(private readonly store: Store) {}
+  /** `cacheMs`: how long a resolved key is trusted (CACHE_MS; tests make it long to see a resync). */
+  constructor(
+    private readonly store: Store,
+    private readonly cacheMs = CACHE_MS,
+  ) {}
 
   /** The principal of an `Authorization` header value, or an unauthorized error saying why. */
   async authenticate(header: string | undefined): Promise<Principal> {
@@ -82,10 +96,10 @@ export class Keyring {
         principal = await this.resolve(parsed.teamId, parsed.hash)
       } catch (err) {
         const stale = entry?.principal
-        if (stale && entry!.until - CACHE_MS + STALE_MS > now && err instanceof AppError && err.code === 'unavailable') return stale
+        if (stale && entry!.at + STALE_MS > now && err instanceof AppError && err.code === 'unavailable') return stale
         throw err
       }
-      entry = { principal, until: now + CACHE_MS, hash: parsed.hash }
+      entry = { principal, at: now, until: now + this.cacheMs, hash: parsed.hash }
       if (entry.principal) this.hashes.set(entry.principal, { teamId: parsed.teamId, hash: parsed.hash })
       if (this.cache.size >= CACHE_MAX) this.forgetKey(this.cache.keys().next().value!)
       this.cache.set(key, entry)
@@ -163,12 +177,12 @@ export class Keyring {
   }
 
   /**
-   * Drops every cached key (after a pub/sub outage, when revocations may have been missed) and
-   * looks up every held key again, ending the holds of those revoked meanwhile.
+   * After a pub/sub outage, when revocations may have been missed: every cached key is looked up
+   * again on its next use (what it was stays for stale-if-error), and every held key at once,
+   * ending the holds of those revoked meanwhile.
    */
-  clear(): void {
-    this.cache.clear()
-    this.byHash.clear()
+  resync(): void {
+    for (const e of this.cache.values()) e.until = 0
     void this.recheckHolds()
   }
 
