@@ -19,10 +19,13 @@ local id = ARGV[7]
 local ev, missing = requireEvent(R, id, 'event_id')
 if not ev then return missing end
 local seq = seqOf(id)
+local m = redis.call('HMGET', R.k.meta, 'eseq', 'lastms')
+local head, lastms = tonumber(m[1] or '0'), tonumber(m[2] or '0')
 local readBy = {}
 local flat = redis.call('HGETALL', R.k.cursors)
 for i = 1, #flat, 2 do
-  if seqOf(flat[i + 1]) >= seq then readBy[#readBy + 1] = flat[i] end
+  -- cursorAt: a cursor of a history that went back has read none of the new history.
+  if seqOf(flat[i + 1]) >= seq and cursorAt(R, flat[i + 1], head, lastms) >= seq then readBy[#readBy + 1] = flat[i] end
 end
 table.sort(readBy)
 return finish(R, { event_id = id, author = ev.agent_id, read_by = readBy })

@@ -1,6 +1,7 @@
 --[[
   Moves the caller's cursor forward to an event (mark_event_read): that event and every earlier
-  one count as read. Never moves it back.
+  one count as read. Never moves it back. A cursor left from a history that went back
+  (includes/unreadCount cursorAt) moves to any event of the new history after it.
 
   KEYS[1..17]  the room's fixed keys
   ARGV[1..6]   common room arguments (includes/openRoom); ARGV[1] is the reader (required)
@@ -18,7 +19,8 @@ local R, early = openRoom('markRead')
 if not R then return early end
 local id = ARGV[7]
 local seq = seqOf(id)
-local head = tonumber(redis.call('HGET', R.k.meta, 'eseq') or '0')
+local m = redis.call('HMGET', R.k.meta, 'eseq', 'lastms')
+local head = tonumber(m[1] or '0')
 if seq > head then
   return fail('invalid_request', 'event_id: ' .. id .. ' is ahead of the feed; the newest event is ' ..
     (headEventId(R) or 'none (the feed is empty)'), { field = 'event_id', newest = headEventId(R) })
@@ -32,8 +34,9 @@ if (below[1] and seqOf(below[1][1]) > seq) or (above[1] and seqOf(above[1][1]) <
   return fail('not_found', 'event_id: ' .. id .. ' is not an event of this room', { field = 'event_id' })
 end
 
+-- A cursor of a history that went back stands before the new history's events (cursorAt).
 local cur = redis.call('HGET', R.k.cursors, R.agent)
-if cur and seqOf(cur) >= seq then return finish(R, { moved = false, cursor = cur }) end
+if cur and cursorAt(R, cur, head, tonumber(m[2] or '0')) >= seq then return finish(R, { moved = false, cursor = cur }) end
 redis.call('HSET', R.k.cursors, R.agent, id)
 dirty(R, R.k.cursors)
 ownAfter(R, R.agent, seq)

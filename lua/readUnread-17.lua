@@ -8,7 +8,7 @@
   ARGV[7]      most events to return
 
   Returns {events = [{id, type, agent_id, text, data?, reply_to?, created_at}], remaining,
-  cursor_reset? = {lost, reset_to?}, cursor?, last_event_ms?}; see consumeEvents in
+  cursor_reset? = {lost, rewound?, reset_to?}, cursor?, last_event_ms?}; see consumeEvents in
   includes/events. The events travel decoded inside the reply (not as rows) because a consuming
   read is a mutation: a retry with the same idempotency key must get the same events back, and
   only the reply is stored.

@@ -9,7 +9,9 @@
 --   * an event id is "<ms>-<seq>"; seq = eseq after HINCRBY, ms = max(now, lastms), so ids and
 --     seqs grow together and "<lastms>-<eseq>" is always the id of the newest event appended;
 --   * a cursor is an event id (or that position); it only moves forward;
---   * unread = eseq - cursor seq - deleted after the cursor (includes/unreadCount).
+--   * unread = eseq - cursor seq - deleted after the cursor (includes/unreadCount);
+--   * a cursor left from a history that went back (includes/unreadCount cursorAt) stands just
+--     before the first event after it in stream order: the new history counts as unread.
 
 local DAY_MS = 86400000
 local DAYS_KEPT = 30 -- per-day event counts kept for analytics, besides today
@@ -92,10 +94,10 @@ end
 ]]
 local function appendEvent(R, ev, retained)
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
-  local head, trim = tonumber(m[1] or '0'), tonumber(m[2] or '0')
-  local unread, cursor, own = unreadAt(R, ev.agent_id, head, trim)
+  local head, trim, lastms = tonumber(m[1] or '0'), tonumber(m[2] or '0'), tonumber(m[3] or '0')
+  local unread, cursor, own = unreadAt(R, ev.agent_id, head, trim, lastms)
   local seq = head + 1
-  local ms = math.max(R.now, tonumber(m[3] or '0'))
+  local ms = math.max(R.now, lastms)
   -- Numbers made strings with %d: given to redis.call or joined as they are, Lua would print
   -- each with %.14g, several times the instructions (bench/script-cost.ts --callgrind).
   local seqStr, msStr = string.format('%d', seq), string.format('%d', ms)
@@ -139,13 +141,19 @@ end
   cursor_reset reports a cursor that fell behind the trim point: `lost` events (counted by seq;
   an event its author deleted before it was trimmed counts too) were trimmed away unread, and
   reading resumed at `reset_to`, the oldest retained event. An agent without a cursor has never
-  read anything, so nothing is reported lost for it.
+  read anything, so nothing is reported lost for it. A cursor of a history that went back
+  (cursorAt) is reported as {lost = 0, rewound = true, reset_to = the first event of the new
+  history after it, when there is one}: the events after it in stream order are read, whatever
+  their seqs; with none yet, the cursor moves to the head, so the rewind is reported once.
   Does not notify: the calling script decides.
 ]]
 local function consumeEvents(R, agent, limit)
   limit = tonumber(limit)
   local cur = redis.call('HGET', R.k.cursors, agent)
   local from = cur and ('(' .. cur) or '-'
+  local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
+  local trim = tonumber(m[2] or '0')
+  local rewound = cur and select(2, cursorAt(R, cur, tonumber(m[1] or '0'), tonumber(m[3] or '0')))
   -- The agent's own events after its cursor are at most the entries of its own list: reading that
   -- many more entries than `limit` finds `limit` others' events when there are that many.
   local own = redis.call('HGET', R.k.meta, 'o:' .. agent)
@@ -164,9 +172,17 @@ local function consumeEvents(R, agent, limit)
     end
   end
   local info = {}
-  local trim = tonumber(redis.call('HGET', R.k.meta, 'trim') or '0')
   local newCur = last
-  if cur and seqOf(cur) < trim then
+  if rewound then
+    info.cursor_reset = { lost = 0, rewound = true, reset_to = got[1] and got[1][1] or nil }
+    -- Nothing after it yet: move to the head so the rewind is reported once (an empty feed: no
+    -- cursor, as for an agent that never read).
+    if not newCur then newCur = headEventId(R) end
+    if not newCur then
+      redis.call('HDEL', R.k.cursors, agent)
+      dirty(R, R.k.cursors, true)
+    end
+  elseif cur and seqOf(cur) < trim then
     info.cursor_reset = { lost = trim - seqOf(cur), reset_to = got[1] and got[1][1] or nil }
     -- Nothing retained after it: jump to the head so the loss is reported once.
     if not newCur then newCur = headEventId(R) end

@@ -79,6 +79,18 @@ function inviteInfo(r: StoredCredential): InviteInfo {
 /** How long revoked keys and invites stay listed by default (REVOKED_KEY_RETENTION_S). */
 export const REVOKED_RETENTION_MS = 30 * 86_400_000
 
+/**
+ * Who mints a key or invite: a person (the dashboard) or a team key (the admin API; the new key
+ * is then the person's who minted that key, if any). Operator tools pass none. A person removed
+ * from the team loses every key they minted (Teams.revokeMemberKeys).
+ */
+export type Minter = { user: string } | { key: string }
+
+const minterArg = (by?: Minter) => (by === undefined ? '' : 'user' in by ? `u:${by.user}` : `k:${by.key}`)
+
+/** Lua packs an empty list as a map. */
+const listOf = <T>(v: T[] | Record<string, never>): T[] => (Array.isArray(v) ? v : [])
+
 /** A page of a team's keys: oldest first, `next` = the keyId to pass as `after` for the next page. */
 export interface KeyPage {
   keys: KeyInfo[]
@@ -136,12 +148,12 @@ export class Teams {
   }
 
   /** Mints an extra team key; the full secret is in the result only. */
-  async mintTeamKey(teamId: string, input: unknown): Promise<{ key: string; info: KeyInfo }> {
+  async mintTeamKey(teamId: string, input: unknown, by?: Minter): Promise<{ key: string; info: KeyInfo }> {
     const v = parse(teamSchemas.mint, input)
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
-    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs])
+    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets, k.keys], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs, minterArg(by)])
     return { key: minted.key, info: keyInfo(r.record) }
   }
 
@@ -176,14 +188,29 @@ export class Teams {
     return { info: keyInfo(r.record) }
   }
 
+  /**
+   * Revokes every live team key and room invite key a person minted, when they leave the team
+   * (removed by the owner, or deleting their account): in one script (revokeMemberKeys-4.lua),
+   * each announced like any revocation, so their open streams and parked waits end on every node.
+   * The team's last live key goes too: the owner mints another on the dashboard. The caller
+   * records each revocation in the audit trail. Keys minted before the minter was recorded name
+   * nobody and stay (docs/accounts.md).
+   */
+  async revokeMemberKeys(teamId: string, userId: string): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
+    const k = this.store.keys.team(teamId)
+    const r = await this.store.run('revokeMemberKeys', [k.team, k.keys, k.invites, k.secrets], [userId, this.retentionMs])
+    await Promise.all(listOf(r.hashes).map((h) => this.announce(h)))
+    return { keys: listOf(r.keys).map(keyInfo), invites: listOf(r.invites).map(inviteInfo) }
+  }
+
   /** Mints a room invite key for one room of the team; the room must exist. */
-  async mintInvite(teamId: string, roomId: string, input: unknown): Promise<{ key: string; info: InviteInfo }> {
+  async mintInvite(teamId: string, roomId: string, input: unknown, by?: Minter): Promise<{ key: string; info: InviteInfo }> {
     const v = parse(teamSchemas.mint, input)
     parse(z.object({ roomId: roomIdField }), { roomId })
     const k = this.store.keys.team(teamId)
     const minted = mintKey('room', teamId)
     const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
-    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs])
+    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets, k.keys], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs, minterArg(by)])
     return { key: minted.key, info: inviteInfo(r.record) }
   }
 

@@ -25,9 +25,15 @@ export interface RoomEvent {
   created_at: string
 }
 
-/** A cursor that fell behind the trimmed history: `lost` events went unread; reading resumed at `reset_to`. */
+/**
+ * A cursor that fell behind the trimmed history: `lost` events went unread; reading resumed at
+ * `reset_to`. Or, with `rewound`, a cursor of a history that went back (the room created again
+ * under its id, or Redis restored from an older copy): `lost` is 0 and reading resumed at
+ * `reset_to`, the new history's first event after the cursor (absent when none came yet).
+ */
 export interface CursorReset {
   lost: number
+  rewound?: true
   reset_to?: string
 }
 
@@ -137,10 +143,14 @@ export function lastEventAt(r: Pick<RoomReply<'readUnread'>, 'last_event_ms'>): 
   return typeof r.last_event_ms === 'number' ? { last_event_at: iso(r.last_event_ms) } : {}
 }
 
-function cursorResetOf(r: Pick<RoomReply<'readUnread'>, 'cursor_reset'>): CursorReset | undefined {
+/** The `cursor_reset` of a consuming read, when the script reported one. */
+export function cursorResetOf(r: Pick<RoomReply<'readUnread'>, 'cursor_reset'>): CursorReset | undefined {
   const reset = r.cursor_reset
   if (!reset) return undefined
-  return reset.reset_to === undefined ? { lost: reset.lost } : { lost: reset.lost, reset_to: reset.reset_to }
+  const out: CursorReset = { lost: reset.lost }
+  if (reset.rewound === true) out.rewound = true
+  if (reset.reset_to !== undefined) out.reset_to = reset.reset_to
+  return out
 }
 
 export class Events {

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { reviewItem, taskItem } from './compact.js'
-import { eventFromReply, lastEventAt } from './events.js'
+import { cursorResetOf, eventFromReply, lastEventAt } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
 import { callOptions } from './records.js'
 import { toReview } from './reviews.js'
@@ -37,6 +37,7 @@ export class Summary {
       online_agents: r.online,
       unread: r.unread,
     }
-    return { ...out, ...lastEventAt(r), ...(r.cursor_reset ? { cursor_reset: r.cursor_reset } : {}) }
+    const reset = cursorResetOf(r)
+    return { ...out, ...lastEventAt(r), ...(reset ? { cursor_reset: reset } : {}) }
   }
 }

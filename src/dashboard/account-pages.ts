@@ -213,8 +213,22 @@ export class AccountPages {
       if (target === user.id) throw new AppError('invalid_request', 'to remove yourself, delete your account')
       const { user: gone } = await this.deps.accounts.deleteUser(target, user)
       await this.deps.audit.record(user.team, actorOf(user), 'removed member', gone.email)
-      return `${gone.email} is removed from the team.`
+      const n = await this.revokeKeysOf(gone, actorOf(user))
+      return `${gone.email} is removed from the team${n > 0 ? `; the ${n} key(s) they minted are revoked` : ''}.`
     })
+  }
+
+  /**
+   * A person who left the team keeps no access through the keys they minted: each is revoked
+   * (announced to every node: open streams and parked waits end) and audited. After the person
+   * is deleted, so a refused removal revokes nothing; the accounts and the team's keys live in
+   * different Cluster slots, so the two cannot be one script. Returns how many were revoked.
+   */
+  private async revokeKeysOf(gone: User, actor: string): Promise<number> {
+    const { keys, invites } = await this.deps.teams.revokeMemberKeys(gone.team, gone.id)
+    for (const k of keys) await this.deps.audit.record(gone.team, actor, 'revoked key', `${k.keyId} (minted by ${gone.email}, who left the team)`)
+    for (const i of invites) await this.deps.audit.record(gone.team, actor, 'revoked room invite', `${i.tokenId} (room ${i.roomId}; minted by ${gone.email}, who left the team)`)
+    return keys.length + invites.length
   }
 
   private async deletePage(r: Request, error?: string, status = 200): Promise<Reply> {
@@ -246,7 +260,10 @@ export class AccountPages {
       throw err
     }
     if (last) await this.deps.teams.deleteTeam(viewer.user.team)
-    else await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
+    else {
+      await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
+      await this.revokeKeysOf(viewer.user, actorOf(viewer.user))
+    }
     const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
     return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })
   }

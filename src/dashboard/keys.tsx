@@ -131,7 +131,7 @@ export class KeysPages {
   private async mint(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
     const label = (r.form.get('label') ?? '').trim()
-    const minted = await this.deps.teams.mintTeamKey(user.team, label === '' ? {} : { label })
+    const minted = await this.deps.teams.mintTeamKey(user.team, label === '' ? {} : { label }, { user: user.id })
     await this.deps.audit.record(user.team, actorOf(user), 'minted key', minted.info.keyId)
     return { minted }
   }

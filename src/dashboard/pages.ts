@@ -107,7 +107,7 @@ export class Pages {
     for (const agentId of agents) {
       let key = TEAM_KEY_PLACEHOLDER
       if (invite) {
-        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) })
+        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) }, { user: user.id })
         key = minted.key
         await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${roomId})`)
       }

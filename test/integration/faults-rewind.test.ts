@@ -1,6 +1,10 @@
 // When a room's event sequence goes back (issue 19, defect 5), SSE never skips silently: an open
 // stream and a reconnect with Last-Event-ID get an `event: gap` frame {"lost": 0, "rewound": true}
-// and then the new events, whose seqs repeat ones they have seen. Two ways the history goes back:
+// and then the new events, whose seqs repeat ones they have seen. Nor do the agents' read cursors
+// (get_unread_events, wait_for_events, get_my_summary, the unread count of every reply,
+// mark_event_read, get_event_reads): a cursor left from the lost history counts the new events as
+// unread and the consuming read reports cursor_reset {lost: 0, rewound: true, reset_to}.
+// Two ways the history goes back:
 // - the room expires (its keys are gone: deleted here, as expiry would) and is created again
 //   under the same id;
 // - Redis comes back from an older copy that lacks the last events (an AOF or replica behind
@@ -86,6 +90,75 @@ for (const backend of BACKENDS) {
       await live(t, current)
       t.same(current.events().map((f) => eventOf(f).text), ['after 2'], 'a reconnect from the new history resumes as usual')
       t.notOk(current.frames.some((f) => f.event === 'gap'), 'with no gap')
+    })
+
+    t.test('read cursors: a room created again under the same id over a cursor of the old one', async (t) => {
+      const roomId = `cur-again-${Date.now()}`
+      await a.node.core.rooms.create(team.teamId, { room_id: roomId, template: 'blank' }, 'test')
+      const ref = { teamId: team.teamId, roomId }
+      const alice: Caller = { room: ref, agent: 'alice' }
+      const bob: Caller = { room: ref, agent: 'bob' }
+      await postN(a, bob, 'old', 5)
+      t.equal((await a.node.core.events.consume(alice, 50)).events.length, 5, 'alice read the old history')
+      const k = a.node.store.keys.room(ref)
+      const cursors = await raw.hgetall(k.cursors)
+      t.equal(cursors['alice']?.split('-')[1], '5', 'her cursor is at seq 5')
+
+      // createRoom clears every key of the room; a cursors hash that outlives it (restored beside a
+      // new room, or written back by a Redis restored from a copy of other keys) is what is left.
+      await raw.del(...k.list)
+      await a.node.core.rooms.create(team.teamId, { room_id: roomId, template: 'blank' }, 'test')
+      await raw.hset(k.cursors, 'alice', cursors['alice']!)
+      t.equal(await a.node.core.events.peekUnread(alice), 0, 'the new room has no event: nothing unread')
+      const fresh = await postN(a, bob, 'new', 3)
+      t.equal(fresh[2]!.split('-')[1], '3', 'the new room numbers its events from 1 again, below her cursor')
+      t.equal(await a.node.core.events.peekUnread(alice), 3, 'all three new events count as unread')
+      const got = await a.node.core.events.consume(alice, 50)
+      t.same(got.events.map((e) => e.text), ['new 1', 'new 2', 'new 3'], 'the consuming read returns them all')
+      t.same(got.cursor_reset, { lost: 0, rewound: true, reset_to: fresh[0] }, 'and says the history went back')
+      t.equal(got.remaining, 0, 'nothing remains')
+      await postN(a, bob, 'later', 1)
+      const next = await a.node.core.events.consume(alice, 50)
+      t.same(next.events.map((e) => e.text), ['later 1'], 'then reading goes on as usual')
+      t.notOk(next.cursor_reset, 'with no reset')
+    })
+
+    t.test('read cursors: Redis back from a copy without the last events', async (t) => {
+      const { room } = await a.node.core.rooms.create(team.teamId, { template: 'blank' }, 'test')
+      const ref = { teamId: team.teamId, roomId: room.room_id }
+      const alice: Caller = { room: ref, agent: 'alice' }
+      const bob: Caller = { room: ref, agent: 'bob' }
+      const carol: Caller = { room: ref, agent: 'carol' }
+      const ids = await postN(a, bob, 'kept', 5)
+      t.equal((await a.node.core.events.consume(alice, 50)).events.length, 5, 'alice read all five')
+      t.equal((await a.node.core.events.consume(carol, 50)).events.length, 5, 'so did carol')
+
+      const k = a.node.store.keys.room(ref)
+      await raw.xdel(k.events, ids[3]!, ids[4]!)
+      await raw.hset(k.meta, 'eseq', '3', 'lastms', ids[2]!.split('-')[0]!)
+      t.equal(await a.node.core.events.peekUnread(alice), 0, 'nothing new yet')
+      const quiet = await a.node.core.events.consume(carol, 50)
+      t.same(quiet.events, [], 'a read before any new event returns nothing')
+      t.same(quiet.cursor_reset, { lost: 0, rewound: true }, 'but says the history went back')
+
+      const fresh = await postN(a, bob, 'after', 2)
+      t.same(fresh.map((id) => id.split('-')[1]), ['4', '5'], 'the new events take seqs 4 and 5 again')
+      t.equal(await a.node.core.events.peekUnread(alice), 2, 'alice: both count as unread (her cursor is the lost seq 5)')
+      t.equal(await a.node.core.events.peekUnread(carol), 2, 'carol too')
+      const reads = await a.node.core.events.reads(bob, { event_id: fresh[0] })
+      t.same(reads.read_by, ['bob'], 'get_event_reads: only its author has read the new event (alice and carol not yet)')
+
+      const summary = await a.node.core.summary.mine(alice)
+      t.same(summary.events.map((e) => e.text), ['after 1', 'after 2'], 'get_my_summary returns both')
+      t.same(summary.cursor_reset, { lost: 0, rewound: true, reset_to: fresh[0] }, 'and says the history went back')
+      t.equal(summary.unread, 0, 'alice has read everything now')
+
+      const marked = await a.node.core.events.markRead(carol, { event_id: fresh[0] })
+      t.ok(marked.moved, 'mark_event_read moves a cursor of the lost history to a new event')
+      t.equal(marked.unread, 1, 'one left for carol')
+      const rest = await a.node.core.events.consume(carol, 50)
+      t.same(rest.events.map((e) => e.text), ['after 2'], 'carol reads the other one')
+      t.notOk(rest.cursor_reset, 'with no reset: her cursor is of the new history now')
     })
   })
 }

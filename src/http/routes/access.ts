@@ -33,6 +33,11 @@ export async function inRoom<T>(ref: RoomRef, read: () => Promise<T>): Promise<T
   }
 }
 
+/** Who mints on a `team`-auth route: its team key (the new key is the person's who minted that one, if any). */
+export function minterOf(ctx: Ctx): { key: string } {
+  return { key: (ctx.principal as Extract<Principal, { kind: 'team' }>).keyId }
+}
+
 /** The team of a request on a `team`-auth route. */
 export function teamOf(ctx: Ctx): string {
   return (ctx.principal as Principal).teamId

@@ -13,7 +13,7 @@ import { TEMPLATES } from '../../core/templates.js'
 import { parse } from '../../core/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
-import { actorOf, inRoom, roomNotFound, teamOf } from './access.js'
+import { actorOf, inRoom, minterOf, roomNotFound, teamOf } from './access.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -159,7 +159,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       body: adminSchemas.mint,
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
-        const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body)
+        const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body, minterOf(ctx))
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
         return { key, ...info }
       },
@@ -209,7 +209,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
-        const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body)
+        const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body, minterOf(ctx))
         await deps.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
         return { key, ...info }
       },

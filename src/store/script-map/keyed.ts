@@ -38,7 +38,11 @@ export interface KeyedScripts {
     args: [hash: string]
     reply: { kind: 'team'; id: string } | { kind: 'room'; id: string; room_id: string } | { kind?: undefined }
   }
-  mintKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', record: Buffer, limit: number, retentionMs: number]; reply: { record: StoredCredential } }
+  mintKey: {
+    keys: [team: Key, records: Key, secrets: Key, keys: Key]
+    args: [kind: 'k' | 'i', record: Buffer, limit: number, retentionMs: number, by: string]
+    reply: { record: StoredCredential }
+  }
   rateLimit: { keys: [window: Key]; args: [limit: number, periodMs: number, n: number]; reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number } }
   mirrorVectors: {
     keys: [vec: Key, order: Key, set: Key]
@@ -61,6 +65,12 @@ export interface KeyedScripts {
   }
   rescheduleTeam: { keys: [teams: Key, registrations: Key, tokens: Key]; args: [teamId: string, token: number, next: number, empty: Flag, graceMs: number]; reply: { done: 'rescheduled' | 'woken' | 'removed' | 'absent' } }
   revokeKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number]; reply: { record: StoredCredential; hash: string } }
+  revokeMemberKeys: {
+    keys: [team: Key, keys: Key, invites: Key, secrets: Key]
+    args: [userId: string, retentionMs: number]
+    // Lua packs an empty list as an empty map.
+    reply: { keys: StoredCredential[] | Record<string, never>; invites: StoredCredential[] | Record<string, never>; hashes: string[] | Record<string, never> }
+  }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
   rotateWebhookSecret: { keys: [hooks: Key]; args: [webhookId: string, secret: string, overlapMs: number]; reply: { record: StoredWebhook } }
   saveSearchManifest: { keys: [manifest: Key]; args: [ttlMs: number, change: Buffer]; reply: { fields: number } }

@@ -7,8 +7,12 @@ import type { LuaMap, PresenceRow, StoredEvent, StoredLock, StoredRecord, Stored
 type Meta = Record<string, string>
 /** '1' or '0'. */
 type Flag = '0' | '1'
-/** A cursor moved back to the oldest retained event: how many events were lost, and where reading resumed. */
-type CursorReset = { lost: number; reset_to?: string }
+/**
+ * A cursor moved back to the oldest retained event: how many events were lost, and where reading
+ * resumed; or (rewound) a cursor of a history that went back, reading from the new history's
+ * first event after it.
+ */
+type CursorReset = { lost: number; reset_to?: string; rewound?: boolean }
 
 export interface RoomScripts {
   acquireLock: { args: [name: string, ttlMs: number, limit: number]; keys: [lock: string]; reply: { lock: StoredLock; extended: boolean; now: number } }

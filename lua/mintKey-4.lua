@@ -1,20 +1,41 @@
 --[[
   Stores a new credential of a team: a team key, or a room invite key.
 
+  The record says who minted it (created_by, a person's user id), so that removing that person
+  from the team revokes it (revokeMemberKeys): a person minting on the dashboard, or a team key
+  minted by one (created_by inherited, so a key minted through the admin API with a member's key
+  goes with that member). A key of no person (the team's first key, operator tools, keys minted
+  before created_by was recorded) passes none on.
+
   KEYS[1]  team hash
   KEYS[2]  records hash (team keys, or invites)
   KEYS[3]  secrets hash (sha256 -> "k:<id>" or "i:<id>")
+  KEYS[4]  team keys hash (the minting key's record; the same as KEYS[2] for a team key)
   ARGV[1]  'k' (team key) or 'i' (invite)
-  ARGV[2]  msgpack record {id, hash, hint, label?, room_id?, created_by?}
+  ARGV[2]  msgpack record {id, hash, hint, label?, room_id?}
   ARGV[3]  most live records of this kind the team (or, for invites, the room) may have
   ARGV[4]  retention of revoked records (ms): older ones are deleted here
+  ARGV[5]  who mints: 'u:<userId>' (a person), 'k:<keyId>' (a team key, through the admin API) or
+           '' (operator tools)
 
-  Returns {record}; not_found (no such team), limit_reached.
+  Returns {record}; not_found (no such team), limit_reached, unauthorized (the minting key was
+  revoked meanwhile: its person was removed a moment before).
 ]]
 --- @include "includes/fail"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return fail('not_found', 'team not found', { field = 'team' }) end
 local kind, rec, limit = ARGV[1], cmsgpack.unpack(ARGV[2]), tonumber(ARGV[3])
+local by = ARGV[5] or ''
+if string.sub(by, 1, 2) == 'u:' then
+  rec.created_by = string.sub(by, 3)
+elseif string.sub(by, 1, 2) == 'k:' then
+  -- Read here, with the revocation that removing a person makes (same slot): a key of a person
+  -- removed a moment ago mints nothing that would outlive the removal.
+  local raw = redis.call('HGET', KEYS[4], string.sub(by, 3))
+  local minter = raw and cmsgpack.unpack(raw)
+  if not minter or minter.revoked_at then return fail('unauthorized', 'this key was revoked') end
+  rec.created_by = minter.created_by
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local live, expired = 0, {}

@@ -1,0 +1,42 @@
+--[[
+  Revokes every live credential a person minted (their created_by), when that person leaves the
+  team (removed by the owner, or deleting their own account): team keys and room invite keys.
+  The set is read and changed in this one script, so a key minted concurrently with a key of
+  theirs (mintKey reads the minting key here too) is either revoked here or refused there. Each
+  record stays, marked revoked_at, as revokeKey leaves it; the caller announces every returned
+  hash on the revocation path (src/auth/keyring.ts: open streams and parked waits end) and
+  records each revocation in the audit trail. A credential minted before created_by was recorded
+  names nobody and is left alone.
+
+  KEYS[1]  team hash          KEYS[2]  team keys hash
+  KEYS[3]  room invites hash  KEYS[4]  secrets hash
+  ARGV[1]  user id of the person leaving
+  ARGV[2]  retention of revoked records (ms)
+
+  Returns {keys = [record], invites = [record], hashes = [sha256 of each credential revoked]}.
+]]
+local who = ARGV[1]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local keep = tonumber(ARGV[2])
+local out = { keys = {}, invites = {}, hashes = {} }
+for _, kind in ipairs({ 'keys', 'invites' }) do
+  local records = kind == 'keys' and KEYS[2] or KEYS[3]
+  local expired = {}
+  for _, raw in ipairs(redis.call('HVALS', records)) do
+    local rec = cmsgpack.unpack(raw)
+    if not rec.revoked_at and rec.created_by == who then
+      rec.revoked_at = now
+      redis.call('HSET', records, rec.id, cmsgpack.pack(rec))
+      redis.call('HDEL', KEYS[4], rec.hash)
+      local list = out[kind]
+      list[#list + 1] = rec
+      out.hashes[#out.hashes + 1] = rec.hash
+    elseif rec.revoked_at and rec.revoked_at < now - keep then
+      expired[#expired + 1] = rec.id
+    end
+  end
+  -- Revoked records are kept for the retention only, as revokeKey and mintKey do.
+  if #expired > 0 then redis.call('HDEL', records, unpack(expired)) end
+end
+return cmsgpack.pack(out)
