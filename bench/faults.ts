@@ -344,6 +344,12 @@ const SCENARIOS: Record<string, () => Promise<Row>> = {
       await sleep(2000)
       await r.start()
     }),
+  'Redis stalled (SIGSTOP) for 3 s, SIGCONT': () =>
+    onStandalone('Redis stalled (SIGSTOP) for 3 s, SIGCONT', 'always', async (r) => {
+      r.signal('SIGSTOP')
+      await sleep(3000)
+      r.signal('SIGCONT')
+    }),
   'Redis full for 2 s': () =>
     onStandalone('Redis full for 2 s', 'always', async (r) => {
       const admin = new Redis(r.port, '127.0.0.1')

@@ -2,7 +2,7 @@
 // table (src/config.ts); read by the store (src/store/store.ts StoreSettings) and the operator
 // tools (src/ops/local-redis.ts).
 import { z } from 'zod'
-import { type Row } from './row.js'
+import { int, type Row } from './row.js'
 
 export const REDIS_SETTINGS = {
   redisUrl: {
@@ -28,6 +28,12 @@ export const REDIS_SETTINGS = {
     schema: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
     unit: 'boolean',
     doc: 'Whether ioredis holds the commands of one event-loop turn and writes them together. Off by default: measured on loopback, holding them makes Redis wait while the node handles the whole turn, so the two take turns instead of working at once (post_event 11.8k -> 15.0k calls/s without it, same node CPU per call; BENCHMARKS.md). Worth trying on when Redis is across a network and packets cost more than latency. When on, scripts are sent through ioredis\' own script commands, which cost the node more per call than the ready frames used otherwise (src/store/evalsha.ts).',
+  },
+  redisCommandTimeoutMs: {
+    env: 'REDIS_COMMAND_TIMEOUT_MS',
+    schema: int(100, 60_000, 1000),
+    unit: 'ms',
+    doc: 'A Redis command without an answer after this long fails, and its call answers 503 unavailable (Retry-After: 1): a Redis that stalls (stopped, swapping, a long script) holds no call longer. The write may still have happened; calls that carry an idempotency key are safe to repeat. Every command the node sends is one script or read on one room or team, taking milliseconds.',
   },
   localRedis: {
     env: 'LOCAL_REDIS',

@@ -54,6 +54,8 @@ export function isOom(message: string): boolean {
   return message.startsWith('OOM ') || message.includes('OOM command not allowed')
 }
 
+const isTimeout = (message: string) => message.includes('Command timed out')
+
 export function isUnreachable(message: string): boolean {
   return UNREACHABLE.test(message)
 }
@@ -133,8 +135,10 @@ export class StoreHealth {
   /** A call failed with `message`: counts it as a sign of an unreachable or full Redis when it is one. */
   failed(message: string): void {
     if (isOom(message)) this.sawFull()
-    else if (isUnreachable(message) && !(this.client instanceof Cluster)) this.lost(message)
+    else if (isUnreachable(message) && !isTimeout(message) && !(this.client instanceof Cluster)) this.lost(message)
     // Cluster: one failed call may be one shard in failover; the checks decide for the whole.
+    // A command past its deadline (REDIS_COMMAND_TIMEOUT_MS) fails alone: a slow answer, or this
+    // process stalled, is not a lost Redis; the checks (two in a row) decide.
   }
 
   private sawFull(): void {

@@ -59,6 +59,8 @@ export interface RedisSettings {
   redisClusterNodes?: string | undefined
   redisPassword?: string | undefined
   redisAutoPipelining: boolean
+  /** A command unanswered this long fails (REDIS_COMMAND_TIMEOUT_MS); unset: no deadline. */
+  redisCommandTimeoutMs?: number | undefined
 }
 
 /**
@@ -91,7 +93,14 @@ const NONE: readonly never[] = Object.freeze([])
  */
 export class Store<S extends StoreSettings = StoreSettings> {
   readonly keys: Keys
+  /**
+   * The connection for the repositories' plain commands: every command first asks the health
+   * gate, so that once Redis is known to be unreachable a read fails at once with `unavailable`
+   * rather than waiting for its deadline (REDIS_COMMAND_TIMEOUT_MS) in ioredis' queue.
+   */
   readonly client: RedisClient
+  /** The same connection ungated: scripts (gated in exec), health checks, events, shutdown. */
+  private readonly redis: RedisClient
   readonly mode: 'standalone' | 'cluster'
   readonly scripts: ReadonlyMap<string, LoadedScript>
   /** Reachable and full or not, between calls: calls fail at once while Redis is known to be down. */
@@ -116,20 +125,21 @@ export class Store<S extends StoreSettings = StoreSettings> {
     client?: RedisClient,
   ) {
     this.keys = new Keys(settings.keyPrefix)
-    this.client = client ?? createClient(settings)
+    this.redis = client ?? createClient(settings)
     // Connection errors also reject the commands they affect; without a listener ioredis would
     // print them as unhandled. The node adds its own listener for logs and metrics.
-    this.client.on('error', () => undefined)
-    this.mode = this.client instanceof Cluster ? 'cluster' : 'standalone'
-    this.health = new StoreHealth(this.client)
+    this.redis.on('error', () => undefined)
+    this.mode = this.redis instanceof Cluster ? 'cluster' : 'standalone'
+    this.health = new StoreHealth(this.redis)
+    this.client = gated(this.redis, this.health)
     this.rooms = new RoomRecords(this.client, this.keys)
     this.auth = new AuthRecords(this.client, this.keys)
     this.ttlMs = String(settings.roomTtlMs)
     this.touchEvery = String(touchEveryMs(settings.roomTtlMs))
     this.idemTtlMs = String(settings.idempotencyTtlMs)
     this.scripts = new Map(loadScripts().map((s) => [s.name, new LoadedScript(s)]))
-    this.viaIoredis = this.client.options.enableAutoPipelining === true
-    if (this.viaIoredis) for (const { script: s } of this.scripts.values()) this.client.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
+    this.viaIoredis = this.redis.options.enableAutoPipelining === true
+    if (this.viaIoredis) for (const { script: s } of this.scripts.values()) this.redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
   }
 
   /**
@@ -225,22 +235,22 @@ export class Store<S extends StoreSettings = StoreSettings> {
   }
 
   private send(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
-    return (this.client.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
+    return (this.redis.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
       // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
-      return this.client.sendCommand(def.command(keys, argv, true))
+      return this.redis.sendCommand(def.command(keys, argv, true))
     })
   }
 
   /** Through ioredis' defineCommand (EVALSHA, EVAL on NOSCRIPT), replies as Buffers. */
   private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
-    const fn = (this.client as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
-    return fn.call(this.client, ...keys, ...argv)
+    const fn = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
+    return fn.call(this.redis, ...keys, ...argv)
   }
 
   /** Calls `fn` on every connection error (they also reject the commands they affect). */
   onConnectionError(fn: (err: Error) => void): void {
-    this.client.on('error', fn)
+    this.redis.on('error', fn)
   }
 
   /** Publishes a notice on the control channel (sharded pub/sub), to every node's hub. */
@@ -255,10 +265,10 @@ export class Store<S extends StoreSettings = StoreSettings> {
 
   async ping(): Promise<boolean> {
     try {
-      if (this.client instanceof Cluster) {
-        await Promise.all(this.client.nodes('master').map((n) => n.ping()))
+      if (this.redis instanceof Cluster) {
+        await Promise.all(this.redis.nodes('master').map((n) => n.ping()))
       } else {
-        await this.client.ping()
+        await this.redis.ping()
       }
       return true
     } catch {
@@ -268,12 +278,12 @@ export class Store<S extends StoreSettings = StoreSettings> {
 
   /** A fresh connection with the same settings (the realtime hub's subscriber). */
   duplicate(): RedisClient {
-    return this.client.duplicate()
+    return this.redis.duplicate()
   }
 
   async close(): Promise<void> {
     this.health.stop()
-    await this.client.quit().catch(() => this.client.disconnect())
+    await this.redis.quit().catch(() => this.redis.disconnect())
   }
 }
 
@@ -294,6 +304,36 @@ export function toStoreError(err: unknown): Error {
   return err instanceof Error ? err : new Error(message)
 }
 
+/**
+ * `client` whose Redis commands (and their …Buffer forms) first call `health.gate()`: a command
+ * made while Redis is known to be unreachable is refused at once with `unavailable`. Everything
+ * else (events, options, pipelines, sendCommand) is the client's own.
+ */
+function gated(client: RedisClient, health: StoreHealth): RedisClient {
+  const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))
+  const wrapped = new Map<string, (...args: unknown[]) => unknown>()
+  return new Proxy(client, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown
+      if (typeof prop !== 'string' || typeof value !== 'function' || !commands.has(prop)) return value
+      let fn = wrapped.get(prop)
+      if (!fn) {
+        const command = value as (...args: unknown[]) => unknown
+        fn = (...args: unknown[]) => {
+          try {
+            health.gate()
+          } catch (err) {
+            return Promise.reject(err)
+          }
+          return command.apply(target, args)
+        }
+        wrapped.set(prop, fn)
+      }
+      return fn
+    },
+  })
+}
+
 export function createClient(settings: RedisSettings, extra: Partial<RedisOptions> = {}): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
   // Auto-pipelining is off unless asked for: see REDIS_AUTO_PIPELINING in docs/configuration.md.
@@ -303,6 +343,7 @@ export function createClient(settings: RedisSettings, extra: Partial<RedisOption
     enableAutoPipelining: settings.redisAutoPipelining,
     maxRetriesPerRequest: 3,
     retryStrategy: (times) => Math.min(times * 50, 500),
+    ...(settings.redisCommandTimeoutMs ? { commandTimeout: settings.redisCommandTimeoutMs } : {}),
     ...extra,
   }
   if (mode === 'cluster') {

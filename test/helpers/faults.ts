@@ -13,6 +13,8 @@ export interface KillableRedis {
   dir: string
   /** Whether the process runs. */
   readonly up: boolean
+  /** Sends a signal without waiting for an exit (SIGSTOP stalls the process, SIGCONT resumes it). */
+  signal(signal: NodeJS.Signals): void
   /** kill -9 (default) or a clean stop (SIGTERM: Redis writes its AOF and exits). */
   kill(signal?: NodeJS.Signals): Promise<void>
   /** Starts it again on the same port and folder (the AOF brings the data back). */
@@ -41,6 +43,9 @@ export async function killableRedis(extra: string[] = [], fsync: 'always' | 'eve
     dir,
     get up() {
       return proc !== undefined
+    },
+    signal(signal: NodeJS.Signals) {
+      proc?.kill(signal)
     },
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
       const p = proc

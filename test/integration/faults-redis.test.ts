@@ -3,6 +3,9 @@
 // - Redis killed: calls answer 503 `unavailable` with Retry-After (never 500), the node logs one
 //   line when Redis goes and one when it is back (not one per request), /ready says 503, and the
 //   node serves again once Redis is back, without a restart;
+// - Redis stalled (SIGSTOP: connected, never answering): a call already waiting ends at its
+//   deadline (REDIS_COMMAND_TIMEOUT_MS) with `unavailable`, later ones at once; it serves again
+//   after SIGCONT;
 // - Redis full (maxmemory reached, noeviction): reads work, writes fail with `store_full`, /ready
 //   says read_only;
 // - the team's rate-limit shard down on a cluster: rooms on the other shards keep working.
@@ -81,6 +84,33 @@ t.test('Redis killed and started again', async (t) => {
   sampling = false
   await sampler
   t.match(samples.join(' '), /^(200 )*(503 )+200( 200)*$/, `/ready went 503 once and back to 200, no flapping (${samples.length} samples)`)
+})
+
+t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
+  const redis = await killableRedis()
+  t.teardown(async () => {
+    redis.signal('SIGCONT')
+    await redis.remove()
+  })
+  const { log, lines } = recordingLogger()
+  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }, { log })
+  const team = await newTeam(n)
+  t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'a call works before')
+  redis.signal('SIGSTOP')
+  // Without a deadline this call waited for as long as Redis was stopped (minutes, in a probe):
+  // the bound here is generous and only tells an answer apart from a call held.
+  const answered = await Promise.race([n.call('/admin/me', { key: team.key }), sleep(15_000).then(() => undefined)])
+  t.ok(answered, 'a call made as Redis stalls is answered, not held')
+  t.equal(answered?.status, 503, 'with 503')
+  t.match(await answered?.json(), { error: { code: 'unavailable', details: { retry_after_s: 1 } } }, 'unavailable, retry after 1 s')
+  t.ok(await eventually(async () => (await ready(n)).status === 503, 5000), '/ready turns 503')
+  t.ok(await eventually(() => countLines(lines, 'redis unreachable') === 1, 5000), 'one log line for the stall')
+  const room = await tool(n, team.key, 'read_plan', { room_id: 'any', agent_id: 'a' })
+  t.equal(room.body.error?.code, 'unavailable', 'an MCP call too')
+  redis.signal('SIGCONT')
+  t.ok(await eventually(async () => (await ready(n)).status === 200, 10_000), '/ready is 200 again after SIGCONT')
+  t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'and calls go through, without restarting the node')
+  t.equal(countLines(lines, 'request failed'), 0, 'no request logged as an internal failure')
 })
 
 t.test('Redis full: reads work, writes fail with store_full', async (t) => {
