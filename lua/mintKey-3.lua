@@ -12,6 +12,7 @@
   Returns {record}; not_found (no such team), limit_reached.
 ]]
 --- @include "includes/fail"
+--- @include "includes/inSlices"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return fail('not_found', 'team not found', { field = 'team' }) end
 local kind, rec, limit = ARGV[1], cmsgpack.unpack(ARGV[2]), tonumber(ARGV[3])
@@ -24,7 +25,8 @@ for _, raw in ipairs(redis.call('HVALS', KEYS[2])) do
   if r.revoked_at and r.revoked_at < now - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = r.id end
 end
 -- Revoked records are kept for the retention only (REVOKED_KEY_RETENTION_S), so the list stays short.
-if #expired > 0 then redis.call('HDEL', KEYS[2], unpack(expired)) end
+-- Revocations are not limited in number, so neither are the records that expire at once.
+inSlices('HDEL', KEYS[2], expired)
 if live >= limit then
   local what = kind == 'k' and 'team keys' or 'invites of this room'
   return fail('limit_reached', 'there are ' .. live .. ' live ' .. what .. '; the limit is ' .. limit ..
