@@ -25,7 +25,7 @@ import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow,
 export interface PagesDeps {
   core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
   search: Pick<SearchEngine, 'search'>
-  teams: Pick<Teams, 'mintInvite'>
+  teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
   live: LiveDeps
   keys: KeysDeps
@@ -100,20 +100,22 @@ export class Pages {
     return html(RoomsPage({ viewer, rooms: rows, next, after, templates: TEMPLATES, ...extra }), status)
   }
 
-  /** Each agent's client configuration for a room, with a room invite key of its own when `invite` (minted and audited here). */
+  /**
+   * Each agent's client configuration for a room, with a room invite key of its own when `invite`:
+   * all minted in one script (all or none), then audited. Should the audit fail, the keys are
+   * revoked before the error shows: no key is left live that the person was never shown.
+   */
   private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
     const url = `${this.base}/mcp`
-    const setups: AgentSetup[] = []
-    for (const agentId of agents) {
-      let key = TEAM_KEY_PLACEHOLDER
-      if (invite) {
-        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) })
-        key = minted.key
-        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${roomId})`)
-      }
-      setups.push({ access: { agentId, roomId, key, url }, invite })
+    if (!invite) return agents.map((agentId) => ({ access: { agentId, roomId, key: TEAM_KEY_PLACEHOLDER, url }, invite }))
+    const minted = await this.deps.teams.mintInvites(user.team, roomId, agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100) })))
+    try {
+      for (const m of minted) await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${m.info.tokenId} (room ${roomId})`)
+    } catch (err) {
+      await Promise.allSettled(minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)))
+      throw err
     }
-    return setups
+    return agents.map((agentId, i) => ({ access: { agentId, roomId, key: minted[i]!.key, url }, invite }))
   }
 
   /** More agents for a room that exists: their configuration, with invite keys of their own when asked. */

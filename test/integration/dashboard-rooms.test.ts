@@ -5,6 +5,7 @@
 import t from 'tap'
 import { snippetsFor } from '../../src/shared/snippets.js'
 import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
+import { INVITES_PER_ROOM } from '../../src/auth/teams.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
@@ -111,6 +112,24 @@ t.test('standalone', async (t) => {
     t.match(bad.body, 'is listed twice')
     t.match(bad.body, '<h1>Shop &lt;launch></h1>', 'on the room page')
     t.equal((await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status, 404, 'a room the team does not have')
+  })
+
+  t.test('invite keys are minted all or none: a refusal leaves no key the person never saw', async (t) => {
+    const live = async () => (await n.node.teams.listInvites(teamId, roomId)).filter((i) => !i.revokedAt).length
+    // Fill the room's invites up to five short of the limit.
+    while ((await live()) < INVITES_PER_ROOM - 5) await n.node.teams.mintInvite(teamId, roomId, {})
+    const before = await live()
+    const audited = async () => ((await (await n.call('/admin/audit', { key: teamKey })).json()).entries as { action: string }[]).filter((e) => e.action === 'minted room invite').length
+    const auditedBefore = await audited()
+    const more = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5, a6, a7', invite: '1' })
+    t.equal(more.status, 409, 'seven keys where five fit: refused')
+    t.match(more.body, `the limit is ${INVITES_PER_ROOM}`, 'naming the limit')
+    t.notMatch(more.body, /ar_room_\w{8}/, 'showing no key')
+    t.equal(await live(), before, 'minting none')
+    t.equal(await audited(), auditedBefore, 'and auditing none')
+    const fits = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5', invite: '1' })
+    t.equal(fits.status, 201, 'five fit')
+    t.equal(await live(), INVITES_PER_ROOM)
   })
 
   t.test('the rooms page pages past its first rooms', async (t) => {

@@ -38,7 +38,7 @@ export interface KeyedScripts {
     args: [hash: string]
     reply: { kind: 'team'; id: string } | { kind: 'room'; id: string; room_id: string } | { kind?: undefined }
   }
-  mintKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', record: Buffer, limit: number, retentionMs: number]; reply: { record: StoredCredential } }
+  mintKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', records: Buffer, limit: number, retentionMs: number]; reply: { records: StoredCredential[] } }
   rateLimit: { keys: [window: Key]; args: [limit: number, periodMs: number, n: number]; reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number } }
   mirrorVectors: {
     keys: [vec: Key, order: Key, set: Key]
