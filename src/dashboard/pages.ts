@@ -78,8 +78,13 @@ export class Pages {
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 
-  private async rows(teamId: string, after: string | undefined): Promise<{ rows: RoomRow[]; next: string | undefined }> {
-    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN, ...(after ? { after } : {}) })
+  /**
+   * One page of the team's rooms: pages follow the order of creation (a stable key, so a room
+   * that becomes active between two page loads neither repeats nor goes missing); each page shows
+   * its rooms most recently active first.
+   */
+  private async rows(teamId: string, after: { id: string; at?: number } | undefined): Promise<{ rows: RoomRow[]; next: { id: string; at: number } | undefined }> {
+    const page = await this.deps.core.rooms.page(teamId, after, ROOMS_SHOWN)
     const rows = await Promise.all(
       page.rooms.map(async (room): Promise<RoomRow> => {
         const ref = { teamId, roomId: room.room_id }
@@ -94,10 +99,14 @@ export class Pages {
 
   private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
-    const after = r.ex.req.query.get('after') ?? undefined
-    if (after !== undefined && !roomIdField.safeParse(after).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const q = r.ex.req.query
+    const afterId = q.get('after') ?? undefined
+    if (afterId !== undefined && !roomIdField.safeParse(afterId).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const at = q.get('at') ?? undefined
+    if (at !== undefined && !/^\d{1,16}$/.test(at)) throw new AppError('invalid_request', 'at: must be a whole number, as the "Next rooms" link gives it', { field: 'at' })
+    const after = afterId === undefined ? undefined : { id: afterId, ...(at !== undefined ? { at: Number(at) } : {}) }
     const { rows, next } = await this.rows(viewer.user.team, after)
-    return html(RoomsPage({ viewer, rooms: rows, next, after, templates: TEMPLATES, ...extra }), status)
+    return html(RoomsPage({ viewer, rooms: rows, next, after: afterId, templates: TEMPLATES, ...extra }), status)
   }
 
   /**

@@ -9,6 +9,7 @@ import { INVITES_PER_ROOM } from '../../src/auth/teams.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
+import { rawClient } from '../helpers/shared.js'
 
 /** The text of the textarea labelled `label` on a page, unescaped. */
 function textareaAfter(body: string, id: string): string | undefined {
@@ -142,6 +143,43 @@ t.test('standalone', async (t) => {
     t.ok((second.body.match(/<tr><td data-label="Room">/g)?.length ?? 0) > 0, 'which lists the rest')
     t.match(second.body, '<a href="/">First rooms</a>')
     t.equal((await b.get('/?after=..')).status, 400, 'a bad cursor is refused, naming it')
+  })
+
+  t.test('pages of rooms keep one order: nothing repeats or goes missing between two page loads', async (t) => {
+    const raw = rawClient('standalone')
+    t.teardown(() => raw.disconnect())
+    const index = n.node.store.keys.teamRooms(teamId)
+    // Rooms created in the same millisecond share their index score (here, every bulk room).
+    const bulk = (await raw.zrange(index, 0, -1)).filter((id) => id.startsWith('bulk-'))
+    const at = Number(await raw.zscore(index, bulk[0]!))
+    await raw.zadd(index, 'XX', ...bulk.flatMap((id) => [at, id]))
+    const all = await raw.zrange(index, 0, -1)
+    const ids = (body: string) => [...body.matchAll(/<tr><td data-label="Room"><a href="\/room\?id=([^"]+)">/g)].map((m) => m[1]!)
+    const nextOf = (body: string) => /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(body)?.[1]?.replaceAll('&amp;', '&')
+
+    const first = (await b.get('/')).body
+    const page1 = ids(first)
+    // Between the two loads, a room of each page becomes the most recently active.
+    const as = (roomId: string) => ({ room: { teamId, roomId }, agent: 'busy' })
+    await n.node.core.events.post(as(page1.at(-1)!), { type: 'message', text: 'busy on page 1' })
+    await n.node.core.events.post(as(all.at(-1)!), { type: 'message', text: 'busy on page 2' })
+    const second = await b.get(nextOf(first)!)
+    t.equal(second.status, 200)
+    const page2 = ids(second.body)
+    t.same(page1.filter((id) => page2.includes(id)), [], 'no room on both pages')
+    t.same([...page1, ...page2].sort(), [...all].sort(), 'and every room on one of them')
+    t.equal(page1.length, ROOMS_SHOWN)
+
+    // The last room of page 1 expires, and a reload of page 1 drops it from the index: the link
+    // to page 2 that was shown before still leads to page 2, not back to page 1.
+    const cursor = new URLSearchParams(nextOf(first)!.slice(2)).get('after')!
+    await raw.del(...n.node.store.keys.room({ teamId, roomId: cursor }).list.slice(0, 16))
+    t.notMatch((await b.get('/')).body, `>${cursor}<`)
+    t.equal(await raw.zscore(index, cursor), null, 'the expired room left the index')
+    const again = await b.get(nextOf(first)!)
+    t.equal(again.status, 200)
+    t.same(ids(again.body).sort(), page2.sort(), 'the same second page')
+    await t.rejects(n.node.core.rooms.list(teamId, { after: cursor }), { code: 'invalid_request', details: { field: 'after' } }, 'the API, which has only the room id, says so instead of starting over')
   })
 
   t.test('signed out: no rooms page, and no creation', async (t) => {
