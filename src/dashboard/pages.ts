@@ -85,14 +85,19 @@ export class Pages {
    */
   private async rows(teamId: string, after: { id: string; at?: number } | undefined): Promise<{ rows: RoomRow[]; next: { id: string; at: number } | undefined }> {
     const page = await this.deps.core.rooms.page(teamId, after, ROOMS_SHOWN)
-    const rows = await Promise.all(
-      page.rooms.map(async (room): Promise<RoomRow> => {
+    const read = await Promise.all(
+      page.rooms.map(async (room): Promise<RoomRow | undefined> => {
         const ref = { teamId, roomId: room.room_id }
-        // Read without touching: looking at a room is not activity.
-        const a = await this.deps.core.analytics.room({ room: ref }, { days: 1 }, false).catch(() => undefined)
-        return { room, online: a?.online_agents ?? [], open: a?.tasks.by_status.todo ?? 0, inProgress: a?.tasks.by_status.in_progress ?? 0 }
+        // Read without touching: looking at a room is not activity. A room that expired since it
+        // was listed is left out; any other failure is the page's, never a row of zeros.
+        const a = await this.deps.core.analytics.room({ room: ref }, { days: 1 }, false).catch((err: unknown) => {
+          if (err instanceof AppError && err.code === 'not_found') return undefined
+          throw err
+        })
+        return a && { room, online: a.online_agents, open: a.tasks.by_status.todo, inProgress: a.tasks.by_status.in_progress }
       }),
     )
+    const rows = read.filter((row): row is RoomRow => row !== undefined)
     rows.sort((a, b) => (a.room.last_active_at < b.room.last_active_at ? 1 : -1))
     return { rows, next: page.next }
   }
