@@ -199,13 +199,15 @@ export class Teams {
     return minted.map((m, i) => ({ key: m.key, info: inviteInfo(r.records[i]!) }))
   }
 
-  async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
+  /** A room's invite keys (revoked ones within the retention), oldest first; without `roomId`, every room's, by room. */
+  async listInvites(teamId: string, roomId?: string): Promise<InviteInfo[]> {
     const raw = await this.store.auth.credentials(teamId, 'invites')
-    return raw
+    const all = raw
       .map((b) => decode(b) as StoredCredential)
-      .filter((r) => r.room_id === roomId && this.listed(r))
+      .filter((r) => (roomId === undefined || r.room_id === roomId) && this.listed(r))
       .map(inviteInfo)
       .sort(byCreation)
+    return roomId === undefined ? all.sort((a, b) => (a.roomId < b.roomId ? -1 : a.roomId > b.roomId ? 1 : 0)) : all
   }
 
   /** Revokes a room invite key, on every node within a second. */

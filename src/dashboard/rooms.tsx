@@ -41,7 +41,7 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: { id:
       ) : (
         <div class="scroll">
           <Table
-            cols={['Room', 'Last activity', 'Online agents', 'Open tasks', 'In progress']}
+            cols={['Room', 'Last activity', 'Online agents', 'To do', 'In progress']}
             rows={props.rooms}
             rowKey={(r) => r.room.room_id}
             cells={(r) => [

@@ -86,7 +86,7 @@ t.test('standalone', async (t) => {
     t.match(home.body, `<a href="/room?id=${roomId}">Shop &lt;launch></a>`)
     const row = /<tr><td data-label="Room"><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
     t.match(row, '<td data-label="Online agents">backend</td>', 'the agent that called is online')
-    t.match(row, /<td data-label="Open tasks">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
+    t.match(row, /<td data-label="To do">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
     t.notMatch(home.body, teamKey, 'no team key in the page')
     t.notMatch(home.body, /ar_(team|room)_\w{8}/, 'no key of any kind')
   })
