@@ -12,6 +12,7 @@
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"
+--- @include "includes/inSlices"
 
 local R, early = openRoom('readRecords')
 if not R then return early end
@@ -21,7 +22,8 @@ for i, key in ipairs({ R.k.ctx, R.k.vars, R.k.reviews }) do
   if n > 0 then
     local names = {}
     for j = at, at + n - 1 do names[#names + 1] = ARGV[j] end
-    for _, raw in ipairs(redis.call('HMGET', key, unpack(names))) do rows[#rows + 1] = raw or '' end
+    -- Every review, for the page's pending-only view: as many as the room may hold.
+    for _, raw in ipairs(inSlices('HMGET', key, names)) do rows[#rows + 1] = raw or '' end
     at = at + n
   end
 end

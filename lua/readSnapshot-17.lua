@@ -21,7 +21,8 @@
   ARGV[16..20] where each column's page starts: todo, in_progress, in_review, done, cancelled
 
   Returns {room = meta fields, sections = {tasks, context, events, vars, reviews, locks},
-  older = true when events precede those returned, online = list of {agent, ms}, offline = the
+  older = true when events precede those returned, events_kept = events the feed holds (posted,
+  not deleted, not trimmed: what paging back through it can show), online = list of {agent, ms}, offline = the
   same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
   event each agent has read), events_by_day = {day = n}, today = day, now, board? = {columns =
   {status = {from, total}}, cards = [{blocked_by?, blocks?, blocks_total}], done_by_day = {day =
@@ -136,7 +137,7 @@ local function group(hi, lo)
 end
 local since = R.now - ttl
 return finishRows(R, {
-  room = meta, sections = sections, older = older, now = R.now, today = today, events_by_day = eventsByDay,
+  room = meta, sections = sections, older = older, events_kept = redis.call('XLEN', R.k.events), now = R.now, today = today, events_by_day = eventsByDay,
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
   online_count = redis.call('ZCOUNT', R.k.presence, since, '+inf'),
   offline_count = redis.call('ZCOUNT', R.k.presence, R.now - forget, '(' .. since),

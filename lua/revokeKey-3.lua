@@ -16,6 +16,7 @@
   Returns {record, hash}; not_found (no such live record), conflict (the team's last live key).
 ]]
 --- @include "includes/fail"
+--- @include "includes/inSlices"
 
 local kind, id, room = ARGV[1], ARGV[2], ARGV[3]
 local field = kind == 'k' and 'keyId' or 'tokenId'
@@ -41,7 +42,8 @@ for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
   local old = cmsgpack.unpack(r)
   if old.revoked_at and old.revoked_at < rec.revoked_at - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = old.id end
 end
-if #expired > 0 then redis.call('HDEL', KEYS[2], unpack(expired)) end
+-- Revocations are not limited in number, so neither are the records that expire at once.
+inSlices('HDEL', KEYS[2], expired)
 redis.call('HSET', KEYS[2], id, cmsgpack.pack(rec))
 redis.call('HDEL', KEYS[3], rec.hash)
 return cmsgpack.pack({ record = rec, hash = rec.hash })

@@ -15,6 +15,7 @@
 
   Returns {keys = [record], invites = [record], hashes = [sha256 of each credential revoked]}.
 ]]
+--- @include "includes/inSlices"
 local who = ARGV[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -36,7 +37,8 @@ for _, kind in ipairs({ 'keys', 'invites' }) do
       expired[#expired + 1] = rec.id
     end
   end
-  -- Revoked records are kept for the retention only, as revokeKey and mintKey do.
-  if #expired > 0 then redis.call('HDEL', records, unpack(expired)) end
+  -- Revoked records are kept for the retention only, as revokeKey and mintKey do; revocations are
+  -- not limited in number, so neither are the records that expire at once.
+  inSlices('HDEL', records, expired)
 end
 return cmsgpack.pack(out)

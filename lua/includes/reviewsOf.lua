@@ -1,3 +1,4 @@
+--- @include "includes/inSlices"
 -- Removes the pending reviews of a target that is being deleted (a task: kind 'task', id; a
 -- context entry: kind 'context', type, key), so no reviewer is left asked to review nothing.
 -- Decided reviews stay as the record of what was decided. Returns the ids removed, sorted.
@@ -13,7 +14,8 @@ local function dropPendingReviews(R, kind, a, b)
     end
   end
   if #ids > 0 then
-    redis.call('HDEL', R.k.reviews, unpack(ids))
+    -- A target may have as many pending reviews as the room may hold (LIMIT_REVIEWS_PER_ROOM).
+    inSlices('HDEL', R.k.reviews, ids)
     dirty(R, R.k.reviews, true)
     table.sort(ids, function(x, y) return tonumber(string.sub(x, 2)) < tonumber(string.sub(y, 2)) end)
   end

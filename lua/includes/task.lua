@@ -1,4 +1,5 @@
 --- @include "includes/board"
+--- @include "includes/inSlices"
 -- Task records (msgpack in the room's tasks hash; notes live in the notes hash), and the plan's
 -- indexes (includes/board) that every change of a task keeps.
 
@@ -27,12 +28,9 @@ local function planIndexes(R)
       edges[#edges + 1] = edgeOf(d, t.id)
     end
   end
-  -- In slices: unpack() of thousands of arguments would overflow Lua's stack.
   for _, pair in ipairs({ { R.k.board, members }, { R.k.deps, edges } }) do
     local key, list = pair[1], pair[2]
-    for i = 1, #list, 1000 do
-      redis.call('ZADD', key, unpack(list, i, math.min(i + 999, #list)))
-    end
+    inSlices('ZADD', key, list)
     if #list > 0 then dirty(R, key) end
   end
 end

@@ -153,8 +153,8 @@ export class Teams {
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
-    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets, k.keys], ['k', pack(rec), KEYS_PER_TEAM, this.retentionMs, minterArg(by)])
-    return { key: minted.key, info: keyInfo(r.record) }
+    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets, k.keys], ['k', pack([rec]), KEYS_PER_TEAM, this.retentionMs, minterArg(by)])
+    return { key: minted.key, info: keyInfo(r.records[0]!) }
   }
 
   /** The team's keys (revoked ones within the retention), oldest first. */
@@ -205,22 +205,36 @@ export class Teams {
 
   /** Mints a room invite key for one room of the team; the room must exist. */
   async mintInvite(teamId: string, roomId: string, input: unknown, by?: Minter): Promise<{ key: string; info: InviteInfo }> {
-    const v = parse(teamSchemas.mint, input)
-    parse(z.object({ roomId: roomIdField }), { roomId })
-    const k = this.store.keys.team(teamId)
-    const minted = mintKey('room', teamId)
-    const rec = { id: newId('inv'), hash: minted.hash, hint: minted.hint, label: v.label, room_id: roomId }
-    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets, k.keys], ['i', pack(rec), INVITES_PER_ROOM, this.retentionMs, minterArg(by)])
-    return { key: minted.key, info: inviteInfo(r.record) }
+    return (await this.mintInvites(teamId, roomId, [input], by))[0]!
   }
 
-  async listInvites(teamId: string, roomId: string): Promise<InviteInfo[]> {
+  /**
+   * Mints one room invite key per input (each `{label?}`), all or none: when they would not all
+   * fit under the room's limit, or any input is bad, none is minted (one script), so a caller
+   * that fails never leaves keys behind that nobody was shown.
+   */
+  async mintInvites(teamId: string, roomId: string, inputs: unknown[], by?: Minter): Promise<{ key: string; info: InviteInfo }[]> {
+    const labels = inputs.map((input) => parse(teamSchemas.mint, input).label)
+    parse(z.object({ roomId: roomIdField }), { roomId })
+    if (labels.length === 0) return []
+    const k = this.store.keys.team(teamId)
+    const minted = labels.map((label) => {
+      const m = mintKey('room', teamId)
+      return { key: m.key, rec: { id: newId('inv'), hash: m.hash, hint: m.hint, label, room_id: roomId } }
+    })
+    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets, k.keys], ['i', pack(minted.map((m) => m.rec)), INVITES_PER_ROOM, this.retentionMs, minterArg(by)])
+    return minted.map((m, i) => ({ key: m.key, info: inviteInfo(r.records[i]!) }))
+  }
+
+  /** A room's invite keys (revoked ones within the retention), oldest first; without `roomId`, every room's, by room. */
+  async listInvites(teamId: string, roomId?: string): Promise<InviteInfo[]> {
     const raw = await this.store.auth.credentials(teamId, 'invites')
-    return raw
+    const all = raw
       .map((b) => decode(b) as StoredCredential)
-      .filter((r) => r.room_id === roomId && this.listed(r))
+      .filter((r) => (roomId === undefined || r.room_id === roomId) && this.listed(r))
       .map(inviteInfo)
       .sort(byCreation)
+    return roomId === undefined ? all.sort((a, b) => (a.roomId < b.roomId ? -1 : a.roomId > b.roomId ? 1 : 0)) : all
   }
 
   /** Revokes a room invite key, on every node within a second. */

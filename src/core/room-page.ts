@@ -115,7 +115,8 @@ export class RoomPage {
       reviews: { ...reviews, pending_only: o.pendingReviews === true } as Slice<Review> & { pending_only: boolean },
       presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count },
       reads: x.reads,
-      counts: { tasks_by_status: byStatus, events: Number(x.room.eseq ?? 0) },
+      /** events: ever posted; events_kept: those the feed holds, which paging back through it shows. */
+      counts: { tasks_by_status: byStatus, events: Number(x.room.eseq ?? 0), events_kept: x.r.events_kept },
       analytics: { completion_rate: completionRate(byStatus), online_count: online, events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), luaMap(x.r.board!.done_by_day)) },
       generated_at: iso(x.now),
     }

@@ -34,7 +34,7 @@ export const roomSchemas = {
   }),
   list: z.object({
     limit: z.number().int().min(1).max(500).default(100),
-    /** Rooms created after this one (the `next` of the previous page). */
+    /** Rooms after this one in the order of creation (the `next` of the previous page). */
     after: roomId.optional(),
   }),
   /** No input (get_room_info's arguments come from here all the same: src/mcp/args.ts). */
@@ -139,7 +139,16 @@ export class Rooms {
   /** The team's rooms, oldest first, a page at a time; rooms that expired are pruned from the index. */
   async list(teamId: string, input: unknown = {}) {
     const v = parse(roomSchemas.list, input)
-    const { metas, next } = await this.store.rooms.page(teamId, v.after, v.limit)
+    const { rooms, next } = await this.page(teamId, v.after === undefined ? undefined : { id: v.after }, v.limit)
+    return { rooms, next: next?.id }
+  }
+
+  /**
+   * list() with the cursor's index score beside its room id, as the dashboard's links keep it: a
+   * page follows such a cursor even when its room expired (and left the index) since.
+   */
+  async page(teamId: string, after: { id: string; at?: number | undefined } | undefined, limit: number) {
+    const { metas, next } = await this.store.rooms.page(teamId, after, limit)
     return { rooms: metas.map(summaryOf), next }
   }
 

@@ -25,7 +25,7 @@ import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow,
 export interface PagesDeps {
   core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
   search: Pick<SearchEngine, 'search'>
-  teams: Pick<Teams, 'mintInvite'>
+  teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
   live: LiveDeps
   keys: KeysDeps
@@ -78,42 +78,58 @@ export class Pages {
     new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
   }
 
-  private async rows(teamId: string, after: string | undefined): Promise<{ rows: RoomRow[]; next: string | undefined }> {
-    const page = await this.deps.core.rooms.list(teamId, { limit: ROOMS_SHOWN, ...(after ? { after } : {}) })
-    const rows = await Promise.all(
-      page.rooms.map(async (room): Promise<RoomRow> => {
+  /**
+   * One page of the team's rooms: pages follow the order of creation (a stable key, so a room
+   * that becomes active between two page loads neither repeats nor goes missing); each page shows
+   * its rooms most recently active first.
+   */
+  private async rows(teamId: string, after: { id: string; at?: number } | undefined): Promise<{ rows: RoomRow[]; next: { id: string; at: number } | undefined }> {
+    const page = await this.deps.core.rooms.page(teamId, after, ROOMS_SHOWN)
+    const read = await Promise.all(
+      page.rooms.map(async (room): Promise<RoomRow | undefined> => {
         const ref = { teamId, roomId: room.room_id }
-        // Read without touching: looking at a room is not activity.
-        const a = await this.deps.core.analytics.room({ room: ref }, { days: 1 }, false).catch(() => undefined)
-        return { room, online: a?.online_agents ?? [], open: a?.tasks.by_status.todo ?? 0, inProgress: a?.tasks.by_status.in_progress ?? 0 }
+        // Read without touching: looking at a room is not activity. A room that expired since it
+        // was listed is left out; any other failure is the page's, never a row of zeros.
+        const a = await this.deps.core.analytics.room({ room: ref }, { days: 1 }, false).catch((err: unknown) => {
+          if (err instanceof AppError && err.code === 'not_found') return undefined
+          throw err
+        })
+        return a && { room, online: a.online_agents, open: a.tasks.by_status.todo, inProgress: a.tasks.by_status.in_progress }
       }),
     )
+    const rows = read.filter((row): row is RoomRow => row !== undefined)
     rows.sort((a, b) => (a.room.last_active_at < b.room.last_active_at ? 1 : -1))
     return { rows, next: page.next }
   }
 
   private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
-    const after = r.ex.req.query.get('after') ?? undefined
-    if (after !== undefined && !roomIdField.safeParse(after).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const q = r.ex.req.query
+    const afterId = q.get('after') ?? undefined
+    if (afterId !== undefined && !roomIdField.safeParse(afterId).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    const at = q.get('at') ?? undefined
+    if (at !== undefined && !/^\d{1,16}$/.test(at)) throw new AppError('invalid_request', 'at: must be a whole number, as the "Next rooms" link gives it', { field: 'at' })
+    const after = afterId === undefined ? undefined : { id: afterId, ...(at !== undefined ? { at: Number(at) } : {}) }
     const { rows, next } = await this.rows(viewer.user.team, after)
-    return html(RoomsPage({ viewer, rooms: rows, next, after, templates: TEMPLATES, ...extra }), status)
+    return html(RoomsPage({ viewer, rooms: rows, next, after: afterId, templates: TEMPLATES, ...extra }), status)
   }
 
-  /** Each agent's client configuration for a room, with a room invite key of its own when `invite` (minted and audited here). */
+  /**
+   * Each agent's client configuration for a room, with a room invite key of its own when `invite`:
+   * all minted in one script (all or none), then audited. Should the audit fail, the keys are
+   * revoked before the error shows: no key is left live that the person was never shown.
+   */
   private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
     const url = `${this.base}/mcp`
-    const setups: AgentSetup[] = []
-    for (const agentId of agents) {
-      let key = TEAM_KEY_PLACEHOLDER
-      if (invite) {
-        const minted = await this.deps.teams.mintInvite(user.team, roomId, { label: `agent ${agentId}`.slice(0, 100) }, { user: user.id })
-        key = minted.key
-        await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${minted.info.tokenId} (room ${roomId})`)
-      }
-      setups.push({ access: { agentId, roomId, key, url }, invite })
+    if (!invite) return agents.map((agentId) => ({ access: { agentId, roomId, key: TEAM_KEY_PLACEHOLDER, url }, invite }))
+    const minted = await this.deps.teams.mintInvites(user.team, roomId, agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100) })), { user: user.id })
+    try {
+      for (const m of minted) await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${m.info.tokenId} (room ${roomId})`)
+    } catch (err) {
+      await Promise.allSettled(minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)))
+      throw err
     }
-    return setups
+    return agents.map((agentId, i) => ({ access: { agentId, roomId, key: minted[i]!.key, url }, invite }))
   }
 
   /** More agents for a room that exists: their configuration, with invite keys of their own when asked. */

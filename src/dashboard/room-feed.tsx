@@ -67,7 +67,7 @@ export function Feed(props: { here: Here; view: RoomView }) {
   return (
     <section aria-labelledby="events" data-part="events">
       <h2 id="events">
-        Events <span class="muted">({num(view.counts.events)} posted)</span>
+        Events <span class="muted">({view.counts.events_kept === view.counts.events ? `${num(view.counts.events)} posted` : `${num(view.counts.events_kept)} in the feed, of ${num(view.counts.events)} posted`})</span>
       </h2>
       <details class="post">
         <summary>Post to the room</summary>

@@ -80,7 +80,7 @@ export function RoomPage(p: RoomPageProps) {
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
       <p class="muted" data-part="head">
-        {view.room.template} template · last activity <time datetime={view.room.last_active_at}>{utc(view.room.last_active_at)}</time> · {num(view.counts.events)} events posted ·{' '}
+        {view.room.template} template · last activity <time datetime={view.room.last_active_at}>{utc(view.room.last_active_at, true)}</time> · {num(view.counts.events)} events posted ·{' '}
         {num(view.presence.online_count)} agents online
       </p>
       <Flash notice={p.notice} error={p.error} />

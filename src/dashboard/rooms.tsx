@@ -30,7 +30,7 @@ export function roomHref(roomId: string): string {
   return `/room?id=${encodeURIComponent(roomId)}`
 }
 
-export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: string | undefined; after: string | undefined; templates: readonly Template[]; form?: CreateForm; error?: string }) {
+export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: { id: string; at: number } | undefined; after: string | undefined; templates: readonly Template[]; form?: CreateForm; error?: string }) {
   const f = props.form ?? {}
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
@@ -41,7 +41,7 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: strin
       ) : (
         <div class="scroll">
           <Table
-            cols={['Room', 'Last activity', 'Online agents', 'Open tasks', 'In progress']}
+            cols={['Room', 'Last activity', 'Online agents', 'To do', 'In progress']}
             rows={props.rooms}
             rowKey={(r) => r.room.room_id}
             cells={(r) => [
@@ -62,8 +62,9 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: strin
       )}
       {props.next || props.after ? (
         <nav class="pager small" aria-label="Pages of rooms">
+          <span class="muted">Pages go in the order the rooms were created; each page lists its rooms most recently active first.</span>{' '}
           {props.after ? <a href="/">First rooms</a> : null}
-          {props.next ? <a href={`/?after=${encodeURIComponent(props.next)}`}>Next rooms</a> : null}
+          {props.next ? <a href={`/?after=${encodeURIComponent(props.next.id)}&at=${props.next.at}`}>Next rooms</a> : null}
         </nav>
       ) : null}
       <h2 id="create">Create a room</h2>

@@ -1,6 +1,7 @@
 // Plain reads of rooms and of a team's room index, outside any room script: they change nothing
 // and must not count as room activity (listings, the feeds' catch-up, webhook fan-out). A read
 // of one room is one MULTI on the room's slot, so what it returns agrees with itself.
+import { AppError } from '../shared/errors.js'
 import type { RoomRef } from './keys.js'
 import type { RedisClient } from './store.js'
 import type { Keys } from './keys.js'
@@ -27,22 +28,38 @@ export class RoomRecords {
 
   /**
    * A page of a team's rooms, oldest first: the meta records of up to `limit` rooms after the room
-   * `after`, and `next` when more follow. Index entries of rooms that no longer exist are removed.
+   * `after`, and `next` (the last room's id and index score) when more follow. The order is the
+   * index's: creation time, then room id for rooms created in the same millisecond, so a page
+   * starts exactly after its cursor whatever happened since (activity does not move a room).
+   * `after.at`, the cursor's score, lets a page follow a cursor whose room has left the index since
+   * (expired and pruned); without it such a cursor is refused, naming `after`. Index entries of
+   * rooms that no longer exist are removed.
    */
-  async page(teamId: string, after: string | undefined, limit: number): Promise<{ metas: Record<string, string>[]; next?: string }> {
+  async page(teamId: string, after: { id: string; at?: number | undefined } | undefined, limit: number): Promise<{ metas: Record<string, string>[]; next?: { id: string; at: number } }> {
     const indexKey = this.keys.teamRooms(teamId)
-    let min = '-inf'
-    if (after) {
-      const score = await this.client.zscore(indexKey, after)
-      if (score !== null) min = `(${score}`
+    let flat: string[]
+    if (!after) {
+      flat = await this.client.zrange(indexKey, 0, limit, 'WITHSCORES')
+    } else {
+      const rank = await this.client.zrank(indexKey, after.id)
+      if (rank !== null) {
+        flat = await this.client.zrange(indexKey, rank + 1, rank + 1 + limit, 'WITHSCORES')
+      } else if (after.at !== undefined) {
+        // Its room is gone: the rooms of its score that sort after it, then those of later scores.
+        const ties = await this.client.zrangebyscore(indexKey, after.at, after.at, 'WITHSCORES')
+        const later = await this.client.zrangebyscore(indexKey, `(${after.at}`, '+inf', 'WITHSCORES', 'LIMIT', 0, limit + 1)
+        flat = [...ties.filter((_, i) => i % 2 === 0 && ties[i]! > after.id).flatMap((id) => [id, String(after.at)]), ...later].slice(0, 2 * (limit + 1))
+      } else {
+        throw new AppError('invalid_request', `after: room ${after.id} is no longer in the team's list (it expired); list again from the first page`, { field: 'after' })
+      }
     }
-    const ids = await this.client.zrangebyscore(indexKey, min, '+inf', 'LIMIT', 0, limit + 1)
+    const ids = flat.filter((_, i) => i % 2 === 0)
     const page = ids.slice(0, limit)
     const all = await Promise.all(page.map((id) => this.client.hgetall(this.keys.room({ teamId, roomId: id }).meta)))
     const gone = page.filter((_, i) => !all[i]!.id)
     if (gone.length > 0) await this.client.zrem(indexKey, ...gone)
     const metas = all.filter((m) => m.id)
-    return ids.length > limit ? { metas, next: page[page.length - 1]! } : { metas }
+    return ids.length > limit ? { metas, next: { id: page[limit - 1]!, at: Number(flat[2 * limit - 1]) } } : { metas }
   }
 
   /** Removes index entries of rooms that no longer exist (expired, or a crashed creation); returns how many. */

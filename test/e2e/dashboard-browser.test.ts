@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { createServer } from 'node:http'
 import t, { type Test } from 'tap'
-import { launch, relay } from '../helpers/browser.js'
+import { documents, launch, relay } from '../helpers/browser.js'
 import { testPrefix } from '../helpers/accounts.js'
 import { linkIn, startSmtp } from '../helpers/mail.js'
 import { callTool } from '../helpers/mcp.js'
@@ -54,6 +54,9 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   const ctx = await browser.newContext()
   await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site })
   const page = await ctx.newPage()
+  const docs = documents(page)
+  /** The pages `p` loaded since the last look, with their statuses, are exactly `want`: a 4xx or 5xx page fails. */
+  const loaded = (name: string, want: string[], d = docs) => t.same(d.take(), want, `${name}: ${want.join(', ')}`)
   const bodies: { url: string; body: string }[] = []
   page.on('response', async (res) => {
     if ((res.headers()['content-type'] ?? '').includes('event-stream')) return
@@ -64,11 +67,12 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel(/^What will your agents work on/).fill('A web shop')
   await page.getByRole('button', { name: 'Join the waitlist' }).click()
   await page.getByRole('heading', { name: 'Thank you' }).waitFor()
-  t.pass('the waitlist takes the request')
+  loaded('the waitlist takes the request', ['GET /waitlist 200', 'POST /waitlist 200'])
 
   // The operator (ADMIN_EMAILS) signs in and approves them.
   const opCtx = await browser.newContext()
   const opPage = await opCtx.newPage()
+  const opDocs = documents(opPage)
   await opPage.goto(`${site}/signin`)
   await opPage.getByLabel('E-mail address').fill(op)
   await opPage.getByRole('button', { name: 'Send me a sign-in link' }).click()
@@ -79,7 +83,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await opPage.goto(`${site}/operator`)
   await opPage.getByRole('button', { name: `Approve ${person}` }).click()
   await opPage.getByText(`${person} is approved`).waitFor()
-  t.pass('the operator approves them on the operator page')
+  loaded('the operator approves them on the operator page', ['GET /signin 200', 'POST /signin 200', 'GET /signin/link 200', 'POST /signin/link 200', 'GET /operator 200', 'POST /operator/waitlist 200'], opDocs)
   await opCtx.close()
 
   // The person signs in by the mailed link and sees the team key once.
@@ -88,6 +92,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByRole('button', { name: 'Continue' }).click()
   const teamKey = (await page.getByLabel('Team key').inputValue()).trim()
   t.match(teamKey, /^ar_team_/, 'the key is shown once')
+  loaded('signed in', ['GET /signin/link 200', 'POST /signin/link 200'])
   const keyPage = bodies.length
 
   // A room from the web-app template; the Claude Code configuration, copied with its button.
@@ -96,6 +101,8 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel('Template').selectOption('web-app')
   await page.getByLabel(/^Agent ids/).fill('backend')
   await page.getByRole('button', { name: 'Create room' }).click()
+  await page.getByRole('heading', { name: 'Room Web shop is ready' }).waitFor()
+  loaded('the room is created', ['GET / 200', 'POST /rooms 201'])
   const snippet = page.locator('.copyable', { has: page.getByLabel('Claude Code (run in the agent\'s project)') })
   await snippet.getByRole('button', { name: 'Copy' }).click()
   await snippet.getByRole('button', { name: 'Copied' }).waitFor()
@@ -109,6 +116,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   // The room page is open when the agent starts, on the other node, configured from the copy.
   await page.goto(`${site}/room?id=web-shop`)
   await page.locator('#live-status[data-state=live]').waitFor()
+  loaded('the room page', ['GET /room 200'])
   await page.evaluate(() => ((window as unknown as { __sameDocument: boolean }).__sameDocument = true))
   const agent = new Client({ name: 'agent', version: '1.0.0' })
   const onOther = new URL(url!)
@@ -146,9 +154,12 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   const reply = `[data-event="${q.event.id}"] > details`
   await page.locator(`${reply} > summary`).click()
   await page.locator(`${reply} textarea[name=text]`).fill('Postgres')
+  const navigated = page.waitForEvent('framenavigated', { predicate: (f) => f === page.mainFrame() })
   await page.locator(reply).getByRole('button', { name: 'Send reply' }).click()
+  await navigated
   const got = (await waiting) as { events: { text: string; agent_id: string; reply_to: string }[] }
   t.match(got.events, [{ text: 'Postgres', agent_id: /^human:/, reply_to: q.event.id }], 'the agent gets the answer')
+  loaded('the reply is posted, then the room page again', ['POST /room/events 303', 'GET /room 200'])
 
   // The agent updates the product brief: its history and a diff on the page.
   await call('update_context', { type: 'brief', key: 'product', append: '\n## Database\nPostgres 16.\n' })
@@ -157,6 +168,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByRole('link', { name: 'diff v1 → v2' }).click()
   const added = (await page.locator('pre.diff .add').allTextContents()).join('')
   t.match(added, /^(\+\n)*\+## Database\n\+Postgres 16\.\n$/, 'the diff shows the lines the agent added')
+  loaded('the entry, then its diff', ['GET /room 200', 'GET /room 200'])
 
   // The CSP blocks an injected inline script.
   const injected = await page.evaluate(async () => {
@@ -172,6 +184,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   const refused = page.waitForResponse((r) => r.url().startsWith(`${site}/room/events`))
   await page.goto(await evilSite(t, `${site}/room/events`, { room: 'web-shop', text: 'pwned' }))
   t.equal((await refused).status(), 403, 'a cross-site form post is refused')
+  loaded('the other site, then its post', ['GET / 200', 'POST /room/events 403'])
   const events = (await call('read_events', {})).events as { text: string }[]
   t.notOk(events.some((e) => e.text === 'pwned'), 'and posts nothing')
 
@@ -180,6 +193,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel(/^URL/).fill(`https://localhost:${receiver.port}/hook`)
   await page.getByRole('button', { name: 'Register webhook' }).click()
   t.match(await page.getByLabel('Signing secret').inputValue(), /^whsec_/, 'the webhook is registered, its secret shown once')
+  loaded('the webhook is registered', ['GET /team/webhooks 200', 'POST /team/webhooks 201'])
 
   // A new key, then the first one revoked: refused on both nodes.
   await page.goto(`${site}/team/keys`)
@@ -188,6 +202,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   const firstKeyId = (await page.locator('tr', { hasText: teamKey.slice(-4) }).locator('td').first().textContent())!.trim().split(' ')[0]!
   await page.getByRole('button', { name: `Revoke ${firstKeyId}` }).click()
   await page.getByText(`Key ${firstKeyId} is revoked`).waitFor()
+  loaded('a key is minted, the first revoked', ['GET /team/keys 200', 'POST /team/keys 201', 'POST /team/keys/revoke 200'])
   for (const n of [a, other]) t.equal((await n.call('/admin/me', { key: teamKey })).status, 401, `the revoked key answers 401 on ${n === a ? 'this' : 'the other'} node`)
   t.equal((await other.call('/admin/me', { key: minted })).status, 200, 'the new key works')
 
@@ -205,6 +220,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel(/^Type the team name/).fill(teamName)
   await page.getByRole('button', { name: 'Delete my account' }).click()
   await page.getByRole('heading', { name: 'Account deleted' }).waitFor()
+  loaded('the account is deleted', ['GET /team 200', 'GET /account/delete 200', 'POST /account/delete 200'])
   const invite = auth!.replace('Bearer ', '')
   for (const n of [a, other]) {
     for (const [what, key] of [['the new team key', minted], ['the room invite key', invite]] as const) {
@@ -213,4 +229,5 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   }
   await page.goto(`${site}/`)
   t.match(page.url(), /\/signin$/, 'and the browser is signed out')
+  loaded('signed out, the rooms page sends them to sign in', ['GET / 303', 'GET /signin 200'])
 })

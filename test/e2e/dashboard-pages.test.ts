@@ -5,7 +5,7 @@
 // reordered by a positive tabindex, the skip link first; nothing is wider than the window.
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, launch, overflow, tabOrder } from '../helpers/browser.js'
+import { axeViolations, documents, launch, overflow, tabOrder } from '../helpers/browser.js'
 import { linkIn, startSmtp } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
@@ -22,6 +22,9 @@ t.test('every page, signed out and in', async (t) => {
   // bypassCSP only so that axe's script can be injected; the pages are the same.
   const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
   const page = await ctx.newPage()
+  const docs = documents(page)
+  /** The pages loaded since the last look, with their statuses, are exactly `want`. */
+  const loaded = (name: string, ...want: string[]) => t.same(docs.take(), want, `${name}: ${want.join(', ')}`)
 
   /** The page as it is now: axe, wide and narrow, then the keyboard (which opens every <details>). */
   const check = async (name: string, p: Page = page) => {
@@ -38,32 +41,35 @@ t.test('every page, signed out and in', async (t) => {
     t.same(tab.reached, tab.expected, `${name}: Tab reaches all ${tab.expected.length} controls, in document order`)
     t.match(tab.reached[0] ?? '', /^0 a "Skip to the content"/, `${name}: the skip link first`)
   }
-  const go = async (name: string, path: string) => {
-    const res = await page.goto(site + path)
-    t.ok(res, `${name}: ${path} answers`)
+  const go = async (name: string, path: string, status = 200) => {
+    await page.goto(site + path)
+    loaded(name, `GET ${path.split('?')[0]} ${status}`)
     await check(name)
   }
 
   // Signed out.
   await go('sign-in', '/signin')
-  await go('a sign-in link that is not valid', '/signin/link?token=nope')
+  await go('a sign-in link that is not valid', '/signin/link?token=nope', 400)
   await go('waitlist', '/waitlist')
   const waiting = `${uid('w')}@example.com`
   await page.getByLabel('E-mail address').fill(waiting)
   await page.getByLabel(/^What will your agents work on/).fill('A shop')
   await page.getByRole('button', { name: 'Join the waitlist' }).click()
   await page.getByRole('heading', { name: 'Thank you' }).waitFor()
+  loaded('waitlist, thanks', 'POST /waitlist 200')
   await check('waitlist, thanks')
   await page.goto(`${site}/signin`)
   await page.getByLabel('E-mail address').fill(op)
   await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
   await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
+  loaded('check your mail', 'GET /signin 200', 'POST /signin 200')
   await check('check your mail')
   const link = new URL(linkIn(await inbox.next(op)))
   await go('continue signing in', `${link.pathname}${link.search}`)
   await page.reload()
   await page.getByRole('button', { name: 'Continue' }).click()
   await page.getByLabel('Team key').waitFor()
+  loaded('the team key, once', 'GET /signin/link 200', 'POST /signin/link 200')
   await check('the team key, once')
 
   // Signed in.
@@ -73,6 +79,7 @@ t.test('every page, signed out and in', async (t) => {
   await page.getByLabel(/^Agent ids/).fill('planner, backend')
   await page.getByRole('button', { name: 'Create room' }).click()
   await page.getByRole('heading', { name: 'Room Shop is ready' }).waitFor()
+  loaded('room created', 'POST /rooms 201')
   await check('room created')
 
   const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
@@ -92,17 +99,19 @@ t.test('every page, signed out and in', async (t) => {
   await go('room, a task open', '/room?id=Shop&task=t1')
   await go('room, context history and diff', '/room?id=Shop&ctx=brief%2Fproduct&from=1&to=2')
   await go('room, search', '/room?id=Shop&q=Postgres')
-  await go('a room that does not exist', '/room?id=nope')
+  await go('a room that does not exist', '/room?id=nope', 404)
   await go('team', '/team')
   await go('keys', '/team/keys')
   await page.getByLabel(/^Label of a new key/).fill('ci')
   await page.getByRole('button', { name: 'Mint a team key' }).click()
   await page.getByLabel('The new team key').waitFor()
+  loaded('keys, one just minted', 'POST /team/keys 201')
   await check('keys, one just minted')
   await go('webhooks, none', '/team/webhooks')
   await page.getByLabel(/^URL/).fill(`https://localhost:${receiver.port}/hook`)
   await page.getByRole('button', { name: 'Register webhook' }).click()
   await page.getByLabel('Signing secret').waitFor()
+  loaded('webhooks, one just registered', 'POST /team/webhooks 201')
   await check('webhooks, one just registered')
   await go('operator', '/operator')
   await go('delete the account', '/account/delete')

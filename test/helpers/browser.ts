@@ -16,6 +16,21 @@ export async function launch(t: Test): Promise<Browser> {
 }
 
 /**
+ * The documents the page's main frame loads from now on (navigations, form posts, and each
+ * redirect on the way) as "METHOD /path status", so that a test asserts the status of every page
+ * it opens and every form it sends: a 4xx or 5xx page looks like any other page to a locator.
+ * `take()` returns (and forgets) those loaded since its last call.
+ */
+export function documents(page: Page): { take(): string[] } {
+  const seen: string[] = []
+  page.on('response', (res) => {
+    const req = res.request()
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) seen.push(`${req.method()} ${new URL(res.url()).pathname} ${res.status()}`)
+  })
+  return { take: () => seen.splice(0) }
+}
+
+/**
  * axe-core's serious and critical violations on the page, as "rule: targets" (only the rules
  * `only` names, when given). The page's context must bypass the CSP (only so that axe's own
  * script can be injected; the pages are the same).

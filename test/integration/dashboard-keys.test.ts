@@ -56,6 +56,18 @@ t.test('standalone', async (t) => {
     for (const a of ['minted key', 'revoked key', 'revoked room invite']) t.ok(actions.includes(a), `audited: ${a}`)
   })
 
+  t.test('every room\'s invite keys are listed, past the first 500 rooms', async (t) => {
+    const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
+    for (let i = 0; i < 500; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, j) => n.node.core.rooms.create(user.team, { room_id: `many-${String(i + j).padStart(3, '0')}` }, 'test')))
+    }
+    const late = await n.node.core.rooms.create(user.team, { room_id: 'the-last-room' }, 'test')
+    const { info } = await n.node.teams.mintInvite(user.team, late.room.room_id, { label: 'late agent' })
+    const page = await b.get('/team/keys')
+    t.equal(page.status, 200)
+    t.match(page.body, `Revoke ${info.tokenId}`, 'the invite of the 501st room is there to revoke')
+  })
+
   t.test('cross-site and signed-out posts are refused', async (t) => {
     t.equal((await b.post('/team/keys', {}, { site: 'cross-site', origin: 'https://evil.example' })).status, 403)
     t.equal((await new Browser(n.base).post('/team/keys', {})).status, 401)

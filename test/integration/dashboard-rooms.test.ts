@@ -5,9 +5,11 @@
 import t from 'tap'
 import { snippetsFor } from '../../src/shared/snippets.js'
 import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
+import { INVITES_PER_ROOM } from '../../src/auth/teams.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
+import { rawClient } from '../helpers/shared.js'
 
 /** The text of the textarea labelled `label` on a page, unescaped. */
 function textareaAfter(body: string, id: string): string | undefined {
@@ -84,7 +86,7 @@ t.test('standalone', async (t) => {
     t.match(home.body, `<a href="/room?id=${roomId}">Shop &lt;launch></a>`)
     const row = /<tr><td data-label="Room"><a href="\/room\?id=shop-launch">[\s\S]*?<\/tr>/.exec(home.body)![0]
     t.match(row, '<td data-label="Online agents">backend</td>', 'the agent that called is online')
-    t.match(row, /<td data-label="Open tasks">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
+    t.match(row, /<td data-label="To do">\d+<\/td><td data-label="In progress">1<\/td><\/tr>$/, 'one task in progress')
     t.notMatch(home.body, teamKey, 'no team key in the page')
     t.notMatch(home.body, /ar_(team|room)_\w{8}/, 'no key of any kind')
   })
@@ -113,6 +115,24 @@ t.test('standalone', async (t) => {
     t.equal((await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status, 404, 'a room the team does not have')
   })
 
+  t.test('invite keys are minted all or none: a refusal leaves no key the person never saw', async (t) => {
+    const live = async () => (await n.node.teams.listInvites(teamId, roomId)).filter((i) => !i.revokedAt).length
+    // Fill the room's invites up to five short of the limit.
+    while ((await live()) < INVITES_PER_ROOM - 5) await n.node.teams.mintInvite(teamId, roomId, {})
+    const before = await live()
+    const audited = async () => ((await (await n.call('/admin/audit', { key: teamKey })).json()).entries as { action: string }[]).filter((e) => e.action === 'minted room invite').length
+    const auditedBefore = await audited()
+    const more = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5, a6, a7', invite: '1' })
+    t.equal(more.status, 409, 'seven keys where five fit: refused')
+    t.match(more.body, `the limit is ${INVITES_PER_ROOM}`, 'naming the limit')
+    t.notMatch(more.body, /ar_room_\w{8}/, 'showing no key')
+    t.equal(await live(), before, 'minting none')
+    t.equal(await audited(), auditedBefore, 'and auditing none')
+    const fits = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5', invite: '1' })
+    t.equal(fits.status, 201, 'five fit')
+    t.equal(await live(), INVITES_PER_ROOM)
+  })
+
   t.test('the rooms page pages past its first rooms', async (t) => {
     for (let i = 0; i < ROOMS_SHOWN; i++) await n.node.core.rooms.create(teamId, { room_id: `bulk-${String(i).padStart(3, '0')}` }, 'test')
     const first = await b.get('/')
@@ -123,6 +143,43 @@ t.test('standalone', async (t) => {
     t.ok((second.body.match(/<tr><td data-label="Room">/g)?.length ?? 0) > 0, 'which lists the rest')
     t.match(second.body, '<a href="/">First rooms</a>')
     t.equal((await b.get('/?after=..')).status, 400, 'a bad cursor is refused, naming it')
+  })
+
+  t.test('pages of rooms keep one order: nothing repeats or goes missing between two page loads', async (t) => {
+    const raw = rawClient('standalone')
+    t.teardown(() => raw.disconnect())
+    const index = n.node.store.keys.teamRooms(teamId)
+    // Rooms created in the same millisecond share their index score (here, every bulk room).
+    const bulk = (await raw.zrange(index, 0, -1)).filter((id) => id.startsWith('bulk-'))
+    const at = Number(await raw.zscore(index, bulk[0]!))
+    await raw.zadd(index, 'XX', ...bulk.flatMap((id) => [at, id]))
+    const all = await raw.zrange(index, 0, -1)
+    const ids = (body: string) => [...body.matchAll(/<tr><td data-label="Room"><a href="\/room\?id=([^"]+)">/g)].map((m) => m[1]!)
+    const nextOf = (body: string) => /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(body)?.[1]?.replaceAll('&amp;', '&')
+
+    const first = (await b.get('/')).body
+    const page1 = ids(first)
+    // Between the two loads, a room of each page becomes the most recently active.
+    const as = (roomId: string) => ({ room: { teamId, roomId }, agent: 'busy' })
+    await n.node.core.events.post(as(page1.at(-1)!), { type: 'message', text: 'busy on page 1' })
+    await n.node.core.events.post(as(all.at(-1)!), { type: 'message', text: 'busy on page 2' })
+    const second = await b.get(nextOf(first)!)
+    t.equal(second.status, 200)
+    const page2 = ids(second.body)
+    t.same(page1.filter((id) => page2.includes(id)), [], 'no room on both pages')
+    t.same([...page1, ...page2].sort(), [...all].sort(), 'and every room on one of them')
+    t.equal(page1.length, ROOMS_SHOWN)
+
+    // The last room of page 1 expires, and a reload of page 1 drops it from the index: the link
+    // to page 2 that was shown before still leads to page 2, not back to page 1.
+    const cursor = new URLSearchParams(nextOf(first)!.slice(2)).get('after')!
+    await raw.del(...n.node.store.keys.room({ teamId, roomId: cursor }).list.slice(0, 16))
+    t.notMatch((await b.get('/')).body, `>${cursor}<`)
+    t.equal(await raw.zscore(index, cursor), null, 'the expired room left the index')
+    const again = await b.get(nextOf(first)!)
+    t.equal(again.status, 200)
+    t.same(ids(again.body).sort(), page2.sort(), 'the same second page')
+    await t.rejects(n.node.core.rooms.list(teamId, { after: cursor }), { code: 'invalid_request', details: { field: 'after' } }, 'the API, which has only the room id, says so instead of starting over')
   })
 
   t.test('signed out: no rooms page, and no creation', async (t) => {

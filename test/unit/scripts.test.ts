@@ -1,6 +1,6 @@
 // The Lua scripts as files: names, includes, key counts, and the key order shared with keys.ts.
 import t from 'tap'
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ACCOUNT_KEYS, ROOM_KEYS } from '../../src/store/keys.js'
@@ -118,4 +118,48 @@ t.test('every script opens with a contract comment naming its KEYS and ARGV', as
     t.match(head, /KEYS\[1/, `${file} documents KEYS`)
     t.match(head, /Returns/, `${file} documents its reply`)
   }
+})
+
+// Lua's unpack() fails past about 8,000 values ("too many results to unpack"). Every unpack() of
+// a list in lua/ either goes through includes/inSlices (1,000 at a time) or spreads a list that a
+// limit keeps well below that; each such place is listed here with its bound, and an entry that
+// no longer matches a line fails, so the list stays true.
+const BOUNDED: Record<string, string> = {
+  "listTasks-17.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do": 'ids: one slice of 1,000 of the board',
+  "deleteContext-17.lua: redis.call('HDEL', R.k.ctxv, unpack(fields))": 'versions of one entry: CONTEXT_HISTORY, at most 100',
+  "readSnapshot-17.lua: local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))": 'the cards shown: 5 columns of the page size',
+  "readSnapshot-17.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end": 'at most ARGV[15] ids a card',
+  "rateLimit-1.lua: if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end": 'buckets of one period: about 61 (the key expires after it)',
+  "roomAnalytics-17.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
+  "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',
+  "claimDeliveries-7.lua: redis.call('ZREM', KEYS[4], unpack(due))": 'CLEAR_BATCH, 1,000',
+  "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(leased))": 'CLEAR_BATCH, 1,000',
+  "includes/finish.lua: redis.call('HDEL', R.k.idem, unpack(old))": 'LIMIT 0, 50',
+  "includes/finish.lua: redis.call('ZREM', R.k.idemt, unpack(old))": 'LIMIT 0, 50',
+  "includes/lease.lua: redis.call('ZREM', L.ends, unpack(members))": 'callers pass one member or CLEAR_BATCH (1,000)',
+  "includes/lease.lua: redis.call('HDEL', L.tokens, unpack(members))": 'callers pass one member or CLEAR_BATCH (1,000)',
+  "includes/events.lua: if #old > 0 then redis.call('HDEL', R.k.meta, unpack(old)) end": 'day counters: pruned on each day\'s first event, a few at a time',
+  "includes/board.lua: local scores = redis.call('ZMSCORE', R.k.board, unpack(slots))": 'one task\'s dependencies: LIMIT_DEPENDENCIES_PER_TASK, at most 1,000',
+  "includes/task.lua: redis.call('ZADD', R.k.deps, unpack(args))": 'new dependencies of one task: 2 x at most 1,000',
+  "includes/inSlices.lua: local reply = redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list)))": 'the slicing itself',
+  "saveSearchManifest-1.lua: redis.call('HSET', KEYS[1], unpack(flat))": 'flushed at 1,000 values',
+  "saveSearchManifest-1.lua: if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end": 'the rest, under 1,000 values',
+  "saveSearchManifest-1.lua: for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end": 'slices of 500',
+  "searchVectors-3.lua: for i, k in ipairs(redis.call(unpack(args))) do": 'a fixed command of at most 10 words',
+}
+
+t.test('every unpack() of a list is sliced or bounded by a stated limit', async (t) => {
+  const found = new Set<string>()
+  const unbounded: string[] = []
+  for (const file of readdirSync(LUA_DIR, { recursive: true }) as string[]) {
+    if (!file.endsWith('.lua')) continue
+    for (const line of readFileSync(join(LUA_DIR, file), 'utf8').split('\n')) {
+      if (line.trimStart().startsWith('--') || !/(^|[^.\w])unpack\(/.test(line)) continue
+      const entry = `${file}: ${line.trim()}`
+      if (entry in BOUNDED) found.add(entry)
+      else unbounded.push(entry)
+    }
+  }
+  t.same(unbounded, [], 'use includes/inSlices, or add the line to BOUNDED with the limit that bounds it')
+  t.same(Object.keys(BOUNDED).filter((e) => !found.has(e)), [], 'no stale entry')
 })

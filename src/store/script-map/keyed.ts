@@ -40,8 +40,8 @@ export interface KeyedScripts {
   }
   mintKey: {
     keys: [team: Key, records: Key, secrets: Key, keys: Key]
-    args: [kind: 'k' | 'i', record: Buffer, limit: number, retentionMs: number, by: string]
-    reply: { record: StoredCredential }
+    args: [kind: 'k' | 'i', records: Buffer, limit: number, retentionMs: number, by: string]
+    reply: { records: StoredCredential[] }
   }
   rateLimit: { keys: [window: Key]; args: [limit: number, periodMs: number, n: number]; reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number } }
   mirrorVectors: {

@@ -70,6 +70,8 @@ export interface RoomScripts {
       room: Meta
       sections: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks', number>
       older: boolean
+      /** Events the feed holds (posted, not deleted, not trimmed away). */
+      events_kept: number
       online: [agent: string, ms: number][]
       offline: [agent: string, ms: number][]
       online_count: number
