@@ -252,6 +252,10 @@ async function onStandalone(name: string, fsync: 'always' | 'everysec', fault: (
   try {
     const room = await createRoom(bases(nodes)[0]!, key, 'fault-room')
     return await scenario(name, bases(nodes), key, room, () => fault(redis, nodes))
+  } catch (err) {
+    // A node that died is the finding: say what it said.
+    for (const n of nodes) if (n.proc.exitCode !== null && n.proc.signalCode === null) process.stderr.write(`node :${n.port} exited ${n.proc.exitCode}:\n${n.output()}\n`)
+    throw err
   } finally {
     await Promise.all(nodes.map((n) => (n.proc.exitCode === null && n.proc.signalCode === null ? n.stop() : undefined)))
     await redis.remove()

@@ -306,8 +306,9 @@ export function toStoreError(err: unknown): Error {
 
 /**
  * `client` whose Redis commands (and their …Buffer forms) first call `health.gate()`: a command
- * made while Redis is known to be unreachable is refused at once with `unavailable`. Everything
- * else (events, options, pipelines, sendCommand) is the client's own.
+ * made while Redis is known to be unreachable is refused at once with `unavailable` (a rejected
+ * promise; multi() throws). Everything else (events, options, pipeline(), sendCommand) is the
+ * client's own.
  */
 function gated(client: RedisClient, health: StoreHealth): RedisClient {
   const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))
@@ -319,14 +320,22 @@ function gated(client: RedisClient, health: StoreHealth): RedisClient {
       let fn = wrapped.get(prop)
       if (!fn) {
         const command = value as (...args: unknown[]) => unknown
-        fn = (...args: unknown[]) => {
-          try {
-            health.gate()
-          } catch (err) {
-            return Promise.reject(err)
-          }
-          return command.apply(target, args)
-        }
+        // multi() answers a transaction to chain commands on, not a promise: it throws instead
+        // (every caller is an async function, so the throw is its rejection).
+        fn =
+          prop === 'multi'
+            ? (...args: unknown[]) => {
+                health.gate()
+                return command.apply(target, args)
+              }
+            : (...args: unknown[]) => {
+                try {
+                  health.gate()
+                } catch (err) {
+                  return Promise.reject(err)
+                }
+                return command.apply(target, args)
+              }
         wrapped.set(prop, fn)
       }
       return fn

@@ -107,6 +107,9 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
   t.ok(await eventually(() => countLines(lines, 'redis unreachable') === 1, 5000), 'one log line for the stall')
   const room = await tool(n, team.key, 'read_plan', { room_id: 'any', agent_id: 'a' })
   t.equal(room.body.error?.code, 'unavailable', 'an MCP call too')
+  // A plain read in one MULTI (what a stream reads its pages with) is refused too, as a rejection
+  // of the read, not a stray promise that would end the process.
+  await t.rejects(n.node.store.rooms.eventsAfter({ teamId: team.teamId, roomId: 'any' }, '0-0', 10), { code: 'unavailable' }, 'a MULTI read is refused as unavailable')
   redis.signal('SIGCONT')
   t.ok(await eventually(async () => (await ready(n)).status === 200, 10_000), '/ready is 200 again after SIGCONT')
   t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'and calls go through, without restarting the node')
