@@ -31,9 +31,9 @@ export const REDIS_SETTINGS = {
   },
   redisCommandTimeoutMs: {
     env: 'REDIS_COMMAND_TIMEOUT_MS',
-    schema: int(100, 60_000, 1000),
+    schema: int(100, 60_000, 2000),
     unit: 'ms',
-    doc: 'A Redis command without an answer after this long fails, and its call answers 503 unavailable (Retry-After: 1): a Redis that stalls (stopped, swapping, a long script) holds no call longer. The write may still have happened; calls that carry an idempotency key are safe to repeat. Every command the node sends is one script or read on one room or team, taking milliseconds.',
+    doc: 'A Redis command without an answer after this long fails, and its call answers 503 unavailable (Retry-After: 1): a Redis that stalls (stopped, swapping, a long script) holds no call longer; once the checks find it unreachable (about 1 s) calls fail at once. A write past the deadline may still happen when Redis answers again (it is never sent twice); calls that carry an idempotency key are safe to repeat. Keep it well above the node\'s own pauses (the deadline also runs out when the node itself cannot run for that long) and above the longest command: room scripts take milliseconds; the widest reads are the search sweep\'s list of indexed rooms and the operator tools\' team lists (about 100 ms per million entries).',
   },
   localRedis: {
     env: 'LOCAL_REDIS',

@@ -19,6 +19,7 @@ import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { humanId, actorOf, html, refusal, type Reply, type Request } from './page.js'
+import type { Logger } from '../shared/logger.js'
 import type { Web } from './web.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
@@ -27,6 +28,7 @@ export interface PagesDeps {
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
+  log: Pick<Logger, 'warn'>
   live: LiveDeps
   keys: KeysDeps
   webhooks: WebhooksDeps
@@ -117,7 +119,8 @@ export class Pages {
   /**
    * Each agent's client configuration for a room, with a room invite key of its own when `invite`:
    * all minted in one script (all or none), then audited. Should the audit fail, the keys are
-   * revoked before the error shows: no key is left live that the person was never shown.
+   * revoked before the error shows, so no key is left live that the person was never shown;
+   * should Redis refuse that revocation too (it was unreachable), the log names the keys left.
    */
   private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
     const url = `${this.base}/mcp`
@@ -126,7 +129,9 @@ export class Pages {
     try {
       for (const m of minted) await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${m.info.tokenId} (room ${roomId})`)
     } catch (err) {
-      await Promise.allSettled(minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)))
+      const undone = await Promise.allSettled(minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)))
+      const left = minted.filter((_, i) => undone[i]!.status === 'rejected').map((m) => m.info.tokenId)
+      if (left.length > 0) this.deps.log.warn({ team: user.team, room: roomId, invites: left }, 'dashboard: invite keys minted for a page that failed could not be revoked; revoke them on the Keys page')
       throw err
     }
     return agents.map((agentId, i) => ({ access: { agentId, roomId, key: minted[i]!.key, url }, invite }))

@@ -8,6 +8,7 @@ import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
 import { AppError } from '../shared/errors.js'
+import { toStoreError } from '../store/store.js'
 import type { Logger } from '../shared/logger.js'
 import { ASSETS } from './assets.js'
 import { html, see, type Handler, type Headers, type Reply } from './page.js'
@@ -87,14 +88,18 @@ export class Web {
     ex.send(reply.status, text, { ...PAGE_HEADERS, ...timing, ...reply.headers })
   }
 
-  private failure(err: unknown, viewer: V.Viewer | undefined): Reply {
+  private failure(thrown: unknown, viewer: V.Viewer | undefined): Reply {
+    // A Redis failure reached without the store's scripts (a plain read past its deadline) is
+    // `unavailable` or `store_full` here too, as on the API, not an unexpected error.
+    const err = toStoreError(thrown)
     if (!(err instanceof AppError)) {
       this.deps.log.error({ err }, 'page failed')
       return html(V.MessagePage({ title: 'Something went wrong', message: 'An unexpected error happened; please try again.', viewer }), 500)
     }
     const headers: Record<string, string> = {}
-    if (err.code === 'rate_limited') headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
-    const title = err.code === 'rate_limited' ? 'Too many requests' : err.code === 'forbidden' ? 'Not allowed' : err.code === 'not_found' ? 'Not found' : 'Please check'
+    if (err.code === 'rate_limited' || err.code === 'unavailable' || err.code === 'store_full') headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
+    const title =
+      err.code === 'rate_limited' ? 'Too many requests' : err.code === 'unavailable' ? 'Try again in a moment' : err.code === 'store_full' ? 'Storage is full' : err.code === 'forbidden' ? 'Not allowed' : err.code === 'not_found' ? 'Not found' : 'Please check'
     const link = viewer ? { href: '/', text: 'Back to your rooms' } : { href: '/signin', text: 'Sign in' }
     return html(V.MessagePage({ title, message: err.message, viewer, link }), err.status, headers)
   }

@@ -59,7 +59,7 @@ export interface RedisSettings {
   redisClusterNodes?: string | undefined
   redisPassword?: string | undefined
   redisAutoPipelining: boolean
-  /** A command unanswered this long fails (REDIS_COMMAND_TIMEOUT_MS); unset: no deadline. */
+  /** A command unanswered this long fails and is never sent again (REDIS_COMMAND_TIMEOUT_MS); unset: no deadline. */
   redisCommandTimeoutMs?: number | undefined
 }
 
@@ -352,7 +352,9 @@ export function createClient(settings: RedisSettings, extra: Partial<RedisOption
     enableAutoPipelining: settings.redisAutoPipelining,
     maxRetriesPerRequest: 3,
     retryStrategy: (times) => Math.min(times * 50, 500),
-    ...(settings.redisCommandTimeoutMs ? { commandTimeout: settings.redisCommandTimeoutMs } : {}),
+    // A command past its deadline was already answered (unavailable): ioredis must not send it
+    // again after a reconnect, which it does by default with the commands left unanswered.
+    ...(settings.redisCommandTimeoutMs ? { commandTimeout: settings.redisCommandTimeoutMs, autoResendUnfulfilledCommands: false } : {}),
     ...extra,
   }
   if (mode === 'cluster') {

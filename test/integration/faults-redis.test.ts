@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { Redis } from 'ioredis'
+import { signedInOperator } from '../helpers/accounts.js'
 import { countLines, killableRedis, recordingLogger } from '../helpers/faults.js'
 import { legacyCall, post, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
@@ -114,6 +115,24 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
   t.ok(await eventually(async () => (await ready(n)).status === 200, 10_000), '/ready is 200 again after SIGCONT')
   t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'and calls go through, without restarting the node')
   t.equal(countLines(lines, 'request failed'), 0, 'no request logged as an internal failure')
+})
+
+t.test('the dashboard while Redis stalls: 503 with Retry-After, then the page again', async (t) => {
+  const redis = await killableRedis()
+  t.teardown(async () => {
+    redis.signal('SIGCONT')
+    await redis.remove()
+  })
+  const { n, b } = await signedInOperator(t, { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  t.equal((await b.get('/')).status, 200, 'the rooms page before')
+  redis.signal('SIGSTOP')
+  t.ok(await eventually(async () => (await ready(n)).status === 503, 5000), 'the node knows')
+  const page = await b.get('/')
+  t.equal(page.status, 503, 'the rooms page is 503, not an unexpected error')
+  t.equal(page.headers.get('retry-after'), '1', 'with Retry-After: 1')
+  t.match(page.body, 'Try again in a moment')
+  redis.signal('SIGCONT')
+  t.ok(await eventually(async () => (await b.get('/')).status === 200, 10_000), 'the page again once Redis answers')
 })
 
 t.test('Redis full: reads work, writes fail with store_full', async (t) => {
