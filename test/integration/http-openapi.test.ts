@@ -107,12 +107,15 @@ for (const backend of BACKENDS) {
       await fc.assert(
         fc.asyncProperty(fc.record({ limit: value, after: value }, { requiredKeys: [] }), async (q) => {
           const r = await n.call(`/admin/rooms?${new URLSearchParams(q)}`, { key: team.key })
-          await r.arrayBuffer()
+          const body = (await r.json()) as { error?: { details?: { field?: string } } }
           // Query values arrive as strings; the document's numbers are what they coerce to.
           const docOk = Object.entries(q).every(([k, v]) => {
             const num = v.trim() === '' ? NaN : Number(v)
             return checks[k]!(k === 'limit' ? num : v)
           })
+          // A well-formed `after` that names no room of the team's list is refused as documented
+          // (400 naming after: list again from the first page); the team's one room is 'documented'.
+          if (docOk && q.after !== undefined && q.after !== 'documented') return r.status === 400 && body.error?.details?.field === 'after'
           return docOk ? r.status === 200 : r.status === 400
         }),
         { numRuns: 100 },
