@@ -31,6 +31,12 @@ export interface HealthState {
   reachable: boolean
   /** Redis refuses writes for memory (maxmemory reached with noeviction). */
   full: boolean
+  /**
+   * Cluster: masters ("host:port") that did not answer two checks in a row while the cluster
+   * serves the others (cluster-require-full-coverage no): rooms and teams on their slots fail
+   * with unavailable. Back off the list after three good checks in a row.
+   */
+  unreachableShards: string[]
 }
 
 const silent: HealthLog = { warn: () => {}, info: () => {} }
@@ -68,7 +74,9 @@ export class StoreHealth {
   private timer: NodeJS.Timeout | undefined
   private checking = false
   private readonly listeners = new Set<(s: HealthState) => void>()
-  private last: HealthState = { reachable: true, full: false }
+  private last: HealthState = { reachable: true, full: false, unreachableShards: [] }
+  /** Cluster masters by "host:port": failed and good checks in a row, and whether listed unreachable. */
+  private readonly shards = new Map<string, { bad: number; good: number; down: boolean }>()
   private log: HealthLog = silent
   private stopped = false
   /** The standalone connection was ready once: a connection not ready since is a lost one. */
@@ -109,7 +117,8 @@ export class StoreHealth {
   }
 
   state(): HealthState {
-    return { reachable: this.reachable, full: this.isFull() }
+    const unreachableShards = [...this.shards].filter(([, s]) => s.down).map(([name]) => name).sort()
+    return { reachable: this.reachable, full: this.isFull(), unreachableShards }
   }
 
   /** Calls `fn` on every change of state (after it was logged). */
@@ -190,6 +199,13 @@ export class StoreHealth {
     const masters = c.nodes('master')
     if (masters.length === 0) throw new Error('no Redis Cluster master is known')
     const infos = await Promise.allSettled(masters.map((m) => within(m.info('memory'), timeout)))
+    // The masters are those the slot map names: ioredis drops a node whose connection ended from
+    // its pool (nodes()) and adds it back on the next slot refresh, so a lost master comes and
+    // goes there; one the map names and the pool lacks has not answered either.
+    const answers = new Map(masters.map((m, i) => [`${m.options.host ?? ''}:${m.options.port ?? ''}`, infos[i]!.status === 'fulfilled']))
+    const owners = new Set<string>()
+    for (const nodes of c.slots) if (nodes?.[0]) owners.add(nodes[0])
+    this.countShards([...owners].map((name) => ({ name, ok: answers.get(name) === true })))
     const answered = infos.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled')
     if (answered.length === 0) throw new Error('no Redis Cluster master answers')
     // Every master refuses every command while the cluster state is fail (a master lost, not yet
@@ -199,9 +215,45 @@ export class StoreHealth {
     return { full: answered.some((r) => memoryFull(r.value)) }
   }
 
+  /** One check's answers per master: a master is listed after DOWN_AFTER misses, unlisted after UP_AFTER answers. */
+  private countShards(results: { name: string; ok: boolean }[]): void {
+    const seen = new Set(results.map((r) => r.name))
+    let moved = false
+    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved // failed over: no longer a master
+    for (const { name, ok } of results) {
+      let s = this.shards.get(name)
+      if (!s) this.shards.set(name, (s = { bad: 0, good: 0, down: false }))
+      if (ok) {
+        s.bad = 0
+        if (s.down && ++s.good >= UP_AFTER) {
+          s.down = false
+          moved = true
+        }
+      } else {
+        s.good = 0
+        if (!s.down && ++s.bad >= DOWN_AFTER) {
+          s.down = true
+          moved = true
+        }
+      }
+    }
+    if (moved) this.changed()
+  }
+
   private changed(reason?: string): void {
     const s = this.state()
-    if (s.reachable === this.last.reachable && s.full === this.last.full) return
+    const shardsMoved = s.unreachableShards.join(',') !== this.last.unreachableShards.join(',')
+    if (shardsMoved) {
+      const lost = s.unreachableShards.filter((x) => !this.last.unreachableShards.includes(x))
+      const back = this.last.unreachableShards.filter((x) => !s.unreachableShards.includes(x))
+      if (lost.length > 0) this.log.warn({ shards: lost }, 'redis cluster: a master does not answer; calls on its slots fail with unavailable, the other shards serve')
+      if (back.length > 0) this.log.info({ shards: back }, 'redis cluster: a master answers again (or was replaced)')
+    }
+    if (s.reachable === this.last.reachable && s.full === this.last.full) {
+      this.last = s
+      if (shardsMoved) for (const fn of [...this.listeners]) fn(s)
+      return
+    }
     if (s.reachable !== this.last.reachable) {
       if (s.reachable) this.log.info({}, 'redis reachable again; calls go through')
       else this.log.warn({ reason }, `redis unreachable; calls fail with unavailable (Retry-After: ${RETRY_AFTER_S}) until it answers again`)

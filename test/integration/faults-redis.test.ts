@@ -8,7 +8,8 @@
 //   after SIGCONT;
 // - Redis full (maxmemory reached, noeviction): reads work, writes fail with `store_full`, /ready
 //   says read_only;
-// - the team's rate-limit shard down on a cluster: rooms on the other shards keep working.
+// - the team's rate-limit shard down on a cluster: rooms on the other shards keep working, and
+//   /ready says degraded (200) with the master that does not answer.
 import { createRequire } from 'node:module'
 import t from 'tap'
 import { Redis } from 'ioredis'
@@ -27,9 +28,16 @@ async function tool(n: TestNode, key: string, name: string, args: Record<string,
   return { status: r.status, headers: r.headers, ...(r.status === 200 ? toolReplyOf(r.json) : { isError: true, body: JSON.parse(r.text) as { error?: { code: string } } }) }
 }
 
-async function ready(n: TestNode): Promise<{ status: number; body: { status: string; redis: boolean; writable: boolean } }> {
+interface Readiness {
+  status: string
+  redis: boolean
+  writable: boolean
+  unreachable_shards?: string[]
+}
+
+async function ready(n: TestNode): Promise<{ status: number; body: Readiness }> {
   const res = await n.call('/ready')
-  return { status: res.status, body: (await res.json()) as { status: string; redis: boolean; writable: boolean } }
+  return { status: res.status, body: (await res.json()) as Readiness }
 }
 
 t.test('Redis killed and started again', async (t) => {
@@ -216,4 +224,8 @@ t.test('cluster: the team\'s rate-limit shard down, a room on another shard keep
   t.comment(`${failed} call(s) failed while the cluster client learnt of the lost node`)
   t.equal(streak, 10, 'then calls to the room on a healthy shard go through while the team\'s shard stays down')
   t.equal(countLines(lines, 'rate limit store failed'), 1, 'the limit turning off is logged once')
+  // /ready tells the truth: the node serves (200), degraded, naming the master that is gone.
+  t.ok(await eventually(async () => (await ready(n)).body.status === 'degraded', 5000), '/ready says degraded')
+  t.match(await ready(n), { status: 200, body: { status: 'degraded', redis: true, writable: true, unreachable_shards: [`127.0.0.1:${teamPort}`] } }, 'with the unreachable master, still 200')
+  t.equal(countLines(lines, 'a master does not answer'), 1, 'logged once')
 })
