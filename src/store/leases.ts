@@ -25,8 +25,9 @@ interface Held {
 /**
  * Keeps the leases of work in progress: renews every held lease every third of the lease
  * (BullMQ's lock extension), so only a dead or stalled holder's work is taken over, and tells
- * when one is lost. Renewals run one at a time. A renewal changes no token, so one whose reply
- * was lost (or that ioredis sends again after a reconnect) costs nothing, and a release need not
+ * when one is lost. Renewals run one at a time. A renewal changes no token, so repeating one whose
+ * reply was lost (it failed as unavailable: past its deadline, or its connection cut) costs
+ * nothing, and a release need not
  * wait for the renewal in flight: run after the release, it finds the lease gone and renews
  * nothing.
  */
