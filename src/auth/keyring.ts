@@ -6,9 +6,11 @@
 //
 // A key this node verified keeps working for STALE_MS while its team's Redis shard cannot be
 // asked (stale-if-error), also after a rebuild: the rebuild that follows the loss of a cluster
-// node must not lock every team of that node's slots out of the rooms on healthy shards. The one
-// case this admits a revoked key: revoked while this node's subscription was down (the notice
-// missed) and its team's shard lost before this node looked the key up again.
+// node must not lock every team of that node's slots out of the rooms on healthy shards. The
+// case this admits a revoked key: revoked while this node missed the notice (its subscription
+// down, or the publish itself failed), and every lookup of the key since failed as unavailable
+// (its team's shard lost, or past the command deadline): for at most STALE_MS after Redis last
+// confirmed the key (docs/operations.md).
 //
 // Long-lived uses of a key (an open SSE stream, a parked wait_for_events) hold() it: a revocation
 // notice ends them too, on every node. A hold taken just after the notice passed (the request was
