@@ -24,8 +24,9 @@ local head, lastms = tonumber(m[1] or '0'), tonumber(m[2] or '0')
 local readBy = {}
 local flat = redis.call('HGETALL', R.k.cursors)
 for i = 1, #flat, 2 do
-  -- cursorAt: a cursor of a history that went back has read none of the new history.
-  if seqOf(flat[i + 1]) >= seq and cursorAt(R, flat[i + 1], head, lastms) >= seq then readBy[#readBy + 1] = flat[i] end
+  -- readUpTo (cursorAt): a cursor of a history that went back has read none of the new history.
+  -- The seq test first spares the XRANGE of cursors that are behind the event anyway.
+  if seqOf(flat[i + 1]) >= seq and readUpTo(R, flat[i + 1], head, lastms) >= seq then readBy[#readBy + 1] = flat[i] end
 end
 table.sort(readBy)
 return finish(R, { event_id = id, author = ev.agent_id, read_by = readBy })

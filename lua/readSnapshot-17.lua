@@ -24,9 +24,10 @@
   older = true when events precede those returned, events_kept = events the feed holds (posted,
   not deleted, not trimmed: what paging back through it can show), online = list of {agent, ms}, offline = the
   same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
-  event each agent has read), events_by_day = {day = n}, today = day, now, board? = {columns =
-  {status = {from, total}}, cards = [{blocked_by?, blocks?, blocks_total}], done_by_day = {day =
-  n}}} and rows in section order: tasks (raw), context (type/key, raw metadata) pairs, events
+  event each agent has read, as stored), read_seqs = {seq, ...} (one a cursor, in order: the seq
+  up to which it has read, as get_event_reads counts it: includes/unreadCount readUpTo),
+  events_by_day = {day = n}, today = day, now, board? = {columns = {status = {from, total}},
+  cards = [{blocked_by?, blocks?, blocks_total}], done_by_day = {day = n}}} and rows in section order: tasks (raw), context (type/key, raw metadata) pairs, events
   (id, raw) pairs oldest first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name,
   raw) pairs of live locks; with names only, context, vars and reviews are names (type/key, name,
   id), one row each. With cards a column (board), the tasks are those of each column's page,
@@ -136,10 +137,15 @@ local function group(hi, lo)
   return out
 end
 local since = R.now - ttl
+-- Each cursor's read position by the tools' rule (includes/unreadCount readUpTo), not the stored
+-- id's place in stream order: after the history went back the two differ (docs/realtime.md).
+local cursors = redis.call('HGETALL', R.k.cursors)
+local readSeqs, head, lastms = {}, tonumber(meta.eseq or '0'), tonumber(meta.lastms or '0')
+for i = 2, #cursors, 2 do readSeqs[#readSeqs + 1] = readUpTo(R, cursors[i], head, lastms) end
 return finishRows(R, {
   room = meta, sections = sections, older = older, events_kept = redis.call('XLEN', R.k.events), now = R.now, today = today, events_by_day = eventsByDay,
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
   online_count = redis.call('ZCOUNT', R.k.presence, since, '+inf'),
   offline_count = redis.call('ZCOUNT', R.k.presence, R.now - forget, '(' .. since),
-  cursors = redis.call('HGETALL', R.k.cursors), board = board,
+  cursors = cursors, read_seqs = readSeqs, board = board,
 }, rows)

@@ -117,7 +117,7 @@ export class ServiceNode {
     this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
     this.router.add(
       ...opsRoutes({ health: this.store.health, lifecycle, metrics, router: this.router }),
-      ...adminRoutes({ core, teams, audit, rateLimiter: this.rateLimiter, search }),
+      ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
       ...webhookRoutes({ webhooks: this.webhooks, audit }),
       ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
       ...mcpRoutes({ keyring, rateLimiter: this.rateLimiter, metrics, settings }, this.mcp, mcpOptions(opts)),
@@ -141,7 +141,7 @@ export class ServiceNode {
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
     this.web = new Web({ accounts: this.accounts, teams: this.teams, lifecycle: this.lifecycle, log: this.log }, origin)
     new AccountPages({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, log: this.log }, origin).register(this.web)
-    new Pages({ core: this.core, teams: this.teams, audit: this.audit, log: this.log, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, audit: this.audit }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
+    new Pages({ core: this.core, teams: this.teams, audit: this.audit, log: this.log, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, audit: this.audit, accounts: this.accounts }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
     if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
     this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')

@@ -35,6 +35,13 @@ local function cursorAt(R, cur, head, lastms)
   return head, true
 end
 
+-- The seq up to which a cursor has read, as get_event_reads and the dashboard's room page count
+-- it: an event of the feed as it is now is read when its seq is at most this. Neither past the
+-- cursor's own seq nor past its place in the feed (cursorAt).
+local function readUpTo(R, cur, head, lastms)
+  return math.min(seqOf(cur), (cursorAt(R, cur, head, lastms)))
+end
+
 local function unreadAt(R, agent, head, trim, lastms)
   local cur = redis.call('HGET', R.k.cursors, agent)
   local pos = cur and cursorAt(R, cur, head, lastms) or trim

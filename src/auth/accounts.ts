@@ -255,6 +255,20 @@ export class Accounts {
     return toInvite(r.invite)
   }
 
+  /**
+   * The e-mail address of each of these people (user ids) that still has an account, in one read
+   * (a listing names who minted each key by it).
+   */
+  async emails(ids: Iterable<string>): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)]
+    const rows = await this.store.auth.users(unique)
+    const out = new Map<string, string>()
+    rows.forEach((raw, i) => {
+      if (raw) out.set(unique[i]!, (decode(raw) as StoredUser).email)
+    })
+    return out
+  }
+
   async people(team: string): Promise<{ members: User[]; invites: Invite[] }> {
     const r = await this.store.account('readTeamPeople', [team])
     const members = r.members.map(toUser).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))

@@ -31,6 +31,8 @@ export interface KeyInfo {
   keyId: string
   hint: string
   label?: string
+  /** User id of the person who minted it (absent: nobody; see StoredCredential.created_by). */
+  createdBy?: string
   createdAt: string
   revokedAt?: string
 }
@@ -40,6 +42,8 @@ export interface InviteInfo {
   roomId: string
   hint: string
   label?: string
+  /** User id of the person who minted it (absent: nobody). */
+  createdBy?: string
   createdAt: string
   revokedAt?: string
 }
@@ -65,6 +69,7 @@ const pack = (v: unknown) => Buffer.from(encode(v))
 function keyInfo(r: StoredCredential): KeyInfo {
   const k: KeyInfo = { keyId: r.id, hint: r.hint, createdAt: iso(r.created_at) }
   if (r.label) k.label = r.label
+  if (r.created_by) k.createdBy = r.created_by
   if (r.revoked_at) k.revokedAt = iso(r.revoked_at)
   return k
 }
@@ -72,6 +77,7 @@ function keyInfo(r: StoredCredential): KeyInfo {
 function inviteInfo(r: StoredCredential): InviteInfo {
   const i: InviteInfo = { tokenId: r.id, roomId: r.room_id ?? '', hint: r.hint, createdAt: iso(r.created_at) }
   if (r.label) i.label = r.label
+  if (r.created_by) i.createdBy = r.created_by
   if (r.revoked_at) i.revokedAt = iso(r.revoked_at)
   return i
 }

@@ -20,12 +20,17 @@ export const SNAPSHOT_EVENTS = 50
 type Pair = [string, number]
 export const presence = (list: Pair[]) => list.map(([agent_id, ms]) => ({ agent_id, last_seen_at: iso(ms) }))
 
-/** Who has read what: each agent's last read event; an event is read by every agent whose last read is it or a later one. */
-export function readsOf(cursors: string[] | Record<string, never>) {
+/**
+ * Who has read what: each agent's last read event as stored, and read_seq, the seq up to which it
+ * has read by the tools' rule (an event is read by every agent whose read_seq is at least its seq,
+ * as get_event_reads answers; after the room's history went back the stored id alone misleads).
+ */
+export function readsOf(cursors: string[] | Record<string, never>, readSeqs: number[] | Record<string, never>) {
   // Lua packs an empty table as a map, not a list.
   const flat = Array.isArray(cursors) ? cursors : []
-  const reads: { agent_id: string; last_read_event_id: string }[] = []
-  for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]! })
+  const seqs = Array.isArray(readSeqs) ? readSeqs : []
+  const reads: { agent_id: string; last_read_event_id: string; read_seq: number }[] = []
+  for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]!, read_seq: seqs[i / 2] ?? 0 })
   return reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1))
 }
 
@@ -69,7 +74,7 @@ export async function readRoom(store: Store, settings: CoreSettings, c: Caller, 
     locks: named(take(s.locks * 2)),
     online: presence(r.online),
     offline: presence(r.offline),
-    reads: readsOf(r.cursors),
+    reads: readsOf(r.cursors, r.read_seqs),
     now: r.now,
   }
 }
@@ -94,7 +99,8 @@ export class Snapshot {
         .sort(byTypeThenKey),
       events: x.events,
       presence: { online: x.online, offline: x.offline },
-      reads: x.reads,
+      // The API's reads keep their documented shape (read_seq is the room page's).
+      reads: x.reads.map(({ agent_id, last_read_event_id }) => ({ agent_id, last_read_event_id })),
       locks: x.locks.sort(byName).map(([name, raw]) => toLock(name, decodeRaw(raw), x.now)),
       vars: named(x.vars)
         .sort(byName)

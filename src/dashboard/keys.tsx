@@ -2,6 +2,7 @@
 // button, label, hint, revoke) and the room invite keys of every room (hint, label, revoke).
 // Revocation goes through the same path as the API's (Teams announces it: every node refuses the
 // key within a second); each change is in the audit trail.
+import type { Accounts } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
@@ -11,18 +12,24 @@ import type { Web } from './web.js'
 export interface KeysDeps {
   teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
+  accounts: Pick<Accounts, 'emails'>
 }
 
 interface View {
   viewer: Viewer
   keys: KeyInfo[]
   invites: InviteInfo[]
+  /** E-mail address of each person who minted a listed key (user id -> address), where the account remains. */
+  minters: Map<string, string>
   minted?: { key: string; info: KeyInfo }
   notice?: string
   error?: string
 }
 
 const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
+
+/** Who minted a key: their address, their user id once the account is gone, or "—" for nobody (the team's first key, operator tools). */
+const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) => (createdBy ? (minters.get(createdBy) ?? createdBy) : '—')
 
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
@@ -42,7 +49,7 @@ export function KeysPage(p: View) {
       <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
       <div class="scroll">
         <Table
-          cols={['Key', 'Label', 'Created', 'State']}
+          cols={['Key', 'Label', 'Minted by', 'Created', 'State']}
           rows={p.keys}
           rowKey={(k) => k.keyId}
           cells={(k) => [
@@ -50,6 +57,7 @@ export function KeysPage(p: View) {
               {k.keyId} <span class="muted">…{k.hint}</span>
             </>,
             k.label ?? '',
+            mintedBy(k.createdBy, p.minters),
             day(k.createdAt),
             k.revokedAt ? (
               `revoked ${day(k.revokedAt)}`
@@ -77,7 +85,7 @@ export function KeysPage(p: View) {
       ) : (
         <div class="scroll">
           <Table
-            cols={['Room', 'Key', 'Label', 'Created', 'State']}
+            cols={['Room', 'Key', 'Label', 'Minted by', 'Created', 'State']}
             rows={p.invites}
             rowKey={(i) => i.tokenId}
             cells={(i) => [
@@ -86,6 +94,7 @@ export function KeysPage(p: View) {
                 {i.tokenId} <span class="muted">…{i.hint}</span>
               </>,
               i.label ?? '',
+              mintedBy(i.createdBy, p.minters),
               day(i.createdAt),
               i.revokedAt ? (
                 `revoked ${day(i.revokedAt)}`
@@ -118,7 +127,8 @@ export class KeysPages {
     const team = r.viewer!.user.team
     // Every room's invite keys in one read (it was one read a room, and only of the first 500 rooms).
     const [keys, invites] = await Promise.all([this.deps.teams.listKeys(team), this.deps.teams.listInvites(team)])
-    return html(KeysPage({ viewer: r.viewer!, keys, invites, ...extra }), status)
+    const minters = await this.deps.accounts.emails([...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])))
+    return html(KeysPage({ viewer: r.viewer!, keys, invites, minters, ...extra }), status)
   }
 
   /** Runs a change; a refused one shows the page with the error, changing nothing. */

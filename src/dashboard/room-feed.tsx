@@ -9,11 +9,13 @@ const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
 /** Readers named per event; more are counted. */
 const READERS_SHOWN = 8
 
-/** Stream ids compare as (ms, seq) pairs. */
-export function eventAtOrBefore(a: string, b: string): boolean {
-  const [am, as] = a.split('-').map(Number) as [number, number]
-  const [bm, bs] = b.split('-').map(Number) as [number, number]
-  return am < bm || (am === bm && as <= bs)
+/**
+ * The agents that have read an event: those whose read position (read_seq, counted by the tools'
+ * rule: lua/includes/unreadCount.lua readUpTo) is at or past its seq, as get_event_reads answers.
+ */
+export function readersOf(reads: RoomView['reads'], eventId: string): string[] {
+  const seq = Number(eventId.slice(eventId.indexOf('-') + 1))
+  return reads.filter((r) => r.read_seq >= seq).map((r) => r.agent_id)
 }
 
 function readBy(agents: string[]): string {
@@ -29,7 +31,7 @@ export function Feed(props: { here: Here; view: RoomView }) {
   const replies = new Map<string, RoomEvent[]>()
   for (const e of events) if (e.reply_to && ids.has(e.reply_to)) replies.set(e.reply_to, [...(replies.get(e.reply_to) ?? []), e])
   const roots = events.filter((e) => !e.reply_to || !ids.has(e.reply_to)).reverse()
-  const readers = (id: string) => view.reads.filter((r) => eventAtOrBefore(id, r.last_read_event_id)).map((r) => r.agent_id)
+  const readers = (id: string) => readersOf(view.reads, id)
   const before = here.get('before')
   const Item = (q: { e: RoomEvent }): preact.JSX.Element => {
     const kids = replies.get(q.e.id) ?? []

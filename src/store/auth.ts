@@ -41,6 +41,13 @@ export class AuthRecords {
     return rows.map(([id, fields]) => [id.toString(), fields[1]!])
   }
 
+  /** The stored records of these people (user ids), in order; undefined for one deleted since. */
+  async users(ids: readonly string[]): Promise<(Buffer | undefined)[]> {
+    if (ids.length === 0) return []
+    const rows = await this.client.hmgetBuffer(this.keys.accounts().users, ...ids)
+    return rows.map((r) => r ?? undefined)
+  }
+
   /** A live or spent link token's stored record, by the token's hash (undefined: none). */
   async linkToken(hash: string): Promise<Buffer | undefined> {
     return (await this.client.hgetBuffer(this.keys.accounts().tokens, hash)) ?? undefined

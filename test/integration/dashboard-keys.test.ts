@@ -1,6 +1,7 @@
 // The keys page: a team key minted from the page is shown once (with its copy control) and
 // works; revoking it from the page makes the API refuse it; the last live key cannot be revoked;
-// room invite keys minted at room creation are listed and revoked; every change is audited.
+// room invite keys minted at room creation are listed and revoked; every change is audited; each
+// key names who minted it ("—" for nobody: the team's first key).
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
@@ -8,7 +9,7 @@ import { Browser, keyIn } from '../helpers/mail.js'
 const secretIn = (body: string, id: string) => new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
 
 t.test('standalone', async (t) => {
-  const { n, b, first } = await signedInOperator(t)
+  const { n, b, op, first } = await signedInOperator(t)
   const firstKey = keyIn(first)!
 
   t.test('the only key cannot be revoked from the page', async (t) => {
@@ -16,6 +17,7 @@ t.test('standalone', async (t) => {
     t.equal(page.status, 200)
     t.match(page.body, 'the last live key cannot be revoked')
     t.notMatch(page.body, firstKey, 'the secret is never shown again')
+    t.match(page.body, '<td data-label="Minted by">—</td>', 'the team\'s first key was minted by nobody')
   })
 
   t.test('mint: shown once with a copy button, works; revoke: refused everywhere at once', async (t) => {
@@ -28,6 +30,7 @@ t.test('standalone', async (t) => {
     t.match(key, /^ar_team_/, 'the new key, once')
     t.match(minted.body, 'data-copy="minted-key"', 'with a copy button')
     t.match(minted.body, 'CI &lt;bot>', 'the label as text')
+    t.match(minted.body, `<td data-label="Minted by">${op}</td>`, 'minted by the person signed in, named by address')
     t.equal((await n.call('/admin/me', { key })).status, 200, 'the key works')
     t.notMatch((await b.get('/team/keys')).body, key, 'and is not shown again')
     const keyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
@@ -48,6 +51,7 @@ t.test('standalone', async (t) => {
     const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1]
     t.ok(token, 'listed with a revoke button')
     t.match(page.body, '<td data-label="Label">agent solo</td>', 'with its label')
+    t.match(page.body, `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`, 'and who minted it')
     const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
     t.match(revoked.body, 'is revoked')
     t.equal((await mcp()).status, 401, 'refused afterwards')

@@ -3,7 +3,8 @@
 // and then the new events, whose seqs repeat ones they have seen. Nor do the agents' read cursors
 // (get_unread_events, wait_for_events, get_my_summary, the unread count of every reply,
 // mark_event_read, get_event_reads): a cursor left from the lost history counts the new events as
-// unread and the consuming read reports cursor_reset {lost: 0, rewound: true, reset_to}.
+// unread and the consuming read reports cursor_reset {lost: 0, rewound: true, reset_to}. The
+// dashboard's room page says who has read each event by the same rule as get_event_reads.
 // Two ways the history goes back:
 // - the room expires (its keys are gone: deleted here, as expiry would) and is created again
 //   under the same id;
@@ -13,6 +14,7 @@
 import type { Test } from 'tap'
 import t from 'tap'
 import type { Caller } from '../../src/core/fields.js'
+import { readersOf } from '../../src/dashboard/room-feed.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { rawClient, BACKENDS } from '../helpers/shared.js'
 import { eventOf, openStream, type SseStream } from '../helpers/sse.js'
@@ -27,6 +29,18 @@ async function postN(n: TestNode, as: Caller, prefix: string, count: number): Pr
   const ids: string[] = []
   for (let i = 1; i <= count; i++) ids.push((await n.node.core.events.post(as, { type: 'status', text: `${prefix} ${i}` })).event.id)
   return ids
+}
+
+/** Who has read each event the room page shows, by event text: the page's "read by" and get_event_reads'. */
+async function readersOnPage(n: TestNode, as: Caller): Promise<{ page: Record<string, string[]>; tools: Record<string, string[]> }> {
+  const view = await n.node.core.roomPage.read(as, { size: 10, days: 1, ids: 5 })
+  const page: Record<string, string[]> = {}
+  const tools: Record<string, string[]> = {}
+  for (const e of view.events) {
+    page[e.text] = readersOf(view.reads, e.id)
+    tools[e.text] = (await n.node.core.events.reads(as, { event_id: e.id })).read_by
+  }
+  return { page, tools }
 }
 
 /** Texts of the stream's event frames after the gap frame, or undefined when no rewound gap came. */
@@ -147,6 +161,10 @@ for (const backend of BACKENDS) {
       t.equal(await a.node.core.events.peekUnread(carol), 2, 'carol too')
       const reads = await a.node.core.events.reads(bob, { event_id: fresh[0] })
       t.same(reads.read_by, ['bob'], 'get_event_reads: only its author has read the new event (alice and carol not yet)')
+      const shown = await readersOnPage(a, bob)
+      t.same(shown.page['after 1'], ['bob'], 'the room page: alice and carol have not read the new events')
+      t.same(shown.page['kept 3'], ['alice', 'bob', 'carol'], 'but have read those of the history kept')
+      t.same(shown.page, shown.tools, 'the page says what get_event_reads says, event by event')
 
       const summary = await a.node.core.summary.mine(alice)
       t.same(summary.events.map((e) => e.text), ['after 1', 'after 2'], 'get_my_summary returns both')
@@ -159,6 +177,29 @@ for (const backend of BACKENDS) {
       const rest = await a.node.core.events.consume(carol, 50)
       t.same(rest.events.map((e) => e.text), ['after 2'], 'carol reads the other one')
       t.notOk(rest.cursor_reset, 'with no reset: her cursor is of the new history now')
+    })
+
+    t.test('read cursors on the room page: a cursor of the old room written by a clock an hour ahead', async (t) => {
+      // The old room's history ran on a clock an hour ahead of the new one's (Redis failed over to
+      // a machine whose clock is behind), so the new room's first events come before alice's
+      // cursor in stream order though she never saw them: stream order is not the rule; the
+      // tools' cursorAt is.
+      const roomId = `cur-ahead-${Date.now()}`
+      await a.node.core.rooms.create(team.teamId, { room_id: roomId, template: 'blank' }, 'test')
+      const ref = { teamId: team.teamId, roomId }
+      const alice: Caller = { room: ref, agent: 'alice' }
+      const bob: Caller = { room: ref, agent: 'bob' }
+      const ahead = Date.now() + 3_600_000
+      const k = a.node.store.keys.room(ref)
+      await raw.hset(k.cursors, 'alice', `${ahead}-1`)
+      await postN(a, bob, 'new', 3)
+      // An hour later: the room's clock passes her cursor (lastms is what the next id's ms is taken from).
+      await raw.hset(k.meta, 'lastms', String(ahead))
+      await postN(a, bob, 'later', 1)
+      t.equal(await a.node.core.events.peekUnread(alice), 3, 'the tools: she has read the first new event only (her cursor is at seq 1)')
+      const shown = await readersOnPage(a, bob)
+      t.same(shown.tools, { 'new 1': ['alice', 'bob'], 'new 2': ['bob'], 'new 3': ['bob'], 'later 1': ['bob'] }, 'get_event_reads agrees')
+      t.same(shown.page, shown.tools, 'and so does the room page: new 2 and new 3 are not read by alice')
     })
   })
 }

@@ -1,10 +1,14 @@
 // GET /admin/keys pages (limit + after), and revoked keys are kept for REVOKED_KEY_RETENTION_S
 // only (issue 19, defect 7: 300 mint-and-revoke cycles made a 46 kB list that never shrank).
+// Keys and invites name the person who minted them (createdBy), as the audit trail names people.
 import t from 'tap'
+import { signedInOperator } from '../helpers/accounts.js'
+import { keyIn } from '../helpers/mail.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 
 interface Key {
   keyId: string
+  createdBy?: string
   revokedAt?: string
 }
 
@@ -56,4 +60,33 @@ t.test('revoked keys are kept for the retention only', async (t) => {
   await mint(n, team.key)
   const stored = await n.node.store.client.hlen(n.node.store.keys.team(team.teamId).keys)
   t.equal(stored, 2, 'and the next mint deleted the expired records: two live keys remain stored')
+})
+
+t.test('keys and invites name who minted them: a person, or nobody', async (t) => {
+  const { n, b, op, first } = await signedInOperator(t)
+  const firstKey = keyIn(first)!
+  const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
+  const person = `user:${user.id} ${op}`
+  const minted = await b.post('/team/keys', { label: 'by a person' })
+  const personKeyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
+  const personKey = new RegExp('<textarea id="minted-key"[^>]*>([^<]*)</textarea>').exec(minted.body)![1]!
+  const inherited = await mint(n, personKey)
+  t.equal(inherited.createdBy, person, 'a key minted through the API with a person\'s key is theirs, named in the answer')
+  const gone = await n.node.teams.mintTeamKey(user.team, {}, { user: 'usr_gone' })
+  const keys = (await list(n, firstKey)).body.keys
+  const by = Object.fromEntries(keys.map((k) => [k.keyId, k.createdBy]))
+  t.equal(keys.length, 4)
+  t.equal(by[keys[0]!.keyId], undefined, 'the team\'s first key names nobody')
+  t.equal(by[personKeyId], person, 'a key minted on the dashboard: user:<id> <address>')
+  t.equal(by[inherited.keyId], person)
+  t.equal(by[gone.info.keyId], 'user:usr_gone', 'a person without an account (deleted): the user id')
+  await b.post('/rooms', { name: 'minted', agents: 'solo', template: 'blank', invite: '1' })
+  await n.node.core.rooms.create(user.team, { room_id: 'by-nobody' }, 'test')
+  const api = await n.call('/admin/rooms/by-nobody/invite', { method: 'POST', key: firstKey, json: {} })
+  t.equal(((await api.json()) as { createdBy?: string }).createdBy, undefined, 'an invite minted with the first key names nobody')
+  const invites = async (room: string) => ((await (await n.call(`/admin/rooms/${room}/invites`, { key: firstKey })).json()) as { invites: { createdBy?: string }[] }).invites
+  t.same((await invites('minted')).map((i) => i.createdBy), [person], 'the invite minted with the room on the dashboard names the person')
+  t.same((await invites('by-nobody')).map((i) => i.createdBy), [undefined])
+  const revoked = (await (await revoke(n, firstKey, personKeyId)).json()) as { revoked: Key }
+  t.equal(revoked.revoked.createdBy, person, 'and so does a revocation')
 })

@@ -1,6 +1,7 @@
 // The admin API (team keys only): the calling team, rooms, team keys and room invites. Request
 // and response bodies use camelCase (roomId, keyId, tokenId) as the spec's HTTP table does.
 import { z } from 'zod'
+import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
@@ -23,12 +24,17 @@ export const roomView = z.object({
   createdBy: z.string().optional(),
   lastActiveAt: z.string(),
 })
-const keyView = z.object({ keyId: z.string(), hint: z.string(), label: z.string().optional(), createdAt: z.string(), revokedAt: z.string().optional() })
+const mintedBy = z
+  .string()
+  .optional()
+  .describe('Who minted it, named as the audit trail names people: user:<id> <address> (user:<id> once their account is gone); absent when no person did (the team\'s first key, operator tools, keys minted before this was recorded)')
+const keyView = z.object({ keyId: z.string(), hint: z.string(), label: z.string().optional(), createdBy: mintedBy, createdAt: z.string(), revokedAt: z.string().optional() })
 const inviteView = z.object({
   tokenId: z.string(),
   roomId: z.string(),
   hint: z.string(),
   label: z.string().optional(),
+  createdBy: mintedBy,
   createdAt: z.string(),
   revokedAt: z.string().optional(),
 })
@@ -50,6 +56,21 @@ export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
   return v
 }
 
+/**
+ * Names who minted each key or invite as the audit trail names people (`user:<id> <address>`;
+ * `user:<id>` once the account is gone): one read of the accounts directory for the whole list.
+ */
+async function withMinters<T extends { createdBy?: string }>(accounts: Pick<Accounts, 'emails'>, items: T[]): Promise<T[]> {
+  const ids = items.flatMap((i) => (i.createdBy ? [i.createdBy] : []))
+  if (ids.length === 0) return items
+  const emails = await accounts.emails(ids)
+  return items.map((i) => {
+    if (!i.createdBy) return i
+    const email = emails.get(i.createdBy)
+    return { ...i, createdBy: email ? `user:${i.createdBy} ${email}` : `user:${i.createdBy}` }
+  })
+}
+
 /** The optional Idempotency-Key header, held to the same rule as the MCP tools' idempotency_key. */
 function idempotencyKeyOf(ctx: Ctx): string | undefined {
   const value = ctx.ex.req.headers['idempotency-key']
@@ -57,9 +78,10 @@ function idempotencyKeyOf(ctx: Ctx): string | undefined {
   return parse(z.object({ 'Idempotency-Key': idempotencyKey }), { 'Idempotency-Key': value })['Idempotency-Key']
 }
 
-/** What the admin API uses: rooms and their stats, team keys and invites, the audit trail, the rate limit and search's status. */
+/** What the admin API uses: rooms and their stats, team keys and invites (and who minted them), the audit trail, the rate limit and search's status. */
 export interface AdminDeps {
   core: Pick<Core, 'rooms' | 'analytics'>
+  accounts: Pick<Accounts, 'emails'>
   teams: Pick<Teams, 'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record' | 'read'>
   rateLimiter: Pick<RateLimiter, 'limitFor'>
@@ -161,7 +183,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body, minterOf(ctx))
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
-        return { key, ...info }
+        const [named] = await withMinters(deps.accounts, [info])
+        return { key, ...named }
       },
     },
     {
@@ -172,7 +195,10 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       summary: 'List the team\'s keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.',
       query: adminSchemas.listKeys,
       response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
-      handle: async (ctx) => deps.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>),
+      handle: async (ctx) => {
+        const page = await deps.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>)
+        return { ...page, keys: await withMinters(deps.accounts, page.keys) }
+      },
     },
     {
       method: 'DELETE',
@@ -184,7 +210,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const { info } = await deps.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
-        return { revoked: info }
+        const [named] = await withMinters(deps.accounts, [info])
+        return { revoked: named }
       },
     },
     {
@@ -211,7 +238,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
         await requireRoom(teamId, ctx.params.roomId!)
         const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body, minterOf(ctx))
         await deps.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
-        return { key, ...info }
+        const [named] = await withMinters(deps.accounts, [info])
+        return { key, ...named }
       },
     },
     {
@@ -224,7 +252,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
-        return { invites: await deps.teams.listInvites(teamId, ctx.params.roomId!) }
+        return { invites: await withMinters(deps.accounts, await deps.teams.listInvites(teamId, ctx.params.roomId!)) }
       },
     },
     {
@@ -237,7 +265,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const { info } = await deps.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
-        return { revoked: info }
+        const [named] = await withMinters(deps.accounts, [info])
+        return { revoked: named }
       },
     },
   ]

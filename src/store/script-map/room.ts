@@ -78,6 +78,8 @@ export interface RoomScripts {
       offline_count: number
       /** agent, event id, agent, event id, ... */
       cursors: string[]
+      /** One a cursor, in order: the seq up to which it has read (lua/includes/unreadCount.lua readUpTo). */
+      read_seqs: number[]
       events_by_day: LuaMap<number>
       today: number
       now: number
