@@ -99,8 +99,7 @@ export class Snapshot {
         .sort(byTypeThenKey),
       events: x.events,
       presence: { online: x.online, offline: x.offline },
-      // The API's reads keep their documented shape (read_seq is the room page's).
-      reads: x.reads.map(({ agent_id, last_read_event_id }) => ({ agent_id, last_read_event_id })),
+      reads: x.reads,
       locks: x.locks.sort(byName).map(([name, raw]) => toLock(name, decodeRaw(raw), x.now)),
       vars: named(x.vars)
         .sort(byName)
