@@ -51,10 +51,14 @@ function layerRules() {
             {
               paths: layer === 'store' ? [] : REDIS_ONLY_IN_STORE,
               patterns: [
-                { regex: `^${up}(?:${banned.join('|')})/`, message: `src/${layer} may import ${allowed} (the layers: eslint.config.js LAYERS, docs/architecture.md).` },
+                {
+                  regex: `^${up}(?:${banned.join('|')})/`,
+                  message: `src/${layer} may import ${allowed} (the layers: eslint.config.js LAYERS, docs/architecture.md).`,
+                },
                 {
                   regex: `^${up}(?:${ROOT_FILES.join('|')})\\.js$`,
-                  message: 'Nothing imports the composition root: declare the narrow interface you need (a *Deps or *Settings type) and let src/node.ts hand it over.',
+                  message:
+                    'Nothing imports the composition root: declare the narrow interface you need (a *Deps or *Settings type) and let src/node.ts hand it over.',
                 },
               ],
             },
@@ -90,12 +94,23 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[property.name='client'][object.name='store']", message: 'store.client is for src/store, the composition root and operator tools: add a repository method to the store.' },
-        { selector: "MemberExpression[property.name='client'][object.property.name='store']", message: 'store.client is for src/store, the composition root and operator tools: add a repository method to the store.' },
+        {
+          selector: "MemberExpression[property.name='client'][object.name='store']",
+          message:
+            'store.client is for src/store, the composition root and operator tools: add a repository method to the store.',
+        },
+        {
+          selector: "MemberExpression[property.name='client'][object.property.name='store']",
+          message:
+            'store.client is for src/store, the composition root and operator tools: add a repository method to the store.',
+        },
       ],
     },
   },
   // The layers (docs/architecture.md): rules generated from LAYERS.
-  { files: ['src/config.ts', 'src/config/**'], rules: { 'no-restricted-imports': ['error', { paths: REDIS_ONLY_IN_STORE }] } },
+  {
+    files: ['src/config.ts', 'src/config/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: REDIS_ONLY_IN_STORE }] },
+  },
   ...layerRules(),
 )

@@ -48,18 +48,45 @@ try {
   const nodes: { label: string; node: ChildNode; redisPid: number; stop: () => Promise<void>; key: string }[] = []
   for (const [label, main] of Object.entries(builds)) {
     const redis = await startRedis()
-    const node = await startChild(main, { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }, undefined, [], label === 'work' ? process.execPath : baseNode)
+    const node = await startChild(
+      main,
+      { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' },
+      undefined,
+      [],
+      label === 'work' ? process.execPath : baseNode,
+    )
     const key = await defaultKey(node)
     const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }
-    const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
+    const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ roomId: 'bench' }),
+    })
     if (r.status !== 201) throw new Error(`${label}: room creation: ${r.status}`)
-    nodes.push({ label, node, key, redisPid: redis.proc.pid!, stop: async () => (await node.stop(), await redis.stop()) })
+    nodes.push({
+      label,
+      node,
+      key,
+      redisPid: redis.proc.pid!,
+      stop: async () => (await node.stop(), await redis.stop()),
+    })
   }
 
   const wrk = async (n: (typeof nodes)[number]): Promise<number> => {
-    const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+    const headers = {
+      Authorization: `Bearer ${n.key}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    }
     const script = wrkScript(`ar-ab-${n.label}`, body, headers)
-    const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${values.connections}`, `-d${values.duration}s`, '-s', script, `http://127.0.0.1:${n.node.port}/mcp`])
+    const { stdout } = await promisify(execFile)('wrk', [
+      '-t1',
+      `-c${values.connections}`,
+      `-d${values.duration}s`,
+      '-s',
+      script,
+      `http://127.0.0.1:${n.node.port}/mcp`,
+    ])
     if (/Non-2xx/.test(stdout)) throw new Error(`${n.label}: errors under load:\n${stdout}`)
     return Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1])
   }
@@ -71,9 +98,21 @@ try {
   }
   /** Node + Redis CPU µs per call at the fixed rate. */
   const cpu = async (n: (typeof nodes)[number]): Promise<number> => {
-    const headers = { Authorization: `Bearer ${n.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+    const headers = {
+      Authorization: `Bearer ${n.key}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    }
     const before = cpuMs(n.node.proc.pid!) + cpuMs(n.redisPid)
-    const r = await autocannon({ url: `http://127.0.0.1:${n.node.port}/mcp`, method: 'POST', headers, body, connections: 20, overallRate: Number(values.rate), duration: Number(values.duration) })
+    const r = await autocannon({
+      url: `http://127.0.0.1:${n.node.port}/mcp`,
+      method: 'POST',
+      headers,
+      body,
+      connections: 20,
+      overallRate: Number(values.rate),
+      duration: Number(values.duration),
+    })
     if (r.non2xx > 0) throw new Error(`${n.label}: ${r.non2xx} errors`)
     return ((cpuMs(n.node.proc.pid!) + cpuMs(n.redisPid) - before) * 1000) / r.requests.total
   }
@@ -93,7 +132,9 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const [a, b] = [median(seen.get('work')!), median(seen.get(sha)!)]
   const pairs = seen.get('work')!.map((x, i) => x / seen.get(sha)![i]!)
-  console.log(`${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`)
+  console.log(
+    `${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`,
+  )
   for (const n of nodes) await n.stop()
 } finally {
   own?.remove()

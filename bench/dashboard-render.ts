@@ -19,7 +19,17 @@ import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { Redis } from 'ioredis'
 import { loadScripts, LUA_DIR } from '../src/store/scripts.js'
-import { checkout, compiled, defaultKey, fmt, percentile, profileSummary, startChild, startRedis, type ChildNode } from './lib.js'
+import {
+  checkout,
+  compiled,
+  defaultKey,
+  fmt,
+  percentile,
+  profileSummary,
+  startChild,
+  startRedis,
+  type ChildNode,
+} from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -68,42 +78,95 @@ function cpuMs(pid: number): number {
 
 /** One tools/call in room "big" through MCP, as an agent makes it. */
 async function mcp(base: string, key: string, name: string, args: Record<string, unknown>): Promise<void> {
-  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-  const res = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { room_id: 'big', ...args } } }) })
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  }
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name, arguments: { room_id: 'big', ...args } },
+    }),
+  })
   const text = await res.text()
-  if (res.status !== 200 || text.includes('"isError":true')) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
+  if (res.status !== 200 || text.includes('"isError":true'))
+    throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`)
 }
 
 /** Fills room "big" to the limits through MCP, as agents do: up to 16 calls in flight. */
 async function fill(base: string, key: string): Promise<void> {
-  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-  const r = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'big', name: 'A room at the limits' }) })
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  }
+  const r = await fetch(`${base}/admin/rooms`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ roomId: 'big', name: 'A room at the limits' }),
+  })
   if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
-  const e = await fetch(`${base}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'empty', name: 'An empty room' }) })
+  const e = await fetch(`${base}/admin/rooms`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ roomId: 'empty', name: 'An empty room' }),
+  })
   if (e.status !== 201) throw new Error(`room creation: ${e.status} ${await e.text()}`)
   const call = (name: string, args: Record<string, unknown>) => mcp(base, key, name, args)
   const all = async (count: number, one: (i: number) => Promise<void>) => {
     let next = 0
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < count) await one(next++)
-    }))
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < count) await one(next++)
+      }),
+    )
   }
   const agent = (i: number) => `agent-${i % 20}`
   // Tasks in creation order, so that every dependency exists: a third depend on the one before.
   for (let i = 0; i < n('tasks'); i++) {
-    await call('add_task', { agent_id: agent(i), title: `Task ${i}: ${'x'.repeat(60)}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4], depends_on: i > 0 && i % 3 === 0 ? [`t${i}`] : [] })
+    await call('add_task', {
+      agent_id: agent(i),
+      title: `Task ${i}: ${'x'.repeat(60)}`,
+      priority: ['urgent', 'high', 'normal', 'low'][i % 4],
+      depends_on: i > 0 && i % 3 === 0 ? [`t${i}`] : [],
+    })
   }
   // A realistic board: a tenth in progress, a twentieth in review, a fifth done, the rest to do.
   await all(n('tasks'), async (i) => {
     const status = i % 10 === 1 ? 'in_progress' : i % 20 === 2 ? 'in_review' : i % 5 === 3 ? 'done' : undefined
-    if (status) await call('update_task', { agent_id: agent(i), task_id: `t${i + 1}`, status, assignee: agent(i), force: true })
+    if (status)
+      await call('update_task', { agent_id: agent(i), task_id: `t${i + 1}`, status, assignee: agent(i), force: true })
   })
-  await all(n('context'), (i) => call('write_context', { agent_id: agent(i), type: ['spec', 'brief', 'decision', 'handoff'][i % 4], key: `entry-${i}`, body: `# Entry ${i}\n${'text '.repeat(200)}` }))
+  await all(n('context'), (i) =>
+    call('write_context', {
+      agent_id: agent(i),
+      type: ['spec', 'brief', 'decision', 'handoff'][i % 4],
+      key: `entry-${i}`,
+      body: `# Entry ${i}\n${'text '.repeat(200)}`,
+    }),
+  )
   await all(n('vars'), (i) => call('set_shared_var', { agent_id: agent(i), name: `var-${i}`, value: 'y'.repeat(1000) }))
   await all(n('locks'), (i) => call('acquire_lock', { agent_id: agent(i), name: `lock-${i}`, ttl_s: 3600 }))
-  await all(n('reviews'), (i) => call('request_review', { agent_id: agent(i), target: { kind: 'task', task_id: `t${(i % n('tasks')) + 1}` }, note: `Please look at this: ${'n'.repeat(100)}` }))
+  await all(n('reviews'), (i) =>
+    call('request_review', {
+      agent_id: agent(i),
+      target: { kind: 'task', task_id: `t${(i % n('tasks')) + 1}` },
+      note: `Please look at this: ${'n'.repeat(100)}`,
+    }),
+  )
   // Events near the text limit (4 KiB) by default: the page shows the latest 50.
-  await all(n('events'), (i) => call('post_event', { agent_id: agent(i), type: i % 5 === 0 ? 'question' : 'message', text: `Event ${i} ${'z'.repeat(n('event-bytes'))}` }))
+  await all(n('events'), (i) =>
+    call('post_event', {
+      agent_id: agent(i),
+      type: i % 5 === 0 ? 'question' : 'message',
+      text: `Event ${i} ${'z'.repeat(n('event-bytes'))}`,
+    }),
+  )
   await all(20, (i) => call('heartbeat', { agent_id: agent(i) }))
 }
 
@@ -111,7 +174,11 @@ const PROFILE_DIR = '/tmp/agentrooms-dashboard-prof'
 
 async function start(label: string, main: string, lua: string, profile = false): Promise<Side> {
   const redis = await startRedis()
-  const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', ADMIN_EMAILS: 'bench@example.com' }
+  const env = {
+    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    RATE_LIMIT_PER_MIN: '10000000',
+    ADMIN_EMAILS: 'bench@example.com',
+  }
   let node = await startChild(main, env)
   const key = await defaultKey(node)
   const base = `http://127.0.0.1:${node.port}`
@@ -143,7 +210,12 @@ async function start(label: string, main: string, lua: string, profile = false):
     redisPid: redis.proc.pid!,
     cookie,
     lua,
-    change: (i) => mcp(`http://127.0.0.1:${node.port}`, key, 'set_task_priority', { agent_id: 'planner', task_id: `t${((i * 37) % n('tasks')) + 1}`, priority: ['urgent', 'high', 'normal', 'low'][i % 4] }),
+    change: (i) =>
+      mcp(`http://127.0.0.1:${node.port}`, key, 'set_task_priority', {
+        agent_id: 'planner',
+        task_id: `t${((i * 37) % n('tasks')) + 1}`,
+        priority: ['urgent', 'high', 'normal', 'low'][i % 4],
+      }),
     wall: [],
     empty: [],
     session: [],
@@ -184,7 +256,10 @@ async function redisPerScript(s: Side, runs: number): Promise<string> {
     if (name === 'slowlog' || name === 'config') continue
     us.set(name, (us.get(name) ?? 0) + dur)
   }
-  return [...us].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${fmt(v / runs / 1000, 2)}`).join(', ')
+  return [...us]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${fmt(v / runs / 1000, 2)}`)
+    .join(', ')
 }
 
 /** One GET /room?id=big; `record` false for warm-up. */
@@ -213,9 +288,16 @@ const sides: Side[] = []
 try {
   sides.push(await start('work', await compiled('src/main.ts'), LUA_DIR, values.profile))
   if (base) sides.push(await start(base.sha, base.main, join(base.tree, 'lua')))
-  console.log(`room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`)
+  console.log(
+    `room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`,
+  )
   for (let i = 0; i < 5; i++) for (const s of sides) await view(s, false)
-  if (values.profile) for (const s of sides) await Promise.all([s.redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '1000000'), s.redis.call('SLOWLOG', 'RESET')])
+  if (values.profile)
+    for (const s of sides)
+      await Promise.all([
+        s.redis.call('CONFIG', 'SET', 'slowlog-log-slower-than', '0', 'slowlog-max-len', '1000000'),
+        s.redis.call('SLOWLOG', 'RESET'),
+      ])
   for (let i = 0; i < n('runs'); i++) {
     for (const s of i % 2 ? [...sides].reverse() : sides) {
       if (values.churn) await s.change(i)
@@ -224,20 +306,42 @@ try {
     }
   }
   const perScript = values.profile ? await Promise.all(sides.map((s) => redisPerScript(s, n('runs')))) : []
-  const p = (xs: number[], q: number) => fmt(percentile([...xs].sort((a, b) => a - b), q))
+  const p = (xs: number[], q: number) =>
+    fmt(
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        q,
+      ),
+    )
   for (const s of sides) {
     const runs = s.wall.length
     console.log(`${s.label}: GET /room ms p50 ${p(s.wall, 50)} p95 ${p(s.wall, 95)}`)
-    const ratio = (q: number) => fmt(percentile([...s.wall].sort((x, y) => x - y), q) / percentile([...s.empty].sort((x, y) => x - y), q), 2)
-    console.log(`${s.label}: GET /room of the empty room ms p50 ${p(s.empty, 50)} p95 ${p(s.empty, 95)}; the room at the limits / the empty room: p50 ${ratio(50)}, p95 ${ratio(95)}`)
+    const ratio = (q: number) =>
+      fmt(
+        percentile(
+          [...s.wall].sort((x, y) => x - y),
+          q,
+        ) /
+          percentile(
+            [...s.empty].sort((x, y) => x - y),
+            q,
+          ),
+        2,
+      )
+    console.log(
+      `${s.label}: GET /room of the empty room ms p50 ${p(s.empty, 50)} p95 ${p(s.empty, 95)}; the room at the limits / the empty room: p50 ${ratio(50)}, p95 ${ratio(95)}`,
+    )
     if (s.app.length > 0) {
       const parts = (['session', 'app', 'render'] as const).map((k) => `${k} p50 ${p(s[k], 50)} p95 ${p(s[k], 95)}`)
       console.log(`${s.label}: on the node (Server-Timing) ms: ${parts.join(', ')}`)
     }
     console.log(`${s.label}: CPU per page ms: node ${fmt(s.nodeCpuMs / runs)}, Redis ${fmt(s.redisCpuMs / runs)}`)
     const scripts = perScript[sides.indexOf(s)]
-    if (scripts) console.log(`${s.label}: Redis ms a view of each room, by script (and the commands inside): ${scripts}`)
-    console.log(`${s.label}: html ${fmt(s.html.length / 1024, 0)} kB, ${fmt(gzipSync(s.html).length / 1024, 0)} kB gzipped`)
+    if (scripts)
+      console.log(`${s.label}: Redis ms a view of each room, by script (and the commands inside): ${scripts}`)
+    console.log(
+      `${s.label}: html ${fmt(s.html.length / 1024, 0)} kB, ${fmt(gzipSync(s.html).length / 1024, 0)} kB gzipped`,
+    )
     const script = /<script src="([^"]+)"/.exec(s.html)?.[1]
     if (script) {
       const js = await (await fetch(`http://127.0.0.1:${s.node.port}${script}`)).text()
@@ -246,7 +350,15 @@ try {
   }
   if (sides.length === 2) {
     const [w, b] = sides as [Side, Side]
-    const ratio = (q: number) => percentile([...w.wall].sort((x, y) => x - y), q) / percentile([...b.wall].sort((x, y) => x - y), q)
+    const ratio = (q: number) =>
+      percentile(
+        [...w.wall].sort((x, y) => x - y),
+        q,
+      ) /
+      percentile(
+        [...b.wall].sort((x, y) => x - y),
+        q,
+      )
     console.log(`work/${b.label}: p50 ${fmt(ratio(50), 2)}, p95 ${fmt(ratio(95), 2)}`)
   }
 } finally {

@@ -20,7 +20,9 @@ import { parseFrames } from '../test/helpers/sse.js'
 import { defaultKey, startChild, type ChildNode } from './lib.js'
 
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
-const { values: opts } = parseArgs({ options: { only: { type: 'string' }, 'load-s': { type: 'string', default: '9' } } })
+const { values: opts } = parseArgs({
+  options: { only: { type: 'string' }, 'load-s': { type: 'string', default: '9' } },
+})
 const LOAD_MS = Number(opts['load-s']) * 1000
 const WORKERS = 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -31,17 +33,34 @@ interface ToolOutcome {
   body?: Record<string, unknown>
 }
 
-async function callTool(base: string, key: string, name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolOutcome> {
+async function callTool(
+  base: string,
+  key: string,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<ToolOutcome> {
   try {
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      headers: {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
       signal,
     })
     const text = await res.text()
-    if (res.status !== 200) return { ok: false, status: `${res.status} ${/"code":"(\w+)"/.exec(text)?.[1] ?? ''}`.trim() }
-    const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(parseFrames(text).frames.filter((f) => f.data).at(-1)!.data!)
+    if (res.status !== 200)
+      return { ok: false, status: `${res.status} ${/"code":"(\w+)"/.exec(text)?.[1] ?? ''}`.trim() }
+    const json = text.startsWith('{')
+      ? JSON.parse(text)
+      : JSON.parse(
+          parseFrames(text)
+            .frames.filter((f) => f.data)
+            .at(-1)!.data!,
+        )
     const result = json.result as { isError?: boolean; content: { text: string }[] }
     const body = JSON.parse(result.content[0]!.text) as Record<string, unknown>
     if (result.isError) return { ok: false, status: `tool ${(body.error as { code: string }).code}` }
@@ -84,7 +103,13 @@ async function loadWorker(nodes: Nodes, key: string, room: string, w: number, m:
     for (;;) {
       const base = nodes.next()
       const sent = Date.now()
-      const r = await callTool(base, key, 'post_event', { room_id: room, agent_id: `poster${w}`, type: 'status', text, idempotency_key: text })
+      const r = await callTool(base, key, 'post_event', {
+        room_id: room,
+        agent_id: `poster${w}`,
+        type: 'status',
+        text,
+        idempotency_key: text,
+      })
       if (r.ok) {
         m.acked.set(text, (r.body!.event as { id: string }).id)
         break
@@ -138,7 +163,13 @@ async function waiter(nodes: Nodes, key: string, room: string, m: Measure, done:
   for (let n = 0; !done.aborted; n++) {
     for (;;) {
       const base = nodes.next()
-      const r = await callTool(base, key, 'wait_for_events', { room_id: room, agent_id: 'waiter', timeout_s: 2, limit: 100, idempotency_key: `wait-${n}` }, done)
+      const r = await callTool(
+        base,
+        key,
+        'wait_for_events',
+        { room_id: room, agent_id: 'waiter', timeout_s: 2, limit: 100, idempotency_key: `wait-${n}` },
+        done,
+      )
       if (r.ok) {
         for (const e of r.body!.events as { text: string }[]) m.waiterGot.push(e.text)
         break
@@ -165,10 +196,20 @@ async function roomTexts(base: string, key: string, room: string): Promise<strin
   const out: string[] = []
   let after: string | undefined
   for (;;) {
-    let r = await callTool(base, key, 'read_events', { room_id: room, agent_id: 'auditor', limit: 100, ...(after ? { after } : { after: '0-0' }) })
+    let r = await callTool(base, key, 'read_events', {
+      room_id: room,
+      agent_id: 'auditor',
+      limit: 100,
+      ...(after ? { after } : { after: '0-0' }),
+    })
     for (let tries = 0; !r.ok && tries < 100; tries++) {
       await sleep(200)
-      r = await callTool(base, key, 'read_events', { room_id: room, agent_id: 'auditor', limit: 100, ...(after ? { after } : { after: '0-0' }) })
+      r = await callTool(base, key, 'read_events', {
+        room_id: room,
+        agent_id: 'auditor',
+        limit: 100,
+        ...(after ? { after } : { after: '0-0' }),
+      })
     }
     if (!r.ok) throw new Error(`read_events: ${r.status}`)
     const evs = r.body!.events as { id: string; text: string }[]
@@ -195,11 +236,20 @@ interface Row {
  * resolves when the fault is over: the node killed, Redis back, ...), keeps the load on for
  * LOAD_MS more, then checks one call goes through and measures.
  */
-async function scenario(name: string, bases: string[], key: string, room: string, fault: () => Promise<void>): Promise<Row> {
+async function scenario(
+  name: string,
+  bases: string[],
+  key: string,
+  room: string,
+  fault: () => Promise<void>,
+): Promise<Row> {
   const nodes = new Nodes(bases)
   const m: Measure = { acked: new Map(), failures: [], streamGot: [], streamGaps: 0, waiterGot: [], stop: false }
   const done = new AbortController()
-  const side = [follower(new Nodes([...bases].reverse()), key, room, m, done.signal), waiter(new Nodes(bases), key, room, m, done.signal)]
+  const side = [
+    follower(new Nodes([...bases].reverse()), key, room, m, done.signal),
+    waiter(new Nodes(bases), key, room, m, done.signal),
+  ]
   await sleep(500)
   const workers = Array.from({ length: WORKERS }, (_, w) => loadWorker(nodes, key, room, w, m))
   await sleep(LOAD_MS / 3)
@@ -208,7 +258,15 @@ async function scenario(name: string, bases: string[], key: string, room: string
   await sleep(LOAD_MS)
   m.stop = true
   await Promise.all(workers)
-  const recovered = (await callTool(nodes.next(), key, 'post_event', { room_id: room, agent_id: 'check', type: 'status', text: 'after', idempotency_key: 'after' })).ok
+  const recovered = (
+    await callTool(nodes.next(), key, 'post_event', {
+      room_id: room,
+      agent_id: 'check',
+      type: 'status',
+      text: 'after',
+      idempotency_key: 'after',
+    })
+  ).ok
   await sleep(1500)
   done.abort()
   await Promise.allSettled(side)
@@ -221,13 +279,19 @@ async function scenario(name: string, bases: string[], key: string, room: string
   const dupOf = (xs: string[]) => xs.length - new Set(xs).size
   const streamMissing = acked.filter((t) => inRoom.has(t) && !m.streamGot.includes(t)).length
   const waiterMissing = acked.filter((t) => inRoom.has(t) && !m.waiterGot.includes(t)).length
-  const dup = dupOf(texts) + dupOf(m.streamGot.filter((t) => t !== 'after')) + dupOf(m.waiterGot.filter((t) => t !== 'after'))
+  const dup =
+    dupOf(texts) + dupOf(m.streamGot.filter((t) => t !== 'after')) + dupOf(m.waiterGot.filter((t) => t !== 'after'))
   const failedAfter = m.failures.filter((f) => f.at >= faultAt)
   const windowMs = failedAfter.length === 0 ? 0 : failedAfter.at(-1)!.at - faultAt
   const counts = new Map<string, number>()
   for (const f of m.failures) counts.set(f.status, (counts.get(f.status) ?? 0) + 1)
   const statuses = ['200', ...[...counts].map(([s, n]) => `${s}×${n}`)].join(', ')
-  const resumed = streamMissing === 0 && waiterMissing === 0 ? (m.streamGaps === 0 ? 'yes' : `yes, ${m.streamGaps} gap frame(s)`) : `no: stream missed ${streamMissing}, waiter ${waiterMissing}`
+  const resumed =
+    streamMissing === 0 && waiterMissing === 0
+      ? m.streamGaps === 0
+        ? 'yes'
+        : `yes, ${m.streamGaps} gap frame(s)`
+      : `no: stream missed ${streamMissing}, waiter ${waiterMissing}`
   const slowestFailMs = Math.max(0, ...m.failures.map((f) => f.ms))
   return { fault: name, acked: acked.length, lost, dup, windowMs, slowestFailMs, statuses, recovered, resumed }
 }
@@ -239,14 +303,22 @@ async function nodesOn(env: Record<string, string>, n = 2): Promise<{ nodes: Chi
 }
 
 async function createRoom(base: string, key: string, roomId: string): Promise<string> {
-  const res = await fetch(`${base}/admin/rooms`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ roomId }) })
+  const res = await fetch(`${base}/admin/rooms`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ roomId }),
+  })
   if (res.status !== 201 && res.status !== 200) throw new Error(`create room: ${res.status} ${await res.text()}`)
   return roomId
 }
 
 const bases = (nodes: ChildNode[]) => nodes.map((n) => `http://127.0.0.1:${n.port}`)
 
-async function onStandalone(name: string, fsync: 'always' | 'everysec', fault: (r: KillableRedis, nodes: ChildNode[]) => Promise<void>): Promise<Row> {
+async function onStandalone(
+  name: string,
+  fsync: 'always' | 'everysec',
+  fault: (r: KillableRedis, nodes: ChildNode[]) => Promise<void>,
+): Promise<Row> {
   const redis = await killableRedis([], fsync)
   const { nodes, key } = await nodesOn({ REDIS_URL: `redis://127.0.0.1:${redis.port}` })
   try {
@@ -254,7 +326,9 @@ async function onStandalone(name: string, fsync: 'always' | 'everysec', fault: (
     return await scenario(name, bases(nodes), key, room, () => fault(redis, nodes))
   } catch (err) {
     // A node that died is the finding: say what it said.
-    for (const n of nodes) if (n.proc.exitCode !== null && n.proc.signalCode === null) process.stderr.write(`node :${n.port} exited ${n.proc.exitCode}:\n${n.output()}\n`)
+    for (const n of nodes)
+      if (n.proc.exitCode !== null && n.proc.signalCode === null)
+        process.stderr.write(`node :${n.port} exited ${n.proc.exitCode}:\n${n.output()}\n`)
     throw err
   } finally {
     await Promise.all(nodes.map((n) => (n.proc.exitCode === null && n.proc.signalCode === null ? n.stop() : undefined)))
@@ -307,7 +381,13 @@ async function revocation(): Promise<string> {
   try {
     const [a, b] = bases(nodes) as [string, string]
     const room = await createRoom(a, key, 'revoke-room')
-    const minted = (await (await fetch(`${a}/admin/keys`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{}' })).json()) as { key: string; keyId: string }
+    const minted = (await (
+      await fetch(`${a}/admin/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { key: string; keyId: string }
     await callTool(b, minted.key, 'get_unread_events', { room_id: room, agent_id: 'w', limit: 100 })
     const res = await fetch(`${b}/rooms/${room}/stream`, { headers: { Authorization: `Bearer ${minted.key}` } })
     const streamEnd = (async () => {
@@ -319,7 +399,9 @@ async function revocation(): Promise<string> {
         text += new TextDecoder().decode(value)
       }
     })()
-    const waitEnd = callTool(b, minted.key, 'wait_for_events', { room_id: room, agent_id: 'w', timeout_s: 20 }).then((r) => ({ at: Date.now(), status: r.status }))
+    const waitEnd = callTool(b, minted.key, 'wait_for_events', { room_id: room, agent_id: 'w', timeout_s: 20 }).then(
+      (r) => ({ at: Date.now(), status: r.status }),
+    )
     await sleep(500)
     const since = Date.now()
     await fetch(`${a}/admin/keys/${minted.keyId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } })
@@ -363,8 +445,9 @@ const SCENARIOS: Record<string, () => Promise<Row>> = {
       await admin.config('SET', 'maxmemory', '0')
       admin.disconnect()
     }),
-  'cluster: room\'s master kill -9 (failover)': () => onCluster('cluster: room\'s master kill -9 (failover)', 'room'),
-  'cluster: team\'s master kill -9, room on another shard (full coverage off)': () => onCluster('cluster: team\'s master kill -9, room on another shard (full coverage off)', 'team'),
+  "cluster: room's master kill -9 (failover)": () => onCluster("cluster: room's master kill -9 (failover)", 'room'),
+  "cluster: team's master kill -9, room on another shard (full coverage off)": () =>
+    onCluster("cluster: team's master kill -9, room on another shard (full coverage off)", 'team'),
 }
 
 const rows: Row[] = []
@@ -373,9 +456,25 @@ for (const [name, run] of Object.entries(SCENARIOS)) {
   process.stderr.write(`${name}...\n`)
   rows.push(await run())
 }
-const header = ['fault', 'acked', 'acked lost', 'dup', 'error window ms', 'slowest failed call ms', 'statuses seen', 'recovered (no restart)', 'streams/waiters resumed']
+const header = [
+  'fault',
+  'acked',
+  'acked lost',
+  'dup',
+  'error window ms',
+  'slowest failed call ms',
+  'statuses seen',
+  'recovered (no restart)',
+  'streams/waiters resumed',
+]
 console.log(`| ${header.join(' | ')} |`)
 console.log(`|${header.map(() => '---').join('|')}|`)
-for (const r of rows) console.log(`| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.slowestFailMs} | ${r.statuses} | ${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`)
-if (!opts.only || 'revocation'.includes(opts.only)) console.log(`| revocation during an open stream and a parked wait (other node) | — | — | — | — | — | 401 | — | ${await revocation()} |`)
+for (const r of rows)
+  console.log(
+    `| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.slowestFailMs} | ${r.statuses} | ${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`,
+  )
+if (!opts.only || 'revocation'.includes(opts.only))
+  console.log(
+    `| revocation during an open stream and a parked wait (other node) | — | — | — | — | — | 401 | — | ${await revocation()} |`,
+  )
 process.exit(0)

@@ -29,7 +29,7 @@ const aborted = new WeakSet<UWS.HttpResponse>()
 /** Reads a request body (uWS hands it over in chunks; onAborted before anything async). */
 function body(res: UWS.HttpResponse, done: (text: string) => void): void {
   let buf = Buffer.alloc(0)
-  res.onAborted(() => (aborted.add(res)))
+  res.onAborted(() => aborted.add(res))
   res.onData((chunk, last) => {
     buf = Buffer.concat([buf, Buffer.from(chunk)])
     if (last) done(buf.toString())
@@ -50,14 +50,32 @@ uWS
   .post('/admin/rooms', (res) => body(res, () => res.cork(() => res.writeStatus('201 Created').end('{}'))))
   .post('/mcp', (res) =>
     body(res, (text) => {
-      const rpc = JSON.parse(text) as { id: number; params: { arguments: { room_id: string; type: string; text: string; data: unknown } } }
+      const rpc = JSON.parse(text) as {
+        id: number
+        params: { arguments: { room_id: string; type: string; text: string; data: unknown } }
+      }
       const a = rpc.params.arguments
       void (async () => {
         await redis.evalsha(check, 0)
         const ev = JSON.stringify({ type: a.type, text: a.text, data: a.data, created_at: new Date().toISOString() })
-        const id = await redis.evalsha(append, 2, `floor:{${a.room_id}}:seq`, channel(a.room_id), ev, String(Date.now()))
+        const id = await redis.evalsha(
+          append,
+          2,
+          `floor:{${a.room_id}}:seq`,
+          channel(a.room_id),
+          ev,
+          String(Date.now()),
+        )
         if (aborted.has(res)) return
-        res.cork(() => res.writeHeader('Content-Type', 'application/json').end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: { content: [{ type: 'text', text: JSON.stringify({ event: { id } }) }] } })))
+        res.cork(() =>
+          res.writeHeader('Content-Type', 'application/json').end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: rpc.id,
+              result: { content: [{ type: 'text', text: JSON.stringify({ event: { id } }) }] },
+            }),
+          ),
+        )
       })()
     }),
   )

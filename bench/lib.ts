@@ -30,9 +30,11 @@ let build: Promise<unknown> | undefined
  */
 export async function compiled(script: string): Promise<string> {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  build ??= promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.bench.json')], { cwd: root }).catch((err: { stdout?: string }) => {
-    throw new Error(`tsc -p tsconfig.bench.json failed:\n${err.stdout ?? String(err)}`)
-  })
+  build ??= promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.bench.json')], { cwd: root }).catch(
+    (err: { stdout?: string }) => {
+      throw new Error(`tsc -p tsconfig.bench.json failed:\n${err.stdout ?? String(err)}`)
+    },
+  )
   await build
   return join(root, 'dist-bench', script.replace(/\.ts$/, '.js'))
 }
@@ -42,7 +44,13 @@ export async function compiled(script: string): Promise<string> {
  * process running its compiled JavaScript (see compiled()) with `env`, on the Node binary `node`
  * (this one by default); waits until `GET /health` answers.
  */
-export async function startChild(script: string, env: Record<string, string>, port?: number, nodeArgs: string[] = [], node = process.execPath): Promise<ChildNode> {
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  port?: number,
+  nodeArgs: string[] = [],
+  node = process.execPath,
+): Promise<ChildNode> {
   const p = port ?? (await freePort())
   let out = ''
   const proc = spawn(node, [...nodeArgs, script.endsWith('.ts') ? await compiled(script) : script], {
@@ -139,7 +147,11 @@ export function callBody(tool: string): string {
 /** Writes a wrk Lua script (in the temp folder, as `name`.lua) that POSTs `body` with `headers`; returns its path. */
 export function wrkScript(name: string, body: string, headers: Record<string, string>): string {
   const path = join(tmpdir(), `${name}.lua`)
-  const lines = [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)]
+  const lines = [
+    `wrk.method = "POST"`,
+    `wrk.body = ${JSON.stringify(body)}`,
+    ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+  ]
   writeFileSync(path, lines.join('\n') + '\n')
   return path
 }
@@ -174,12 +186,30 @@ export function profileSummary(dir: string, top = 25): string[] {
     busy += dt
     const where = cf.url.replace(/.*node_modules\//, '').replace(/.*\/src\//, 'src/')
     add(fns, `${cf.functionName || '(anonymous)'} ${where}:${cf.lineNumber}`, dt)
-    const part = cf.url.includes('node_modules/') ? where.split('/').slice(0, where.startsWith('@') ? 2 : 1).join('/') : where.startsWith('src/') ? where : where.startsWith('node:') ? 'node: built-ins' : cf.functionName || '(native)'
+    const part = cf.url.includes('node_modules/')
+      ? where
+          .split('/')
+          .slice(0, where.startsWith('@') ? 2 : 1)
+          .join('/')
+      : where.startsWith('src/')
+        ? where
+        : where.startsWith('node:')
+          ? 'node: built-ins'
+          : cf.functionName || '(native)'
     add(parts, part, dt)
   })
   const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%`
-  const rows = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${pct(v)} ${k}`)
-  return [`busy ${(busy / 1000).toFixed(0)} ms of ${file}, by part:`, ...rows(parts, 15), 'by function (self time):', ...rows(fns, top)]
+  const rows = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${pct(v)} ${k}`)
+  return [
+    `busy ${(busy / 1000).toFixed(0)} ms of ${file}, by part:`,
+    ...rows(parts, 15),
+    'by function (self time):',
+    ...rows(fns, top),
+  ]
 }
 
 /**
@@ -188,10 +218,29 @@ export function profileSummary(dir: string, top = 25): string[] {
  * Outside `run` Redis runs uninstrumented (several times faster), so filling a room costs less.
  * `keep` leaves the dumps for callgrind_annotate.
  */
-export async function startRedisUnderCallgrind(keep = false): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
+export async function startRedisUnderCallgrind(
+  keep = false,
+): Promise<RedisProcess & { instructions(run: () => Promise<void>): Promise<number> }> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'ar-callgrind-'))
-  const proc = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.out')}`, 'redis-server', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' })
+  const proc = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${join(dir, 'cg.out')}`,
+      'redis-server',
+      '--port',
+      String(port),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  )
   // valgrind slows the start down a lot: allow a minute.
   await waitForPing(port, 60_000).catch((err: Error) => {
     proc.kill()
@@ -221,4 +270,3 @@ export async function startRedisUnderCallgrind(keep = false): Promise<RedisProce
     },
   }
 }
-

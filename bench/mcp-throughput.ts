@@ -13,7 +13,15 @@ import { execFile, execFileSync } from 'node:child_process'
 import { parseArgs, promisify } from 'node:util'
 import { BENCH_CALLS, callBody, defaultKey, fmt, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' }, tools: { type: 'string' }, loader: { type: 'string' } } })
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
+    tools: { type: 'string' },
+    loader: { type: 'string' },
+  },
+})
 const hasWrk = (() => {
   try {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' })
@@ -41,18 +49,31 @@ const created = await fetch(`http://127.0.0.1:${ours.port}/admin/rooms`, {
 })
 if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
 
-const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const headers = {
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+}
 
 async function check(node: ChildNode, name: string): Promise<void> {
   const r = await fetch(`http://127.0.0.1:${node.port}/mcp`, { method: 'POST', headers, body: callBody(name) })
   const text = await r.text()
-  if (r.status !== 200 || text.includes('"isError":true') || !text.includes('room_id')) throw new Error(`${name} on :${node.port}: ${r.status} ${text.slice(0, 300)}`)
+  if (r.status !== 200 || text.includes('"isError":true') || !text.includes('room_id'))
+    throw new Error(`${name} on :${node.port}: ${r.status} ${text.slice(0, 300)}`)
 }
 
 /** Runs wrk with a Lua script that sends `body` with `headers`; parses its summary. */
 async function wrk(url: string, name: string) {
   const script = wrkScript(`agentrooms-wrk-${name}`, callBody(name), headers)
-  const { stdout } = await promisify(execFile)('wrk', ['-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', script, url])
+  const { stdout } = await promisify(execFile)('wrk', [
+    '-t1',
+    `-c${connections}`,
+    `-d${duration}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ])
   const ms = (label: string) => {
     const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(stdout)
     if (!m) return NaN
@@ -67,11 +88,20 @@ async function wrk(url: string, name: string) {
 
 async function load(node: ChildNode, name: string) {
   if (loader === 'wrk') return wrk(`http://127.0.0.1:${node.port}/mcp`, name)
-  const r = await autocannon({ url: `http://127.0.0.1:${node.port}/mcp`, method: 'POST', headers, body: callBody(name), connections, duration })
+  const r = await autocannon({
+    url: `http://127.0.0.1:${node.port}/mcp`,
+    method: 'POST',
+    headers,
+    body: callBody(name),
+    connections,
+    duration,
+  })
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts }
 }
 
-console.log(`# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} s per run, ${rounds} rounds`)
+console.log(
+  `# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} s per run, ${rounds} rounds`,
+)
 // Each round runs agentrooms then the reference back to back, so a slow spell of the (shared)
 // machine hits both; the ratio reported is the median of the rounds' ratios.
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
@@ -84,20 +114,33 @@ for (const name of Object.keys(BENCH_CALLS).filter((n) => !only || only.includes
     const a = await load(ours, name)
     const b = await load(reference, name)
     ratios.push(a.rps / b.rps)
-    console.log(`${name} round ${round} agentrooms: ${fmt(a.rps, 0)} calls/s p50 ${a.p50} ms p99 ${a.p99} ms errors ${a.errors}`)
-    console.log(`${name} round ${round} reference: ${fmt(b.rps, 0)} calls/s p50 ${b.p50} ms p99 ${b.p99} ms errors ${b.errors}`)
+    console.log(
+      `${name} round ${round} agentrooms: ${fmt(a.rps, 0)} calls/s p50 ${a.p50} ms p99 ${a.p99} ms errors ${a.errors}`,
+    )
+    console.log(
+      `${name} round ${round} reference: ${fmt(b.rps, 0)} calls/s p50 ${b.p50} ms p99 ${b.p99} ms errors ${b.errors}`,
+    )
   }
   console.log(`${name} ratio: median ${fmt(median(ratios), 1)}x (rounds: ${ratios.map((r) => fmt(r, 1)).join(', ')})`)
 }
 
 async function toolsList(profile: string): Promise<string> {
-  const r = await fetch(`http://127.0.0.1:${ours.port}/mcp${profile}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) })
+  const r = await fetch(`http://127.0.0.1:${ours.port}/mcp${profile}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })
   const j = (await r.json()) as { result: { tools: unknown[] } }
   return JSON.stringify(j.result.tools)
 }
-for (const [label, profile] of [['full', ''], ['core', '?profile=core']] as const) {
+for (const [label, profile] of [
+  ['full', ''],
+  ['core', '?profile=core'],
+] as const) {
   const text = await toolsList(profile)
-  console.log(`tools/list ${label}: ${JSON.parse(text).length} tools, ${text.length} bytes, ${claudeTokens(text)} tokens (Claude tokenizer), ${o200k(text).length} tokens (o200k)`)
+  console.log(
+    `tools/list ${label}: ${JSON.parse(text).length} tools, ${text.length} bytes, ${claudeTokens(text)} tokens (Claude tokenizer), ${o200k(text).length} tokens (o200k)`,
+  )
 }
 
 await ours.stop()

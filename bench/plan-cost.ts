@@ -28,7 +28,17 @@ type Call = (c: { room: { teamId: string; roomId: string }; agent?: string }) =>
 /** The core of one tree, as far as this bench calls it (both trees have these). */
 interface AnyCore {
   rooms: { create(teamId: string, input: unknown, by: string): Promise<unknown> }
-  plan: Record<'addTask' | 'updateTask' | 'setTaskPriority' | 'addDependency' | 'deleteTask' | 'getTask' | 'readPlan' | 'unblockedTasks', (c: unknown, input: unknown) => Promise<unknown>>
+  plan: Record<
+    | 'addTask'
+    | 'updateTask'
+    | 'setTaskPriority'
+    | 'addDependency'
+    | 'deleteTask'
+    | 'getTask'
+    | 'readPlan'
+    | 'unblockedTasks',
+    (c: unknown, input: unknown) => Promise<unknown>
+  >
   analytics: { room(c: unknown, input: unknown): Promise<unknown> }
   roomPage: { read(c: unknown, o: unknown): Promise<unknown> }
   events: { post(c: unknown, input: unknown): Promise<unknown> }
@@ -52,10 +62,19 @@ function figures(core: AnyCore): [string, (i: number) => Call][] {
   const toDelete = pick(800, (n) => n % 3 === 0)
   return [
     ['add_task', () => (c) => core.plan.addTask(c, { title: 'a task added', priority: 'high' })],
-    ['add_task with a dependency', (i) => (c) => core.plan.addTask(c, { title: 'a task added', depends_on: [`t${10 + i}`] })],
-    ['update_task: claim', (i) => (c) => core.plan.updateTask(c, { task_id: `t${todoFree[i]}`, status: 'in_progress' })],
+    [
+      'add_task with a dependency',
+      (i) => (c) => core.plan.addTask(c, { title: 'a task added', depends_on: [`t${10 + i}`] }),
+    ],
+    [
+      'update_task: claim',
+      (i) => (c) => core.plan.updateTask(c, { task_id: `t${todoFree[i]}`, status: 'in_progress' }),
+    ],
     ['set_task_priority', (i) => (c) => core.plan.setTaskPriority(c, { task_id: `t${300 + i}`, priority: 'urgent' })],
-    ['update_task: done, with a dependent', (i) => (c) => core.plan.updateTask(c, { task_id: `t${withDependents[i]}`, status: 'done', force: true })],
+    [
+      'update_task: done, with a dependent',
+      (i) => (c) => core.plan.updateTask(c, { task_id: `t${withDependents[i]}`, status: 'done', force: true }),
+    ],
     ['add_dependency', (i) => (c) => core.plan.addDependency(c, { task_id: `t${600 + i}`, depends_on: `t${500 + i}` })],
     ['delete_task', (i) => (c) => core.plan.deleteTask(c, { task_id: `t${toDelete[i]}` })],
     ['get_task', (i) => (c) => core.plan.getTask(c, { task_id: `t${700 + i}` })],
@@ -70,10 +89,17 @@ function figures(core: AnyCore): [string, (i: number) => Call][] {
 
 async function measureTree(label: string, tree: string): Promise<Map<string, number>> {
   const load = (path: string) => import(pathToFileURL(join(tree, path)).href)
-  const [{ Store }, { Core }, { loadSettings }] = await Promise.all([load('src/store/store.ts'), load('src/core/index.ts'), load('src/config.ts')])
+  const [{ Store }, { Core }, { loadSettings }] = await Promise.all([
+    load('src/store/store.ts'),
+    load('src/core/index.ts'),
+    load('src/config.ts'),
+  ])
   const grind = values.callgrind ? await startRedisUnderCallgrind() : undefined
   const redis = grind ?? (await startRedis())
-  const settings = { ...loadSettings({ REDIS_URL: `redis://127.0.0.1:${redis.port}` }), tasksPerRoom: TASKS + 10 * CALLS }
+  const settings = {
+    ...loadSettings({ REDIS_URL: `redis://127.0.0.1:${redis.port}` }),
+    tasksPerRoom: TASKS + 10 * CALLS,
+  }
   const store = new Store(settings)
   const core = new Core(store, settings) as AnyCore
   const room = { teamId: 'tm-bench', roomId: 'big' }
@@ -83,14 +109,22 @@ async function measureTree(label: string, tree: string): Promise<Map<string, num
     const t0 = Date.now()
     const inParallel = async (count: number, one: (n: number) => Promise<unknown>) => {
       let next = 1
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (next <= count) await one(next++)
-      }))
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next <= count) await one(next++)
+        }),
+      )
     }
-    for (let n = 1; n <= TASKS; n++) await core.plan.addTask(as(`agent-${n % 20}`), { title: `Task ${n}: ${'x'.repeat(60)}`, priority: ['urgent', 'high', 'normal', 'low'][n % 4], depends_on: dependsOnPrevious(n) ? [`t${n - 1}`] : [] })
+    for (let n = 1; n <= TASKS; n++)
+      await core.plan.addTask(as(`agent-${n % 20}`), {
+        title: `Task ${n}: ${'x'.repeat(60)}`,
+        priority: ['urgent', 'high', 'normal', 'low'][n % 4],
+        depends_on: dependsOnPrevious(n) ? [`t${n - 1}`] : [],
+      })
     await inParallel(TASKS, async (n) => {
       const status = statusOf(n)
-      if (status !== 'todo') await core.plan.updateTask(as(`agent-${n % 20}`), { task_id: `t${n}`, status, force: true })
+      if (status !== 'todo')
+        await core.plan.updateTask(as(`agent-${n % 20}`), { task_id: `t${n}`, status, force: true })
     })
     await inParallel(200, (n) => core.events.post(as(`agent-${n % 20}`), { type: 'message', text: `event ${n}` }))
     console.log(`${label}: room filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
@@ -122,12 +156,16 @@ async function measureTree(label: string, tree: string): Promise<Map<string, num
 
 const base = await checkout(values.base!)
 try {
-  console.log(`# ${new Date().toISOString()}: ${TASKS} tasks, ${CALLS} calls a figure, one at a time, Redis ${unit} per call`)
+  console.log(
+    `# ${new Date().toISOString()}: ${TASKS} tasks, ${CALLS} calls a figure, one at a time, Redis ${unit} per call`,
+  )
   const work = await measureTree('work', join(import.meta.dirname, '..'))
   const other = await measureTree(base.sha, base.tree)
   for (const [name, w] of work) {
     const b = other.get(name)!
-    console.log(`${name}: work ${fmt(w, 0)}, ${base.sha} ${fmt(b, 0)} ${unit} per call; work/${base.sha} ${fmt(w / b, 2)}`)
+    console.log(
+      `${name}: work ${fmt(w, 0)}, ${base.sha} ${fmt(b, 0)} ${unit} per call; work/${base.sha} ${fmt(w / b, 2)}`,
+    )
   }
 } finally {
   base.remove()

@@ -22,7 +22,11 @@ const limiter = new RateLimiter(store, settings)
 function buildServer(key: string | undefined): McpServer {
   const server = new McpServer({ name: 'reference', version: '1.0.0' })
   const room = { room_id: z.string(), agent_id: z.string() }
-  const call = async (roomId: string, agent: string, fn: (c: { room: { teamId: string; roomId: string }; agent: string }) => Promise<unknown>) => {
+  const call = async (
+    roomId: string,
+    agent: string,
+    fn: (c: { room: { teamId: string; roomId: string }; agent: string }) => Promise<unknown>,
+  ) => {
     const principal = await keyring.authenticate(key)
     await limiter.check(principal.teamId)
     const ref = roomFor(principal, roomId)
@@ -30,12 +34,18 @@ function buildServer(key: string | undefined): McpServer {
     const result = await fn({ room: ref, agent })
     return { content: [{ type: 'text' as const, text: JSON.stringify({ room_id: roomId, ...(result as object) }) }] }
   }
-  server.registerTool('heartbeat', { description: 'heartbeat', inputSchema: room }, (a) => call(a.room_id, a.agent_id, (c) => core.presence.heartbeat(c)))
-  server.registerTool('post_event', { description: 'post', inputSchema: { ...room, type: z.string(), text: z.string() } }, (a) =>
-    call(a.room_id, a.agent_id, (c) => core.events.post(c, { type: a.type, text: a.text })),
+  server.registerTool('heartbeat', { description: 'heartbeat', inputSchema: room }, (a) =>
+    call(a.room_id, a.agent_id, (c) => core.presence.heartbeat(c)),
   )
-  server.registerTool('get_unread_events', { description: 'unread', inputSchema: { ...room, limit: z.number().optional() } }, (a) =>
-    call(a.room_id, a.agent_id, (c) => core.events.unread(c, { limit: a.limit })),
+  server.registerTool(
+    'post_event',
+    { description: 'post', inputSchema: { ...room, type: z.string(), text: z.string() } },
+    (a) => call(a.room_id, a.agent_id, (c) => core.events.post(c, { type: a.type, text: a.text })),
+  )
+  server.registerTool(
+    'get_unread_events',
+    { description: 'unread', inputSchema: { ...room, limit: z.number().optional() } },
+    (a) => call(a.room_id, a.agent_id, (c) => core.events.unread(c, { limit: a.limit })),
   )
   return server
 }

@@ -14,11 +14,13 @@ const redis = await startRedis()
 const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}` })
 const store = new Store(settings)
 const core = new Core(store, settings)
-const used = async () => Number(/used_memory:(\d+)/.exec(await (store.client as { info(s: string): Promise<string> }).info('memory'))?.[1])
+const used = async () =>
+  Number(/used_memory:(\d+)/.exec(await (store.client as { info(s: string): Promise<string> }).info('memory'))?.[1])
 
 try {
   const base = await used()
-  for (let i = 0; i < ROOMS; i++) await core.rooms.create('bench', { room_id: `room-${i}`, template: 'web-app' }, 'bench')
+  for (let i = 0; i < ROOMS; i++)
+    await core.rooms.create('bench', { room_id: `room-${i}`, template: 'web-app' }, 'bench')
   const rooms = await used()
   console.log(`room (web-app template, empty feed): ${Math.round((rooms - base) / ROOMS)} bytes`)
 
@@ -28,7 +30,9 @@ try {
   for (let a = 0; a < 5; a++) await core.presence.heartbeat({ room, agent: `agent-${a}` }, {})
   const events = await used()
   console.log(`event (200-character text, in a room of ${EVENTS}): ${Math.round((events - rooms) / EVENTS)} bytes`)
-  console.log(`room holding ${EVENTS} such events: ${((events - rooms) / 1024 / 1024 + (rooms - base) / ROOMS / 1024 / 1024).toFixed(1)} MiB`)
+  console.log(
+    `room holding ${EVENTS} such events: ${((events - rooms) / 1024 / 1024 + (rooms - base) / ROOMS / 1024 / 1024).toFixed(1)} MiB`,
+  )
 } finally {
   await store.close()
   await redis.stop()

@@ -24,13 +24,34 @@ const body = callBody(tool)
 const nodeArgs = [...values['node-args']!.split(' ').filter(Boolean), ...(values.gc ? ['--trace-gc-nvp'] : [])]
 
 const redis = await startRedis()
-const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }, undefined, nodeArgs)
+const node = await startChild(
+  'src/main.ts',
+  { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' },
+  undefined,
+  nodeArgs,
+)
 const key = await defaultKey(node)
-const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
-const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: 'bench' }) })
+const headers = {
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+}
+const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ roomId: 'bench' }),
+})
 if (created.status !== 201) throw new Error(`room creation: ${created.status}`)
 const script = wrkScript(`agentrooms-saturation-${tool}`, body, headers)
-const wrk = (seconds: string) => promisify(execFile)('wrk', ['-t1', `-c${values.connections}`, `-d${seconds}s`, '-s', script, `http://127.0.0.1:${node.port}/mcp`])
+const wrk = (seconds: string) =>
+  promisify(execFile)('wrk', [
+    '-t1',
+    `-c${values.connections}`,
+    `-d${seconds}s`,
+    '-s',
+    script,
+    `http://127.0.0.1:${node.port}/mcp`,
+  ])
 
 /** A process's CPU time so far in ms: user + kernel, and kernel alone (/proc, USER_HZ = 100). */
 function cpu(pid: number): { all: number; sys: number } {
@@ -52,10 +73,18 @@ const [n1, r1, m1, ms] = [cpu(node.proc.pid!), cpu(redis.proc.pid!), machine(), 
 if (/Non-2xx/.test(stdout)) throw new Error(`errors under load:\n${stdout}`)
 const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)![1])
 const pct = (x: number) => `${Math.round((100 * x) / ms)}%`
-const cores = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length
-console.log(`# ${new Date().toISOString()} ${tool}, wrk ${values.connections} connections, ${values.duration} s${nodeArgs.length ? `, node ${nodeArgs.join(' ')}` : ''}`)
-console.log(`${Math.round(rps)} calls/s; node ${pct(n1.all - n0.all)} of a core (kernel ${pct(n1.sys - n0.sys)}), Redis ${pct(r1.all - r0.all)} (kernel ${pct(r1.sys - r0.sys)}); machine ${Math.round((100 * cores * (m1.busy - m0.busy)) / (m1.all - m0.all))}% of ${cores * 100}%`)
-console.log(`per call: node ${(((n1.all - n0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us, Redis ${(((r1.all - r0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us`)
+const cores = readFileSync('/proc/cpuinfo', 'utf8')
+  .split('\n')
+  .filter((l) => l.startsWith('processor')).length
+console.log(
+  `# ${new Date().toISOString()} ${tool}, wrk ${values.connections} connections, ${values.duration} s${nodeArgs.length ? `, node ${nodeArgs.join(' ')}` : ''}`,
+)
+console.log(
+  `${Math.round(rps)} calls/s; node ${pct(n1.all - n0.all)} of a core (kernel ${pct(n1.sys - n0.sys)}), Redis ${pct(r1.all - r0.all)} (kernel ${pct(r1.sys - r0.sys)}); machine ${Math.round((100 * cores * (m1.busy - m0.busy)) / (m1.all - m0.all))}% of ${cores * 100}%`,
+)
+console.log(
+  `per call: node ${(((n1.all - n0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us, Redis ${(((r1.all - r0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us`,
+)
 
 if (values.gc) {
   // --trace-gc-nvp prints one line per GC: gc=s for a scavenge, gc=mc / gc=mmc for mark-compact.

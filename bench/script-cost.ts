@@ -31,7 +31,11 @@ const inflight = Number(values.inflight)
 const callgrind = values.callgrind ? await startRedisUnderCallgrind(values.keep) : undefined
 const redis = callgrind ?? (await startRedis())
 const unit = values.callgrind ? 'instructions' : 'us'
-const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, eventsRetained: Number(values.retained) })
+const settings = defaultSettings({
+  redisUrl: `redis://127.0.0.1:${redis.port}`,
+  redisClusterNodes: undefined,
+  eventsRetained: Number(values.retained),
+})
 const store = new Store(settings)
 const core = new Core(store, settings)
 const cli = (...a: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...a], { encoding: 'utf8' })
@@ -64,8 +68,12 @@ const caller = { room, agent: 'a' }
 // Two readers so the unread count has cursors to look at, as in a real room.
 await core.events.post({ room, agent: 'b' }, { type: 'status', text: 'hello' })
 const fill = Number(values.retained) + 1000
-console.log(`# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`)
-const below = await measure(Math.min(calls, Number(values.retained) - 100), (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
+console.log(
+  `# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`,
+)
+const below = await measure(Math.min(calls, Number(values.retained) - 100), (i) =>
+  core.events.post(caller, { type: 'status', text: `event ${i}` }),
+)
 console.log(`post_event below the cap: ${below.toFixed(1)} ${unit} per script`)
 const len = Number(cli('XLEN', eventsKey).trim())
 if (len < fill) await measure(fill - len, (i) => core.events.post(caller, { type: 'status', text: `fill ${i}` }))

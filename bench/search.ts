@@ -84,10 +84,22 @@ async function fill(core: Core, teamId: string, roomId: string): Promise<void> {
   const batch = async (n: number, one: (i: number) => Promise<unknown>) => {
     for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, j) => one(i + j)))
   }
-  await batch(2000, (i) => core.plan.addTask(c, { title: text(50, PLANTED).slice(0, 190), notes: text(600 + (i % 5) * 300, PLANTED) }))
-  await batch(1000, (i) => core.context.write(c, { type: ['spec', 'brief', 'decision', 'runbook'][i % 4], key: `doc-${i}-${word()}`, body: text(64 * 1024 - 64, PLANTED) }))
-  await batch(10_000, () => core.events.post(c, { type: 'message', text: text(120 + Math.floor(rnd() * 300), PLANTED) }))
-  console.log(`fill: 2000 tasks, 1000 context entries of 64 KiB, 10000 events in ${fmt((performance.now() - started) / 1000)} s`)
+  await batch(2000, (i) =>
+    core.plan.addTask(c, { title: text(50, PLANTED).slice(0, 190), notes: text(600 + (i % 5) * 300, PLANTED) }),
+  )
+  await batch(1000, (i) =>
+    core.context.write(c, {
+      type: ['spec', 'brief', 'decision', 'runbook'][i % 4],
+      key: `doc-${i}-${word()}`,
+      body: text(64 * 1024 - 64, PLANTED),
+    }),
+  )
+  await batch(10_000, () =>
+    core.events.post(c, { type: 'message', text: text(120 + Math.floor(rnd() * 300), PLANTED) }),
+  )
+  console.log(
+    `fill: 2000 tasks, 1000 context entries of 64 KiB, 10000 events in ${fmt((performance.now() - started) / 1000)} s`,
+  )
 }
 
 interface Shape {
@@ -111,8 +123,17 @@ function line(label: string, ms: number[]): void {
 async function slowest(store: Store): Promise<string> {
   const log = (await store.client.call('SLOWLOG', 'GET', '100000')) as [number, number, number, string[]][]
   await store.client.call('SLOWLOG', 'RESET')
-  const top = log.reduce<[number, number, number, string[]] | undefined>((a, e) => (!a || e[2] > a[2] ? e : a), undefined)
-  if (process.env.BENCH_DEBUG) console.log('slowest', top?.[2], top?.[3].slice(0, 2).join(' ').slice(0, 60), top?.[3].slice(25, 28).map((x) => String(x).slice(0, 40)))
+  const top = log.reduce<[number, number, number, string[]] | undefined>(
+    (a, e) => (!a || e[2] > a[2] ? e : a),
+    undefined,
+  )
+  if (process.env.BENCH_DEBUG)
+    console.log(
+      'slowest',
+      top?.[2],
+      top?.[3].slice(0, 2).join(' ').slice(0, 60),
+      top?.[3].slice(25, 28).map((x) => String(x).slice(0, 40)),
+    )
   return fmt((top?.[2] ?? 0) / 1000, 1)
 }
 
@@ -134,7 +155,9 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
     records += chunk.tasks.length + chunk.context.length + chunk.events.length
     pages++
   })
-  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: the full read alone (${records} records, a listing and ${pages} reads) ${fmt(performance.now() - t0, 0)} ms; longest script call in Redis ${await slowest(store)} ms`)
+  console.log(
+    `SEARCH_FIELD_BYTES=${fieldBytes}: the full read alone (${records} records, a listing and ${pages} reads) ${fmt(performance.now() - t0, 0)} ms; longest script call in Redis ${await slowest(store)} ms`,
+  )
   global.gc?.()
   const heap0 = process.memoryUsage().heapUsed
   t0 = performance.now()
@@ -143,7 +166,9 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   global.gc?.()
   const heap = (process.memoryUsage().heapUsed - heap0) / 1048576
   const indexed = (engine.stats().textLength * 2) / 1048576
-  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: first search (read + build) ${fmt(first, 0)} ms; indexed text ${fmt(indexed)} MiB; heap +${global.gc ? fmt(heap) : 'n/a (run with --expose-gc)'} MiB; longest Redis call ${await slowest(store)} ms`)
+  console.log(
+    `SEARCH_FIELD_BYTES=${fieldBytes}: first search (read + build) ${fmt(first, 0)} ms; indexed text ${fmt(indexed)} MiB; heap +${global.gc ? fmt(heap) : 'n/a (run with --expose-gc)'} MiB; longest Redis call ${await slowest(store)} ms`,
+  )
   const all: number[] = []
   for (const shape of SHAPES) {
     const ms: number[] = []
@@ -164,25 +189,37 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   const loadsBefore = engine.stats().loads
   const afterWrite: number[] = []
   for (let i = 0; i < 100; i++) {
-    if (i % 2 === 0) await writer.plan.updateTask({ room: caller.room, agent: 'w' }, { task_id: `t${1 + (i % 2000)}`, notes: text(800, PLANTED) })
+    if (i % 2 === 0)
+      await writer.plan.updateTask(
+        { room: caller.room, agent: 'w' },
+        { task_id: `t${1 + (i % 2000)}`, notes: text(800, PLANTED) },
+      )
     else await writer.events.post({ room: caller.room, agent: 'w' }, { type: 'message', text: text(200, PLANTED) })
     t0 = performance.now()
     await engine.search(caller, { query: 'latency invoice' })
     afterWrite.push(performance.now() - t0)
   }
   line(`SEARCH_FIELD_BYTES=${fieldBytes}: right after a write (task update or event)`, afterWrite)
-  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: full reads of the room caused by those 100 writes: ${engine.stats().loads - loadsBefore}; waits for a notice that ran out: ${engine.stats().lateNotices}`)
+  console.log(
+    `SEARCH_FIELD_BYTES=${fieldBytes}: full reads of the room caused by those 100 writes: ${engine.stats().loads - loadsBefore}; waits for a notice that ran out: ${engine.stats().lateNotices}`,
+  )
   // A bulk edit: 200 context entries rewritten on another connection, then one search.
   const c = { room: caller.room, agent: 'w' }
   const entries = ((await writer.context.list(c)) as { entries: { type: string; key: string }[] }).entries.slice(0, 200)
   for (let i = 0; i < entries.length; i += 50) {
-    await Promise.all(entries.slice(i, i + 50).map((e) => writer.context.update(c, { type: e.type, key: e.key, body: text(64 * 1024 - 64, PLANTED) })))
+    await Promise.all(
+      entries
+        .slice(i, i + 50)
+        .map((e) => writer.context.update(c, { type: e.type, key: e.key, body: text(64 * 1024 - 64, PLANTED) })),
+    )
   }
   await slowest(store)
   const loadsBeforeBulk = engine.stats().loads
   t0 = performance.now()
   await engine.search(caller, { query: 'latency invoice' })
-  console.log(`SEARCH_FIELD_BYTES=${fieldBytes}: first search after a bulk edit of 200 context entries (12.5 MiB) ${fmt(performance.now() - t0, 0)} ms; longest Redis call ${await slowest(store)} ms; full reads: ${engine.stats().loads - loadsBeforeBulk}`)
+  console.log(
+    `SEARCH_FIELD_BYTES=${fieldBytes}: first search after a bulk edit of 200 context entries (12.5 MiB) ${fmt(performance.now() - t0, 0)} ms; longest Redis call ${await slowest(store)} ms; full reads: ${engine.stats().loads - loadsBeforeBulk}`,
+  )
   await writer.store.close()
   await engine.stop()
   await hub.stop()
@@ -191,7 +228,9 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
 
 async function overHttp(port: number, key: string, roomId: string): Promise<void> {
   const get = async (q: string) => {
-    const r = await fetch(`http://127.0.0.1:${port}/rooms/${roomId}/search?q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${key}` } })
+    const r = await fetch(`http://127.0.0.1:${port}/rooms/${roomId}/search?q=${encodeURIComponent(q)}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    })
     if (r.status !== 200) throw new Error(`HTTP ${r.status}: ${await r.text()}`)
     await r.json()
   }
@@ -216,11 +255,20 @@ const answerOf = (a: SearchAnswer) => JSON.stringify(a.results.map((h) => [h.ref
 
 /** A node with semantic search on, embedding through `embedderUrl`; `overrides` on its settings. */
 async function semanticEngine(redisUrl: string, embedderUrl: string, overrides: Partial<Settings> = {}) {
-  const settings = defaultSettings({ redisUrl, searchCacheMb: 4096, embedderUrl, embedderModel: TEST_MODEL, ...overrides })
+  const settings = defaultSettings({
+    redisUrl,
+    searchCacheMb: 4096,
+    embedderUrl,
+    embedderModel: TEST_MODEL,
+    ...overrides,
+  })
   const store = new Store(settings)
   const hub = new Hub(store)
   await hub.start()
-  const engine = new RedisSearchEngine(store, hub, settings, { embedder: createEmbedder(settings)!, indexer: { sweepMs: 0 } })
+  const engine = new RedisSearchEngine(store, hub, settings, {
+    embedder: createEmbedder(settings)!,
+    indexer: { sweepMs: 0 },
+  })
   await engine.start()
   return {
     engine,
@@ -247,7 +295,13 @@ async function redisCpuMs(client: Redis): Promise<number> {
  * answers the same queries in the same loop: both are timed against the same lexical searches,
  * their answers compared (both are exact: none should differ), and Redis's CPU per query read.
  */
-async function semantic(redisUrl: string, teamId: string, roomId: string, label: string, compare: boolean): Promise<void> {
+async function semantic(
+  redisUrl: string,
+  teamId: string,
+  roomId: string,
+  label: string,
+  compare: boolean,
+): Promise<void> {
   const embedder = await startTestEmbedder({ dims: 384 })
   const node = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'auto' }) // on Redis 7: in process, none being there
   const { engine, settings } = node
@@ -258,7 +312,9 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
   await engine.vectorIndexer!.reconcile(caller.room, 3_600_000)
   const drain = (performance.now() - t0) / 1000
   const drainCpu = (await redisCpuMs(client)) - cpuBefore
-  console.log(`${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; Redis main-thread CPU ${fmt(drainCpu / 1000)} s (${fmt(drainCpu / embedder.stats.texts, 3)} ms a vector); load ${load()}`)
+  console.log(
+    `${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; Redis main-thread CPU ${fmt(drainCpu / 1000)} s (${fmt(drainCpu / embedder.stats.texts, 3)} ms a vector); load ${load()}`,
+  )
   await engine.search(caller, { query: 'deployment' }) // the room's lexical index, read once
   // 200 queries, each embedded once before timing: the query's own embedding call is excluded.
   const queries = Array.from({ length: 200 }, (_, i) => SHAPES[i % SHAPES.length]!.make())
@@ -266,8 +322,16 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
   // On vector sets: a node ranking in process on the same Redis, its lexical index and the room's vectors read once.
   const exact = compare ? await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'off' }) : undefined
   if (exact) for (const q of queries) await exact.engine.search(caller, { ...q, semantic: true })
-  const p99 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 99)
-  const p50 = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50)
+  const p99 = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      99,
+    )
+  const p50 = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    )
   const counts = engine.semantic!.counts
   for (let run = 1; run <= RUNS; run++) {
     const lex: number[] = []
@@ -292,10 +356,14 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
     const at = RUNS > 1 ? `${label}, run ${run}` : label
     line(`${at}: lexical, the same queries (paired)`, lex)
     line(`${at}: semantic, query vector cached (embedding call excluded)`, sem)
-    console.log(`${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2), p50 ratio ${fmt(p50(sem) / p50(lex), 2)}; load ${loadBefore} -> ${load()}`)
+    console.log(
+      `${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2), p50 ratio ${fmt(p50(sem) / p50(lex), 2)}; load ${loadBefore} -> ${load()}`,
+    )
     if (exact) {
       line(`${at}: semantic ranked in process, the same queries on the same Redis (paired)`, proc)
-      console.log(`${at}: in process: semantic p99 / lexical p99 = ${fmt(p99(proc) / p99(lex), 2)}, p50 ratio ${fmt(p50(proc) / p50(lex), 2)}; on vector sets VSIM was asked again (answer not yet proven exact) for ${counts.more - more} of ${counts.sets - sets} lookups`)
+      console.log(
+        `${at}: in process: semantic p99 / lexical p99 = ${fmt(p99(proc) / p99(lex), 2)}, p50 ratio ${fmt(p50(proc) / p50(lex), 2)}; on vector sets VSIM was asked again (answer not yet proven exact) for ${counts.more - more} of ${counts.sets - sets} lookups`,
+      )
     }
   }
   const fresh: number[] = []
@@ -311,7 +379,9 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
       const input = { ...q, limit: 10, semantic: true }
       if (answerOf(await engine.search(caller, input)) !== answerOf(await exact.engine.search(caller, input))) differ++
     }
-    console.log(`${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the same Redis: ${differ} of ${queries.length}`)
+    console.log(
+      `${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the same Redis: ${differ} of ${queries.length}`,
+    )
     // Redis's main-thread CPU per query, each kind alone over the 200 queries (the lexical half's
     // script call is in both semantic figures).
     const cpu = async (search: (q: (typeof queries)[number]) => Promise<unknown>) => {
@@ -323,7 +393,9 @@ async function semantic(redisUrl: string, teamId: string, roomId: string, label:
     const setsMs = await cpu((q) => engine.search(caller, { ...q, limit: 10, semantic: true }))
     const processMs = await cpu((q) => exact.engine.search(caller, { ...q, limit: 10, semantic: true }))
     const rate = (ms: number) => fmt(1000 / ms, 0)
-    console.log(`${label}: Redis main-thread CPU per query: lexical ${fmt(lexicalMs, 3)} ms, semantic on vector sets ${fmt(setsMs, 3)} ms, semantic in process ${fmt(processMs, 3)} ms; one shard at 100% sustains ~${rate(setsMs)} semantic queries/s on vector sets, ~${rate(processMs)} in process (${rate(lexicalMs)} lexical); load ${load()}`)
+    console.log(
+      `${label}: Redis main-thread CPU per query: lexical ${fmt(lexicalMs, 3)} ms, semantic on vector sets ${fmt(setsMs, 3)} ms, semantic in process ${fmt(processMs, 3)} ms; one shard at 100% sustains ~${rate(setsMs)} semantic queries/s on vector sets, ~${rate(processMs)} in process (${rate(lexicalMs)} lexical); load ${load()}`,
+    )
     await exact.stop()
   }
   client.disconnect()
@@ -340,8 +412,10 @@ try {
   const { team, key } = await new Teams(store).create({ name: 'bench', teamId: 'bench' })
   const roomId = 'full-room'
   await fill(new Core(store, settings), team.teamId, roomId)
-  if (values.lexical === 'true') for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
-  if (values.semantic === 'true') await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process', false)
+  if (values.lexical === 'true')
+    for (const fb of values['field-bytes'].split(',').map(Number)) await inProcess(redisUrl, team.teamId, roomId, fb)
+  if (values.semantic === 'true')
+    await semantic(redisUrl, team.teamId, roomId, 'semantic, Redis 7, vectors in process', false)
   if (redis8) {
     const r8 = await startRedis([], undefined, false, redis8)
     try {

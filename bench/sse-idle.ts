@@ -8,12 +8,18 @@ import { connect, type Socket } from 'node:net'
 import { parseArgs } from 'node:util'
 import { defaultKey, fmt, startChild, startRedis } from './lib.js'
 
-const { values } = parseArgs({ options: { steps: { type: 'string', default: '1000,2000,5000' }, rooms: { type: 'string', default: '100' } } })
+const { values } = parseArgs({
+  options: { steps: { type: 'string', default: '1000,2000,5000' }, rooms: { type: 'string', default: '100' } },
+})
 const steps = values.steps.split(',').map(Number)
 const roomCount = Number(values.rooms)
 
 const redis = await startRedis()
-const node = await startChild('bench/gc-node.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' })
+const node = await startChild('bench/gc-node.ts', {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  RATE_LIMIT_PER_MIN: '10000000',
+  KEY_PREFIX: 'bench',
+})
 const key = await defaultKey(node)
 const raw = new Redis(redis.port, '127.0.0.1')
 const ownId = Number(await raw.client('ID'))
@@ -38,7 +44,11 @@ function openIdle(roomId: string): Promise<Socket> {
     let connected = false
     const timer = setTimeout(() => reject(new Error(`stream on ${roomId} did not connect`)), 30_000)
     sock.on('error', reject)
-    sock.on('connect', () => sock.write(`GET /rooms/${roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n\r\n`))
+    sock.on('connect', () =>
+      sock.write(
+        `GET /rooms/${roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n\r\n`,
+      ),
+    )
     sock.on('data', (d: Buffer) => {
       if (connected) return // keep-alives: read and dropped
       head += d.toString('latin1')
@@ -55,7 +65,11 @@ function openIdle(roomId: string): Promise<Socket> {
 async function nodeStats(): Promise<{ rss: number; heap: number; streams: number }> {
   const text = await (await fetch(`http://127.0.0.1:${node.port}/metrics`)).text()
   const metric = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN)
-  return { rss: metric('agentrooms_process_resident_memory_bytes'), heap: metric('agentrooms_nodejs_heap_size_used_bytes'), streams: metric('agentrooms_sse_connections') }
+  return {
+    rss: metric('agentrooms_process_resident_memory_bytes'),
+    heap: metric('agentrooms_nodejs_heap_size_used_bytes'),
+    streams: metric('agentrooms_sse_connections'),
+  }
 }
 
 /** Connections to this Redis other than the bench's own: the node's (store client, hub subscriber). */
@@ -63,8 +77,13 @@ async function nodeConnections(): Promise<{ total: number; names: string }> {
   const lines = String(await raw.client('LIST'))
     .split('\n')
     .filter((l) => l.trim() !== '' && Number(/(?:^|\s)id=(\d+)/.exec(l)?.[1]) !== ownId)
-  const names = lines.map((l) => /(?:^|\s)name=(\S*)/.exec(l)?.[1] || '(unnamed)').map((n) => n.replace(/-hub-.*/, '-hub-*'))
-  return { total: lines.length, names: [...new Set(names)].map((n) => `${n} x${names.filter((x) => x === n).length}`).join(', ') }
+  const names = lines
+    .map((l) => /(?:^|\s)name=(\S*)/.exec(l)?.[1] || '(unnamed)')
+    .map((n) => n.replace(/-hub-.*/, '-hub-*'))
+  return {
+    total: lines.length,
+    names: [...new Set(names)].map((n) => `${n} x${names.filter((x) => x === n).length}`).join(', '),
+  }
 }
 
 /** Stats once the node settled, after a full GC in the node (bench/gc-node.ts, SIGUSR2). */
@@ -87,7 +106,9 @@ const open: Socket[] = []
 for (const n of steps) {
   const started = performance.now()
   while (open.length < n) {
-    const batch = Array.from({ length: Math.min(200, n - open.length) }, (_, i) => openIdle(rooms[(open.length + i) % rooms.length]!))
+    const batch = Array.from({ length: Math.min(200, n - open.length) }, (_, i) =>
+      openIdle(rooms[(open.length + i) % rooms.length]!),
+    )
     open.push(...(await Promise.all(batch)))
   }
   const opened = (performance.now() - started) / 1000

@@ -46,34 +46,51 @@ const published = new Map<number, number>()
 
 /** An SSE client on node:http (its own connection); records the latency of every event frame. */
 function openClient(port: number, roomId: string, key: string): Client {
-  const c: Client = { ids: [], latencies: [], toPublish: [], fromPublish: [], outOfOrder: 0, connected: false, close: () => req.destroy() }
+  const c: Client = {
+    ids: [],
+    latencies: [],
+    toPublish: [],
+    fromPublish: [],
+    outOfOrder: 0,
+    connected: false,
+    close: () => req.destroy(),
+  }
   let rest = ''
   let lastSeq = 0
-  const req = request({ host: '127.0.0.1', port, path: `/rooms/${roomId}/stream`, agent: false, headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream' } }, (res) => {
-    if (res.statusCode !== 200) throw new Error(`stream: HTTP ${res.statusCode}`)
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => {
-      const now = performance.now()
-      const parsed = parseFrames(rest + chunk)
-      rest = parsed.rest
-      for (const f of parsed.frames) {
-        if (f.comments.some((x) => x.startsWith('connected'))) c.connected = true
-        if (f.id === undefined) continue
-        const seq = Number(f.id.slice(f.id.indexOf('-') + 1))
-        if (seq <= lastSeq) c.outOfOrder++
-        lastSeq = seq
-        c.ids.push(f.id)
-        const ev = JSON.parse(f.data!) as { data?: { i?: number; t?: number } }
-        if (typeof ev.data?.t !== 'number') continue
-        c.latencies.push(now - ev.data.t)
-        const at = published.get(ev.data.i!)
-        if (at !== undefined) {
-          c.toPublish.push(at - ev.data.t)
-          c.fromPublish.push(now - at)
+  const req = request(
+    {
+      host: '127.0.0.1',
+      port,
+      path: `/rooms/${roomId}/stream`,
+      agent: false,
+      headers: { Authorization: `Bearer ${key}`, Accept: 'text/event-stream' },
+    },
+    (res) => {
+      if (res.statusCode !== 200) throw new Error(`stream: HTTP ${res.statusCode}`)
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        const now = performance.now()
+        const parsed = parseFrames(rest + chunk)
+        rest = parsed.rest
+        for (const f of parsed.frames) {
+          if (f.comments.some((x) => x.startsWith('connected'))) c.connected = true
+          if (f.id === undefined) continue
+          const seq = Number(f.id.slice(f.id.indexOf('-') + 1))
+          if (seq <= lastSeq) c.outOfOrder++
+          lastSeq = seq
+          c.ids.push(f.id)
+          const ev = JSON.parse(f.data!) as { data?: { i?: number; t?: number } }
+          if (typeof ev.data?.t !== 'number') continue
+          c.latencies.push(now - ev.data.t)
+          const at = published.get(ev.data.i!)
+          if (at !== undefined) {
+            c.toPublish.push(at - ev.data.t)
+            c.fromPublish.push(now - at)
+          }
         }
-      }
-    })
-  })
+      })
+    },
+  )
   req.on('error', () => undefined)
   req.end()
   return c
@@ -91,7 +108,9 @@ async function watchPublishes(port: number, roomId: string): Promise<() => void>
       : (JSON.parse((decode(msg) as { event?: { data?: string } }).event?.data ?? '{}') as { i?: number })
     if (typeof data?.i === 'number') published.set(data.i, now)
   })
-  await sub.ssubscribe(values.floor ? `floor:{${roomId}}` : new Keys(env.KEY_PREFIX).room({ teamId: 'default', roomId }).channel)
+  await sub.ssubscribe(
+    values.floor ? `floor:{${roomId}}` : new Keys(env.KEY_PREFIX).room({ teamId: 'default', roomId }).channel,
+  )
   return () => sub.disconnect()
 }
 
@@ -116,7 +135,11 @@ const nodeScript = values.floor ? 'bench/floor-node.ts' : 'src/main.ts'
 const a = await startChild(nodeScript, env)
 const key = await defaultKey(a)
 const b = await startChild(nodeScript, env)
-const mcpHeaders = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const mcpHeaders = {
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+}
 
 async function createRoom(roomId: string): Promise<void> {
   const r = await fetch(`http://127.0.0.1:${a.port}/admin/rooms`, {
@@ -132,15 +155,36 @@ const postAgent = new Agent({ keepAlive: true, maxSockets: 32 })
 
 /** post_event through node A's MCP endpoint; resolves false on any failure. */
 function post(roomId: string, i: number): Promise<boolean> {
-  const args = { room_id: roomId, agent_id: 'bench-poster', type: 'status', text: `event ${i}`, data: { i, t: performance.now() } }
-  const body = JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'post_event', arguments: args } })
+  const args = {
+    room_id: roomId,
+    agent_id: 'bench-poster',
+    type: 'status',
+    text: `event ${i}`,
+    data: { i, t: performance.now() },
+  }
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: i,
+    method: 'tools/call',
+    params: { name: 'post_event', arguments: args },
+  })
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port: a.port, path: '/mcp', method: 'POST', agent: postAgent, headers: { ...mcpHeaders, 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (d: string) => (text += d))
-      res.on('end', () => resolve(res.statusCode === 200 && !text.includes('"isError":true')))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: a.port,
+        path: '/mcp',
+        method: 'POST',
+        agent: postAgent,
+        headers: { ...mcpHeaders, 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => (text += d))
+        res.on('end', () => resolve(res.statusCode === 200 && !text.includes('"isError":true')))
+      },
+    )
     req.on('error', () => resolve(false))
     req.end(body)
   })
@@ -167,7 +211,9 @@ await postAtRate('warmup', rate * 2)
 warm.close()
 
 const what = values.floor ? 'floor: stand-in nodes A and B (bench/floor-node.ts)' : 'nodes A and B'
-console.log(`# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`)
+console.log(
+  `# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`,
+)
 for (const k of clientCounts) {
   const roomId = `lat-${k}`
   await createRoom(roomId)
@@ -185,7 +231,9 @@ for (const k of clientCounts) {
   const postSeconds = (performance.now() - started) / 1000
   await until(() => clients.every((c) => c.ids.length >= ok), 10_000)
   const wall = (performance.now() - started) / 1000
-  const cpu = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)].map((x, i) => (100 * (x - cpu0[i]!)) / wall)
+  const cpu = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)].map(
+    (x, i) => (100 * (x - cpu0[i]!)) / wall,
+  )
 
   const all = clients.flatMap((c) => c.latencies).sort((x, y) => x - y)
   const received = clients.reduce((n, c) => n + new Set(c.ids).size, 0)
@@ -206,7 +254,9 @@ for (const k of clientCounts) {
   console.log(`${label} lost: ${ok * k - received}`)
   console.log(`${label} duplicates: ${dups}`)
   console.log(`${label} out of order: ${outOfOrder}`)
-  console.log(`${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ${fmt(cpu[2]!, 0)}`)
+  console.log(
+    `${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ${fmt(cpu[2]!, 0)}`,
+  )
   for (const c of clients) c.close()
   unwatch()
 }

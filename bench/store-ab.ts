@@ -27,18 +27,27 @@ const { values } = parseArgs({
 /** One run in this process: the tree at `root`, `calls` calls, prints µs of CPU per call. */
 async function child(root: string, port: string, calls: number, tool: string): Promise<void> {
   const load = (path: string) => import(pathToFileURL(join(root, path)).href)
-  const [{ Store }, { Core }, { loadSettings }] = await Promise.all([load('src/store/store.ts'), load('src/core/index.ts'), load('src/config.ts')])
+  const [{ Store }, { Core }, { loadSettings }] = await Promise.all([
+    load('src/store/store.ts'),
+    load('src/core/index.ts'),
+    load('src/config.ts'),
+  ])
   const settings = { ...loadSettings({ REDIS_URL: `redis://127.0.0.1:${port}` }), keyPrefix: `sab${process.pid}` }
   const store = new Store(settings)
   const core = new Core(store, settings)
   await core.rooms.create('tm-bench', { room_id: 'r' }, 'bench')
   const c = { room: { teamId: 'tm-bench', roomId: 'r' }, agent: 'a1' }
-  const call = tool === 'heartbeat' ? () => core.presence.heartbeat(c) : () => core.events.post(c, { type: 'status', text: 'bench' })
+  const call =
+    tool === 'heartbeat'
+      ? () => core.presence.heartbeat(c)
+      : () => core.events.post(c, { type: 'status', text: 'bench' })
   const run = async (n: number) => {
     let i = 0
-    await Promise.all(Array.from({ length: 50 }, async () => {
-      while (i++ < n) await call()
-    }))
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (i++ < n) await call()
+      }),
+    )
   }
   await run(3000) // warm-up: JIT, the script cache
   const before = process.cpuUsage()
@@ -66,7 +75,19 @@ if (values.child) {
     const seen = new Map<string, number[]>(trees.map(([label]) => [label, []]))
     for (let i = 0; i < Number(values.runs); i++) {
       for (const [label, dir] of i % 2 ? [...trees].reverse() : trees) {
-        const args = ['--import', 'tsx', join(root, 'bench', 'store-ab.ts'), '--child', dir, '--port', String(redis.port), '--calls', values.calls!, '--tool', values.tool!]
+        const args = [
+          '--import',
+          'tsx',
+          join(root, 'bench', 'store-ab.ts'),
+          '--child',
+          dir,
+          '--port',
+          String(redis.port),
+          '--calls',
+          values.calls!,
+          '--tool',
+          values.tool!,
+        ]
         const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: dir })
         const us = Number(stdout.trim().split('\n').pop())
         seen.get(label)!.push(us)
@@ -75,7 +96,9 @@ if (values.child) {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const pairs = seen.get('work')!.map((x, i) => x / seen.get(sha)![i]!)
-    console.log(`${values.tool}: work tree ${median(seen.get('work')!)}, ${sha} ${median(seen.get(sha)!)} us node CPU per call (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`)
+    console.log(
+      `${values.tool}: work tree ${median(seen.get('work')!)}, ${sha} ${median(seen.get(sha)!)} us node CPU per call (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`,
+    )
   } finally {
     await redis.stop()
     rmSync(tree, { recursive: true, force: true })

@@ -39,13 +39,24 @@ const STANDARD_TITLES = [
 ]
 
 const redis = await startRedis()
-const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' })
+const node = await startChild('src/main.ts', {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  RATE_LIMIT_PER_MIN: '10000000',
+})
 const key = await defaultKey(node)
-const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const headers = {
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+}
 const ROOM = 'tokens'
 
 async function rpc(method: string, params: Record<string, unknown>, path = '/mcp'): Promise<Record<string, unknown>> {
-  const r = await fetch(`http://127.0.0.1:${node.port}${path}`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const r = await fetch(`http://127.0.0.1:${node.port}${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   const j = (await r.json()) as { result?: Record<string, unknown>; error?: unknown }
   if (!j.result) throw new Error(`${method}: ${JSON.stringify(j.error)}`)
   return j.result
@@ -53,13 +64,20 @@ async function rpc(method: string, params: Record<string, unknown>, path = '/mcp
 
 /** Calls a tool as `agent` in the bench room; returns the reply text a model reads. Fails on an error result. */
 async function call(agent: string, name: string, args: Record<string, unknown> = {}): Promise<string> {
-  const result = (await rpc('tools/call', { name, arguments: { room_id: ROOM, agent_id: agent, ...args } })) as { content: { text: string }[]; isError?: boolean }
+  const result = (await rpc('tools/call', { name, arguments: { room_id: ROOM, agent_id: agent, ...args } })) as {
+    content: { text: string }[]
+    isError?: boolean
+  }
   const text = result.content[0]!.text
   if (result.isError) throw new Error(`${name}: ${text}`)
   return text
 }
 
-const count = (text: string) => ({ bytes: Buffer.byteLength(text), claude: claudeTokens(text), o200k: o200k(text).length })
+const count = (text: string) => ({
+  bytes: Buffer.byteLength(text),
+  claude: claudeTokens(text),
+  o200k: o200k(text).length,
+})
 const line = (label: string, text: string) => {
   const c = count(text)
   console.log(`${label}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`)
@@ -67,16 +85,29 @@ const line = (label: string, text: string) => {
   return c
 }
 
-const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, { method: 'POST', headers, body: JSON.stringify({ roomId: ROOM }) })
+const created = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ roomId: ROOM }),
+})
 if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
 
 // The standard room.
 for (const [i, title] of STANDARD_TITLES.entries()) {
-  await call('planner', 'add_task', { title, notes: `Acceptance: ${title.toLowerCase()} is covered by a test (step ${i + 1}).` })
+  await call('planner', 'add_task', {
+    title,
+    notes: `Acceptance: ${title.toLowerCase()} is covered by a test (step ${i + 1}).`,
+  })
 }
-await call('planner', 'write_context', { type: 'brief', key: 'payments', body: 'Payments API hardening sprint: rate limits, retries, schema migration, docs. Ask in events before changing public endpoints.' })
+await call('planner', 'write_context', {
+  type: 'brief',
+  key: 'payments',
+  body: 'Payments API hardening sprint: rate limits, retries, schema migration, docs. Ask in events before changing public endpoints.',
+})
 
-console.log(`# ${new Date().toISOString()} node ${process.version}; standard room: ${STANDARD_TITLES.length} tasks, 1 context entry`)
+console.log(
+  `# ${new Date().toISOString()} node ${process.version}; standard room: ${STANDARD_TITLES.length} tasks, 1 context entry`,
+)
 
 // The typical turn of a new agent.
 const me = 'backend'
@@ -86,7 +117,8 @@ const turn: [string, Record<string, unknown>][] = [
   ['get_unblocked_tasks', {}],
 ]
 let total = { bytes: 0, claude: 0, o200k: 0 }
-const add = (c: typeof total) => (total = { bytes: total.bytes + c.bytes, claude: total.claude + c.claude, o200k: total.o200k + c.o200k })
+const add = (c: typeof total) =>
+  (total = { bytes: total.bytes + c.bytes, claude: total.claude + c.claude, o200k: total.o200k + c.o200k })
 let unblocked = ''
 for (const [name, args] of turn) {
   const text = await call(me, name, args)
@@ -104,7 +136,10 @@ for (const [name, args] of rest) add(line(`turn ${name}`, await call(me, name, a
 console.log(`turn total: ${total.bytes} bytes, ${total.claude} tokens (Claude), ${total.o200k} tokens (o200k)`)
 
 // Other replies an agent meets: a claim conflict, the lists, the whole records.
-const conflict = (await rpc('tools/call', { name: 'update_task', arguments: { room_id: ROOM, agent_id: 'frontend', task_id: first, status: 'in_progress' } })) as { content: { text: string }[]; isError?: boolean }
+const conflict = (await rpc('tools/call', {
+  name: 'update_task',
+  arguments: { room_id: ROOM, agent_id: 'frontend', task_id: first, status: 'in_progress' },
+})) as { content: { text: string }[]; isError?: boolean }
 if (!conflict.isError) throw new Error(`the claim of a held task succeeded: ${conflict.content[0]!.text}`)
 line('reply update_task conflict', conflict.content[0]!.text)
 await call('planner', 'request_review', { target: { kind: 'task', task_id: first }, note: 'Check the limits per key' })
@@ -129,11 +164,18 @@ const allText = JSON.stringify(all)
 const allTokens = claudeTokens(allText)
 for (const entry of all) {
   const c = count(JSON.stringify(entry))
-  console.log(`tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`)
+  console.log(
+    `tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`,
+  )
 }
-for (const [label, tools] of [['full', all], ['core', core]] as const) {
+for (const [label, tools] of [
+  ['full', all],
+  ['core', core],
+] as const) {
   const c = count(JSON.stringify(tools))
-  console.log(`tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`)
+  console.log(
+    `tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`,
+  )
 }
 
 await node.stop()

@@ -32,13 +32,21 @@ try {
   const children = []
   for (let i = 0; i < nodes; i++) children.push(await startChild('src/main.ts', env))
   const base = `http://127.0.0.1:${children[0]!.port}`
-  const reg = await fetch(`${base}/admin/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: rx.url() }) })
+  const reg = await fetch(`${base}/admin/webhooks`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url: rx.url() }),
+  })
   if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`)
   const core = new Core(store, settings)
   for (let r = 0; r < rooms; r++) await core.rooms.create(team.teamId, { room_id: `room-${r}` }, 'bench')
   await Promise.all(
     Array.from({ length: rooms }, async (_, r) => {
-      for (let i = r; i < events; i += rooms) await core.events.post({ room: { teamId: team.teamId, roomId: `room-${r}` }, agent: 'bench' }, { type: 'message', text: `e${i}` })
+      for (let i = r; i < events; i += rooms)
+        await core.events.post(
+          { room: { teamId: team.teamId, roomId: `room-${r}` }, agent: 'bench' },
+          { type: 'message', text: `e${i}` },
+        )
     }),
   )
   const until = Date.now() + 120_000

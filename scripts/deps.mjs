@@ -46,9 +46,12 @@ export function installDependencies() {
  * node_modules/.bin (Linux x64 only). Fails, saying what to install, when there is neither.
  */
 export function serviceNode() {
-  if (process.versions.node.split('.')[0] === NODE_MAJOR) return { path: process.execPath, version: process.versions.node, pinned: false }
+  if (process.versions.node.split('.')[0] === NODE_MAJOR)
+    return { path: process.execPath, version: process.versions.node, pinned: false }
   const path = join(root, 'node_modules', '.bin', 'node')
-  const version = existsSync(path) ? spawnSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim() : undefined
+  const version = existsSync(path)
+    ? spawnSync(path, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout?.trim()
+    : undefined
   if (!version?.startsWith(`${NODE_MAJOR}.`)) {
     fail(
       `Node ${NODE_MAJOR} is needed (the uWebSockets.js build in use is for Node ${NODE_MAJOR}); this is Node ${process.versions.node} on ${process.platform}-${process.arch}, ` +

@@ -13,8 +13,15 @@ export function configurationTable(): string {
   const rows = Object.entries(SETTINGS).map(([name, row]) => {
     // The default as an operator writes it: seconds for a duration the code holds in ms.
     const held = defaults[name]
-    const d = heldInMs(row) ? (Array.isArray(held) ? held.map((ms: number) => ms / 1000) : (held as number) / 1000) : held
-    const shown = d === undefined || (d instanceof Map && d.size === 0) || (Array.isArray(d) && d.length === 0) ? '(unset)' : `\`${String(d)}\``
+    const d = heldInMs(row)
+      ? Array.isArray(held)
+        ? held.map((ms: number) => ms / 1000)
+        : (held as number) / 1000
+      : held
+    const shown =
+      d === undefined || (d instanceof Map && d.size === 0) || (Array.isArray(d) && d.length === 0)
+        ? '(unset)'
+        : `\`${String(d)}\``
     return `| \`${row.env}\` | ${shown} | ${row.unit} | ${row.doc} |`
   })
   return ['| variable | default | unit | meaning |', '|---|---|---|---|', ...rows].join('\n')

@@ -20,11 +20,23 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
   const redis = await startRedis()
   // The webhook's host resolves to a public address without a DNS lookup; nothing is sent to it.
-  const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, port: 0, host: '127.0.0.1', adminEmails: [OWNER] })
-  const node = new ServiceNode(settings, { log: createLogger('silent'), defaultMetrics: false, webhookResolver: async () => [{ address: '93.184.215.14', family: 4 }] })
+  const settings = defaultSettings({
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    port: 0,
+    host: '127.0.0.1',
+    adminEmails: [OWNER],
+  })
+  const node = new ServiceNode(settings, {
+    log: createLogger('silent'),
+    defaultMetrics: false,
+    webhookResolver: async () => [{ address: '93.184.215.14', family: 4 }],
+  })
   const port = await node.start()
   const base = `http://localhost:${port}`
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox'] })
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox'],
+  })
   let phone: BrowserContext | undefined
   try {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } })
@@ -52,7 +64,8 @@ async function main(): Promise<void> {
       await p.screenshot({ path: `${OUT}/${name}-375.png`, fullPage: true })
       console.log(`${OUT}/${name}-375.png`)
     }
-    const settle = (p: Page) => p.waitForSelector('#live-status[data-state=live]', { timeout: 3000 }).catch(() => undefined)
+    const settle = (p: Page) =>
+      p.waitForSelector('#live-status[data-state=live]', { timeout: 3000 }).catch(() => undefined)
 
     await page.goto(`${base}/signin`)
     await shot('signin')
@@ -82,17 +95,34 @@ async function main(): Promise<void> {
     await page.waitForLoadState()
     await shot('room-created', false)
 
-    const team = (await node.accounts.session(((await ctx.cookies()).find((c) => c.name === 'ar_session') ?? { value: '' }).value))!.team
+    const team = (await node.accounts.session(
+      ((await ctx.cookies()).find((c) => c.name === 'ar_session') ?? { value: '' }).value,
+    ))!.team
     const room = { teamId: team, roomId: 'shop-launch' }
     const as = (agent: string) => ({ room, agent })
     const core = node.core
     for (const a of ['planner', 'backend', 'frontend']) await core.presence.heartbeat(as(a), {})
     await core.plan.updateTask(as('planner'), { task_id: 't1', status: 'done', assignee: 'planner' })
     await core.plan.updateTask(as('backend'), { task_id: 't2', status: 'in_progress', assignee: 'backend' })
-    await core.plan.updateTask(as('backend'), { task_id: 't4', status: 'in_progress', assignee: 'frontend', force: true })
-    await core.plan.updateTask(as('backend'), { task_id: 't2', notes: 'OpenAPI 3.1, one file per resource.\nRun `npm run lint:api` before asking for review.' })
-    const q = await core.events.post(as('backend'), { type: 'question', text: 'Postgres or SQLite for the first release?' })
-    await core.events.reply(as('planner'), { event_id: q.event.id, text: 'Postgres: we need concurrent writers.', type: 'answer' })
+    await core.plan.updateTask(as('backend'), {
+      task_id: 't4',
+      status: 'in_progress',
+      assignee: 'frontend',
+      force: true,
+    })
+    await core.plan.updateTask(as('backend'), {
+      task_id: 't2',
+      notes: 'OpenAPI 3.1, one file per resource.\nRun `npm run lint:api` before asking for review.',
+    })
+    const q = await core.events.post(as('backend'), {
+      type: 'question',
+      text: 'Postgres or SQLite for the first release?',
+    })
+    await core.events.reply(as('planner'), {
+      event_id: q.event.id,
+      text: 'Postgres: we need concurrent writers.',
+      type: 'answer',
+    })
     await core.events.post(as('frontend'), { type: 'status', text: 'Login form done; <b>tags</b> stay text.' })
     await core.events.post(as('backend'), { type: 'question', text: 'May I drop the legacy /v1 routes?' })
     await core.events.unread(as('planner'))
@@ -101,8 +131,14 @@ async function main(): Promise<void> {
     await core.locks.acquire(as('backend'), { name: 'db-migrations', ttl_s: 300 })
     await core.vars.set(as('backend'), { name: 'build', value: 'green' })
     await core.vars.set(as('frontend'), { name: 'preview_url', value: 'https://preview.example.com/shop' })
-    await core.reviews.request(as('planner'), { target: { kind: 'task', task_id: 't1' }, note: 'Brief is in; a human look please.' })
-    await core.reviews.request(as('backend'), { target: { kind: 'context', type: 'spec', key: 'api' }, note: 'Schema ready for a look.' })
+    await core.reviews.request(as('planner'), {
+      target: { kind: 'task', task_id: 't1' },
+      note: 'Brief is in; a human look please.',
+    })
+    await core.reviews.request(as('backend'), {
+      target: { kind: 'context', type: 'spec', key: 'api' },
+      note: 'Schema ready for a look.',
+    })
     await core.reviews.approve(as('frontend'), { review_id: 'r1', note: 'Clear enough.' })
 
     await page.goto(`${base}/`)

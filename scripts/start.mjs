@@ -34,7 +34,9 @@ const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0
 if (Math.max(...sources.map(newest)) > built) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   if (!existsSync(tsc)) {
-    fail('the sources need compiling, but TypeScript is not installed (node_modules/typescript is missing: were the dependencies installed with --omit=dev or NODE_ENV=production?); run `npm ci` to install the dev dependencies too')
+    fail(
+      'the sources need compiling, but TypeScript is not installed (node_modules/typescript is missing: were the dependencies installed with --omit=dev or NODE_ENV=production?); run `npm ci` to install the dev dependencies too',
+    )
   }
   console.log('agentrooms: compiling (tsc)…')
   sh(process.execPath, [tsc, '-p', 'tsconfig.build.json'])
@@ -47,7 +49,9 @@ if (Math.max(...sources.map(newest)) > built) {
 function ensureServiceNode() {
   const node = serviceNode()
   if (!node.pinned) return
-  console.log(`agentrooms: this is Node ${process.versions.node}; running on the pinned Node ${node.version} (node_modules/.bin/node)`)
+  console.log(
+    `agentrooms: this is Node ${process.versions.node}; running on the pinned Node ${node.version} (node_modules/.bin/node)`,
+  )
   const child = spawn(node.path, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)))

@@ -46,13 +46,17 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
     const raw = env[row.env]
     const parsed = row.schema.safeParse(raw === '' ? undefined : raw)
     if (parsed.success) out[name] = parsed.data
-    else problems.push(`${row.env}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(raw)})`)
+    else
+      problems.push(`${row.env}: ${parsed.error.issues.map((i) => i.message).join('; ')} (got ${JSON.stringify(raw)})`)
   }
   if (problems.length > 0) throw new Error(`invalid settings:\n  ${problems.join('\n  ')}`)
   const s = out as Settings
-  if (s.lockTtlDefaultMs > s.lockTtlMaxMs) throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
-  if (s.oidcIssuer && (!s.oidcClientId || !s.oidcClientSecret)) throw new Error('invalid settings:\n  OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET')
-  if (s.githubClientId && !s.githubClientSecret) throw new Error('invalid settings:\n  GITHUB_CLIENT_ID needs GITHUB_CLIENT_SECRET')
+  if (s.lockTtlDefaultMs > s.lockTtlMaxMs)
+    throw new Error('invalid settings:\n  LOCK_TTL_DEFAULT_S must not exceed LOCK_TTL_MAX_S')
+  if (s.oidcIssuer && (!s.oidcClientId || !s.oidcClientSecret))
+    throw new Error('invalid settings:\n  OIDC_ISSUER needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET')
+  if (s.githubClientId && !s.githubClientSecret)
+    throw new Error('invalid settings:\n  GITHUB_CLIENT_ID needs GITHUB_CLIENT_SECRET')
   const embedder = embedderProblem(s)
   if (embedder) throw new Error(`invalid settings:\n  ${embedder}`)
   return s
@@ -62,8 +66,10 @@ export function loadSettings(env: Record<string, string | undefined> = process.e
 export function embedderProblem(s: Settings): string | undefined {
   if (!s.embedderUrl) return undefined
   if (!s.embedderModel) return 'EMBEDDER_MODEL: required with EMBEDDER_URL (the embedding model, e.g. nomic-embed-text)'
-  if (s.meiliUrl) return 'EMBEDDER_URL: not used with MEILI_URL; Meilisearch embeds by itself (set MEILI_EMBEDDER_SOURCE instead)'
-  if (s.embedderTextChars * 3 > s.searchFieldBytes) return `EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES (${Math.floor(s.searchFieldBytes / 3)}), so the text embedded is the text indexed`
+  if (s.meiliUrl)
+    return 'EMBEDDER_URL: not used with MEILI_URL; Meilisearch embeds by itself (set MEILI_EMBEDDER_SOURCE instead)'
+  if (s.embedderTextChars * 3 > s.searchFieldBytes)
+    return `EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES (${Math.floor(s.searchFieldBytes / 3)}), so the text embedded is the text indexed`
   return undefined
 }
 

@@ -78,13 +78,28 @@ async function main(): Promise<void> {
         '',
         `  claude mcp add --transport http agentrooms ${base}/mcp --header "Authorization: Bearer ${boot.key}"`,
         '',
-        JSON.stringify({ mcpServers: { agentrooms: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${boot.key}` } } } }, null, 2),
+        JSON.stringify(
+          {
+            mcpServers: {
+              agentrooms: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${boot.key}` } },
+            },
+          },
+          null,
+          2,
+        ),
         '',
         'Create a room with configuration for each of your agents (docs/cli.md), from any folder:',
         '',
         `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
         '',
-        ...(signIn ? [`Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once:`, '', `  ${signIn.link}`, ''] : []),
+        ...(signIn
+          ? [
+              `Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once:`,
+              '',
+              `  ${signIn.link}`,
+              '',
+            ]
+          : []),
       ].join('\n') + '\n',
     )
   } else {

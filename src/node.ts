@@ -53,7 +53,9 @@ export interface NodeOptions {
 }
 
 function mcpOptions(opts: NodeOptions): { anonymous?: Principal } {
-  return opts.mcpAnonymousTeam === undefined ? {} : { anonymous: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
+  return opts.mcpAnonymousTeam === undefined
+    ? {}
+    : { anonymous: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
 }
 
 export class ServiceNode {
@@ -134,15 +136,62 @@ export class ServiceNode {
     await this.hub.start()
     await this.search.start()
     await this.mcp.start()
-    const dispatch = createDispatcher({ settings: this.settings, router: this.router, keyring: this.keyring, rateLimiter: this.rateLimiter, metrics: this.metrics, log: this.log, lifecycle: this.lifecycle })
-    this.server = await listen(this.settings.host, this.settings.port, (ex) => this.web?.handle(ex) || dispatch(ex), this.settings.httpHeaderBytes)
+    const dispatch = createDispatcher({
+      settings: this.settings,
+      router: this.router,
+      keyring: this.keyring,
+      rateLimiter: this.rateLimiter,
+      metrics: this.metrics,
+      log: this.log,
+      lifecycle: this.lifecycle,
+    })
+    this.server = await listen(
+      this.settings.host,
+      this.settings.port,
+      (ex) => this.web?.handle(ex) || dispatch(ex),
+      this.settings.httpHeaderBytes,
+    )
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
     this.web = new Web({ accounts: this.accounts, teams: this.teams, lifecycle: this.lifecycle, log: this.log }, origin)
-    new AccountPages({ settings: this.settings, signInLimiter: new SignInLimiter(this.store), accounts: this.accounts, teams: this.teams, audit: this.audit, mailer: this.mailer, search: this.search, log: this.log }, origin).register(this.web)
-    new Pages({ core: this.core, teams: this.teams, audit: this.audit, log: this.log, search: this.search, live: { rooms: this.core.rooms, feeds: this.feeds, hub: this.hub, lifecycle: this.lifecycle, settings: this.settings, stillSignedIn: (token) => this.accounts.stillSignedIn(token) }, keys: { teams: this.teams, audit: this.audit, accounts: this.accounts }, webhooks: { webhooks: this.webhooks, audit: this.audit } }, this.baseUrl).register(this.web)
-    if (this.mailer.toLog) this.log.warn('SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)')
+    new AccountPages(
+      {
+        settings: this.settings,
+        signInLimiter: new SignInLimiter(this.store),
+        accounts: this.accounts,
+        teams: this.teams,
+        audit: this.audit,
+        mailer: this.mailer,
+        search: this.search,
+        log: this.log,
+      },
+      origin,
+    ).register(this.web)
+    new Pages(
+      {
+        core: this.core,
+        teams: this.teams,
+        audit: this.audit,
+        log: this.log,
+        search: this.search,
+        live: {
+          rooms: this.core.rooms,
+          feeds: this.feeds,
+          hub: this.hub,
+          lifecycle: this.lifecycle,
+          settings: this.settings,
+          stillSignedIn: (token) => this.accounts.stillSignedIn(token),
+        },
+        keys: { teams: this.teams, audit: this.audit, accounts: this.accounts },
+        webhooks: { webhooks: this.webhooks, audit: this.audit },
+      },
+      this.baseUrl,
+    ).register(this.web)
+    if (this.mailer.toLog)
+      this.log.warn(
+        'SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)',
+      )
     this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')
     return this.port

@@ -58,7 +58,10 @@ export const email = z
   .string()
   .trim()
   .max(254, 'must be at most 254 characters')
-  .regex(/^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$|^[^\s@<>",;]+@localhost$/, 'must be an e-mail address like name@example.com')
+  .regex(
+    /^[^\s@<>",;]+@[^\s@<>",;]+\.[^\s@<>",;]+$|^[^\s@<>",;]+@localhost$/,
+    'must be an e-mail address like name@example.com',
+  )
   .transform((v) => v.toLowerCase())
 
 export const accountSchemas = {
@@ -75,7 +78,17 @@ function toUser(u: StoredUser): User {
 
 function toInvite(i: StoredInvite, now = Date.now()): Invite {
   const state = i.state === 'pending' && i.expires_at <= now ? 'expired' : i.state
-  return { id: i.id, email: i.email, team: i.team, role: i.role, newTeam: i.new_team, by: i.by, state, createdAt: iso(i.created_at), expiresAt: iso(i.expires_at) }
+  return {
+    id: i.id,
+    email: i.email,
+    team: i.team,
+    role: i.role,
+    newTeam: i.new_team,
+    by: i.by,
+    state,
+    createdAt: iso(i.created_at),
+    expiresAt: iso(i.expires_at),
+  }
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
@@ -116,7 +129,12 @@ export class Accounts {
    */
   async requestSignIn(address: string): Promise<string | undefined> {
     const t = newSecret()
-    const r = await this.store.account('requestSignIn', [address, this.isOperator(address) ? '1' : '0', t.hash, this.settings.signInLinkTtlMs])
+    const r = await this.store.account('requestSignIn', [
+      address,
+      this.isOperator(address) ? '1' : '0',
+      t.hash,
+      this.settings.signInLinkTtlMs,
+    ])
     return r.issued ? t.secret : undefined
   }
 
@@ -124,7 +142,9 @@ export class Accounts {
   async consume(token: string, previousSession?: string): Promise<SignedIn> {
     const hash = SECRET_SHAPE.test(token) ? hashKey(token) : 'malformed'
     const address = await this.tokenEmail(hash)
-    return this.openSession(address ?? '', '', previousSession, (session) => this.store.account('consumeToken', [hash, ...session]))
+    return this.openSession(address ?? '', '', previousSession, (session) =>
+      this.store.account('consumeToken', [hash, ...session]),
+    )
   }
 
   /**
@@ -132,7 +152,12 @@ export class Accounts {
    * hash, its lifetimes, whether the address is an operator's, ids for a new person and team, a
    * display name, the session to end.
    */
-  private async openSession(address: string, name: string, previousSession: string | undefined, open: (session: SessionArgs) => Promise<{ user: StoredUser; new_user: boolean; created_team: boolean }>): Promise<SignedIn> {
+  private async openSession(
+    address: string,
+    name: string,
+    previousSession: string | undefined,
+    open: (session: SessionArgs) => Promise<{ user: StoredUser; new_user: boolean; created_team: boolean }>,
+  ): Promise<SignedIn> {
     const s = newSecret()
     const prev = previousSession && SECRET_SHAPE.test(previousSession) ? hashKey(previousSession) : ''
     const r = await open([
@@ -159,9 +184,16 @@ export class Accounts {
    * Signs in with a provider identity (`ident` = "<provider>:<subject>"); `verifiedEmail` is the
    * provider's verified address or undefined. Linking happens only through that address.
    */
-  async signInIdentity(ident: string, verifiedEmail: string | undefined, name: string, previousSession?: string): Promise<SignedIn> {
+  async signInIdentity(
+    ident: string,
+    verifiedEmail: string | undefined,
+    name: string,
+    previousSession?: string,
+  ): Promise<SignedIn> {
     const address = verifiedEmail?.toLowerCase() ?? ''
-    return this.openSession(address, name, previousSession, (session) => this.store.account('signInIdentity', [ident, address, ...session]))
+    return this.openSession(address, name, previousSession, (session) =>
+      this.store.account('signInIdentity', [ident, address, ...session]),
+    )
   }
 
   /** Whether a link token is live (the "Continue" page shows a clear error for a dead one). */
@@ -185,7 +217,11 @@ export class Accounts {
    */
   async stillSignedIn(token: string | undefined): Promise<User | undefined> {
     if (!token || !SECRET_SHAPE.test(token)) return undefined
-    const r = await this.store.account('readSession', [hashKey(token), this.settings.sessionIdleMs, Number.MAX_SAFE_INTEGER])
+    const r = await this.store.account('readSession', [
+      hashKey(token),
+      this.settings.sessionIdleMs,
+      Number.MAX_SAFE_INTEGER,
+    ])
     return r.user ? toUser(r.user) : undefined
   }
 
@@ -213,12 +249,21 @@ export class Accounts {
   }
 
   /** Approves (returns the sign-in link token to mail) or declines a waitlist entry. */
-  async decideWaitlist(address: string, decision: 'approve' | 'decline'): Promise<{ entry: WaitlistEntry; token?: string }> {
+  async decideWaitlist(
+    address: string,
+    decision: 'approve' | 'decline',
+  ): Promise<{ entry: WaitlistEntry; token?: string }> {
     const v = parse(accountSchemas.signIn, { email: address })
     const t = newSecret()
     const r = await this.store.account('decideWaitlist', [v.email, decision, t.hash, this.settings.signInLinkTtlMs])
     const e = r.entry
-    const entry: WaitlistEntry = { email: e.email, note: e.note, at: iso(e.at), state: e.state, decidedAt: iso(e.decided_at) }
+    const entry: WaitlistEntry = {
+      email: e.email,
+      note: e.note,
+      at: iso(e.at),
+      state: e.state,
+      decidedAt: iso(e.decided_at),
+    }
     return decision === 'approve' ? { entry, token: t.secret } : { entry }
   }
 
@@ -226,7 +271,10 @@ export class Accounts {
    * An invite with its link token (shown or mailed once). `by` is the inviting owner's user id,
    * or undefined for an operator; `team` undefined with an operator means a new team.
    */
-  async invite(input: unknown, opts: { by?: User; team?: string; role?: Role }): Promise<{ invite: Invite; token: string }> {
+  async invite(
+    input: unknown,
+    opts: { by?: User; team?: string; role?: Role },
+  ): Promise<{ invite: Invite; token: string }> {
     const v = parse(accountSchemas.invite, input)
     const t = newSecret()
     const newTeam = opts.by === undefined && opts.team === undefined
@@ -238,7 +286,13 @@ export class Accounts {
       new_team: newTeam,
       by: opts.by ? opts.by.id : 'operator',
     }
-    const r = await this.store.account('createInvite', [pack(rec), t.hash, this.settings.inviteTtlMs, opts.by?.id ?? '', this.settings.limitPendingInvites])
+    const r = await this.store.account('createInvite', [
+      pack(rec),
+      t.hash,
+      this.settings.inviteTtlMs,
+      opts.by?.id ?? '',
+      this.settings.limitPendingInvites,
+    ])
     return { invite: toInvite(r.invite), token: t.secret }
   }
 
@@ -272,9 +326,7 @@ export class Accounts {
   async people(team: string): Promise<{ members: User[]; invites: Invite[] }> {
     const r = await this.store.account('readTeamPeople', [team])
     const members = r.members.map(toUser).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1))
-    const invites = r.invites
-      .map((i) => toInvite(i))
-      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
+    const invites = r.invites.map((i) => toInvite(i)).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
     return { members, invites }
   }
 

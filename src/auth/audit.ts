@@ -19,7 +19,11 @@ export class Audit {
   constructor(private readonly store: Store) {}
 
   async record(teamId: string, actor: string, action: string, target?: string): Promise<void> {
-    await this.store.auth.appendAudit(teamId, Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })), AUDIT_KEEP_MS)
+    await this.store.auth.appendAudit(
+      teamId,
+      Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })),
+      AUDIT_KEEP_MS,
+    )
   }
 
   /** The newest `limit` entries, newest first. */

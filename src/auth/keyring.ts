@@ -92,7 +92,8 @@ export class Keyring {
     let entry = this.cache.get(key)
     if (!entry || entry.until <= now) {
       const parsed = parseKey(key)
-      if (!parsed) throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
+      if (!parsed)
+        throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
       let principal: Principal | undefined
       try {
         principal = await this.resolve(parsed.teamId, parsed.hash)

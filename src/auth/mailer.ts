@@ -26,7 +26,10 @@ export class Mailer {
     private readonly log: Logger,
   ) {
     if (settings.smtpUrl) this.transport = nodemailer.createTransport(settings.smtpUrl)
-    else if (!isDevelopment(settings)) throw new Error('SMTP_URL is not set: sign-in mails cannot be sent (only with PUBLIC_URL on localhost are they written to the log)')
+    else if (!isDevelopment(settings))
+      throw new Error(
+        'SMTP_URL is not set: sign-in mails cannot be sent (only with PUBLIC_URL on localhost are they written to the log)',
+      )
   }
 
   /** True when mails are written to the log instead of sent. */
@@ -36,7 +39,10 @@ export class Mailer {
 
   async send(mail: Mail): Promise<void> {
     if (!this.transport) {
-      this.log.info({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }, 'mail (SMTP_URL not set; development only)')
+      this.log.info(
+        { mail: { to: mail.to, subject: mail.subject, text: mail.text } },
+        'mail (SMTP_URL not set; development only)',
+      )
       return
     }
     await this.transport.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text })

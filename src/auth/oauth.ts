@@ -59,7 +59,13 @@ class GitHub implements Provider {
   async start(callback: string) {
     const state = generateState()
     const verifier = generateCodeVerifier()
-    const url = this.client(callback).createAuthorizationURLWithPKCE(`${trim(this.s.githubUrl)}/login/oauth/authorize`, state, CodeChallengeMethod.S256, verifier, ['read:user', 'user:email'])
+    const url = this.client(callback).createAuthorizationURLWithPKCE(
+      `${trim(this.s.githubUrl)}/login/oauth/authorize`,
+      state,
+      CodeChallengeMethod.S256,
+      verifier,
+      ['read:user', 'user:email'],
+    )
     return { url, flow: { state, verifier, nonce: '' } }
   }
 
@@ -68,12 +74,24 @@ class GitHub implements Provider {
     if (!code) throw refused(query.get('error_description') ?? query.get('error') ?? 'GitHub sent no code')
     let token: string
     try {
-      token = (await this.client(callback).validateAuthorizationCode(`${trim(this.s.githubUrl)}/login/oauth/access_token`, code, flow.verifier)).accessToken()
+      token = (
+        await this.client(callback).validateAuthorizationCode(
+          `${trim(this.s.githubUrl)}/login/oauth/access_token`,
+          code,
+          flow.verifier,
+        )
+      ).accessToken()
     } catch (err) {
       throw refused(`GitHub refused the code (${(err as Error).message})`)
     }
     const api = async <T>(path: string): Promise<T> => {
-      const res = await fetch(`${trim(this.s.githubApiUrl)}${path}`, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/vnd.github+json', 'User-Agent': 'agentrooms' } })
+      const res = await fetch(`${trim(this.s.githubApiUrl)}${path}`, {
+        headers: {
+          Authorization: `Bearer ${token}`,
+          Accept: 'application/vnd.github+json',
+          'User-Agent': 'agentrooms',
+        },
+      })
       if (!res.ok) throw refused(`GitHub answered ${res.status} for ${path}`)
       return (await res.json()) as T
     }
@@ -99,7 +117,13 @@ class Oidc implements Provider {
     if (!this.config) {
       const issuer = new URL(this.s.oidcIssuer!)
       const loopback = issuer.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(issuer.hostname)
-      this.config = oidc.discovery(issuer, this.s.oidcClientId!, this.s.oidcClientSecret!, undefined, loopback ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      this.config = oidc.discovery(
+        issuer,
+        this.s.oidcClientId!,
+        this.s.oidcClientSecret!,
+        undefined,
+        loopback ? { execute: [oidc.allowInsecureRequests] } : undefined,
+      )
       this.config.catch(() => (this.config = undefined))
     }
     return this.config
@@ -125,7 +149,11 @@ class Oidc implements Provider {
     current.search = query.toString()
     let tokens
     try {
-      tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce })
+      tokens = await oidc.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+      })
     } catch (err) {
       throw refused(`the provider's answer did not check out (${(err as Error).message})`)
     }

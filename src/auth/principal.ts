@@ -2,7 +2,8 @@
 import type { RoomRef } from '../store/keys.js'
 
 /** A team key: the team's rooms and the admin API. A room invite key: its one room over MCP/SSE/snapshot. */
-export type Principal = { kind: 'team'; teamId: string; keyId: string } | { kind: 'room'; teamId: string; roomId: string; tokenId: string }
+export type Principal =
+  { kind: 'team'; teamId: string; keyId: string } | { kind: 'room'; teamId: string; roomId: string; tokenId: string }
 
 /**
  * The room a principal may open, or undefined. A room the key cannot reach is reported exactly

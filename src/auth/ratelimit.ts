@@ -117,7 +117,8 @@ export class RateLimiter {
   }
 
   private closed(teamId: string): void {
-    if (this.open.delete(teamId)) this.log.info({ team: teamId }, 'rate limit store answers again; the team\'s limit applies')
+    if (this.open.delete(teamId))
+      this.log.info({ team: teamId }, "rate limit store answers again; the team's limit applies")
   }
 
   private unchecked(teamId: string): RateDecision {
@@ -128,7 +129,11 @@ export class RateLimiter {
   private opened(teamId: string, reason: string): void {
     const was = this.open.has(teamId)
     this.open.set(teamId, Date.now() + OPEN_MS)
-    if (!was) this.log.warn({ team: teamId, reason }, `rate limit store failed; the team's calls go unlimited until it answers (checked again every ${OPEN_MS} ms)`)
+    if (!was)
+      this.log.warn(
+        { team: teamId, reason },
+        `rate limit store failed; the team's calls go unlimited until it answers (checked again every ${OPEN_MS} ms)`,
+      )
   }
 
   /** Sends one batch; calls that arrive meanwhile wait and form the next one. */
@@ -143,7 +148,11 @@ export class RateLimiter {
   private async decide(teamId: string, batch: Waiter[]): Promise<void> {
     const limit = this.limitFor(teamId)
     try {
-      const r = await this.store.run('rateLimit', [this.store.keys.team(teamId).rate], [limit, RATE_PERIOD_MS, batch.length])
+      const r = await this.store.run(
+        'rateLimit',
+        [this.store.keys.team(teamId).rate],
+        [limit, RATE_PERIOD_MS, batch.length],
+      )
       const allowed = r.allowed
       const resetS = Math.ceil(r.reset_ms / 1000)
       batch.forEach((w, i) => {

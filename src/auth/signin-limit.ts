@@ -19,6 +19,10 @@ export class SignInLimiter {
     if (r.allowed > 0) return
     const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
     const what = kind === 'address' ? 'this address' : 'your network address'
-    throw new AppError('rate_limited', `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`, { retry_after_s: retry, limit: perHour })
+    throw new AppError(
+      'rate_limited',
+      `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`,
+      { retry_after_s: retry, limit: perHour },
+    )
   }
 }

@@ -129,7 +129,11 @@ export class Teams {
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
     const keyId = newId('key')
-    const r = await this.store.run('createTeam', [k.team, k.keys, k.secrets], [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })])
+    const r = await this.store.run(
+      'createTeam',
+      [k.team, k.keys, k.secrets],
+      [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })],
+    )
     await this.store.auth.register(teamId)
     const t = r.team
     const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
@@ -159,7 +163,11 @@ export class Teams {
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
     const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
-    const r = await this.store.run('mintKey', [k.team, k.keys, k.secrets, k.keys], ['k', pack([rec]), KEYS_PER_TEAM, this.retentionMs, minterArg(by)])
+    const r = await this.store.run(
+      'mintKey',
+      [k.team, k.keys, k.secrets, k.keys],
+      ['k', pack([rec]), KEYS_PER_TEAM, this.retentionMs, minterArg(by)],
+    )
     return { key: minted.key, info: keyInfo(r.records[0]!) }
   }
 
@@ -179,7 +187,12 @@ export class Teams {
     let start = 0
     if (page.after !== undefined) {
       const at = all.findIndex((k) => k.keyId === page.after)
-      if (at < 0) throw new AppError('invalid_request', `after: no key ${page.after} in this team's list (revoked past the retention, or never one of its keys)`, { field: 'after' })
+      if (at < 0)
+        throw new AppError(
+          'invalid_request',
+          `after: no key ${page.after} in this team's list (revoked past the retention, or never one of its keys)`,
+          { field: 'after' },
+        )
       start = at + 1
     }
     const keys = all.slice(start, start + page.limit)
@@ -204,13 +217,22 @@ export class Teams {
    */
   async revokeMemberKeys(teamId: string, userId: string): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('revokeMemberKeys', [k.team, k.keys, k.invites, k.secrets], [userId, this.retentionMs])
+    const r = await this.store.run(
+      'revokeMemberKeys',
+      [k.team, k.keys, k.invites, k.secrets],
+      [userId, this.retentionMs],
+    )
     await Promise.all(listOf(r.hashes).map((h) => this.announce(h)))
     return { keys: listOf(r.keys).map(keyInfo), invites: listOf(r.invites).map(inviteInfo) }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
-  async mintInvite(teamId: string, roomId: string, input: unknown, by?: Minter): Promise<{ key: string; info: InviteInfo }> {
+  async mintInvite(
+    teamId: string,
+    roomId: string,
+    input: unknown,
+    by?: Minter,
+  ): Promise<{ key: string; info: InviteInfo }> {
     return (await this.mintInvites(teamId, roomId, [input], by))[0]!
   }
 
@@ -219,7 +241,12 @@ export class Teams {
    * fit under the room's limit, or any input is bad, none is minted (one script), so a caller
    * that fails never leaves keys behind that nobody was shown.
    */
-  async mintInvites(teamId: string, roomId: string, inputs: unknown[], by?: Minter): Promise<{ key: string; info: InviteInfo }[]> {
+  async mintInvites(
+    teamId: string,
+    roomId: string,
+    inputs: unknown[],
+    by?: Minter,
+  ): Promise<{ key: string; info: InviteInfo }[]> {
     const labels = inputs.map((input) => parse(teamSchemas.mint, input).label)
     parse(z.object({ roomId: roomIdField }), { roomId })
     if (labels.length === 0) return []
@@ -228,7 +255,11 @@ export class Teams {
       const m = mintKey('room', teamId)
       return { key: m.key, rec: { id: newId('inv'), hash: m.hash, hint: m.hint, label, room_id: roomId } }
     })
-    const r = await this.store.run('mintKey', [k.team, k.invites, k.secrets, k.keys], ['i', pack(minted.map((m) => m.rec)), INVITES_PER_ROOM, this.retentionMs, minterArg(by)])
+    const r = await this.store.run(
+      'mintKey',
+      [k.team, k.invites, k.secrets, k.keys],
+      ['i', pack(minted.map((m) => m.rec)), INVITES_PER_ROOM, this.retentionMs, minterArg(by)],
+    )
     return minted.map((m, i) => ({ key: m.key, info: inviteInfo(r.records[i]!) }))
   }
 
@@ -246,7 +277,11 @@ export class Teams {
   /** Revokes a room invite key, on every node within a second. */
   async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs])
+    const r = await this.store.run(
+      'revokeKey',
+      [k.team, k.invites, k.secrets],
+      ['i', tokenId, roomId, this.retentionMs],
+    )
     await this.announce(r.hash)
     return { info: inviteInfo(r.record) }
   }
@@ -277,7 +312,10 @@ export class Teams {
 }
 
 /** Oldest first; ids break ties (two keys minted in the same ms), so pages are stable. */
-const byCreation = (a: { createdAt: string; keyId?: string; tokenId?: string }, b: { createdAt: string; keyId?: string; tokenId?: string }) => {
+const byCreation = (
+  a: { createdAt: string; keyId?: string; tokenId?: string },
+  b: { createdAt: string; keyId?: string; tokenId?: string },
+) => {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
   const [x, y] = [a.keyId ?? a.tokenId ?? '', b.keyId ?? b.tokenId ?? '']
   return x < y ? -1 : x > y ? 1 : 0

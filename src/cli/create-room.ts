@@ -46,27 +46,38 @@ export interface CreateRoomResult {
 /** A room id from a display name: the name itself when it is one, else a slug of it. */
 export function roomIdFor(name: string): string {
   const id = roomIdFromName(name)
-  if (id === undefined) throw new CliError(`name: cannot make a room id from ${JSON.stringify(name)}; pass one with --id (letters, digits, "_", "." or "-")`, 2)
+  if (id === undefined)
+    throw new CliError(
+      `name: cannot make a room id from ${JSON.stringify(name)}; pass one with --id (letters, digits, "_", "." or "-")`,
+      2,
+    )
   return id
 }
 
 /** Splits and checks `--agents`: at least one id, no blanks, no duplicates, each 1-128 characters. */
 export function parseAgents(list: string | undefined): string[] {
-  if (list === undefined || list.trim() === '') throw new CliError('--agents: required, e.g. --agents planner,backend,frontend', 2)
+  if (list === undefined || list.trim() === '')
+    throw new CliError('--agents: required, e.g. --agents planner,backend,frontend', 2)
   const agents = list.split(',').map((a) => a.trim())
   for (const a of agents) {
     if (a === '') throw new CliError(`--agents: an empty agent id in ${JSON.stringify(list)}`, 2)
-    if (a.length > 128) throw new CliError(`--agents: agent id ${JSON.stringify(a.slice(0, 20))}… is longer than 128 characters`, 2)
+    if (a.length > 128)
+      throw new CliError(`--agents: agent id ${JSON.stringify(a.slice(0, 20))}… is longer than 128 characters`, 2)
     if (CONTROL.test(a)) throw new CliError(`--agents: agent id ${JSON.stringify(a)} contains a control character`, 2)
   }
   const dup = agents.find((a, i) => agents.indexOf(a) !== i)
-  if (dup !== undefined) throw new CliError(`--agents: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, 2)
+  if (dup !== undefined)
+    throw new CliError(`--agents: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, 2)
   return agents
 }
 
 export async function createRoom(service: Service, teamKey: string, input: CreateRoomInput): Promise<CreateRoomResult> {
   const roomId = input.roomId ?? roomIdFor(input.name)
-  if (!ROOM_ID.test(roomId)) throw new CliError(`--id: ${JSON.stringify(roomId)} is not a room id (1-64 letters, digits, "_", "." or "-", starting with a letter or digit)`, 2)
+  if (!ROOM_ID.test(roomId))
+    throw new CliError(
+      `--id: ${JSON.stringify(roomId)} is not a room id (1-64 letters, digits, "_", "." or "-", starting with a letter or digit)`,
+      2,
+    )
   const body: Record<string, string> = { roomId, name: input.name }
   if (input.template !== undefined) body.template = input.template
   let room: Room
@@ -74,7 +85,9 @@ export async function createRoom(service: Service, teamKey: string, input: Creat
     room = (await service.request<{ room: Room }>('POST', '/admin/rooms', body)).room
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'conflict') {
-      throw new CliError(`room ${JSON.stringify(roomId)} already exists in this team: choose another name, or pass another id with --id`)
+      throw new CliError(
+        `room ${JSON.stringify(roomId)} already exists in this team: choose another name, or pass another id with --id`,
+      )
     }
     throw err
   }
@@ -87,12 +100,18 @@ export async function createRoom(service: Service, teamKey: string, input: Creat
     if (input.invite) {
       const label = `agent ${agentId}`.slice(0, 100)
       try {
-        const inv = await service.request<{ key: string; tokenId: string }>('POST', `/admin/rooms/${encodeURIComponent(roomId)}/invite`, { label })
+        const inv = await service.request<{ key: string; tokenId: string }>(
+          'POST',
+          `/admin/rooms/${encodeURIComponent(roomId)}/invite`,
+          { label },
+        )
         key = inv.key
         tokenId = inv.tokenId
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err)
-        throw new CliError(`room ${roomId} was created, but minting the invite key of agent ${JSON.stringify(agentId)} failed: ${why}`)
+        throw new CliError(
+          `room ${roomId} was created, but minting the invite key of agent ${JSON.stringify(agentId)} failed: ${why}`,
+        )
       }
     }
     const access = { agentId, roomId, key, url }

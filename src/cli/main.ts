@@ -3,4 +3,9 @@
 // bin/agentrooms.mjs (npm start builds it); `npx tsx src/cli/main.ts …` runs the source.
 import { runCli } from './run.js'
 
-process.exitCode = await runCli(process.argv.slice(2), process.env, (s) => process.stdout.write(s), (s) => process.stderr.write(s))
+process.exitCode = await runCli(
+  process.argv.slice(2),
+  process.env,
+  (s) => process.stdout.write(s),
+  (s) => process.stderr.write(s),
+)

@@ -26,7 +26,12 @@ environment:
 type Out = (s: string) => void
 
 /** Runs the CLI; resolves with the process exit code (0 ok, 1 the service refused or is unreachable, 2 usage). */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, out: Out, err: Out): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  out: Out,
+  err: Out,
+): Promise<number> {
   try {
     const { positionals, values } = parseArgs({
       args: argv,
@@ -46,11 +51,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return command === undefined && !values.help ? 2 : 0
     }
     if (command !== 'create-room') throw new CliError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`, 2)
-    if (name === undefined || name.trim() === '') throw new CliError(`create-room: the room name is missing\n\n${USAGE}`, 2)
-    if (rest.length > 0) throw new CliError(`create-room: unexpected ${JSON.stringify(rest.join(' '))}; quote a name with spaces`, 2)
+    if (name === undefined || name.trim() === '')
+      throw new CliError(`create-room: the room name is missing\n\n${USAGE}`, 2)
+    if (rest.length > 0)
+      throw new CliError(`create-room: unexpected ${JSON.stringify(rest.join(' '))}; quote a name with spaces`, 2)
     const agents = parseAgents(values.agents)
     const service = Service.fromEnv(env)
-    const result = await createRoom(service, env[ENV_KEY]!.trim(), { name: name.trim(), agents, template: values.template, roomId: values.id, invite: values.invite })
+    const result = await createRoom(service, env[ENV_KEY]!.trim(), {
+      name: name.trim(),
+      agents,
+      template: values.template,
+      roomId: values.id,
+      invite: values.invite,
+    })
     out(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderText(result))
     return 0
   } catch (e) {

@@ -35,7 +35,8 @@ export class Service {
     } catch {
       throw new CliError(`${ENV_URL}: not a URL (${JSON.stringify(base)}); e.g. ${DEFAULT_URL}`, 2)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${ENV_URL}: must be an http or https URL (got ${url.protocol})`, 2)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new CliError(`${ENV_URL}: must be an http or https URL (got ${url.protocol})`, 2)
     this.base = url.href.replace(/\/+$/, '')
   }
 
@@ -48,7 +49,11 @@ export class Service {
         2,
       )
     }
-    if (key.startsWith('ar_room_')) throw new CliError(`${ENV_KEY} holds a room invite key (ar_room_…); creating rooms needs a team key (ar_team_…)`, 2)
+    if (key.startsWith('ar_room_'))
+      throw new CliError(
+        `${ENV_KEY} holds a room invite key (ar_room_…); creating rooms needs a team key (ar_team_…)`,
+        2,
+      )
     return new Service(env[ENV_URL]?.trim() || DEFAULT_URL, key)
   }
 
@@ -59,7 +64,10 @@ export class Service {
     try {
       res = await fetch(url, {
         method,
-        headers: { Authorization: `Bearer ${this.key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        headers: {
+          Authorization: `Bearer ${this.key}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       })
@@ -76,21 +84,34 @@ export class Service {
     if (res.ok && parsed !== undefined) return parsed as T
     const e = (parsed as ApiError | undefined)?.error
     if (!e?.code) {
-      throw new CliError(`${method} ${url} answered ${res.status}, not with agentrooms JSON: is ${ENV_URL} (${this.base}) the agentrooms service?`)
+      throw new CliError(
+        `${method} ${url} answered ${res.status}, not with agentrooms JSON: is ${ENV_URL} (${this.base}) the agentrooms service?`,
+      )
     }
     if (res.status === 404 && e.message?.startsWith('no endpoint')) {
-      throw new CliError(`${this.base} has no ${path}: ${ENV_URL} must be the service's base address (e.g. ${DEFAULT_URL}), not a path inside it`)
+      throw new CliError(
+        `${this.base} has no ${path}: ${ENV_URL} must be the service's base address (e.g. ${DEFAULT_URL}), not a path inside it`,
+      )
     }
-    if (res.status === 401) throw new CliError(`the service refused the key in ${ENV_KEY} (${e.message}); check it, or mint another with \`npm run team -- mint-key default\``)
-    if (res.status === 403) throw new CliError(`the key in ${ENV_KEY} may not do this (${e.message}); creating rooms needs a team key (ar_team_…)`)
+    if (res.status === 401)
+      throw new CliError(
+        `the service refused the key in ${ENV_KEY} (${e.message}); check it, or mint another with \`npm run team -- mint-key default\``,
+      )
+    if (res.status === 403)
+      throw new CliError(
+        `the key in ${ENV_KEY} may not do this (${e.message}); creating rooms needs a team key (ar_team_…)`,
+      )
     throw new ServiceError(res.status, e.code, e.message ?? '')
   }
 
   private unreachable(err: unknown): CliError {
     const e = err as { name?: string; cause?: { code?: string; message?: string } }
-    if (e.name === 'TimeoutError') return new CliError(`the service at ${this.base} did not answer within ${TIMEOUT_MS / 1000} s`)
+    if (e.name === 'TimeoutError')
+      return new CliError(`the service at ${this.base} did not answer within ${TIMEOUT_MS / 1000} s`)
     const why = e.cause?.code ?? e.cause?.message ?? String(err)
-    return new CliError(`cannot reach the service at ${this.base} (${why}): is it running? Set ${ENV_URL} to its address (default ${DEFAULT_URL})`)
+    return new CliError(
+      `cannot reach the service at ${this.base} (${why}): is it running? Set ${ENV_URL} to its address (default ${DEFAULT_URL})`,
+    )
   }
 }
 

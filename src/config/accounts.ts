@@ -16,7 +16,10 @@ export const ACCOUNT_SETTINGS = {
     schema: z
       .string()
       .url()
-      .refine((v) => /^https:\/\//.test(v) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\/?$/.test(v), 'must be an https URL (plain http only for localhost)')
+      .refine(
+        (v) => /^https:\/\//.test(v) || /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?\/?$/.test(v),
+        'must be an https URL (plain http only for localhost)',
+      )
       .optional(),
     unit: 'URL',
     doc: 'The address people reach the service at, e.g. https://rooms.example.com: links in mails and OAuth callbacks point here, and browser requests must come from its origin. https everywhere but localhost (session cookies are then __Host- and Secure). Unset: http://localhost:PORT (development).',
@@ -26,14 +29,22 @@ export const ACCOUNT_SETTINGS = {
     schema: z
       .string()
       .optional()
-      .transform((v) => (v ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean))
+      .transform((v) =>
+        (v ?? '')
+          .split(',')
+          .map((e) => e.trim().toLowerCase())
+          .filter(Boolean),
+      )
       .refine((list) => list.every((e) => /^[^\s@]+@[^\s@]+$/.test(e)), 'must be comma-separated e-mail addresses'),
     unit: 'address list',
-    doc: 'Operators: may always sign in, open the waitlist page, and approve or decline entries. The first is the default team\'s owner, who gets the one-time sign-in link at first start (unset: owner@localhost).',
+    doc: "Operators: may always sign in, open the waitlist page, and approve or decline entries. The first is the default team's owner, who gets the one-time sign-in link at first start (unset: owner@localhost).",
   },
   smtpUrl: {
     env: 'SMTP_URL',
-    schema: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+    schema: z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional(),
     unit: 'URL',
     doc: 'Where sign-in and invite mails are sent (nodemailer), e.g. smtps://user:pass@smtp.example.com:465. Unset: in development (PUBLIC_URL on localhost) mails are written to the log instead, and a start-up line says so; elsewhere a node refuses to start.',
   },
@@ -97,16 +108,46 @@ export const ACCOUNT_SETTINGS = {
     unit: 'URL',
     doc: 'An OpenID Connect provider (Google https://accounts.google.com, Okta, Keycloak, …) people may sign in with; found by discovery, with PKCE, state and nonce. Callback: PUBLIC_URL/auth/oidc/callback. Needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.',
   },
-  oidcClientId: { env: 'OIDC_CLIENT_ID', schema: z.string().min(1).optional(), unit: 'string', doc: 'The client id registered at OIDC_ISSUER.' },
-  oidcClientSecret: { env: 'OIDC_CLIENT_SECRET', schema: z.string().min(1).optional(), unit: 'secret', doc: 'The client secret registered at OIDC_ISSUER.' },
-  oidcName: { env: 'OIDC_NAME', schema: z.string().min(1).max(40).default('single sign-on'), unit: 'string', doc: 'How the sign-in page names the OIDC provider ("Sign in with …").' },
+  oidcClientId: {
+    env: 'OIDC_CLIENT_ID',
+    schema: z.string().min(1).optional(),
+    unit: 'string',
+    doc: 'The client id registered at OIDC_ISSUER.',
+  },
+  oidcClientSecret: {
+    env: 'OIDC_CLIENT_SECRET',
+    schema: z.string().min(1).optional(),
+    unit: 'secret',
+    doc: 'The client secret registered at OIDC_ISSUER.',
+  },
+  oidcName: {
+    env: 'OIDC_NAME',
+    schema: z.string().min(1).max(40).default('single sign-on'),
+    unit: 'string',
+    doc: 'How the sign-in page names the OIDC provider ("Sign in with …").',
+  },
   githubClientId: {
     env: 'GITHUB_CLIENT_ID',
     schema: z.string().min(1).optional(),
     unit: 'string',
     doc: 'A GitHub OAuth app people may sign in with (scope user:email). Callback: PUBLIC_URL/auth/github/callback. Needs GITHUB_CLIENT_SECRET.',
   },
-  githubClientSecret: { env: 'GITHUB_CLIENT_SECRET', schema: z.string().min(1).optional(), unit: 'secret', doc: 'The GitHub OAuth app\'s client secret.' },
-  githubUrl: { env: 'GITHUB_URL', schema: z.string().url().default('https://github.com'), unit: 'URL', doc: 'GitHub\'s web address (GitHub Enterprise Server: your server).' },
-  githubApiUrl: { env: 'GITHUB_API_URL', schema: z.string().url().default('https://api.github.com'), unit: 'URL', doc: 'GitHub\'s API address (GitHub Enterprise Server: https://HOST/api/v3).' },
+  githubClientSecret: {
+    env: 'GITHUB_CLIENT_SECRET',
+    schema: z.string().min(1).optional(),
+    unit: 'secret',
+    doc: "The GitHub OAuth app's client secret.",
+  },
+  githubUrl: {
+    env: 'GITHUB_URL',
+    schema: z.string().url().default('https://github.com'),
+    unit: 'URL',
+    doc: "GitHub's web address (GitHub Enterprise Server: your server).",
+  },
+  githubApiUrl: {
+    env: 'GITHUB_API_URL',
+    schema: z.string().url().default('https://api.github.com'),
+    unit: 'URL',
+    doc: "GitHub's API address (GitHub Enterprise Server: https://HOST/api/v3).",
+  },
 } as const satisfies Record<string, Row>

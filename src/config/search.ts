@@ -9,7 +9,7 @@ export const SEARCH_SETTINGS = {
     env: 'SEARCH_FIELD_BYTES',
     schema: int(256, 1024 * 1024, 16 * 1024),
     unit: 'bytes',
-    doc: 'Redis search engine: the leading bytes of each task notes and context body that are indexed (titles, keys and event texts are indexed whole). Bounds a room\'s index; Meilisearch indexes everything.',
+    doc: "Redis search engine: the leading bytes of each task notes and context body that are indexed (titles, keys and event texts are indexed whole). Bounds a room's index; Meilisearch indexes everything.",
   },
   searchCacheMb: {
     env: 'SEARCH_CACHE_MB',
@@ -21,7 +21,7 @@ export const SEARCH_SETTINGS = {
     env: 'SEARCH_CACHE_IDLE_S',
     schema: seconds(1, 86_400, 600),
     unit: 's',
-    doc: 'Redis search engine: a room\'s index not searched for this long is dropped from the node.',
+    doc: "Redis search engine: a room's index not searched for this long is dropped from the node.",
   },
   meiliUrl: {
     env: 'MEILI_URL',
@@ -37,7 +37,10 @@ export const SEARCH_SETTINGS = {
   },
   meiliIndex: {
     env: 'MEILI_INDEX',
-    schema: z.string().regex(/^[A-Za-z0-9_-]{1,400}$/, 'must be letters, digits, "_" or "-"').optional(),
+    schema: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,400}$/, 'must be letters, digits, "_" or "-"')
+      .optional(),
     unit: 'index uid',
     doc: 'The one Meilisearch index of this deployment. Unset: "<KEY_PREFIX>-records".',
   },
@@ -51,7 +54,7 @@ export const SEARCH_SETTINGS = {
     env: 'MEILI_EMBEDDER_URL',
     schema: z.string().url().optional(),
     unit: 'URL',
-    doc: 'Embedding endpoint, e.g. http://ollama:11434/api/embed or an OpenAI-compatible https://…/v1/embeddings. Unset: the source\'s default.',
+    doc: "Embedding endpoint, e.g. http://ollama:11434/api/embed or an OpenAI-compatible https://…/v1/embeddings. Unset: the source's default.",
   },
   meiliEmbedderModel: {
     env: 'MEILI_EMBEDDER_MODEL',
@@ -105,7 +108,7 @@ export const SEARCH_SETTINGS = {
     env: 'EMBEDDER_DIMENSIONS',
     schema: z.coerce.number().int().min(1).max(8192).optional(),
     unit: 'dimensions',
-    doc: 'Vector size asked of the model (OpenAI text-embedding-3 models take a smaller one) and checked on every answer. Unset: the model\'s own.',
+    doc: "Vector size asked of the model (OpenAI text-embedding-3 models take a smaller one) and checked on every answer. Unset: the model's own.",
   },
   embedderTimeoutMs: {
     env: 'EMBEDDER_TIMEOUT_MS',
@@ -123,13 +126,13 @@ export const SEARCH_SETTINGS = {
     env: 'EMBEDDER_RETRIES',
     schema: int(0, 10, 3),
     unit: 'attempts',
-    doc: 'Further attempts of a request that failed in a way that may pass (unreachable, timed out, 408, 429, 5xx), with exponential backoff from 250 ms and Retry-After honoured. A search\'s own query makes one further attempt at most.',
+    doc: "Further attempts of a request that failed in a way that may pass (unreachable, timed out, 408, 429, 5xx), with exponential backoff from 250 ms and Retry-After honoured. A search's own query makes one further attempt at most.",
   },
   embedderTextChars: {
     env: 'EMBEDDER_TEXT_CHARS',
     schema: int(100, 20_000, 2000),
     unit: 'characters',
-    doc: 'Leading characters of a record that are embedded: task title and notes, context type, key and body, event text. Keep it within the model\'s input (about 500 tokens by default); at most a third of SEARCH_FIELD_BYTES.',
+    doc: "Leading characters of a record that are embedded: task title and notes, context type, key and body, event text. Keep it within the model's input (about 500 tokens by default); at most a third of SEARCH_FIELD_BYTES.",
   },
   searchVectorsPerRoom: {
     env: 'SEARCH_VECTORS_PER_ROOM',
@@ -141,6 +144,6 @@ export const SEARCH_SETTINGS = {
     env: 'SEARCH_VECTOR_SETS',
     schema: z.enum(['auto', 'off']).default('off'),
     unit: 'auto | off',
-    doc: 'off: nodes rank a room\'s vectors in process. auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there with VSIM\'s exact mode (TRUTH), else in process. The same answers either way; auto costs Redis\'s main thread about ten times the CPU per semantic query (a scan of the room) and per vector written (docs/search.md).',
+    doc: "off: nodes rank a room's vectors in process. auto: when every Redis master has vector sets (Redis 8 VADD/VSIM, checked at start with COMMAND INFO), vectors are also kept in one per room and searched there with VSIM's exact mode (TRUTH), else in process. The same answers either way; auto costs Redis's main thread about ten times the CPU per semantic query (a scan of the room) and per vector written (docs/search.md).",
   },
 } as const satisfies Record<string, Row>

@@ -27,9 +27,22 @@ export const SERVING_SETTINGS = {
     env: 'RATE_LIMIT_OVERRIDES',
     schema: z
       .string()
-      .regex(/^([A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})?(,[A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})*$/, 'must look like "team-a=5000,team-b=300"')
+      .regex(
+        /^([A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})?(,[A-Za-z0-9][A-Za-z0-9_-]{0,63}=[0-9]{1,8})*$/,
+        'must look like "team-a=5000,team-b=300"',
+      )
       .default('')
-      .transform((v) => new Map(v === '' ? [] : v.split(',').map((p) => { const [t, n] = p.split('='); return [t!, Number(n)] as const }))),
+      .transform(
+        (v) =>
+          new Map(
+            v === ''
+              ? []
+              : v.split(',').map((p) => {
+                  const [t, n] = p.split('=')
+                  return [t!, Number(n)] as const
+                }),
+          ),
+      ),
     unit: 'team=calls/min list',
     doc: 'Per-team rate limits that replace RATE_LIMIT_PER_MIN, e.g. "default=5000,tm-abc=300".',
   },
@@ -74,7 +87,12 @@ export const SERVING_SETTINGS = {
     schema: z
       .string()
       .default('')
-      .transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)),
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      ),
     unit: 'origin list',
     doc: 'Browser origins allowed to call /mcp besides the node\'s own host (cross-origin check; keys are what stop DNS rebinding); "*" allows any. Requests without an Origin header are not affected.',
   },

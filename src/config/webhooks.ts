@@ -13,7 +13,10 @@ export const WEBHOOK_SETTINGS = {
   },
   webhooksEnabled: {
     env: 'WEBHOOKS_ENABLED',
-    schema: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+    schema: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
     unit: 'boolean',
     doc: 'Whether this node delivers webhooks. Any number of nodes may; "false" makes a node serve the API only.',
   },

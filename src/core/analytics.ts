@@ -27,9 +27,15 @@ export function completionRate(byStatus: Record<string, number>): number | null 
 }
 
 /** Every day of the window ending `today` (days since the epoch, UTC), oldest first, zeros included. */
-export function perDay(today: number, days: number, events: Record<string, number>, done: Record<string, number>): DayCount[] {
+export function perDay(
+  today: number,
+  days: number,
+  events: Record<string, number>,
+  done: Record<string, number>,
+): DayCount[] {
   const out: DayCount[] = []
-  for (let d = today - days + 1; d <= today; d++) out.push({ date: dayDate(d), events: events[String(d)] ?? 0, tasks_done: done[String(d)] ?? 0 })
+  for (let d = today - days + 1; d <= today; d++)
+    out.push({ date: dayDate(d), events: events[String(d)] ?? 0, tasks_done: done[String(d)] ?? 0 })
   return out
 }
 
@@ -45,9 +51,15 @@ export class Analytics {
    */
   async room(c: Caller, input: unknown = {}, touch = true) {
     const v = parse(analyticsSchema, input)
-    const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [this.settings.presenceTtlMs, v.days])
+    const r = await this.store.room('roomAnalytics', c.room, callOptions(c, touch), [
+      this.settings.presenceTtlMs,
+      v.days,
+    ])
     const raw = luaMap<number>(r.status)
-    const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, raw[s] ?? 0])) as Record<(typeof TASK_STATUSES)[number], number>
+    const byStatus = Object.fromEntries(TASK_STATUSES.map((s) => [s, raw[s] ?? 0])) as Record<
+      (typeof TASK_STATUSES)[number],
+      number
+    >
     const total = Object.values(byStatus).reduce((a, b) => a + b, 0)
     return {
       tasks: { total, by_status: byStatus },

@@ -18,7 +18,10 @@ export interface TaskItem {
   blocked_by?: string[]
 }
 
-export function taskItem(t: Pick<Task, 'id' | 'title' | 'status' | 'priority' | 'assignee'>, blockedBy: readonly string[] = []): TaskItem {
+export function taskItem(
+  t: Pick<Task, 'id' | 'title' | 'status' | 'priority' | 'assignee'>,
+  blockedBy: readonly string[] = [],
+): TaskItem {
   const item: TaskItem = { id: t.id, title: t.title, status: t.status }
   if (t.priority !== 'normal') item.priority = t.priority
   if (t.assignee !== undefined && t.assignee !== '') item.assignee = t.assignee

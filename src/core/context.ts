@@ -46,8 +46,17 @@ export const MAX_EDITS = 50
 
 export function contextSchemas(s: CoreSettings) {
   const ref = { type: contextType, key: contextKey }
-  const version = z.number().int().min(1, 'must be 1 or more').max(2 ** 31)
-  const expectedVersion = z.number().int().min(0, 'must be 0 (must not exist yet) or a version').max(2 ** 31).optional()
+  const version = z
+    .number()
+    .int()
+    .min(1, 'must be 1 or more')
+    .max(2 ** 31)
+  const expectedVersion = z
+    .number()
+    .int()
+    .min(0, 'must be 0 (must not exist yet) or a version')
+    .max(2 ** 31)
+    .optional()
   const body = text(s.contextBodyBytes)
   const edit = z.object({ old: text(s.contextBodyBytes).min(1, 'must not be empty'), new: text(s.contextBodyBytes) })
   return {
@@ -62,10 +71,24 @@ export function contextSchemas(s: CoreSettings) {
     }),
     list: z.object({
       type: contextType.optional(),
-      limit: z.number().int().min(1, 'must be at least 1').max(s.contextPerRoom, `must be at most ${s.contextPerRoom}`).default(CONTEXT_LIST_DEFAULT),
+      limit: z
+        .number()
+        .int()
+        .min(1, 'must be at least 1')
+        .max(s.contextPerRoom, `must be at most ${s.contextPerRoom}`)
+        .default(CONTEXT_LIST_DEFAULT),
     }),
     ref: z.object(ref),
-    diff: z.object({ ...ref, from_version: z.number().int().min(0, 'must be 0 (empty) or a version').max(2 ** 31).optional(), to_version: version.optional() }),
+    diff: z.object({
+      ...ref,
+      from_version: z
+        .number()
+        .int()
+        .min(0, 'must be 0 (empty) or a version')
+        .max(2 ** 31)
+        .optional(),
+      to_version: version.optional(),
+    }),
   }
 }
 
@@ -74,7 +97,14 @@ const expected = (v: number | undefined): string => (v === undefined ? '' : Stri
 /** The compact entry, with ISO times and fields in a stable order. */
 export function toEntry(rec: Record<string, unknown>): ContextEntry {
   const m = withIsoTimes({ ...rec }) as unknown as StoredMeta
-  const e: ContextEntry = { type: m.type, key: m.key, version: m.version, size: m.size, updated_at: m.updated_at, created_at: m.created_at }
+  const e: ContextEntry = {
+    type: m.type,
+    key: m.key,
+    version: m.version,
+    size: m.size,
+    updated_at: m.updated_at,
+    created_at: m.created_at,
+  }
   if (m.updated_by !== undefined) e.updated_by = m.updated_by
   if (m.created_by !== undefined) e.created_by = m.created_by
   return e
@@ -131,7 +161,13 @@ export class Context {
     const r = await this.store.room('readContext', c.room, callOptions(c), [v.type, v.key, v.version ?? ''])
     const meta = decode(r.rows[0]!) as Record<string, unknown>
     const rec = decode(r.rows[1]!) as StoredVersion
-    const entry = toEntry({ ...meta, version: v.version ?? meta.version, size: Buffer.byteLength(rec.body), updated_at: rec.at ?? meta.updated_at, updated_by: rec.by })
+    const entry = toEntry({
+      ...meta,
+      version: v.version ?? meta.version,
+      size: Buffer.byteLength(rec.body),
+      updated_at: rec.at ?? meta.updated_at,
+      updated_by: rec.by,
+    })
     return { entry, body: rec.body, current_version: meta.version as number, unread: r.unread }
   }
 
@@ -141,7 +177,10 @@ export class Context {
     requireAgent(c)
     const given = (['append', 'edits', 'body'] as const).filter((m) => v[m] !== undefined)
     if (given.length !== 1) {
-      throw invalid(`append, edits, body: give exactly one of them (got ${given.length === 0 ? 'none' : given.join(' and ')})`, { field: 'append|edits|body' })
+      throw invalid(
+        `append, edits, body: give exactly one of them (got ${given.length === 0 ? 'none' : given.join(' and ')})`,
+        { field: 'append|edits|body' },
+      )
     }
     const mode = given[0]!
     const payload = mode === 'edits' ? Buffer.from(encode(v.edits)) : (v[mode] as string)
@@ -194,11 +233,33 @@ export class Context {
    */
   async diff(c: Caller, input: unknown) {
     const v = parse(this.schemas.diff, input)
-    const r = await this.store.room('readContextVersions', c.room, callOptions(c), [v.type, v.key, v.from_version ?? '', v.to_version ?? ''])
+    const r = await this.store.room('readContextVersions', c.room, callOptions(c), [
+      v.type,
+      v.key,
+      v.from_version ?? '',
+      v.to_version ?? '',
+    ])
     const bodyOf = (row: Buffer) => (row.length === 0 ? '' : (decode(row) as StoredVersion).body)
     const { from_version: from, to_version: to } = r
     const label = (n: number) => `${v.type}/${v.key} v${n}`
-    const patch = createTwoFilesPatch(label(from), label(to), bodyOf(r.rows[0]!), bodyOf(r.rows[1]!), undefined, undefined, { headerOptions: FILE_HEADERS_ONLY })
-    return { type: v.type, key: v.key, from_version: from, to_version: to, current_version: r.current_version, ...countChanges(patch), patch, unread: r.unread }
+    const patch = createTwoFilesPatch(
+      label(from),
+      label(to),
+      bodyOf(r.rows[0]!),
+      bodyOf(r.rows[1]!),
+      undefined,
+      undefined,
+      { headerOptions: FILE_HEADERS_ONLY },
+    )
+    return {
+      type: v.type,
+      key: v.key,
+      from_version: from,
+      to_version: to,
+      current_version: r.current_version,
+      ...countChanges(patch),
+      patch,
+      unread: r.unread,
+    }
   }
 }

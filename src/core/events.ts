@@ -62,24 +62,36 @@ export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
 function jsonData(limit: number) {
   return z.json().superRefine((v, ctx) => {
     const size = Buffer.byteLength(JSON.stringify(v), 'utf8')
-    if (size > limit) ctx.addIssue({ code: 'custom', message: `must be at most ${limit} bytes of JSON`, params: { tooLarge: true, limit, size, unit: 'bytes' } })
+    if (size > limit)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${limit} bytes of JSON`,
+        params: { tooLarge: true, limit, size, unit: 'bytes' },
+      })
   })
 }
 
 export function eventSchemas(s: CoreSettings) {
-  const type = z.string().regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
+  const type = z
+    .string()
+    .regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
   const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
-    message: 'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is changed with force)',
+    message:
+      'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is changed with force)',
   })
   const body = text(s.eventTextBytes).refine((v) => v.length > 0, { message: 'must not be empty' })
   const data = jsonData(s.eventDataBytes)
-  const limit = (dflt: number) => z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(dflt)
+  const limit = (dflt: number) =>
+    z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(dflt)
   return {
     post: z.object({ type: postType, text: body, data: data.optional(), reply_to: eventId.optional() }),
     reply: z.object({ event_id: eventId, text: body, type: postType.default('message'), data: data.optional() }),
     read: z
       .object({ before: eventId.optional(), after: eventId.optional(), limit: limit(20), type: type.optional() })
-      .refine((v) => v.before === undefined || v.after === undefined, { message: 'give before or after, not both', path: ['before'] }),
+      .refine((v) => v.before === undefined || v.after === undefined, {
+        message: 'give before or after, not both',
+        path: ['before'],
+      }),
     unread: z.object({ limit: limit(50) }),
     eventRef: z.object({ event_id: eventId }),
   }
@@ -88,7 +100,13 @@ export function eventSchemas(s: CoreSettings) {
 /** An event from its stream id and stored record (msgpack: times in ms, data as JSON text). */
 function toEvent(id: string, rec: Record<string, unknown>): RoomEvent {
   const r = withIsoTimes(rec)
-  const ev: RoomEvent = { id, type: String(r.type), agent_id: String(r.agent_id), text: String(r.text ?? ''), created_at: String(r.created_at) }
+  const ev: RoomEvent = {
+    id,
+    type: String(r.type),
+    agent_id: String(r.agent_id),
+    text: String(r.text ?? ''),
+    created_at: String(r.created_at),
+  }
   if (typeof r.data === 'string') ev.data = JSON.parse(r.data)
   if (typeof r.reply_to === 'string') ev.reply_to = r.reply_to
   return ev
@@ -134,7 +152,8 @@ export function toNotice(n: unknown): Notice | undefined {
  */
 export function noticeEvent(n: Notice): RoomEvent | undefined {
   const rec = n.event
-  if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { id?: unknown }).id !== 'string') return undefined
+  if (typeof rec !== 'object' || rec === null || Array.isArray(rec) || typeof (rec as { id?: unknown }).id !== 'string')
+    return undefined
   return eventFromReply(rec as Record<string, unknown>)
 }
 
@@ -177,7 +196,10 @@ export class Events {
     return this.append(c, { type: v.type, text: v.text, data: v.data, reply_to: v.event_id }).catch((err: unknown) => {
       // The script names its own argument; the caller of reply_to_event passed it as event_id.
       if (err instanceof AppError && err.details?.field === 'reply_to') {
-        throw new AppError(err.code, err.message.replace(/^reply_to:/, 'event_id:'), { ...err.details, field: 'event_id' })
+        throw new AppError(err.code, err.message.replace(/^reply_to:/, 'event_id:'), {
+          ...err.details,
+          field: 'event_id',
+        })
       }
       throw err
     })
@@ -185,7 +207,13 @@ export class Events {
 
   private async append(c: Caller, ev: { type: string; text: string; data: unknown; reply_to: string | undefined }) {
     const data = ev.data === undefined ? '' : JSON.stringify(ev.data)
-    const r = await this.store.room('postEvent', c.room, callOptions(c), [ev.type, ev.text, data, ev.reply_to ?? '', this.settings.eventsRetained])
+    const r = await this.store.room('postEvent', c.room, callOptions(c), [
+      ev.type,
+      ev.text,
+      data,
+      ev.reply_to ?? '',
+      this.settings.eventsRetained,
+    ])
     return { event: eventFromReply(r.event), unread: r.unread }
   }
 
@@ -196,9 +224,19 @@ export class Events {
    */
   async read(c: Caller, input: unknown = {}) {
     const v = parse(this.schemas.read, input)
-    const [mode, boundary]: ['after' | 'before' | 'latest', string] = v.after !== undefined ? ['after', v.after] : v.before !== undefined ? ['before', v.before] : ['latest', '']
-    const r = await this.store.room('readEvents', c.room, callOptions(c), [mode, boundary, v.limit, v.type ?? '', READ_SCAN_LIMIT])
-    const out: { events: RoomEvent[]; prev?: string; next?: string; unread: number | undefined } = { events: eventsOf(r.rows), unread: r.unread }
+    const [mode, boundary]: ['after' | 'before' | 'latest', string] =
+      v.after !== undefined ? ['after', v.after] : v.before !== undefined ? ['before', v.before] : ['latest', '']
+    const r = await this.store.room('readEvents', c.room, callOptions(c), [
+      mode,
+      boundary,
+      v.limit,
+      v.type ?? '',
+      READ_SCAN_LIMIT,
+    ])
+    const out: { events: RoomEvent[]; prev?: string; next?: string; unread: number | undefined } = {
+      events: eventsOf(r.rows),
+      unread: r.unread,
+    }
     if (typeof r.prev === 'string') out.prev = r.prev
     if (typeof r.next === 'string') out.next = r.next
     return out
@@ -219,7 +257,13 @@ export class Events {
     requireAgent(c)
     const r = await this.store.room('readUnread', c.room, callOptions(c), [limit])
     const reset = cursorResetOf(r)
-    const out: { events: RoomEvent[]; remaining: number; last_event_at?: string; cursor_reset?: CursorReset; unread: number | undefined } = {
+    const out: {
+      events: RoomEvent[]
+      remaining: number
+      last_event_at?: string
+      cursor_reset?: CursorReset
+      unread: number | undefined
+    } = {
       events: r.events.map(eventFromReply),
       remaining: r.remaining,
       ...lastEventAt(r),

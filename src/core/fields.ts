@@ -54,15 +54,20 @@ export const name = (max: number) =>
 export const taskId = z.string().regex(/^t[1-9][0-9]{0,8}$/, 'must be a task id like "t7"')
 export const reviewId = z.string().regex(/^r[1-9][0-9]{0,8}$/, 'must be a review id like "r3"')
 export const eventId = z.string().regex(/^[0-9]{1,15}-[0-9]{1,15}$/, 'must be an event id like "1732263097123-42"')
-export const contextType = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 lowercase letters, digits, "_" or "-", e.g. "spec"')
+export const contextType = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be 1-32 lowercase letters, digits, "_" or "-", e.g. "spec"')
 export const contextKey = name(200)
 
 /** Validates the caller's identity fields; used by every operation that needs an agent. */
 export function requireAgent(c: Caller): string {
   if (c.agent === undefined || c.agent === '') {
-    throw new AppError('invalid_request', 'agent_id: required; pass the stable id of the calling agent', { field: 'agent_id' })
+    throw new AppError('invalid_request', 'agent_id: required; pass the stable id of the calling agent', {
+      field: 'agent_id',
+    })
   }
   const r = agentId.safeParse(c.agent)
-  if (!r.success) throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
+  if (!r.success)
+    throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
   return r.data
 }

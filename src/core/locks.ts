@@ -37,7 +37,10 @@ export function lockSchemas(s: CoreSettings) {
         .max(maxS, `must be at most ${maxS} (the lock TTL limit)`)
         .optional(),
     }),
-    release: z.object({ name: lockName, token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional() }),
+    release: z.object({
+      name: lockName,
+      token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional(),
+    }),
     /** No input (list_locks' arguments come from here all the same: src/mcp/args.ts). */
     list: z.object({}),
   }
@@ -45,7 +48,10 @@ export function lockSchemas(s: CoreSettings) {
 
 export function toLock(lockName: string, raw: StoredLock, now: number): Lock {
   const { owner, token, acquired_at, expires_at } = raw
-  const rec = withIsoTimes({ name: lockName, owner, token, acquired_at, expires_at }) as unknown as Omit<Lock, 'expires_in_s'>
+  const rec = withIsoTimes({ name: lockName, owner, token, acquired_at, expires_at }) as unknown as Omit<
+    Lock,
+    'expires_in_s'
+  >
   return { ...rec, expires_in_s: Math.max(0, Math.ceil((expires_at - now) / 1000)) }
 }
 
@@ -75,7 +81,9 @@ export class Locks {
     const v = parse(this.schemas.acquire, input)
     const key = this.store.keys.lock(c.room, v.name)
     const ttlMs = v.ttl_s === undefined ? this.settings.lockTtlDefaultMs : v.ttl_s * 1000
-    const r = await isoErrors(this.store.room('acquireLock', c.room, callOptions(c), [v.name, ttlMs, this.settings.locksPerRoom], [key]))
+    const r = await isoErrors(
+      this.store.room('acquireLock', c.room, callOptions(c), [v.name, ttlMs, this.settings.locksPerRoom], [key]),
+    )
     return { lock: toLock(v.name, r.lock, r.now), extended: r.extended, unread: r.unread }
   }
 

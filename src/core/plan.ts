@@ -12,7 +12,13 @@ import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from './validate.js'
 
-export const TASK_STATUSES = ['todo', 'in_progress', 'in_review', 'done', 'cancelled'] as const satisfies readonly StoredTaskStatus[]
+export const TASK_STATUSES = [
+  'todo',
+  'in_progress',
+  'in_review',
+  'done',
+  'cancelled',
+] as const satisfies readonly StoredTaskStatus[]
 export const PRIORITIES = ['urgent', 'high', 'normal', 'low'] as const satisfies readonly StoredPriority[]
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 export type Priority = (typeof PRIORITIES)[number]
@@ -39,7 +45,8 @@ export const TASK_LIST_MAX = 200
 export const UNBLOCKED_DEFAULT = 10
 export const MY_TASKS_DEFAULT = 20
 export const PLAN_DEFAULT = 50
-const listLimit = (dflt: number) => z.number().int().min(1, 'must be at least 1').max(TASK_LIST_MAX, `must be at most ${TASK_LIST_MAX}`).default(dflt)
+const listLimit = (dflt: number) =>
+  z.number().int().min(1, 'must be at least 1').max(TASK_LIST_MAX, `must be at most ${TASK_LIST_MAX}`).default(dflt)
 
 /** A listed task of a script's rows: the stored record, with blocked_by when the script added it. */
 function itemOfRow(raw: Buffer) {
@@ -74,26 +81,56 @@ export function planSchemas(s: CoreSettings) {
     }),
     setPriority: z
       .object({ task_id: taskId, priority: z.enum(PRIORITIES).optional(), order: order.optional() })
-      .refine((v) => v.priority !== undefined || v.order !== undefined, { message: 'give priority, order or both', path: ['priority'] }),
+      .refine((v) => v.priority !== undefined || v.order !== undefined, {
+        message: 'give priority, order or both',
+        path: ['priority'],
+      }),
     addDependency: z.object({ task_id: taskId, depends_on: taskId }),
     listTasks: z.object({ limit: listLimit(UNBLOCKED_DEFAULT) }),
     myTasks: z.object({ include_done: z.boolean().default(false), limit: listLimit(MY_TASKS_DEFAULT) }),
-    readPlan: z.object({ limit: z.number().int().min(1, 'must be at least 1').max(s.tasksPerRoom, `must be at most ${s.tasksPerRoom}`).default(PLAN_DEFAULT) }),
+    readPlan: z.object({
+      limit: z
+        .number()
+        .int()
+        .min(1, 'must be at least 1')
+        .max(s.tasksPerRoom, `must be at most ${s.tasksPerRoom}`)
+        .default(PLAN_DEFAULT),
+    }),
   }
 }
 
 /** Field order of a task as agents read it: what it is first, bookkeeping last. */
-const TASK_FIELDS = ['id', 'title', 'status', 'assignee', 'priority', 'order', 'depends_on', 'notes', 'created_by', 'updated_by', 'created_at', 'updated_at'] as const
+const TASK_FIELDS = [
+  'id',
+  'title',
+  'status',
+  'assignee',
+  'priority',
+  'order',
+  'depends_on',
+  'notes',
+  'created_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
+] as const
 
 function ordered(rec: Record<string, unknown>, notes: unknown): Task {
-  const src: Record<string, unknown> = { ...rec, depends_on: rec.depends_on ?? [], notes: typeof notes === 'string' && notes !== '' ? notes : undefined }
+  const src: Record<string, unknown> = {
+    ...rec,
+    depends_on: rec.depends_on ?? [],
+    notes: typeof notes === 'string' && notes !== '' ? notes : undefined,
+  }
   const t: Record<string, unknown> = {}
   for (const f of TASK_FIELDS) if (src[f] !== undefined) t[f] = src[f]
   return t as unknown as Task
 }
 
 export function toTask(raw: Buffer, notes?: Buffer | string | null): Task {
-  return ordered(decodeRecord<Record<string, unknown>>(raw), notes === undefined || notes === null ? '' : notes.toString())
+  return ordered(
+    decodeRecord<Record<string, unknown>>(raw),
+    notes === undefined || notes === null ? '' : notes.toString(),
+  )
 }
 
 /** A task that came back decoded inside a script's reply. */
@@ -114,8 +151,20 @@ export class Plan {
   async addTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.addTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) v.assignee = requireAgent(c)
-    const rec = { title: v.title, status: v.status, assignee: v.assignee, depends_on: [...new Set(v.depends_on)], priority: v.priority, order: v.order }
-    const r = await this.store.room('addTask', c.room, callOptions(c), [pack(rec), v.notes ?? '', this.settings.tasksPerRoom, v.force ? '1' : '0'])
+    const rec = {
+      title: v.title,
+      status: v.status,
+      assignee: v.assignee,
+      depends_on: [...new Set(v.depends_on)],
+      priority: v.priority,
+      order: v.order,
+    }
+    const r = await this.store.room('addTask', c.room, callOptions(c), [
+      pack(rec),
+      v.notes ?? '',
+      this.settings.tasksPerRoom,
+      v.force ? '1' : '0',
+    ])
     return { task: taskFromReply(r.task, r.notes), unread: r.unread }
   }
 
@@ -130,10 +179,24 @@ export class Plan {
   async updateTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.updateTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
-    const patch = { title: v.title, notes: v.notes, status: v.status, assignee: v.assignee, priority: v.priority, order: v.order }
-    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack(patch), v.force ? '1' : '0', this.settings.eventsRetained]).catch((err: unknown) => {
-      throw claimHint(err)
-    })
+    const patch = {
+      title: v.title,
+      notes: v.notes,
+      status: v.status,
+      assignee: v.assignee,
+      priority: v.priority,
+      order: v.order,
+    }
+    const r = await this.store
+      .room('updateTask', c.room, callOptions(c), [
+        v.task_id,
+        pack(patch),
+        v.force ? '1' : '0',
+        this.settings.eventsRetained,
+      ])
+      .catch((err: unknown) => {
+        throw claimHint(err)
+      })
     const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
       task: taskFromReply(r.task, r.notes),
       changed: r.changed,
@@ -147,7 +210,12 @@ export class Plan {
 
   async setTaskPriority(c: Caller, input: unknown) {
     const v = parse(this.schemas.setPriority, input)
-    const r = await this.store.room('updateTask', c.room, callOptions(c), [v.task_id, pack({ priority: v.priority, order: v.order }), '0', this.settings.eventsRetained])
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [
+      v.task_id,
+      pack({ priority: v.priority, order: v.order }),
+      '0',
+      this.settings.eventsRetained,
+    ])
     return { task: taskFromReply(r.task, r.notes), changed: r.changed, unread: r.unread }
   }
 
@@ -159,7 +227,11 @@ export class Plan {
 
   async addDependency(c: Caller, input: unknown) {
     const v = parse(this.schemas.addDependency, input)
-    const r = await this.store.room('addDependency', c.room, callOptions(c), [v.task_id, v.depends_on, this.settings.dependenciesPerTask])
+    const r = await this.store.room('addDependency', c.room, callOptions(c), [
+      v.task_id,
+      v.depends_on,
+      this.settings.dependenciesPerTask,
+    ])
     return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by, added: r.added, unread: r.unread }
   }
 
@@ -190,7 +262,12 @@ export class Plan {
   async myTasks(c: Caller, input: unknown = {}) {
     const agent = requireAgent(c)
     const v = parse(this.schemas.myTasks, input)
-    const r = await this.store.room('listTasks', c.room, callOptions(c), ['mine', v.limit, agent, v.include_done ? '1' : '0'])
+    const r = await this.store.room('listTasks', c.room, callOptions(c), [
+      'mine',
+      v.limit,
+      agent,
+      v.include_done ? '1' : '0',
+    ])
     const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
     return { tasks, ...page(tasks.length, r.total, TASK_LIST_MAX), unread: r.unread }
   }
@@ -204,10 +281,20 @@ function claimHint(err: unknown): unknown {
   if (!(err instanceof AppError) || err.code !== 'conflict') return err
   const d = err.details ?? {}
   if (typeof d.holder === 'string') {
-    return new AppError(err.code, err.message, d, `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`)
+    return new AppError(
+      err.code,
+      err.message,
+      d,
+      `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`,
+    )
   }
   if (Array.isArray(d.blocked_by)) {
-    return new AppError(err.code, err.message, d, `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`)
+    return new AppError(
+      err.code,
+      err.message,
+      d,
+      `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`,
+    )
   }
   return err
 }
@@ -216,5 +303,7 @@ const RANK: Record<Priority, number> = { urgent: 0, high: 1, normal: 2, low: 3 }
 
 /** The plan's order: priority, then order, then creation (same as sortTasks in lua/includes/task.lua). */
 export function sortTasks(tasks: Task[]): Task[] {
-  return tasks.sort((a, b) => RANK[a.priority] - RANK[b.priority] || a.order - b.order || Number(a.id.slice(1)) - Number(b.id.slice(1)))
+  return tasks.sort(
+    (a, b) => RANK[a.priority] - RANK[b.priority] || a.order - b.order || Number(a.id.slice(1)) - Number(b.id.slice(1)),
+  )
 }

@@ -26,7 +26,10 @@ export const presenceSchemas = {
 }
 
 export function entriesOf(raw: unknown): PresenceEntry[] {
-  return ((raw ?? []) as { agent_id: string; last_seen_at: number }[]).map((e) => ({ agent_id: e.agent_id, last_seen_at: iso(e.last_seen_at) }))
+  return ((raw ?? []) as { agent_id: string; last_seen_at: number }[]).map((e) => ({
+    agent_id: e.agent_id,
+    last_seen_at: iso(e.last_seen_at),
+  }))
 }
 
 export class Presence {
@@ -55,8 +58,20 @@ export class Presence {
   /** Online agents, newest heartbeat first (get_presence); with include_offline, those seen within a day too. */
   async list(c: Caller, input: unknown = {}) {
     const v = parse(presenceSchemas.list, input)
-    const r = await this.store.room('listPresence', c.room, callOptions(c), [this.ttlMs, PRESENCE_FORGET_MS, v.include_offline ? '1' : '0', PRESENCE_LIST_MAX])
-    const out: { online: PresenceEntry[]; online_count: number; offline?: PresenceEntry[]; offline_count?: number; presence_ttl_s: number; unread: number | undefined } = {
+    const r = await this.store.room('listPresence', c.room, callOptions(c), [
+      this.ttlMs,
+      PRESENCE_FORGET_MS,
+      v.include_offline ? '1' : '0',
+      PRESENCE_LIST_MAX,
+    ])
+    const out: {
+      online: PresenceEntry[]
+      online_count: number
+      offline?: PresenceEntry[]
+      offline_count?: number
+      presence_ttl_s: number
+      unread: number | undefined
+    } = {
       online: entriesOf(r.online),
       online_count: r.online_count,
       presence_ttl_s: this.settings.presenceTtlMs / 1000,

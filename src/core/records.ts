@@ -24,11 +24,15 @@ export function withIsoTimes<T extends Record<string, unknown>>(rec: T): T {
 export function callOptions(c: Caller, touch = true): CallOptions {
   if (c.agent !== undefined && c.agent !== '') {
     const r = agentId.safeParse(c.agent)
-    if (!r.success) throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
+    if (!r.success)
+      throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
   }
   if (c.idempotencyKey !== undefined) {
     const r = idempotencyKey.safeParse(c.idempotencyKey)
-    if (!r.success) throw new AppError('invalid_request', `idempotency_key: ${r.error.issues[0]?.message}`, { field: 'idempotency_key' })
+    if (!r.success)
+      throw new AppError('invalid_request', `idempotency_key: ${r.error.issues[0]?.message}`, {
+        field: 'idempotency_key',
+      })
   }
   return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch }
 }

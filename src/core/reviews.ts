@@ -54,7 +54,12 @@ export const reviewSchemas = {
     requested_by: agentId.optional(),
     target_kind: z.enum(['task', 'context']).optional(),
     task_id: taskId.optional(),
-    limit: z.number().int().min(1, 'must be at least 1').max(REVIEW_LIST_MAX, `must be at most ${REVIEW_LIST_MAX}`).default(20),
+    limit: z
+      .number()
+      .int()
+      .min(1, 'must be at least 1')
+      .max(REVIEW_LIST_MAX, `must be at most ${REVIEW_LIST_MAX}`)
+      .default(20),
   }),
 }
 type ListFilter = z.output<typeof reviewSchemas.list>
@@ -90,10 +95,17 @@ export class Reviews {
     const agent = requireAgent(c)
     const v = parse(reviewSchemas.request, input)
     if (v.reviewer === agent) {
-      throw new AppError('invalid_request', 'reviewer: must be another agent; the requester may not decide their own review', { field: 'reviewer' })
+      throw new AppError(
+        'invalid_request',
+        'reviewer: must be another agent; the requester may not decide their own review',
+        { field: 'reviewer' },
+      )
     }
     const stored: StoredTarget = v.target.kind === 'task' ? { kind: 'task', id: v.target.task_id } : v.target
-    const r = await this.store.room('requestReview', c.room, callOptions(c), [pack({ target: stored, reviewer: v.reviewer, note: v.note }), this.settings.reviewsPerRoom])
+    const r = await this.store.room('requestReview', c.room, callOptions(c), [
+      pack({ target: stored, reviewer: v.reviewer, note: v.note }),
+      this.settings.reviewsPerRoom,
+    ])
     return this.decided(r)
   }
 
@@ -127,7 +139,10 @@ export class Reviews {
   }
 
   private decided(r: Record<string, any>) {
-    const out: { review: Review; task_status?: TaskStatus; unread: number | undefined } = { review: toReview(r.review), unread: r.unread }
+    const out: { review: Review; task_status?: TaskStatus; unread: number | undefined } = {
+      review: toReview(r.review),
+      unread: r.unread,
+    }
     if (r.task_status !== undefined) out.task_status = r.task_status
     return out
   }

@@ -93,7 +93,11 @@ export class RoomPage {
     const reviewPage = pageOf(reviewIds, from('reviews'), o.size)
     const wanted = o.pendingReviews ? reviewIds : reviewPage.items
     const records = await this.records(c, ctx.items, vars.items, wanted)
-    let reviews = { from: reviewPage.from, total: reviewIds.length, items: records.reviews.map((raw) => toReview(decodeRecord(raw))) }
+    let reviews = {
+      from: reviewPage.from,
+      total: reviewIds.length,
+      items: records.reviews.map((raw) => toReview(decodeRecord(raw))),
+    }
     if (o.pendingReviews) {
       const pending = records.reviews.filter((raw) => (decode(raw) as { status: string }).status === 'pending')
       const pg = pageOf(pending, from('reviews'), o.size)
@@ -106,18 +110,34 @@ export class RoomPage {
     return {
       room: summaryOf(x.room),
       columns,
-      context: { from: ctx.from, total: x.context.length, items: records.context.map((raw): ContextEntry => toEntry(decodeRecord(raw))) },
+      context: {
+        from: ctx.from,
+        total: x.context.length,
+        items: records.context.map((raw): ContextEntry => toEntry(decodeRecord(raw))),
+      },
       /** The latest events (or those before `before`), oldest first; `older`: earlier ones exist. */
       events: x.events,
       older: x.r.older === true,
-      vars: { from: vars.from, total: x.vars.length, items: records.vars.map((raw, i): SharedVar => toVar(records.varNames[i]!, decodeRecord(raw))) },
-      locks: { from: locks.from, total: x.locks.length, items: locks.items.map(([name, raw]): Lock => toLock(name, decodeRaw(raw), x.now)) },
+      vars: {
+        from: vars.from,
+        total: x.vars.length,
+        items: records.vars.map((raw, i): SharedVar => toVar(records.varNames[i]!, decodeRecord(raw))),
+      },
+      locks: {
+        from: locks.from,
+        total: x.locks.length,
+        items: locks.items.map(([name, raw]): Lock => toLock(name, decodeRaw(raw), x.now)),
+      },
       reviews: { ...reviews, pending_only: o.pendingReviews === true } as Slice<Review> & { pending_only: boolean },
       presence: { online: x.online, offline: x.offline, online_count: online, offline_count: x.r.offline_count },
       reads: x.reads,
       /** events: ever posted; events_kept: those the feed holds, which paging back through it shows. */
       counts: { tasks_by_status: byStatus, events: Number(x.room.eseq ?? 0), events_kept: x.r.events_kept },
-      analytics: { completion_rate: completionRate(byStatus), online_count: online, events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), luaMap(x.r.board!.done_by_day)) },
+      analytics: {
+        completion_rate: completionRate(byStatus),
+        online_count: online,
+        events_per_day: perDay(x.r.today, o.days, luaMap(x.r.events_by_day), luaMap(x.r.board!.done_by_day)),
+      },
       generated_at: iso(x.now),
     }
   }
@@ -125,8 +145,16 @@ export class RoomPage {
   /** The records of the names shown (readRecords-17.lua); a record deleted since the first read is left out. */
   private async records(c: Caller, context: string[], vars: string[], reviews: string[]) {
     if (context.length + vars.length + reviews.length === 0) return { context: [], vars: [], varNames: [], reviews: [] }
-    const r = await this.store.room('readRecords', c.room, callOptions(c, false), [context.length, vars.length, reviews.length, ...context, ...vars, ...reviews])
-    const present = (rows: Buffer[], ns: string[]) => rows.map((raw, i) => ({ raw, name: ns[i]! })).filter((e) => e.raw.length > 0)
+    const r = await this.store.room('readRecords', c.room, callOptions(c, false), [
+      context.length,
+      vars.length,
+      reviews.length,
+      ...context,
+      ...vars,
+      ...reviews,
+    ])
+    const present = (rows: Buffer[], ns: string[]) =>
+      rows.map((raw, i) => ({ raw, name: ns[i]! })).filter((e) => e.raw.length > 0)
     const v = present(r.rows.slice(context.length, context.length + vars.length), vars)
     return {
       context: present(r.rows.slice(0, context.length), context).map((e) => e.raw),
@@ -146,7 +174,12 @@ function boardOf(rows: Buffer[], board: NonNullable<RoomReply<'readSnapshot'>['b
     const shown = Math.min(size, total - from)
     const items = rows.slice(at, at + shown).map((raw, i): Card => {
       const links = board.cards[at + i]!
-      return { task: taskFromReply(decode(raw) as Record<string, unknown>, undefined), blocked_by: links.blocked_by ?? [], blocks: links.blocks ?? [], blocks_total: links.blocks_total }
+      return {
+        task: taskFromReply(decode(raw) as Record<string, unknown>, undefined),
+        blocked_by: links.blocked_by ?? [],
+        blocks: links.blocks ?? [],
+        blocks_total: links.blocks_total,
+      }
     })
     at += shown
     columns[st] = { from, total, items }

@@ -29,7 +29,9 @@ export const roomSchemas = {
     name: z.string().trim().min(1).max(100, 'must be at most 100 characters').optional(),
     template: z
       .string()
-      .refine((t) => findTemplate(t) !== undefined, { message: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}` })
+      .refine((t) => findTemplate(t) !== undefined, {
+        message: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}`,
+      })
       .default('blank'),
   }),
   list: z.object({
@@ -101,7 +103,12 @@ export class Rooms {
    * between the two leaves an index entry without a room, which listing prunes, never a room
    * missing from its team's list.
    */
-  async create(teamId: string, input: unknown, createdBy: string, idempotencyKey?: string): Promise<{ room: RoomSummary }> {
+  async create(
+    teamId: string,
+    input: unknown,
+    createdBy: string,
+    idempotencyKey?: string,
+  ): Promise<{ room: RoomSummary }> {
     const v = parse(roomSchemas.create, input)
     // A retried creation without a room id must name the same room, so the retry replays.
     const id = v.room_id ?? (idempotencyKey ? roomIdFor(teamId, idempotencyKey) : newRoomId())

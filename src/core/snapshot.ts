@@ -30,7 +30,8 @@ export function readsOf(cursors: string[] | Record<string, never>, readSeqs: num
   const flat = Array.isArray(cursors) ? cursors : []
   const seqs = Array.isArray(readSeqs) ? readSeqs : []
   const reads: { agent_id: string; last_read_event_id: string; read_seq: number }[] = []
-  for (let i = 0; i + 1 < flat.length; i += 2) reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]!, read_seq: seqs[i / 2] ?? 0 })
+  for (let i = 0; i + 1 < flat.length; i += 2)
+    reads.push({ agent_id: flat[i]!, last_read_event_id: flat[i + 1]!, read_seq: seqs[i / 2] ?? 0 })
   return reads.sort((a, b) => (a.agent_id < b.agent_id ? -1 : 1))
 }
 
@@ -55,10 +56,28 @@ export interface BoardPages {
  * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each); the whole plan, or
  * with `board` the tasks of each column's page only (r.board says which, with each card's links).
  */
-export async function readRoom(store: Store, settings: CoreSettings, c: Caller, o: { before?: string; days?: number; namesOnly?: boolean; board?: BoardPages } = {}) {
-  const common = [settings.presenceTtlMs, PRESENCE_FORGET_MS, SNAPSHOT_EVENTS, PRESENCE_LIST_MAX, o.before ?? '', o.days ?? 0, o.namesOnly ? '1' : '0'] as const
+export async function readRoom(
+  store: Store,
+  settings: CoreSettings,
+  c: Caller,
+  o: { before?: string; days?: number; namesOnly?: boolean; board?: BoardPages } = {},
+) {
+  const common = [
+    settings.presenceTtlMs,
+    PRESENCE_FORGET_MS,
+    SNAPSHOT_EVENTS,
+    PRESENCE_LIST_MAX,
+    o.before ?? '',
+    o.days ?? 0,
+    o.namesOnly ? '1' : '0',
+  ] as const
   const b = o.board
-  const r = await store.room('readSnapshot', c.room, callOptions(c, false), b ? [...common, b.size, b.ids, ...b.from] : [...common])
+  const r = await store.room(
+    'readSnapshot',
+    c.room,
+    callOptions(c, false),
+    b ? [...common, b.size, b.ids, ...b.from] : [...common],
+  )
   const s = r.sections
   const per = o.namesOnly ? 1 : 2
   let at = 0

@@ -25,7 +25,11 @@ export class Summary {
   async mine(c: Caller, input: unknown = {}) {
     const agent = requireAgent(c)
     const v = parse(summarySchema, input)
-    const r = await this.store.room('readSummary', c.room, callOptions(c), [v.event_limit, v.task_limit, this.settings.presenceTtlMs])
+    const r = await this.store.room('readSummary', c.room, callOptions(c), [
+      v.event_limit,
+      v.task_limit,
+      this.settings.presenceTtlMs,
+    ])
     const out = {
       agent_id: agent,
       events: r.events.map(eventFromReply),

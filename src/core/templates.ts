@@ -91,9 +91,22 @@ export const TEMPLATES: readonly Template[] = [
     title: 'Web application',
     description: 'Starter plan for building a web app with a product brief and working agreements.',
     tasks: [
-      { title: 'Fill in the product brief', notes: 'Edit context brief/product: problem, goal, scope, acceptance checks.', priority: 'high' },
-      { title: 'Write the API spec', notes: 'Record endpoints, request and response bodies in context spec/api.', priority: 'high', after: [0] },
-      { title: 'Design the data model', notes: 'Tables or collections, indexes, migrations. Record in context spec/data-model.', after: [0] },
+      {
+        title: 'Fill in the product brief',
+        notes: 'Edit context brief/product: problem, goal, scope, acceptance checks.',
+        priority: 'high',
+      },
+      {
+        title: 'Write the API spec',
+        notes: 'Record endpoints, request and response bodies in context spec/api.',
+        priority: 'high',
+        after: [0],
+      },
+      {
+        title: 'Design the data model',
+        notes: 'Tables or collections, indexes, migrations. Record in context spec/data-model.',
+        after: [0],
+      },
       { title: 'Set up the repository, CI and linting', priority: 'normal' },
       { title: 'Build the backend endpoints', after: [1, 2, 3] },
       { title: 'Build the frontend screens', after: [1, 3] },
@@ -117,7 +130,12 @@ export const TEMPLATES: readonly Template[] = [
       { title: 'Mitigate: roll back, fail over or disable the feature', priority: 'urgent', after: [3] },
       { title: 'Verify recovery with metrics and user reports', priority: 'high', after: [4] },
       { title: 'Post the all-clear update', after: [5] },
-      { title: 'Write the post-incident review', notes: 'Timeline, root cause, what went well, action items with owners.', priority: 'normal', after: [6] },
+      {
+        title: 'Write the post-incident review',
+        notes: 'Timeline, root cause, what went well, action items with owners.',
+        priority: 'normal',
+        after: [6],
+      },
     ],
     context: [
       { type: 'runbook', key: 'roles', body: INCIDENT_ROLES },
@@ -132,7 +150,13 @@ export const templateSchemas = { list: z.object({}) }
 /** The templates as list_templates shows them: what each starts with, not the content itself. */
 export function listTemplates(input: unknown = {}) {
   parse(templateSchemas.list, input)
-  return TEMPLATES.map((t) => ({ id: t.id, title: t.title, description: t.description, tasks: t.tasks.length, context_entries: t.context.length }))
+  return TEMPLATES.map((t) => ({
+    id: t.id,
+    title: t.title,
+    description: t.description,
+    tasks: t.tasks.length,
+    context_entries: t.context.length,
+  }))
 }
 
 export function findTemplate(id: string): Template | undefined {

@@ -51,7 +51,11 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   const deep = tooDeep(input)
   if (deep !== undefined) {
     const field = fieldName([deep])
-    throw new AppError('too_large', `${field}: nested more than ${MAX_DEPTH} levels deep; the limit is ${MAX_DEPTH} levels`, { field, limit: MAX_DEPTH, unit: 'levels' })
+    throw new AppError(
+      'too_large',
+      `${field}: nested more than ${MAX_DEPTH} levels deep; the limit is ${MAX_DEPTH} levels`,
+      { field, limit: MAX_DEPTH, unit: 'levels' },
+    )
   }
   const r = schema.safeParse(input === undefined ? {} : input)
   if (r.success) return r.data
@@ -74,13 +78,23 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
 export function text(limit: number) {
   return z.string().superRefine((v, ctx) => {
     const size = Buffer.byteLength(v, 'utf8')
-    if (size > limit) ctx.addIssue({ code: 'custom', message: `must be at most ${limit} bytes`, params: { tooLarge: true, limit, size, unit: 'bytes' } })
+    if (size > limit)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${limit} bytes`,
+        params: { tooLarge: true, limit, size, unit: 'bytes' },
+      })
   })
 }
 
 /** A list of at most `limit` items; longer ones fail as too_large. */
 export function list<T extends z.ZodType>(item: T, limit: number) {
   return z.array(item).superRefine((v, ctx) => {
-    if (v.length > limit) ctx.addIssue({ code: 'custom', message: `must have at most ${limit} items`, params: { tooLarge: true, limit, size: v.length, unit: 'items' } })
+    if (v.length > limit)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must have at most ${limit} items`,
+        params: { tooLarge: true, limit, size: v.length, unit: 'items' },
+      })
   })
 }

@@ -58,7 +58,12 @@ export class Vars {
   /** Sets the value; with expected_version only when the var is at that version (0: absent). */
   async set(c: Caller, input: unknown) {
     const v = parse(this.schemas.set, input)
-    const r = await this.store.room('setVar', c.room, callOptions(c), [v.name, v.value, v.expected_version ?? '', this.settings.varsPerRoom])
+    const r = await this.store.room('setVar', c.room, callOptions(c), [
+      v.name,
+      v.value,
+      v.expected_version ?? '',
+      this.settings.varsPerRoom,
+    ])
     return { var: toVar(v.name, r.var), unread: r.unread }
   }
 
@@ -81,7 +86,11 @@ export class Vars {
   /** Adds `by` (default 1) atomically; an absent var counts from 0. */
   async increment(c: Caller, input: unknown) {
     const v = parse(this.schemas.increment, input)
-    const r = await this.store.room('incrementVar', c.room, callOptions(c), [v.name, String(v.by), this.settings.varsPerRoom])
+    const r = await this.store.room('incrementVar', c.room, callOptions(c), [
+      v.name,
+      String(v.by),
+      this.settings.varsPerRoom,
+    ])
     return { var: toVar(v.name, r.var), unread: r.unread }
   }
 }

@@ -21,7 +21,13 @@ import * as V from './views.js'
 import type { Web } from './web.js'
 
 export interface AccountPagesDeps {
-  settings: OAuthSettings & { signInRatePerAddress: number; signInRatePerIp: number; signInLinkTtlMs: number; inviteTtlMs: number; sessionMaxMs: number }
+  settings: OAuthSettings & {
+    signInRatePerAddress: number
+    signInRatePerIp: number
+    signInLinkTtlMs: number
+    inviteTtlMs: number
+    sessionMaxMs: number
+  }
   signInLimiter: Pick<SignInLimiter, 'check'>
   accounts: Accounts
   teams: Teams
@@ -77,23 +83,39 @@ export class AccountPages {
 
   /** Sends a mail without making the page wait for it (so timing tells nothing either). */
   private mail(to: string, subject: string, text: string): void {
-    this.deps.mailer.send({ to, subject, text }).catch((err: unknown) => this.deps.log.error({ err: (err as Error).message, to }, 'mail not sent'))
+    this.deps.mailer
+      .send({ to, subject, text })
+      .catch((err: unknown) => this.deps.log.error({ err: (err as Error).message, to }, 'mail not sent'))
   }
 
   private async signIn(r: Request): Promise<Reply> {
     await this.limitIp(r)
     const given = r.form.get('email') ?? ''
     const v = emailField.safeParse(given)
-    if (!v.success) return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
+    if (!v.success)
+      return html(V.SignInPage({ error: `E-mail address: ${v.error.issues[0]!.message}.`, email: given }), 400)
     await this.deps.signInLimiter.check('address', v.data, this.deps.settings.signInRatePerAddress)
     const token = await this.deps.accounts.requestSignIn(v.data)
-    if (token) this.mail(v.data, 'Your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
+    if (token)
+      this.mail(
+        v.data,
+        'Your agentrooms sign-in link',
+        signInText(this.link(token), this.deps.settings.signInLinkTtlMs),
+      )
     return html(V.CheckMailPage({ email: v.data }))
   }
 
   private async linkPage(r: Request): Promise<Reply> {
     const token = r.ex.req.query.get('token') ?? ''
-    if (!(await this.deps.accounts.tokenLive(token))) return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
+    if (!(await this.deps.accounts.tokenLive(token)))
+      return html(
+        V.MessagePage({
+          title: 'Link not valid',
+          message: BAD_LINK,
+          link: { href: '/signin', text: 'Ask for a new link' },
+        }),
+        400,
+      )
     return html(V.ContinuePage({ token }))
   }
 
@@ -103,7 +125,15 @@ export class AccountPages {
     try {
       signed = await this.deps.accounts.consume(r.form.get('token') ?? '', r.session)
     } catch (err) {
-      if (err instanceof AppError && err.details?.field === 'token') return html(V.MessagePage({ title: 'Link not valid', message: BAD_LINK, link: { href: '/signin', text: 'Ask for a new link' } }), 400)
+      if (err instanceof AppError && err.details?.field === 'token')
+        return html(
+          V.MessagePage({
+            title: 'Link not valid',
+            message: BAD_LINK,
+            link: { href: '/signin', text: 'Ask for a new link' },
+          }),
+          400,
+        )
       throw err
     }
     return this.signedIn(signed, [], 'an e-mail link')
@@ -111,7 +141,12 @@ export class AccountPages {
 
   /** After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in, the audit entry. */
   private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
-    const cookie = { 'Set-Cookie': [this.origin.sessionCookie(signed.session, Math.ceil(this.deps.settings.sessionMaxMs / 1000)), ...cookies] }
+    const cookie = {
+      'Set-Cookie': [
+        this.origin.sessionCookie(signed.session, Math.ceil(this.deps.settings.sessionMaxMs / 1000)),
+        ...cookies,
+      ],
+    }
     const { user } = signed
     let key: string | undefined
     if (signed.createdTeam) {
@@ -119,7 +154,11 @@ export class AccountPages {
       key = made.key
       if (made.keyId) await this.deps.audit.record(user.team, actorOf(user), 'minted key', made.keyId)
     }
-    await this.deps.audit.record(user.team, actorOf(user), `${signed.newUser ? 'joined and signed in' : 'signed in'} with ${how}`)
+    await this.deps.audit.record(
+      user.team,
+      actorOf(user),
+      `${signed.newUser ? 'joined and signed in' : 'signed in'} with ${how}`,
+    )
     if (!key) return see('/', cookie)
     const viewer = await this.viewerOf(user)
     return html(V.KeyOncePage({ viewer, key }), 200, cookie)
@@ -128,7 +167,9 @@ export class AccountPages {
   private async oauthStart(r: Request, p: Provider): Promise<Reply> {
     await this.limitIp(r)
     const { url, flow } = await p.start(`${this.origin.base}/auth/${p.id}/callback`)
-    return see(url.toString(), { 'Set-Cookie': this.origin.flowCookie([p.id, flow.state, flow.verifier, flow.nonce].join('.')) })
+    return see(url.toString(), {
+      'Set-Cookie': this.origin.flowCookie([p.id, flow.state, flow.verifier, flow.nonce].join('.')),
+    })
   }
 
   private async oauthCallback(r: Request, p: Provider): Promise<Reply> {
@@ -136,9 +177,16 @@ export class AccountPages {
     const [id, state, verifier, nonce] = (this.origin.flowToken(r.ex.req) ?? '').split('.')
     const query = r.ex.req.query
     if (id !== p.id || !state || state !== query.get('state')) {
-      throw new AppError('forbidden', 'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.')
+      throw new AppError(
+        'forbidden',
+        'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.',
+      )
     }
-    const identity = await p.finish(`${this.origin.base}/auth/${p.id}/callback`, query, { state, verifier: verifier ?? '', nonce: nonce ?? '' })
+    const identity = await p.finish(`${this.origin.base}/auth/${p.id}/callback`, query, {
+      state,
+      verifier: verifier ?? '',
+      nonce: nonce ?? '',
+    })
     const signed = await this.deps.accounts.signInIdentity(identity.ident, identity.email, identity.name, r.session)
     return this.signedIn(signed, [this.origin.clearCookie(this.origin.flowCookieName)], p.label)
   }
@@ -162,7 +210,8 @@ export class AccountPages {
       await this.deps.signInLimiter.check('address', v.email, this.deps.settings.signInRatePerAddress)
       await this.deps.accounts.joinWaitlist({ email, note })
     } catch (err) {
-      if (err instanceof AppError && (err.code === 'invalid_request' || err.code === 'limit_reached')) return html(V.WaitlistPage({ error: err.message, email, note }), err.status)
+      if (err instanceof AppError && (err.code === 'invalid_request' || err.code === 'limit_reached'))
+        return html(V.WaitlistPage({ error: err.message, email, note }), err.status)
       throw err
     }
     return html(V.WaitlistThanksPage())
@@ -170,7 +219,10 @@ export class AccountPages {
 
   private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
-    const [{ members, invites }, audit] = await Promise.all([this.deps.accounts.people(viewer.user.team), this.deps.audit.read(viewer.user.team, 50)])
+    const [{ members, invites }, audit] = await Promise.all([
+      this.deps.accounts.people(viewer.user.team),
+      this.deps.audit.read(viewer.user.team, 50),
+    ])
     return html(V.HomePage({ viewer, members, invites, audit, ...extra }), status)
   }
 
@@ -190,7 +242,11 @@ export class AccountPages {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
-      this.mail(invite.email, `${user.email} invites you to agentrooms`, inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs))
+      this.mail(
+        invite.email,
+        `${user.email} invites you to agentrooms`,
+        inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs),
+      )
       await this.deps.audit.record(user.team, actorOf(user), 'invited member', invite.email)
       return `Invite sent to ${invite.email}.`
     })
@@ -199,7 +255,7 @@ export class AccountPages {
   private revokeInvite(r: Request): Promise<Reply> {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
-      if (user.role !== 'owner') throw new AppError('forbidden', 'only the team\'s owner may revoke invites')
+      if (user.role !== 'owner') throw new AppError('forbidden', "only the team's owner may revoke invites")
       const inv = await this.deps.accounts.revokeInvite(r.form.get('invite') ?? '', user.team)
       await this.deps.audit.record(user.team, actorOf(user), 'revoked invite', inv.email)
       return `The invite of ${inv.email} is revoked.`
@@ -226,8 +282,20 @@ export class AccountPages {
    */
   private async revokeKeysOf(gone: User, actor: string): Promise<number> {
     const { keys, invites } = await this.deps.teams.revokeMemberKeys(gone.team, gone.id)
-    for (const k of keys) await this.deps.audit.record(gone.team, actor, 'revoked key', `${k.keyId} (minted by ${gone.email}, who left the team)`)
-    for (const i of invites) await this.deps.audit.record(gone.team, actor, 'revoked room invite', `${i.tokenId} (room ${i.roomId}; minted by ${gone.email}, who left the team)`)
+    for (const k of keys)
+      await this.deps.audit.record(
+        gone.team,
+        actor,
+        'revoked key',
+        `${k.keyId} (minted by ${gone.email}, who left the team)`,
+      )
+    for (const i of invites)
+      await this.deps.audit.record(
+        gone.team,
+        actor,
+        'revoked room invite',
+        `${i.tokenId} (room ${i.roomId}; minted by ${gone.email}, who left the team)`,
+      )
     return keys.length + invites.length
   }
 
@@ -240,7 +308,12 @@ export class AccountPages {
 
   private async deleteAccount(r: Request): Promise<Reply> {
     const viewer = r.viewer!
-    if ((r.form.get('confirm') ?? '').trim() !== viewer.teamName) return this.deletePage(r, `The name typed does not match the team name, ${viewer.teamName}; nothing was deleted.`, 400)
+    if ((r.form.get('confirm') ?? '').trim() !== viewer.teamName)
+      return this.deletePage(
+        r,
+        `The name typed does not match the team name, ${viewer.teamName}; nothing was deleted.`,
+        400,
+      )
     // The last member takes the team along: the search documents kept outside Redis go first, so
     // an unreachable search index stops the deletion before anything changed.
     const { members } = await this.deps.accounts.people(viewer.user.team)
@@ -265,7 +338,11 @@ export class AccountPages {
       await this.revokeKeysOf(viewer.user, actorOf(viewer.user))
     }
     const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
-    return html(V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }), 200, { 'Set-Cookie': this.origin.clearCookie() })
+    return html(
+      V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }),
+      200,
+      { 'Set-Cookie': this.origin.clearCookie() },
+    )
   }
 
   private requireOperator(r: Request): V.Viewer {
@@ -290,18 +367,31 @@ export class AccountPages {
 
   private decide(r: Request): Promise<Reply> {
     return this.onOperator(r, async () => {
-      const decision = r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
-      if (!decision) throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
+      const decision =
+        r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
+      if (!decision)
+        throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
       const { entry, token } = await this.deps.accounts.decideWaitlist(r.form.get('email') ?? '', decision)
-      if (token) this.mail(entry.email, 'You are in: your agentrooms sign-in link', signInText(this.link(token), this.deps.settings.signInLinkTtlMs))
-      return decision === 'approve' ? `${entry.email} is approved; a sign-in link is on its way.` : `${entry.email} is declined.`
+      if (token)
+        this.mail(
+          entry.email,
+          'You are in: your agentrooms sign-in link',
+          signInText(this.link(token), this.deps.settings.signInLinkTtlMs),
+        )
+      return decision === 'approve'
+        ? `${entry.email} is approved; a sign-in link is on its way.`
+        : `${entry.email} is declined.`
     })
   }
 
   private operatorInvite(r: Request): Promise<Reply> {
     return this.onOperator(r, async () => {
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, {})
-      this.mail(invite.email, 'You are invited to agentrooms', inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlMs))
+      this.mail(
+        invite.email,
+        'You are invited to agentrooms',
+        inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlMs),
+      )
       return `Invite to a new team sent to ${invite.email}.`
     })
   }

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto'
 import { liveScript } from './client-bundle.js'
 import { DASHBOARD_CSS } from './style.js'
 
-const CSS = `
+const CSS =
+  `
 :root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de; --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; --on-accent: #fff; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e8eaee; --bg: #14161a; --muted: #a4aab5; --line: #343943; --accent: #7fa8ff; --bad: #ff8a80; --ok: #5fd08f; --card: #1b1e23; --on-accent: #0b1220; } }
 * { box-sizing: border-box; }

@@ -13,7 +13,15 @@ export function liveScript(): string {
   const js = ts.replace(/\.ts$/, '.js')
   const entry = existsSync(ts) ? ts : js
   try {
-    const out = buildSync({ entryPoints: [entry], bundle: true, minify: true, format: 'iife', target: 'es2020', write: false, legalComments: 'none' })
+    const out = buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      format: 'iife',
+      target: 'es2020',
+      write: false,
+      legalComments: 'none',
+    })
     return out.outputFiles[0]!.text
   } catch (err) {
     if (entry === js) return readFileSync(js, 'utf8')

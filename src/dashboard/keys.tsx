@@ -29,7 +29,8 @@ interface View {
 const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 /** Who minted a key: their address, their user id once the account is gone, or "—" for nobody (the team's first key, operator tools). */
-const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) => (createdBy ? (minters.get(createdBy) ?? createdBy) : '—')
+const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) =>
+  createdBy ? (minters.get(createdBy) ?? createdBy) : '—'
 
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
@@ -46,7 +47,10 @@ export function KeysPage(p: View) {
         </div>
       ) : null}
       <h2>Team keys</h2>
-      <p class="muted">A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room invite key.</p>
+      <p class="muted">
+        A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room
+        invite key.
+      </p>
       <div class="scroll">
         <Table
           cols={['Key', 'Label', 'Minted by', 'Created', 'State']}
@@ -127,13 +131,19 @@ export class KeysPages {
     const team = r.viewer!.user.team
     // Every room's invite keys in one read (it was one read a room, and only of the first 500 rooms).
     const [keys, invites] = await Promise.all([this.deps.teams.listKeys(team), this.deps.teams.listInvites(team)])
-    const minters = await this.deps.accounts.emails([...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])))
+    const minters = await this.deps.accounts.emails(
+      [...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])),
+    )
     return html(KeysPage({ viewer: r.viewer!, keys, invites, minters, ...extra }), status)
   }
 
   /** Runs a change; a refused one shows the page with the error, changing nothing. */
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    return changePage(run, (extra, status) => this.show(r, extra, status), (extra) => extra.minted !== undefined)
+    return changePage(
+      run,
+      (extra, status) => this.show(r, extra, status),
+      (extra) => extra.minted !== undefined,
+    )
   }
 
   private async mint(r: Request): Promise<Partial<View>> {
@@ -154,7 +164,12 @@ export class KeysPages {
   private async revokeInvite(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
     const { info } = await this.deps.teams.revokeInvite(user.team, r.form.get('room') ?? '', r.form.get('token') ?? '')
-    await this.deps.audit.record(user.team, actorOf(user), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
+    await this.deps.audit.record(
+      user.team,
+      actorOf(user),
+      'revoked room invite',
+      `${info.tokenId} (room ${info.roomId})`,
+    )
     return { notice: `Room invite key ${info.tokenId} of room ${info.roomId} is revoked.` }
   }
 }

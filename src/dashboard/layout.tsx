@@ -14,7 +14,12 @@ export interface Viewer {
   operator: boolean
 }
 
-export function Layout(props: { title: string; viewer?: Viewer | undefined; wide?: boolean; children: ComponentChildren }) {
+export function Layout(props: {
+  title: string
+  viewer?: Viewer | undefined
+  wide?: boolean
+  children: ComponentChildren
+}) {
   return (
     <html lang="en">
       <head>
@@ -78,7 +83,12 @@ export function Flash(props: { notice?: string | undefined; error?: string | und
  * A table whose rows become labelled blocks on a phone (class stack): one header per column,
  * each cell labelled with its column's header (`data-label`, shown by the stylesheet).
  */
-export function Table<T>(props: { cols: string[]; rows: readonly T[]; rowKey: (row: T) => string; cells: (row: T) => ComponentChildren[] }) {
+export function Table<T>(props: {
+  cols: string[]
+  rows: readonly T[]
+  rowKey: (row: T) => string
+  cells: (row: T) => ComponentChildren[]
+}) {
   return (
     <table class="stack">
       <thead>
@@ -106,7 +116,11 @@ export function Table<T>(props: { cols: string[]; rows: readonly T[]; rowKey: (r
 }
 
 /** A select of `options` (a value, or [value, label]) with `value` selected. */
-export function Select(props: { name: string; options: readonly (string | readonly [string, string])[]; value: string }) {
+export function Select(props: {
+  name: string
+  options: readonly (string | readonly [string, string])[]
+  value: string
+}) {
   return (
     <select name={props.name}>
       {props.options.map((o) => {
@@ -124,7 +138,8 @@ export function Select(props: { name: string; options: readonly (string | readon
 export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 
 /** An ISO time as people read it here: `2026-11-25 12:09:57 UTC` (to the minute with `minutes`). */
-export const utc = (iso: string | undefined, minutes = false): string => (iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—')
+export const utc = (iso: string | undefined, minutes = false): string =>
+  iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—'
 
 /** A count with thousands separated (toLocaleString took 0.7 ms of each room page in a profile). */
 export const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
@@ -133,7 +148,14 @@ export const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d)
  * Where a page of a long list is, with links to the pages around it: "21–40 of 1,234 · Previous
  * 20 · Next 20". Nothing when everything fits on one page.
  */
-export function Pager(props: { label: string; from: number; shown: number; total: number; size: number; href: (from: number) => string }) {
+export function Pager(props: {
+  label: string
+  from: number
+  shown: number
+  total: number
+  size: number
+  href: (from: number) => string
+}) {
   const { from, shown, total, size } = props
   if (total <= size && from === 0) return null
   return (
@@ -161,7 +183,13 @@ export function Copyable(props: { id: string; label: string; text: string; wrap?
   return (
     <div class="copyable">
       <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} class={props.wrap ? 'wrap' : undefined} readOnly rows={props.wrap ? 3 : rows} spellcheck={false}>
+      <textarea
+        id={props.id}
+        class={props.wrap ? 'wrap' : undefined}
+        readOnly
+        rows={props.wrap ? 3 : rows}
+        spellcheck={false}
+      >
         {props.text}
       </textarea>
       <button type="button" class="secondary copy" data-copy={props.id} hidden>

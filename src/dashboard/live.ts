@@ -51,14 +51,22 @@ export class Live {
     const room = { teamId: r.viewer!.user.team, roomId: v.data }
     const resume = ex.req.headers['last-event-id'] || ex.req.query.get('lastEventId') || undefined
     if (resume !== undefined && !eventId.safeParse(resume).success) {
-      throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', { field: 'Last-Event-ID' })
+      throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', {
+        field: 'Last-Event-ID',
+      })
     }
-    if (!(await this.deps.rooms.exists(room))) throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'id' })
+    if (!(await this.deps.rooms.exists(room)))
+      throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'id' })
     if (ex.aborted) return { status: 0, streamed: true }
 
     const out = ex.stream(
       200,
-      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store, no-transform', 'X-Accel-Buffering': 'no', 'X-Content-Type-Options': 'nosniff' },
+      {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store, no-transform',
+        'X-Accel-Buffering': 'no',
+        'X-Content-Type-Options': 'nosniff',
+      },
       this.deps.settings.sseBufferBytes,
     )
     out.write('retry: 1000\n\n')

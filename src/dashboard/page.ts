@@ -20,7 +20,10 @@ export type Headers = Record<string, string | readonly string[]>
 export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
 export type Handler = (r: Request) => Promise<Reply>
 
-export const see = (location: string, headers: Headers = {}): Reply => ({ status: 303, headers: { Location: location, ...headers } })
+export const see = (location: string, headers: Headers = {}): Reply => ({
+  status: 303,
+  headers: { Location: location, ...headers },
+})
 export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
 
 /** A refusal the person can act on (a 4xx other than rate limiting): pages show its message and change nothing. */
@@ -32,7 +35,11 @@ export function refusal(err: unknown): AppError | undefined {
  * Runs a page's change and shows the page again (`show`) with what it returns (201 when
  * `created` says so), or with the refusal's message and status; anything else throws.
  */
-export async function changePage<V extends { error?: string }>(run: () => Promise<Partial<V>>, show: (extra: Partial<V>, status: number) => Promise<Reply>, created: (extra: Partial<V>) => boolean): Promise<Reply> {
+export async function changePage<V extends { error?: string }>(
+  run: () => Promise<Partial<V>>,
+  show: (extra: Partial<V>, status: number) => Promise<Reply>,
+  created: (extra: Partial<V>) => boolean,
+): Promise<Reply> {
   let extra: Partial<V>
   try {
     extra = await run()

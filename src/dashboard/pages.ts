@@ -21,7 +21,14 @@ import { TEMPLATES } from '../core/templates.js'
 import { humanId, actorOf, html, refusal, type Reply, type Request } from './page.js'
 import type { Logger } from '../shared/logger.js'
 import type { Web } from './web.js'
-import { CreatedPage, RoomsPage, type AgentSetup, type CreateForm, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
+import {
+  CreatedPage,
+  RoomsPage,
+  type AgentSetup,
+  type CreateForm,
+  type RoomRow,
+  TEAM_KEY_PLACEHOLDER,
+} from './rooms.js'
 
 export interface PagesDeps {
   core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
@@ -51,14 +58,28 @@ export function agentList(raw: string): string[] {
     .split(',')
     .map((a) => a.trim())
     .filter((a) => a !== '')
-  if (agents.length === 0) throw new AppError('invalid_request', 'Agent ids: give at least one, e.g. "planner, backend"', { field: 'agents' })
-  if (agents.length > AGENTS_PER_CREATE) throw new AppError('invalid_request', `Agent ids: at most ${AGENTS_PER_CREATE} at once (${agents.length} given)`, { field: 'agents' })
+  if (agents.length === 0)
+    throw new AppError('invalid_request', 'Agent ids: give at least one, e.g. "planner, backend"', { field: 'agents' })
+  if (agents.length > AGENTS_PER_CREATE)
+    throw new AppError('invalid_request', `Agent ids: at most ${AGENTS_PER_CREATE} at once (${agents.length} given)`, {
+      field: 'agents',
+    })
   for (const a of agents) {
     const v = agentIdField.safeParse(a)
-    if (!v.success) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(a.slice(0, 40))} ${v.error.issues[0]!.message}`, { field: 'agents' })
+    if (!v.success)
+      throw new AppError(
+        'invalid_request',
+        `Agent ids: ${JSON.stringify(a.slice(0, 40))} ${v.error.issues[0]!.message}`,
+        { field: 'agents' },
+      )
   }
   const dup = agents.find((a, i) => agents.indexOf(a) !== i)
-  if (dup !== undefined) throw new AppError('invalid_request', `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`, { field: 'agents' })
+  if (dup !== undefined)
+    throw new AppError(
+      'invalid_request',
+      `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`,
+      { field: 'agents' },
+    )
   return agents
 }
 
@@ -77,7 +98,11 @@ export class Pages {
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
-    new Steer({ core: this.deps.core, audit: this.deps.audit, roomPage: (r, extra, status) => this.room(r, extra, status) }).register(web)
+    new Steer({
+      core: this.deps.core,
+      audit: this.deps.audit,
+      roomPage: (r, extra, status) => this.room(r, extra, status),
+    }).register(web)
   }
 
   /**
@@ -85,7 +110,10 @@ export class Pages {
    * that becomes active between two page loads neither repeats nor goes missing); each page shows
    * its rooms most recently active first.
    */
-  private async rows(teamId: string, after: { id: string; at?: number } | undefined): Promise<{ rows: RoomRow[]; next: { id: string; at: number } | undefined }> {
+  private async rows(
+    teamId: string,
+    after: { id: string; at?: number } | undefined,
+  ): Promise<{ rows: RoomRow[]; next: { id: string; at: number } | undefined }> {
     const page = await this.deps.core.rooms.page(teamId, after, ROOMS_SHOWN)
     const read = await Promise.all(
       page.rooms.map(async (room): Promise<RoomRow | undefined> => {
@@ -96,7 +124,14 @@ export class Pages {
           if (err instanceof AppError && err.code === 'not_found') return undefined
           throw err
         })
-        return a && { room, online: a.online_agents, open: a.tasks.by_status.todo, inProgress: a.tasks.by_status.in_progress }
+        return (
+          a && {
+            room,
+            online: a.online_agents,
+            open: a.tasks.by_status.todo,
+            inProgress: a.tasks.by_status.in_progress,
+          }
+        )
       }),
     )
     const rows = read.filter((row): row is RoomRow => row !== undefined)
@@ -108,9 +143,15 @@ export class Pages {
     const viewer = r.viewer!
     const q = r.ex.req.query
     const afterId = q.get('after') ?? undefined
-    if (afterId !== undefined && !roomIdField.safeParse(afterId).success) throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', { field: 'after' })
+    if (afterId !== undefined && !roomIdField.safeParse(afterId).success)
+      throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', {
+        field: 'after',
+      })
     const at = q.get('at') ?? undefined
-    if (at !== undefined && !/^\d{1,16}$/.test(at)) throw new AppError('invalid_request', 'at: must be a whole number, as the "Next rooms" link gives it', { field: 'at' })
+    if (at !== undefined && !/^\d{1,16}$/.test(at))
+      throw new AppError('invalid_request', 'at: must be a whole number, as the "Next rooms" link gives it', {
+        field: 'at',
+      })
     const after = afterId === undefined ? undefined : { id: afterId, ...(at !== undefined ? { at: Number(at) } : {}) }
     const { rows, next } = await this.rows(viewer.user.team, after)
     return html(RoomsPage({ viewer, rooms: rows, next, after: afterId, templates: TEMPLATES, ...extra }), status)
@@ -124,14 +165,32 @@ export class Pages {
    */
   private async setups(user: User, roomId: string, agents: string[], invite: boolean): Promise<AgentSetup[]> {
     const url = `${this.base}/mcp`
-    if (!invite) return agents.map((agentId) => ({ access: { agentId, roomId, key: TEAM_KEY_PLACEHOLDER, url }, invite }))
-    const minted = await this.deps.teams.mintInvites(user.team, roomId, agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100) })), { user: user.id })
+    if (!invite)
+      return agents.map((agentId) => ({ access: { agentId, roomId, key: TEAM_KEY_PLACEHOLDER, url }, invite }))
+    const minted = await this.deps.teams.mintInvites(
+      user.team,
+      roomId,
+      agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100) })),
+      { user: user.id },
+    )
     try {
-      for (const m of minted) await this.deps.audit.record(user.team, actorOf(user), 'minted room invite', `${m.info.tokenId} (room ${roomId})`)
+      for (const m of minted)
+        await this.deps.audit.record(
+          user.team,
+          actorOf(user),
+          'minted room invite',
+          `${m.info.tokenId} (room ${roomId})`,
+        )
     } catch (err) {
-      const undone = await Promise.allSettled(minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)))
+      const undone = await Promise.allSettled(
+        minted.map((m) => this.deps.teams.revokeInvite(user.team, roomId, m.info.tokenId)),
+      )
       const left = minted.filter((_, i) => undone[i]!.status === 'rejected').map((m) => m.info.tokenId)
-      if (left.length > 0) this.deps.log.warn({ team: user.team, room: roomId, invites: left }, 'dashboard: invite keys minted for a page that failed could not be revoked; revoke them on the Keys page')
+      if (left.length > 0)
+        this.deps.log.warn(
+          { team: user.team, room: roomId, invites: left },
+          'dashboard: invite keys minted for a page that failed could not be revoked; revoke them on the Keys page',
+        )
       throw err
     }
     return agents.map((agentId, i) => ({ access: { agentId, roomId, key: minted[i]!.key, url }, invite }))
@@ -155,28 +214,42 @@ export class Pages {
     return html(CreatedPage({ viewer, room, agents: setups, added: true }), 201)
   }
 
-
   private async create(r: Request): Promise<Reply> {
     const viewer = r.viewer!
     const user = viewer.user
-    const form: CreateForm = { name: r.form.get('name') ?? '', template: r.form.get('template') ?? 'blank', agents: r.form.get('agents') ?? '', invite: r.form.get('invite') === '1' }
+    const form: CreateForm = {
+      name: r.form.get('name') ?? '',
+      template: r.form.get('template') ?? 'blank',
+      agents: r.form.get('agents') ?? '',
+      invite: r.form.get('invite') === '1',
+    }
     let room
     let agents: string[]
     try {
       agents = agentList(form.agents!)
       const name = parseName(form.name!)
       const roomId = roomIdFromName(name)
-      ;({ room } = await this.deps.core.rooms.create(user.team, { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) }, humanId(user.name, user.email)))
+      ;({ room } = await this.deps.core.rooms.create(
+        user.team,
+        { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) },
+        humanId(user.name, user.email),
+      ))
     } catch (err) {
       const refused = refusal(err)
       if (refused) {
-        const message = refused.code === 'conflict' ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.` : fieldMessage(refused)
+        const message =
+          refused.code === 'conflict'
+            ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.`
+            : fieldMessage(refused)
         return this.rooms(r, { form, error: message }, refused.status)
       }
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
-    return html(CreatedPage({ viewer, room, agents: await this.setups(user, room.room_id, agents, form.invite === true) }), 201)
+    return html(
+      CreatedPage({ viewer, room, agents: await this.setups(user, room.room_id, agents, form.invite === true) }),
+      201,
+    )
   }
 
   /**
@@ -192,32 +265,57 @@ export class Pages {
     const room = { teamId: viewer.user.team, roomId: v.data }
     const c = { room }
     const before = q.get('before') ?? undefined
-    if (before !== undefined && !eventIdField.safeParse(before).success) throw new AppError('invalid_request', 'before: must be an event id like "1732263097123-42"', { field: 'before' })
+    if (before !== undefined && !eventIdField.safeParse(before).success)
+      throw new AppError('invalid_request', 'before: must be an event id like "1732263097123-42"', { field: 'before' })
     const from: Partial<Record<Paged, number>> = {}
     for (const part of PAGED) {
       const raw = q.get(`${part}_from`)
       if (raw === null) continue
-      if (!/^\d{1,6}$/.test(raw)) throw new AppError('invalid_request', `${part}_from: must be a whole number from 0 to 999999`, { field: `${part}_from` })
+      if (!/^\d{1,6}$/.test(raw))
+        throw new AppError('invalid_request', `${part}_from: must be a whole number from 0 to 999999`, {
+          field: `${part}_from`,
+        })
       from[part] = Number(raw)
     }
     const reviews = q.get('reviews')
-    if (reviews !== null && reviews !== 'pending') throw new AppError('invalid_request', 'reviews: must be "pending" (or absent, for every review)', { field: 'reviews' })
+    if (reviews !== null && reviews !== 'pending')
+      throw new AppError('invalid_request', 'reviews: must be "pending" (or absent, for every review)', {
+        field: 'reviews',
+      })
     const taskId = q.get('task')
     const ctx = q.get('ctx')
     const query = q.get('q')
     const reads = Promise.all([
-      this.deps.core.roomPage.read(c, { size: ROOM_PAGE_SIZE, from, days: CHART_DAYS, ids: CARD_IDS, pendingReviews: reviews === 'pending', ...(before ? { before } : {}) }),
+      this.deps.core.roomPage.read(c, {
+        size: ROOM_PAGE_SIZE,
+        from,
+        days: CHART_DAYS,
+        ids: CARD_IDS,
+        pendingReviews: reviews === 'pending',
+        ...(before ? { before } : {}),
+      }),
       taskId ? this.openTask(c, taskId) : undefined,
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
     ])
     const [view, task, context, search] = await reads.catch((err: unknown) => {
       if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
-        throw new AppError('not_found', `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time without activity (30 days by default); your rooms page lists every room there is.`, { field: 'id' })
+        throw new AppError(
+          'not_found',
+          `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time without activity (30 days by default); your rooms page lists every room there is.`,
+          { field: 'id' },
+        )
       }
       throw err
     })
-    const props: RoomPageProps = { viewer, view, here: new Here(room.roomId, q), size: ROOM_PAGE_SIZE, human: humanId(viewer.user.name, viewer.user.email), ...extra }
+    const props: RoomPageProps = {
+      viewer,
+      view,
+      here: new Here(room.roomId, q),
+      size: ROOM_PAGE_SIZE,
+      human: humanId(viewer.user.name, viewer.user.email),
+      ...extra,
+    }
     if (task) props.task = task
     if (context) props.context = context
     if (search) props.search = search
@@ -228,12 +326,16 @@ export class Pages {
     try {
       return await this.deps.core.plan.getTask(c, { task_id: taskId }, false)
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found' && err.details?.field !== 'room_id') return { missing: taskId }
+      if (err instanceof AppError && err.code === 'not_found' && err.details?.field !== 'room_id')
+        return { missing: taskId }
       throw err
     }
   }
 
-  private async search(c: { room: { teamId: string; roomId: string } }, query: string): Promise<NonNullable<RoomPageProps['search']>> {
+  private async search(
+    c: { room: { teamId: string; roomId: string } },
+    query: string,
+  ): Promise<NonNullable<RoomPageProps['search']>> {
     try {
       return { query, answer: await this.deps.search.search(c, { query, limit: 20 }) }
     } catch (err) {
@@ -242,11 +344,19 @@ export class Pages {
     }
   }
 
-  private async contextView(c: { room: { teamId: string; roomId: string } }, ref: string, from: string | null, to: string | null): Promise<ContextView> {
+  private async contextView(
+    c: { room: { teamId: string; roomId: string } },
+    ref: string,
+    from: string | null,
+    to: string | null,
+  ): Promise<ContextView> {
     const slash = ref.indexOf('/')
     const type = slash > 0 ? ref.slice(0, slash) : ref
     const key = slash > 0 ? ref.slice(slash + 1) : ''
-    const [read, hist] = await Promise.all([this.deps.core.context.read(c, { type, key }), this.deps.core.context.history(c, { type, key })])
+    const [read, hist] = await Promise.all([
+      this.deps.core.context.read(c, { type, key }),
+      this.deps.core.context.history(c, { type, key }),
+    ])
     const view: ContextView = { type, key, body: read.body, version: read.entry.version, versions: hist.versions }
     if (from !== null && to !== null) {
       const d = await this.deps.core.context.diff(c, { type, key, from_version: Number(from), to_version: Number(to) })

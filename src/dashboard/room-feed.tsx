@@ -21,7 +21,9 @@ export function readersOf(reads: RoomView['reads'], eventId: string): string[] {
 function readBy(agents: string[]): string {
   if (agents.length === 0) return 'not read yet'
   const named = agents.slice(0, READERS_SHOWN).join(', ')
-  return agents.length > READERS_SHOWN ? `read by ${named} and ${agents.length - READERS_SHOWN} more` : `read by ${named}`
+  return agents.length > READERS_SHOWN
+    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
+    : `read by ${named}`
 }
 
 export function Feed(props: { here: Here; view: RoomView }) {
@@ -29,7 +31,8 @@ export function Feed(props: { here: Here; view: RoomView }) {
   const events = view.events
   const ids = new Set(events.map((e) => e.id))
   const replies = new Map<string, RoomEvent[]>()
-  for (const e of events) if (e.reply_to && ids.has(e.reply_to)) replies.set(e.reply_to, [...(replies.get(e.reply_to) ?? []), e])
+  for (const e of events)
+    if (e.reply_to && ids.has(e.reply_to)) replies.set(e.reply_to, [...(replies.get(e.reply_to) ?? []), e])
   const roots = events.filter((e) => !e.reply_to || !ids.has(e.reply_to)).reverse()
   const readers = (id: string) => readersOf(view.reads, id)
   const before = here.get('before')
@@ -38,7 +41,8 @@ export function Feed(props: { here: Here; view: RoomView }) {
     return (
       <li id={`event-${q.e.id}`} data-event={q.e.id} class={q.e.type === 'question' ? 'question' : undefined}>
         <div class="small">
-          <strong>{q.e.agent_id}</strong> <span class={`tag ${q.e.type}`}>{q.e.type}</span> <time datetime={q.e.created_at}>{utc(q.e.created_at)}</time>
+          <strong>{q.e.agent_id}</strong> <span class={`tag ${q.e.type}`}>{q.e.type}</span>{' '}
+          <time datetime={q.e.created_at}>{utc(q.e.created_at)}</time>
           {q.e.reply_to && !ids.has(q.e.reply_to) ? <span class="muted"> · reply to {q.e.reply_to}</span> : null}
         </div>
         <p class="event-text">{q.e.text}</p>
@@ -69,7 +73,14 @@ export function Feed(props: { here: Here; view: RoomView }) {
   return (
     <section aria-labelledby="events" data-part="events">
       <h2 id="events">
-        Events <span class="muted">({view.counts.events_kept === view.counts.events ? `${num(view.counts.events)} posted` : `${num(view.counts.events_kept)} in the feed, of ${num(view.counts.events)} posted`})</span>
+        Events{' '}
+        <span class="muted">
+          (
+          {view.counts.events_kept === view.counts.events
+            ? `${num(view.counts.events)} posted`
+            : `${num(view.counts.events_kept)} in the feed, of ${num(view.counts.events)} posted`}
+          )
+        </span>
       </h2>
       <details class="post">
         <summary>Post to the room</summary>

@@ -27,12 +27,14 @@ export function Agents(props: { view: RoomView; here: Here }) {
         <ul class="plain agents">
           {online.map((a) => (
             <li key={a.agent_id}>
-              <span class="dot on" aria-hidden="true" /> <strong>{a.agent_id}</strong> <span class="small">online, last seen {utc(a.last_seen_at)}</span>
+              <span class="dot on" aria-hidden="true" /> <strong>{a.agent_id}</strong>{' '}
+              <span class="small">online, last seen {utc(a.last_seen_at)}</span>
             </li>
           ))}
           {offline.map((a) => (
             <li key={a.agent_id}>
-              <span class="dot" aria-hidden="true" /> {a.agent_id} <span class="small muted">offline, last seen {utc(a.last_seen_at)}</span>
+              <span class="dot" aria-hidden="true" /> {a.agent_id}{' '}
+              <span class="small muted">offline, last seen {utc(a.last_seen_at)}</span>
             </li>
           ))}
         </ul>
@@ -65,16 +67,21 @@ export function Reviews(props: Part) {
   return (
     <section aria-labelledby="reviews" data-part="reviews">
       <h2 id="reviews">
-        Reviews <span class="muted">({reviews.pending_only ? `${num(reviews.total)} pending` : num(reviews.total)})</span>
+        Reviews{' '}
+        <span class="muted">({reviews.pending_only ? `${num(reviews.total)} pending` : num(reviews.total)})</span>
       </h2>
       <p class="small">
         {reviews.pending_only ? (
           <>
-            Pending only, newest first. <a href={here.href({ reviews: undefined, reviews_from: undefined }, 'reviews')}>Show every review</a>
+            Pending only, newest first.{' '}
+            <a href={here.href({ reviews: undefined, reviews_from: undefined }, 'reviews')}>Show every review</a>
           </>
         ) : (
           <>
-            Newest first. <a href={here.href({ reviews: 'pending', reviews_from: undefined }, 'reviews')}>Show only pending reviews</a>
+            Newest first.{' '}
+            <a href={here.href({ reviews: 'pending', reviews_from: undefined }, 'reviews')}>
+              Show only pending reviews
+            </a>
           </>
         )}
       </p>
@@ -88,7 +95,12 @@ export function Reviews(props: Part) {
               {r.target.kind === 'task' ? (
                 <a href={here.href({ task: r.target.task_id }, 'open-task')}>{`task ${r.target.task_id}`}</a>
               ) : (
-                <a href={here.href({ ctx: `${r.target.type}/${r.target.key}`, from: undefined, to: undefined }, 'context')}>{`context ${r.target.type}/${r.target.key}`}</a>
+                <a
+                  href={here.href(
+                    { ctx: `${r.target.type}/${r.target.key}`, from: undefined, to: undefined },
+                    'context',
+                  )}
+                >{`context ${r.target.type}/${r.target.key}`}</a>
               )}{' '}
               <span class={`tag ${r.status}`}>{r.status}</span>
               <div class="small muted">
@@ -96,7 +108,9 @@ export function Reviews(props: Part) {
                 {r.reviewer ? `, of ${r.reviewer}` : ''}, {utc(r.created_at)}
               </div>
               {r.note ? <p class="event-text">{r.note}</p> : null}
-              {r.decided_by ? <p class="small muted">{`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}</p> : null}
+              {r.decided_by ? (
+                <p class="small muted">{`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}</p>
+              ) : null}
               {r.status === 'pending' ? (
                 <form class="stack" method="post" action="/room/reviews">
                   <input type="hidden" name="room" value={here.roomId} />
@@ -115,7 +129,14 @@ export function Reviews(props: Part) {
           ))}
         </ul>
       )}
-      <Pager label="Reviews" from={reviews.from} shown={reviews.items.length} total={reviews.total} size={props.size} href={(from) => here.href({ reviews_from: from || undefined }, 'reviews')} />
+      <Pager
+        label="Reviews"
+        from={reviews.from}
+        shown={reviews.items.length}
+        total={reviews.total}
+        size={props.size}
+        href={(from) => here.href({ reviews_from: from || undefined }, 'reviews')}
+      />
     </section>
   )
 }
@@ -134,14 +155,17 @@ export function Locks(props: Part) {
           cols={['Lock', 'Holder', 'Time left']}
           rows={locks.items}
           rowKey={(l) => l.name}
-          cells={(l) => [
-            l.name,
-            l.owner,
-            <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>,
-          ]}
+          cells={(l) => [l.name, l.owner, <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>]}
         />
       )}
-      <Pager label="Locks" from={locks.from} shown={locks.items.length} total={locks.total} size={props.size} href={(from) => props.here.href({ locks_from: from || undefined }, 'locks')} />
+      <Pager
+        label="Locks"
+        from={locks.from}
+        shown={locks.items.length}
+        total={locks.total}
+        size={props.size}
+        href={(from) => props.here.href({ locks_from: from || undefined }, 'locks')}
+      />
     </section>
   )
 }
@@ -160,14 +184,17 @@ export function Vars(props: Part) {
           cols={['Name', 'Value', 'By']}
           rows={vars.items}
           rowKey={(v) => v.name}
-          cells={(v) => [
-            v.name,
-            <code>{v.value}</code>,
-            v.updated_by ?? '',
-          ]}
+          cells={(v) => [v.name, <code>{v.value}</code>, v.updated_by ?? '']}
         />
       )}
-      <Pager label="Shared vars" from={vars.from} shown={vars.items.length} total={vars.total} size={props.size} href={(from) => props.here.href({ vars_from: from || undefined }, 'vars')} />
+      <Pager
+        label="Shared vars"
+        from={vars.from}
+        shown={vars.items.length}
+        total={vars.total}
+        size={props.size}
+        href={(from) => props.here.href({ vars_from: from || undefined }, 'vars')}
+      />
     </section>
   )
 }
@@ -181,7 +208,13 @@ export function DayChart(props: { days: Day[] }) {
   const max = Math.max(1, ...props.days.map((d) => d.events))
   const summary = props.days.map((d) => `${d.date}: ${d.events}`).join(', ')
   return (
-    <svg class="chart" role="img" aria-label={`Events per day: ${summary}`} viewBox={`0 0 ${props.days.length * W} ${H + 28}`} width={props.days.length * W * 1.5}>
+    <svg
+      class="chart"
+      role="img"
+      aria-label={`Events per day: ${summary}`}
+      viewBox={`0 0 ${props.days.length * W} ${H + 28}`}
+      width={props.days.length * W * 1.5}
+    >
       {props.days.map((d, i) => {
         const h = Math.round((d.events / max) * H)
         return (
@@ -207,7 +240,10 @@ export function Analytics(props: { view: RoomView }) {
     <section aria-labelledby="analytics" data-part="analytics">
       <h2 id="analytics">Analytics</h2>
       <ul class="plain">
-        <li>Completion: {a.completion_rate === null ? 'nothing to complete yet' : `${Math.round(a.completion_rate * 100)} %`}</li>
+        <li>
+          Completion:{' '}
+          {a.completion_rate === null ? 'nothing to complete yet' : `${Math.round(a.completion_rate * 100)} %`}
+        </li>
         <li>Online agents: {num(a.online_count)}</li>
         <li>{`Tasks done in the last ${a.events_per_day.length} days: ${num(done)}`}</li>
       </ul>
@@ -221,7 +257,11 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
   const v = props.open
   const { context } = props.view
   const { here } = props
-  const ctxHref = (type: string, key: string, extra: Record<string, string | number | undefined> = { from: undefined, to: undefined }) => here.href({ ctx: `${type}/${key}`, ...extra }, 'context')
+  const ctxHref = (
+    type: string,
+    key: string,
+    extra: Record<string, string | number | undefined> = { from: undefined, to: undefined },
+  ) => here.href({ ctx: `${type}/${key}`, ...extra }, 'context')
   return (
     <section aria-labelledby="context" data-part="context">
       <h2 id="context">
@@ -240,18 +280,38 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
             {v.versions.map((h) => (
               <li key={h.version}>
                 v{h.version} · {utc(h.updated_at)} {h.updated_by ? `by ${h.updated_by}` : ''} · {num(h.size)} bytes{' '}
-                {h.version > 1 ? <a href={ctxHref(v.type, v.key, { from: h.version - 1, to: h.version })}>{`diff v${h.version - 1} → v${h.version}`}</a> : null}
+                {h.version > 1 ? (
+                  <a
+                    href={ctxHref(v.type, v.key, { from: h.version - 1, to: h.version })}
+                  >{`diff v${h.version - 1} → v${h.version}`}</a>
+                ) : null}
               </li>
             ))}
           </ul>
           {v.diff ? (
             <>
               <h4>
-                Diff v{v.diff.from} → v{v.diff.to} <span class="muted">(+{v.diff.added} −{v.diff.removed} lines)</span>
+                Diff v{v.diff.from} → v{v.diff.to}{' '}
+                <span class="muted">
+                  (+{v.diff.added} −{v.diff.removed} lines)
+                </span>
               </h4>
-              <pre class="diff" tabIndex={0} aria-label={`Diff of ${v.type}/${v.key} from v${v.diff.from} to v${v.diff.to}`}>
+              <pre
+                class="diff"
+                tabIndex={0}
+                aria-label={`Diff of ${v.type}/${v.key} from v${v.diff.from} to v${v.diff.to}`}
+              >
                 {v.diff.patch.split('\n').map((line, i) => (
-                  <span key={i} class={line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : undefined}>
+                  <span
+                    key={i}
+                    class={
+                      line.startsWith('+') && !line.startsWith('+++')
+                        ? 'add'
+                        : line.startsWith('-') && !line.startsWith('---')
+                          ? 'del'
+                          : undefined
+                    }
+                  >
                     {line + '\n'}
                   </span>
                 ))}
@@ -259,7 +319,9 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
             </>
           ) : null}
           <p>
-            <a href={here.href({ ctx: undefined, from: undefined, to: undefined }, 'context')}>{`Close ${v.type}/${v.key}`}</a>
+            <a
+              href={here.href({ ctx: undefined, from: undefined, to: undefined }, 'context')}
+            >{`Close ${v.type}/${v.key}`}</a>
           </p>
         </div>
       ) : null}
@@ -277,7 +339,14 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
           ]}
         />
       )}
-      <Pager label="Context" from={context.from} shown={context.items.length} total={context.total} size={props.size} href={(from) => here.href({ context_from: from || undefined }, 'context')} />
+      <Pager
+        label="Context"
+        from={context.from}
+        shown={context.items.length}
+        total={context.total}
+        size={props.size}
+        href={(from) => here.href({ context_from: from || undefined }, 'context')}
+      />
       <details open={v !== undefined}>
         <summary>{v ? `Write a new version of ${v.type}/${v.key}` : 'Write a context entry'}</summary>
         <form class="stack" method="post" action="/room/context">

@@ -15,7 +15,8 @@ export const STATUS_TITLES: Record<TaskStatus, string> = {
 }
 
 /** Ids, then "and N more" when the list was cut. */
-const idList = (ids: string[], total = ids.length) => `${ids.join(', ')}${total > ids.length ? ` and ${num(total - ids.length)} more` : ''}`
+const idList = (ids: string[], total = ids.length) =>
+  `${ids.join(', ')}${total > ids.length ? ` and ${num(total - ids.length)} more` : ''}`
 
 export function Plan(props: { view: RoomView; here: Here; size: number; open: OpenTask | undefined }) {
   const { view, here } = props
@@ -39,7 +40,14 @@ export function Plan(props: { view: RoomView; here: Here; size: number; open: Op
               {col.items.map((c) => (
                 <TaskCard key={c.task.id} card={c} here={here} />
               ))}
-              <Pager label={title} from={col.from} shown={col.items.length} total={col.total} size={props.size} href={(from) => here.href({ [`${status}_from`]: from || undefined }, `col-${status}`)} />
+              <Pager
+                label={title}
+                from={col.from}
+                shown={col.items.length}
+                total={col.total}
+                size={props.size}
+                href={(from) => here.href({ [`${status}_from`]: from || undefined }, `col-${status}`)}
+              />
             </div>
           )
         })}
@@ -79,7 +87,8 @@ function TaskCard(props: { card: Card; here: Here }) {
         <span class="muted">{t.id}</span> {t.title}
       </a>
       <div class="small">
-        <span class={`tag ${t.priority}`}>{t.priority}</span> {t.assignee ? <span>assignee {t.assignee}</span> : <span class="muted">unassigned</span>}
+        <span class={`tag ${t.priority}`}>{t.priority}</span>{' '}
+        {t.assignee ? <span>assignee {t.assignee}</span> : <span class="muted">unassigned</span>}
       </div>
       {t.depends_on.length > 0 ? <div class="small">depends on {idList(t.depends_on)}</div> : null}
       {blocked_by.length > 0 ? <div class="small tag blocked">blocked by {idList(blocked_by)}</div> : null}
@@ -94,7 +103,10 @@ function TaskPanel(props: { here: Here; open: OpenTask }) {
   if ('missing' in props.open) {
     return (
       <div class="panel" id="open-task">
-        <p class="error" role="alert">{`Task ${props.open.missing} does not exist in this room (it may have been deleted).`}</p>
+        <p
+          class="error"
+          role="alert"
+        >{`Task ${props.open.missing} does not exist in this room (it may have been deleted).`}</p>
         <a href={close}>Close</a>
       </div>
     )

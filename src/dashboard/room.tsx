@@ -80,12 +80,14 @@ export function RoomPage(p: RoomPageProps) {
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
       <p class="muted" data-part="head">
-        {view.room.template} template · last activity <time datetime={view.room.last_active_at}>{utc(view.room.last_active_at, true)}</time> · {num(view.counts.events)} events posted ·{' '}
-        {num(view.presence.online_count)} agents online
+        {view.room.template} template · last activity{' '}
+        <time datetime={view.room.last_active_at}>{utc(view.room.last_active_at, true)}</time> ·{' '}
+        {num(view.counts.events)} events posted · {num(view.presence.online_count)} agents online
       </p>
       <Flash notice={p.notice} error={p.error} />
       <nav aria-label="Sections of the room" class="small sections">
-        <a href="#plan">Plan</a> <a href="#events">Events</a> <a href="#agents">Agents</a> <a href="#reviews">Reviews</a> <a href="#locks">Locks</a> <a href="#vars">Vars</a>{' '}
+        <a href="#plan">Plan</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
+        <a href="#reviews">Reviews</a> <a href="#locks">Locks</a> <a href="#vars">Vars</a>{' '}
         <a href="#analytics">Analytics</a> <a href="#context">Context</a>
       </nav>
       <SearchBox here={here} search={p.search} />
@@ -111,7 +113,8 @@ export function RoomPage(p: RoomPageProps) {
 /** Where a search result is on the page: a task opens, a context entry opens, an event shows at the top of the feed. */
 function hitHref(here: Here, h: SearchHit): string | undefined {
   if (h.kind === 'task') return here.href({ task: h.id }, 'open-task')
-  if (h.kind === 'context' && h.type && h.key) return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'context')
+  if (h.kind === 'context' && h.type && h.key)
+    return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'context')
   const m = /^(\d+)-(\d+)$/.exec(h.id)
   // The feed shows the events before an id: just after this one puts it first.
   if (h.kind === 'event' && m) return here.href({ before: `${m[1]}-${Number(m[2]) + 1}` }, `event-${h.id}`)
@@ -147,7 +150,8 @@ function SearchBox(props: { here: Here; search: RoomPageProps['search'] }) {
               const href = hitHref(props.here, h)
               return (
                 <li key={h.ref}>
-                  {href ? <a href={href}>{h.ref}</a> : <strong>{h.ref}</strong>} {h.title ? <span>{h.title}</span> : null}
+                  {href ? <a href={href}>{h.ref}</a> : <strong>{h.ref}</strong>}{' '}
+                  {h.title ? <span>{h.title}</span> : null}
                   <p class="event-text">{h.snippet.replaceAll('**', '')}</p>
                 </li>
               )

@@ -30,7 +30,15 @@ export function roomHref(roomId: string): string {
   return `/room?id=${encodeURIComponent(roomId)}`
 }
 
-export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: { id: string; at: number } | undefined; after: string | undefined; templates: readonly Template[]; form?: CreateForm; error?: string }) {
+export function RoomsPage(props: {
+  viewer: Viewer
+  rooms: RoomRow[]
+  next: { id: string; at: number } | undefined
+  after: string | undefined
+  templates: readonly Template[]
+  form?: CreateForm
+  error?: string
+}) {
   const f = props.form ?? {}
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
@@ -62,9 +70,13 @@ export function RoomsPage(props: { viewer: Viewer; rooms: RoomRow[]; next: { id:
       )}
       {props.next || props.after ? (
         <nav class="pager small" aria-label="Pages of rooms">
-          <span class="muted">Pages go in the order the rooms were created; each page lists its rooms most recently active first.</span>{' '}
+          <span class="muted">
+            Pages go in the order the rooms were created; each page lists its rooms most recently active first.
+          </span>{' '}
           {props.after ? <a href="/">First rooms</a> : null}
-          {props.next ? <a href={`/?after=${encodeURIComponent(props.next.id)}&at=${props.next.at}`}>Next rooms</a> : null}
+          {props.next ? (
+            <a href={`/?after=${encodeURIComponent(props.next.id)}&at=${props.next.at}`}>Next rooms</a>
+          ) : null}
         </nav>
       ) : null}
       <h2 id="create">Create a room</h2>

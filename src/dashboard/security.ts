@@ -8,7 +8,8 @@ import type { RequestInfo } from '../http/exchange.js'
  */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -33,7 +34,9 @@ export class Origin {
     const url = new URL(base)
     this.secure = url.protocol === 'https:'
     this.cookieName = this.secure ? '__Host-ar_session' : 'ar_session'
-    this.allowed = configured ? [url.origin] : [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]
+    this.allowed = configured
+      ? [url.origin]
+      : [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`]
   }
 
   /** Set-Cookie of a new session (HttpOnly, SameSite=Lax, Path=/, no Domain; Secure on https). */
@@ -70,7 +73,8 @@ export class Origin {
    */
   crossSite(req: RequestInfo): string | undefined {
     const site = req.headers['sec-fetch-site']
-    if (site !== undefined) return site === 'same-origin' ? undefined : `the request came from another site (Sec-Fetch-Site: ${site})`
+    if (site !== undefined)
+      return site === 'same-origin' ? undefined : `the request came from another site (Sec-Fetch-Site: ${site})`
     const origin = req.headers.origin
     if (origin === undefined) return 'the request carries neither Sec-Fetch-Site nor Origin'
     return this.allowed.includes(origin) ? undefined : `the request came from another origin (${origin})`

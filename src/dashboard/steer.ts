@@ -42,14 +42,26 @@ export class Steer {
       const { event } = replyTo
         ? await core.events.reply(caller, { event_id: replyTo, text: req(f, 'text'), type: opt(f, 'type') ?? 'answer' })
         : await core.events.post(caller, { type: opt(f, 'type') ?? 'message', text: req(f, 'text') })
-      return { action: replyTo ? 'replied to event' : 'posted event', target: `${event.id} (room ${room.roomId})`, anchor: `event-${event.id}` }
+      return {
+        action: replyTo ? 'replied to event' : 'posted event',
+        target: `${event.id} (room ${room.roomId})`,
+        anchor: `event-${event.id}`,
+      }
     })
     this.on(web, '/room/reviews', async (room, agent, f) => {
       const decision = f.get('decision')
-      if (decision !== 'approve' && decision !== 'reject') throw new AppError('invalid_request', 'decision: must be approve or reject', { field: 'decision' })
+      if (decision !== 'approve' && decision !== 'reject')
+        throw new AppError('invalid_request', 'decision: must be approve or reject', { field: 'decision' })
       const input = { review_id: req(f, 'review_id'), ...(opt(f, 'note') ? { note: opt(f, 'note') } : {}) }
-      const { review } = decision === 'approve' ? await core.reviews.approve({ room, agent }, input) : await core.reviews.reject({ room, agent }, input)
-      return { action: decision === 'approve' ? 'approved review' : 'rejected review', target: `${review.id} (room ${room.roomId})`, anchor: 'reviews' }
+      const { review } =
+        decision === 'approve'
+          ? await core.reviews.approve({ room, agent }, input)
+          : await core.reviews.reject({ room, agent }, input)
+      return {
+        action: decision === 'approve' ? 'approved review' : 'rejected review',
+        target: `${review.id} (room ${room.roomId})`,
+        anchor: 'reviews',
+      }
     })
     this.on(web, '/room/tasks', async (room, agent, f) => {
       const taskId = opt(f, 'task_id')
@@ -58,8 +70,21 @@ export class Steer {
           .split(',')
           .map((d) => d.trim())
           .filter((d) => d !== '')
-        const { task } = await core.plan.addTask({ room, agent }, { title: req(f, 'title'), priority: opt(f, 'priority') ?? 'normal', depends_on: deps, ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}) })
-        return { action: 'added task', target: `${task.id} (room ${room.roomId})`, anchor: 'open-task', open: { task: task.id } }
+        const { task } = await core.plan.addTask(
+          { room, agent },
+          {
+            title: req(f, 'title'),
+            priority: opt(f, 'priority') ?? 'normal',
+            depends_on: deps,
+            ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}),
+          },
+        )
+        return {
+          action: 'added task',
+          target: `${task.id} (room ${room.roomId})`,
+          anchor: 'open-task',
+          open: { task: task.id },
+        }
       }
       const patch: Record<string, unknown> = { task_id: taskId }
       for (const k of ['title', 'status', 'priority'] as const) if (opt(f, k) !== undefined) patch[k] = opt(f, k)
@@ -68,11 +93,24 @@ export class Steer {
       if (f.has('notes')) patch.notes = f.get('notes') ?? ''
       if (f.get('force') === '1') patch.force = true
       const { task } = await core.plan.updateTask({ room, agent }, patch)
-      return { action: 'edited task', target: `${task.id} (room ${room.roomId})`, anchor: 'open-task', open: { task: task.id } }
+      return {
+        action: 'edited task',
+        target: `${task.id} (room ${room.roomId})`,
+        anchor: 'open-task',
+        open: { task: task.id },
+      }
     })
     this.on(web, '/room/context', async (room, agent, f) => {
-      const { entry } = await core.context.write({ room, agent }, { type: req(f, 'type'), key: req(f, 'key'), body: req(f, 'body') })
-      return { action: 'wrote context', target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`, anchor: 'context', open: { ctx: `${entry.type}/${entry.key}` } }
+      const { entry } = await core.context.write(
+        { room, agent },
+        { type: req(f, 'type'), key: req(f, 'key'), body: req(f, 'body') },
+      )
+      return {
+        action: 'wrote context',
+        target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`,
+        anchor: 'context',
+        open: { ctx: `${entry.type}/${entry.key}` },
+      }
     })
   }
 
@@ -90,7 +128,8 @@ export class Steer {
       done = await change(room, humanId(user.name, user.email), r.form)
     } catch (err) {
       const refused = refusal(err)
-      if (refused && refused.code !== 'not_found') return this.deps.roomPage(r, { error: refused.message }, refused.status)
+      if (refused && refused.code !== 'not_found')
+        return this.deps.roomPage(r, { error: refused.message }, refused.status)
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)

@@ -36,10 +36,12 @@ export function CheckMailPage(props: { email: string }) {
     <Layout title="Check your mail">
       <h1>Check your mail</h1>
       <p class="notice" role="status">
-        If <strong>{props.email}</strong> may sign in, a sign-in link is on its way to it. The link works once and for a short time.
+        If <strong>{props.email}</strong> may sign in, a sign-in link is on its way to it. The link works once and for a
+        short time.
       </p>
       <p class="muted">
-        Nothing arrived? Check the spam folder, or <a href="/signin">ask again</a>. Not admitted yet? <a href="/waitlist">Join the waitlist</a>.
+        Nothing arrived? Check the spam folder, or <a href="/signin">ask again</a>. Not admitted yet?{' '}
+        <a href="/waitlist">Join the waitlist</a>.
       </p>
     </Layout>
   )
@@ -58,7 +60,12 @@ export function ContinuePage(props: { token: string }) {
   )
 }
 
-export function MessagePage(props: { title: string; message: string; viewer?: Viewer | undefined; link?: { href: string; text: string } }) {
+export function MessagePage(props: {
+  title: string
+  message: string
+  viewer?: Viewer | undefined
+  link?: { href: string; text: string }
+}) {
   return (
     <Layout title={props.title} viewer={props.viewer}>
       <h1>{props.title}</h1>
@@ -77,8 +84,8 @@ export function KeyOncePage(props: { viewer: Viewer; key: string }) {
     <Layout title="Your team key" viewer={props.viewer}>
       <h1>Welcome. Here is your team key</h1>
       <p>
-        Your team <strong>{props.viewer.teamName}</strong> is ready. This is its key for agents and the HTTP API. It is shown <strong>this once</strong>: copy it now and keep it
-        secret. Later you see only its last four characters.
+        Your team <strong>{props.viewer.teamName}</strong> is ready. This is its key for agents and the HTTP API. It is
+        shown <strong>this once</strong>: copy it now and keep it secret. Later you see only its last four characters.
       </p>
       <Copyable id="team-key" label="Team key" text={props.key} wrap />
       <p>
@@ -88,7 +95,14 @@ export function KeyOncePage(props: { viewer: Viewer; key: string }) {
   )
 }
 
-export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invite[]; audit: AuditEntry[]; notice?: string; error?: string }) {
+export function HomePage(props: {
+  viewer: Viewer
+  members: User[]
+  invites: Invite[]
+  audit: AuditEntry[]
+  notice?: string
+  error?: string
+}) {
   const { user } = props.viewer
   const owner = user.role === 'owner'
   return (
@@ -100,10 +114,12 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
       </p>
       <ul class="plain">
         <li>
-          <a href="/team/keys">Keys</a>: team keys for agents and the HTTP API (mint, revoke), and every room's invite keys.
+          <a href="/team/keys">Keys</a>: team keys for agents and the HTTP API (mint, revoke), and every room's invite
+          keys.
         </li>
         <li>
-          <a href="/team/webhooks">Webhooks</a>: signed HTTPS deliveries of every room event, their health, tests and replays.
+          <a href="/team/webhooks">Webhooks</a>: signed HTTPS deliveries of every room event, their health, tests and
+          replays.
         </li>
       </ul>
       <h2>Members</h2>
@@ -168,11 +184,7 @@ export function HomePage(props: { viewer: Viewer; members: User[]; invites: Invi
           cols={['When', 'Who', 'What']}
           rows={props.audit}
           rowKey={(a) => a.id}
-          cells={(a) => [
-            utc(a.at),
-            a.actor,
-            a.target ? `${a.action} ${a.target}` : a.action,
-          ]}
+          cells={(a) => [utc(a.at), a.actor, a.target ? `${a.action} ${a.target}` : a.action]}
         />
       )}
       <h2>Account</h2>
@@ -190,7 +202,10 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
       <h1>Delete your account</h1>
       <Flash error={props.error} />
       {user.role === 'owner' && !props.last ? (
-        <p class="error" role="alert">{`Your team has ${props.others} other member(s). Remove them first; then you can delete your account and the team.`}</p>
+        <p
+          class="error"
+          role="alert"
+        >{`Your team has ${props.others} other member(s). Remove them first; then you can delete your account and the team.`}</p>
       ) : (
         <>
           <p>This removes, at once and for good:</p>
@@ -199,8 +214,8 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
             {props.last ? (
               <>
                 <li>
-                  team <strong>{props.viewer.teamName}</strong>: every team key and room invite key (agents using them get 401 on every node within a second, and their
-                  open streams close);
+                  team <strong>{props.viewer.teamName}</strong>: every team key and room invite key (agents using them
+                  get 401 on every node within a second, and their open streams close);
                 </li>
                 <li>every room of the team with its plan, context, events, presence, locks and vars;</li>
                 <li>every webhook and pending delivery, every invite, and the audit trail.</li>

@@ -42,7 +42,11 @@ export class Web {
     const { method, path } = ex.req
     const asset = method === 'GET' || method === 'HEAD' ? ASSETS.find((a) => a.path === path) : undefined
     if (asset) {
-      ex.send(200, asset.body, { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' })
+      ex.send(200, asset.body, {
+        'Content-Type': asset.type,
+        'Cache-Control': 'public, max-age=31536000, immutable',
+        'X-Content-Type-Options': 'nosniff',
+      })
       return true
     }
     const route = this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`)
@@ -54,13 +58,18 @@ export class Web {
     return true
   }
 
-  private async serve(ex: Exchange, route: { handler: Handler; signedIn: boolean }, bodyP: Promise<Buffer | undefined>): Promise<void> {
+  private async serve(
+    ex: Exchange,
+    route: { handler: Handler; signedIn: boolean },
+    bodyP: Promise<Buffer | undefined>,
+  ): Promise<void> {
     let reply: Reply
     let viewer: V.Viewer | undefined
     const start = performance.now()
     let signedInAt = start
     try {
-      if (!this.deps.lifecycle.accepting) throw new AppError('unavailable', 'this node is shutting down; retry in a moment')
+      if (!this.deps.lifecycle.accepting)
+        throw new AppError('unavailable', 'this node is shutting down; retry in a moment')
       if (ex.req.method === 'POST') {
         const why = this.origin.crossSite(ex.req)
         if (why) throw new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
@@ -69,7 +78,17 @@ export class Web {
       viewer = await this.viewer(session)
       signedInAt = performance.now()
       if (route.signedIn && !viewer) {
-        reply = ex.req.method === 'GET' ? see('/signin') : html(V.MessagePage({ title: 'Signed out', message: 'Your session has ended; sign in again.', link: { href: '/signin', text: 'Sign in' } }), 401)
+        reply =
+          ex.req.method === 'GET'
+            ? see('/signin')
+            : html(
+                V.MessagePage({
+                  title: 'Signed out',
+                  message: 'Your session has ended; sign in again.',
+                  link: { href: '/signin', text: 'Sign in' },
+                }),
+                401,
+              )
       } else {
         const raw = await bodyP
         reply = await route.handler({ ex, form: new URLSearchParams(raw?.toString('utf8') ?? ''), viewer, session })
@@ -84,7 +103,15 @@ export class Web {
     // browsers' developer tools and the bench show them. Not on the sign-in pages, whose timing
     // must tell nothing about which addresses exist.
     const dur = (name: string, a: number, b: number) => `${name};dur=${(b - a).toFixed(1)}`
-    const timing: Headers = viewer ? { 'Server-Timing': [dur('session', start, signedInAt), dur('app', signedInAt, rendering), dur('render', rendering, performance.now())].join(', ') } : {}
+    const timing: Headers = viewer
+      ? {
+          'Server-Timing': [
+            dur('session', start, signedInAt),
+            dur('app', signedInAt, rendering),
+            dur('render', rendering, performance.now()),
+          ].join(', '),
+        }
+      : {}
     ex.send(reply.status, text, { ...PAGE_HEADERS, ...timing, ...reply.headers })
   }
 
@@ -94,12 +121,30 @@ export class Web {
     const err = toStoreError(thrown)
     if (!(err instanceof AppError)) {
       this.deps.log.error({ err }, 'page failed')
-      return html(V.MessagePage({ title: 'Something went wrong', message: 'An unexpected error happened; please try again.', viewer }), 500)
+      return html(
+        V.MessagePage({
+          title: 'Something went wrong',
+          message: 'An unexpected error happened; please try again.',
+          viewer,
+        }),
+        500,
+      )
     }
     const headers: Record<string, string> = {}
-    if (err.code === 'rate_limited' || err.code === 'unavailable' || err.code === 'store_full') headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
+    if (err.code === 'rate_limited' || err.code === 'unavailable' || err.code === 'store_full')
+      headers['Retry-After'] = String(err.details?.retry_after_s ?? 60)
     const title =
-      err.code === 'rate_limited' ? 'Too many requests' : err.code === 'unavailable' ? 'Try again in a moment' : err.code === 'store_full' ? 'Storage is full' : err.code === 'forbidden' ? 'Not allowed' : err.code === 'not_found' ? 'Not found' : 'Please check'
+      err.code === 'rate_limited'
+        ? 'Too many requests'
+        : err.code === 'unavailable'
+          ? 'Try again in a moment'
+          : err.code === 'store_full'
+            ? 'Storage is full'
+            : err.code === 'forbidden'
+              ? 'Not allowed'
+              : err.code === 'not_found'
+                ? 'Not found'
+                : 'Please check'
     const link = viewer ? { href: '/', text: 'Back to your rooms' } : { href: '/signin', text: 'Sign in' }
     return html(V.MessagePage({ title, message: err.message, viewer, link }), err.status, headers)
   }

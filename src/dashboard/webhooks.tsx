@@ -38,7 +38,9 @@ export function WebhooksPage(p: View) {
           <Copyable id="webhook-secret" label="Signing secret" text={p.secret.secret} wrap />
         </div>
       ) : null}
-      {p.hooks.length === 0 ? <p class="muted">No webhooks. Register one below to receive every room event of the team as a signed POST.</p> : null}
+      {p.hooks.length === 0 ? (
+        <p class="muted">No webhooks. Register one below to receive every room event of the team as a signed POST.</p>
+      ) : null}
       {p.hooks.map((w) => (
         <section key={w.webhookId} aria-labelledby={`wh-${w.webhookId}`}>
           <h2 id={`wh-${w.webhookId}`}>
@@ -49,8 +51,8 @@ export function WebhooksPage(p: View) {
             {w.description ? <span class="muted"> — {w.description}</span> : null}
           </p>
           <p class="small">
-            {w.events ? `Events: ${w.events.join(', ')}` : 'Every event'} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} · last attempt{' '}
-            {when(w.health.lastAttemptAt)}
+            {w.events ? `Events: ${w.events.join(', ')}` : 'Every event'} · delivered {w.health.delivered} · pending{' '}
+            {w.health.pending} · failed {w.health.failed} · last attempt {when(w.health.lastAttemptAt)}
             {w.health.lastStatus !== undefined ? ` (HTTP ${w.health.lastStatus})` : ''}
             {w.previousSecretValidUntil ? ` · previous secret signs until ${when(w.previousSecretValidUntil)}` : ''}
           </p>
@@ -93,7 +95,10 @@ export function WebhooksPage(p: View) {
             </form>{' '}
             <form class="inline" method="post" action="/team/webhooks/rotate">
               <input type="hidden" name="webhook" value={w.webhookId} />
-              <button class="secondary" type="submit">{`Rotate the secret of ${w.webhookId} (old one signs 24 h more)`}</button>
+              <button
+                class="secondary"
+                type="submit"
+              >{`Rotate the secret of ${w.webhookId} (old one signs 24 h more)`}</button>
             </form>{' '}
             <form class="inline" method="post" action="/team/webhooks/delete">
               <input type="hidden" name="webhook" value={w.webhookId} />
@@ -140,7 +145,11 @@ export class WebhooksPages {
   }
 
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    return changePage(run, (extra, status) => this.show(r, extra, status), (extra) => extra.secret !== undefined)
+    return changePage(
+      run,
+      (extra, status) => this.show(r, extra, status),
+      (extra) => extra.secret !== undefined,
+    )
   }
 
   private async create(r: Request): Promise<Partial<View>> {
@@ -167,9 +176,16 @@ export class WebhooksPages {
 
   private async rotate(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
-    const { webhook, secret } = await this.deps.webhooks.registry.rotateSecret(user.team, r.form.get('webhook') ?? '', {})
+    const { webhook, secret } = await this.deps.webhooks.registry.rotateSecret(
+      user.team,
+      r.form.get('webhook') ?? '',
+      {},
+    )
     await this.deps.audit.record(user.team, actorOf(user), 'rotated webhook secret', webhook.webhookId)
-    return { secret: { webhookId: webhook.webhookId, secret }, notice: `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ${when(webhook.previousSecretValidUntil)}.` }
+    return {
+      secret: { webhookId: webhook.webhookId, secret },
+      notice: `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ${when(webhook.previousSecretValidUntil)}.`,
+    }
   }
 
   private async test(r: Request): Promise<Partial<View>> {
@@ -177,11 +193,17 @@ export class WebhooksPages {
     const t = await this.deps.webhooks.dispatcher.sendTest(r.viewer!.user.team, id)
     if (!t) throw new AppError('not_found', `webhook: no webhook ${id} in this team`, { field: 'webhook' })
     const what = t.status !== undefined ? `HTTP ${t.status}` : 'no answer'
-    return t.delivered ? { notice: `Test request ${t.testId} delivered: ${what} in ${t.durationMs} ms.` } : { error: `Test request ${t.testId} not delivered: ${what}${t.error ? `, ${t.error}` : ''}.` }
+    return t.delivered
+      ? { notice: `Test request ${t.testId} delivered: ${what} in ${t.durationMs} ms.` }
+      : { error: `Test request ${t.testId} not delivered: ${what}${t.error ? `, ${t.error}` : ''}.` }
   }
 
   private async replay(r: Request): Promise<Partial<View>> {
-    const d = await this.deps.webhooks.registry.replay(r.viewer!.user.team, r.form.get('webhook') ?? '', r.form.get('delivery') ?? '')
+    const d = await this.deps.webhooks.registry.replay(
+      r.viewer!.user.team,
+      r.form.get('webhook') ?? '',
+      r.form.get('delivery') ?? '',
+    )
     return { notice: `Delivery ${d.deliveryId} is queued again (first attempt ${when(d.dueAt)}).` }
   }
 }

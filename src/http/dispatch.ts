@@ -49,10 +49,14 @@ export async function admit(deps: AdmitDeps, ex: Exchange, need: 'team' | 'any')
   Object.assign(ex.extraHeaders, RateLimiter.headers(decision))
   if (!decision.allowed) {
     deps.metrics.rateLimited.inc()
-    throw new AppError('rate_limited', `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${Math.max(1, decision.retryAfterS)} s`, {
-      limit: decision.limit,
-      retry_after_s: Math.max(1, decision.retryAfterS),
-    })
+    throw new AppError(
+      'rate_limited',
+      `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${Math.max(1, decision.retryAfterS)} s`,
+      {
+        limit: decision.limit,
+        retry_after_s: Math.max(1, decision.retryAfterS),
+      },
+    )
   }
   return principal
 }
@@ -76,9 +80,15 @@ export function createDispatcher(deps: DispatchDeps) {
       return finish()
     }
     if (!('route' in match)) {
-      ex.error(new AppError('method_not_allowed', `${info.method} is not allowed on ${info.path}; allowed: ${match.allowed.join(', ')}`), {
-        Allow: match.allowed.join(', '),
-      })
+      ex.error(
+        new AppError(
+          'method_not_allowed',
+          `${info.method} is not allowed on ${info.path}; allowed: ${match.allowed.join(', ')}`,
+        ),
+        {
+          Allow: match.allowed.join(', '),
+        },
+      )
       return finish()
     }
     const { route, params } = match
@@ -89,7 +99,8 @@ export function createDispatcher(deps: DispatchDeps) {
 
     void (async () => {
       try {
-        if (!deps.lifecycle.accepting) throw new AppError('unavailable', 'this node is shutting down; retry on another node')
+        if (!deps.lifecycle.accepting)
+          throw new AppError('unavailable', 'this node is shutting down; retry on another node')
         const principal = route.auth === 'none' || route.authInHandler ? undefined : await admit(deps, ex, route.auth)
         const raw = await bodyPromise
         let body: unknown
@@ -101,7 +112,8 @@ export function createDispatcher(deps: DispatchDeps) {
         const ctx: Ctx = { ex, params, body, raw, principal, query }
         const result = await route.handle(ctx)
         if (result !== undefined) ex.json(route.status ?? 200, result)
-        else if (!ex.responded && !ex.aborted) throw new Error(`route ${route.method} ${route.path} returned without responding`)
+        else if (!ex.responded && !ex.aborted)
+          throw new Error(`route ${route.method} ${route.path} returned without responding`)
       } catch (caught) {
         // A Redis failure that is not a bug (unreachable, full) becomes its AppError, logged once per state change by StoreHealth.
         const err = toStoreError(caught)

@@ -35,7 +35,9 @@ function uws(maxHeaderBytes?: number): typeof UWS {
  */
 export function assertNativeHttp(maxHeaderBytes?: number): void {
   if (!String(uws(maxHeaderBytes).App).includes('[native code]')) {
-    throw new Error(`uWebSockets.js did not load its native binding on Node ${process.versions.node} (ABI ${process.versions.modules}); refusing to run on the slow fallback`)
+    throw new Error(
+      `uWebSockets.js did not load its native binding on Node ${process.versions.node} (ABI ${process.versions.modules}); refusing to run on the slow fallback`,
+    )
   }
 }
 
@@ -52,7 +54,12 @@ export interface HttpServer {
  * request whose line and headers exceed `maxHeaderBytes` (LIMIT_HTTP_HEADER_BYTES; the first
  * server of the process sets it) is answered 431 by uWebSockets.js itself.
  */
-export function listen(host: string, port: number, handle: (ex: Exchange) => void, maxHeaderBytes?: number): Promise<HttpServer> {
+export function listen(
+  host: string,
+  port: number,
+  handle: (ex: Exchange) => void,
+  maxHeaderBytes?: number,
+): Promise<HttpServer> {
   assertNativeHttp(maxHeaderBytes)
   const uWS = uws()
   const app = uWS.App().any('/*', (res, req) => handle(new Exchange(res, readRequest(req, res))))
@@ -114,7 +121,13 @@ function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
   const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
-  return { method: req.getCaseSensitiveMethod().toUpperCase(), path: req.getUrl(), query: new URLSearchParams(req.getQuery() ?? ''), headers, remote }
+  return {
+    method: req.getCaseSensitiveMethod().toUpperCase(),
+    path: req.getUrl(),
+    query: new URLSearchParams(req.getQuery() ?? ''),
+    headers,
+    remote,
+  }
 }
 
 /** A stream of chunks to the client (SSE); closes itself when the client stops reading. */
@@ -157,7 +170,13 @@ export class Exchange {
   readBody(limit: number): Promise<Buffer> {
     const declared = Number(this.req.headers['content-length'] ?? 'NaN')
     if (Number.isFinite(declared) && declared > limit) {
-      return Promise.reject(new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, { field: 'body', limit, size: declared }))
+      return Promise.reject(
+        new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, {
+          field: 'body',
+          limit,
+          size: declared,
+        }),
+      )
     }
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
@@ -168,7 +187,13 @@ export class Exchange {
         size += chunk.byteLength
         if (size > limit) {
           failed = true
-          reject(new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, { field: 'body', limit, size }))
+          reject(
+            new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, {
+              field: 'body',
+              limit,
+              size,
+            }),
+          )
           return
         }
         chunks.push(Buffer.from(new Uint8Array(chunk)))
@@ -182,7 +207,12 @@ export class Exchange {
 
   /** Sends a complete response. No-op after an abort or an earlier response. */
   /** A header given as a list is written once per value (several Set-Cookie). */
-  send(status: number, body: string | Buffer, headers: Record<string, string | readonly string[]> = {}, closeConnection = false): void {
+  send(
+    status: number,
+    body: string | Buffer,
+    headers: Record<string, string | readonly string[]> = {},
+    closeConnection = false,
+  ): void {
     if (this.aborted || this.responded) return
     this.responded = true
     this.status = status

@@ -50,7 +50,10 @@ export function mcpRoutes(deps: McpRouteDeps, host: EndpointHost, opts: { anonym
   const sse: SseSettings = { keepaliveMs: deps.settings.sseKeepaliveMs, bufferBytes: deps.settings.sseBufferBytes }
   const methodNotAllowed = async ({ ex }: { ex: Exchange }) => refuse(ex, REFUSE.httpMethod)
   const post = async ({ ex, raw }: { ex: Exchange; raw?: Buffer }) => {
-    await serve({ headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw }, new HttpMcpExchange(ex, deps, sse))
+    await serve(
+      { headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw },
+      new HttpMcpExchange(ex, deps, sse),
+    )
     return undefined
   }
   return [
@@ -61,11 +64,27 @@ export function mcpRoutes(deps: McpRouteDeps, host: EndpointHost, opts: { anonym
       authInHandler: true,
       bodyKind: 'raw',
       tag: 'mcp',
-      summary: 'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',
-      description: 'Bearer key required (team key, or a room invite key for that room\'s tools). Replies are application/json, or text/event-stream when the client accepts only that or a call runs long.',
+      summary:
+        'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',
+      description:
+        "Bearer key required (team key, or a room invite key for that room's tools). Replies are application/json, or text/event-stream when the client accepts only that or a call runs long.",
       handle: post,
     },
-    { method: 'GET', path: '/mcp', auth: 'none', tag: 'mcp', summary: '405: no standalone stream (stateless server).', handle: methodNotAllowed },
-    { method: 'DELETE', path: '/mcp', auth: 'none', tag: 'mcp', summary: '405: no sessions to end (stateless server).', handle: methodNotAllowed },
+    {
+      method: 'GET',
+      path: '/mcp',
+      auth: 'none',
+      tag: 'mcp',
+      summary: '405: no standalone stream (stateless server).',
+      handle: methodNotAllowed,
+    },
+    {
+      method: 'DELETE',
+      path: '/mcp',
+      auth: 'none',
+      tag: 'mcp',
+      summary: '405: no sessions to end (stateless server).',
+      handle: methodNotAllowed,
+    },
   ]
 }

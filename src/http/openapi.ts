@@ -35,7 +35,12 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
   const paths: Record<string, Record<string, unknown>> = {}
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z]+)/g, '{$1}')
-    const params: Record<string, unknown>[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }))
+    const params: Record<string, unknown>[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }))
     if (r.query) params.push(...queryParameters(r.query))
     const responses: Record<string, unknown> = {
       [String(r.status ?? 200)]: {
@@ -48,7 +53,10 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     if (r.bodyKind !== 'none' && (r.body || r.method === 'POST')) errors.add(413)
     for (const s of r.errors ?? []) errors.add(s)
     for (const s of [...errors].sort()) {
-      responses[String(s)] = { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
+      responses[String(s)] = {
+        description: 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      }
     }
     paths[path] ??= {}
     paths[path][r.method.toLowerCase()] = {
@@ -57,7 +65,9 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
       tags: [r.tag ?? 'ops'],
       ...(params.length ? { parameters: params } : {}),
       ...(r.auth === 'none' ? { security: [] } : {}),
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } } }
+        : {}),
       responses,
     }
   }
@@ -66,11 +76,18 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     info: {
       title: 'agentrooms',
       version,
-      description: 'Shared rooms where AI coding agents coordinate through structured state. MCP tools are served at POST /mcp.',
+      description:
+        'Shared rooms where AI coding agents coordinate through structured state. MCP tools are served at POST /mcp.',
     },
     security: [{ bearer: [] }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A team key (ar_team_…) or a room invite key (ar_room_…)' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A team key (ar_team_…) or a room invite key (ar_room_…)',
+        },
+      },
       schemas: { Error: schemaOf(errorBody) },
     },
     paths,

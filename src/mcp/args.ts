@@ -18,8 +18,15 @@ type NumericSetting = { [K in keyof CoreSettings]-?: CoreSettings[K] extends num
  * to numeric settings). A unit test holds it to what the factories read.
  */
 export const FACTORY_LIMITS: readonly NumericSetting[] = [
-  'tasksPerRoom', 'taskNotesBytes', 'dependenciesPerTask', 'contextBodyBytes', 'contextPerRoom',
-  'eventTextBytes', 'eventDataBytes', 'lockTtlMaxMs', 'varValueBytes',
+  'tasksPerRoom',
+  'taskNotesBytes',
+  'dependenciesPerTask',
+  'contextBodyBytes',
+  'contextPerRoom',
+  'eventTextBytes',
+  'eventDataBytes',
+  'lockTtlMaxMs',
+  'varValueBytes',
 ]
 
 /**
@@ -33,11 +40,22 @@ export const CORE_SETTINGS: CoreSettings = new Proxy({} as CoreSettings, {
   get(_target, key) {
     if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
     if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER
-    throw new Error(`CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`)
+    throw new Error(
+      `CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`,
+    )
   },
 })
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape; entries?: Record<string, string>; values?: unknown[]; in?: z.ZodType; options?: z.ZodType[] }
+type Def = {
+  type: string
+  innerType?: z.ZodType
+  element?: z.ZodType
+  shape?: z.ZodRawShape
+  entries?: Record<string, string>
+  values?: unknown[]
+  in?: z.ZodType
+  options?: z.ZodType[]
+}
 
 /** The light form of a core field (see the header); throws on a zod type it does not know. */
 export function lighten(field: z.ZodType): z.ZodType {
@@ -89,9 +107,15 @@ export function isDerivedSet(args: object): boolean {
  * One field of a core schema in its light form; throws when the schema has no such field.
  * `optional`: the tool may leave out a field the core requires (a tool over two operations).
  */
-export function coreField(schema: z.ZodObject, name: string, description?: string, opts: { optional?: boolean } = {}): z.ZodType {
+export function coreField(
+  schema: z.ZodObject,
+  name: string,
+  description?: string,
+  opts: { optional?: boolean } = {},
+): z.ZodType {
   const field = schema.shape[name] as z.ZodType | undefined
-  if (field === undefined) throw new Error(`coreArgs: the core schema has no field ${name} (known: ${Object.keys(schema.shape).join(', ')})`)
+  if (field === undefined)
+    throw new Error(`coreArgs: the core schema has no field ${name} (known: ${Object.keys(schema.shape).join(', ')})`)
   let arg = lighten(field)
   if (opts.optional) arg = arg.optional()
   if (description !== undefined) arg = arg.describe(description)
@@ -104,11 +128,17 @@ export function coreField(schema: z.ZodObject, name: string, description?: strin
  * tools/list shows them, each with its description for a model (undefined: none). Every required
  * field of the schema must be among them.
  */
-export function coreArgs<K extends string>(schema: z.ZodObject, fields: Record<K, string | undefined>): Record<K, z.ZodType> {
+export function coreArgs<K extends string>(
+  schema: z.ZodObject,
+  fields: Record<K, string | undefined>,
+): Record<K, z.ZodType> {
   for (const [name, field] of Object.entries(schema.shape)) {
-    if (!(name in fields) && !(field as z.ZodType).safeParse(undefined).success) throw new Error(`coreArgs: the tool must take the required core field ${name}`)
+    if (!(name in fields) && !(field as z.ZodType).safeParse(undefined).success)
+      throw new Error(`coreArgs: the tool must take the required core field ${name}`)
   }
-  const args = Object.fromEntries(Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)])) as Record<K, z.ZodType>
+  const args = Object.fromEntries(
+    Object.entries<string | undefined>(fields).map(([name, text]) => [name, coreField(schema, name, text)]),
+  ) as Record<K, z.ZodType>
   derivedSets.add(args)
   return args
 }

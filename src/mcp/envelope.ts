@@ -1,10 +1,21 @@
 // The per-request `_meta` envelope of protocol revision 2026-07-28 (SEP-2575; clientInfo optional
 // since spec PR #3002): whether a message claims it, and its validation with the reference
 // schema's messages and issue order (reference: validateEnvelopeMeta of the 2.x codec).
-import { isObject, LOG_LEVELS, META, type Envelope, type Implementation, type JsonObject, type LogLevel } from './wire.js'
+import {
+  isObject,
+  LOG_LEVELS,
+  META,
+  type Envelope,
+  type Implementation,
+  type JsonObject,
+  type LogLevel,
+} from './wire.js'
 
 /** One problem in an envelope: which key (dotted path inside _meta) and what is wrong. */
-export interface EnvelopeIssue { key: string; problem: string }
+export interface EnvelopeIssue {
+  key: string
+  problem: string
+}
 
 export function metaOf(params: unknown): JsonObject | undefined {
   return isObject(params) && isObject(params._meta) ? params._meta : undefined
@@ -28,9 +39,15 @@ function expected(type: string, v: unknown): string {
   return `Invalid input: expected ${type}, received ${kindOf(v)}`
 }
 type Check = (v: unknown, key: string, issues: EnvelopeIssue[]) => void
-const str: Check = (v, key, issues) => { if (typeof v !== 'string') issues.push({ key, problem: expected('string', v) }) }
-const bool: Check = (v, key, issues) => { if (typeof v !== 'boolean') issues.push({ key, problem: expected('boolean', v) }) }
-const obj: Check = (v, key, issues) => { if (!isObject(v)) issues.push({ key, problem: expected('object', v) }) }
+const str: Check = (v, key, issues) => {
+  if (typeof v !== 'string') issues.push({ key, problem: expected('string', v) })
+}
+const bool: Check = (v, key, issues) => {
+  if (typeof v !== 'boolean') issues.push({ key, problem: expected('boolean', v) })
+}
+const obj: Check = (v, key, issues) => {
+  if (!isObject(v)) issues.push({ key, problem: expected('object', v) })
+}
 /** An object whose listed members are optional and checked; other members pass. */
 function shape(members: Record<string, Check>, required: readonly string[] = []): Check {
   return (v, key, issues) => {
@@ -50,7 +67,10 @@ const icons: Check = (v, key, issues) => {
   v.forEach((icon, i) => shape({ src: str, mimeType: str }, ['src'])(icon, `${key}.${i}`, issues))
 }
 // Members in the reference schema's order, so the first issue reported is the same one.
-const implementation = shape({ name: str, title: str, icons, version: str, websiteUrl: str, description: str }, ['name', 'version'])
+const implementation = shape({ name: str, title: str, icons, version: str, websiteUrl: str, description: str }, [
+  'name',
+  'version',
+])
 const clientCapabilities = shape({
   experimental: recordOfObjects,
   sampling: shape({ context: obj, tools: obj }),
@@ -60,13 +80,15 @@ const clientCapabilities = shape({
 })
 const ENVELOPE_CHECKS: Record<string, Check> = {
   progressToken: (v, key, issues) => {
-    if (typeof v !== 'string' && !Number.isSafeInteger(v)) issues.push({ key, problem: expected('string or integer', v) })
+    if (typeof v !== 'string' && !Number.isSafeInteger(v))
+      issues.push({ key, problem: expected('string or integer', v) })
   },
   [META.protocolVersion]: str,
   [META.clientInfo]: implementation,
   [META.clientCapabilities]: clientCapabilities,
   [META.logLevel]: (v, key, issues) => {
-    if (!LOG_LEVELS.includes(v as LogLevel)) issues.push({ key, problem: `Invalid option: expected one of ${LOG_LEVELS.map((l) => `"${l}"`).join('|')}` })
+    if (!LOG_LEVELS.includes(v as LogLevel))
+      issues.push({ key, problem: `Invalid option: expected one of ${LOG_LEVELS.map((l) => `"${l}"`).join('|')}` })
   },
 }
 const REQUIRED_ENVELOPE_KEYS = [META.protocolVersion, META.clientCapabilities]
@@ -77,7 +99,10 @@ const REQUIRED_ENVELOPE_KEYS = [META.protocolVersion, META.clientCapabilities]
  * loose). Reference: validateEnvelopeMeta (the 2026 codec's RequestMetaEnvelopeSchema).
  */
 export function validateEnvelope(meta: JsonObject): EnvelopeIssue[] {
-  const issues: EnvelopeIssue[] = REQUIRED_ENVELOPE_KEYS.filter((k) => meta[k] === undefined).map((key) => ({ key, problem: 'missing' }))
+  const issues: EnvelopeIssue[] = REQUIRED_ENVELOPE_KEYS.filter((k) => meta[k] === undefined).map((key) => ({
+    key,
+    problem: 'missing',
+  }))
   for (const [key, check] of Object.entries(ENVELOPE_CHECKS)) if (meta[key] !== undefined) check(meta[key], key, issues)
   return issues
 }

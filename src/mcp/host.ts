@@ -3,7 +3,13 @@
 // profile, tools/call running our tool table (src/mcp/tools) over the core. Connected once to
 // the MuxTransport that every POST /mcp goes through.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ErrorCode, ListToolsRequestSchema, type CallToolRequest, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
@@ -73,7 +79,8 @@ export function listEntry(def: ToolDef): Tool {
  */
 const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(message), { code })
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) })
 
@@ -94,20 +101,27 @@ export class McpHost implements EndpointHost {
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
     const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
     const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
-    const entries = (l: typeof full, invite: boolean) => ({ tools: l.filter(({ def }) => !invite || def.scope !== 'team').map(({ entry }) => entry) })
+    const entries = (l: typeof full, invite: boolean) => ({
+      tools: l.filter(({ def }) => !invite || def.scope !== 'team').map(({ entry }) => entry),
+    })
     this.lists = { full: entries(full, false), core: entries(core, false) }
     // An invite key reaches one room: the team tools it could never call are not listed to it.
     this.inviteLists = { full: entries(full, true), core: entries(core, true) }
     this.server = new Server(SERVER_INFO, { capabilities: this.capabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
-      if (!ListToolsRequestSchema.safeParse(req).success) throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
+      if (!ListToolsRequestSchema.safeParse(req).success)
+        throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
       return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       const req = request as unknown as CallToolRequest // checked by fastCall (one line naming the fault) before the SDK sees it
       const data = extra.authInfo?.extra as McpRequestData
-      return runTool(this.deps, this.toolFor(req.params.name, data.profile), req.params.arguments, { principal: data.principal, abort: extra, longRunning: data.longRunning })
+      return runTool(this.deps, this.toolFor(req.params.name, data.profile), req.params.arguments, {
+        principal: data.principal,
+        abort: extra,
+        longRunning: data.longRunning,
+      })
     })
   }
 
@@ -116,7 +130,11 @@ export class McpHost implements EndpointHost {
     const def = this.tools.get(name)
     const profileHides = profile === 'core' && !CORE_TOOL_NAMES.includes(name)
     // An unknown tool is a protocol error (-32602), as the MCP SDK and spec have it.
-    if (!def || profileHides) throw rpcError(ErrorCode.InvalidParams, `unknown tool: ${name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`)
+    if (!def || profileHides)
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `unknown tool: ${name}${profileHides ? ' (not in the core profile; use /mcp for every tool)' : ''}`,
+      )
     return def
   }
 
@@ -129,14 +147,29 @@ export class McpHost implements EndpointHost {
    * notifications); anything else returns undefined and goes through the server, which answers
    * alike (test/integration/mcp-paths.test.ts holds both paths byte-alike, with fastPath off).
    */
-  fastCall(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<CallToolResult> | undefined {
+  fastCall(
+    message: { method: string; params?: unknown },
+    data: McpRequestData,
+    abort: LazyAbort,
+  ): Promise<CallToolResult> | undefined {
     if (message.method !== 'tools/call') return undefined
     const params = message.params
-    if (!isPlainObject(params)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params {name, arguments}'))
+    if (!isPlainObject(params))
+      return Promise.reject(
+        rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/call needs params {name, arguments}'),
+      )
     const { name, arguments: args, _meta: meta } = params
-    if (typeof name !== 'string') return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)'))
-    if (args !== undefined && !isPlainObject(args)) return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object'))
-    if (!this.fastPath || (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined))) return undefined
+    if (typeof name !== 'string')
+      return Promise.reject(
+        rpcError(
+          ErrorCode.InvalidParams,
+          'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)',
+        ),
+      )
+    if (args !== undefined && !isPlainObject(args))
+      return Promise.reject(rpcError(ErrorCode.InvalidParams, 'Invalid params: params.arguments must be an object'))
+    if (!this.fastPath || (meta !== undefined && (!isPlainObject(meta) || meta.progressToken !== undefined)))
+      return undefined
     for (const k in params) if (k !== 'name' && k !== 'arguments' && k !== '_meta') return undefined
     let def: ToolDef<ToolDeps>
     try {

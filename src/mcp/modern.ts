@@ -1,7 +1,19 @@
 // A modern (2026-07-28) message after classification: what to do with it (modernDispatch), the
 // server/discover result, the wire form of results (decorateModernResult) and the HTTP status
 // of an error answer. Reference: @modelcontextprotocol/server 2.4.0, named per function.
-import { ERROR, isObject, META, MODERN_NOTIFICATION_METHODS, MODERN_REQUEST_METHODS, MODERN_REVISIONS, type Implementation, type JsonObject, type ModernRoute, type RequestId, type RpcError } from './wire.js'
+import {
+  ERROR,
+  isObject,
+  META,
+  MODERN_NOTIFICATION_METHODS,
+  MODERN_REQUEST_METHODS,
+  MODERN_REVISIONS,
+  type Implementation,
+  type JsonObject,
+  type ModernRoute,
+  type RequestId,
+  type RpcError,
+} from './wire.js'
 
 export type ModernAction =
   | { action: 'discover' }
@@ -18,20 +30,44 @@ export type ModernAction =
  */
 export function modernDispatch(route: ModernRoute): ModernAction {
   const { method } = route.message
-  if (route.messageKind === 'notification') return MODERN_NOTIFICATION_METHODS.includes(method) ? { action: 'forward' } : { action: 'drop' }
+  if (route.messageKind === 'notification')
+    return MODERN_NOTIFICATION_METHODS.includes(method) ? { action: 'forward' } : { action: 'drop' }
   if (method === 'server/discover') return { action: 'discover' }
   if (MODERN_REQUEST_METHODS.includes(method)) return { action: 'forward' }
-  return { action: 'reject', httpStatus: 404, id: route.message.id, error: { code: ERROR.methodNotFound, message: `Method not found: ${method} does not exist in protocol revision 2026-07-28` } }
+  return {
+    action: 'reject',
+    httpStatus: 404,
+    id: route.message.id,
+    error: {
+      code: ERROR.methodNotFound,
+      message: `Method not found: ${method} does not exist in protocol revision 2026-07-28`,
+    },
+  }
 }
 
 /** The server/discover result, already decorated (reference: Server._ondiscover + encodeResult). */
-export function discoverResult(serverInfo: Implementation, capabilities: JsonObject, instructions?: string): JsonObject {
-  const result = { supportedVersions: [...MODERN_REVISIONS], capabilities: { ...capabilities }, ...(instructions && { instructions }) }
+export function discoverResult(
+  serverInfo: Implementation,
+  capabilities: JsonObject,
+  instructions?: string,
+): JsonObject {
+  const result = {
+    supportedVersions: [...MODERN_REVISIONS],
+    capabilities: { ...capabilities },
+    ...(instructions && { instructions }),
+  }
   return decorateModernResult('server/discover', result, serverInfo)
 }
 
 /** Results that must carry ttlMs and cacheScope (SEP-2549 CacheableResult; a closed list). */
-export const CACHEABLE_METHODS: readonly string[] = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'server/discover']
+export const CACHEABLE_METHODS: readonly string[] = [
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+]
 /** Methods whose results may be resultType 'input_required' (SEP-2322); all others only 'complete'. */
 const EXTENDED_RESULT_METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read']
 
@@ -48,7 +84,9 @@ export function decorateModernResult(method: string, result: JsonObject, serverI
   let out = withoutDeletedFields(method, result)
   if (out.resultType === undefined) out = { ...out, resultType: 'complete' }
   else if (out.resultType !== 'complete' && !EXTENDED_RESULT_METHODS.includes(method)) {
-    throw new Error(`resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results only support 'complete' in protocol revision 2026-07-28`)
+    throw new Error(
+      `resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results only support 'complete' in protocol revision 2026-07-28`,
+    )
   }
   if (out.resultType === 'complete' && CACHEABLE_METHODS.includes(method)) {
     const ttl = out.ttlMs
@@ -107,4 +145,3 @@ export function httpStatusForError(code: number, synchronous: boolean): number {
   if (synchronous) return SYNCHRONOUS_STATUS[code] ?? 200
   return code === ERROR.missingRequiredClientCapability ? 400 : 200
 }
-

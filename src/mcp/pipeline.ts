@@ -45,7 +45,11 @@ export interface EndpointHost {
    * Answers a request without the SDK server when it can (McpHost: tools/call), else undefined.
    * A rejection carrying a numeric `code` is answered as that JSON-RPC error.
    */
-  fastCall?(message: { method: string; params?: unknown }, data: McpRequestData, abort: LazyAbort): Promise<unknown> | undefined
+  fastCall?(
+    message: { method: string; params?: unknown },
+    data: McpRequestData,
+    abort: LazyAbort,
+  ): Promise<unknown> | undefined
 }
 
 /** One inbound request as the transport received it. */
@@ -102,7 +106,11 @@ export interface PipelineOptions {
 const JSON_TYPE = { 'Content-Type': 'application/json' }
 
 /** Origins allowed to call: none but the node's own host unless configured (DNS-rebinding protection). */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+): boolean {
   if (origin === undefined || origin === 'null') return origin === undefined
   if (allowed.includes('*') || allowed.includes(origin)) return true
   try {
@@ -144,7 +152,8 @@ function acceptOf(accept: string | undefined): Accept | undefined {
 
 function profileOf(param: string | undefined): Profile {
   const p = param ?? 'full'
-  if (p !== 'full' && p !== 'core') throw new AppError('invalid_request', 'profile: must be "core" or "full"', { field: 'profile' })
+  if (p !== 'full' && p !== 'core')
+    throw new AppError('invalid_request', 'profile: must be "core" or "full"', { field: 'profile' })
   return p
 }
 
@@ -192,16 +201,24 @@ type Work =
   | { kind: 'discover'; id: RequestId }
 
 function classify(h: McpInbound['headers'], body: unknown): Work | Rejection {
-  const route = eraRules({ httpMethod: 'POST', protocolVersionHeader: h['mcp-protocol-version'], mcpMethodHeader: h['mcp-method'], mcpNameHeader: h['mcp-name'], body })
+  const route = eraRules({
+    httpMethod: 'POST',
+    protocolVersionHeader: h['mcp-protocol-version'],
+    mcpMethodHeader: h['mcp-method'],
+    mcpNameHeader: h['mcp-name'],
+    body,
+  })
   if (route.kind === 'reject') return route
   const message = body as Message
   if (route.kind === 'legacy') {
     if (route.reason === 'response') return { kind: 'response', message: message as Message & { id: RequestId } }
-    if (route.reason === 'notification') return { kind: 'notification', message: message as Message & { method: string } }
+    if (route.reason === 'notification')
+      return { kind: 'notification', message: message as Message & { method: string } }
     return { kind: 'request', message: message as Message & { id: RequestId; method: string }, modern: false }
   }
   const action = modernDispatch(route)
-  if (action.action === 'reject') return { kind: 'reject', rule: 'modern-method', httpStatus: action.httpStatus, error: action.error, id: action.id }
+  if (action.action === 'reject')
+    return { kind: 'reject', rule: 'modern-method', httpStatus: action.httpStatus, error: action.error, id: action.id }
   if (action.action === 'drop') return { kind: 'drop' }
   if (route.messageKind === 'notification') return { kind: 'notification', message: route.message }
   if (action.action === 'discover') return { kind: 'discover', id: route.message.id }
@@ -229,7 +246,12 @@ function hostError(id: RequestId, err: unknown): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } }
 }
 
-async function request(work: Extract<Work, { kind: 'request' }>, who: Admitted, io: McpExchange, host: EndpointHost): Promise<void> {
+async function request(
+  work: Extract<Work, { kind: 'request' }>,
+  who: Admitted,
+  io: McpExchange,
+  host: EndpointHost,
+): Promise<void> {
   const { message, modern } = work
   let synchronous = true
   const out = io.openReply({
@@ -237,7 +259,13 @@ async function request(work: Extract<Work, { kind: 'request' }>, who: Admitted, 
     streamOnly: who.accept.streamOnly,
     statusOf: (m) => ('error' in m && modern ? httpStatusForError(m.error.code, synchronous) : 200),
     decorate: modern
-      ? (m) => ('result' in m ? ({ ...m, result: decorateModernResult(message.method, m.result as JsonObject, host.serverInfo) } as JSONRPCMessage) : m)
+      ? (m) =>
+          'result' in m
+            ? ({
+                ...m,
+                result: decorateModernResult(message.method, m.result as JsonObject, host.serverInfo),
+              } as JSONRPCMessage)
+            : m
       : undefined,
   })
   const data: McpRequestData = { principal: who.principal, profile: who.profile, longRunning: () => out.startStream() }
@@ -272,7 +300,15 @@ function dispatch(work: Work, who: Admitted, io: McpExchange, host: EndpointHost
     case 'request':
       return request(work, who, io, host)
     case 'discover':
-      return io.send(200, JSON.stringify({ jsonrpc: '2.0', id: work.id, result: discoverResult(host.serverInfo, host.capabilities, host.instructions) }), JSON_TYPE)
+      return io.send(
+        200,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: work.id,
+          result: discoverResult(host.serverInfo, host.capabilities, host.instructions),
+        }),
+        JSON_TYPE,
+      )
     case 'notification':
       host.transport.notification(work.message, { principal: who.principal, profile: who.profile })
       return io.send(202, '')
@@ -291,7 +327,10 @@ export function refuse(io: Pick<McpExchange, 'send'>, r: Rejection): void {
 }
 
 /** The pipeline for one MCP server: serve(request, exchange) answers one POST. */
-export function mcpPipeline(host: EndpointHost, opts: PipelineOptions): (req: McpInbound, io: McpExchange) => Promise<void> {
+export function mcpPipeline(
+  host: EndpointHost,
+  opts: PipelineOptions,
+): (req: McpInbound, io: McpExchange) => Promise<void> {
   return async (req, io) => {
     const who = await guard(req, io, opts)
     if (refused(who)) return refuse(io, who)

@@ -37,9 +37,17 @@ function schemaOf(def: ToolDef) {
   return s
 }
 
-const text = (body: unknown, isError = false): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(body) }], ...(isError ? { isError: true } : {}) })
+const text = (body: unknown, isError = false): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+  ...(isError ? { isError: true } : {}),
+})
 
-export async function runTool(deps: McpDeps, def: ToolDef<ToolDeps>, rawArgs: unknown, opts: RunOptions): Promise<CallToolResult> {
+export async function runTool(
+  deps: McpDeps,
+  def: ToolDef<ToolDeps>,
+  rawArgs: unknown,
+  opts: RunOptions,
+): Promise<CallToolResult> {
   let roomId: string | undefined
   try {
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
@@ -58,7 +66,8 @@ export async function runTool(deps: McpDeps, def: ToolDef<ToolDeps>, rawArgs: un
       caller: undefined as never,
     }
     if (def.scope === 'team') {
-      if (opts.principal.kind !== 'team') throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)
+      if (opts.principal.kind !== 'team')
+        throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)
     } else {
       const room = roomFor(opts.principal, args.room_id as string)
       if (!room) throw new AppError('not_found', 'room not found', { field: 'room_id' })

@@ -4,7 +4,14 @@
 // request that carried it with the client's own id restored. A client that goes away becomes a
 // notifications/cancelled for its request, which aborts the handler's signal.
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, InitializeRequestSchema, JSONRPCRequestSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  JSONRPCRequestSchema,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js'
 
 /** Where one request's reply goes: a plain JSON body, or SSE frames when the call runs long. */
 export interface ReplySink {
@@ -50,7 +57,12 @@ export class MuxTransport implements Transport {
    * Hands one client request to the server. Resolves nothing: the reply reaches `sink`. When
    * `signal` aborts first (client gone), the handler is cancelled and nothing is sent.
    */
-  request(message: { id: RequestId; method: string; params?: unknown }, data: RequestData, sink: ReplySink, signal: AbortSignal): void {
+  request(
+    message: { id: RequestId; method: string; params?: unknown },
+    data: RequestData,
+    sink: ReplySink,
+    signal: AbortSignal,
+  ): void {
     // The server silently drops a request its JSON-RPC schema refuses (params._meta not an object,
     // a bad progressToken): answer it here, or the HTTP request would wait forever.
     // initialize's own params too: the SDK parses them inside its handler and answers a failure
@@ -60,7 +72,14 @@ export class MuxTransport implements Transport {
     if (!shape.success) {
       const issue = shape.error.issues[0]
       const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
-      sink.reply({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${where}${issue?.message ?? 'not a valid request'}` } })
+      sink.reply({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: ErrorCode.InvalidParams,
+          message: `Invalid params: ${where}${issue?.message ?? 'not a valid request'}`,
+        },
+      })
       return
     }
     const internal = `~${++this.seq}`
@@ -70,11 +89,21 @@ export class MuxTransport implements Transport {
       if (p.done) return
       p.done = true
       this.pending.delete(internal)
-      this.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: internal, reason: 'client disconnected' } }, data)
+      this.deliver(
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: internal, reason: 'client disconnected' },
+        },
+        data,
+      )
     }
     if (signal.aborted) return cancel()
     signal.addEventListener('abort', cancel, { once: true })
-    this.deliver({ ...message, jsonrpc: '2.0', id: internal } as JSONRPCMessage, { ...data, clientRequestId: message.id })
+    this.deliver({ ...message, jsonrpc: '2.0', id: internal } as JSONRPCMessage, {
+      ...data,
+      clientRequestId: message.id,
+    })
   }
 
   /**
@@ -107,7 +136,11 @@ export class MuxTransport implements Transport {
       p.done = true
       this.pending.delete(internal)
       // The client's id back, in the one key order every reply has (the SDK puts result first).
-      p.sink.reply('result' in message ? { jsonrpc: '2.0', id: p.clientId, result: message.result } : { jsonrpc: '2.0', id: p.clientId, error: message.error })
+      p.sink.reply(
+        'result' in message
+          ? { jsonrpc: '2.0', id: p.clientId, result: message.result }
+          : { jsonrpc: '2.0', id: p.clientId, error: message.error },
+      )
       return
     }
     const related = options?.relatedRequestId

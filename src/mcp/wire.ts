@@ -34,27 +34,62 @@ export const ERROR = {
 
 /** Request methods of 2026-07-28 (reference: rev2026-07-28/registry.ts). Everything else is -32601. */
 export const MODERN_REQUEST_METHODS: readonly string[] = [
-  'tools/call', 'tools/list', 'prompts/get', 'prompts/list', 'resources/list', 'resources/templates/list',
-  'resources/read', 'completion/complete', 'server/discover', 'subscriptions/listen',
+  'tools/call',
+  'tools/list',
+  'prompts/get',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+  'server/discover',
+  'subscriptions/listen',
 ]
 /** Notification methods of 2026-07-28; others (notifications/initialized, ...) are dropped. */
 export const MODERN_NOTIFICATION_METHODS: readonly string[] = [
-  'notifications/cancelled', 'notifications/progress', 'notifications/message', 'notifications/resources/updated',
-  'notifications/resources/list_changed', 'notifications/tools/list_changed', 'notifications/prompts/list_changed',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
   'notifications/subscriptions/acknowledged',
 ]
 /** The body field each method's Mcp-Name header mirrors (SEP-2243 table; tasks/* from SEP-2663). */
 export const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri',
-  'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId',
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 }
 
 export type RequestId = string | number
 export type JsonObject = Record<string, unknown>
-export interface JsonRpcRequest { jsonrpc: '2.0'; id: RequestId; method: string; params?: JsonObject }
-export interface JsonRpcNotification { jsonrpc: '2.0'; method: string; params?: JsonObject }
-export interface RpcError { code: number; message: string; data?: unknown }
-export interface Implementation { name: string; version: string; title?: string; [key: string]: unknown }
+export interface JsonRpcRequest {
+  jsonrpc: '2.0'
+  id: RequestId
+  method: string
+  params?: JsonObject
+}
+export interface JsonRpcNotification {
+  jsonrpc: '2.0'
+  method: string
+  params?: JsonObject
+}
+export interface RpcError {
+  code: number
+  message: string
+  data?: unknown
+}
+export interface Implementation {
+  name: string
+  version: string
+  title?: string
+  [key: string]: unknown
+}
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -86,7 +121,11 @@ export interface Rejection {
   headers?: Record<string, string>
 }
 /** Hand the body to the SDK 1.32 server unchanged. */
-export interface LegacyRoute { kind: 'legacy'; reason: 'initialize' | 'no-claim' | 'notification' | 'response'; requestedVersion?: string }
+export interface LegacyRoute {
+  kind: 'legacy'
+  reason: 'initialize' | 'no-claim' | 'notification' | 'response'
+  requestedVersion?: string
+}
 export type ModernRoute =
   | { kind: 'modern'; messageKind: 'request'; message: JsonRpcRequest; revision: string; envelope: Envelope }
   | { kind: 'modern'; messageKind: 'notification'; message: JsonRpcNotification; revision: string }
@@ -96,18 +135,44 @@ export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-function refusal(rule: string, httpStatus: number, code: number, message: string, headers?: Record<string, string>): Rejection {
+function refusal(
+  rule: string,
+  httpStatus: number,
+  code: number,
+  message: string,
+  headers?: Record<string, string>,
+): Rejection {
   return { kind: 'reject', rule, httpStatus, error: { code, message }, id: null, ...(headers && { headers }) }
 }
 
 /** The refusals of fixed text, in the order the pipeline meets them (docs/mcp.md "Statuses"). */
 export const REFUSE = {
   origin: refusal('origin', 403, ERROR.transport, 'Forbidden: Origin not allowed'),
-  keylessHost: refusal('keyless-host', 403, ERROR.transport, 'Forbidden: requests without a key must name a loopback Host'),
-  notAcceptable: refusal('accept', 406, ERROR.transport, 'Not Acceptable: the client must accept application/json or text/event-stream'),
-  mediaType: refusal('content-type', 415, ERROR.transport, 'Unsupported Media Type: Content-Type must be application/json'),
+  keylessHost: refusal(
+    'keyless-host',
+    403,
+    ERROR.transport,
+    'Forbidden: requests without a key must name a loopback Host',
+  ),
+  notAcceptable: refusal(
+    'accept',
+    406,
+    ERROR.transport,
+    'Not Acceptable: the client must accept application/json or text/event-stream',
+  ),
+  mediaType: refusal(
+    'content-type',
+    415,
+    ERROR.transport,
+    'Unsupported Media Type: Content-Type must be application/json',
+  ),
   parse: refusal('json', 400, ERROR.parseError, 'Parse error: the request body is not valid JSON'),
-  batch: refusal('batch', 400, ERROR.invalidRequest, 'Bad Request: batches are not supported (send one JSON-RPC message per POST)'),
+  batch: refusal(
+    'batch',
+    400,
+    ERROR.invalidRequest,
+    'Bad Request: batches are not supported (send one JSON-RPC message per POST)',
+  ),
   /** GET and DELETE: the modern era is POST-only and the legacy one is served stateless. */
   httpMethod: refusal('http-method', 405, ERROR.transport, 'Method not allowed.', { Allow: 'POST' }),
 } as const satisfies Record<string, Rejection>

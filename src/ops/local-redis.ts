@@ -116,8 +116,14 @@ export async function existingRedis(settings: Settings): Promise<Settings> {
   if (settings.redisUrl || settings.redisClusterNodes) return settings
   const { host, port, url } = localAddress(settings)
   const answer = await probeRedis(host, port)
-  if (answer === 'auth') throw new Error(`the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`)
-  if (answer === 'none') throw new Error(`no Redis answers at ${host}:${port} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)`)
+  if (answer === 'auth')
+    throw new Error(
+      `the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`,
+    )
+  if (answer === 'none')
+    throw new Error(
+      `no Redis answers at ${host}:${port} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)`,
+    )
   return { ...settings, redisUrl: url }
 }
 
@@ -137,10 +143,14 @@ export async function localRedis(settings: Settings, say: (line: string) => void
     return { ...none, url }
   }
   if (answer === 'auth') {
-    throw new Error(`the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`)
+    throw new Error(
+      `the Redis at ${host}:${port} needs a password: set REDIS_URL=redis://:PASSWORD@${url.slice('redis://'.length)}`,
+    )
   }
   if (!LOOPBACK.has(host)) {
-    throw new Error(`no Redis answers at ${host}:${port} (LOCAL_REDIS), and a node starts its own only on a loopback address: set REDIS_URL, or start that Redis`)
+    throw new Error(
+      `no Redis answers at ${host}:${port} (LOCAL_REDIS), and a node starts its own only on a loopback address: set REDIS_URL, or start that Redis`,
+    )
   }
   const version = await redisServerVersion()
   if (version === undefined) {
@@ -148,7 +158,9 @@ export async function localRedis(settings: Settings, say: (line: string) => void
   }
   const major = Number(version.split('.')[0])
   if (Number.isFinite(major) && major < MIN_REDIS_MAJOR) {
-    throw new Error(`no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs ${MIN_REDIS_MAJOR} or newer: ${INSTALL_HINT}`)
+    throw new Error(
+      `no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs ${MIN_REDIS_MAJOR} or newer: ${INSTALL_HINT}`,
+    )
   }
 
   const dir = resolve(settings.dataDir)
@@ -159,19 +171,30 @@ export async function localRedis(settings: Settings, say: (line: string) => void
   const child: ChildProcess = spawn(
     'redis-server',
     [
-      '--port', String(port),
-      '--bind', host === 'localhost' ? '127.0.0.1' : host,
-      '--dir', dir,
-      '--appendonly', 'yes',
-      '--appendfsync', 'everysec',
-      '--save', '3600 1 300 100 60 10000',
-      '--maxmemory-policy', 'noeviction',
+      '--port',
+      String(port),
+      '--bind',
+      host === 'localhost' ? '127.0.0.1' : host,
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--save',
+      '3600 1 300 100 60 10000',
+      '--maxmemory-policy',
+      'noeviction',
       // A ceiling (docs/operations.md: about 60 % of the memory, room for an AOF rewrite's fork),
       // so that a full Redis refuses writes rather than being killed by the kernel.
-      '--maxmemory', String(Math.floor(totalmem() * 0.6)),
-      '--pidfile', resolve(dir, 'redis.pid'),
-      '--logfile', resolve(dir, 'redis.log'),
-      '--daemonize', 'no',
+      '--maxmemory',
+      String(Math.floor(totalmem() * 0.6)),
+      '--pidfile',
+      resolve(dir, 'redis.pid'),
+      '--logfile',
+      resolve(dir, 'redis.log'),
+      '--daemonize',
+      'no',
     ],
     { detached: true, stdio: 'ignore' },
   )
@@ -188,9 +211,13 @@ export async function localRedis(settings: Settings, say: (line: string) => void
   if (!up || exited) {
     if (!exited) child.kill('SIGKILL')
     process.removeListener('exit', onExit)
-    throw new Error(`redis-server did not start on ${host}:${port}; see ${resolve(dir, 'redis.log')} (is the port taken? set LOCAL_REDIS to a free one, or REDIS_URL)`)
+    throw new Error(
+      `redis-server did not start on ${host}:${port}; see ${resolve(dir, 'redis.log')} (is the port taken? set LOCAL_REDIS to a free one, or REDIS_URL)`,
+    )
   }
-  say(`agentrooms: no Redis answered at ${host}:${port}; started redis-server ${version} there (pid ${child.pid}, data and append-only file in ${dir}); it stops with the service`)
+  say(
+    `agentrooms: no Redis answered at ${host}:${port}; started redis-server ${version} there (pid ${child.pid}, data and append-only file in ${dir}); it stops with the service`,
+  )
 
   return {
     url,
@@ -199,7 +226,10 @@ export async function localRedis(settings: Settings, say: (line: string) => void
       process.removeListener('exit', onExit)
       if (exited) return
       child.kill('SIGTERM')
-      const stopped = await Promise.race([exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref())])
+      const stopped = await Promise.race([
+        exit.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref()),
+      ])
       if (!stopped) {
         child.kill('SIGKILL')
         await exit

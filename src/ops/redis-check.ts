@@ -17,7 +17,7 @@ export const MIN_REDIS_MAJOR = 7
 
 export const INSTALL_HINT =
   'install Redis 7 or newer (Debian 12, Ubuntu 24.04 and later: sudo apt-get install -y redis-server; ' +
-  'older Debian or Ubuntu releases ship Redis 6: use the Redis project\'s own APT repository, or Docker: docker run -d -p 127.0.0.1:6379:6379 redis:7; ' +
+  "older Debian or Ubuntu releases ship Redis 6: use the Redis project's own APT repository, or Docker: docker run -d -p 127.0.0.1:6379:6379 redis:7; " +
   'macOS: brew install redis), or point the node at a Redis you have: REDIS_URL=redis://host:6379 (REDIS_CLUSTER_NODES for a Redis Cluster)'
 
 /** One field of an INFO reply ("redis_version" → "7.0.15"), or undefined when it is absent. */
@@ -43,7 +43,8 @@ export function versionProblem(info: string, where: string): string | undefined 
  * sections hold redis_version and maxmemory_policy): Redis before 7 refuses several section names.
  */
 async function infos(client: RedisClient): Promise<{ where: string; info: string }[]> {
-  const whereOf = (c: { options: { host?: string; port?: number } }) => `${c.options.host ?? '127.0.0.1'}:${c.options.port ?? 6379}`
+  const whereOf = (c: { options: { host?: string; port?: number } }) =>
+    `${c.options.host ?? '127.0.0.1'}:${c.options.port ?? 6379}`
   if (!(client instanceof Cluster)) return [{ where: whereOf(client), info: await client.info() }]
   // The first command waits for the cluster's slot map, after which its masters are known.
   await client.info('server')
@@ -61,10 +62,16 @@ export async function checkRedis(client: RedisClient, log: Logger): Promise<stri
     if (problem) throw new Error(problem)
     const policy = infoField(info, 'maxmemory_policy')
     if (policy !== undefined && policy !== 'noeviction') {
-      log.warn({ redis: where, maxmemory_policy: policy }, 'Redis may evict keys (a lost lock, cursor or task): set maxmemory-policy noeviction')
+      log.warn(
+        { redis: where, maxmemory_policy: policy },
+        'Redis may evict keys (a lost lock, cursor or task): set maxmemory-policy noeviction',
+      )
     }
     if (infoField(info, 'maxmemory') === '0') {
-      log.warn({ redis: where, maxmemory: 0 }, 'Redis has no maxmemory: it grows until the machine runs out of memory and is killed; set maxmemory (e.g. 75% of the RAM it may use) so that a full Redis refuses writes instead')
+      log.warn(
+        { redis: where, maxmemory: 0 },
+        'Redis has no maxmemory: it grows until the machine runs out of memory and is killed; set maxmemory (e.g. 75% of the RAM it may use) so that a full Redis refuses writes instead',
+      )
     }
   }
   return all.map((s) => s.where)

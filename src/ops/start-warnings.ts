@@ -8,7 +8,10 @@ export function isTestRun(env: Record<string, string | undefined>): boolean {
 }
 
 /** The warning lines (object, message) for `settings` in a process with `env`. */
-export function settingsWarnings(settings: Pick<Settings, 'webhookTestLoopbackCa'>, env: Record<string, string | undefined>): { obj: object; msg: string }[] {
+export function settingsWarnings(
+  settings: Pick<Settings, 'webhookTestLoopbackCa'>,
+  env: Record<string, string | undefined>,
+): { obj: object; msg: string }[] {
   const out: { obj: object; msg: string }[] = []
   if (settings.webhookTestLoopbackCa !== undefined && !isTestRun(env)) {
     out.push({

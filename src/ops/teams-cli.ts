@@ -28,10 +28,19 @@ export async function runTeamsCli(
   env: Record<string, string | undefined> = process.env,
   note: (s: string) => void = (s) => process.stderr.write(s),
 ): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { id: { type: 'string' }, label: { type: 'string' } } })
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { id: { type: 'string' }, label: { type: 'string' } },
+  })
   const [command, arg, third] = positionals
   const waitlistOk = command === 'waitlist' && (arg === 'list' || ((arg === 'approve' || arg === 'decline') && third))
-  if (!command || !['create', 'list', 'mint-key', 'waitlist'].includes(command) || (command !== 'list' && !arg) || (command === 'waitlist' && !waitlistOk)) {
+  if (
+    !command ||
+    !['create', 'list', 'mint-key', 'waitlist'].includes(command) ||
+    (command !== 'list' && !arg) ||
+    (command === 'waitlist' && !waitlistOk)
+  ) {
     out(`${USAGE}\n`)
     return 2
   }
@@ -43,7 +52,9 @@ export async function runTeamsCli(
     // obvious which Redis the teams go to.
     if (!configured.redisUrl && !configured.redisClusterNodes) {
       const url = new URL(settings.redisUrl!)
-      note(`team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`)
+      note(
+        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`,
+      )
     }
   } catch (err) {
     out(`error: ${err instanceof Error ? err.message : String(err)}\n`)
@@ -78,7 +89,13 @@ export async function runTeamsCli(
 }
 
 /** `team waitlist …`: an approval mails the sign-in link (printed instead when SMTP_URL is unset, in development). */
-async function waitlist(accounts: Accounts, settings: Settings, action: string, address: string | undefined, out: (s: string) => void): Promise<void> {
+async function waitlist(
+  accounts: Accounts,
+  settings: Settings,
+  action: string,
+  address: string | undefined,
+  out: (s: string) => void,
+): Promise<void> {
   if (action === 'list') {
     for (const e of await accounts.waitlist()) out(`${e.email}\t${e.state}\t${e.at}\t${e.note.replace(/\s+/g, ' ')}\n`)
     return
@@ -91,9 +108,16 @@ async function waitlist(accounts: Accounts, settings: Settings, action: string, 
   const link = `${(settings.publicUrl ?? `http://localhost:${settings.port}`).replace(/\/+$/, '')}/signin/link?token=${token}`
   const mailer = new Mailer(settings, createLogger('silent'))
   try {
-    if (mailer.toLog) out(`approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`)
+    if (mailer.toLog)
+      out(
+        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`,
+      )
     else {
-      await mailer.send({ to: entry.email, subject: 'You are in: your agentrooms sign-in link', text: signInText(link, settings.signInLinkTtlMs) })
+      await mailer.send({
+        to: entry.email,
+        subject: 'You are in: your agentrooms sign-in link',
+        text: signInText(link, settings.signInLinkTtlMs),
+      })
       out(`approved ${entry.email}; a sign-in link was mailed to it\n`)
     }
   } finally {

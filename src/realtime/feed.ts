@@ -108,7 +108,12 @@ export class Feeds {
    * retained event. Throws not_found for a room that does not exist. The catch-up is delivered
    * before this resolves: be ready to write events before calling it.
    */
-  async follow(ref: RoomRef, opts: FollowOptions, onEvent: (ev: RoomEvent) => void, onGap?: (info: GapInfo) => void): Promise<() => void> {
+  async follow(
+    ref: RoomRef,
+    opts: FollowOptions,
+    onEvent: (ev: RoomEvent) => void,
+    onGap?: (info: GapInfo) => void,
+  ): Promise<() => void> {
     let from: Position | undefined
     if (opts.after !== undefined) {
       const r = eventId.safeParse(opts.after)

@@ -281,7 +281,11 @@ export class Hub {
     sub.onLost((why) => this.fail(gen, why))
     this.sub = sub
     try {
-      const results = await withTimeout(Promise.all([...this.channels.values()].map((ch) => this.sync(ch))), limit, 'subscribing')
+      const results = await withTimeout(
+        Promise.all([...this.channels.values()].map((ch) => this.sync(ch))),
+        limit,
+        'subscribing',
+      )
       if (results.includes(false) || gen !== this.gen) throw new Error('a channel could not be subscribed')
     } catch (err) {
       if (this.sub === sub) this.sub = undefined
@@ -324,7 +328,10 @@ export class Hub {
     this.lastRebuildAt = Date.now()
     this.rebuilds++
     this.endRound()
-    this.log.warn({ reason, channels: this.channels.size, rebuild: this.rebuilds }, 'realtime hub: pub/sub subscription lost, rebuilding it')
+    this.log.warn(
+      { reason, channels: this.channels.size, rebuild: this.rebuilds },
+      'realtime hub: pub/sub subscription lost, rebuilding it',
+    )
     const old = this.sub
     this.sub = undefined
     if (old) void old.close()
@@ -332,12 +339,18 @@ export class Hub {
     try {
       await this.open()
       if (this.broken) throw new Error(this.broken)
-      this.log.info({ channels: this.channels.size, rebuild: this.rebuilds }, 'realtime hub: subscription rebuilt; listeners resync')
+      this.log.info(
+        { channels: this.channels.size, rebuild: this.rebuilds },
+        'realtime hub: subscription rebuilt; listeners resync',
+      )
       for (const l of [...this.resyncListeners]) this.safely(() => l.fn())
     } catch (err) {
       if (this.stopped) return
       this.broken ??= messageOf(err)
-      this.log.warn({ reason: messageOf(err), rebuild: this.rebuilds }, 'realtime hub: rebuild failed; retrying after the probe interval')
+      this.log.warn(
+        { reason: messageOf(err), rebuild: this.rebuilds },
+        'realtime hub: rebuild failed; retrying after the probe interval',
+      )
     } finally {
       this.rebuilding = false
     }

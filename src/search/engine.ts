@@ -25,11 +25,13 @@ export const searchSchema = z.object({
     .string()
     .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
     .refine((q) => /[\p{L}\p{N}]/u.test(q), { message: 'must contain a word (letters or digits)' }),
-  kinds: z
-    .array(z.enum(SEARCH_KINDS))
-    .min(1, 'must name at least one kind: task, context, event')
-    .optional(),
-  limit: z.number().int().min(1, 'must be at least 1').max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`).default(DEFAULT_LIMIT),
+  kinds: z.array(z.enum(SEARCH_KINDS)).min(1, 'must name at least one kind: task, context, event').optional(),
+  limit: z
+    .number()
+    .int()
+    .min(1, 'must be at least 1')
+    .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`)
+    .default(DEFAULT_LIMIT),
   semantic: z.boolean().default(false),
 })
 export type ValidSearch = z.output<typeof searchSchema>

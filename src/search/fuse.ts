@@ -49,7 +49,13 @@ export function fuse(
   const ws = 2 * opts.ratio
   const out = new Map<string, Fused & { order: number; band: number }>()
   lexical.forEach((h, i) => {
-    out.set(h.key, { key: h.key, score: wl / (RRF_K + i + 1), match: 'lexical', order: i, band: opts.identifier && h.exact ? 1 : 0 })
+    out.set(h.key, {
+      key: h.key,
+      score: wl / (RRF_K + i + 1),
+      match: 'lexical',
+      order: i,
+      band: opts.identifier && h.exact ? 1 : 0,
+    })
   })
   vectors.forEach((h, i) => {
     const s = ws / (RRF_K + i + 1)
@@ -59,10 +65,19 @@ export function fuse(
       had.match = 'both'
       had.similarity = h.cosine
     } else {
-      out.set(h.key, { key: h.key, score: s, match: 'semantic', similarity: h.cosine, order: lexical.length + i, band: 0 })
+      out.set(h.key, {
+        key: h.key,
+        score: s,
+        match: 'semantic',
+        similarity: h.cosine,
+        order: lexical.length + i,
+        band: 0,
+      })
     }
   })
   return [...out.values()]
     .sort((a, b) => b.band - a.band || b.score - a.score || a.order - b.order)
-    .map(({ key, score, match, similarity }) => (similarity === undefined ? { key, score, match } : { key, score, match, similarity }))
+    .map(({ key, score, match, similarity }) =>
+      similarity === undefined ? { key, score, match } : { key, score, match, similarity },
+    )
 }

@@ -10,7 +10,12 @@ import type { IndexerOptions } from './indexer.js'
 import { MeiliSearchEngine } from './meili/engine.js'
 import { RedisSearchEngine } from './redis/engine.js'
 
-export function createSearchEngine(store: Store, hub: Hub, settings: SearchSettings, log?: IndexerOptions['log']): SearchEngine {
+export function createSearchEngine(
+  store: Store,
+  hub: Hub,
+  settings: SearchSettings,
+  log?: IndexerOptions['log'],
+): SearchEngine {
   if (!settings.meiliUrl) {
     const embedder = createEmbedder(settings)
     return new RedisSearchEngine(store, hub, settings, embedder ? { embedder, indexer: { log } } : {})

@@ -60,7 +60,17 @@ export interface IndexSink {
 
 /** Scripts whose success may change what search indexes: the node marks their room. */
 export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
-  'createRoom', 'addTask', 'updateTask', 'deleteTask', 'addDependency', 'writeContext', 'updateContext', 'deleteContext', 'postEvent', 'deleteEvent', 'leaveRoom',
+  'createRoom',
+  'addTask',
+  'updateTask',
+  'deleteTask',
+  'addDependency',
+  'writeContext',
+  'updateContext',
+  'deleteContext',
+  'postEvent',
+  'deleteEvent',
+  'leaveRoom',
 ])
 
 export interface IndexerOptions {
@@ -107,7 +117,8 @@ function refOf(m: string): RoomRef {
 export class Indexer {
   readonly nodeId = randomBytes(6).toString('hex')
   private readonly reader: SearchReader
-  private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize' | 'fieldBytes' | 'keys'>> & Pick<IndexerOptions, 'log' | 'pageSize'>
+  private readonly opts: Required<Omit<IndexerOptions, 'log' | 'pageSize' | 'fieldBytes' | 'keys'>> &
+    Pick<IndexerOptions, 'log' | 'pageSize'>
   private readonly state: IndexState
   private readonly leases: LeaseKeeper
   private readonly pending = new Set<string>()
@@ -126,9 +137,15 @@ export class Indexer {
     opts: IndexerOptions = {},
   ) {
     // Meilisearch gets whole texts: the reader's cap is the largest a record can hold.
-    this.reader = new SearchReader(store, { ...settings, searchFieldBytes: opts.fieldBytes ?? Math.max(settings.contextBodyBytes, settings.taskNotesBytes) })
+    this.reader = new SearchReader(store, {
+      ...settings,
+      searchFieldBytes: opts.fieldBytes ?? Math.max(settings.contextBodyBytes, settings.taskNotesBytes),
+    })
     const { fieldBytes: _f, keys, ...rest } = opts
-    this.state = new IndexState(store, keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() })
+    this.state = new IndexState(
+      store,
+      keys ?? { manifest: (ref) => store.keys.searchManifest(ref), shared: store.keys.search() },
+    )
     this.opts = { leaseMs: 30_000, pollMs: 1000, sweepMs: settings.searchSweepMs, retryMs: 5000, ...rest }
     this.leases = new LeaseKeeper(store, this.opts.leaseMs, this.opts.log, 'search indexing')
   }
@@ -139,7 +156,10 @@ export class Indexer {
     this.pollTimer = setInterval(() => this.kick(), this.opts.pollMs)
     this.pollTimer.unref()
     if (this.opts.sweepMs > 0) {
-      this.sweepTimer = setInterval(() => void this.sweep().catch((err: unknown) => this.warn(err, 'search sweep failed')), this.opts.sweepMs)
+      this.sweepTimer = setInterval(
+        () => void this.sweep().catch((err: unknown) => this.warn(err, 'search sweep failed')),
+        this.opts.sweepMs,
+      )
       this.sweepTimer.unref()
       void this.sweep().catch((err: unknown) => this.warn(err, 'search sweep failed'))
     }
@@ -160,7 +180,14 @@ export class Indexer {
   onScript(script: string, ref: RoomRef): void {
     if (!CONTENT_SCRIPTS.has(script)) return
     this.pending.add(member(ref))
-    if (this.pending.size === 1) setImmediate(() => void this.flush().then(() => this.kick(), (err: unknown) => this.warn(err, 'search mark failed')))
+    if (this.pending.size === 1)
+      setImmediate(
+        () =>
+          void this.flush().then(
+            () => this.kick(),
+            (err: unknown) => this.warn(err, 'search mark failed'),
+          ),
+      )
   }
 
   /** Marks a room as changed (durably), so some node syncs it. */
@@ -175,7 +202,8 @@ export class Indexer {
     for (;;) {
       const [claim] = await this.claim(member(ref))
       if (claim) return this.syncClaimed(claim)
-      if (Date.now() > end) throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
+      if (Date.now() > end)
+        throw new AppError('unavailable', `search: room ${ref.roomId} is being indexed by another node; try again`)
       await new Promise((r) => setTimeout(r, 50))
       // The node that held the room may have synced it and cleared the mark (ours with it):
       // mark again, so the room stays claimable for this call.
@@ -189,7 +217,14 @@ export class Indexer {
     for (;;) {
       const claims = await this.claim('')
       if (claims.length === 0) return synced
-      await Promise.all(claims.map((c) => this.syncClaimed(c).then(() => synced++, () => undefined)))
+      await Promise.all(
+        claims.map((c) =>
+          this.syncClaimed(c).then(
+            () => synced++,
+            () => undefined,
+          ),
+        ),
+      )
       if (this.stopped) return synced
     }
   }
@@ -219,7 +254,10 @@ export class Indexer {
       await held()
       await this.sink.dropRoom(ref)
       stored.clear()
-      await this.save(ref, { fresh: true, set: { room: String(listing.createdAt), ...(gen !== undefined ? { gen } : {}) } })
+      await this.save(ref, {
+        fresh: true,
+        set: { room: String(listing.createdAt), ...(gen !== undefined ? { gen } : {}) },
+      })
       // Dropped by a node that may have lost the room meanwhile: its manifest starts over too, and
       // the sync the mark brings writes the whole room again.
       await held().catch(async (err: unknown) => {
@@ -236,13 +274,18 @@ export class Indexer {
     const write = async (docs: SourceDoc[], deleteKeys: string[]) => {
       await held()
       // A write that failed may have been applied in part: it is checked after the same way.
-      const failed = await this.sink.apply(ref, docs, deleteKeys, listing).then(() => undefined, (err: unknown) => ({ err }))
+      const failed = await this.sink.apply(ref, docs, deleteKeys, listing).then(
+        () => undefined,
+        (err: unknown) => ({ err }),
+      )
       try {
         await held()
       } catch (err) {
         await this.save(ref, redoChange([...docs.map((d) => d.key), ...deleteKeys]))
           .then(() => this.mark(ref))
-          .catch((e: unknown) => this.warn(e, `search: cannot leave room ${member(ref)} for the next sync to write again`))
+          .catch((e: unknown) =>
+            this.warn(e, `search: cannot leave room ${member(ref)} for the next sync to write again`),
+          )
         throw err
       }
       if (failed) throw failed.err
@@ -252,7 +295,9 @@ export class Indexer {
     let after = stored.get('elast') ?? ''
     if (after !== '' && seqOfId(after) <= listing.trim) after = ''
     // Pages sized so that one read never holds Redis long (SearchReader.pageCount).
-    const [tn, cn, en] = (['tasks', 'context', 'events'] as const).map((sec) => this.opts.pageSize ?? this.reader.pageCount(sec)) as [number, number, number]
+    const [tn, cn, en] = (['tasks', 'context', 'events'] as const).map(
+      (sec) => this.opts.pageSize ?? this.reader.pageCount(sec),
+    ) as [number, number, number]
     for (let i = 0; ; i++) {
       const t = tasks.slice(i * tn, (i + 1) * tn)
       const c = context.slice(i * cn, (i + 1) * cn)
@@ -262,7 +307,9 @@ export class Indexer {
       // Asked for and not returned: deleted since the listing. Changed since: left as they are
       // (the change moved the room's content seq past this sync's position; the next sync has it).
       const got = new Set([...docs.map((d) => d.key), ...r.changed])
-      const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter((k) => !got.has(k))
+      const vanished = [...t.map((id) => docKey('task', id)), ...c.map((f) => docKey('context', f))].filter(
+        (k) => !got.has(k),
+      )
       await write(docs, vanished)
       const set: Record<string, string> = {}
       for (const d of docs) set[fieldOf(d)] = d.kind === 'event' ? d.id : d.stamp
@@ -299,7 +346,8 @@ export class Indexer {
         const { cseq, created, pos, room, gen, roomTtl, manifestTtl } = await this.state.position(ref)
         // Gone with documents left, or there and not at its position (or made another way).
         const made = this.sink.generation === undefined || room === null || gen === this.sink.generation
-        const stale = created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0') || !made
+        const stale =
+          created === null ? withDocs.has(m) || room !== null : room !== created || pos !== (cseq ?? '0') || !made
         if (!stale) {
           if (created !== null && manifestTtl >= 0 && roomTtl > manifestTtl) {
             await this.save(ref, {}, roomTtl)
@@ -362,7 +410,11 @@ export class Indexer {
     const { room, mark, lease } = claim
     this.leases.hold(this.state.leaseSet, lease)
     const held = async () => {
-      if (!(await this.leases.check(lease))) throw new AppError('conflict', `search: the lease of room ${room} ran out and another node took it; this node stops syncing it`)
+      if (!(await this.leases.check(lease)))
+        throw new AppError(
+          'conflict',
+          `search: the lease of room ${room} ran out and another node took it; this node stops syncing it`,
+        )
     }
     try {
       const result = await this.sync(refOf(room), held)
@@ -377,7 +429,11 @@ export class Indexer {
     }
   }
 
-  private save(ref: RoomRef, change: { fresh?: boolean; set?: Record<string, string>; del?: string[] }, ttlMs = this.settings.roomTtlMs): Promise<unknown> {
+  private save(
+    ref: RoomRef,
+    change: { fresh?: boolean; set?: Record<string, string>; del?: string[] },
+    ttlMs = this.settings.roomTtlMs,
+  ): Promise<unknown> {
     return this.state.save(ref, Buffer.from(encode(change)), ttlMs)
   }
 
@@ -385,4 +441,3 @@ export class Indexer {
     this.opts.log?.warn({ err: err instanceof Error ? err.message : String(err) }, msg)
   }
 }
-

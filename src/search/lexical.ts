@@ -257,7 +257,13 @@ export class LexicalIndex<M> {
     const top = new TopK<Hit<M>>(limit, better)
     for (const slot of all) {
       const doc = this.slots[slot]!.doc
-      if (!kinds || kinds.has(doc.kind)) top.offer({ doc, score: (score[slot]! * count[slot]!) / qwords.length, fields: mask[slot]!, exact: exact[slot]! })
+      if (!kinds || kinds.has(doc.kind))
+        top.offer({
+          doc,
+          score: (score[slot]! * count[slot]!) / qwords.length,
+          fields: mask[slot]!,
+          exact: exact[slot]!,
+        })
       score[slot] = 0
       count[slot] = 0
       exact[slot] = 0

@@ -31,18 +31,29 @@ export function diffManifest(listing: RoomListing): ManifestDiff {
       // An event's text never changes: only one that is gone needs anything.
       const at = id.indexOf(':')
       const [what, rid] = [id.slice(0, at), id.slice(at + 1)]
-      const exists = what === 'task' ? listing.tasks.has(rid) : what === 'context' ? listing.context.has(rid) : !eventGone(seqOfId(rid))
+      const exists =
+        what === 'task'
+          ? listing.tasks.has(rid)
+          : what === 'context'
+            ? listing.context.has(rid)
+            : !eventGone(seqOfId(rid))
       if (!exists) deleteKeys.add(id)
       else if (what !== 'event') again.add(id)
       delFields.push(field)
       continue
     }
-    const gone = (kind === 't:' && !listing.tasks.has(id)) || (kind === 'c:' && !listing.context.has(id)) || (kind === 'e:' && eventGone(Number(id)))
+    const gone =
+      (kind === 't:' && !listing.tasks.has(id)) ||
+      (kind === 'c:' && !listing.context.has(id)) ||
+      (kind === 'e:' && eventGone(Number(id)))
     if (!gone) continue
     delFields.push(field)
     deleteKeys.add(kind === 't:' ? docKey('task', id) : kind === 'c:' ? docKey('context', id) : docKey('event', value))
   }
-  const changed = (prefix: 't:' | 'c:', kind: 'task' | 'context') => ([id, stamp]: [string, number]) => stored.get(`${prefix}${id}`) !== String(stamp) || again.has(docKey(kind, id))
+  const changed =
+    (prefix: 't:' | 'c:', kind: 'task' | 'context') =>
+    ([id, stamp]: [string, number]) =>
+      stored.get(`${prefix}${id}`) !== String(stamp) || again.has(docKey(kind, id))
   return {
     tasks: [...listing.tasks].filter(changed('t:', 'task')).map(([id]) => id),
     context: [...listing.context].filter(changed('c:', 'context')).map(([f]) => f),

@@ -118,24 +118,41 @@ export function contextDoc(raw: Buffer, body: string): SourceDoc {
     key: docKey('context', id),
     at: m.updated_at,
     fields: { type: m.type, key: m.key, body },
-    meta: { ref: refOf('context', id), kind: 'context', id, type: m.type, key: m.key, version: m.version, at: iso(m.updated_at) },
+    meta: {
+      ref: refOf('context', id),
+      kind: 'context',
+      id,
+      type: m.type,
+      key: m.key,
+      version: m.version,
+      at: iso(m.updated_at),
+    },
     stamp: String(m.version),
   }
 }
 
 /** An event from its stream id and stored record, or from the record a notice carries (with id). */
-export function eventDoc(id: string, rec: { type: string; agent_id: string; text: string; created_at: number }): SourceDoc {
+export function eventDoc(
+  id: string,
+  rec: { type: string; agent_id: string; text: string; created_at: number },
+): SourceDoc {
   return {
     kind: 'event',
     id,
     key: docKey('event', id),
     at: rec.created_at,
     fields: { text: rec.text },
-    meta: { ref: refOf('event', id), kind: 'event', id, type: rec.type, agent_id: rec.agent_id, at: iso(rec.created_at) },
+    meta: {
+      ref: refOf('event', id),
+      kind: 'event',
+      id,
+      type: rec.type,
+      agent_id: rec.agent_id,
+      at: iso(rec.created_at),
+    },
     stamp: '1',
   }
 }
-
 
 /** Reads a room's searchable records (see lua/readSearchDocs-18.lua for the modes). */
 export class SearchReader {
@@ -149,7 +166,12 @@ export class SearchReader {
   /** Records per read of a section, so that one read touches at most about PAGE_BYTES of stored records. */
   pageCount(section: Section): number {
     const s = this.settings
-    const largest = section === 'tasks' ? s.taskNotesBytes : section === 'context' ? s.contextBodyBytes : s.eventTextBytes + s.eventDataBytes
+    const largest =
+      section === 'tasks'
+        ? s.taskNotesBytes
+        : section === 'context'
+          ? s.contextBodyBytes
+          : s.eventTextBytes + s.eventDataBytes
     return Math.max(4, Math.floor(PAGE_BYTES / (largest + 256)))
   }
 
@@ -165,8 +187,16 @@ export class SearchReader {
     const [tn, cn, en] = SECTIONS.map((sec) => this.pageCount(sec)) as [number, number, number]
     let after = ''
     for (let i = 0; ; i++) {
-      const chunk = await this.chunk(ref, listing, tasks.slice(i * tn, (i + 1) * tn), context.slice(i * cn, (i + 1) * cn), after, en)
-      if (chunk.createdAt !== listing.createdAt) throw new AppError('conflict', 'the room was created again while it was read')
+      const chunk = await this.chunk(
+        ref,
+        listing,
+        tasks.slice(i * tn, (i + 1) * tn),
+        context.slice(i * cn, (i + 1) * cn),
+        after,
+        en,
+      )
+      if (chunk.createdAt !== listing.createdAt)
+        throw new AppError('conflict', 'the room was created again while it was read')
       await onChunk(chunk)
       if (chunk.events.length > 0) after = chunk.events[chunk.events.length - 1]!.id
       if ((i + 1) * tn >= tasks.length && (i + 1) * cn >= context.length && chunk.events.length < en) return listing
@@ -180,8 +210,23 @@ export class SearchReader {
    * out; an entry whose version moved since the listing is left out and named in `changed` (its
    * notice, or the next sync, reads it again).
    */
-  async chunk(ref: RoomRef, listing: RoomListing, taskIds: string[], fields: string[], after: string, count: number): Promise<Chunk> {
-    const read = await readChunk(this.store, ref, taskIds, fields, fields.map((f) => `${f}#${listing.context.get(f)}`), after, count)
+  async chunk(
+    ref: RoomRef,
+    listing: RoomListing,
+    taskIds: string[],
+    fields: string[],
+    after: string,
+    count: number,
+  ): Promise<Chunk> {
+    const read = await readChunk(
+      this.store,
+      ref,
+      taskIds,
+      fields,
+      fields.map((f) => `${f}#${listing.context.get(f)}`),
+      after,
+      count,
+    )
     const cap = this.settings.searchFieldBytes
     const out: Chunk = { createdAt: Number(read.createdAt ?? 0), tasks: [], context: [], events: [], changed: [] }
     read.tasks.forEach((raw, i) => raw && out.tasks.push(taskDoc(raw, cutText(read.notes[i]?.subarray(0, cap)))))
@@ -209,10 +254,24 @@ export class SearchReader {
     let c = want.c ?? []
     let out: RoomRead | undefined
     for (;;) {
-      const r = await this.store.room('readSearchDocs', ref, out ? { touch: false } : opts, [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES], [this.manifestOf(ref)])
+      const r = await this.store.room(
+        'readSearchDocs',
+        ref,
+        out ? { touch: false } : opts,
+        [this.settings.searchFieldBytes, Buffer.from(encode({ t, c })), PAGE_BYTES],
+        [this.manifestOf(ref)],
+      )
       const { sections: s, done } = r
       if (!out) {
-        out = { cseq: r.cseq, createdAt: r.created_at, trim: r.trim, indexedPos: r.ipos, indexedRoom: r.iroom, tasks: [], context: [] }
+        out = {
+          cseq: r.cseq,
+          createdAt: r.created_at,
+          trim: r.trim,
+          indexedPos: r.ipos,
+          indexedRoom: r.iroom,
+          tasks: [],
+          context: [],
+        }
         if (r.unread !== undefined) out.unread = r.unread
       } else if (r.created_at !== out.createdAt) {
         out.createdAt = r.created_at // created again between two calls: the caller reads it again
@@ -236,7 +295,9 @@ export class SearchReader {
       createdAt: Number(l.createdAt),
       trim: Number(l.trim ?? 0),
       eseq: Number(l.eseq ?? 0),
-      tasks: new Map(Object.entries(l.tasks).map(([id, raw]) => [id, (decode(raw) as { updated_at: number }).updated_at])),
+      tasks: new Map(
+        Object.entries(l.tasks).map(([id, raw]) => [id, (decode(raw) as { updated_at: number }).updated_at]),
+      ),
       context: new Map(Object.entries(l.context).map(([f, raw]) => [f, (decode(raw) as { version: number }).version])),
       evdel: new Set(l.evdel.map(Number)),
       stored: new Map(Object.entries(l.manifest)),

@@ -10,13 +10,25 @@ export const ERRORS = {
   not_found: { status: 404, hint: 'Check the id; list the collection to see what exists.' },
   method_not_allowed: { status: 405, hint: 'Use one of the methods listed in the Allow header.' },
   conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
-  limit_reached: { status: 409, hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.' },
-  url_refused: { status: 422, hint: 'Use an https URL whose host resolves only to public addresses (not loopback, private, link-local or cloud metadata ones).' },
+  limit_reached: {
+    status: 409,
+    hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.',
+  },
+  url_refused: {
+    status: 422,
+    hint: 'Use an https URL whose host resolves only to public addresses (not loopback, private, link-local or cloud metadata ones).',
+  },
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
   rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
   semantic_search_disabled: { status: 400, hint: 'Call search without semantic: true; lexical search always works.' },
-  unavailable: { status: 503, hint: 'A backing service is unreachable; retry after Retry-After seconds (details.retry_after_s).' },
-  store_full: { status: 507, hint: 'The service\'s storage is full: calls that add data are refused until an operator frees memory; reads still work.' },
+  unavailable: {
+    status: 503,
+    hint: 'A backing service is unreachable; retry after Retry-After seconds (details.retry_after_s).',
+  },
+  store_full: {
+    status: 507,
+    hint: "The service's storage is full: calls that add data are refused until an operator frees memory; reads still work.",
+  },
   internal: { status: 500, hint: 'An unexpected failure; retry, and report it if it persists.' },
 } as const satisfies Record<string, { status: number; hint: string }>
 
@@ -60,8 +72,10 @@ export class AppError extends Error {
   }
 }
 
-export const invalid = (message: string, details?: Record<string, unknown>) => new AppError('invalid_request', message, details)
-export const notFound = (message: string, details?: Record<string, unknown>) => new AppError('not_found', message, details)
+export const invalid = (message: string, details?: Record<string, unknown>) =>
+  new AppError('invalid_request', message, details)
+export const notFound = (message: string, details?: Record<string, unknown>) =>
+  new AppError('not_found', message, details)
 
 /** A size limit was exceeded: names the field, the limit and the size sent. */
 export function tooLarge(field: string, limit: number, size: number, unit = 'bytes'): AppError {

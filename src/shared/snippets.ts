@@ -55,7 +55,19 @@ export function snippetsFor(a: AgentAccess): Snippets {
   const headers = { Authorization: authorization(a.key) }
   const json = (v: unknown) => JSON.stringify(v, null, 2)
   return {
-    claude_code: ['claude', 'mcp', 'add', '--transport', 'http', SERVER_NAME, a.url, '--header', `Authorization: ${authorization(a.key)}`].map(shellWord).join(' '),
+    claude_code: [
+      'claude',
+      'mcp',
+      'add',
+      '--transport',
+      'http',
+      SERVER_NAME,
+      a.url,
+      '--header',
+      `Authorization: ${authorization(a.key)}`,
+    ]
+      .map(shellWord)
+      .join(' '),
     cursor: json({ mcpServers: { [SERVER_NAME]: { url: a.url, headers } } }),
     vscode: json({ servers: { [SERVER_NAME]: { type: 'http', url: a.url, headers } } }),
     codex: [
@@ -70,7 +82,7 @@ export function snippetsFor(a: AgentAccess): Snippets {
 
 /** Titles of the snippets in the text output, in order. */
 export const SNIPPET_TITLES: Record<keyof Snippets, string> = {
-  claude_code: 'Claude Code (run in the agent\'s project)',
+  claude_code: "Claude Code (run in the agent's project)",
   cursor: 'Cursor (.cursor/mcp.json)',
   vscode: 'VS Code (.vscode/mcp.json)',
   codex: 'Codex (~/.codex/config.toml)',

@@ -58,7 +58,11 @@ export class LoadedScript {
       for (const a of argv) s += bulk(typeof a === 'string' ? a : String(a))
       frame = s
     }
-    return new ScriptCommand(cold ? 'eval' : 'evalsha', [cold ? this.script.source : this.sha, this.numKeys, ...keys, ...argv], frame)
+    return new ScriptCommand(
+      cold ? 'eval' : 'evalsha',
+      [cold ? this.script.source : this.sha, this.numKeys, ...keys, ...argv],
+      frame,
+    )
   }
 }
 

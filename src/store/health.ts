@@ -43,12 +43,18 @@ const silent: HealthLog = { warn: () => {}, info: () => {} }
 
 /** The error of a call made while Redis is known to be unreachable, or that failed for it. */
 export function unavailable(): AppError {
-  return new AppError('unavailable', `Redis is unreachable; retry in ${RETRY_AFTER_S} s`, { retry_after_s: RETRY_AFTER_S })
+  return new AppError('unavailable', `Redis is unreachable; retry in ${RETRY_AFTER_S} s`, {
+    retry_after_s: RETRY_AFTER_S,
+  })
 }
 
 /** The error of a write refused because Redis is full. */
 export function storeFull(): AppError {
-  return new AppError('store_full', 'the service\'s storage is full: this call would add data and was refused; reads still work', { retry_after_s: 30 })
+  return new AppError(
+    'store_full',
+    "the service's storage is full: this call would add data and was refused; reads still work",
+    { retry_after_s: 30 },
+  )
 }
 
 /** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
@@ -117,7 +123,10 @@ export class StoreHealth {
   }
 
   state(): HealthState {
-    const unreachableShards = [...this.shards].filter(([, s]) => s.down).map(([name]) => name).sort()
+    const unreachableShards = [...this.shards]
+      .filter(([, s]) => s.down)
+      .map(([name]) => name)
+      .sort()
     return { reachable: this.reachable, full: this.isFull(), unreachableShards }
   }
 
@@ -202,7 +211,9 @@ export class StoreHealth {
     // The masters are those the slot map names: ioredis drops a node whose connection ended from
     // its pool (nodes()) and adds it back on the next slot refresh, so a lost master comes and
     // goes there; one the map names and the pool lacks has not answered either.
-    const answers = new Map(masters.map((m, i) => [`${m.options.host ?? ''}:${m.options.port ?? ''}`, infos[i]!.status === 'fulfilled']))
+    const answers = new Map(
+      masters.map((m, i) => [`${m.options.host ?? ''}:${m.options.port ?? ''}`, infos[i]!.status === 'fulfilled']),
+    )
     const owners = new Set<string>()
     for (const nodes of c.slots) if (nodes?.[0]) owners.add(nodes[0])
     this.countShards([...owners].map((name) => ({ name, ok: answers.get(name) === true })))
@@ -211,7 +222,8 @@ export class StoreHealth {
     // Every master refuses every command while the cluster state is fail (a master lost, not yet
     // replaced): ask one that answers.
     const state = await within(masters[infos.indexOf(answered[0]!)]!.cluster('INFO') as Promise<string>, timeout)
-    if (!/cluster_state:ok/.test(state)) throw new Error('the Redis Cluster state is fail (a master is lost and not yet replaced)')
+    if (!/cluster_state:ok/.test(state))
+      throw new Error('the Redis Cluster state is fail (a master is lost and not yet replaced)')
     return { full: answered.some((r) => memoryFull(r.value)) }
   }
 
@@ -246,7 +258,11 @@ export class StoreHealth {
     if (shardsMoved) {
       const lost = s.unreachableShards.filter((x) => !this.last.unreachableShards.includes(x))
       const back = this.last.unreachableShards.filter((x) => !s.unreachableShards.includes(x))
-      if (lost.length > 0) this.log.warn({ shards: lost }, 'redis cluster: a master does not answer; calls on its slots fail with unavailable, the other shards serve')
+      if (lost.length > 0)
+        this.log.warn(
+          { shards: lost },
+          'redis cluster: a master does not answer; calls on its slots fail with unavailable, the other shards serve',
+        )
       if (back.length > 0) this.log.info({ shards: back }, 'redis cluster: a master answers again (or was replaced)')
     }
     if (s.reachable === this.last.reachable && s.full === this.last.full) {
@@ -256,7 +272,11 @@ export class StoreHealth {
     }
     if (s.reachable !== this.last.reachable) {
       if (s.reachable) this.log.info({}, 'redis reachable again; calls go through')
-      else this.log.warn({ reason }, `redis unreachable; calls fail with unavailable (Retry-After: ${RETRY_AFTER_S}) until it answers again`)
+      else
+        this.log.warn(
+          { reason },
+          `redis unreachable; calls fail with unavailable (Retry-After: ${RETRY_AFTER_S}) until it answers again`,
+        )
     }
     if (s.full !== this.last.full) {
       if (s.full) this.log.warn({}, 'redis is full (maxmemory, noeviction); writes fail with store_full, reads go on')

@@ -48,7 +48,10 @@ export class LeaseKeeper {
   hold(set: string, lease: Lease): void {
     this.held.set(lease, { set, lost: false })
     if (!this.timer) {
-      this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(10, Math.floor(this.leaseMs / 3)))
+      this.timer = setInterval(
+        () => void this.renew().catch(() => undefined),
+        Math.max(10, Math.floor(this.leaseMs / 3)),
+      )
       this.timer.unref()
     }
   }
@@ -100,7 +103,10 @@ export class LeaseKeeper {
           await this.renewIn(set, leases)
         } catch (err) {
           failed?.(err)
-          this.log?.warn({ err: err instanceof Error ? err.message : String(err), set }, `cannot renew the leases of ${this.what}`)
+          this.log?.warn(
+            { err: err instanceof Error ? err.message : String(err), set },
+            `cannot renew the leases of ${this.what}`,
+          )
         }
       }
     }
@@ -120,6 +126,7 @@ export class LeaseKeeper {
       h.lost = true
       lost++
     })
-    if (lost > 0) this.log?.warn({ set, lost }, `${this.what}: leases lost to another holder (this one stalled past their end)`)
+    if (lost > 0)
+      this.log?.warn({ set, lost }, `${this.what}: leases lost to another holder (this one stalled past their end)`)
   }
 }

@@ -10,7 +10,12 @@ async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
   const k = store.keys.room(ref)
   const locks = await store.client.hkeys(k.locks)
   const fixed = ROOM_KEYS.filter((n) => n !== 'channel').map((n) => k[n])
-  return [...fixed, ...locks.map((name) => store.keys.lock(ref, name)), store.keys.searchManifest(ref), ...Object.values(store.keys.vectors(ref))]
+  return [
+    ...fixed,
+    ...locks.map((name) => store.keys.lock(ref, name)),
+    store.keys.searchManifest(ref),
+    ...Object.values(store.keys.vectors(ref)),
+  ]
 }
 
 export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: number }> {

@@ -19,7 +19,14 @@ export type StoredTaskStatus = 'todo' | 'in_progress' | 'in_review' | 'done' | '
 export type StoredPriority = 'urgent' | 'high' | 'normal' | 'low'
 
 /** A task (lua/includes/task.lua); blocked_by is added by the scripts that list waiting tasks. */
-export type StoredTask = StoredRecord & { id: string; title: string; status: StoredTaskStatus; priority: StoredPriority; assignee?: string; blocked_by?: string[] }
+export type StoredTask = StoredRecord & {
+  id: string
+  title: string
+  status: StoredTaskStatus
+  priority: StoredPriority
+  assignee?: string
+  blocked_by?: string[]
+}
 
 /** An event as a script returns it: the stored record with its stream id. */
 export type StoredEvent = StoredRecord & { id: string }
@@ -121,7 +128,9 @@ export type StoredAttempt = {
 }
 
 /** A webhook's delivery health (lua/includes/webhookHealth.lua). */
-export type StoredHealth = Partial<Record<'pending' | 'delivered' | 'failed' | 'dropped' | 'lost' | 'takeovers' | 'consecutive_failures', number>> & {
+export type StoredHealth = Partial<
+  Record<'pending' | 'delivered' | 'failed' | 'dropped' | 'lost' | 'takeovers' | 'consecutive_failures', number>
+> & {
   last_attempt_at?: number
   last_status?: number
   last_error?: string

@@ -35,7 +35,11 @@ export class RoomRecords {
    * (expired and pruned); without it such a cursor is refused, naming `after`. Index entries of
    * rooms that no longer exist are removed.
    */
-  async page(teamId: string, after: { id: string; at?: number | undefined } | undefined, limit: number): Promise<{ metas: Record<string, string>[]; next?: { id: string; at: number } }> {
+  async page(
+    teamId: string,
+    after: { id: string; at?: number | undefined } | undefined,
+    limit: number,
+  ): Promise<{ metas: Record<string, string>[]; next?: { id: string; at: number } }> {
     const indexKey = this.keys.teamRooms(teamId)
     let flat: string[]
     if (!after) {
@@ -47,10 +51,25 @@ export class RoomRecords {
       } else if (after.at !== undefined) {
         // Its room is gone: the rooms of its score that sort after it, then those of later scores.
         const ties = await this.client.zrangebyscore(indexKey, after.at, after.at, 'WITHSCORES')
-        const later = await this.client.zrangebyscore(indexKey, `(${after.at}`, '+inf', 'WITHSCORES', 'LIMIT', 0, limit + 1)
-        flat = [...ties.filter((_, i) => i % 2 === 0 && ties[i]! > after.id).flatMap((id) => [id, String(after.at)]), ...later].slice(0, 2 * (limit + 1))
+        const later = await this.client.zrangebyscore(
+          indexKey,
+          `(${after.at}`,
+          '+inf',
+          'WITHSCORES',
+          'LIMIT',
+          0,
+          limit + 1,
+        )
+        flat = [
+          ...ties.filter((_, i) => i % 2 === 0 && ties[i]! > after.id).flatMap((id) => [id, String(after.at)]),
+          ...later,
+        ].slice(0, 2 * (limit + 1))
       } else {
-        throw new AppError('invalid_request', `after: room ${after.id} is no longer in the team's list (it expired); list again from the first page`, { field: 'after' })
+        throw new AppError(
+          'invalid_request',
+          `after: room ${after.id} is no longer in the team's list (it expired); list again from the first page`,
+          { field: 'after' },
+        )
       }
     }
     const ids = flat.filter((_, i) => i % 2 === 0)
@@ -91,7 +110,10 @@ export class RoomRecords {
   /** Whether the room exists, and the seq and ms of the newest event id it ever gave (0 and 0: none). */
   async head(ref: RoomRef): Promise<{ exists: boolean; seq: number; ms: number }> {
     const k = this.keys.room(ref)
-    const [exists, m] = execResults(await this.client.multi().exists(k.meta).hmget(k.meta, 'eseq', 'lastms').exec(), 'reading the room head')
+    const [exists, m] = execResults(
+      await this.client.multi().exists(k.meta).hmget(k.meta, 'eseq', 'lastms').exec(),
+      'reading the room head',
+    )
     const [eseq, lastms] = m as (string | null)[]
     return { exists: exists === 1, seq: Number(eseq ?? 0), ms: Number(lastms ?? 0) }
   }
@@ -101,10 +123,23 @@ export class RoomRecords {
    * record, ...], with the trim point (seq of the last event trimmed away, 0: none) read at the
    * same instant.
    */
-  async eventsAfter(ref: RoomRef, after: string, count: number): Promise<{ exists: boolean; trim: number; rows: Buffer[] }> {
+  async eventsAfter(
+    ref: RoomRef,
+    after: string,
+    count: number,
+  ): Promise<{ exists: boolean; trim: number; rows: Buffer[] }> {
     const k = this.keys.room(ref)
-    const res = await this.client.multi().exists(k.meta).hget(k.meta, 'trim').xrangeBuffer(k.events, `(${after}`, '+', 'COUNT', count).exec()
-    const [exists, trim, entries] = execResults(res, 'reading the room\'s events') as [number, string | null, [Buffer, Buffer[]][]]
+    const res = await this.client
+      .multi()
+      .exists(k.meta)
+      .hget(k.meta, 'trim')
+      .xrangeBuffer(k.events, `(${after}`, '+', 'COUNT', count)
+      .exec()
+    const [exists, trim, entries] = execResults(res, "reading the room's events") as [
+      number,
+      string | null,
+      [Buffer, Buffer[]][],
+    ]
     const rows: Buffer[] = []
     for (const [id, fields] of entries) rows.push(id, fields[1]!)
     return { exists: exists === 1, trim: Number(trim ?? 0), rows }

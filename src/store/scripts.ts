@@ -9,7 +9,10 @@ import { fileURLToPath } from 'node:url'
 /** The repository's lua/ folder, found from src/store (tsx) or dist/src/store (built). */
 export const LUA_DIR = ((): string => {
   const here = dirname(fileURLToPath(import.meta.url))
-  for (const up of [['..', '..'], ['..', '..', '..']]) {
+  for (const up of [
+    ['..', '..'],
+    ['..', '..', '..'],
+  ]) {
     const dir = join(here, ...up, 'lua')
     if (existsSync(join(dir, 'includes'))) return dir
   }

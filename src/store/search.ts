@@ -53,8 +53,21 @@ const member = (ref: RoomRef) => `${ref.teamId}/${ref.roomId}`
 /** The whole room at one instant, without the records' bodies: what exists, and the manifest. Not room activity. */
 export async function readListing(store: Store, ref: RoomRef, manifest: string): Promise<StoredListing> {
   const k = store.keys.room(ref)
-  const res = await store.client.multi().hmget(k.meta, 'cseq', 'created_at', 'trim', 'eseq').hgetallBuffer(k.tasks).hgetallBuffer(k.ctx).zrange(k.evdel, 0, -1).hgetall(manifest).exec()
-  const [meta, tasks, context, evdel, stored] = execResults(res, 'search listing') as [(string | null)[], Record<string, Buffer>, Record<string, Buffer>, string[], Record<string, string>]
+  const res = await store.client
+    .multi()
+    .hmget(k.meta, 'cseq', 'created_at', 'trim', 'eseq')
+    .hgetallBuffer(k.tasks)
+    .hgetallBuffer(k.ctx)
+    .zrange(k.evdel, 0, -1)
+    .hgetall(manifest)
+    .exec()
+  const [meta, tasks, context, evdel, stored] = execResults(res, 'search listing') as [
+    (string | null)[],
+    Record<string, Buffer>,
+    Record<string, Buffer>,
+    string[],
+    Record<string, string>,
+  ]
   const [cseq = null, createdAt = null, trim = null, eseq = null] = meta
   return { cseq, createdAt, trim, eseq, tasks, context, evdel, manifest: stored }
 }
@@ -64,7 +77,15 @@ export async function readListing(store: Store, ref: RoomRef, manifest: string):
  * names, "<type>/<key>#<version>"), and up to `count` events after the event id `after` ('' from
  * the start), in one MULTI of plain reads. Not room activity.
  */
-export async function readChunk(store: Store, ref: RoomRef, taskIds: string[], fields: string[], versionFields: string[], after: string, count: number): Promise<StoredChunk> {
+export async function readChunk(
+  store: Store,
+  ref: RoomRef,
+  taskIds: string[],
+  fields: string[],
+  versionFields: string[],
+  after: string,
+  count: number,
+): Promise<StoredChunk> {
   const k = store.keys.room(ref)
   const p = store.client.multi()
   p.hget(k.meta, 'created_at')
@@ -74,7 +95,14 @@ export async function readChunk(store: Store, ref: RoomRef, taskIds: string[], f
   const results = execResults(await p.exec(), 'search chunk')
   let at = 0
   const next = () => results[at++]
-  const out: StoredChunk = { createdAt: (next() as string | null) ?? null, tasks: [], notes: [], context: [], versions: [], events: [] }
+  const out: StoredChunk = {
+    createdAt: (next() as string | null) ?? null,
+    tasks: [],
+    notes: [],
+    context: [],
+    versions: [],
+    events: [],
+  }
   if (taskIds.length > 0) [out.tasks, out.notes] = [next() as (Buffer | null)[], next() as (Buffer | null)[]]
   if (fields.length > 0) [out.context, out.versions] = [next() as (Buffer | null)[], next() as (Buffer | null)[]]
   if (count > 0) out.events = next() as [Buffer, Buffer[]][]
@@ -123,21 +151,35 @@ export class IndexState {
   async position(ref: RoomRef): Promise<IndexPosition> {
     const c = this.store.client
     const [meta, manifest] = [this.store.keys.room(ref).meta, this.keys.manifest(ref)]
-    const [[cseq = null, created = null], [pos = null, room = null, gen = null], roomTtl, manifestTtl] = await Promise.all([c.hmget(meta, 'cseq', 'created_at'), c.hmget(manifest, 'pos', 'room', 'gen'), c.pttl(meta), c.pttl(manifest)])
+    const [[cseq = null, created = null], [pos = null, room = null, gen = null], roomTtl, manifestTtl] =
+      await Promise.all([
+        c.hmget(meta, 'cseq', 'created_at'),
+        c.hmget(manifest, 'pos', 'room', 'gen'),
+        c.pttl(meta),
+        c.pttl(manifest),
+      ])
     return { cseq, created, pos, room, gen, roomTtl, manifestTtl }
   }
 
   /** Claims up to `max` marked rooms (or only `only`, '' = any) under leases of `leaseMs`. */
   async claim(leaseMs: number, max: number, only: string): Promise<{ room: string; mark: number; token: number }[]> {
     const k = this.keys.shared
-    const r = await this.store.run('claimSearchRooms', [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)], [leaseMs, max, only])
+    const r = await this.store.run(
+      'claimSearchRooms',
+      [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)],
+      [leaseMs, max, only],
+    )
     return r.rooms
   }
 
   /** Releases a room's lease after a sync: clears its mark (success, `retryMs` 0) or keeps it and waits `retryMs`. */
   ack(room: string, mark: number, retryMs: number, token: number): Promise<unknown> {
     const k = this.keys.shared
-    return this.store.run('ackSearchRoom', [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)], [room, mark, retryMs, token])
+    return this.store.run(
+      'ackSearchRoom',
+      [k.dirty, k.leases, this.store.keys.leaseTokens(k.leases)],
+      [room, mark, retryMs, token],
+    )
   }
 
   /** Changes a room's manifest (lua/saveSearchManifest-1.lua), giving it `ttlMs` to live. */

@@ -73,7 +73,10 @@ export interface StoreSettings extends RedisSettings {
   idempotencyTtlMs: number
 }
 
-export function connectionOptions(settings: Pick<RedisSettings, 'redisUrl' | 'redisClusterNodes'>): { mode: 'standalone' | 'cluster'; nodes: { host: string; port: number }[] } {
+export function connectionOptions(settings: Pick<RedisSettings, 'redisUrl' | 'redisClusterNodes'>): {
+  mode: 'standalone' | 'cluster'
+  nodes: { host: string; port: number }[]
+} {
   if (settings.redisClusterNodes) {
     const nodes = settings.redisClusterNodes.split(',').map((hp) => {
       const [host, port] = hp.trim().split(':')
@@ -139,7 +142,9 @@ export class Store<S extends StoreSettings = StoreSettings> {
     this.idemTtlMs = String(settings.idempotencyTtlMs)
     this.scripts = new Map(loadScripts().map((s) => [s.name, new LoadedScript(s)]))
     this.viaIoredis = this.redis.options.enableAutoPipelining === true
-    if (this.viaIoredis) for (const { script: s } of this.scripts.values()) this.redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
+    if (this.viaIoredis)
+      for (const { script: s } of this.scripts.values())
+        this.redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
   }
 
   /**
@@ -147,14 +152,27 @@ export class Store<S extends StoreSettings = StoreSettings> {
    * key, room TTL (ms), touch interval (ms), touch flag, idempotency TTL (ms), then `args`. Throws AppError for errors
    * the script reports and for Redis being unreachable.
    */
-  room<S extends keyof RoomScripts>(script: S, ref: RoomRef, opts: CallOptions, ...call: RoomCall<S>): Promise<RoomReply<S>>
+  room<S extends keyof RoomScripts>(
+    script: S,
+    ref: RoomRef,
+    opts: CallOptions,
+    ...call: RoomCall<S>
+  ): Promise<RoomReply<S>>
   // The overload above types `args` and `extraKeys` per script (RoomCall); TypeScript relates its
   // conditional tuple to no narrower parameters than these.
   async room(script: string, ref: RoomRef, opts: CallOptions, args?: any, extraKeys?: any): Promise<RawReply> {
     const own: readonly Arg[] = args ?? NONE
     const more: readonly string[] = extraKeys ?? NONE
     const keys = this.keys.room(ref).list
-    const argv: Arg[] = [opts.agent ?? '', opts.idempotencyKey ?? '', this.ttlMs, this.touchEvery, opts.touch === false ? '0' : '1', this.idemTtlMs, ...own]
+    const argv: Arg[] = [
+      opts.agent ?? '',
+      opts.idempotencyKey ?? '',
+      this.ttlMs,
+      this.touchEvery,
+      opts.touch === false ? '0' : '1',
+      this.idemTtlMs,
+      ...own,
+    ]
     const def = this.script(script, keys.length + more.length)
     const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv)
     // The write has committed: a listener that throws must not turn it into a failure the
@@ -196,13 +214,20 @@ export class Store<S extends StoreSettings = StoreSettings> {
   }
 
   /** Runs a script with explicit keys and arguments and decodes its msgpack reply. */
-  run<S extends keyof KeyedScripts>(script: S, keys: KeyedScripts[S]['keys'], argv: KeyedScripts[S]['args']): Promise<ReplyOf<KeyedScripts[S]>>
+  run<S extends keyof KeyedScripts>(
+    script: S,
+    keys: KeyedScripts[S]['keys'],
+    argv: KeyedScripts[S]['args'],
+  ): Promise<ReplyOf<KeyedScripts[S]>>
   run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
     return this.exec(this.script(script, keys.length), keys, argv)
   }
 
   /** Runs an account script: KEYS = the accounts directory (Keys.accounts). */
-  account<S extends keyof AccountScripts>(script: S, args: AccountScripts[S]['args']): Promise<ReplyOf<AccountScripts[S]>>
+  account<S extends keyof AccountScripts>(
+    script: S,
+    args: AccountScripts[S]['args'],
+  ): Promise<ReplyOf<AccountScripts[S]>>
   account(script: string, args: readonly Arg[]): Promise<RawReply> {
     const keys = this.keys.accounts().list
     return this.exec(this.script(script, keys.length), keys, args)
@@ -211,7 +236,8 @@ export class Store<S extends StoreSettings = StoreSettings> {
   private script(name: string, keyCount: number): LoadedScript {
     const def = this.scripts.get(name)
     if (!def) throw new Error(`unknown script ${name}`)
-    if (keyCount !== def.script.numberOfKeys) throw new Error(`script ${name} takes ${def.script.numberOfKeys} keys, given ${keyCount}`)
+    if (keyCount !== def.script.numberOfKeys)
+      throw new Error(`script ${name} takes ${def.script.numberOfKeys} keys, given ${keyCount}`)
     return def
   }
 
@@ -219,7 +245,8 @@ export class Store<S extends StoreSettings = StoreSettings> {
     this.health.gate()
     let raw: Buffer | Buffer[]
     try {
-      raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as Buffer | Buffer[]
+      raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as
+        Buffer | Buffer[]
     } catch (err) {
       this.health.failed(err instanceof Error ? err.message : String(err))
       throw toStoreError(err)
@@ -354,7 +381,9 @@ export function createClient(settings: RedisSettings, extra: Partial<RedisOption
     retryStrategy: (times) => Math.min(times * 50, 500),
     // A command past its deadline was already answered (unavailable): ioredis must not send it
     // again after a reconnect, which it does by default with the commands left unanswered.
-    ...(settings.redisCommandTimeoutMs ? { commandTimeout: settings.redisCommandTimeoutMs, autoResendUnfulfilledCommands: false } : {}),
+    ...(settings.redisCommandTimeoutMs
+      ? { commandTimeout: settings.redisCommandTimeoutMs, autoResendUnfulfilledCommands: false }
+      : {}),
     ...extra,
   }
   if (mode === 'cluster') {
@@ -376,7 +405,11 @@ export function createClient(settings: RedisSettings, extra: Partial<RedisOption
 export function createSubscriber(settings: RedisSettings, name?: string): RedisClient {
   const { mode, nodes } = connectionOptions(settings)
   if (mode === 'cluster') {
-    return new Cluster(nodes, { shardedSubscribers: true, lazyConnect: true, redisOptions: { password: settings.redisPassword, connectionName: name } })
+    return new Cluster(nodes, {
+      shardedSubscribers: true,
+      lazyConnect: true,
+      redisOptions: { password: settings.redisPassword, connectionName: name },
+    })
   }
   return new Redis(settings.redisUrl ?? 'redis://127.0.0.1:6379', {
     connectionName: name,

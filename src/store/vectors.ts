@@ -80,11 +80,30 @@ export class VectorStore {
   }
 
   /** Writes and removes vectors in one script, keeping the room within `bound`. */
-  async write(ref: RoomRef, change: { put: VectorPut[]; del: string[]; gen: string }, bound: number, mirror: boolean): Promise<VectorWrite> {
+  async write(
+    ref: RoomRef,
+    change: { put: VectorPut[]; del: string[]; gen: string },
+    bound: number,
+    mirror: boolean,
+  ): Promise<VectorWrite> {
     // Lua's msgpack has no binary type: the blobs go as arguments of their own, in put order.
-    const payload = { put: change.put.map((p) => ({ k: p.key, ...(p.priority === undefined ? {} : { p: p.priority }), ...(mirror ? { a: p.attrs ?? '{}' } : {}) })), del: change.del, gen: change.gen }
+    const payload = {
+      put: change.put.map((p) => ({
+        k: p.key,
+        ...(p.priority === undefined ? {} : { p: p.priority }),
+        ...(mirror ? { a: p.attrs ?? '{}' } : {}),
+      })),
+      del: change.del,
+      gen: change.gen,
+    }
     const blobs = change.put.flatMap((p) => (mirror ? [p.packed, p.fp32 ?? Buffer.alloc(0)] : [p.packed]))
-    const r = await this.store.run('writeVectors', this.keys(ref), [this.ttlMs, bound, mirror ? '1' : '0', Buffer.from(encode(payload)), ...blobs])
+    const r = await this.store.run('writeVectors', this.keys(ref), [
+      this.ttlMs,
+      bound,
+      mirror ? '1' : '0',
+      Buffer.from(encode(payload)),
+      ...blobs,
+    ])
     return { ver: Number(r.ver), count: Number(r.count), evicted: Number(r.evicted), mirrored: Number(r.mirrored) }
   }
 
@@ -126,17 +145,30 @@ export class VectorStore {
     const k = this.store.keys.vectors(ref)
     const r = await this.store.run('searchVectors', [k.vec, k.order, k.set], [query, count, filter])
     const keys = r.keys ?? []
-    return { gen: String(r.gen), mirrored: r.mirrored === true, card: Number(r.card), hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })) }
+    return {
+      gen: String(r.gen),
+      mirrored: r.mirrored === true,
+      card: Number(r.card),
+      hits: keys.map((key, i) => ({ key: String(key), packed: r.rows[i]! })),
+    }
   }
 
   /**
    * Writes vectors as read into the room's vector set, each only while it is still its record's
    * (`fresh`: the set starts from nothing). Changes no record and no version.
    */
-  async mirror(ref: RoomRef, fresh: boolean, vectors: VectorMirror[]): Promise<{ added: number; mirrored: number; card: number }> {
+  async mirror(
+    ref: RoomRef,
+    fresh: boolean,
+    vectors: VectorMirror[],
+  ): Promise<{ added: number; mirrored: number; card: number }> {
     const k = this.store.keys.vectors(ref)
     const blobs = vectors.flatMap((v) => [v.packed, v.fp32])
-    const r = await this.store.run('mirrorVectors', [k.vec, k.order, k.set], [fresh ? '1' : '0', Buffer.from(encode(vectors.map((v) => ({ k: v.key, a: v.attrs })))), ...blobs])
+    const r = await this.store.run(
+      'mirrorVectors',
+      [k.vec, k.order, k.set],
+      [fresh ? '1' : '0', Buffer.from(encode(vectors.map((v) => ({ k: v.key, a: v.attrs })))), ...blobs],
+    )
     return { added: Number(r.added), mirrored: Number(r.mirrored), card: Number(r.card) }
   }
 }

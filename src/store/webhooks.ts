@@ -58,7 +58,6 @@ export interface HookTarget {
   disabled_at?: number
 }
 
-
 export class WebhookQueue {
   /** Redis time minus this node's clock, as last seen in a script's reply (ms). */
   private clockOffset = 0
@@ -98,8 +97,20 @@ export class WebhookQueue {
    * team (a wake ended its lease, or it stalled past it), the next time only if that is sooner.
    * Removes a team without webhooks after `graceMs`.
    */
-  async rescheduleTeam(teamId: string, token: number, next: number, empty: boolean, graceMs: number): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
-    const r = await this.store.run('rescheduleTeam', this.global, [teamId, token, Math.round(next), empty ? '1' : '0', graceMs])
+  async rescheduleTeam(
+    teamId: string,
+    token: number,
+    next: number,
+    empty: boolean,
+    graceMs: number,
+  ): Promise<'rescheduled' | 'woken' | 'removed' | 'absent'> {
+    const r = await this.store.run('rescheduleTeam', this.global, [
+      teamId,
+      token,
+      Math.round(next),
+      empty ? '1' : '0',
+      graceMs,
+    ])
     return r.done
   }
 
@@ -135,11 +146,21 @@ export class WebhookQueue {
    * Events of a room after `pos` (and not before `floor`), oldest first, as [id, stored record];
    * `lost`: events trimmed before they were fanned out, none created after `lostBefore` (ms).
    */
-  async readOutbox(ref: RoomRef, pos: string, floor: number, count: number): Promise<{ events: [string, Buffer][]; head?: string; lost: number; lostBefore: number }> {
+  async readOutbox(
+    ref: RoomRef,
+    pos: string,
+    floor: number,
+    count: number,
+  ): Promise<{ events: [string, Buffer][]; head?: string; lost: number; lostBefore: number }> {
     const r = await this.store.room('readOutbox', ref, { touch: false }, [pos, Math.floor(floor), count])
     const events: [string, Buffer][] = []
     for (let i = 0; i + 1 < r.rows.length; i += 2) events.push([r.rows[i]!.toString('utf8'), r.rows[i + 1]!])
-    return { events, ...(r.head !== undefined ? { head: r.head } : {}), lost: r.lost ?? 0, lostBefore: r.lost_before ?? 0 }
+    return {
+      events,
+      ...(r.head !== undefined ? { head: r.head } : {}),
+      lost: r.lost ?? 0,
+      lostBefore: r.lost_before ?? 0,
+    }
   }
 
   /**
@@ -147,9 +168,22 @@ export class WebhookQueue {
    * `newPos` ('' unchanged, '-' forget); clears the hint when `hint` is still its score. `lost`
    * events trimmed unread are charged to the webhooks created no later than `lostBefore`.
    */
-  async enqueue(teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: { count: number; before: number }, pendingMax: number, events: [string, Buffer][]): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
+  async enqueue(
+    teamId: string,
+    room: string,
+    expectedPos: string,
+    newPos: string,
+    hint: string,
+    lost: { count: number; before: number },
+    pendingMax: number,
+    events: [string, Buffer][],
+  ): Promise<{ stale: boolean; enqueued: number; dropped: number }> {
     const k = this.team(teamId)
-    const r = await this.store.run('enqueueDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta], [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before), ...events.flat()])
+    const r = await this.store.run(
+      'enqueueDeliveries',
+      [k.hooks, k.health, k.deliveries, k.due, k.positions, k.hinted, k.meta],
+      [teamId, room, expectedPos, newPos, hint, lost.count, pendingMax, Math.floor(lost.before), ...events.flat()],
+    )
     return { stale: r.stale ?? false, enqueued: r.enqueued ?? 0, dropped: r.dropped ?? 0 }
   }
 
@@ -160,9 +194,20 @@ export class WebhookQueue {
    * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
    * until done).
    */
-  async claimDeliveries(teamId: string, holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number): Promise<Claim> {
+  async claimDeliveries(
+    teamId: string,
+    holder: string,
+    max: number,
+    leaseMs: number,
+    maxAttempts: number,
+    recentKept: number,
+  ): Promise<Claim> {
     const k = this.team(teamId)
-    const r = await this.store.run('claimDeliveries', [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted, this.store.keys.leaseTokens(k.leased)], [holder, max, leaseMs, maxAttempts, recentKept])
+    const r = await this.store.run(
+      'claimDeliveries',
+      [k.hooks, k.health, k.deliveries, k.due, k.leased, k.hinted, this.store.keys.leaseTokens(k.leased)],
+      [holder, max, leaseMs, maxAttempts, recentKept],
+    )
     this.saw(r.now)
     const claim: Claim = {
       claimed: r.claimed.map(({ token, ...d }) => ({ ...d, lease: { member: d.id, token } })),
@@ -176,9 +221,31 @@ export class WebhookQueue {
   }
 
   /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
-  async settle(teamId: string, token: number, id: string, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number, kept: { failures: number; attempts: number }): Promise<{ settled: boolean; at?: number }> {
+  async settle(
+    teamId: string,
+    token: number,
+    id: string,
+    outcome: Outcome,
+    status: number | undefined,
+    error: string | undefined,
+    delayMs: number,
+    kept: { failures: number; attempts: number },
+  ): Promise<{ settled: boolean; at?: number }> {
     const k = this.team(teamId)
-    const r = await this.store.run('settleDelivery', [k.hooks, k.health, k.deliveries, k.due, k.leased, this.store.keys.leaseTokens(k.leased)], [token, id, outcome, status ?? '', (error ?? '').slice(0, 300), Math.round(delayMs), kept.failures, kept.attempts])
+    const r = await this.store.run(
+      'settleDelivery',
+      [k.hooks, k.health, k.deliveries, k.due, k.leased, this.store.keys.leaseTokens(k.leased)],
+      [
+        token,
+        id,
+        outcome,
+        status ?? '',
+        (error ?? '').slice(0, 300),
+        Math.round(delayMs),
+        kept.failures,
+        kept.attempts,
+      ],
+    )
     return { settled: r.settled, ...(r.at !== undefined ? { at: r.at } : {}) }
   }
 

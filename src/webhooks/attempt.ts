@@ -13,7 +13,16 @@ import { secretsOf, signedHeaders } from './signing.js'
 /** The request body of a delivery: JSON {id, type, team_id, room_id, event, sent_at}. */
 export function deliveryBody(team: string, d: Delivery, sentAt: Date): Buffer {
   const event = eventFromReply({ ...d.e, id: d.ev })
-  return Buffer.from(JSON.stringify({ id: d.id, type: 'room.event', team_id: team, room_id: d.room, event, sent_at: sentAt.toISOString() }))
+  return Buffer.from(
+    JSON.stringify({
+      id: d.id,
+      type: 'room.event',
+      team_id: team,
+      room_id: d.room,
+      event,
+      sent_at: sentAt.toISOString(),
+    }),
+  )
 }
 
 /** How an attempt is made: Dispatcher's settings, agent and stop signal. */
@@ -27,20 +36,48 @@ export interface AttemptOptions {
 }
 
 /** One signed POST of `body` to the webhook, started at `started` (ms), within the timeout, DNS included. */
-export async function signedAttempt(hook: HookTarget, id: string, body: Buffer, started: number, o: AttemptOptions): Promise<Attempt> {
+export async function signedAttempt(
+  hook: HookTarget,
+  id: string,
+  body: Buffer,
+  started: number,
+  o: AttemptOptions,
+): Promise<Attempt> {
   const headers = signedHeaders(secretsOf(hook), id, Math.floor(started / 1000), body)
   try {
     const url = parseTargetUrl(hook.url)
-    const target = await withDeadline(resolveTarget(url, { resolve: o.resolve, allowLoopback: o.ca !== undefined }), o.timeoutMs, 'DNS')
+    const target = await withDeadline(
+      resolveTarget(url, { resolve: o.resolve, allowLoopback: o.ca !== undefined }),
+      o.timeoutMs,
+      'DNS',
+    )
     const left = o.timeoutMs - (Date.now() - started)
-    return await deliverTo(target, body, headers, { timeoutMs: o.timeoutMs, agent: o.agent, ca: o.ca, userAgent: `agentrooms-webhooks/${VERSION}`, signal: o.signal }, left)
+    return await deliverTo(
+      target,
+      body,
+      headers,
+      {
+        timeoutMs: o.timeoutMs,
+        agent: o.agent,
+        ca: o.ca,
+        userAgent: `agentrooms-webhooks/${VERSION}`,
+        signal: o.signal,
+      },
+      left,
+    )
   } catch (err) {
     return { error: (err as Error).message }
   }
 }
 
 /** What to do after an attempt: the outcome and, for a retry, the delay. */
-export function decide(a: Attempt, attempts: number, scheduleMs: readonly number[], jitter: number, random = Math.random): { outcome: Outcome; delayMs: number } {
+export function decide(
+  a: Attempt,
+  attempts: number,
+  scheduleMs: readonly number[],
+  jitter: number,
+  random = Math.random,
+): { outcome: Outcome; delayMs: number } {
   if (a.status !== undefined && a.status >= 200 && a.status < 300) return { outcome: 'ok', delayMs: 0 }
   if (a.status === 410) return { outcome: 'gone', delayMs: 0 }
   if (attempts > scheduleMs.length) return { outcome: 'fail', delayMs: 0 }

@@ -166,7 +166,10 @@ export class Dispatcher {
       await Promise.all(
         picked.teams.map((team) =>
           this.pass(team, picked.token, share).catch((err: unknown) => {
-            this.log.warn({ err: (err as Error).message, team }, 'webhooks: pass failed; the team is retried after its lease')
+            this.log.warn(
+              { err: (err as Error).message, team },
+              'webhooks: pass failed; the team is retried after its lease',
+            )
           }),
         ),
       )
@@ -200,7 +203,8 @@ export class Dispatcher {
       const floor = start.floor
       const rooms = [...start.rooms]
       const worker = async () => {
-        for (let r = rooms.shift(); r; r = rooms.shift()) await fanOutRoom(this.queue, team, r, floor, s.webhookPendingMax)
+        for (let r = rooms.shift(); r; r = rooms.shift())
+          await fanOutRoom(this.queue, team, r, floor, s.webhookPendingMax)
       }
       await Promise.all(Array.from({ length: Math.min(ROOMS_AT_ONCE, rooms.length) }, worker))
       if (start.sweep) {
@@ -208,14 +212,27 @@ export class Dispatcher {
         if (n > 0) this.log.info({ team, rooms: n }, 'webhooks: sweep found rooms with events not fanned out')
       }
     }
-    const claim = await this.queue.claimDeliveries(team, this.holder, max, s.webhookLeaseMs, s.webhookRetryScheduleMs.length + 1, RECENT_FAILURES)
+    const claim = await this.queue.claimDeliveries(
+      team,
+      this.holder,
+      max,
+      s.webhookLeaseMs,
+      s.webhookRetryScheduleMs.length + 1,
+      RECENT_FAILURES,
+    )
     for (const d of claim.claimed) {
       this.inflight.set(d.id, team)
       this.opts.leases.hold(this.queue.leaseSet(team), d.lease)
     }
     this.launch(team, claim.claimed)
     // A team without webhooks is removed only once the claim has deleted all it left behind (`more` until then).
-    await this.queue.rescheduleTeam(team, token, nextLookAt(claim, sweepMs), claim.webhooks === 0 && !claim.more, REGISTRATION_GRACE_MS)
+    await this.queue.rescheduleTeam(
+      team,
+      token,
+      nextLookAt(claim, sweepMs),
+      claim.webhooks === 0 && !claim.more,
+      REGISTRATION_GRACE_MS,
+    )
   }
 
   /**
@@ -269,7 +286,8 @@ export class Dispatcher {
       this.inflight.delete(d.id)
       if (this.inflight.size === 0) this.drained?.()
       // Refill in batches: a pass per finished attempt would cost more Redis calls than the attempts.
-      if (this.inflight.size === 0 || this.settings.webhookConcurrency - this.inflight.size >= this.refillAt) this.wake()
+      if (this.inflight.size === 0 || this.settings.webhookConcurrency - this.inflight.size >= this.refillAt)
+        this.wake()
     }
   }
 
@@ -290,20 +308,31 @@ export class Dispatcher {
     const attempt = await this.attempt(hook, d.id, body, started)
     if (this.abandoned && attempt.status === undefined) {
       // Cut by stop(), not failed by the receiver: the lease takeover sends it again.
-      this.log.info({ delivery: d.id }, 'webhooks: attempt abandoned at shutdown; another node takes it over after its lease')
+      this.log.info(
+        { delivery: d.id },
+        'webhooks: attempt abandoned at shutdown; another node takes it over after its lease',
+      )
       return
     }
     const { outcome, delayMs } = decide(attempt, d.n, s.webhookRetryScheduleMs, s.webhookRetryJitter)
     const r = await this.settle(team, d, outcome, attempt.status, attempt.error, delayMs)
-    if (!r.settled) this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
+    if (!r.settled)
+      this.log.info({ delivery: d.id }, 'webhooks: lease was taken over while attempting; the other node settles it')
     if (r.at !== undefined) await this.queue.wakeTeam(team, r.at)
-    if (outcome === 'gone') this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
+    if (outcome === 'gone')
+      this.log.warn({ team, webhook: d.wh }, 'webhooks: receiver answered 410 Gone; webhook disabled')
   }
 
   /** One signed POST of `body` to the webhook (attempt.ts), cut short when the node stops. */
   private attempt(hook: HookTarget, id: string, body: Buffer, started: number): Promise<Attempt> {
     const s = this.settings
-    return signedAttempt(hook, id, body, started, { timeoutMs: s.webhookTimeoutMs, agent: this.agent, ca: this.opts.ca, resolve: this.opts.resolve, signal: this.abort.signal })
+    return signedAttempt(hook, id, body, started, {
+      timeoutMs: s.webhookTimeoutMs,
+      agent: this.agent,
+      ca: this.opts.ca,
+      resolve: this.opts.resolve,
+      signal: this.abort.signal,
+    })
   }
 
   /**
@@ -316,16 +345,35 @@ export class Dispatcher {
     if (!hook) return undefined
     const started = Date.now()
     const id = `test_${randomBase32(16)}`
-    const body = Buffer.from(JSON.stringify({ id, type: 'webhook.test', team_id: team, webhook_id: webhookId, sent_at: new Date(started).toISOString() }))
+    const body = Buffer.from(
+      JSON.stringify({
+        id,
+        type: 'webhook.test',
+        team_id: team,
+        webhook_id: webhookId,
+        sent_at: new Date(started).toISOString(),
+      }),
+    )
     const a = await this.attempt(hook, id, body, started)
-    const out: TestSend = { testId: id, delivered: a.status !== undefined && a.status >= 200 && a.status < 300, durationMs: Date.now() - started }
+    const out: TestSend = {
+      testId: id,
+      delivered: a.status !== undefined && a.status >= 200 && a.status < 300,
+      durationMs: Date.now() - started,
+    }
     if (a.status !== undefined) out.status = a.status
     if (a.error !== undefined) out.error = a.error
     return out
   }
 
   /** Settles an attempt with its lease's token (the claim's, which renewals never change). */
-  private async settle(team: string, d: ClaimedDelivery, outcome: Outcome, status: number | undefined, error: string | undefined, delayMs: number): ReturnType<WebhookQueue['settle']> {
+  private async settle(
+    team: string,
+    d: ClaimedDelivery,
+    outcome: Outcome,
+    status: number | undefined,
+    error: string | undefined,
+    delayMs: number,
+  ): ReturnType<WebhookQueue['settle']> {
     this.opts.leases.release(d.lease)
     return this.queue.settle(team, d.lease.token, d.id, outcome, status, error, delayMs, KEPT)
   }

@@ -58,7 +58,16 @@ export async function fanOutRoom(
     const last = out.events.at(-1)?.[0]
     // No event wanted: still move past the head, so the next read starts there.
     const next = last ?? (out.head !== undefined && isAfter(out.head, pos) ? out.head : pos)
-    const r = await queue.enqueue(teamId, hinted.room, pos, next === pos ? '' : next, full ? '' : hinted.hint, { count: out.lost, before: out.lostBefore }, pendingMax, out.events)
+    const r = await queue.enqueue(
+      teamId,
+      hinted.room,
+      pos,
+      next === pos ? '' : next,
+      full ? '' : hinted.hint,
+      { count: out.lost, before: out.lostBefore },
+      pendingMax,
+      out.events,
+    )
     enqueued += r.enqueued
     if (r.stale || !full) return enqueued
     pos = next
@@ -75,7 +84,10 @@ export async function sweepTeam(queue: WebhookQueue, teamId: string, floor: numb
   for (let from = 0; ; from += SWEEP_CHUNK) {
     const rooms = await queue.teamRooms(teamId, from, SWEEP_CHUNK)
     if (rooms.length === 0) break
-    const [positions, heads] = await Promise.all([queue.positions(teamId, rooms), Promise.all(rooms.map((roomId) => queue.roomHead({ teamId, roomId })))])
+    const [positions, heads] = await Promise.all([
+      queue.positions(teamId, rooms),
+      Promise.all(rooms.map((roomId) => queue.roomHead({ teamId, roomId }))),
+    ])
     const behind = rooms.filter((_, j) => {
       const head = heads[j]
       return head !== undefined && partsOf(head)[0] >= floor && isAfter(head, positions[j]!)

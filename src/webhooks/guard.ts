@@ -136,8 +136,10 @@ export function parseTargetUrl(raw: string): URL {
   } catch {
     throw new TargetError('is not a URL')
   }
-  if (url.protocol !== 'https:') throw new TargetError(`must be an https:// URL (got ${url.protocol}//): webhooks are only sent over TLS`)
-  if (url.username !== '' || url.password !== '') throw new TargetError('must not carry credentials (user:password@); authenticate deliveries by their signature')
+  if (url.protocol !== 'https:')
+    throw new TargetError(`must be an https:// URL (got ${url.protocol}//): webhooks are only sent over TLS`)
+  if (url.username !== '' || url.password !== '')
+    throw new TargetError('must not carry credentials (user:password@); authenticate deliveries by their signature')
   if (url.hash !== '') throw new TargetError('must not have a #fragment')
   if (url.hostname === '') throw new TargetError('has no host')
   return url
@@ -154,7 +156,10 @@ export function hostOf(url: URL): string {
  * One forbidden address refuses the whole name: a name that resolves to a public and a private
  * address is not usable. Throws TargetError.
  */
-export async function resolveTarget(url: URL, opts: { resolve?: Resolver; allowLoopback?: boolean } = {}): Promise<Target> {
+export async function resolveTarget(
+  url: URL,
+  opts: { resolve?: Resolver; allowLoopback?: boolean } = {},
+): Promise<Target> {
   const host = hostOf(url)
   const port = url.port === '' ? 443 : Number(url.port)
   let answers: { address: string; family: number }[]
@@ -164,7 +169,9 @@ export async function resolveTarget(url: URL, opts: { resolve?: Resolver; allowL
     try {
       answers = await (opts.resolve ?? systemResolver)(host)
     } catch (err) {
-      throw new TargetError(`host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+      throw new TargetError(
+        `host ${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      )
     }
     if (answers.length === 0) throw new TargetError(`host ${host} does not resolve`)
   }

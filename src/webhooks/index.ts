@@ -48,7 +48,8 @@ export class Webhooks {
     this.hinter = new Hinter(
       this.queue,
       () => this.dispatcher.wake(),
-      (err) => opts.log.warn({ err: (err as Error).message }, 'webhooks: could not hint a room (the sweep will find it)'),
+      (err) =>
+        opts.log.warn({ err: (err as Error).message }, 'webhooks: could not hint a room (the sweep will find it)'),
     )
   }
 

@@ -33,8 +33,13 @@ export const webhookSchemas = {
       // The scheme in any case (URL schemes are case-insensitive; it is stored lowercased), spelt
       // out rather than with the i flag so the OpenAPI pattern says the same.
       .regex(/^[Hh][Tt][Tt][Pp][Ss]:\/\//, 'must be an https:// URL: webhooks are only sent over TLS')
-      .regex(/^[Hh][Tt][Tt][Pp][Ss]:\/\/[^@/?#\s]+(?:[/?][^#\s]*)?$/, 'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces')
-      .describe('The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 url_refused)'),
+      .regex(
+        /^[Hh][Tt][Tt][Pp][Ss]:\/\/[^@/?#\s]+(?:[/?][^#\s]*)?$/,
+        'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces',
+      )
+      .describe(
+        'The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 url_refused)',
+      ),
     description: z
       .string()
       .max(200, 'must be at most 200 characters')
@@ -56,7 +61,9 @@ export const webhookSchemas = {
       .min(0, 'must be at least 0 (0: the previous secret stops signing at once)')
       .max(ROTATION_OVERLAP_MAX_S, `must be at most ${ROTATION_OVERLAP_MAX_S} (7 days)`)
       .default(ROTATION_OVERLAP_S)
-      .describe(`How long the previous secret keeps signing beside the new one, in seconds (default ${ROTATION_OVERLAP_S}: 24 h)`),
+      .describe(
+        `How long the previous secret keeps signing beside the new one, in seconds (default ${ROTATION_OVERLAP_S}: 24 h)`,
+      ),
   }),
 }
 
@@ -78,7 +85,11 @@ const attemptView = z.object({
   eventId: z.string(),
   attempt: z.number().describe('1 for the first attempt of the delivery'),
   at: z.string(),
-  outcome: z.enum(['ok', 'retry', 'fail', 'gone']).describe('ok: delivered (2xx); retry: failed, tried again later; fail: failed, no attempt left; gone: 410, the webhook was disabled'),
+  outcome: z
+    .enum(['ok', 'retry', 'fail', 'gone'])
+    .describe(
+      'ok: delivered (2xx); retry: failed, tried again later; fail: failed, no attempt left; gone: 410, the webhook was disabled',
+    ),
   status: z.number().optional().describe('HTTP status; absent when no answer came'),
   error: z.string().optional(),
 })
@@ -95,8 +106,12 @@ export const healthView = z.object({
   lastStatus: z.number().optional().describe('HTTP status of the last attempt; absent when no answer came'),
   lastError: z.string().optional(),
   lastSuccessAt: z.string().optional(),
-  recentFailures: z.array(failureView).describe('The latest failed deliveries, newest first (POST …/deliveries/:deliveryId/replay sends one again)'),
-  recentAttempts: z.array(attemptView).describe(`The latest attempts of any outcome, newest first (at most ${RECENT_ATTEMPTS})`),
+  recentFailures: z
+    .array(failureView)
+    .describe('The latest failed deliveries, newest first (POST …/deliveries/:deliveryId/replay sends one again)'),
+  recentAttempts: z
+    .array(attemptView)
+    .describe(`The latest attempts of any outcome, newest first (at most ${RECENT_ATTEMPTS})`),
 })
 
 export const webhookView = z.object({
@@ -109,7 +124,10 @@ export const webhookView = z.object({
   disabledAt: z.string().optional(),
   disabledReason: z.string().optional(),
   secretRotatedAt: z.string().optional(),
-  previousSecretValidUntil: z.string().optional().describe('After a rotation: until when the previous secret signs too (docs/webhooks.md)'),
+  previousSecretValidUntil: z
+    .string()
+    .optional()
+    .describe('After a rotation: until when the previous secret signs too (docs/webhooks.md)'),
   health: healthView,
 })
 
@@ -136,14 +154,27 @@ function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
   // An empty Lua table comes back as a map, not a list.
   const recent = Array.isArray(h?.recent) ? h.recent : []
   v.recentFailures = recent.map((f) => {
-    const out: WebhookView['health']['recentFailures'][number] = { deliveryId: f.id, roomId: f.room, eventId: f.ev, attempts: f.n, failedAt: iso(f.at) }
+    const out: WebhookView['health']['recentFailures'][number] = {
+      deliveryId: f.id,
+      roomId: f.room,
+      eventId: f.ev,
+      attempts: f.n,
+      failedAt: iso(f.at),
+    }
     if (f.status !== undefined) out.lastStatus = f.status
     if (f.error) out.lastError = f.error
     return out
   })
   const attempts = Array.isArray(h?.attempts) ? h.attempts : []
   v.recentAttempts = attempts.map((a) => {
-    const out: WebhookView['health']['recentAttempts'][number] = { deliveryId: a.id, roomId: a.room, eventId: a.ev, attempt: a.n, at: iso(a.at), outcome: a.outcome }
+    const out: WebhookView['health']['recentAttempts'][number] = {
+      deliveryId: a.id,
+      roomId: a.room,
+      eventId: a.ev,
+      attempt: a.n,
+      at: iso(a.at),
+      outcome: a.outcome,
+    }
     if (a.status !== undefined) out.status = a.status
     if (a.error) out.error = a.error
     return out
@@ -218,7 +249,9 @@ export class WebhookRegistry {
       const h = r.rows[i + 1]!
       out.push(toView(decode(r.rows[i]!) as StoredWebhook, h.length > 0 ? (decode(h) as StoredHealth) : undefined))
     }
-    return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.webhookId < b.webhookId ? -1 : 1))
+    return out.sort((a, b) =>
+      a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.webhookId < b.webhookId ? -1 : 1,
+    )
   }
 
   /** Deletes a webhook: no delivery of it is claimed afterwards (one already in flight completes). */
@@ -234,10 +267,18 @@ export class WebhookRegistry {
    * Gives a webhook a new secret (in the result only); the previous one keeps signing beside it
    * for `overlapSeconds` (signing.ts says how), so receivers switch without losing a delivery.
    */
-  async rotateSecret(teamId: string, webhookId: string, input: unknown): Promise<{ webhook: WebhookView; secret: string }> {
+  async rotateSecret(
+    teamId: string,
+    webhookId: string,
+    input: unknown,
+  ): Promise<{ webhook: WebhookView; secret: string }> {
     const v = parse(webhookSchemas.rotate, input)
     const secret = newSecret()
-    const r = await this.store.run('rotateWebhookSecret', [this.store.keys.webhooks(teamId).hooks], [webhookId, secret, v.overlapSeconds * 1000])
+    const r = await this.store.run(
+      'rotateWebhookSecret',
+      [this.store.keys.webhooks(teamId).hooks],
+      [webhookId, secret, v.overlapSeconds * 1000],
+    )
     return { webhook: toView(r.record), secret }
   }
 
@@ -245,17 +286,27 @@ export class WebhookRegistry {
    * Sends one of a webhook's recent failures again, under the same delivery id, with a fresh
    * schedule of attempts. The event comes from its room's stream, so it must still be retained.
    */
-  async replay(teamId: string, webhookId: string, deliveryId: string): Promise<{ deliveryId: string; webhookId: string; dueAt: string }> {
+  async replay(
+    teamId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<{ deliveryId: string; webhookId: string; dueAt: string }> {
     const k = this.store.keys.webhooks(teamId)
     const keys: [string, string, string, string] = [k.hooks, k.health, k.deliveries, k.due]
     const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, ''])
-    const read = await this.store.room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId']).catch((err: unknown) => {
-      // The room itself is gone (expired or deleted): name what the caller sent.
-      if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
-        throw new AppError('not_found', `deliveryId: the room of ${deliveryId}, ${String(found.room)}, no longer exists`, { field: 'deliveryId' })
-      }
-      throw err
-    })
+    const read = await this.store
+      .room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId'])
+      .catch((err: unknown) => {
+        // The room itself is gone (expired or deleted): name what the caller sent.
+        if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
+          throw new AppError(
+            'not_found',
+            `deliveryId: the room of ${deliveryId}, ${String(found.room)}, no longer exists`,
+            { field: 'deliveryId' },
+          )
+        }
+        throw err
+      })
     const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, read.rows[0]!])
     await this.opts.wake?.(teamId)
     return { deliveryId, webhookId, dueAt: iso(r.due) }
@@ -271,7 +322,10 @@ export class WebhookRegistry {
     try {
       await this.opts.announce?.(teamId)
     } catch (err) {
-      this.opts.log?.warn({ err: (err as Error).message, team: teamId }, 'webhooks: could not announce a webhook change; nodes see it within their hint cache time')
+      this.opts.log?.warn(
+        { err: (err as Error).message, team: teamId },
+        'webhooks: could not announce a webhook change; nodes see it within their hint cache time',
+      )
     }
   }
 }

@@ -44,7 +44,13 @@ export interface SendOptions {
  * `concurrency` per target, each closed after IDLE_SOCKET_MS.
  */
 export function deliveryAgent(concurrency: number): Agent {
-  return new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' })
+  return new Agent({
+    keepAlive: true,
+    maxSockets: concurrency,
+    maxFreeSockets: concurrency,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo',
+  })
 }
 
 /** Retry-After: delta-seconds or an HTTP date, in ms from now; undefined when absent or malformed. */
@@ -63,7 +69,13 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
  * address of several does not fail the delivery. A reused keep-alive connection that the receiver
  * had closed is retried once on a fresh connection. Resolves with what happened (never rejects).
  */
-export async function deliverTo(target: Target, body: Buffer, headers: Record<string, string>, opts: SendOptions, deadlineMs = opts.timeoutMs): Promise<Attempt> {
+export async function deliverTo(
+  target: Target,
+  body: Buffer,
+  headers: Record<string, string>,
+  opts: SendOptions,
+  deadlineMs = opts.timeoutMs,
+): Promise<Attempt> {
   const end = Date.now() + deadlineMs
   let a: Attempt = { error: 'no address to connect to', unreachable: true }
   for (let i = 0; i < target.addresses.length; i++) {
@@ -71,7 +83,10 @@ export async function deliverTo(target: Target, body: Buffer, headers: Record<st
     const others = target.addresses.length - 1 - i
     if (i > 0 && end - Date.now() <= 0) break
     const to = target.addresses[i]!
-    a = await postTo(target, to, body, headers, opts, { deadlineMs: left, ...(others > 0 ? { connectMs: Math.max(1, Math.floor(left / (others + 1))) } : {}) })
+    a = await postTo(target, to, body, headers, opts, {
+      deadlineMs: left,
+      ...(others > 0 ? { connectMs: Math.max(1, Math.floor(left / (others + 1))) } : {}),
+    })
     if (a.staleConnection && !opts.signal?.aborted && end - Date.now() > 0) {
       a = await postTo(target, to, body, headers, opts, { deadlineMs: end - Date.now(), fresh: true })
     }
@@ -89,7 +104,14 @@ interface PostHow {
 }
 
 /** POSTs `body` to one checked address of `target`. Resolves with what happened (never rejects). */
-export function postTo(target: Target, to: Address, body: Buffer, headers: Record<string, string>, opts: SendOptions, how: PostHow): Promise<Attempt> {
+export function postTo(
+  target: Target,
+  to: Address,
+  body: Buffer,
+  headers: Record<string, string>,
+  opts: SendOptions,
+  how: PostHow,
+): Promise<Attempt> {
   return new Promise((resolve) => {
     let done = false
     let connected = false
@@ -121,9 +143,12 @@ export function postTo(target: Target, to: Address, body: Buffer, headers: Recor
         ...headers,
       },
     })
-    const timer = setTimeout(() => {
-      req.destroy(new Error(`no answer within ${how.deadlineMs} ms`))
-    }, Math.max(1, how.deadlineMs))
+    const timer = setTimeout(
+      () => {
+        req.destroy(new Error(`no answer within ${how.deadlineMs} ms`))
+      },
+      Math.max(1, how.deadlineMs),
+    )
     req.on('socket', (socket) => {
       if (!socket.connecting) {
         connected = true
@@ -135,13 +160,24 @@ export function postTo(target: Target, to: Address, body: Buffer, headers: Recor
       })
       if (how.connectMs !== undefined) {
         const ms = how.connectMs
-        connectTimer = setTimeout(() => req.destroy(Object.assign(new Error(`connect to ${to.address}: no connection within ${ms} ms`), { code: 'ETIMEDOUT' })), ms)
+        connectTimer = setTimeout(
+          () =>
+            req.destroy(
+              Object.assign(new Error(`connect to ${to.address}: no connection within ${ms} ms`), {
+                code: 'ETIMEDOUT',
+              }),
+            ),
+          ms,
+        )
       }
     })
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const a: Attempt = { error: err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message }
+      const a: Attempt = {
+        error: err.code && !err.message.includes(err.code) ? `${err.code}: ${err.message}` : err.message,
+      }
       if (!connected) a.unreachable = true
-      else if (!answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) a.staleConnection = true
+      else if (!answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+        a.staleConnection = true
       finish(a)
     })
     req.on('response', (res) => {
@@ -156,7 +192,8 @@ export function postTo(target: Target, to: Address, body: Buffer, headers: Recor
           const after = parseRetryAfter(res.headers['retry-after'])
           if (after !== undefined) a.retryAfterMs = after
         }
-        if (status >= 300 && status < 400) a.error = `redirect${res.headers.location ? ` to ${res.headers.location}` : ''} not followed`
+        if (status >= 300 && status < 400)
+          a.error = `redirect${res.headers.location ? ` to ${res.headers.location}` : ''} not followed`
         else if (status >= 300 && text !== '') a.error = text
         finish(a)
       }

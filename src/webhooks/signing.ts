@@ -45,11 +45,22 @@ export interface SigningSecrets {
 
 /** The secrets a webhook signs with now. */
 export function secretsOf(hook: HookTarget): SigningSecrets {
-  return { secret: hook.secret, previous: hook.prev_secret !== undefined && hook.prev_until !== undefined ? { secret: hook.prev_secret, until: hook.prev_until } : undefined }
+  return {
+    secret: hook.secret,
+    previous:
+      hook.prev_secret !== undefined && hook.prev_until !== undefined
+        ? { secret: hook.prev_secret, until: hook.prev_until }
+        : undefined,
+  }
 }
 
 /** Every signature and identification header of one attempt sent at `timestampS`. */
-export function signedHeaders(secrets: SigningSecrets, deliveryId: string, timestampS: number, body: Buffer): Record<string, string> {
+export function signedHeaders(
+  secrets: SigningSecrets,
+  deliveryId: string,
+  timestampS: number,
+  body: Buffer,
+): Record<string, string> {
   const old = secrets.previous && secrets.previous.until > timestampS * 1000 ? secrets.previous.secret : undefined
   let standard = standardSignature(secrets.secret, deliveryId, timestampS, body)
   if (old !== undefined) standard += ` ${standardSignature(old, deliveryId, timestampS, body)}`

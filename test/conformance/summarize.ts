@@ -49,12 +49,15 @@ type Verdict = { kind: 'passed' } | { kind: 'expected'; checks: string[] } | { k
 function judge(scenario: string, checks: Check[], expected: ReturnType<typeof readExpected>): Verdict {
   const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
   if (expected.scenarios.has(scenario)) {
-    return bad.length > 0 ? { kind: 'expected', checks: bad.map((c) => c.id) } : { kind: 'failed', why: ['stale expected-failure entry: the whole scenario passes now'] }
+    return bad.length > 0
+      ? { kind: 'expected', checks: bad.map((c) => c.id) }
+      : { kind: 'failed', why: ['stale expected-failure entry: the whole scenario passes now'] }
   }
   const listed = expected.checks.get(scenario) ?? new Set<string>()
   const why = bad.filter((c) => !listed.has(c.id)).map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`.trim())
   for (const id of listed) {
-    if (checks.some((c) => c.id === id && c.status === 'SUCCESS')) why.push(`stale expected-failure entry ${scenario}:${id}: it passes now`)
+    if (checks.some((c) => c.id === id && c.status === 'SUCCESS'))
+      why.push(`stale expected-failure entry ${scenario}:${id}: it passes now`)
   }
   if (why.length > 0) return { kind: 'failed', why }
   return bad.length > 0 ? { kind: 'expected', checks: bad.map((c) => c.id) } : { kind: 'passed' }
@@ -79,9 +82,20 @@ function main(): void {
     count.failed = 1
   }
   if (results.size === 0) count.failed = Math.max(count.failed, 1)
-  console.log(`conformance ${name}: ${count.passed} passed, ${count.failed} failed, ${count.expected} expected failures (${expectedFile.replace(/^.*test\/conformance\//, 'test/conformance/')})`)
-  const totals = existsSync(totalsFile) ? (JSON.parse(readFileSync(totalsFile, 'utf8')) as typeof count) : { passed: 0, failed: 0, expected: 0 }
-  writeFileSync(totalsFile, JSON.stringify({ passed: totals.passed + count.passed, failed: totals.failed + count.failed, expected: totals.expected + count.expected }))
+  console.log(
+    `conformance ${name}: ${count.passed} passed, ${count.failed} failed, ${count.expected} expected failures (${expectedFile.replace(/^.*test\/conformance\//, 'test/conformance/')})`,
+  )
+  const totals = existsSync(totalsFile)
+    ? (JSON.parse(readFileSync(totalsFile, 'utf8')) as typeof count)
+    : { passed: 0, failed: 0, expected: 0 }
+  writeFileSync(
+    totalsFile,
+    JSON.stringify({
+      passed: totals.passed + count.passed,
+      failed: totals.failed + count.failed,
+      expected: totals.expected + count.expected,
+    }),
+  )
 }
 
 main()

@@ -32,7 +32,9 @@ interface Run {
 /** Runs the CLI (src/cli/main.ts through tsx) with only the given environment. */
 function cli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { PATH: process.env.PATH ?? '', ...env } })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')))
@@ -77,14 +79,20 @@ async function claudeArgv(command: string): Promise<string[]> {
 /** The URL and Authorization header of each snippet, read in that client's format. */
 async function endpoints(t: Test, s: Snippets): Promise<Record<keyof Snippets, Endpoint>> {
   const argv = await claudeArgv(s.claude_code)
-  t.same(argv.slice(0, 5), ['mcp', 'add', '--transport', 'http', 'agentrooms'], 'claude mcp add --transport http agentrooms …')
+  t.same(
+    argv.slice(0, 5),
+    ['mcp', 'add', '--transport', 'http', 'agentrooms'],
+    'claude mcp add --transport http agentrooms …',
+  )
   t.equal(argv[6], '--header')
   const header = /^Authorization: (.+)$/.exec(argv[7] ?? '')
   t.ok(header, 'one --header "Authorization: …"')
   const cursor = JSON.parse(s.cursor).mcpServers.agentrooms
   const vscode = JSON.parse(s.vscode).servers.agentrooms
   t.equal(vscode.type, 'http', 'VS Code: type http under "servers"')
-  const codex = (parseToml(s.codex) as { mcp_servers: Record<string, { url: string; http_headers: Record<string, string> }> }).mcp_servers.agentrooms!
+  const codex = (
+    parseToml(s.codex) as { mcp_servers: Record<string, { url: string; http_headers: Record<string, string> }> }
+  ).mcp_servers.agentrooms!
   const generic = JSON.parse(s.generic).mcpServers.agentrooms
   t.equal(generic.type, 'http')
   return {
@@ -97,9 +105,15 @@ async function endpoints(t: Test, s: Snippets): Promise<Record<keyof Snippets, E
 }
 
 /** Connects an SDK 1.x client with exactly `e` and calls heartbeat as `agent` in `room`. */
-async function heartbeatWith(e: Endpoint, room: string, agent: string): Promise<{ isError: boolean; body: Record<string, unknown> }> {
+async function heartbeatWith(
+  e: Endpoint,
+  room: string,
+  agent: string,
+): Promise<{ isError: boolean; body: Record<string, unknown> }> {
   const client = new Client({ name: 'cli-snippet-test', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: { Authorization: e.authorization } } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: { Authorization: e.authorization } } }),
+  )
   try {
     return await callTool(client, 'heartbeat', { room_id: room, agent_id: agent })
   } finally {
@@ -108,7 +122,9 @@ async function heartbeatWith(e: Endpoint, room: string, agent: string): Promise<
 }
 
 async function online(n: TestNode, key: string, room: string): Promise<string[]> {
-  const snap = (await (await n.call(`/room/${room}`, { key })).json()) as { presence: { online: { agent_id: string }[] } }
+  const snap = (await (await n.call(`/room/${room}`, { key })).json()) as {
+    presence: { online: { agent_id: string }[] }
+  }
   return snap.presence.online.map((a) => a.agent_id).sort()
 }
 
@@ -118,52 +134,106 @@ for (const backend of BACKENDS) {
 
     t.test('create-room prints snippets for every client; each one connects as its agent', async (t) => {
       const team = await newTeam(n)
-      const r = await cli(['create-room', 'Payments API', '--agents', 'planner,backend,frontend', '--template', 'web-app'], { AGENTROOMS_URL: n.base, AGENTROOMS_KEY: team.key })
+      const r = await cli(
+        ['create-room', 'Payments API', '--agents', 'planner,backend,frontend', '--template', 'web-app'],
+        { AGENTROOMS_URL: n.base, AGENTROOMS_KEY: team.key },
+      )
       t.equal(r.code, 0, r.stderr)
-      t.match(r.stdout, /^Created room payments-api \("Payments API", template web-app\)\. MCP endpoint: http:\/\/127\.0\.0\.1:\d+\/mcp$/m, 'the room id, from the name')
-      const rooms = (await (await n.call('/admin/rooms', { key: team.key })).json()) as { rooms: { roomId: string; name: string; template: string }[] }
-      t.match(rooms.rooms, [{ roomId: 'payments-api', name: 'Payments API', template: 'web-app' }], 'the room exists with its name and template')
+      t.match(
+        r.stdout,
+        /^Created room payments-api \("Payments API", template web-app\)\. MCP endpoint: http:\/\/127\.0\.0\.1:\d+\/mcp$/m,
+        'the room id, from the name',
+      )
+      const rooms = (await (await n.call('/admin/rooms', { key: team.key })).json()) as {
+        rooms: { roomId: string; name: string; template: string }[]
+      }
+      t.match(
+        rooms.rooms,
+        [{ roomId: 'payments-api', name: 'Payments API', template: 'web-app' }],
+        'the room exists with its name and template',
+      )
 
       const agents = sections(r.stdout)
       t.same([...agents.keys()], ['planner', 'backend', 'frontend'], 'one section per agent, each naming its agent_id')
       for (const [agent, snippets] of agents) {
-        t.same([...snippets.keys()], ['Claude Code (run in the agent\'s project)', 'Cursor (.cursor/mcp.json)', 'VS Code (.vscode/mcp.json)', 'Codex (~/.codex/config.toml)', 'Other clients (JSON with "mcpServers")'])
+        t.same(
+          [...snippets.keys()],
+          [
+            "Claude Code (run in the agent's project)",
+            'Cursor (.cursor/mcp.json)',
+            'VS Code (.vscode/mcp.json)',
+            'Codex (~/.codex/config.toml)',
+            'Other clients (JSON with "mcpServers")',
+          ],
+        )
         const [claude, cursor, vscode, codex, generic] = [...snippets.values()]
-        t.match(codex, new RegExp(`^# agentrooms: agent_id "${agent}", room_id "payments-api"$`, 'm'), 'Codex\'s file notes the agent_id')
-        const eps = await endpoints(t, { claude_code: claude!, cursor: cursor!, vscode: vscode!, codex: codex!, generic: generic! })
+        t.match(
+          codex,
+          new RegExp(`^# agentrooms: agent_id "${agent}", room_id "payments-api"$`, 'm'),
+          "Codex's file notes the agent_id",
+        )
+        const eps = await endpoints(t, {
+          claude_code: claude!,
+          cursor: cursor!,
+          vscode: vscode!,
+          codex: codex!,
+          generic: generic!,
+        })
         for (const [client, e] of Object.entries(eps)) {
-          t.same(e, { url: `${n.base}/mcp`, authorization: `Bearer ${team.key}` }, `${agent} / ${client}: the endpoint and the team key`)
+          t.same(
+            e,
+            { url: `${n.base}/mcp`, authorization: `Bearer ${team.key}` },
+            `${agent} / ${client}: the endpoint and the team key`,
+          )
           const hb = await heartbeatWith(e, 'payments-api', agent)
           t.notOk(hb.isError, `${agent} / ${client}: heartbeat works with exactly the printed configuration`)
           t.equal(hb.body.room_id, 'payments-api')
         }
       }
-      t.same(await online(n, team.key, 'payments-api'), ['backend', 'frontend', 'planner'], 'all three agents are online in the room')
+      t.same(
+        await online(n, team.key, 'payments-api'),
+        ['backend', 'frontend', 'planner'],
+        'all three agents are online in the room',
+      )
     })
 
     t.test('--invite --json: a room invite key per agent, reaching this room only', async (t) => {
       const team = await newTeam(n)
       const other = uid('other')
       t.equal((await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId: other } })).status, 201)
-      const r = await cli(['create-room', 'checkout', '--agents', 'alice,bob', '--invite', '--json'], { AGENTROOMS_URL: `${n.base}/`, AGENTROOMS_KEY: team.key })
+      const r = await cli(['create-room', 'checkout', '--agents', 'alice,bob', '--invite', '--json'], {
+        AGENTROOMS_URL: `${n.base}/`,
+        AGENTROOMS_KEY: team.key,
+      })
       t.equal(r.code, 0, r.stderr)
       const out = JSON.parse(r.stdout) as CreateRoomResult
       t.equal(out.room.roomId, 'checkout')
       t.equal(out.mcp_url, `${n.base}/mcp`, 'a trailing slash in AGENTROOMS_URL is dropped')
-      t.same(out.agents.map((a) => [a.agent_id, a.key_kind]), [['alice', 'invite'], ['bob', 'invite']])
+      t.same(
+        out.agents.map((a) => [a.agent_id, a.key_kind]),
+        [
+          ['alice', 'invite'],
+          ['bob', 'invite'],
+        ],
+      )
       const keys = out.agents.map((a) => a.key)
       t.ok(keys.every((k) => k.startsWith('ar_room_')) && new Set(keys).size === 2, 'two different invite keys')
       for (const a of out.agents) {
         const eps = await endpoints(t, a.snippets)
         for (const [client, e] of Object.entries(eps)) {
           t.same(e, { url: out.mcp_url, authorization: `Bearer ${a.key}` }, `${a.agent_id} / ${client}: its own key`)
-          t.notOk((await heartbeatWith(e, 'checkout', a.agent_id)).isError, `${a.agent_id} / ${client}: heartbeat works`)
+          t.notOk(
+            (await heartbeatWith(e, 'checkout', a.agent_id)).isError,
+            `${a.agent_id} / ${client}: heartbeat works`,
+          )
         }
         const elsewhere = await heartbeatWith(eps.generic, other, a.agent_id)
         t.ok(elsewhere.isError, 'the invite key does not reach another room of the team')
         t.match(elsewhere.body, { error: { code: 'not_found' } })
       }
-      const invites = (await (await n.call('/admin/rooms/checkout/invites', { key: team.key })).json()) as { invites: { tokenId: string; label: string }[] }
+      const invites = (await (await n.call('/admin/rooms/checkout/invites', { key: team.key })).json()) as {
+        invites: { tokenId: string; label: string }[]
+      }
       t.same(
         invites.invites.map((i) => [i.tokenId, i.label]),
         out.agents.map((a) => [a.invite_token_id, `agent ${a.agent_id}`]),
@@ -185,7 +255,10 @@ t.test('errors say what to do (they do not depend on the backend)', async (t) =>
   const port = await freePort()
   const down = await cli(['create-room', 'x', '--agents', 'a'], { ...env, AGENTROOMS_URL: `http://127.0.0.1:${port}` })
   t.equal(down.code, 1)
-  t.match(down.stderr, `cannot reach the service at http://127.0.0.1:${port} (ECONNREFUSED): is it running? Set AGENTROOMS_URL`)
+  t.match(
+    down.stderr,
+    `cannot reach the service at http://127.0.0.1:${port} (ECONNREFUSED): is it running? Set AGENTROOMS_URL`,
+  )
 
   t.equal((await cli(['create-room', 'taken', '--agents', 'a'], env)).code, 0)
   const taken = await cli(['create-room', 'taken', '--agents', 'b'], env)
@@ -193,7 +266,10 @@ t.test('errors say what to do (they do not depend on the backend)', async (t) =>
   t.match(taken.stderr, /room "taken" already exists in this team: choose another name, or pass another id with --id/)
   t.equal(taken.stdout, '', 'and prints no snippets')
 
-  const wrongKey = await cli(['create-room', 'y', '--agents', 'a'], { ...env, AGENTROOMS_KEY: `${team.key.slice(0, -4)}AAAA` })
+  const wrongKey = await cli(['create-room', 'y', '--agents', 'a'], {
+    ...env,
+    AGENTROOMS_KEY: `${team.key.slice(0, -4)}AAAA`,
+  })
   t.equal(wrongKey.code, 1)
   t.match(wrongKey.stderr, /the service refused the key in AGENTROOMS_KEY/)
 
@@ -203,7 +279,7 @@ t.test('errors say what to do (they do not depend on the backend)', async (t) =>
 
   const template = await cli(['create-room', 'z', '--agents', 'a', '--template', 'nope'], env)
   t.equal(template.code, 1)
-  t.match(template.stderr, /400 invalid_request: template/, 'the service\'s message names the field')
+  t.match(template.stderr, /400 invalid_request: template/, "the service's message names the field")
 
   const inside = await cli(['create-room', 'z', '--agents', 'a'], { ...env, AGENTROOMS_URL: `${n.base}/health` })
   t.equal(inside.code, 1)
@@ -212,7 +288,10 @@ t.test('errors say what to do (they do not depend on the backend)', async (t) =>
   const other = createServer((_req, res) => res.end('<html>hello</html>'))
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r))
   t.teardown(() => other.close())
-  const notService = await cli(['create-room', 'z', '--agents', 'a'], { ...env, AGENTROOMS_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}` })
+  const notService = await cli(['create-room', 'z', '--agents', 'a'], {
+    ...env,
+    AGENTROOMS_URL: `http://127.0.0.1:${(other.address() as AddressInfo).port}`,
+  })
   t.equal(notService.code, 1)
   t.match(notService.stderr, /answered 200, not with agentrooms JSON: is AGENTROOMS_URL .* the agentrooms service\?/)
 

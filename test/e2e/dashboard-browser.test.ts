@@ -83,7 +83,18 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await opPage.goto(`${site}/operator`)
   await opPage.getByRole('button', { name: `Approve ${person}` }).click()
   await opPage.getByText(`${person} is approved`).waitFor()
-  loaded('the operator approves them on the operator page', ['GET /signin 200', 'POST /signin 200', 'GET /signin/link 200', 'POST /signin/link 200', 'GET /operator 200', 'POST /operator/waitlist 200'], opDocs)
+  loaded(
+    'the operator approves them on the operator page',
+    [
+      'GET /signin 200',
+      'POST /signin 200',
+      'GET /signin/link 200',
+      'POST /signin/link 200',
+      'GET /operator 200',
+      'POST /operator/waitlist 200',
+    ],
+    opDocs,
+  )
   await opCtx.close()
 
   // The person signs in by the mailed link and sees the team key once.
@@ -103,7 +114,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByRole('button', { name: 'Create room' }).click()
   await page.getByRole('heading', { name: 'Room Web shop is ready' }).waitFor()
   loaded('the room is created', ['GET / 200', 'POST /rooms 201'])
-  const snippet = page.locator('.copyable', { has: page.getByLabel('Claude Code (run in the agent\'s project)') })
+  const snippet = page.locator('.copyable', { has: page.getByLabel("Claude Code (run in the agent's project)") })
   await snippet.getByRole('button', { name: 'Copy' }).click()
   await snippet.getByRole('button', { name: 'Copied' }).waitFor()
   const copied = (await page.evaluate(() => navigator.clipboard.readText())) as string
@@ -121,9 +132,12 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   const agent = new Client({ name: 'agent', version: '1.0.0' })
   const onOther = new URL(url!)
   onOther.host = new URL(other.base).host
-  await agent.connect(new StreamableHTTPClientTransport(onOther, { requestInit: { headers: { Authorization: auth! } } }))
+  await agent.connect(
+    new StreamableHTTPClientTransport(onOther, { requestInit: { headers: { Authorization: auth! } } }),
+  )
   t.teardown(() => agent.close())
-  const call = async (name: string, args: Record<string, unknown>) => (await callTool(agent, name, { room_id: 'web-shop', agent_id: 'backend', ...args })).body
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await callTool(agent, name, { room_id: 'web-shop', agent_id: 'backend', ...args })).body
 
   await call('update_task', { task_id: 't1', status: 'in_progress', assignee: 'backend' })
   const evil = 'Which DB? <script>window.__xss=1</script><img src=x onerror="window.__xss=2">'
@@ -133,16 +147,34 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.locator('#col-in_progress #task-t1').waitFor()
   const latency = Date.now() - posted
   t.comment(`the question and the claimed task showed ${latency} ms after the agent's post (goal: within 1 s)`)
-  t.equal(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument), true, 'without reload')
-  t.equal(await page.locator(`[data-event="${q.event.id}"] .event-text`).first().textContent(), evil, 'the question, as text')
-  t.match(await page.locator('#col-in_progress #task-t1').textContent(), /assignee backend/, 'the task in progress, with its assignee')
-  t.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined, 'room content ran no script')
+  t.equal(
+    await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    true,
+    'without reload',
+  )
+  t.equal(
+    await page.locator(`[data-event="${q.event.id}"] .event-text`).first().textContent(),
+    evil,
+    'the question, as text',
+  )
+  t.match(
+    await page.locator('#col-in_progress #task-t1').textContent(),
+    /assignee backend/,
+    'the task in progress, with its assignee',
+  )
+  t.equal(
+    await page.evaluate(() => (window as unknown as { __xss?: number }).__xss),
+    undefined,
+    'room content ran no script',
+  )
 
   // The connection drops: the page says so; events posted meanwhile arrive once it is back.
   net.cut()
   await page.locator('#live-status[data-state=reconnecting]').waitFor()
   t.pass('the page says it is reconnecting')
-  const missed = (await call('post_event', { type: 'status', text: 'posted while you were away' })) as { event: { id: string } }
+  const missed = (await call('post_event', { type: 'status', text: 'posted while you were away' })) as {
+    event: { id: string }
+  }
   net.restore()
   await page.locator(`[data-event="${missed.event.id}"]`).waitFor({ timeout: 15_000 })
   await page.locator('#live-status[data-state=live]').waitFor({ timeout: 15_000 })
@@ -186,30 +218,57 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   t.equal((await refused).status(), 403, 'a cross-site form post is refused')
   loaded('the other site, then its post', ['GET / 200', 'POST /room/events 403'])
   const events = (await call('read_events', {})).events as { text: string }[]
-  t.notOk(events.some((e) => e.text === 'pwned'), 'and posts nothing')
+  t.notOk(
+    events.some((e) => e.text === 'pwned'),
+    'and posts nothing',
+  )
 
   // A webhook, registered from the webhooks page; its secret shown once.
   await page.goto(`${site}/team/webhooks`)
   await page.getByLabel(/^URL/).fill(`https://localhost:${receiver.port}/hook`)
   await page.getByRole('button', { name: 'Register webhook' }).click()
-  t.match(await page.getByLabel('Signing secret').inputValue(), /^whsec_/, 'the webhook is registered, its secret shown once')
+  t.match(
+    await page.getByLabel('Signing secret').inputValue(),
+    /^whsec_/,
+    'the webhook is registered, its secret shown once',
+  )
   loaded('the webhook is registered', ['GET /team/webhooks 200', 'POST /team/webhooks 201'])
 
   // A new key, then the first one revoked: refused on both nodes.
   await page.goto(`${site}/team/keys`)
   await page.getByRole('button', { name: 'Mint a team key' }).click()
   const minted = (await page.getByLabel('The new team key').inputValue()).trim()
-  const firstKeyId = (await page.locator('tr', { hasText: teamKey.slice(-4) }).locator('td').first().textContent())!.trim().split(' ')[0]!
+  const firstKeyId = (await page
+    .locator('tr', { hasText: teamKey.slice(-4) })
+    .locator('td')
+    .first()
+    .textContent())!
+    .trim()
+    .split(' ')[0]!
   await page.getByRole('button', { name: `Revoke ${firstKeyId}` }).click()
   await page.getByText(`Key ${firstKeyId} is revoked`).waitFor()
-  loaded('a key is minted, the first revoked', ['GET /team/keys 200', 'POST /team/keys 201', 'POST /team/keys/revoke 200'])
-  for (const n of [a, other]) t.equal((await n.call('/admin/me', { key: teamKey })).status, 401, `the revoked key answers 401 on ${n === a ? 'this' : 'the other'} node`)
+  loaded('a key is minted, the first revoked', [
+    'GET /team/keys 200',
+    'POST /team/keys 201',
+    'POST /team/keys/revoke 200',
+  ])
+  for (const n of [a, other])
+    t.equal(
+      (await n.call('/admin/me', { key: teamKey })).status,
+      401,
+      `the revoked key answers 401 on ${n === a ? 'this' : 'the other'} node`,
+    )
   t.equal((await other.call('/admin/me', { key: minted })).status, 200, 'the new key works')
 
   // No team key anywhere but its one-time display.
-  const leaks = bodies.slice(keyPage).filter((b) => b.body.includes(teamKey)).map((b) => b.url)
+  const leaks = bodies
+    .slice(keyPage)
+    .filter((b) => b.body.includes(teamKey))
+    .map((b) => b.url)
   t.same(leaks, [], 'no later page, script or response holds the team key')
-  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie)
+  const stored = await page.evaluate(
+    () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+  )
   t.notMatch(stored, /ar_team_/, 'nor browser storage or readable cookies')
   t.equal((await ctx.cookies()).find((c) => c.name === 'ar_session')?.httpOnly, true, 'the session cookie is HttpOnly')
 
@@ -223,8 +282,15 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   loaded('the account is deleted', ['GET /team 200', 'GET /account/delete 200', 'POST /account/delete 200'])
   const invite = auth!.replace('Bearer ', '')
   for (const n of [a, other]) {
-    for (const [what, key] of [['the new team key', minted], ['the room invite key', invite]] as const) {
-      t.equal((await n.call('/admin/me', { key })).status, 401, `${what} answers 401 on ${n === a ? 'this' : 'the other'} node`)
+    for (const [what, key] of [
+      ['the new team key', minted],
+      ['the room invite key', invite],
+    ] as const) {
+      t.equal(
+        (await n.call('/admin/me', { key })).status,
+        401,
+        `${what} answers 401 on ${n === a ? 'this' : 'the other'} node`,
+      )
     }
   }
   await page.goto(`${site}/`)

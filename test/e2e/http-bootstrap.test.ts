@@ -23,14 +23,22 @@ t.test('three nodes bootstrap one default team on an empty Redis', async (t) => 
   const redis = await startRedis()
   t.teardown(() => redis.stop())
   const settings = defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, port: 0, host: '127.0.0.1' })
-  const nodes = [0, 1, 2].map(() => new ServiceNode(settings, { log: createLogger('silent'), defaultMetrics: false, hubProbeMs: 200 }))
+  const nodes = [0, 1, 2].map(
+    () => new ServiceNode(settings, { log: createLogger('silent'), defaultMetrics: false, hubProbeMs: 200 }),
+  )
   t.teardown(() => Promise.all(nodes.map((n) => n.stop(1000))))
   await Promise.all(nodes.map((n) => n.start()))
   const boots = await Promise.all(nodes.map((n) => n.teams.bootstrap()))
   const created = boots.filter((b) => b.created)
   t.equal(created.length, 1, 'exactly one node created the default team')
-  t.ok(boots.every((b) => b.team.teamId === 'default'), 'every node sees the default team')
-  t.ok(boots.filter((b) => !b.created).every((b) => b.key === undefined), 'the others got no key')
+  t.ok(
+    boots.every((b) => b.team.teamId === 'default'),
+    'every node sees the default team',
+  )
+  t.ok(
+    boots.filter((b) => !b.created).every((b) => b.key === undefined),
+    'the others got no key',
+  )
   const key = created[0]!.key!
   t.match(key, /^ar_team_default\.[A-Za-z0-9_-]{32}$/)
   for (const [i, n] of nodes.entries()) {
@@ -55,18 +63,34 @@ interface Proc {
 async function service(redisPort: number): Promise<Proc> {
   const port = await freePort()
   const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
-    env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${redisPort}`, REDIS_CLUSTER_NODES: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_CLUSTER_NODES: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr.on('data', (d: Buffer) => (out += d.toString()))
-  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
   return { port, out: () => out, exit, kill: (s) => child.kill(s) }
 }
 
 function healthy(port: number, ms = 20_000): Promise<boolean> {
-  return eventually(() => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), ms) // false: not listening yet
+  return eventually(
+    () =>
+      fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    ms,
+  ) // false: not listening yet
 }
 
 t.test('two service processes on an empty Redis: the key is printed once', async (t) => {
@@ -83,7 +107,11 @@ t.test('two service processes on an empty Redis: the key is printed once', async
   t.equal(printed.filter((keys) => keys.length > 0).length, 1, 'exactly one process printed a key')
   const key = printed.flat()[0]!
   t.equal(printed.flat().length, 1, 'and only one key')
-  t.match(procs.find((p) => DEFAULT_KEY.test(p.out()))!.out(), /claude mcp add --transport http agentrooms http:\/\/localhost:\d+\/mcp/, 'with the MCP client setup')
+  t.match(
+    procs.find((p) => DEFAULT_KEY.test(p.out()))!.out(),
+    /claude mcp add --transport http agentrooms http:\/\/localhost:\d+\/mcp/,
+    'with the MCP client setup',
+  )
   for (const [i, p] of procs.entries()) {
     const res = await fetch(`http://127.0.0.1:${p.port}/admin/me`, { headers: { Authorization: `Bearer ${key}` } })
     t.equal(res.status, 200, `the printed key works on process ${i + 1}`)
@@ -92,7 +120,14 @@ t.test('two service processes on an empty Redis: the key is printed once', async
   procs.forEach((p) => p.kill('SIGTERM'))
   const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000))
   const exits = await Promise.all(procs.map((p) => Promise.race([p.exit, timeout])))
-  t.same(exits, [{ code: 0, signal: null }, { code: 0, signal: null }], `both exited 0 on SIGTERM (in ${Date.now() - stopping} ms)`)
+  t.same(
+    exits,
+    [
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ],
+    `both exited 0 on SIGTERM (in ${Date.now() - stopping} ms)`,
+  )
 })
 
 for (const backend of BACKENDS) {
@@ -119,7 +154,7 @@ for (const backend of BACKENDS) {
     const created = await cli('create', 'Payments', '--id', id)
     t.equal(created.code, 0, 'create exits 0')
     const key = /key \(shown once\): (\S+)/.exec(created.out)?.[1]
-    t.match(key, new RegExp(`^ar_team_${id}\\.`), 'create prints the team\'s first key')
+    t.match(key, new RegExp(`^ar_team_${id}\\.`), "create prints the team's first key")
     const me = await n.call('/admin/me', { key })
     t.equal(me.status, 200)
     t.match(await me.json(), { teamId: id, teamName: 'Payments' }, 'the printed key works against GET /admin/me')

@@ -31,7 +31,9 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
   const port = await freePort()
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
-    ...(backend === 'cluster' ? { REDIS_CLUSTER_NODES: shared.cluster.seeds, REDIS_URL: '' } : { REDIS_URL: `redis://127.0.0.1:${shared.standalone.port}`, REDIS_CLUSTER_NODES: '' }),
+    ...(backend === 'cluster'
+      ? { REDIS_CLUSTER_NODES: shared.cluster.seeds, REDIS_URL: '' }
+      : { REDIS_URL: `redis://127.0.0.1:${shared.standalone.port}`, REDIS_CLUSTER_NODES: '' }),
     KEY_PREFIX: prefix,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -45,7 +47,10 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
     WEBHOOK_RETRY_SCHEDULE_S: '0.2,0.5,1,1,2,2,5,5',
     WEBHOOK_RETRY_JITTER: '0',
   }
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
   t.teardown(async () => {
     if (proc.exitCode === null && proc.signalCode === null) {
@@ -54,7 +59,11 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
     }
   })
   const base = `http://127.0.0.1:${port}`
-  await waitFor(async () => (await fetch(`${base}/health`).catch(() => undefined))?.ok === true, 20_000, `node on :${port} to start`)
+  await waitFor(
+    async () => (await fetch(`${base}/health`).catch(() => undefined))?.ok === true,
+    20_000,
+    `node on :${port} to start`,
+  )
   return { proc, base, exited }
 }
 
@@ -62,11 +71,22 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
 async function postEvent(base: string, key: string, roomId: string, text: string): Promise<string> {
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${key}`, ...modernHeaders('tools/call', 'post_event') },
-    body: JSON.stringify(modernBody('tools/call', { name: 'post_event', arguments: { room_id: roomId, agent_id: 'poster', type: 'message', text } })),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      Authorization: `Bearer ${key}`,
+      ...modernHeaders('tools/call', 'post_event'),
+    },
+    body: JSON.stringify(
+      modernBody('tools/call', {
+        name: 'post_event',
+        arguments: { room_id: roomId, agent_id: 'poster', type: 'message', text },
+      }),
+    ),
   })
   const reply = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] } }
-  if (!reply.result || reply.result.isError) throw new Error(`post_event failed: ${res.status} ${JSON.stringify(reply)}`)
+  if (!reply.result || reply.result.isError)
+    throw new Error(`post_event failed: ${res.status} ${JSON.stringify(reply)}`)
   return (JSON.parse(reply.result.content[0]!.text) as { event: { id: string } }).event.id
 }
 
@@ -95,11 +115,19 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
         const r = await new Teams(store).create({ name: 'crash test', teamId: uid('tm') })
         return { teamId: r.team.teamId, key: r.key! }
       })()
-      const reg = await fetch(`${a.base}/admin/webhooks`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: rx.url() }) })
+      const reg = await fetch(`${a.base}/admin/webhooks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: rx.url() }),
+      })
       t.equal(reg.status, 201, 'webhook registered')
       const rooms = Array.from({ length: ROOMS }, (_, i) => `room-${i}`)
       for (const roomId of rooms) {
-        const res = await fetch(`${b.base}/admin/rooms`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ roomId }) })
+        const res = await fetch(`${b.base}/admin/rooms`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ roomId }),
+        })
         t.equal(res.status, 201)
       }
 
@@ -122,20 +150,32 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
         const raw = await store.client.hgetBuffer(k.deliveries, deliveryId)
         return raw ? Number((decode(raw) as Delivery).holder?.split(':')[1]) : undefined
       }
-      await waitFor(async () => {
-        const pids = new Set(await Promise.all(rx.hanging.map((h) => holderOf(h.r.body.id))))
-        return pids.has(a.proc.pid) && pids.has(b.proc.pid)
-      }, 15_000, 'both nodes to hold requests open')
+      await waitFor(
+        async () => {
+          const pids = new Set(await Promise.all(rx.hanging.map((h) => holderOf(h.r.body.id))))
+          return pids.has(a.proc.pid) && pids.has(b.proc.pid)
+        },
+        15_000,
+        'both nodes to hold requests open',
+      )
       const victimPid = (await holderOf(rx.hanging[0]!.r.body.id))!
       const [victim, survivor] = victimPid === a.proc.pid ? [a, b] : [b, a]
-      const held = (await Promise.all(rx.hanging.map(async (h) => ((await holderOf(h.r.body.id)) === victimPid ? h.r.body.id : undefined)))).filter((x): x is string => x !== undefined)
+      const held = (
+        await Promise.all(
+          rx.hanging.map(async (h) => ((await holderOf(h.r.body.id)) === victimPid ? h.r.body.id : undefined)),
+        )
+      ).filter((x): x is string => x !== undefined)
       t.ok(held.length > 0, `the victim holds ${held.length} deliveries in flight`)
 
       const killedAt = Date.now()
       victim.proc.kill('SIGKILL')
       await victim.exited
       const victims = rx.hanging.filter((h) => held.includes(h.r.body.id))
-      await waitFor(() => victims.every((h) => h.res.destroyed), 5000, "the receiver to see the victim's connections close")
+      await waitFor(
+        () => victims.every((h) => h.res.destroyed),
+        5000,
+        "the receiver to see the victim's connections close",
+      )
       phase = 'answer'
       // Answer what is still held: the survivor's requests (the victim's connections died with it).
       for (const { r, res } of rx.hanging.splice(0)) {
@@ -148,14 +188,25 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       t.pass(`all ${EVENTS} events delivered, ${Date.now() - killedAt} ms after the kill (lease 2 s)`)
       const deliveryOf = new Map<string, Set<string>>()
       for (const r of rx.received) deliveryOf.set(eventOf(r), (deliveryOf.get(eventOf(r)) ?? new Set()).add(r.body.id))
-      t.ok([...deliveryOf.values()].every((ids) => ids.size === 1), 'each event has one delivery id, duplicates included')
+      t.ok(
+        [...deliveryOf.values()].every((ids) => ids.size === 1),
+        'each event has one delivery id, duplicates included',
+      )
       const requests = new Map<string, number>()
       for (const r of rx.received) requests.set(r.body.id, (requests.get(r.body.id) ?? 0) + 1)
-      t.ok(held.every((id) => (requests.get(id) ?? 0) >= 2), "every delivery the victim held was sent again, under the same id")
+      t.ok(
+        held.every((id) => (requests.get(id) ?? 0) >= 2),
+        'every delivery the victim held was sent again, under the same id',
+      )
       t.equal(new Set(posted).size, EVENTS)
       t.same(new Set(rx.received.map(eventOf)), new Set(posted), 'the receiver got exactly the events posted')
 
-      const health = async () => ((await (await fetch(`${survivor.base}/admin/webhooks`, { headers: { Authorization: `Bearer ${key}` } })).json()) as { webhooks: WebhookView[] }).webhooks[0]!.health
+      const health = async () =>
+        (
+          (await (
+            await fetch(`${survivor.base}/admin/webhooks`, { headers: { Authorization: `Bearer ${key}` } })
+          ).json()) as { webhooks: WebhookView[] }
+        ).webhooks[0]!.health
       await waitFor(async () => (await health()).pending === 0, 10_000, 'nothing pending')
       const h = await health()
       t.equal(h.delivered, EVENTS, 'each delivery settled once, by the node that finished it')
@@ -163,8 +214,15 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       t.equal(h.failed, 0)
       const after = rx.received.filter((r) => r.at >= killedAt)
       const again = rx.received.filter((r) => r.at >= killedAt && held.includes(r.body.id))
-      t.comment(`${backend}: after the kill: ${after.length} requests in ${after.at(-1)!.at - killedAt} ms; the victim's deliveries resent ${again.map((r) => r.at - killedAt).sort((x, y) => x - y).join(', ')} ms after it`)
-      t.comment(`${backend}: ${rx.received.length} requests for ${EVENTS} events (${rx.received.length - EVENTS} duplicates); victim held ${held.length}`)
+      t.comment(
+        `${backend}: after the kill: ${after.length} requests in ${after.at(-1)!.at - killedAt} ms; the victim's deliveries resent ${again
+          .map((r) => r.at - killedAt)
+          .sort((x, y) => x - y)
+          .join(', ')} ms after it`,
+      )
+      t.comment(
+        `${backend}: ${rx.received.length} requests for ${EVENTS} events (${rx.received.length - EVENTS} duplicates); victim held ${held.length}`,
+      )
     })
   }
 })

@@ -39,10 +39,15 @@ export async function traces(raw: Redis | Cluster, prefix: string, needles: stri
         const type = await node.type(key)
         let parts: string[] = []
         if (type === 'string') parts = [(await node.getBuffer(key))?.toString('latin1') ?? '']
-        else if (type === 'hash') parts = Object.entries(await node.hgetallBuffer(key)).flatMap(([f, v]) => [f, v.toString('latin1')])
+        else if (type === 'hash')
+          parts = Object.entries(await node.hgetallBuffer(key)).flatMap(([f, v]) => [f, v.toString('latin1')])
         else if (type === 'set') parts = await node.smembers(key)
         else if (type === 'zset') parts = await node.zrange(key, 0, -1)
-        else if (type === 'stream') parts = (await node.xrangeBuffer(key, '-', '+')).flatMap(([id, f]) => [id.toString(), ...f.map((b) => b.toString('latin1'))])
+        else if (type === 'stream')
+          parts = (await node.xrangeBuffer(key, '-', '+')).flatMap(([id, f]) => [
+            id.toString(),
+            ...f.map((b) => b.toString('latin1')),
+          ])
         const inside = parts.find((p) => hit(p))
         if (inside !== undefined) found.push(`${key}: ${type} holds ${hit(inside)}`)
       }
@@ -56,10 +61,18 @@ export async function traces(raw: Redis | Cluster, prefix: string, needles: stri
  * whose operator (ADMIN_EMAILS) has signed in by mailed link: `first` is the page that showed
  * their new team's key once.
  */
-export async function signedInOperator(t: Test, settings: Partial<Settings> = {}): Promise<{ inbox: Inbox; op: string; n: TestNode; b: Browser; first: Page }> {
+export async function signedInOperator(
+  t: Test,
+  settings: Partial<Settings> = {},
+): Promise<{ inbox: Inbox; op: string; n: TestNode; b: Browser; first: Page }> {
   const inbox = await startSmtp(t)
   const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: testPrefix(), smtpUrl: inbox.url, adminEmails: [op], ...settings })
+  const n = await startNode(t, 'standalone', {
+    keyPrefix: testPrefix(),
+    smtpUrl: inbox.url,
+    adminEmails: [op],
+    ...settings,
+  })
   const b = new Browser(n.base)
   await b.post('/signin', { email: op })
   const first = await b.follow(linkIn(await inbox.next(op)))

@@ -25,7 +25,8 @@ export function documents(page: Page): { take(): string[] } {
   const seen: string[] = []
   page.on('response', (res) => {
     const req = res.request()
-    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) seen.push(`${req.method()} ${new URL(res.url()).pathname} ${res.status()}`)
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame())
+      seen.push(`${req.method()} ${new URL(res.url()).pathname} ${res.status()}`)
   })
   return { take: () => seen.splice(0) }
 }
@@ -38,8 +39,25 @@ export function documents(page: Page): { take(): string[] } {
 export async function axeViolations(page: Page, only?: string[]): Promise<string[]> {
   if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.addScriptTag({ content: axe.source })
   return (await page.evaluate(async (rules) => {
-    const r = await (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, rules ? { runOnly: rules } : {})
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`)
+    const r = await (
+      window as unknown as {
+        axe: {
+          run(
+            ctx: Document,
+            opts: object,
+          ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>
+        }
+      }
+    ).axe.run(document, rules ? { runOnly: rules } : {})
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .map((n) => n.target.join(' '))
+            .slice(0, 3)
+            .join(', ')}`,
+      )
   }, only)) as string[]
 }
 

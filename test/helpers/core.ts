@@ -24,7 +24,11 @@ export function coreFor(t: Test, backend: Backend, overrides: Partial<Settings> 
 }
 
 /** A new room (template `template`) in a new team on `backend`. */
-export async function newRoom(t: Test, backend: Backend, opts: { template?: string; settings?: Partial<Settings> } = {}): Promise<TestRoom> {
+export async function newRoom(
+  t: Test,
+  backend: Backend,
+  opts: { template?: string; settings?: Partial<Settings> } = {},
+): Promise<TestRoom> {
   const store = storeFor(backend, opts.settings ?? {})
   const core = new Core(store, store.settings)
   t.teardown(() => store.close())
@@ -34,12 +38,20 @@ export async function newRoom(t: Test, backend: Backend, opts: { template?: stri
     core,
     teamId,
     roomId: room.room_id,
-    as: (agent?: string, idempotencyKey?: string) => ({ room: { teamId, roomId: room.room_id }, agent, idempotencyKey }),
+    as: (agent?: string, idempotencyKey?: string) => ({
+      room: { teamId, roomId: room.room_id },
+      agent,
+      idempotencyKey,
+    }),
   }
 }
 
 /** A raw Redis connection (closed when the test ends) and the room's key names, to look at what is stored. */
-export function rawRoom(t: Test, backend: Backend, room: TestRoom): { raw: ReturnType<typeof rawClient>; keys: RoomKeys } {
+export function rawRoom(
+  t: Test,
+  backend: Backend,
+  room: TestRoom,
+): { raw: ReturnType<typeof rawClient>; keys: RoomKeys } {
   const raw = rawClient(backend)
   t.teardown(() => raw.disconnect())
   return { raw, keys: room.core.store.keys.room({ teamId: room.teamId, roomId: room.roomId }) }

@@ -49,7 +49,9 @@ export interface TestEmbedder {
 }
 
 /** `ignoreDimensions`: answer with the model's own size whatever `dimensions` asks (as models without the option do). */
-export async function startTestEmbedder(opts: { apiKey?: string; dims?: number; model?: string; ignoreDimensions?: boolean } = {}): Promise<TestEmbedder> {
+export async function startTestEmbedder(
+  opts: { apiKey?: string; dims?: number; model?: string; ignoreDimensions?: boolean } = {},
+): Promise<TestEmbedder> {
   const dims = opts.dims ?? TEST_DIMS
   const model = opts.model ?? TEST_MODEL
   const stats = { requests: 0, texts: 0, refused: 0 }
@@ -65,20 +67,42 @@ export async function startTestEmbedder(opts: { apiKey?: string; dims?: number; 
     const chunks: Buffer[] = []
     for await (const c of req) chunks.push(c as Buffer)
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs))
-    if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } })
-    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return send(res, 401, { error: { message: 'Incorrect API key provided' } })
+    if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+      return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } })
+    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`)
+      return send(res, 401, { error: { message: 'Incorrect API key provided' } })
     if (failing.n > 0) {
       failing.n--
       stats.refused++
-      return send(res, failing.status, { error: { message: 'overloaded' } }, failing.retryAfterS ? { 'retry-after': String(failing.retryAfterS) } : {})
+      return send(
+        res,
+        failing.status,
+        { error: { message: 'overloaded' } },
+        failing.retryAfterS ? { 'retry-after': String(failing.retryAfterS) } : {},
+      )
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model?: string; input?: unknown; dimensions?: number }
-    if (body.model !== model) return send(res, 404, { error: { message: `model "${body.model}" not found, try pulling it first` } })
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model?: string
+      input?: unknown
+      dimensions?: number
+    }
+    if (body.model !== model)
+      return send(res, 404, { error: { message: `model "${body.model}" not found, try pulling it first` } })
     const input = typeof body.input === 'string' ? [body.input] : body.input
-    if (!Array.isArray(input) || input.some((x) => typeof x !== 'string' || x === '')) return send(res, 400, { error: { message: 'input must be non-empty strings' } })
+    if (!Array.isArray(input) || input.some((x) => typeof x !== 'string' || x === ''))
+      return send(res, 400, { error: { message: 'input must be non-empty strings' } })
     stats.requests++
     stats.texts += input.length
-    send(res, 200, { object: 'list', model, data: input.map((text: string, index) => ({ object: 'embedding', index, embedding: trigramVector(text, opts.ignoreDimensions ? dims : (body.dimensions ?? dims)) })), usage: { prompt_tokens: 0, total_tokens: 0 } })
+    send(res, 200, {
+      object: 'list',
+      model,
+      data: input.map((text: string, index) => ({
+        object: 'embedding',
+        index,
+        embedding: trigramVector(text, opts.ignoreDimensions ? dims : (body.dimensions ?? dims)),
+      })),
+      usage: { prompt_tokens: 0, total_tokens: 0 },
+    })
   }
 
   let server: Server | undefined

@@ -24,10 +24,29 @@ export interface KillableRedis {
 }
 
 /** A standalone redis-server with AOF (appendfsync `fsync`, default always) in a folder of its own. */
-export async function killableRedis(extra: string[] = [], fsync: 'always' | 'everysec' = 'always'): Promise<KillableRedis> {
+export async function killableRedis(
+  extra: string[] = [],
+  fsync: 'always' | 'everysec' = 'always',
+): Promise<KillableRedis> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), `ar-fault-${port}-`))
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', fsync, '--maxmemory-policy', 'noeviction', ...extra]
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    fsync,
+    '--maxmemory-policy',
+    'noeviction',
+    ...extra,
+  ]
   let proc: ChildProcess | undefined
   const spawnIt = async () => {
     const p = spawn('redis-server', args, { stdio: 'ignore' })
@@ -68,7 +87,8 @@ export function recordingLogger(level = 'info'): { log: Logger; lines: { level: 
   const lines: { level: number; msg: string }[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as { level: number; msg: string })
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line) lines.push(JSON.parse(line) as { level: number; msg: string })
       done()
     },
   })

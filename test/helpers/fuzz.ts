@@ -17,6 +17,8 @@ export function pinFuzzSeed(t: Test, env: NodeJS.ProcessEnv = process.env): numb
     seed = (Date.now() ^ (Math.random() * 0x100000000)) | 0
   }
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed })
-  t.comment(`fuzz seed ${seed}${given ? ' (FUZZ_SEED)' : ''}: FUZZ_SEED=${seed} npx tap ${process.argv[1] ?? ''} runs these cases again`)
+  t.comment(
+    `fuzz seed ${seed}${given ? ' (FUZZ_SEED)' : ''}: FUZZ_SEED=${seed} npx tap ${process.argv[1] ?? ''} runs these cases again`,
+  )
   return seed
 }

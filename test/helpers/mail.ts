@@ -37,7 +37,8 @@ export async function startSmtp(t: Test): Promise<Inbox> {
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((parsed) => {
-          for (const r of session.envelope.rcptTo) deliver({ to: r.address.toLowerCase(), subject: parsed.subject ?? '', text: parsed.text ?? '' })
+          for (const r of session.envelope.rcptTo)
+            deliver({ to: r.address.toLowerCase(), subject: parsed.subject ?? '', text: parsed.text ?? '' })
           callback()
         })
         .catch(callback)
@@ -116,7 +117,10 @@ export class Browser {
   }
 
   async get(path: string): Promise<Page> {
-    const res = await fetch(new URL(path, this.base), { redirect: 'manual', headers: this.cookie ? { Cookie: this.cookie } : {} })
+    const res = await fetch(new URL(path, this.base), {
+      redirect: 'manual',
+      headers: this.cookie ? { Cookie: this.cookie } : {},
+    })
     this.remember(res)
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, body: await res.text() }
   }
@@ -130,7 +134,12 @@ export class Browser {
       headers['Sec-Fetch-Site'] = site
       headers.Origin = opts.origin ?? this.origin
     }
-    const res = await fetch(new URL(path, this.base), { method: 'POST', redirect: 'manual', headers, body: new URLSearchParams(form).toString() })
+    const res = await fetch(new URL(path, this.base), {
+      method: 'POST',
+      redirect: 'manual',
+      headers,
+      body: new URLSearchParams(form).toString(),
+    })
     this.remember(res)
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, body: await res.text() }
   }

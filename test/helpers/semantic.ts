@@ -18,7 +18,12 @@ import { uid } from './shared.js'
 
 /** The Redis 8 server scripts/redis8.sh built, if any ($REDIS8_SERVER, else its default places). */
 export function redis8Server(): string | undefined {
-  const candidates = [process.env.REDIS8_SERVER, process.env.REDIS8_DIR && join(process.env.REDIS8_DIR, 'redis-server'), '/var/cache/agentrooms/redis-8.0.2/redis-server', join(homedir(), '.cache/agentrooms/redis-8.0.2/redis-server')]
+  const candidates = [
+    process.env.REDIS8_SERVER,
+    process.env.REDIS8_DIR && join(process.env.REDIS8_DIR, 'redis-server'),
+    '/var/cache/agentrooms/redis-8.0.2/redis-server',
+    join(homedir(), '.cache/agentrooms/redis-8.0.2/redis-server'),
+  ]
   return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p))
 }
 
@@ -28,7 +33,15 @@ export function redis8Server(): string | undefined {
  * work, as a deployment's nodes do, so nodes of other tests (other settings) must not share it.
  */
 export function semanticSettings(redis: Partial<Settings>, url: string, overrides: Partial<Settings> = {}): Settings {
-  return defaultSettings({ ...redis, keyPrefix: uid('s'), embedderUrl: url, embedderModel: TEST_MODEL, embedderRetries: 0, embedderTimeoutMs: 2000, ...overrides })
+  return defaultSettings({
+    ...redis,
+    keyPrefix: uid('s'),
+    embedderUrl: url,
+    embedderModel: TEST_MODEL,
+    embedderRetries: 0,
+    embedderTimeoutMs: 2000,
+    ...overrides,
+  })
 }
 
 export interface SemanticNode {
@@ -41,7 +54,10 @@ export interface SemanticNode {
 export async function semanticNode(t: Test, settings: Settings): Promise<SemanticNode> {
   const store = new Store(settings)
   const hub = await startHub(t, store)
-  const engine = new RedisSearchEngine(store, hub, settings, { embedder: createEmbedder(settings)!, indexer: { sweepMs: 0, retryMs: 100, pollMs: 50 } })
+  const engine = new RedisSearchEngine(store, hub, settings, {
+    embedder: createEmbedder(settings)!,
+    indexer: { sweepMs: 0, retryMs: 100, pollMs: 50 },
+  })
   await engine.start()
   t.teardown(async () => {
     await engine.stop()
@@ -52,11 +68,24 @@ export async function semanticNode(t: Test, settings: Settings): Promise<Semanti
 }
 
 /** A room written through a Core on another connection than the engine's (another node). */
-export async function roomWith(t: Test, settings: Settings, opts: { teamId?: string; roomId?: string } = {}): Promise<TestRoom> {
+export async function roomWith(
+  t: Test,
+  settings: Settings,
+  opts: { teamId?: string; roomId?: string } = {},
+): Promise<TestRoom> {
   const store = new Store(settings)
   const core = new Core(store, settings)
   t.teardown(() => store.close())
   const teamId = opts.teamId ?? uid('tm')
   const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: 'blank' }, 'test')
-  return { core, teamId, roomId: room.room_id, as: (agent?: string, idempotencyKey?: string) => ({ room: { teamId, roomId: room.room_id }, agent, idempotencyKey }) }
+  return {
+    core,
+    teamId,
+    roomId: room.room_id,
+    as: (agent?: string, idempotencyKey?: string) => ({
+      room: { teamId, roomId: room.room_id },
+      agent,
+      idempotencyKey,
+    }),
+  }
 }

@@ -65,7 +65,10 @@ export function rawClient(backend: Backend): Redis | Cluster {
 export function subscriberFor(backend: Backend): Redis | Cluster {
   const shared = sharedRedis()
   return backend === 'cluster'
-    ? new Cluster(shared.cluster.seeds.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })), { shardedSubscribers: true })
+    ? new Cluster(
+        shared.cluster.seeds.split(',').map((hp) => ({ host: '127.0.0.1', port: Number(hp.split(':')[1]) })),
+        { shardedSubscribers: true },
+      )
     : new Redis(shared.standalone.port, '127.0.0.1')
 }
 

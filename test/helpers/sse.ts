@@ -73,7 +73,10 @@ export async function openStream(base: string, roomId: string, opts: OpenOptions
   if (opts.key) headers.set('Authorization', `Bearer ${opts.key}`)
   if (opts.lastEventId !== undefined) headers.set('Last-Event-ID', opts.lastEventId)
   const ac = new AbortController()
-  const res = await fetch(`${base}/rooms/${encodeURIComponent(roomId)}/stream${opts.query ? `?${opts.query}` : ''}`, { headers, signal: ac.signal })
+  const res = await fetch(`${base}/rooms/${encodeURIComponent(roomId)}/stream${opts.query ? `?${opts.query}` : ''}`, {
+    headers,
+    signal: ac.signal,
+  })
   const s: SseStream = {
     status: res.status,
     headers: res.headers,

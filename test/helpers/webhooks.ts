@@ -29,16 +29,73 @@ export async function makeTestCa(t: Test): Promise<TestCa> {
   const dir = mkdtempSync(join(tmpdir(), 'ar-whca-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
-  await run('openssl', ['req', '-x509', ...ec, '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.pem'), '-days', '2', '-subj', '/CN=agentrooms webhook test CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], { cwd: dir })
-  await run('openssl', ['req', '-new', ...ec, '-keyout', join(dir, 'server.key'), '-out', join(dir, 'server.csr'), '-subj', '/CN=receiver.test'], { cwd: dir })
+  await run(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      join(dir, 'ca.key'),
+      '-out',
+      join(dir, 'ca.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=agentrooms webhook test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    { cwd: dir },
+  )
+  await run(
+    'openssl',
+    [
+      'req',
+      '-new',
+      ...ec,
+      '-keyout',
+      join(dir, 'server.key'),
+      '-out',
+      join(dir, 'server.csr'),
+      '-subj',
+      '/CN=receiver.test',
+    ],
+    { cwd: dir },
+  )
   writeFileSync(
     join(dir, 'server.ext'),
     'subjectAltName=DNS:receiver.test,DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
   )
-  await run('openssl', ['x509', '-req', '-in', join(dir, 'server.csr'), '-CA', join(dir, 'ca.pem'), '-CAkey', join(dir, 'ca.key'), '-CAcreateserial',
-    '-out', join(dir, 'server.pem'), '-days', '2', '-extfile', join(dir, 'server.ext')], { cwd: dir })
-  return { dir, caFile: join(dir, 'ca.pem'), key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }
+  await run(
+    'openssl',
+    [
+      'x509',
+      '-req',
+      '-in',
+      join(dir, 'server.csr'),
+      '-CA',
+      join(dir, 'ca.pem'),
+      '-CAkey',
+      join(dir, 'ca.key'),
+      '-CAcreateserial',
+      '-out',
+      join(dir, 'server.pem'),
+      '-days',
+      '2',
+      '-extfile',
+      join(dir, 'server.ext'),
+    ],
+    { cwd: dir },
+  )
+  return {
+    dir,
+    caFile: join(dir, 'ca.pem'),
+    key: readFileSync(join(dir, 'server.key')),
+    cert: readFileSync(join(dir, 'server.pem')),
+  }
 }
 
 export interface Received {
@@ -46,7 +103,22 @@ export interface Received {
   headers: IncomingHttpHeaders
   /** The exact bytes received. */
   raw: Buffer
-  body: { id: string; type: string; team_id: string; room_id: string; event: { id: string; type: string; agent_id: string; text: string; created_at: string; data?: unknown; reply_to?: string }; sent_at: string }
+  body: {
+    id: string
+    type: string
+    team_id: string
+    room_id: string
+    event: {
+      id: string
+      type: string
+      agent_id: string
+      text: string
+      created_at: string
+      data?: unknown
+      reply_to?: string
+    }
+    sent_at: string
+  }
   at: number
 }
 
@@ -70,33 +142,36 @@ export class Receiver {
   }
 
   private make(): Server {
-    const server = createServer({ key: this.ca.key, cert: this.ca.cert, keepAliveTimeout: 60_000 }, (req: IncomingMessage, res: ServerResponse) => {
-      const chunks: Buffer[] = []
-      req.on('data', (c: Buffer) => chunks.push(c))
-      req.on('end', () => {
-        const raw = Buffer.concat(chunks)
-        let body: Received['body']
-        try {
-          body = JSON.parse(raw.toString('utf8')) as Received['body']
-        } catch {
-          body = {} as Received['body']
-        }
-        const r: Received = { path: req.url ?? '', headers: req.headers, raw, body, at: Date.now() }
-        this.received.push(r)
-        const a = this.answer(r)
-        if (a === 'hang') {
-          this.hanging.push({ r, res })
-          return
-        }
-        const send = () => {
-          if (res.destroyed) return
-          res.writeHead(a.status, a.headers ?? {})
-          res.end(a.body ?? '')
-        }
-        if (a.delayMs) setTimeout(send, a.delayMs)
-        else send()
-      })
-    })
+    const server = createServer(
+      { key: this.ca.key, cert: this.ca.cert, keepAliveTimeout: 60_000 },
+      (req: IncomingMessage, res: ServerResponse) => {
+        const chunks: Buffer[] = []
+        req.on('data', (c: Buffer) => chunks.push(c))
+        req.on('end', () => {
+          const raw = Buffer.concat(chunks)
+          let body: Received['body']
+          try {
+            body = JSON.parse(raw.toString('utf8')) as Received['body']
+          } catch {
+            body = {} as Received['body']
+          }
+          const r: Received = { path: req.url ?? '', headers: req.headers, raw, body, at: Date.now() }
+          this.received.push(r)
+          const a = this.answer(r)
+          if (a === 'hang') {
+            this.hanging.push({ r, res })
+            return
+          }
+          const send = () => {
+            if (res.destroyed) return
+            res.writeHead(a.status, a.headers ?? {})
+            res.end(a.body ?? '')
+          }
+          if (a.delayMs) setTimeout(send, a.delayMs)
+          else send()
+        })
+      },
+    )
     server.on('connection', (s: Socket) => {
       this.connections++
       this.sockets.add(s)

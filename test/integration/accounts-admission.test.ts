@@ -53,23 +53,31 @@ for (const backend of BACKENDS) {
     t.test('flooding from one IP is refused with a clear page, and the refused request changes nothing', async (t) => {
       const small = await startNode(t, backend, { keyPrefix: testPrefix(), smtpUrl: inbox.url, signInRatePerIp: 3 })
       const b = new Browser(small.base)
-      for (let i = 0; i < 3; i++) t.equal((await b.post('/signin', { email: `${uid('f')}@example.com` })).status, 200, `request ${i + 1} of 3 passes`)
+      for (let i = 0; i < 3; i++)
+        t.equal(
+          (await b.post('/signin', { email: `${uid('f')}@example.com` })).status,
+          200,
+          `request ${i + 1} of 3 passes`,
+        )
       const late = `${uid('late')}@example.com`
       const refused = await b.post('/waitlist', { email: late, note: '' })
       t.equal(refused.status, 429, 'the fourth, another address, is refused: the limit is per IP')
       t.match(refused.body, 'Too many sign-in requests for your network address (the limit is 3 an hour)')
       t.ok(Number(refused.headers.get('retry-after')) > 0, 'with Retry-After')
-      t.notOk((await small.node.accounts.waitlist()).some((e) => e.email === late), 'the refused waitlist request stored nothing')
+      t.notOk(
+        (await small.node.accounts.waitlist()).some((e) => e.email === late),
+        'the refused waitlist request stored nothing',
+      )
     })
 
-    t.test('the first start\'s link signs the default team\'s owner in', async (t) => {
+    t.test("the first start's link signs the default team's owner in", async (t) => {
       const team = `d${uid()}`
       await n.node.teams.create({ teamId: team, name: 'Default team' })
       const { token, invite } = await n.node.accounts.inviteFirstOwner(team)
       t.equal(invite.email, 'owner@localhost', 'without ADMIN_EMAILS: a local owner')
       const b = new Browser(n.base)
       const signed = await b.follow(`${n.node.baseUrl}/signin/link?token=${token}`)
-      t.equal(signed.status, 303, 'no new key: the team\'s key was printed beside the link')
+      t.equal(signed.status, 303, "no new key: the team's key was printed beside the link")
       const home = await b.get('/team')
       t.equal(home.status, 200)
       t.match(home.body, /Signed in as <strong>owner@localhost<\/strong>, owner of team <code>d/, 'a signed-in page')

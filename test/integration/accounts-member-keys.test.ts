@@ -10,7 +10,8 @@ import { Browser, keyIn, linkIn } from '../helpers/mail.js'
 import { openStream } from '../helpers/sse.js'
 import { uid } from '../helpers/shared.js'
 
-const secretIn = (body: string, id: string) => new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
+const secretIn = (body: string, id: string) =>
+  new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
 
 t.test('standalone', async (t) => {
   const { inbox, n, b: owner, first } = await signedInOperator(t)
@@ -40,12 +41,23 @@ t.test('standalone', async (t) => {
   t.test('the owner removes a member: every key the member minted is revoked, and its open stream ends', async (t) => {
     const m = await newMember()
     const pageKey = await mintOnPage(m.b, 'member laptop')
-    const apiMint = await n.call('/admin/keys', { key: pageKey, method: 'POST', json: { label: 'minted with the member key' } })
+    const apiMint = await n.call('/admin/keys', {
+      key: pageKey,
+      method: 'POST',
+      json: { label: 'minted with the member key' },
+    })
     t.equal(apiMint.status, 201)
     const apiKey = ((await apiMint.json()) as { key: string }).key
     const roomId = `mk-${Date.now()}`
-    t.equal((await n.call('/admin/rooms', { key: pageKey, method: 'POST', json: { roomId, template: 'blank' } })).status, 201)
-    const inv = await n.call(`/admin/rooms/${roomId}/invite`, { key: pageKey, method: 'POST', json: { label: 'agent of the member' } })
+    t.equal(
+      (await n.call('/admin/rooms', { key: pageKey, method: 'POST', json: { roomId, template: 'blank' } })).status,
+      201,
+    )
+    const inv = await n.call(`/admin/rooms/${roomId}/invite`, {
+      key: pageKey,
+      method: 'POST',
+      json: { label: 'agent of the member' },
+    })
     t.equal(inv.status, 201)
     const inviteKey = ((await inv.json()) as { key: string }).key
     const made = await m.b.post('/rooms', { name: `${roomId}-b`, agents: 'solo', template: 'blank', invite: '1' })
@@ -53,12 +65,15 @@ t.test('standalone', async (t) => {
     t.ok(pageInvite, 'the member created a room on the dashboard, with an invite key')
     const ownersOther = await mintOnPage(owner, 'owner CI')
 
-    for (const key of [pageKey, apiKey]) t.equal(await status('/admin/me', key), 200, 'the member\'s team keys work')
+    for (const key of [pageKey, apiKey]) t.equal(await status('/admin/me', key), 200, "the member's team keys work")
     t.equal(await status(`/room/${roomId}`, inviteKey), 200, 'so does the invite minted with one')
     const stream = await openStream(n.base, roomId, { key: pageKey })
     t.teardown(() => stream.close())
     t.equal(stream.status, 200)
-    t.ok(await stream.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))), 'a stream of the member\'s key is live')
+    t.ok(
+      await stream.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))),
+      "a stream of the member's key is live",
+    )
 
     const removed = await owner.post('/team/members/remove', { user: m.id })
     t.equal(removed.status, 200)
@@ -69,23 +84,36 @@ t.test('standalone', async (t) => {
     t.equal(await status('/admin/me', apiKey), 401, 'the key minted through the API with it: 401')
     t.equal(await status(`/room/${roomId}`, inviteKey), 401, 'the invite minted with it: 401')
     t.equal(await status(`/room/${roomId}-b`, pageInvite!), 401, 'the invite minted on the dashboard: 401')
-    t.equal(await status('/admin/me', ownerKey), 200, 'the owner\'s first key works')
+    t.equal(await status('/admin/me', ownerKey), 200, "the owner's first key works")
     t.equal(await status('/admin/me', ownersOther), 200, 'and so does a key the owner minted')
 
-    const audit = (await (await n.call('/admin/audit', { key: ownerKey })).json()) as { entries: { action: string; target?: string }[] }
-    const revocations = audit.entries.filter((e) => e.action.startsWith('revoked') && e.target?.includes(`minted by ${m.email}`))
+    const audit = (await (await n.call('/admin/audit', { key: ownerKey })).json()) as {
+      entries: { action: string; target?: string }[]
+    }
+    const revocations = audit.entries.filter(
+      (e) => e.action.startsWith('revoked') && e.target?.includes(`minted by ${m.email}`),
+    )
     t.equal(revocations.length, 4, 'each revocation is in the audit trail, naming who minted it')
-    const keys = (await (await n.call('/admin/keys', { key: ownerKey })).json()) as { keys: { label?: string; revokedAt?: string }[] }
-    t.ok(keys.keys.filter((k) => k.label === 'member laptop' || k.label === 'minted with the member key').every((k) => k.revokedAt), 'listed as revoked')
+    const keys = (await (await n.call('/admin/keys', { key: ownerKey })).json()) as {
+      keys: { label?: string; revokedAt?: string }[]
+    }
+    t.ok(
+      keys.keys
+        .filter((k) => k.label === 'member laptop' || k.label === 'minted with the member key')
+        .every((k) => k.revokedAt),
+      'listed as revoked',
+    )
   })
 
   t.test('a member who deletes their own account loses the keys they minted', async (t) => {
     const m = await newMember()
     const key = await mintOnPage(m.b, 'mine')
     t.equal(await status('/admin/me', key), 200)
-    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await m.b.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")
+    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
+      .exec((await m.b.get('/account/delete')).body)![1]!
+      .replaceAll('&#39;', "'")
     t.equal((await m.b.post('/account/delete', { confirm: teamName })).status, 200, 'the member deletes the account')
     t.equal(await status('/admin/me', key), 401, 'their key: 401')
-    t.equal(await status('/admin/me', ownerKey), 200, 'the owner\'s key works')
+    t.equal(await status('/admin/me', ownerKey), 200, "the owner's key works")
   })
 })

@@ -50,7 +50,10 @@ for (const backend of BACKENDS) {
       t.ok(signed.createdTeam && signed.newUser, 'a new person with a team to create')
       t.equal(await code(accounts.consume(token!)), 'forbidden', 'the same link again is refused')
       t.equal((await accounts.session(signed.session))?.id, signed.user.id, 'the session is live')
-      t.notOk((await accounts.waitlist()).some((e) => e.email === who), 'the entry leaves the waitlist')
+      t.notOk(
+        (await accounts.waitlist()).some((e) => e.email === who),
+        'the entry leaves the waitlist',
+      )
       const again = await accounts.requestSignIn(who)
       t.ok(again, 'a person with an account gets sign-in links')
       const second = await accounts.consume(again!, signed.session)
@@ -70,13 +73,25 @@ for (const backend of BACKENDS) {
       t.equal(await code(accounts.consume('short')), 'forbidden', 'a malformed token')
       const op = await accounts.requestSignIn('op@example.com')
       t.ok(op, 'an operator may always ask')
-      t.equal(await code(accounts.consume(op!.slice(0, 31) + (op!.endsWith('A') ? 'B' : 'A'))), 'forbidden', 'one character altered')
+      t.equal(
+        await code(accounts.consume(op!.slice(0, 31) + (op!.endsWith('A') ? 'B' : 'A'))),
+        'forbidden',
+        'one character altered',
+      )
       const short = new Accounts(store, { ...settings, inviteTtlMs: 300 })
       const inv = await short.invite({ email: `${uid('e')}@example.com` }, {})
       await waitFor(async () => !(await accounts.tokenLive(inv.token)), 5000, 'the 300 ms invite link to expire')
       t.equal(await code(accounts.consume(inv.token)), 'forbidden', 'an expired invite link')
-      t.equal(await code(accounts.decideWaitlist(`${uid('n')}@example.com`, 'approve')), 'not_found', 'approving an address not listed')
-      t.equal(await code(accounts.joinWaitlist({ email: 'not an address' })), 'invalid_request', 'a bad address names the field')
+      t.equal(
+        await code(accounts.decideWaitlist(`${uid('n')}@example.com`, 'approve')),
+        'not_found',
+        'approving an address not listed',
+      )
+      t.equal(
+        await code(accounts.joinWaitlist({ email: 'not an address' })),
+        'invalid_request',
+        'a bad address names the field',
+      )
     })
 
     t.test('a session ends after its idle lifetime, and after its absolute lifetime however used', async (t) => {
@@ -90,15 +105,27 @@ for (const backend of BACKENDS) {
       t.ok(await accounts.session(a.session), 'live at first')
       t.ok(await accounts.session(b.session), 'live at first')
       const idle = new Accounts(store, { ...settings, sessionIdleMs: 1 })
-      await waitFor(async () => (await idle.session(a.session)) === undefined, 5000, 'the session unused past a 1 ms idle lifetime to end')
+      await waitFor(
+        async () => (await idle.session(a.session)) === undefined,
+        5000,
+        'the session unused past a 1 ms idle lifetime to end',
+      )
       t.equal(await accounts.session(a.session), undefined, 'and stays ended under longer settings (it was removed)')
 
       const sessions = store.keys.accounts().sessions
       const field = hashKey(b.session)
       const stored = decode((await raw.hgetBuffer(sessions, field))!) as { created_at: number; abs: number }
-      t.equal(stored.abs - stored.created_at, settings.sessionMaxMs, 'sign-in sets the absolute deadline SESSION_MAX_S after it')
+      t.equal(
+        stored.abs - stored.created_at,
+        settings.sessionMaxMs,
+        'sign-in sets the absolute deadline SESSION_MAX_S after it',
+      )
       await raw.hset(sessions, field, Buffer.from(encode({ ...stored, abs: Date.now() })))
-      t.equal(await accounts.session(b.session), undefined, 'past its absolute deadline: ended, though used within the idle lifetime')
+      t.equal(
+        await accounts.session(b.session),
+        undefined,
+        'past its absolute deadline: ended, though used within the idle lifetime',
+      )
       t.equal(await raw.hexists(sessions, field), 0, 'and removed')
     })
 
@@ -110,23 +137,43 @@ for (const backend of BACKENDS) {
       t.ok(created.created && created.key, 'the node creates the team and its first key')
       const memberEmail = `${uid('m')}@example.com`
       const inv = await accounts.invite({ email: memberEmail }, { by: owner.user })
-      t.equal(await code(accounts.invite({ email: memberEmail }, { by: owner.user })), 'conflict', 'one pending invite per address')
-      t.equal(await code(accounts.invite({ email: owner.user.email }, { by: owner.user })), 'conflict', 'an address with an account')
+      t.equal(
+        await code(accounts.invite({ email: memberEmail }, { by: owner.user })),
+        'conflict',
+        'one pending invite per address',
+      )
+      t.equal(
+        await code(accounts.invite({ email: owner.user.email }, { by: owner.user })),
+        'conflict',
+        'an address with an account',
+      )
       const member = await accounts.consume(inv.token)
       t.same([member.user.team, member.user.role, member.createdTeam], [teamId, 'member', false])
-      t.equal(await code(accounts.invite({ email: `${uid('x')}@example.com` }, { by: member.user })), 'forbidden', 'a member cannot invite')
+      t.equal(
+        await code(accounts.invite({ email: `${uid('x')}@example.com` }, { by: member.user })),
+        'forbidden',
+        'a member cannot invite',
+      )
       const revokable = await accounts.invite({ email: `${uid('r')}@example.com` }, { by: owner.user })
       await accounts.revokeInvite(revokable.invite.id, teamId)
       t.equal(await code(accounts.consume(revokable.token)), 'forbidden', 'a revoked invite link')
       const people = await accounts.people(teamId)
       t.same(people.members.map((m) => m.role).sort(), ['member', 'owner'])
-      t.same(people.invites.map((i) => i.state).sort(), ['accepted', 'accepted', 'revoked'], 'the operator invite, the member invite, the revoked one')
+      t.same(
+        people.invites.map((i) => i.state).sort(),
+        ['accepted', 'accepted', 'revoked'],
+        'the operator invite, the member invite, the revoked one',
+      )
 
       t.equal(await code(accounts.deleteUser(owner.user.id)), 'conflict', 'the owner cannot go while a member remains')
-      t.equal(await code(accounts.deleteUser(owner.user.id, member.user)), 'forbidden', 'a member cannot remove the owner')
+      t.equal(
+        await code(accounts.deleteUser(owner.user.id, member.user)),
+        'forbidden',
+        'a member cannot remove the owner',
+      )
       const gone = await accounts.deleteUser(member.user.id)
       t.notOk(gone.last, 'the owner remains')
-      t.equal(await accounts.session(member.session), undefined, 'the member\'s session ended')
+      t.equal(await accounts.session(member.session), undefined, "the member's session ended")
 
       await core.rooms.create(teamId, { room_id: 'r1' }, 'test')
       const c = { room: { teamId, roomId: 'r1' }, agent: 'a1' }
@@ -139,7 +186,11 @@ for (const backend of BACKENDS) {
       const down = await teams.deleteTeam(teamId)
       t.equal(down.revoked, 2, 'both team keys revoked')
       t.equal(await code(keyring.authenticate(`Bearer ${extra.key}`)), 'unauthorized', 'the key is refused')
-      t.same(await traces(raw, prefix, [teamId, owner.user.id, member.user.id, owner.user.email, memberEmail]), [], 'nothing of the team or its people is left')
+      t.same(
+        await traces(raw, prefix, [teamId, owner.user.id, member.user.id, owner.user.email, memberEmail]),
+        [],
+        'nothing of the team or its people is left',
+      )
     })
   })
 }

@@ -38,7 +38,11 @@ t.test('GitHub', async (t) => {
   const raw = rawClient('standalone')
   t.teardown(() => raw.disconnect())
 
-  t.match((await new Browser(n.base).get('/signin')).body, '<a href="/auth/github">Sign in with GitHub</a>', 'the sign-in page offers GitHub')
+  t.match(
+    (await new Browser(n.base).get('/signin')).body,
+    '<a href="/auth/github">Sign in with GitHub</a>',
+    'the sign-in page offers GitHub',
+  )
 
   t.test('an address that is not admitted is refused, and nothing is created', async (t) => {
     const stranger = `${uid('s')}@example.com`
@@ -50,7 +54,12 @@ t.test('GitHub', async (t) => {
   })
 
   t.test('an operator signs in with GitHub: a new team, its key shown once; the identity signs in again', async (t) => {
-    gh.as = { id: 1002, login: 'op', name: 'Op Erator', emails: [{ email: op.toUpperCase(), primary: true, verified: true }] }
+    gh.as = {
+      id: 1002,
+      login: 'op',
+      name: 'Op Erator',
+      emails: [{ email: op.toUpperCase(), primary: true, verified: true }],
+    }
     const b = new Browser(n.base)
     const page = await viaProvider(b, 'github', ghAuthorize)
     t.equal(page.status, 200)
@@ -86,10 +95,16 @@ t.test('GitHub', async (t) => {
     await viaProvider(nb, 'github', ghAuthorize)
     t.match((await nb.get('/team')).body, `Signed in as <strong>${person}</strong>`, 'the same person')
     t.match((await nb.get('/team')).body, 'signed in with GitHub', 'the audit trail says how')
-    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await nb.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")
+    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
+      .exec((await nb.get('/account/delete')).body)![1]!
+      .replaceAll('&#39;', "'")
     t.equal((await nb.post('/account/delete', { confirm: teamName })).status, 200, 'the person deletes the account')
     t.same(await traces(raw, prefix, [person, 'github:1003']), [], 'the linked identity goes with it')
-    t.equal((await viaProvider(new Browser(n.base), 'github', ghAuthorize)).status, 403, 'and no longer signs anyone in')
+    t.equal(
+      (await viaProvider(new Browser(n.base), 'github', ghAuthorize)).status,
+      403,
+      'and no longer signs anyone in',
+    )
   })
 
   t.test('a callback whose state was altered, or without the flow cookie, is refused', async (t) => {
@@ -110,7 +125,14 @@ t.test('OpenID Connect (a real oidc-provider)', async (t) => {
   const issuer = await startOidc(t)
   const prefix = testPrefix()
   const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: prefix, adminEmails: [op], oidcIssuer: issuer.url, oidcClientId: 'rooms', oidcClientSecret: 'rooms-secret', oidcName: 'Acme SSO' })
+  const n = await startNode(t, 'standalone', {
+    keyPrefix: prefix,
+    adminEmails: [op],
+    oidcIssuer: issuer.url,
+    oidcClientId: 'rooms',
+    oidcClientSecret: 'rooms-secret',
+    oidcName: 'Acme SSO',
+  })
   issuer.ready(`${n.node.baseUrl}/auth/oidc/callback`, 'rooms', 'rooms-secret')
   const raw = rawClient('standalone')
   t.teardown(() => raw.disconnect())
@@ -122,7 +144,11 @@ t.test('OpenID Connect (a real oidc-provider)', async (t) => {
   t.same(await traces(raw, prefix, ['alice']), [], 'and nothing is stored')
 
   issuer.as = { sub: 'opsub', email: op, verified: false, name: 'Op' }
-  t.equal((await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status, 403, 'an unverified address is refused')
+  t.equal(
+    (await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status,
+    403,
+    'an unverified address is refused',
+  )
 
   issuer.as = { sub: 'opsub', email: op, verified: true, name: 'Op' }
   const b = new Browser(n.base)
@@ -130,5 +156,9 @@ t.test('OpenID Connect (a real oidc-provider)', async (t) => {
   t.equal(page.status, 200, 'code + PKCE + state + nonce, then userinfo: signed in')
   t.ok(keyIn(page), 'a new team and its key, shown once')
   t.match((await b.get('/team')).body, `Signed in as <strong>${op}</strong>`)
-  t.equal((await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status, 303, 'the identity signs in again')
+  t.equal(
+    (await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))).status,
+    303,
+    'the identity signs in again',
+  )
 })

@@ -11,7 +11,12 @@ t.test('standalone', async (t) => {
   const inbox = await startSmtp(t)
   const prefix = testPrefix()
   const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op], signInRatePerAddress: 4 })
+  const n = await startNode(t, 'standalone', {
+    keyPrefix: prefix,
+    smtpUrl: inbox.url,
+    adminEmails: [op],
+    signInRatePerAddress: 4,
+  })
   const raw = rawClient('standalone')
   t.teardown(() => raw.disconnect())
 
@@ -43,17 +48,25 @@ t.test('standalone', async (t) => {
     t.equal(first.status, 200)
     const unknownAgain = await b.post('/waitlist', { email: person, note: 'again' })
     t.equal(unknownAgain.body, first.body, 'the same answer for an address already listed (no enumeration)')
-    t.equal((await b.post('/waitlist', { email: 'nope', note: '' })).status, 400, 'a bad address is refused, naming the field')
+    t.equal(
+      (await b.post('/waitlist', { email: 'nope', note: '' })).status,
+      400,
+      'a bad address is refused, naming the field',
+    )
 
     const o = new Browser(n.base)
     await o.post('/signin', { email: op })
     const opPage = await o.follow(linkIn(await inbox.next(op)))
     t.equal(opPage.status, 200, 'the operator signs in (first time: a team of their own, key shown)')
-    t.ok(keyIn(opPage), 'the operator\'s own new team key is shown once')
+    t.ok(keyIn(opPage), "the operator's own new team key is shown once")
     const list = await o.get('/operator')
     t.equal(list.status, 200)
     t.match(list.body, person)
-    t.match(list.body, '&lt;script>alert(1)&lt;/script> agents', 'a note is shown as text, escaped by the template library')
+    t.match(
+      list.body,
+      '&lt;script>alert(1)&lt;/script> agents',
+      'a note is shown as text, escaped by the template library',
+    )
     t.notMatch(list.body, '<script>alert', 'never as markup')
     const approved = await o.post('/operator/waitlist', { email: person, decision: 'approve' })
     t.match(approved.body, 'is approved')
@@ -65,14 +78,22 @@ t.test('standalone', async (t) => {
     t.match(shown.body, 'Continue')
     const shownAgain = await b.get(url.pathname + url.search)
     t.match(shownAgain.body, 'Continue', 'opening the link (a mail scanner) does not consume it')
-    const crossSite = await b.post('/signin/link', { token: url.searchParams.get('token')! }, { site: 'cross-site', origin: 'https://evil.example' })
+    const crossSite = await b.post(
+      '/signin/link',
+      { token: url.searchParams.get('token')! },
+      { site: 'cross-site', origin: 'https://evil.example' },
+    )
     t.equal(crossSite.status, 403, 'a cross-site POST is refused')
     const bare = await b.post('/signin/link', { token: url.searchParams.get('token')! }, { site: 'none' })
     t.equal(bare.status, 403, 'a POST with neither Sec-Fetch-Site nor Origin is refused')
     const page = await b.post('/signin/link', { token: url.searchParams.get('token')! })
     t.equal(page.status, 200)
     t.equal(page.headers.get('cache-control'), 'no-store', 'the key page is never cached')
-    t.match(page.headers.get('set-cookie') ?? '', /^ar_session=[A-Za-z0-9_-]{32}; Path=\/; HttpOnly; SameSite=Lax/, 'plain-HTTP localhost: no __Host- prefix, not Secure')
+    t.match(
+      page.headers.get('set-cookie') ?? '',
+      /^ar_session=[A-Za-z0-9_-]{32}; Path=\/; HttpOnly; SameSite=Lax/,
+      'plain-HTTP localhost: no __Host- prefix, not Secure',
+    )
     teamKey = keyIn(page)!
     t.ok(teamKey, 'the new team key is shown once')
     const me = await n.call('/admin/me', { key: teamKey })
@@ -105,18 +126,25 @@ t.test('standalone', async (t) => {
     t.equal((await replay.get('/')).location, '/signin', 'the old cookie no longer signs in')
   })
 
-  t.test('sign-in flooding is refused per address with a clear page; unknown and known addresses get the same answer', async (t) => {
-    const b = new Browser(n.base)
-    const unknown = `${uid('u')}@example.com`
-    const a = await b.post('/signin', { email: unknown })
-    const k = await b.post('/signin', { email: person })
-    t.equal(a.body.replace(unknown, 'X'), k.body.replace(person, 'X'), 'same wording for a known and an unknown address')
-    let last
-    for (let i = 0; i < 5; i++) last = await b.post('/signin', { email: unknown })
-    t.equal(last!.status, 429)
-    t.ok(Number(last!.headers.get('retry-after')) > 0, 'with Retry-After')
-    t.match(last!.body, 'Too many sign-in requests')
-  })
+  t.test(
+    'sign-in flooding is refused per address with a clear page; unknown and known addresses get the same answer',
+    async (t) => {
+      const b = new Browser(n.base)
+      const unknown = `${uid('u')}@example.com`
+      const a = await b.post('/signin', { email: unknown })
+      const k = await b.post('/signin', { email: person })
+      t.equal(
+        a.body.replace(unknown, 'X'),
+        k.body.replace(person, 'X'),
+        'same wording for a known and an unknown address',
+      )
+      let last
+      for (let i = 0; i < 5; i++) last = await b.post('/signin', { email: unknown })
+      t.equal(last!.status, 429)
+      t.ok(Number(last!.headers.get('retry-after')) > 0, 'with Retry-After')
+      t.match(last!.body, 'Too many sign-in requests')
+    },
+  )
 
   t.test('invite a member; the member signs in; deletion of member then owner leaves nothing', async (t) => {
     const member = `${uid('m')}@example.com`
@@ -134,36 +162,59 @@ t.test('standalone', async (t) => {
     const memberCookie = mb.cookie
     const gone = await mb.post('/account/delete', { confirm: 'wrong' })
     t.equal(gone.status, 400, 'a wrong team name deletes nothing')
-    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await mb.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")
+    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
+      .exec((await mb.get('/account/delete')).body)![1]!
+      .replaceAll('&#39;', "'")
     t.equal((await mb.post('/account/delete', { confirm: teamName })).status, 200, 'the member deletes the account')
     const replay = new Browser(n.base)
     replay.cookie = memberCookie
-    t.equal((await replay.get('/')).location, '/signin', 'the deleted member\'s cookie is dead')
+    t.equal((await replay.get('/')).location, '/signin', "the deleted member's cookie is dead")
 
     const me = (await (await n.call('/admin/me', { key: teamKey })).json()) as { teamId: string }
-    const minted = (await (await n.call('/admin/keys', { method: 'POST', key: teamKey, json: { label: 'ci' } })).json()) as { keyId: string }
+    const minted = (await (
+      await n.call('/admin/keys', { method: 'POST', key: teamKey, json: { label: 'ci' } })
+    ).json()) as { keyId: string }
     await n.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: teamKey })
-    const audit = (await (await n.call('/admin/audit?limit=5', { key: teamKey })).json()) as { entries: { actor: string; action: string; target?: string }[] }
-    t.match(audit.entries.slice(0, 2), [{ action: 'revoked key', target: minted.keyId, actor: /^key:key_/ }, { action: 'minted key', target: minted.keyId }], 'the API\'s key changes are in the audit trail, newest first')
-    t.match((await personBrowser.get('/team')).body, `revoked key ${minted.keyId}`, 'and on the members\' page')
+    const audit = (await (await n.call('/admin/audit?limit=5', { key: teamKey })).json()) as {
+      entries: { actor: string; action: string; target?: string }[]
+    }
+    t.match(
+      audit.entries.slice(0, 2),
+      [
+        { action: 'revoked key', target: minted.keyId, actor: /^key:key_/ },
+        { action: 'minted key', target: minted.keyId },
+      ],
+      "the API's key changes are in the audit trail, newest first",
+    )
+    t.match((await personBrowser.get('/team')).body, `revoked key ${minted.keyId}`, "and on the members' page")
     t.equal((await n.call('/admin/audit?limit=0', { key: teamKey })).status, 400, 'a bad limit is refused')
     const page = await personBrowser.get('/account/delete')
     t.match(page.body, 'every team key and room invite key', 'the page states what will go')
     await n.call('/admin/rooms', { method: 'POST', key: teamKey, json: { roomId: 'doomed' } })
-    t.equal((await personBrowser.post('/account/delete', { confirm: teamName })).status, 200, 'the owner deletes the account')
+    t.equal(
+      (await personBrowser.post('/account/delete', { confirm: teamName })).status,
+      200,
+      'the owner deletes the account',
+    )
     t.equal((await n.call('/admin/me', { key: teamKey })).status, 401, 'the team key is refused')
     t.same(await traces(raw, prefix, [me.teamId, person, member]), [], 'nothing of the team is left in Redis')
   })
 })
 
-t.test('an unreachable search index (Meilisearch) stops a team\'s deletion before anything changed', async (t) => {
+t.test("an unreachable search index (Meilisearch) stops a team's deletion before anything changed", async (t) => {
   const { n, b, first } = await signedInOperator(t, { meiliUrl: 'http://127.0.0.1:1', meiliIndex: uid('down') })
   const key = keyIn(first)!
-  t.ok(key, 'the owner signed in and has the new team\'s key')
-  const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec((await b.get('/account/delete')).body)![1]!.replaceAll('&#39;', "'")
+  t.ok(key, "the owner signed in and has the new team's key")
+  const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
+    .exec((await b.get('/account/delete')).body)![1]!
+    .replaceAll('&#39;', "'")
   const refused = await b.post('/account/delete', { confirm: teamName })
   t.equal(refused.status, 503)
-  t.match(refused.body, /Meilisearch\) is unreachable.*nothing was deleted/s, 'the page says why and that nothing changed')
+  t.match(
+    refused.body,
+    /Meilisearch\) is unreachable.*nothing was deleted/s,
+    'the page says why and that nothing changed',
+  )
   t.equal((await n.call('/admin/me', { key })).status, 200, 'the team key still works')
   t.equal((await b.get('/account/delete')).status, 200, 'the owner is still signed in')
 })

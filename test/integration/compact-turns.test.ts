@@ -62,8 +62,17 @@ class Player {
 async function compactView(p: Player): Promise<View> {
   const s = await p.ok('get_my_summary')
   const u = await p.ok('get_unblocked_tasks', { limit: 200 })
-  const view = (x: Body): TaskView => ({ id: x.id, status: x.status, assignee: x.assignee, blocked: (x.blocked_by ?? []).length > 0 })
-  return { mine: s.my_tasks.map(view), claimable: u.tasks.map(view), reviewsForMe: s.reviews_for_me.map((r: Body) => r.id) }
+  const view = (x: Body): TaskView => ({
+    id: x.id,
+    status: x.status,
+    assignee: x.assignee,
+    blocked: (x.blocked_by ?? []).length > 0,
+  })
+  return {
+    mine: s.my_tasks.map(view),
+    claimable: u.tasks.map(view),
+    reviewsForMe: s.reviews_for_me.map((r: Body) => r.id),
+  }
 }
 
 /** The view from whole records (the snapshot), worked out the way an agent would from every field. */
@@ -72,11 +81,14 @@ async function fullView(p: Player, n: TestNode, key: string, roomId: string): Pr
   const snap = (await (await n.call(`/room/${roomId}`, { key })).json()) as Body
   const tasks = snap.tasks as Body[] // whole records, in plan order (priority, order, creation)
   const statusOf = new Map(tasks.map((x) => [x.id, x.status]))
-  const blocked = (x: Body) => (x.depends_on as string[]).some((d) => statusOf.get(d) !== 'done' && statusOf.get(d) !== 'cancelled')
+  const blocked = (x: Body) =>
+    (x.depends_on as string[]).some((d) => statusOf.get(d) !== 'done' && statusOf.get(d) !== 'cancelled')
   const view = (x: Body): TaskView => ({ id: x.id, status: x.status, assignee: x.assignee, blocked: blocked(x) })
   return {
     mine: tasks.filter((x) => x.assignee === p.agent && x.status !== 'done' && x.status !== 'cancelled').map(view),
-    claimable: tasks.filter((x) => x.status === 'todo' && (x.assignee === undefined || x.assignee === p.agent) && !blocked(x)).map(view),
+    claimable: tasks
+      .filter((x) => x.status === 'todo' && (x.assignee === undefined || x.assignee === p.agent) && !blocked(x))
+      .map(view),
     reviewsForMe: (snap.reviews as Body[])
       .filter((r) => r.status === 'pending' && r.reviewer === p.agent)
       .map((r) => r.id as string)
@@ -96,8 +108,12 @@ async function act(p: Player, v: View, held: string[], stats: { refusedClaims: n
   if (working) {
     const lock = await p.call('acquire_lock', { name: 'repo', ttl_s: 60 })
     if (lock.isError) {
-      if (lock.body.error?.details?.holder === undefined) throw new Error(`lock refusal without holder: ${JSON.stringify(lock.body)}`)
-      await p.ok('post_event', { type: 'status', text: `${working.id} waits for the repo (${lock.body.error.details.holder})` })
+      if (lock.body.error?.details?.holder === undefined)
+        throw new Error(`lock refusal without holder: ${JSON.stringify(lock.body)}`)
+      await p.ok('post_event', {
+        type: 'status',
+        text: `${working.id} waits for the repo (${lock.body.error.details.holder})`,
+      })
       return
     }
     held.push(p.agent)
@@ -106,20 +122,29 @@ async function act(p: Player, v: View, held: string[], stats: { refusedClaims: n
     return
   }
   if (v.mine.some((x) => x.status === 'in_review')) return // waiting for the reviewer
-  const candidates = [...v.mine.filter((x) => x.status === 'todo' && !x.blocked), ...v.claimable.filter((x) => x.assignee === undefined || x.assignee === p.agent)]
+  const candidates = [
+    ...v.mine.filter((x) => x.status === 'todo' && !x.blocked),
+    ...v.claimable.filter((x) => x.assignee === undefined || x.assignee === p.agent),
+  ]
   for (const c of candidates) {
     const r = await p.call('update_task', { task_id: c.id, status: 'in_progress' })
     if (!r.isError) {
       await p.ok('post_event', { type: 'status', text: `claimed ${c.id}` })
       return
     }
-    if (r.body.error?.code !== 'conflict' || r.body.error.details?.holder === undefined) throw new Error(`claim ${c.id}: ${JSON.stringify(r.body)}`)
+    if (r.body.error?.code !== 'conflict' || r.body.error.details?.holder === undefined)
+      throw new Error(`claim ${c.id}: ${JSON.stringify(r.body)}`)
     stats.refusedClaims++
   }
 }
 
 /** Plays rounds until every task is done (at most 30): all look, then all act, then locks go. */
-async function play(n: TestNode, key: string, clients: Client[], mode: Mode): Promise<{ roomId: string; rounds: number; refusedClaims: number }> {
+async function play(
+  n: TestNode,
+  key: string,
+  clients: Client[],
+  mode: Mode,
+): Promise<{ roomId: string; rounds: number; refusedClaims: number }> {
   const stats = { refusedClaims: 0 }
   const roomId = uid('turns')
   const created = await n.call('/admin/rooms', { method: 'POST', key, json: { roomId } })
@@ -148,12 +173,28 @@ async function endState(n: TestNode, key: string, client: Client, roomId: string
   const tasks = []
   for (let i = 1; i <= PLAN.length; i++) {
     const { task, blocked_by } = await p.ok('get_task', { task_id: `t${i}` })
-    tasks.push({ id: task.id, status: task.status, assignee: task.assignee, depends_on: task.depends_on, priority: task.priority, blocked_by })
+    tasks.push({
+      id: task.id,
+      status: task.status,
+      assignee: task.assignee,
+      depends_on: task.depends_on,
+      priority: task.priority,
+      blocked_by,
+    })
   }
   const snap = (await (await n.call(`/room/${roomId}`, { key })).json()) as Body
-  const reviews = (snap.reviews as Body[]).map((r) => ({ id: r.id, target: r.target, status: r.status, requested_by: r.requested_by, reviewer: r.reviewer, decided_by: r.decided_by }))
+  const reviews = (snap.reviews as Body[]).map((r) => ({
+    id: r.id,
+    target: r.target,
+    status: r.status,
+    requested_by: r.requested_by,
+    reviewer: r.reviewer,
+    decided_by: r.decided_by,
+  }))
   const locks = (await p.ok('list_locks')).locks
-  const events = ((await p.ok('read_events', { limit: 100 })).events as Body[]).map((e) => `${e.agent_id} ${e.type}: ${e.text}`)
+  const events = ((await p.ok('read_events', { limit: 100 })).events as Body[]).map(
+    (e) => `${e.agent_id} ${e.type}: ${e.text}`,
+  )
   return { tasks, reviews, locks, events }
 }
 
@@ -166,24 +207,42 @@ for (const backend of BACKENDS) {
     const full = await play(n, key, clients, 'full')
     t.equal(compact.rounds, full.rounds, `the same number of rounds (${compact.rounds})`)
     t.equal(compact.refusedClaims, full.refusedClaims, 'the same claims refused')
-    t.ok(compact.refusedClaims > 0, `agents raced for a task and the loser moved on (${compact.refusedClaims} refused claims)`)
+    t.ok(
+      compact.refusedClaims > 0,
+      `agents raced for a task and the loser moved on (${compact.refusedClaims} refused claims)`,
+    )
     const a = await endState(n, key, clients[0]!, compact.roomId)
     const b = await endState(n, key, clients[0]!, full.roomId)
     t.same(a, b, 'tasks, reviews, locks and the feed end alike')
 
     // And the end state is the one the rules call for, so both cannot be wrong alike.
-    t.ok(a.tasks.every((x) => x.status === 'done'), 'every task done')
+    t.ok(
+      a.tasks.every((x) => x.status === 'done'),
+      'every task done',
+    )
     t.same(a.tasks.find((x) => x.id === 't7')?.assignee, 'carol', 'the task assigned up front stayed with carol')
     t.same(a.tasks.find((x) => x.id === 't6')?.depends_on, ['t4', 't5'])
     t.equal(a.reviews.length, PLAN.length, 'one review per task')
-    t.ok(a.reviews.every((r) => r.status === 'approved' && r.decided_by === r.reviewer && r.reviewer === reviewerOf(r.requested_by)), 'each approved by the next agent')
+    t.ok(
+      a.reviews.every(
+        (r) => r.status === 'approved' && r.decided_by === r.reviewer && r.reviewer === reviewerOf(r.requested_by),
+      ),
+      'each approved by the next agent',
+    )
     t.same(a.locks, [], 'no lock left held')
-    t.ok(a.events.some((e) => / waits for the repo \(/.test(e)), 'a held lock made an agent wait (its holder named)')
+    t.ok(
+      a.events.some((e) => / waits for the repo \(/.test(e)),
+      'a held lock made an agent wait (its holder named)',
+    )
     const claims = a.events.filter((e) => e.includes(': claimed '))
     t.equal(claims.length, PLAN.length, 'each task claimed once')
     // Docs (t4) waits for API (t2) and UI (t3); Deploy (t6) for Docs and Load tests (t5).
-    const at = (id: string, what: string) => a.events.findIndex((e) => e.endsWith(`${what} ${id}`) || e.endsWith(`${id} ${what}`))
-    t.ok(at('t4', 'claimed') > at('t2', 'ready for review') && at('t4', 'claimed') > at('t3', 'ready for review'), 'docs claimed only after its dependencies were handed in')
+    const at = (id: string, what: string) =>
+      a.events.findIndex((e) => e.endsWith(`${what} ${id}`) || e.endsWith(`${id} ${what}`))
+    t.ok(
+      at('t4', 'claimed') > at('t2', 'ready for review') && at('t4', 'claimed') > at('t3', 'ready for review'),
+      'docs claimed only after its dependencies were handed in',
+    )
     t.ok(at('t6', 'claimed') > at('t4', 'ready for review'), 'deploy claimed only after docs')
   })
 }

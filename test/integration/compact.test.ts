@@ -17,7 +17,11 @@ for (const backend of BACKENDS) {
       for (let i = 3; i <= 13; i++) await plan.addTask(p, { title: `task ${i}`, notes: 'n' })
 
       const unblocked = await plan.unblockedTasks(room.as('dev'))
-      t.same(unblocked.tasks[0], { id: 't1', title: 'urgent one', status: 'todo', priority: 'urgent' }, 'no notes, order, times or empty depends_on')
+      t.same(
+        unblocked.tasks[0],
+        { id: 't1', title: 'urgent one', status: 'todo', priority: 'urgent' },
+        'no notes, order, times or empty depends_on',
+      )
       t.same(unblocked.tasks[1], { id: 't3', title: 'task 3', status: 'todo' }, 'normal priority is left out')
       t.equal(unblocked.tasks.length, 10, 'ten by default: a turn picks from the top')
       t.equal(unblocked.total, 12)
@@ -26,7 +30,9 @@ for (const backend of BACKENDS) {
       t.equal(all.tasks.length, 12)
       t.notOk('more' in all, 'nothing left out, no more')
 
-      t.same((await plan.myTasks(room.as('dev'))).tasks, [{ id: 't2', title: 'waits for t1', status: 'todo', assignee: 'dev', blocked_by: ['t1'] }])
+      t.same((await plan.myTasks(room.as('dev'))).tasks, [
+        { id: 't2', title: 'waits for t1', status: 'todo', assignee: 'dev', blocked_by: ['t1'] },
+      ])
 
       const whole = await plan.readPlan(room.as('dev'), { limit: 2 })
       t.same(whole.tasks, [
@@ -35,13 +41,24 @@ for (const backend of BACKENDS) {
       ])
       t.same(whole.counts, { todo: 13 })
       t.equal(whole.more, '11 more: pass limit (at most 2000)')
-      await t.rejects(plan.readPlan(room.as('dev'), { limit: 0 }), { code: 'invalid_request', details: { field: 'limit' } })
+      await t.rejects(plan.readPlan(room.as('dev'), { limit: 0 }), {
+        code: 'invalid_request',
+        details: { field: 'limit' },
+      })
 
       await plan.updateTask(room.as('dev'), { task_id: 't1', status: 'done' })
       const after = await plan.readPlan(room.as('dev'), { limit: 2 })
-      t.same(after.tasks[1], { id: 't2', title: 'waits for t1', status: 'todo', assignee: 'dev' }, 'a done dependency blocks nothing')
+      t.same(
+        after.tasks[1],
+        { id: 't2', title: 'waits for t1', status: 'todo', assignee: 'dev' },
+        'a done dependency blocks nothing',
+      )
       t.same(after.tasks[0], { id: 't1', title: 'urgent one', status: 'done', priority: 'urgent' })
-      t.same((await plan.getTask(room.as('dev'), { task_id: 't1' })).task.notes, 'long notes', 'get_task keeps the whole record')
+      t.same(
+        (await plan.getTask(room.as('dev'), { task_id: 't1' })).task.notes,
+        'long notes',
+        'get_task keeps the whole record',
+      )
     })
 
     t.test('context and review lists: compact items', async (t) => {
@@ -54,11 +71,28 @@ for (const backend of BACKENDS) {
       t.match(listed.entries[0], { type: 'brief', key: 'a', version: 1, size: 5, updated_by: 'planner' })
       t.equal(listed.total, 2)
       t.equal(listed.more, '1 more: pass limit (at most 1000)')
-      t.match((await context.read(room.as('dev'), { type: 'brief', key: 'a' })).entry, { created_by: 'planner', created_at: String }, 'read_context keeps the whole record')
+      t.match(
+        (await context.read(room.as('dev'), { type: 'brief', key: 'a' })).entry,
+        { created_by: 'planner', created_at: String },
+        'read_context keeps the whole record',
+      )
 
-      await reviews.request(room.as('planner'), { target: { kind: 'context', type: 'spec', key: 'b' }, reviewer: 'dev', note: 'check' })
+      await reviews.request(room.as('planner'), {
+        target: { kind: 'context', type: 'spec', key: 'b' },
+        reviewer: 'dev',
+        note: 'check',
+      })
       const r = await reviews.list(room.as('dev'))
-      t.same(r.reviews, [{ id: 'r1', target: { kind: 'context', type: 'spec', key: 'b' }, status: 'pending', requested_by: 'planner', reviewer: 'dev', note: 'check' }])
+      t.same(r.reviews, [
+        {
+          id: 'r1',
+          target: { kind: 'context', type: 'spec', key: 'b' },
+          status: 'pending',
+          requested_by: 'planner',
+          reviewer: 'dev',
+          note: 'check',
+        },
+      ])
       t.equal(r.total, 1)
     })
 
@@ -68,7 +102,11 @@ for (const backend of BACKENDS) {
       await plan.addTask(room.as('p'), { title: 'a' })
       await plan.addTask(room.as('p'), { title: 'b', depends_on: ['t1'] })
       await plan.updateTask(room.as('alice'), { task_id: 't1', status: 'in_progress' })
-      const refused = (p: Promise<unknown>) => p.then(() => t.fail('expected a refusal') as never, (e: unknown) => e as AppError)
+      const refused = (p: Promise<unknown>) =>
+        p.then(
+          () => t.fail('expected a refusal') as never,
+          (e: unknown) => e as AppError,
+        )
       const held = await refused(plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress' }))
       t.ok(held instanceof AppError)
       t.match(held.toJSON(), {
@@ -84,7 +122,7 @@ for (const backend of BACKENDS) {
         details: { blocked_by: ['t1'] },
       })
       const missing = await refused(plan.updateTask(room.as('bob'), { task_id: 't9', status: 'in_progress' }))
-      t.equal(missing.hint, ERRORS.not_found.hint, 'other failures keep their code\'s hint')
+      t.equal(missing.hint, ERRORS.not_found.hint, "other failures keep their code's hint")
     })
 
     t.test('summary: compact tasks and reviews; an empty read says when the last event was', async (t) => {
@@ -100,8 +138,12 @@ for (const backend of BACKENDS) {
       const s = await summary.mine(room.as('dev'))
       t.equal(s.events.length, 1)
       t.notOk('last_event_at' in s, 'events came: no last_event_at')
-      t.same(s.my_tasks, [{ id: 't2', title: 'second', status: 'todo', priority: 'high', assignee: 'dev', blocked_by: ['t1'] }])
-      t.same(s.reviews_for_me, [{ id: 'r1', target: { kind: 'task', task_id: 't1' }, status: 'pending', requested_by: 'lead', reviewer: 'dev' }])
+      t.same(s.my_tasks, [
+        { id: 't2', title: 'second', status: 'todo', priority: 'high', assignee: 'dev', blocked_by: ['t1'] },
+      ])
+      t.same(s.reviews_for_me, [
+        { id: 'r1', target: { kind: 'task', task_id: 't1' }, status: 'pending', requested_by: 'lead', reviewer: 'dev' },
+      ])
 
       const empty = await summary.mine(room.as('dev'))
       t.same(empty.events, [])

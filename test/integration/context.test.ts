@@ -16,19 +16,26 @@ function rawKeys(room: TestRoom) {
   }
 }
 
-
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('write creates, replaces with a new version, and ignores an identical body', async (t) => {
       const room = await newRoom(t, backend)
       const ctx = room.core.context
       const w1 = await ctx.write(room.as('alice'), { type: 'spec', key: 'api', body: 'GET /a\n' })
-      t.match(w1, { changed: true, created: true, entry: { type: 'spec', key: 'api', version: 1, size: 7, created_by: 'alice', updated_by: 'alice' } })
+      t.match(w1, {
+        changed: true,
+        created: true,
+        entry: { type: 'spec', key: 'api', version: 1, size: 7, created_by: 'alice', updated_by: 'alice' },
+      })
       t.match(w1.entry.created_at, /^\d{4}-\d\d-\d\dT/)
       t.equal(typeof w1.unread, 'number')
       t.notOk('hist' in w1.entry, 'results carry no history')
       const w2 = await ctx.write(room.as('bob'), { type: 'spec', key: 'api', body: 'GET /a\nGET /b\n' })
-      t.match(w2, { changed: true, created: false, entry: { version: 2, size: 14, created_by: 'alice', updated_by: 'bob' } })
+      t.match(w2, {
+        changed: true,
+        created: false,
+        entry: { version: 2, size: 14, created_by: 'alice', updated_by: 'bob' },
+      })
       t.equal(w2.entry.created_at, w1.entry.created_at)
       const same = await ctx.write(room.as('carol'), { type: 'spec', key: 'api', body: 'GET /a\nGET /b\n' })
       t.match(same, { changed: false, created: false, entry: { version: 2, updated_by: 'bob' } })
@@ -39,14 +46,22 @@ for (const backend of BACKENDS) {
       const old = await ctx.read(room.as('alice'), { type: 'spec', key: 'api', version: 1 })
       t.match(old, { body: 'GET /a\n', current_version: 2, entry: { version: 1, size: 7, updated_by: 'alice' } })
       t.same(await rawKeys(room).versionFields(), ['spec/api#1', 'spec/api#2'])
-      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'nope' }), { code: 'not_found', details: { field: 'key' }, message: /spec\/nope/ })
-      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'api', version: 3 }), { code: 'not_found', details: { field: 'version', kept: [1, 2] } })
+      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'nope' }), {
+        code: 'not_found',
+        details: { field: 'key' },
+        message: /spec\/nope/,
+      })
+      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'api', version: 3 }), {
+        code: 'not_found',
+        details: { field: 'version', kept: [1, 2] },
+      })
     })
 
     t.test('history keeps the last contextHistory versions, in ctxv and in hist', async (t) => {
       const room = await newRoom(t, backend, { settings: { contextHistory: 3 } })
       const ctx = room.core.context
-      for (let i = 1; i <= 5; i++) await ctx.write(room.as(`agent${i}`), { type: 'handoff', key: 'h', body: `body ${i}` })
+      for (let i = 1; i <= 5; i++)
+        await ctx.write(room.as(`agent${i}`), { type: 'handoff', key: 'h', body: `body ${i}` })
       const h = await ctx.history(room.as('x'), { type: 'handoff', key: 'h' })
       t.same(
         h.versions.map((v) => [v.version, v.updated_by, v.size]),
@@ -58,7 +73,11 @@ for (const backend of BACKENDS) {
       )
       t.match(h.versions[0]!.updated_at, /^\d{4}-/)
       t.match(h.entry, { version: 5, created_by: 'agent1', updated_by: 'agent5' })
-      t.same(await rawKeys(room).versionFields(), ['handoff/h#3', 'handoff/h#4', 'handoff/h#5'], 'trimmed bodies are deleted')
+      t.same(
+        await rawKeys(room).versionFields(),
+        ['handoff/h#3', 'handoff/h#4', 'handoff/h#5'],
+        'trimmed bodies are deleted',
+      )
       const kept = await ctx.read(room.as('x'), { type: 'handoff', key: 'h', version: 3 })
       t.match(kept, { body: 'body 3', entry: { version: 3, updated_by: 'agent3' } })
       await t.rejects(ctx.read(room.as('x'), { type: 'handoff', key: 'h', version: 2 }), {
@@ -85,16 +104,27 @@ for (const backend of BACKENDS) {
         ],
       })
       t.match(e, { changed: true, entry: { version: 3, updated_by: 'bob' } })
-      t.equal((await ctx.read(as, { type: 'runbook', key: 'deploy' })).body, '1. build the image\n2. lint\n3. test\n', 'each edit sees the text after the previous ones')
+      t.equal(
+        (await ctx.read(as, { type: 'runbook', key: 'deploy' })).body,
+        '1. build the image\n2. lint\n3. test\n',
+        'each edit sees the text after the previous ones',
+      )
       const b = await ctx.update(as, { type: 'runbook', key: 'deploy', body: 'rewritten' })
       t.match(b, { changed: true, entry: { version: 4, size: 9 } })
-      const noop = await ctx.update(as, { type: 'runbook', key: 'deploy', edits: [{ old: 'rewritten', new: 'rewritten' }] })
+      const noop = await ctx.update(as, {
+        type: 'runbook',
+        key: 'deploy',
+        edits: [{ old: 'rewritten', new: 'rewritten' }],
+      })
       t.match(noop, { changed: false, entry: { version: 4 } })
       t.same(
         (await ctx.history(as, { type: 'runbook', key: 'deploy' })).versions.map((v) => v.version),
         [4, 3, 2, 1],
       )
-      await t.rejects(ctx.update(as, { type: 'runbook', key: 'missing', append: 'x' }), { code: 'not_found', details: { field: 'key' } })
+      await t.rejects(ctx.update(as, { type: 'runbook', key: 'missing', append: 'x' }), {
+        code: 'not_found',
+        details: { field: 'key' },
+      })
     })
 
     t.test('update: an edit whose text is missing or ambiguous is refused and changes nothing', async (t) => {
@@ -102,27 +132,63 @@ for (const backend of BACKENDS) {
       const ctx = room.core.context
       const as = room.as('alice')
       await ctx.write(as, { type: 'spec', key: 's', body: 'alpha beta alpha aaa' })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: 'beta', new: 'B' }, { old: 'alpha', new: 'A' }] }), {
-        code: 'invalid_request',
-        message: /^edits\[1\]\.old: the text occurs 2 times/,
-        details: { field: 'edits[1].old', count: 2 },
-      })
+      await t.rejects(
+        ctx.update(as, {
+          type: 'spec',
+          key: 's',
+          edits: [
+            { old: 'beta', new: 'B' },
+            { old: 'alpha', new: 'A' },
+          ],
+        }),
+        {
+          code: 'invalid_request',
+          message: /^edits\[1\]\.old: the text occurs 2 times/,
+          details: { field: 'edits[1].old', count: 2 },
+        },
+      )
       await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: 'gamma', new: 'G' }] }), {
         code: 'invalid_request',
         message: /^edits\[0\]\.old: the text was not found/,
         details: { field: 'edits[0].old', count: 0 },
       })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: 'aa', new: 'b' }] }), { code: 'invalid_request', details: { count: 2 } }, 'overlapping matches count')
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: 'beta', new: 'alpha' }, { old: 'beta', new: 'x' }] }), {
-        code: 'invalid_request',
-        details: { field: 'edits[1].old', count: 0 },
-      })
+      await t.rejects(
+        ctx.update(as, { type: 'spec', key: 's', edits: [{ old: 'aa', new: 'b' }] }),
+        { code: 'invalid_request', details: { count: 2 } },
+        'overlapping matches count',
+      )
+      await t.rejects(
+        ctx.update(as, {
+          type: 'spec',
+          key: 's',
+          edits: [
+            { old: 'beta', new: 'alpha' },
+            { old: 'beta', new: 'x' },
+          ],
+        }),
+        {
+          code: 'invalid_request',
+          details: { field: 'edits[1].old', count: 0 },
+        },
+      )
       const r = await ctx.read(as, { type: 'spec', key: 's' })
       t.match(r, { body: 'alpha beta alpha aaa', entry: { version: 1 } }, 'no edit of a refused batch was applied')
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: '', new: 'x' }] }), { code: 'invalid_request', details: { field: 'edits[0].old' } })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [] }), { code: 'invalid_request', details: { field: 'edits' } })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's' }), { code: 'invalid_request', message: /exactly one.*got none/ })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 's', append: 'x', body: 'y' }), { code: 'invalid_request', message: /got append and body/ })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [{ old: '', new: 'x' }] }), {
+        code: 'invalid_request',
+        details: { field: 'edits[0].old' },
+      })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 's', edits: [] }), {
+        code: 'invalid_request',
+        details: { field: 'edits' },
+      })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 's' }), {
+        code: 'invalid_request',
+        message: /exactly one.*got none/,
+      })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 's', append: 'x', body: 'y' }), {
+        code: 'invalid_request',
+        message: /got append and body/,
+      })
     })
 
     t.test('expected_version: conflicts on write and update change nothing', async (t) => {
@@ -143,8 +209,14 @@ for (const backend of BACKENDS) {
       })
       const w2 = await ctx.write(as, { type: 'decision', key: 'd', body: 'second', expected_version: 1 })
       t.equal(w2.entry.version, 2)
-      await t.rejects(ctx.write(as, { type: 'decision', key: 'd', body: 'stale', expected_version: 1 }), { code: 'conflict', details: { expected_version: 1, version: 2 } })
-      await t.rejects(ctx.update(as, { type: 'decision', key: 'd', append: '!', expected_version: 1 }), { code: 'conflict', details: { expected_version: 1, version: 2 } })
+      await t.rejects(ctx.write(as, { type: 'decision', key: 'd', body: 'stale', expected_version: 1 }), {
+        code: 'conflict',
+        details: { expected_version: 1, version: 2 },
+      })
+      await t.rejects(ctx.update(as, { type: 'decision', key: 'd', append: '!', expected_version: 1 }), {
+        code: 'conflict',
+        details: { expected_version: 1, version: 2 },
+      })
       t.match(await ctx.read(as, { type: 'decision', key: 'd' }), { body: 'second', entry: { version: 2 } })
       const u = await ctx.update(as, { type: 'decision', key: 'd', append: '!', expected_version: 2 })
       t.equal(u.entry.version, 3)
@@ -154,7 +226,11 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend, { settings: { contextPerRoom: 2, contextBodyBytes: 10 } })
       const ctx = room.core.context
       const as = room.as('alice')
-      await t.rejects(ctx.write(as, { type: 'spec', key: 'a', body: 'é'.repeat(6) }), { code: 'too_large', details: { field: 'body', limit: 10, size: 12 }, message: /^body/ })
+      await t.rejects(ctx.write(as, { type: 'spec', key: 'a', body: 'é'.repeat(6) }), {
+        code: 'too_large',
+        details: { field: 'body', limit: 10, size: 12 },
+        message: /^body/,
+      })
       await ctx.write(as, { type: 'spec', key: 'a', body: '12345678' })
       await ctx.write(as, { type: 'spec', key: 'b', body: 'b' })
       await t.rejects(ctx.write(as, { type: 'spec', key: 'c', body: 'c' }), {
@@ -163,18 +239,39 @@ for (const backend of BACKENDS) {
         details: { field: 'context', limit: 2 },
       })
       t.equal((await ctx.list(as)).entries.length, 2, 'the refused write made no entry')
-      t.equal((await ctx.write(as, { type: 'spec', key: 'b', body: 'b2' })).entry.version, 2, 'replacing an entry at the limit works')
+      t.equal(
+        (await ctx.write(as, { type: 'spec', key: 'b', body: 'b2' })).entry.version,
+        2,
+        'replacing an entry at the limit works',
+      )
       await t.rejects(ctx.update(as, { type: 'spec', key: 'a', append: 'ñ!' }), {
         code: 'too_large',
         message: /^body: the patched body would be 11 bytes; the limit is 10 bytes/,
         details: { field: 'body', limit: 10, size: 11 },
       })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', edits: [{ old: '1', new: '1234' }] }), { code: 'too_large', details: { field: 'body', size: 11 } })
-      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', body: 'x'.repeat(11) }), { code: 'too_large', details: { field: 'body', limit: 10, size: 11 } })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', edits: [{ old: '1', new: '1234' }] }), {
+        code: 'too_large',
+        details: { field: 'body', size: 11 },
+      })
+      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', body: 'x'.repeat(11) }), {
+        code: 'too_large',
+        details: { field: 'body', limit: 10, size: 11 },
+      })
       const many = Array.from({ length: 51 }, (_, i) => ({ old: String(i), new: 'x' }))
-      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', edits: many }), { code: 'too_large', details: { field: 'edits', limit: 50, size: 51 } })
-      t.match(await ctx.read(as, { type: 'spec', key: 'a' }), { body: '12345678', entry: { version: 1 } }, 'refused updates changed nothing')
-      t.equal((await ctx.update(as, { type: 'spec', key: 'a', append: 'ñ' })).entry.size, 10, 'exactly at the limit is fine')
+      await t.rejects(ctx.update(as, { type: 'spec', key: 'a', edits: many }), {
+        code: 'too_large',
+        details: { field: 'edits', limit: 50, size: 51 },
+      })
+      t.match(
+        await ctx.read(as, { type: 'spec', key: 'a' }),
+        { body: '12345678', entry: { version: 1 } },
+        'refused updates changed nothing',
+      )
+      t.equal(
+        (await ctx.update(as, { type: 'spec', key: 'a', append: 'ñ' })).entry.size,
+        10,
+        'exactly at the limit is fine',
+      )
     })
 
     t.test('list filters by type and sorts by type then key, without bodies', async (t) => {
@@ -195,7 +292,11 @@ for (const backend of BACKENDS) {
         all.entries.map((e) => `${e.type}/${e.key}`),
         ['brief/z', 'decision/m', 'spec/a', 'spec/b', 'spec-old/a'],
       )
-      t.same(Object.keys(all.entries[0]!).sort(), ['key', 'size', 'type', 'updated_at', 'updated_by', 'version'], 'compact items: no creation fields (issue 18)')
+      t.same(
+        Object.keys(all.entries[0]!).sort(),
+        ['key', 'size', 'type', 'updated_at', 'updated_by', 'version'],
+        'compact items: no creation fields (issue 18)',
+      )
       t.same(
         (await ctx.list(as, { type: 'spec' })).entries.map((e) => e.key),
         ['a', 'b'],
@@ -248,9 +349,19 @@ for (const backend of BACKENDS) {
       const same = await ctx.diff(as, { type: 'spec', key: 'api', from_version: 2, to_version: 2 })
       t.match(same, { added: 0, removed: 0 })
       await ctx.update(as, { type: 'spec', key: 'api', body: 'v4' })
-      await t.rejects(ctx.diff(as, { type: 'spec', key: 'api', from_version: 1 }), { code: 'not_found', details: { field: 'from_version', kept: [2, 3, 4] } })
-      await t.rejects(ctx.diff(as, { type: 'spec', key: 'api', to_version: 9 }), { code: 'not_found', details: { field: 'to_version' } })
-      await t.rejects(ctx.diff(as, { type: 'spec', key: 'api', to_version: 2 }), { code: 'not_found', details: { field: 'from_version', version: 1 } }, 'the version before the oldest kept one is gone')
+      await t.rejects(ctx.diff(as, { type: 'spec', key: 'api', from_version: 1 }), {
+        code: 'not_found',
+        details: { field: 'from_version', kept: [2, 3, 4] },
+      })
+      await t.rejects(ctx.diff(as, { type: 'spec', key: 'api', to_version: 9 }), {
+        code: 'not_found',
+        details: { field: 'to_version' },
+      })
+      await t.rejects(
+        ctx.diff(as, { type: 'spec', key: 'api', to_version: 2 }),
+        { code: 'not_found', details: { field: 'from_version', version: 1 } },
+        'the version before the oldest kept one is gone',
+      )
       await t.rejects(ctx.diff(as, { type: 'spec', key: 'none' }), { code: 'not_found', details: { field: 'key' } })
     })
 
@@ -262,15 +373,26 @@ for (const backend of BACKENDS) {
       t.same(second.entry, first.entry)
       await t.rejects(
         ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' }),
-        { code: 'conflict', message: /^idempotency_key "w-1" was already used with other arguments/, details: { field: 'idempotency_key', key: 'w-1' } },
+        {
+          code: 'conflict',
+          message: /^idempotency_key "w-1" was already used with other arguments/,
+          details: { field: 'idempotency_key', key: 'w-1' },
+        },
         'the same key with another body is refused, not answered with the first result',
       )
       t.match(await ctx.read(room.as('alice'), { type: 'brief', key: 'b' }), { body: 'one', entry: { version: 1 } })
-      await t.rejects(ctx.update(room.as('alice', 'w-1'), { type: 'brief', key: 'b', append: '!' }), { code: 'conflict', details: { field: 'idempotency_key' } })
+      await t.rejects(ctx.update(room.as('alice', 'w-1'), { type: 'brief', key: 'b', append: '!' }), {
+        code: 'conflict',
+        details: { field: 'idempotency_key' },
+      })
       const u1 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })
       const u2 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })
       t.same(u2.entry, u1.entry)
-      t.equal((await ctx.read(room.as('alice'), { type: 'brief', key: 'b' })).body, 'one!', 'the retried append was applied once')
+      t.equal(
+        (await ctx.read(room.as('alice'), { type: 'brief', key: 'b' })).body,
+        'one!',
+        'the retried append was applied once',
+      )
     })
 
     t.test('unicode bodies: sizes in bytes, edits and diffs on multi-byte text', async (t) => {
@@ -282,13 +404,23 @@ for (const backend of BACKENDS) {
       t.equal(w.entry.size, Buffer.byteLength(body))
       t.equal(w.entry.size, 24)
       t.equal(w.entry.updated_by, 'ágent-🚀')
-      const u = await ctx.update(as, { type: 'handoff', key: 'résumé/東京', edits: [{ old: '東京', new: '大阪' }, { old: '🚀', new: '✅' }] })
+      const u = await ctx.update(as, {
+        type: 'handoff',
+        key: 'résumé/東京',
+        edits: [
+          { old: '東京', new: '大阪' },
+          { old: '🚀', new: '✅' },
+        ],
+      })
       t.equal(u.entry.size, Buffer.byteLength('Zürich → 大阪 ✅\n'))
       const r = await ctx.read(as, { type: 'handoff', key: 'résumé/東京' })
       t.equal(r.body, 'Zürich → 大阪 ✅\n')
       const d = await ctx.diff(as, { type: 'handoff', key: 'résumé/東京' })
       // Like git and GNU diff, the diff package C-quotes a non-ASCII label (octal UTF-8 bytes).
-      t.ok(d.patch.startsWith('--- "handoff/r\\303\\251sum\\303\\251/\\346\\235\\261\\344\\272\\254 v1"\n'), 'the header label is C-quoted')
+      t.ok(
+        d.patch.startsWith('--- "handoff/r\\303\\251sum\\303\\251/\\346\\235\\261\\344\\272\\254 v1"\n'),
+        'the header label is C-quoted',
+      )
       t.match(d.patch, /\n-Zürich → 東京 🚀\n\+Zürich → 大阪 ✅\n/)
       t.same(
         (await ctx.list(as)).entries.map((e) => e.key),
@@ -311,7 +443,11 @@ for (const backend of BACKENDS) {
       const r = await ctx.read(as, { type: 'brief', key: 'product' })
       t.match(r.body, /^# Product brief/)
       t.equal(r.entry.size, Buffer.byteLength(r.body))
-      await ctx.update(as, { type: 'brief', key: 'product', edits: [{ old: '## Problem\n', new: '## Problem\nTeams lose track of agents.\n' }] })
+      await ctx.update(as, {
+        type: 'brief',
+        key: 'product',
+        edits: [{ old: '## Problem\n', new: '## Problem\nTeams lose track of agents.\n' }],
+      })
       const h = await ctx.history(as, { type: 'brief', key: 'product' })
       t.same(
         h.versions.map((v) => [v.version, v.updated_by]),
@@ -326,13 +462,34 @@ for (const backend of BACKENDS) {
     t.test('validation names the field; mutations need an agent', async (t) => {
       const room = await newRoom(t, backend)
       const ctx = room.core.context
-      await t.rejects(ctx.write(room.as(), { type: 'spec', key: 'a', body: 'x' }), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(ctx.update(room.as(), { type: 'spec', key: 'a', body: 'x' }), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(ctx.write(room.as('a'), { type: 'spec/x', key: 'a', body: 'x' }), { code: 'invalid_request', details: { field: 'type' } })
-      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: '', body: 'x' }), { code: 'invalid_request', details: { field: 'key' } })
-      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: 'a' }), { code: 'invalid_request', details: { field: 'body' } })
-      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'a', version: 0 }), { code: 'invalid_request', details: { field: 'version' } })
-      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: 'a', body: 'x', expected_version: -1 }), { code: 'invalid_request', details: { field: 'expected_version' } })
+      await t.rejects(ctx.write(room.as(), { type: 'spec', key: 'a', body: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
+      await t.rejects(ctx.update(room.as(), { type: 'spec', key: 'a', body: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
+      await t.rejects(ctx.write(room.as('a'), { type: 'spec/x', key: 'a', body: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'type' },
+      })
+      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: '', body: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'key' },
+      })
+      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: 'a' }), {
+        code: 'invalid_request',
+        details: { field: 'body' },
+      })
+      await t.rejects(ctx.read(room.as('a'), { type: 'spec', key: 'a', version: 0 }), {
+        code: 'invalid_request',
+        details: { field: 'version' },
+      })
+      await t.rejects(ctx.write(room.as('a'), { type: 'spec', key: 'a', body: 'x', expected_version: -1 }), {
+        code: 'invalid_request',
+        details: { field: 'expected_version' },
+      })
       t.equal(await rawKeys(room).entryCount(), 0)
     })
 

@@ -10,10 +10,11 @@ t.test('standalone', async (t) => {
   const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
   const as = { room: { teamId: user.team, roomId: 'counted' }, agent: 'dev' }
   const posted: string[] = []
-  for (let i = 0; i < 15; i++) posted.push((await n.node.core.events.post(as, { type: 'message', text: `event ${i}` })).event.id)
+  for (let i = 0; i < 15; i++)
+    posted.push((await n.node.core.events.post(as, { type: 'message', text: `event ${i}` })).event.id)
   await n.node.core.events.delete(as, { event_id: posted.at(-1)! })
 
-  t.test('the feed\'s count is the number of events it lists', async (t) => {
+  t.test("the feed's count is the number of events it lists", async (t) => {
     const page = await b.get('/room?id=counted')
     t.equal(page.status, 200)
     const rows = page.body.match(/<li[^>]* data-event="/g)?.length ?? 0

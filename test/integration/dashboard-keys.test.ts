@@ -6,7 +6,8 @@ import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
 
-const secretIn = (body: string, id: string) => new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
+const secretIn = (body: string, id: string) =>
+  new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
 
 t.test('standalone', async (t) => {
   const { n, b, op, first } = await signedInOperator(t)
@@ -17,7 +18,7 @@ t.test('standalone', async (t) => {
     t.equal(page.status, 200)
     t.match(page.body, 'the last live key cannot be revoked')
     t.notMatch(page.body, firstKey, 'the secret is never shown again')
-    t.match(page.body, '<td data-label="Minted by">—</td>', 'the team\'s first key was minted by nobody')
+    t.match(page.body, '<td data-label="Minted by">—</td>', "the team's first key was minted by nobody")
   })
 
   t.test('mint: shown once with a copy button, works; revoke: refused everywhere at once', async (t) => {
@@ -51,7 +52,11 @@ t.test('standalone', async (t) => {
     const token = /name="token" value="([^"]+)"/.exec(page.body)?.[1]
     t.ok(token, 'listed with a revoke button')
     t.match(page.body, '<td data-label="Label">agent solo</td>', 'with its label')
-    t.match(page.body, `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`, 'and who minted it')
+    t.match(
+      page.body,
+      `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`,
+      'and who minted it',
+    )
     const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
     t.match(revoked.body, 'is revoked')
     t.equal((await mcp()).status, 401, 'refused afterwards')
@@ -60,10 +65,14 @@ t.test('standalone', async (t) => {
     for (const a of ['minted key', 'revoked key', 'revoked room invite']) t.ok(actions.includes(a), `audited: ${a}`)
   })
 
-  t.test('every room\'s invite keys are listed, past the first 500 rooms', async (t) => {
+  t.test("every room's invite keys are listed, past the first 500 rooms", async (t) => {
     const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
     for (let i = 0; i < 500; i += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, j) => n.node.core.rooms.create(user.team, { room_id: `many-${String(i + j).padStart(3, '0')}` }, 'test')))
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          n.node.core.rooms.create(user.team, { room_id: `many-${String(i + j).padStart(3, '0')}` }, 'test'),
+        ),
+      )
     }
     const late = await n.node.core.rooms.create(user.team, { room_id: 'the-last-room' }, 'test')
     const { info } = await n.node.teams.mintInvite(user.team, late.room.room_id, { label: 'late agent' })

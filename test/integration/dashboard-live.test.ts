@@ -25,7 +25,12 @@ async function frames(res: Response, until: (f: Frame[]) => boolean, ms = 5000):
   let buf = ''
   const deadline = Date.now() + ms
   while (!until(out) && Date.now() < deadline) {
-    const r = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((ok) => setTimeout(() => ok({ done: true, value: undefined }), Math.max(1, deadline - Date.now())))])
+    const r = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((ok) =>
+        setTimeout(() => ok({ done: true, value: undefined }), Math.max(1, deadline - Date.now())),
+      ),
+    ])
     if (r.done) break
     buf += dec.decode(r.value, { stream: true })
     let end
@@ -59,7 +64,8 @@ t.test('standalone, two nodes', async (t) => {
     const r = await callTool(agent, 'post_event', { room_id: 'live', agent_id: 'dev', type: 'message', text })
     return (r.body.event as { id: string }).id
   }
-  const open = (headers: Record<string, string> = {}, query = '') => fetch(`${a.base}/live?id=live${query}`, { headers: { Cookie: b.cookie!, ...headers } })
+  const open = (headers: Record<string, string> = {}, query = '') =>
+    fetch(`${a.base}/live?id=live${query}`, { headers: { Cookie: b.cookie!, ...headers } })
 
   t.test('the room page links the fingerprinted script and says where to follow', async (t) => {
     const page = await b.get('/room?id=live')
@@ -81,12 +87,21 @@ t.test('standalone, two nodes', async (t) => {
     const got = frames(res, (f) => f.some((x) => x.event === 'room-event') && f.some((x) => x.event === 'changed'))
     await new Promise((ok) => setTimeout(ok, 200))
     const id = await post('hello <b>you</b>')
-    await callTool(agent, 'update_task', { room_id: 'live', agent_id: 'dev', task_id: 't1', status: 'in_progress', assignee: 'dev' })
+    await callTool(agent, 'update_task', {
+      room_id: 'live',
+      agent_id: 'dev',
+      task_id: 't1',
+      status: 'in_progress',
+      assignee: 'dev',
+    })
     const f = await got
     const ev = f.find((x) => x.event === 'room-event')
     t.equal(ev?.id, id, 'the event, with its id')
     t.match(JSON.parse(ev!.data!), { text: 'hello <b>you</b>', agent_id: 'dev' })
-    t.ok(f.some((x) => x.event === 'changed'), 'a task change is announced')
+    t.ok(
+      f.some((x) => x.event === 'changed'),
+      'a task change is announced',
+    )
   })
 
   t.test('resuming after a dropped connection: every later event once, none twice', async (t) => {
@@ -94,21 +109,25 @@ t.test('standalone, two nodes', async (t) => {
     const second = await post('two')
     const third = await post('three')
     const res = await open({ 'Last-Event-ID': first })
-    const f = (await frames(res, (x) => x.filter((y) => y.event === 'room-event').length >= 2, 3000)).filter((x) => x.event === 'room-event')
+    const f = (await frames(res, (x) => x.filter((y) => y.event === 'room-event').length >= 2, 3000)).filter(
+      (x) => x.event === 'room-event',
+    )
     t.same(
       f.map((x) => x.id),
       [second, third],
       'exactly the events after the last one seen',
     )
-    const fromQuery = (await frames(await open({}, `&lastEventId=${second}`), (x) => x.some((y) => y.event === 'room-event'), 3000)).filter((x) => x.event === 'room-event')
+    const fromQuery = (
+      await frames(await open({}, `&lastEventId=${second}`), (x) => x.some((y) => y.event === 'room-event'), 3000)
+    ).filter((x) => x.event === 'room-event')
     t.same(
       fromQuery.map((x) => x.id),
       [third],
-      'the first connection resumes from the page\'s last event (?lastEventId)',
+      "the first connection resumes from the page's last event (?lastEventId)",
     )
   })
 
-  t.test('refused: signed out, bad ids, another team\'s room', async (t) => {
+  t.test("refused: signed out, bad ids, another team's room", async (t) => {
     const out = await fetch(`${a.base}/live?id=live`, { redirect: 'manual' })
     t.equal(out.status, 303, 'signed out: no stream')
     t.equal((await open({ 'Last-Event-ID': 'nope' })).status, 400)
@@ -123,7 +142,14 @@ t.test('standalone, two nodes', async (t) => {
     const cookie = b.cookie!
     await b.post('/signout', {})
     const f = await got
-    t.ok(f.some((x) => x.event === 'signed-out'), 'the stream says so and ends')
-    t.equal((await fetch(`${a.base}/live?id=live`, { headers: { Cookie: cookie }, redirect: 'manual' })).status, 303, 'and the cookie opens no new one')
+    t.ok(
+      f.some((x) => x.event === 'signed-out'),
+      'the stream says so and ends',
+    )
+    t.equal(
+      (await fetch(`${a.base}/live?id=live`, { headers: { Cookie: cookie }, redirect: 'manual' })).status,
+      303,
+      'and the cookie opens no new one',
+    )
   })
 })

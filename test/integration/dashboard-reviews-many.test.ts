@@ -18,9 +18,16 @@ t.test('standalone', async (t) => {
   await core.plan.addTask(as('dev'), { title: 'kept' })
   await core.context.write(as('dev'), { type: 'spec', key: 'api', body: 'v1' })
   // Half on t1, half on the context entry (each over 8,000), a few on t2; one decided.
-  const targets = [{ kind: 'task', task_id: 't1' }, { kind: 'context', type: 'spec', key: 'api' }]
+  const targets = [
+    { kind: 'task', task_id: 't1' },
+    { kind: 'context', type: 'spec', key: 'api' },
+  ]
   for (let i = 0; i < MANY; i += 200) {
-    await Promise.all(Array.from({ length: Math.min(200, MANY - i) }, (_, j) => core.reviews.request(as('dev'), { target: targets[(i + j) % 2]! })))
+    await Promise.all(
+      Array.from({ length: Math.min(200, MANY - i) }, (_, j) =>
+        core.reviews.request(as('dev'), { target: targets[(i + j) % 2]! }),
+      ),
+    )
   }
   for (let i = 0; i < 3; i++) await core.reviews.request(as('dev'), { target: { kind: 'task', task_id: 't2' } })
   await core.reviews.approve(as('lead'), { review_id: `r${MANY + 1}` })

@@ -14,14 +14,28 @@ t.test('standalone', async (t) => {
   const as = (agent: string) => ({ room, agent })
   const core = n.node.core
   const TASKS = 2 * ROOM_PAGE_SIZE + 5
-  for (let i = 1; i <= TASKS; i++) await core.plan.addTask(as('dev'), { title: `Task number ${i}`, depends_on: i > 1 ? ['t1'] : [], ...(i === 3 ? { notes: 'Use <b>Postgres</b>\nsecond line' } : {}) })
-  for (let i = 0; i < ROOM_PAGE_SIZE + 3; i++) await core.context.write(as('dev'), { type: i % 2 ? 'spec' : 'brief', key: `k${String(i).padStart(2, '0')}`, body: `body ${i}` })
-  for (let i = 0; i < ROOM_PAGE_SIZE + 2; i++) await core.vars.set(as('dev'), { name: `v${String(i).padStart(2, '0')}`, value: `value ${i}` })
-  for (let i = 0; i < ROOM_PAGE_SIZE + 1; i++) await core.locks.acquire(as('dev'), { name: `lock-${String(i).padStart(2, '0')}`, ttl_s: 600 })
-  for (let i = 1; i <= ROOM_PAGE_SIZE + 4; i++) await core.reviews.request(as('dev'), { target: { kind: 'task', task_id: `t${i}` } })
+  for (let i = 1; i <= TASKS; i++)
+    await core.plan.addTask(as('dev'), {
+      title: `Task number ${i}`,
+      depends_on: i > 1 ? ['t1'] : [],
+      ...(i === 3 ? { notes: 'Use <b>Postgres</b>\nsecond line' } : {}),
+    })
+  for (let i = 0; i < ROOM_PAGE_SIZE + 3; i++)
+    await core.context.write(as('dev'), {
+      type: i % 2 ? 'spec' : 'brief',
+      key: `k${String(i).padStart(2, '0')}`,
+      body: `body ${i}`,
+    })
+  for (let i = 0; i < ROOM_PAGE_SIZE + 2; i++)
+    await core.vars.set(as('dev'), { name: `v${String(i).padStart(2, '0')}`, value: `value ${i}` })
+  for (let i = 0; i < ROOM_PAGE_SIZE + 1; i++)
+    await core.locks.acquire(as('dev'), { name: `lock-${String(i).padStart(2, '0')}`, ttl_s: 600 })
+  for (let i = 1; i <= ROOM_PAGE_SIZE + 4; i++)
+    await core.reviews.request(as('dev'), { target: { kind: 'task', task_id: `t${i}` } })
   await core.reviews.approve(as('lead'), { review_id: 'r24' })
   const posted: string[] = []
-  for (let i = 0; i < 55; i++) posted.push((await core.events.post(as('dev'), { type: 'message', text: `event ${i}` })).event.id)
+  for (let i = 0; i < 55; i++)
+    posted.push((await core.events.post(as('dev'), { type: 'message', text: `event ${i}` })).event.id)
 
   t.test('each column shows a page of cards, with the exact count and a link to the next', async (t) => {
     const page = (await b.get('/room?id=big')).body
@@ -29,7 +43,10 @@ t.test('standalone', async (t) => {
     const todo = page.slice(page.indexOf('id="col-todo"'), page.indexOf('id="col-in_progress"'))
     t.equal(todo.match(/<article class="card"/g)?.length, ROOM_PAGE_SIZE, 'one page of cards')
     t.match(todo, `1–${ROOM_PAGE_SIZE} of ${TASKS}`)
-    t.match(todo, `<a href="/room?id=big&amp;todo_from=${ROOM_PAGE_SIZE}#col-todo" aria-label="Next ${ROOM_PAGE_SIZE} in To do">Next ${ROOM_PAGE_SIZE}</a>`)
+    t.match(
+      todo,
+      `<a href="/room?id=big&amp;todo_from=${ROOM_PAGE_SIZE}#col-todo" aria-label="Next ${ROOM_PAGE_SIZE} in To do">Next ${ROOM_PAGE_SIZE}</a>`,
+    )
     t.match(todo, 'blocks t2, t3, t4', 't1 lists what it blocks')
     t.match(todo, `and ${TASKS - 1 - 10} more`, 'up to ten of them, and how many more')
     const last = (await b.get(`/room?id=big&todo_from=${2 * ROOM_PAGE_SIZE}`)).body
@@ -48,7 +65,10 @@ t.test('standalone', async (t) => {
     const page = (await b.get('/room?id=big')).body
     t.match(page, `Context <span class="muted">(${ROOM_PAGE_SIZE + 3} entries)</span>`)
     t.match(page, `1–${ROOM_PAGE_SIZE} of ${ROOM_PAGE_SIZE + 3}`)
-    t.ok(page.indexOf('brief/k00') < page.indexOf('brief/k02') && page.indexOf('brief/k22') < page.indexOf('spec/k01'), 'entries by type, then key')
+    t.ok(
+      page.indexOf('brief/k00') < page.indexOf('brief/k02') && page.indexOf('brief/k22') < page.indexOf('spec/k01'),
+      'entries by type, then key',
+    )
     const ctx2 = (await b.get(`/room?id=big&context_from=${ROOM_PAGE_SIZE}`)).body
     t.match(ctx2, 'spec/k21')
     t.notMatch(ctx2, '>brief/k00<')
@@ -82,7 +102,11 @@ t.test('standalone', async (t) => {
   t.test('a task opens with its notes and every field, and its notes can be edited', async (t) => {
     const page = (await b.get('/room?id=big&task=t3')).body
     t.match(page, /<section class="panel" id="open-task"/)
-    t.match(page, '<pre class="body" tabindex="0" aria-label="Notes of t3">Use &lt;b>Postgres&lt;/b>\nsecond line</pre>', 'the notes, as text')
+    t.match(
+      page,
+      '<pre class="body" tabindex="0" aria-label="Notes of t3">Use &lt;b>Postgres&lt;/b>\nsecond line</pre>',
+      'the notes, as text',
+    )
     t.match(page, '<dt>Depends on</dt><dd>t1</dd>')
     t.match(page, '<dt>Blocked by</dt><dd>t1</dd>')
     const edited = await b.post('/room/tasks', { room: 'big', task_id: 't3', notes: 'Postgres 16' })

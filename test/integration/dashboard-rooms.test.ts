@@ -14,7 +14,12 @@ import { rawClient } from '../helpers/shared.js'
 /** The text of the textarea labelled `label` on a page, unescaped. */
 function textareaAfter(body: string, id: string): string | undefined {
   const m = new RegExp(`<textarea id="${id}"[^>]*>([\\s\\S]*?)</textarea>`).exec(body)
-  return m?.[1]?.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&')
+  return m?.[1]
+    ?.replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&amp;', '&')
 }
 
 t.test('standalone', async (t) => {
@@ -51,8 +56,13 @@ t.test('standalone', async (t) => {
   })
 
   let roomId = ''
-  t.test('create a room with invite keys: each agent gets the CLI\'s snippets and a key that works', async (t) => {
-    const made = await b.post('/rooms', { name: 'Shop <launch>', agents: 'planner, backend', template: 'web-app', invite: '1' })
+  t.test("create a room with invite keys: each agent gets the CLI's snippets and a key that works", async (t) => {
+    const made = await b.post('/rooms', {
+      name: 'Shop <launch>',
+      agents: 'planner, backend',
+      template: 'web-app',
+      invite: '1',
+    })
     t.equal(made.status, 201)
     roomId = /Room <code>([^<]+)<\/code> was created/.exec(made.body)![1]!
     t.equal(roomId, 'shop-launch', 'the room id is made from the name')
@@ -72,7 +82,13 @@ t.test('standalone', async (t) => {
     t.not(planner, key, 'every agent has its own key')
 
     const client = await legacyClient(t, n, key!)
-    const claimed = await callTool(client, 'update_task', { room_id: roomId, agent_id: 'backend', task_id: 't1', status: 'in_progress', assignee: 'backend' })
+    const claimed = await callTool(client, 'update_task', {
+      room_id: roomId,
+      agent_id: 'backend',
+      task_id: 't1',
+      status: 'in_progress',
+      assignee: 'backend',
+    })
     t.notOk(claimed.isError, 'the agent works in the room with that key')
     t.notOk((await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'backend' })).isError, 'and is present')
     const audit = await (await n.call('/admin/audit', { key: teamKey })).json()
@@ -107,12 +123,19 @@ t.test('standalone', async (t) => {
     t.match(more.body, '<h1>Agents for room Shop &lt;launch></h1>')
     const key = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(textareaAfter(more.body, 'claude_code-0')!)?.[1]
     const client = await legacyClient(t, n, key!)
-    t.notOk((await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'tester' })).isError, 'the new agent works in the room')
+    t.notOk(
+      (await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'tester' })).isError,
+      'the new agent works in the room',
+    )
     const bad = await b.post('/room/agents', { room: roomId, agents: 'a, a', invite: '1' })
     t.equal(bad.status, 400)
     t.match(bad.body, 'is listed twice')
     t.match(bad.body, '<h1>Shop &lt;launch></h1>', 'on the room page')
-    t.equal((await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status, 404, 'a room the team does not have')
+    t.equal(
+      (await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status,
+      404,
+      'a room the team does not have',
+    )
   })
 
   t.test('invite keys are minted all or none: a refusal leaves no key the person never saw', async (t) => {
@@ -120,7 +143,10 @@ t.test('standalone', async (t) => {
     // Fill the room's invites up to five short of the limit.
     while ((await live()) < INVITES_PER_ROOM - 5) await n.node.teams.mintInvite(teamId, roomId, {})
     const before = await live()
-    const audited = async () => ((await (await n.call('/admin/audit', { key: teamKey })).json()).entries as { action: string }[]).filter((e) => e.action === 'minted room invite').length
+    const audited = async () =>
+      ((await (await n.call('/admin/audit', { key: teamKey })).json()).entries as { action: string }[]).filter(
+        (e) => e.action === 'minted room invite',
+      ).length
     const auditedBefore = await audited()
     const more = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5, a6, a7', invite: '1' })
     t.equal(more.status, 409, 'seven keys where five fit: refused')
@@ -134,7 +160,8 @@ t.test('standalone', async (t) => {
   })
 
   t.test('the rooms page pages past its first rooms', async (t) => {
-    for (let i = 0; i < ROOMS_SHOWN; i++) await n.node.core.rooms.create(teamId, { room_id: `bulk-${String(i).padStart(3, '0')}` }, 'test')
+    for (let i = 0; i < ROOMS_SHOWN; i++)
+      await n.node.core.rooms.create(teamId, { room_id: `bulk-${String(i).padStart(3, '0')}` }, 'test')
     const first = await b.get('/')
     t.equal(first.body.match(/<tr><td data-label="Room">/g)?.length, ROOMS_SHOWN, 'one page of rooms')
     const next = /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(first.body)?.[1]
@@ -154,8 +181,10 @@ t.test('standalone', async (t) => {
     const at = Number(await raw.zscore(index, bulk[0]!))
     await raw.zadd(index, 'XX', ...bulk.flatMap((id) => [at, id]))
     const all = await raw.zrange(index, 0, -1)
-    const ids = (body: string) => [...body.matchAll(/<tr><td data-label="Room"><a href="\/room\?id=([^"]+)">/g)].map((m) => m[1]!)
-    const nextOf = (body: string) => /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(body)?.[1]?.replaceAll('&amp;', '&')
+    const ids = (body: string) =>
+      [...body.matchAll(/<tr><td data-label="Room"><a href="\/room\?id=([^"]+)">/g)].map((m) => m[1]!)
+    const nextOf = (body: string) =>
+      /<a href="(\/\?after=[^"]+)">Next rooms<\/a>/.exec(body)?.[1]?.replaceAll('&amp;', '&')
 
     const first = (await b.get('/')).body
     const page1 = ids(first)
@@ -166,7 +195,11 @@ t.test('standalone', async (t) => {
     const second = await b.get(nextOf(first)!)
     t.equal(second.status, 200)
     const page2 = ids(second.body)
-    t.same(page1.filter((id) => page2.includes(id)), [], 'no room on both pages')
+    t.same(
+      page1.filter((id) => page2.includes(id)),
+      [],
+      'no room on both pages',
+    )
     t.same([...page1, ...page2].sort(), [...all].sort(), 'and every room on one of them')
     t.equal(page1.length, ROOMS_SHOWN)
 
@@ -179,15 +212,26 @@ t.test('standalone', async (t) => {
     const again = await b.get(nextOf(first)!)
     t.equal(again.status, 200)
     t.same(ids(again.body).sort(), page2.sort(), 'the same second page')
-    await t.rejects(n.node.core.rooms.list(teamId, { after: cursor }), { code: 'invalid_request', details: { field: 'after' } }, 'the API, which has only the room id, says so instead of starting over')
+    await t.rejects(
+      n.node.core.rooms.list(teamId, { after: cursor }),
+      { code: 'invalid_request', details: { field: 'after' } },
+      'the API, which has only the room id, says so instead of starting over',
+    )
   })
 
   t.test('signed out: no rooms page, and no creation', async (t) => {
     const stranger = new Browser(n.base)
     t.equal((await stranger.get('/')).location, '/signin')
     t.equal((await stranger.post('/rooms', { name: 'evil', agents: 'a' })).status, 401)
-    const cross = await b.post('/rooms', { name: 'evil', agents: 'a' }, { site: 'cross-site', origin: 'https://evil.example' })
+    const cross = await b.post(
+      '/rooms',
+      { name: 'evil', agents: 'a' },
+      { site: 'cross-site', origin: 'https://evil.example' },
+    )
     t.equal(cross.status, 403, 'a cross-site form post is refused')
-    t.notOk((await n.node.core.rooms.list(teamId)).rooms.some((r) => r.room_id === 'evil'), 'nothing created')
+    t.notOk(
+      (await n.node.core.rooms.list(teamId)).rooms.some((r) => r.room_id === 'evil'),
+      'nothing created',
+    )
   })
 })

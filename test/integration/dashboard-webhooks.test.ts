@@ -27,7 +27,11 @@ t.test('standalone', async (t) => {
   t.match(bad.body, 'url: must be an https:// URL')
   t.match(bad.body, 'No webhooks', 'nothing registered')
 
-  const made = await b.post('/team/webhooks', { url: `https://localhost:${receiver.port}/hook`, description: 'CI <bot>', events: '' })
+  const made = await b.post('/team/webhooks', {
+    url: `https://localhost:${receiver.port}/hook`,
+    description: 'CI <bot>',
+    events: '',
+  })
   t.equal(made.status, 201)
   const secret = secretIn(made.body)!
   t.match(secret, /^whsec_/, 'the secret, once')
@@ -51,5 +55,6 @@ t.test('standalone', async (t) => {
   t.equal((await b.post('/team/webhooks/test', { webhook: webhookId! })).status, 404, 'a deleted webhook: not found')
   const audit = (await (await n.call('/admin/audit', { key: teamKey })).json()) as { entries: { action: string }[] }
   const actions = audit.entries.map((e) => e.action)
-  for (const a of ['registered webhook', 'rotated webhook secret', 'deleted webhook']) t.ok(actions.includes(a), `audited: ${a}`)
+  for (const a of ['registered webhook', 'rotated webhook secret', 'deleted webhook'])
+    t.ok(actions.includes(a), `audited: ${a}`)
 })

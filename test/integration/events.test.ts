@@ -11,18 +11,21 @@ const msOf = (id: string) => Number(id.split('-')[0])
 /** Posts `n` message events "<prefix>0" .. by `agent`, one after the other; returns their ids. */
 async function postMany(room: TestRoom, agent: string, n: number, prefix = 'm'): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < n; i++) ids.push((await room.core.events.post(room.as(agent), { type: 'message', text: `${prefix}${i}` })).event.id)
+  for (let i = 0; i < n; i++)
+    ids.push((await room.core.events.post(room.as(agent), { type: 'message', text: `${prefix}${i}` })).event.id)
   return ids
 }
-
-
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     t.test('post: id format, monotonic ids, the stored event', async (t) => {
       const room = await newRoom(t, backend)
       const { events } = room.core
-      const first = await events.post(room.as('alice'), { type: 'status', text: 'started t1', data: { task: 't1', pct: [1, 2] } })
+      const first = await events.post(room.as('alice'), {
+        type: 'status',
+        text: 'started t1',
+        data: { task: 't1', pct: [1, 2] },
+      })
       t.match(first.event, { type: 'status', agent_id: 'alice', text: 'started t1', data: { task: 't1', pct: [1, 2] } })
       t.match(first.event.id, /^\d{13}-1$/)
       t.match(first.event.created_at, /^\d{4}-\d\d-\d\dT/)
@@ -38,7 +41,10 @@ for (const backend of BACKENDS) {
         ids,
       )
       t.same(page.events[0], first.event, 'read returns the event as post did')
-      await t.rejects(events.post(room.as(), { type: 'message', text: 'x' }), { code: 'invalid_request', details: { field: 'agent_id' } })
+      await t.rejects(events.post(room.as(), { type: 'message', text: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
     })
 
     t.test('reply_to and reply', async (t) => {
@@ -47,12 +53,23 @@ for (const backend of BACKENDS) {
       const q = await events.post(room.as('alice'), { type: 'question', text: 'which port?' })
       const a = await events.reply(room.as('bob'), { event_id: q.event.id, text: '8080' })
       t.match(a.event, { type: 'message', reply_to: q.event.id, agent_id: 'bob', text: '8080' })
-      const a2 = await events.reply(room.as('bob'), { event_id: q.event.id, text: 'or 8081', type: 'answer', data: 8081 })
+      const a2 = await events.reply(room.as('bob'), {
+        event_id: q.event.id,
+        text: 'or 8081',
+        type: 'answer',
+        data: 8081,
+      })
       t.match(a2.event, { type: 'answer', data: 8081 })
       const p = await events.post(room.as('carol'), { type: 'message', text: 'me too', reply_to: q.event.id })
       t.equal(p.event.reply_to, q.event.id)
-      await t.rejects(events.reply(room.as('bob'), { event_id: '1-99', text: 'x' }), { code: 'not_found', details: { field: 'event_id' }, message: /^event_id:/ })
-      await t.rejects(events.post(room.as('bob'), { type: 'message', text: 'x', reply_to: `${msOf(q.event.id)}-9` }), { code: 'not_found' })
+      await t.rejects(events.reply(room.as('bob'), { event_id: '1-99', text: 'x' }), {
+        code: 'not_found',
+        details: { field: 'event_id' },
+        message: /^event_id:/,
+      })
+      await t.rejects(events.post(room.as('bob'), { type: 'message', text: 'x', reply_to: `${msOf(q.event.id)}-9` }), {
+        code: 'not_found',
+      })
       t.equal((await events.read(room.as('bob'))).events.length, 4, 'the refused replies posted nothing')
     })
 
@@ -60,19 +77,43 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend, { settings: { eventTextBytes: 10, eventDataBytes: 12 } })
       const { events } = room.core
       const as = room.as('alice')
-      await t.rejects(events.post(as, { type: 'message', text: 'é'.repeat(6) }), { code: 'too_large', details: { field: 'text', limit: 10, size: 12 } })
+      await t.rejects(events.post(as, { type: 'message', text: 'é'.repeat(6) }), {
+        code: 'too_large',
+        details: { field: 'text', limit: 10, size: 12 },
+      })
       await t.rejects(events.post(as, { type: 'message', text: 'ok', data: { k: 'abcdefgh' } }), {
         code: 'too_large',
         details: { field: 'data', limit: 12, size: 16 },
         message: /^data is 16 bytes; the limit is 12 bytes/,
       })
-      await t.rejects(events.post(as, { type: 'message', text: '' }), { code: 'invalid_request', details: { field: 'text' } })
-      await t.rejects(events.post(as, { type: 'Message', text: 'x' }), { code: 'invalid_request', details: { field: 'type' } })
-      await t.rejects(events.post(as, { type: 'a'.repeat(33), text: 'x' }), { code: 'invalid_request', details: { field: 'type' } })
-      await t.rejects(events.post(as, { type: 'agent_left', text: 'x' }), { code: 'invalid_request', message: /^type: is reserved/ })
-      await t.rejects(events.reply(as, { event_id: '1-1', text: 'x', type: 'agent_left' }), { code: 'invalid_request', details: { field: 'type' } })
-      await t.rejects(events.post(as, { type: 'message', text: 'x', reply_to: 'e1' }), { code: 'invalid_request', details: { field: 'reply_to' } })
-      await t.rejects(events.read(as, { before: '1-1', after: '1-1' }), { code: 'invalid_request', details: { field: 'before' } })
+      await t.rejects(events.post(as, { type: 'message', text: '' }), {
+        code: 'invalid_request',
+        details: { field: 'text' },
+      })
+      await t.rejects(events.post(as, { type: 'Message', text: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'type' },
+      })
+      await t.rejects(events.post(as, { type: 'a'.repeat(33), text: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'type' },
+      })
+      await t.rejects(events.post(as, { type: 'agent_left', text: 'x' }), {
+        code: 'invalid_request',
+        message: /^type: is reserved/,
+      })
+      await t.rejects(events.reply(as, { event_id: '1-1', text: 'x', type: 'agent_left' }), {
+        code: 'invalid_request',
+        details: { field: 'type' },
+      })
+      await t.rejects(events.post(as, { type: 'message', text: 'x', reply_to: 'e1' }), {
+        code: 'invalid_request',
+        details: { field: 'reply_to' },
+      })
+      await t.rejects(events.read(as, { before: '1-1', after: '1-1' }), {
+        code: 'invalid_request',
+        details: { field: 'before' },
+      })
       await t.rejects(events.read(as, { limit: 101 }), { code: 'invalid_request', details: { field: 'limit' } })
       await t.rejects(events.unread(as, { limit: 0 }), { code: 'invalid_request', details: { field: 'limit' } })
       const ok = await events.post(as, { type: 'deploy.done', text: '0123456789', data: { k: 'abcd' } })
@@ -156,10 +197,17 @@ for (const backend of BACKENDS) {
       await events.post(bob, { type: 'message', text: 'mine again' })
       t.equal(await events.peekUnread(bob), 3, "alice's three, none of bob's")
       const r1 = await events.unread(bob, { limit: 2 })
-      t.same(r1.events.map((e) => e.id), [a1, a2], 'get_unread_events skips its own events')
+      t.same(
+        r1.events.map((e) => e.id),
+        [a1, a2],
+        'get_unread_events skips its own events',
+      )
       t.equal(r1.remaining, 1)
       const r2 = await events.unread(bob)
-      t.same(r2.events.map((e) => e.id), [a3])
+      t.same(
+        r2.events.map((e) => e.id),
+        [a3],
+      )
       t.equal(r2.remaining, 0)
       t.equal(await events.peekUnread(bob), 0)
       const after = await events.post(bob, { type: 'message', text: 'caught up again' })
@@ -169,14 +217,21 @@ for (const backend of BACKENDS) {
       const [a4] = await postMany(room, 'alice', 1, 'c')
       const gone = await events.post(bob, { type: 'message', text: 'to delete' })
       await events.delete(bob, { event_id: gone.event.id })
-      t.equal(await events.peekUnread(bob), 1, 'only alice\'s')
+      t.equal(await events.peekUnread(bob), 1, "only alice's")
       t.equal(await events.peekUnread(room.as('carol')), 8, 'carol: 9 posted, 1 deleted')
       const m = await events.markRead(bob, { event_id: a4 })
-      t.equal(m.unread, 0, 'marked read up to alice\'s last: nothing left')
+      t.equal(m.unread, 0, "marked read up to alice's last: nothing left")
       const carol = await events.unread(room.as('carol'), { limit: 100 })
-      t.equal(carol.events.filter((e) => e.agent_id === 'bob').length, 4, 'others still get bob\'s events (four kept, one deleted)')
+      t.equal(
+        carol.events.filter((e) => e.agent_id === 'bob').length,
+        4,
+        "others still get bob's events (four kept, one deleted)",
+      )
       const info = await room.core.rooms.info(bob)
-      t.notOk(Object.keys(info.room).some((k) => k.startsWith('o:')), 'the own-event lists stay out of the room record')
+      t.notOk(
+        Object.keys(info.room).some((k) => k.startsWith('o:')),
+        'the own-event lists stay out of the room record',
+      )
     })
 
     t.test('a backlog drains over several consuming calls', async (t) => {
@@ -216,7 +271,11 @@ for (const backend of BACKENDS) {
     t.test('concurrent consuming calls of one agent never return the same event', async (t) => {
       const room = await newRoom(t, backend)
       const { events } = room.core
-      const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => events.post(room.as('alice'), { type: 'message', text: `c${i}` }).then((r) => r.event.id)))
+      const ids = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          events.post(room.as('alice'), { type: 'message', text: `c${i}` }).then((r) => r.event.id),
+        ),
+      )
       const as = room.as('bob')
       const results = await Promise.all(Array.from({ length: 10 }, () => events.unread(as, { limit: 30 })))
       const seen = results.flatMap((r) => r.events.map((e) => e.id))
@@ -334,11 +393,24 @@ for (const backend of BACKENDS) {
         (await events.unread(bob)).events.map((e) => e.id),
         ids.slice(4),
       )
-      await t.rejects(events.markRead(bob, { event_id: `${msOf(ids[5]!)}-7` }), { code: 'invalid_request', details: { field: 'event_id', newest: ids[5] } })
-      await t.rejects(events.markRead(room.as('carol'), { event_id: `1-3` }), { code: 'not_found', details: { field: 'event_id' } }, 'an id whose ms disagrees with the feed')
+      await t.rejects(events.markRead(bob, { event_id: `${msOf(ids[5]!)}-7` }), {
+        code: 'invalid_request',
+        details: { field: 'event_id', newest: ids[5] },
+      })
+      await t.rejects(
+        events.markRead(room.as('carol'), { event_id: `1-3` }),
+        { code: 'not_found', details: { field: 'event_id' } },
+        'an id whose ms disagrees with the feed',
+      )
       t.equal(await events.peekUnread(room.as('carol')), 6, 'the refused marks changed nothing')
-      await t.rejects(events.markRead(room.as(), { event_id: ids[0] }), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(events.markRead(bob, { event_id: 'latest' }), { code: 'invalid_request', details: { field: 'event_id' } })
+      await t.rejects(events.markRead(room.as(), { event_id: ids[0] }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
+      await t.rejects(events.markRead(bob, { event_id: 'latest' }), {
+        code: 'invalid_request',
+        details: { field: 'event_id' },
+      })
     })
 
     t.test('get_event_reads lists agents whose cursor is at or past the event, and the author', async (t) => {
@@ -348,10 +420,22 @@ for (const backend of BACKENDS) {
       await events.markRead(room.as('bob'), { event_id: ids[2] })
       await events.unread(room.as('carol'), { limit: 1 })
       await events.unread(room.as('dave'))
-      t.same(await events.reads(room.as('x'), { event_id: ids[0] }), { event_id: ids[0], author: 'alice', read_by: ['alice', 'bob', 'carol', 'dave'], unread: 4 })
-      t.same((await events.reads(room.as('x'), { event_id: ids[2] })).read_by, ['alice', 'bob', 'dave'], 'the poster read its own events')
+      t.same(await events.reads(room.as('x'), { event_id: ids[0] }), {
+        event_id: ids[0],
+        author: 'alice',
+        read_by: ['alice', 'bob', 'carol', 'dave'],
+        unread: 4,
+      })
+      t.same(
+        (await events.reads(room.as('x'), { event_id: ids[2] })).read_by,
+        ['alice', 'bob', 'dave'],
+        'the poster read its own events',
+      )
       t.same((await events.reads(room.as('x'), { event_id: ids[3] })).read_by, ['alice', 'dave'])
-      await t.rejects(events.reads(room.as('x'), { event_id: `${msOf(ids[3]!)}-99` }), { code: 'not_found', details: { field: 'event_id' } })
+      await t.rejects(events.reads(room.as('x'), { event_id: `${msOf(ids[3]!)}-99` }), {
+        code: 'not_found',
+        details: { field: 'event_id' },
+      })
     })
 
     t.test('delete: only by the author; deleted events are neither unread nor returned', async (t) => {
@@ -360,7 +444,11 @@ for (const backend of BACKENDS) {
       const ids = await postMany(room, 'alice', 3)
       const bob = room.as('bob')
       t.equal(await events.peekUnread(bob), 3)
-      await t.rejects(events.delete(bob, { event_id: ids[1] }), { code: 'forbidden', details: { author: 'alice' }, message: /posted by alice/ })
+      await t.rejects(events.delete(bob, { event_id: ids[1] }), {
+        code: 'forbidden',
+        details: { author: 'alice' },
+        message: /posted by alice/,
+      })
       t.equal(await events.peekUnread(bob), 3, 'the refused delete changed nothing')
       const d = await events.delete(room.as('alice'), { event_id: ids[1] })
       t.equal(d.deleted, ids[1])
@@ -393,7 +481,7 @@ for (const backend of BACKENDS) {
         r.events.map((e) => e.text),
         ['hi'],
       )
-      t.equal(await events.peekUnread(room.as('bob')), 2, 'bob was behind when he posted: alice\'s two, not his own')
+      t.equal(await events.peekUnread(room.as('bob')), 2, "bob was behind when he posted: alice's two, not his own")
     })
 
     t.test('idempotent post', async (t) => {

@@ -25,7 +25,13 @@ const ACCEPT = { Accept: 'application/json, text/event-stream' }
 
 async function tool(n: TestNode, key: string, name: string, args: Record<string, unknown>) {
   const r = await post(n, legacyCall(name, args), ACCEPT, { key })
-  return { status: r.status, headers: r.headers, ...(r.status === 200 ? toolReplyOf(r.json) : { isError: true, body: JSON.parse(r.text) as { error?: { code: string } } }) }
+  return {
+    status: r.status,
+    headers: r.headers,
+    ...(r.status === 200
+      ? toolReplyOf(r.json)
+      : { isError: true, body: JSON.parse(r.text) as { error?: { code: string } } }),
+  }
 }
 
 interface Readiness {
@@ -44,7 +50,12 @@ t.test('Redis killed and started again', async (t) => {
   const redis = await killableRedis()
   t.teardown(() => redis.remove())
   const { log, lines } = recordingLogger()
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }, { log })
+  const n = await startNode(
+    t,
+    'standalone',
+    { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined },
+    { log },
+  )
   const team = await newTeam(n)
   const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
   t.equal((await ready(n)).status, 200, '/ready is 200 while Redis runs')
@@ -92,7 +103,11 @@ t.test('Redis killed and started again', async (t) => {
   await eventually(() => samples.length >= recovered + 3, 5000)
   sampling = false
   await sampler
-  t.match(samples.join(' '), /^(200 )*(503 )+200( 200)*$/, `/ready went 503 once and back to 200, no flapping (${samples.length} samples)`)
+  t.match(
+    samples.join(' '),
+    /^(200 )*(503 )+200( 200)*$/,
+    `/ready went 503 once and back to 200, no flapping (${samples.length} samples)`,
+  )
 })
 
 t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
@@ -102,7 +117,12 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
     await redis.remove()
   })
   const { log, lines } = recordingLogger()
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }, { log })
+  const n = await startNode(
+    t,
+    'standalone',
+    { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined },
+    { log },
+  )
   const team = await newTeam(n)
   t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'a call works before')
   redis.signal('SIGSTOP')
@@ -111,17 +131,29 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
   const answered = await Promise.race([n.call('/admin/me', { key: team.key }), sleep(15_000).then(() => undefined)])
   t.ok(answered, 'a call made as Redis stalls is answered, not held')
   t.equal(answered?.status, 503, 'with 503')
-  t.match(await answered?.json(), { error: { code: 'unavailable', details: { retry_after_s: 1 } } }, 'unavailable, retry after 1 s')
+  t.match(
+    await answered?.json(),
+    { error: { code: 'unavailable', details: { retry_after_s: 1 } } },
+    'unavailable, retry after 1 s',
+  )
   t.ok(await eventually(async () => (await ready(n)).status === 503, 5000), '/ready turns 503')
   t.ok(await eventually(() => countLines(lines, 'redis unreachable') === 1, 5000), 'one log line for the stall')
   const room = await tool(n, team.key, 'read_plan', { room_id: 'any', agent_id: 'a' })
   t.equal(room.body.error?.code, 'unavailable', 'an MCP call too')
   // A plain read in one MULTI (what a stream reads its pages with) is refused too, as a rejection
   // of the read, not a stray promise that would end the process.
-  await t.rejects(n.node.store.rooms.eventsAfter({ teamId: team.teamId, roomId: 'any' }, '0-0', 10), { code: 'unavailable' }, 'a MULTI read is refused as unavailable')
+  await t.rejects(
+    n.node.store.rooms.eventsAfter({ teamId: team.teamId, roomId: 'any' }, '0-0', 10),
+    { code: 'unavailable' },
+    'a MULTI read is refused as unavailable',
+  )
   redis.signal('SIGCONT')
   t.ok(await eventually(async () => (await ready(n)).status === 200, 10_000), '/ready is 200 again after SIGCONT')
-  t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'and calls go through, without restarting the node')
+  t.equal(
+    (await n.call('/admin/me', { key: team.key })).status,
+    200,
+    'and calls go through, without restarting the node',
+  )
   t.equal(countLines(lines, 'request failed'), 0, 'no request logged as an internal failure')
 })
 
@@ -131,7 +163,10 @@ t.test('the dashboard while Redis stalls: 503 with Retry-After, then the page ag
     redis.signal('SIGCONT')
     await redis.remove()
   })
-  const { n, b } = await signedInOperator(t, { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  const { n, b } = await signedInOperator(t, {
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    redisClusterNodes: undefined,
+  })
   t.equal((await b.get('/')).status, 200, 'the rooms page before')
   redis.signal('SIGSTOP')
   t.ok(await eventually(async () => (await ready(n)).status === 503, 5000), 'the node knows')
@@ -150,11 +185,18 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   t.teardown(() => raw.quit())
   // A short room TTL makes the reads below due to refresh it (every tenth of the TTL: 2 s), a
   // write of its own that a full Redis refuses.
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, roomTtlMs: 20_000 })
+  const n = await startNode(t, 'standalone', {
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    redisClusterNodes: undefined,
+    roomTtlMs: 20_000,
+  })
   const team = await newTeam(n)
   const { room } = await n.node.core.rooms.create(team.teamId, { template: 'web-app' }, 'test')
   const args = { room_id: room.room_id, agent_id: 'a' }
-  t.notOk((await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'before' })).isError, 'a write works before')
+  t.notOk(
+    (await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'before' })).isError,
+    'a write works before',
+  )
 
   const used = Number(/used_memory:(\d+)/.exec(await raw.info('memory'))![1])
   await raw.config('SET', 'maxmemory', String(used - 1024))
@@ -176,7 +218,10 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   t.match(await ready(n), { status: 200, body: { redis: true, writable: false } }, 'still 200: reads are served')
 
   await raw.config('SET', 'maxmemory', '0')
-  t.notOk((await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'after' })).isError, 'writes work again once there is room')
+  t.notOk(
+    (await tool(n, team.key, 'post_event', { ...args, type: 'status', text: 'after' })).isError,
+    'writes work again once there is room',
+  )
   t.ok(await eventually(async () => (await ready(n)).body.status === 'ready', 10_000), '/ready is ready again')
 })
 
@@ -184,7 +229,7 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
 // used to drop every cached key: with the team's shard down no key could be verified again, and
 // every call failed as unavailable (2 of 3 runs alone). Keys now outlive a rebuild
 // (keyring.test.ts), so this case holds on every run.
-t.test('cluster: the team\'s rate-limit shard down, a room on another shard keeps working', async (t) => {
+t.test("cluster: the team's rate-limit shard down, a room on another shard keeps working", async (t) => {
   const cluster = await startCluster(3, 0)
   t.teardown(() => cluster.stop())
   const admins = cluster.nodes.map((p) => new Redis(p.port, '127.0.0.1').on('error', () => undefined))
@@ -222,10 +267,17 @@ t.test('cluster: the team\'s rate-limit shard down, a room on another shard keep
     } else streak++
   }
   t.comment(`${failed} call(s) failed while the cluster client learnt of the lost node`)
-  t.equal(streak, 10, 'then calls to the room on a healthy shard go through while the team\'s shard stays down')
+  t.equal(streak, 10, "then calls to the room on a healthy shard go through while the team's shard stays down")
   t.equal(countLines(lines, 'rate limit store failed'), 1, 'the limit turning off is logged once')
   // /ready tells the truth: the node serves (200), degraded, naming the master that is gone.
   t.ok(await eventually(async () => (await ready(n)).body.status === 'degraded', 5000), '/ready says degraded')
-  t.match(await ready(n), { status: 200, body: { status: 'degraded', redis: true, writable: true, unreachable_shards: [`127.0.0.1:${teamPort}`] } }, 'with the unreachable master, still 200')
+  t.match(
+    await ready(n),
+    {
+      status: 200,
+      body: { status: 'degraded', redis: true, writable: true, unreachable_shards: [`127.0.0.1:${teamPort}`] },
+    },
+    'with the unreachable master, still 200',
+  )
   t.equal(countLines(lines, 'a master does not answer'), 1, 'logged once')
 })

@@ -14,7 +14,12 @@ const ACCEPT = { Accept: 'application/json, text/event-stream' }
 const DEADLINE_MS = 5000
 
 async function postEvent(n: TestNode, key: string, roomId: string, text: string): Promise<void> {
-  const r = await post(n, legacyCall('post_event', { room_id: roomId, agent_id: 'poster', type: 'status', text }), ACCEPT, { key })
+  const r = await post(
+    n,
+    legacyCall('post_event', { room_id: roomId, agent_id: 'poster', type: 'status', text }),
+    ACCEPT,
+    { key },
+  )
   if (toolReplyOf(r.json).isError) throw new Error(`post_event failed: ${r.text}`)
 }
 
@@ -27,12 +32,17 @@ for (const backend of BACKENDS) {
     const roomId = room.room_id as string
 
     t.test('a team key revoked on A ends its open stream on B', async (t) => {
-      const minted = (await (await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'streamer' } })).json()) as { key: string; keyId: string }
+      const minted = (await (
+        await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'streamer' } })
+      ).json()) as { key: string; keyId: string }
       const doomed = await openStream(b.base, roomId, { key: minted.key })
       const kept = await openStream(b.base, roomId, { key: team.key })
       t.equal(doomed.status, 200, 'the stream opens on B')
       t.ok(await doomed.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))), 'and is live')
-      t.ok(await kept.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))), 'a stream of another key is live too')
+      t.ok(
+        await kept.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))),
+        'a stream of another key is live too',
+      )
       const del = await a.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: team.key })
       const since = Date.now()
       t.equal(del.status, 200, 'A revokes the key')
@@ -43,26 +53,46 @@ for (const backend of BACKENDS) {
       t.equal(await doomed.done, 'end', 'and the server ends it')
       t.comment(`${ms} ms after the revocation (bench/faults.ts measures it)`)
       await postEvent(a, team.key, roomId, 'after revocation')
-      t.ok(await kept.waitFor((f) => f.event === 'status'), 'the other key\'s stream gets the next event')
+      t.ok(await kept.waitFor((f) => f.event === 'status'), "the other key's stream gets the next event")
       t.equal(doomed.events().length, 0, 'the revoked stream got no event')
       kept.close()
     })
 
     t.test('an invite revoked on A ends its open stream and its parked wait on B', async (t) => {
-      const res = await a.call(`/admin/rooms/${roomId}/invite`, { method: 'POST', key: team.key, json: { label: 'guest' } })
+      const res = await a.call(`/admin/rooms/${roomId}/invite`, {
+        method: 'POST',
+        key: team.key,
+        json: { label: 'guest' },
+      })
       const invite = (await res.json()) as { key: string; tokenId: string }
       const stream = await openStream(b.base, roomId, { key: invite.key })
-      t.ok(await stream.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))), 'the invite\'s stream is live on B')
-      const drained = await post(b, legacyCall('get_unread_events', { room_id: roomId, agent_id: 'guest', limit: 100 }), ACCEPT, { key: invite.key })
+      t.ok(
+        await stream.waitFor((f) => f.comments.some((c) => c.startsWith('connected'))),
+        "the invite's stream is live on B",
+      )
+      const drained = await post(
+        b,
+        legacyCall('get_unread_events', { room_id: roomId, agent_id: 'guest', limit: 100 }),
+        ACCEPT,
+        { key: invite.key },
+      )
       t.notOk(toolReplyOf(drained.json).isError, 'the guest reads what is there, so its wait parks')
-      const wait = streamedPost(b, legacyCall('wait_for_events', { room_id: roomId, agent_id: 'guest', timeout_s: 20 }), { Authorization: `Bearer ${invite.key}`, ...ACCEPT })
+      const wait = streamedPost(
+        b,
+        legacyCall('wait_for_events', { room_id: roomId, agent_id: 'guest', timeout_s: 20 }),
+        { Authorization: `Bearer ${invite.key}`, ...ACCEPT },
+      )
       t.ok(await eventually(async () => (await parkedWaiters(b)) === 1, 5000), 'its wait_for_events is parked on B')
       const del = await a.call(`/admin/rooms/${roomId}/invites/${invite.tokenId}`, { method: 'DELETE', key: team.key })
       const since = Date.now()
       t.equal(del.status, 200, 'A revokes the invite')
       const body = await wait.done
       const ms = Date.now() - since
-      const reply = toolReplyOf(body.startsWith('event:') || body.startsWith(':') ? sseMessages(body).at(-1) : (JSON.parse(body) as Record<string, unknown>))
+      const reply = toolReplyOf(
+        body.startsWith('event:') || body.startsWith(':')
+          ? sseMessages(body).at(-1)
+          : (JSON.parse(body) as Record<string, unknown>),
+      )
       t.ok(reply.isError, 'the wait returns an error')
       t.equal(reply.body.error?.code, 'unauthorized', 'unauthorized')
       t.comment(`${ms} ms after the revocation (bench/faults.ts measures it)`)
@@ -73,7 +103,10 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a stream opened with a key revoked a moment before is ended', async (t) => {
-      const minted = (await (await a.call('/admin/keys', { method: 'POST', key: team.key, json: {} })).json()) as { key: string; keyId: string }
+      const minted = (await (await a.call('/admin/keys', { method: 'POST', key: team.key, json: {} })).json()) as {
+        key: string
+        keyId: string
+      }
       t.equal((await b.call('/admin/me', { key: minted.key })).status, 200, 'B caches the key')
       // Revoked on B's own keyring as a notice would, but with the cache entry kept: the stream is
       // admitted from the cache as a request in flight at the notice would be.
@@ -83,7 +116,10 @@ for (const backend of BACKENDS) {
       t.equal((await a.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: team.key })).status, 200)
       t.ok(await eventually(() => ended.length === 1, DEADLINE_MS), 'a hold taken before the notice ends')
       b.node.keyring.hold(principal, () => ended.push('late'))
-      t.ok(await eventually(() => ended.includes('late'), DEADLINE_MS), 'a hold taken after the notice with the old principal ends at once')
+      t.ok(
+        await eventually(() => ended.includes('late'), DEADLINE_MS),
+        'a hold taken after the notice with the old principal ends at once',
+      )
       release()
     })
   })

@@ -27,12 +27,16 @@ async function live(t: Test, s: SseStream): Promise<void> {
 
 async function postN(n: TestNode, as: Caller, prefix: string, count: number): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 1; i <= count; i++) ids.push((await n.node.core.events.post(as, { type: 'status', text: `${prefix} ${i}` })).event.id)
+  for (let i = 1; i <= count; i++)
+    ids.push((await n.node.core.events.post(as, { type: 'status', text: `${prefix} ${i}` })).event.id)
   return ids
 }
 
 /** Who has read each event the room page shows, by event text: the page's "read by" and get_event_reads'. */
-async function readersOnPage(n: TestNode, as: Caller): Promise<{ page: Record<string, string[]>; tools: Record<string, string[]> }> {
+async function readersOnPage(
+  n: TestNode,
+  as: Caller,
+): Promise<{ page: Record<string, string[]>; tools: Record<string, string[]> }> {
   const view = await n.node.core.roomPage.read(as, { size: 10, days: 1, ids: 5 })
   const page: Record<string, string[]> = {}
   const tools: Record<string, string[]> = {}
@@ -45,9 +49,14 @@ async function readersOnPage(n: TestNode, as: Caller): Promise<{ page: Record<st
 
 /** Texts of the stream's event frames after the gap frame, or undefined when no rewound gap came. */
 function afterGap(s: SseStream): string[] | undefined {
-  const at = s.frames.findIndex((f) => f.event === 'gap' && (JSON.parse(f.data ?? '{}') as { rewound?: boolean }).rewound === true)
+  const at = s.frames.findIndex(
+    (f) => f.event === 'gap' && (JSON.parse(f.data ?? '{}') as { rewound?: boolean }).rewound === true,
+  )
   if (at < 0) return undefined
-  return s.frames.slice(at + 1).filter((f) => f.id !== undefined).map((f) => eventOf(f).text)
+  return s.frames
+    .slice(at + 1)
+    .filter((f) => f.id !== undefined)
+    .map((f) => eventOf(f).text)
 }
 
 for (const backend of BACKENDS) {
@@ -73,7 +82,10 @@ for (const backend of BACKENDS) {
       const fresh = await postN(a, as, 'new', 2)
       t.equal(fresh[0]!.split('-')[1], '1', 'the new room numbers its events from 1 again')
 
-      t.ok(await open.waitFor((f) => f.id !== undefined && eventOf(f).text === 'new 2'), 'the open stream gets the new events')
+      t.ok(
+        await open.waitFor((f) => f.id !== undefined && eventOf(f).text === 'new 2'),
+        'the open stream gets the new events',
+      )
       t.same(afterGap(open), ['new 1', 'new 2'], 'after a rewound gap frame, both, in order')
 
       const resumed = await openStream(a.base, roomId, { key: team.key, lastEventId: old[4] })
@@ -93,17 +105,28 @@ for (const backend of BACKENDS) {
       await raw.xdel(k.events, ids[3]!, ids[4]!)
       await raw.hset(k.meta, 'eseq', '3', 'lastms', ids[2]!.split('-')[0]!)
       const fresh = await postN(a, as, 'after', 2)
-      t.same(fresh.map((id) => id.split('-')[1]), ['4', '5'], 'the new events take seqs 4 and 5 again')
+      t.same(
+        fresh.map((id) => id.split('-')[1]),
+        ['4', '5'],
+        'the new events take seqs 4 and 5 again',
+      )
 
       t.ok(await open.waitFor((f) => f.id === fresh[1]), 'the open stream gets the new events')
       t.same(afterGap(open), ['after 1', 'after 2'], 'after a rewound gap frame, both')
       const resumed = await openStream(a.base, room.room_id, { key: team.key, lastEventId: ids[4] })
       await live(t, resumed)
-      t.same(afterGap(resumed), ['after 1', 'after 2'], 'and so does a reconnect with the lost event\'s id')
+      t.same(afterGap(resumed), ['after 1', 'after 2'], "and so does a reconnect with the lost event's id")
       const current = await openStream(a.base, room.room_id, { key: team.key, lastEventId: fresh[0] })
       await live(t, current)
-      t.same(current.events().map((f) => eventOf(f).text), ['after 2'], 'a reconnect from the new history resumes as usual')
-      t.notOk(current.frames.some((f) => f.event === 'gap'), 'with no gap')
+      t.same(
+        current.events().map((f) => eventOf(f).text),
+        ['after 2'],
+        'a reconnect from the new history resumes as usual',
+      )
+      t.notOk(
+        current.frames.some((f) => f.event === 'gap'),
+        'with no gap',
+      )
     })
 
     t.test('read cursors: a room created again under the same id over a cursor of the old one', async (t) => {
@@ -128,12 +151,20 @@ for (const backend of BACKENDS) {
       t.equal(fresh[2]!.split('-')[1], '3', 'the new room numbers its events from 1 again, below her cursor')
       t.equal(await a.node.core.events.peekUnread(alice), 3, 'all three new events count as unread')
       const got = await a.node.core.events.consume(alice, 50)
-      t.same(got.events.map((e) => e.text), ['new 1', 'new 2', 'new 3'], 'the consuming read returns them all')
+      t.same(
+        got.events.map((e) => e.text),
+        ['new 1', 'new 2', 'new 3'],
+        'the consuming read returns them all',
+      )
       t.same(got.cursor_reset, { lost: 0, rewound: true, reset_to: fresh[0] }, 'and says the history went back')
       t.equal(got.remaining, 0, 'nothing remains')
       await postN(a, bob, 'later', 1)
       const next = await a.node.core.events.consume(alice, 50)
-      t.same(next.events.map((e) => e.text), ['later 1'], 'then reading goes on as usual')
+      t.same(
+        next.events.map((e) => e.text),
+        ['later 1'],
+        'then reading goes on as usual',
+      )
       t.notOk(next.cursor_reset, 'with no reset')
     })
 
@@ -156,18 +187,34 @@ for (const backend of BACKENDS) {
       t.same(quiet.cursor_reset, { lost: 0, rewound: true }, 'but says the history went back')
 
       const fresh = await postN(a, bob, 'after', 2)
-      t.same(fresh.map((id) => id.split('-')[1]), ['4', '5'], 'the new events take seqs 4 and 5 again')
-      t.equal(await a.node.core.events.peekUnread(alice), 2, 'alice: both count as unread (her cursor is the lost seq 5)')
+      t.same(
+        fresh.map((id) => id.split('-')[1]),
+        ['4', '5'],
+        'the new events take seqs 4 and 5 again',
+      )
+      t.equal(
+        await a.node.core.events.peekUnread(alice),
+        2,
+        'alice: both count as unread (her cursor is the lost seq 5)',
+      )
       t.equal(await a.node.core.events.peekUnread(carol), 2, 'carol too')
       const reads = await a.node.core.events.reads(bob, { event_id: fresh[0] })
-      t.same(reads.read_by, ['bob'], 'get_event_reads: only its author has read the new event (alice and carol not yet)')
+      t.same(
+        reads.read_by,
+        ['bob'],
+        'get_event_reads: only its author has read the new event (alice and carol not yet)',
+      )
       const shown = await readersOnPage(a, bob)
       t.same(shown.page['after 1'], ['bob'], 'the room page: alice and carol have not read the new events')
       t.same(shown.page['kept 3'], ['alice', 'bob', 'carol'], 'but have read those of the history kept')
       t.same(shown.page, shown.tools, 'the page says what get_event_reads says, event by event')
 
       const summary = await a.node.core.summary.mine(alice)
-      t.same(summary.events.map((e) => e.text), ['after 1', 'after 2'], 'get_my_summary returns both')
+      t.same(
+        summary.events.map((e) => e.text),
+        ['after 1', 'after 2'],
+        'get_my_summary returns both',
+      )
       t.same(summary.cursor_reset, { lost: 0, rewound: true, reset_to: fresh[0] }, 'and says the history went back')
       t.equal(summary.unread, 0, 'alice has read everything now')
 
@@ -175,7 +222,11 @@ for (const backend of BACKENDS) {
       t.ok(marked.moved, 'mark_event_read moves a cursor of the lost history to a new event')
       t.equal(marked.unread, 1, 'one left for carol')
       const rest = await a.node.core.events.consume(carol, 50)
-      t.same(rest.events.map((e) => e.text), ['after 2'], 'carol reads the other one')
+      t.same(
+        rest.events.map((e) => e.text),
+        ['after 2'],
+        'carol reads the other one',
+      )
       t.notOk(rest.cursor_reset, 'with no reset: her cursor is of the new history now')
     })
 
@@ -196,9 +247,17 @@ for (const backend of BACKENDS) {
       // An hour later: the room's clock passes her cursor (lastms is what the next id's ms is taken from).
       await raw.hset(k.meta, 'lastms', String(ahead))
       await postN(a, bob, 'later', 1)
-      t.equal(await a.node.core.events.peekUnread(alice), 3, 'the tools: she has read the first new event only (her cursor is at seq 1)')
+      t.equal(
+        await a.node.core.events.peekUnread(alice),
+        3,
+        'the tools: she has read the first new event only (her cursor is at seq 1)',
+      )
       const shown = await readersOnPage(a, bob)
-      t.same(shown.tools, { 'new 1': ['alice', 'bob'], 'new 2': ['bob'], 'new 3': ['bob'], 'later 1': ['bob'] }, 'get_event_reads agrees')
+      t.same(
+        shown.tools,
+        { 'new 1': ['alice', 'bob'], 'new 2': ['bob'], 'new 3': ['bob'], 'later 1': ['bob'] },
+        'get_event_reads agrees',
+      )
       t.same(shown.page, shown.tools, 'and so does the room page: new 2 and new 3 are not read by alice')
     })
   })

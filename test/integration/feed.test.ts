@@ -35,7 +35,12 @@ async function secondNode(t: Test, backend: Backend, settings: Partial<Settings>
 async function follow(t: Test, feeds: Feeds, ref: RoomRef, after?: string) {
   const got: RoomEvent[] = []
   const gaps: GapInfo[] = []
-  const stop = await feeds.follow(ref, { after }, (ev) => got.push(ev), (g) => gaps.push(g))
+  const stop = await feeds.follow(
+    ref,
+    { after },
+    (ev) => got.push(ev),
+    (g) => gaps.push(g),
+  )
   t.teardown(stop)
   return { got, gaps, stop, ids: () => got.map((e) => e.id) }
 }
@@ -61,13 +66,18 @@ async function streamIds(room: TestRoom): Promise<string[]> {
  */
 async function fence(core: Core, room: TestRoom, followers: { ids(): string[] }[]): Promise<string> {
   const id = (await core.events.post(room.as('fence'), { type: 'message', text: 'fence' })).event.id
-  await waitFor(() => followers.every((f) => f.ids().includes(id)), 10_000, `the fence event ${id} to reach every follower`)
+  await waitFor(
+    () => followers.every((f) => f.ids().includes(id)),
+    10_000,
+    `the fence event ${id} to reach every follower`,
+  )
   return id
 }
 
 async function postMany(core: Core, room: TestRoom, agent: string, n: number, prefix = 'm'): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < n; i++) ids.push((await core.events.post(room.as(agent), { type: 'message', text: `${prefix}${i}` })).event.id)
+  for (let i = 0; i < n; i++)
+    ids.push((await core.events.post(room.as(agent), { type: 'message', text: `${prefix}${i}` })).event.id)
   return ids
 }
 
@@ -94,7 +104,11 @@ for (const backend of BACKENDS) {
       t.same(resumed.ids(), [...all.slice(10), last], 'node B follower: in order, no duplicates, nothing lost')
       t.same(fresh.ids(), [...all.slice(20), last], 'node A follower: every new event')
       t.same(midway.ids(), [...all.slice(5), last], 'a follower that joined midway: the same')
-      t.same(resumed.got[0], (await room.core.events.read(room.as('x'), { after: first[9], limit: 1 })).events[0], 'events as read_events returns them')
+      t.same(
+        resumed.got[0],
+        (await room.core.events.read(room.as('x'), { after: first[9], limit: 1 })).events[0],
+        'events as read_events returns them',
+      )
       t.same([...resumed.gaps, ...fresh.gaps, ...midway.gaps], [])
       t.same(b.hub.stats().listeners, 1, 'followers of a room share one hub listener')
     })
@@ -131,7 +145,10 @@ for (const backend of BACKENDS) {
       await room.core.events.delete(room.as('bob'), { event_id: doomed.event.id })
       const last = await room.core.events.post(room.as('bob'), { type: 'message', text: 'last' })
       t.ok(await eventually(() => tail.got.some((e) => e.id === last.event.id)), 'live delivery goes on')
-      t.same(tail.ids().filter((id) => id !== doomed.event.id), [...next, last.event.id])
+      t.same(
+        tail.ids().filter((id) => id !== doomed.event.id),
+        [...next, last.event.id],
+      )
       t.same(
         f.ids().filter((id) => id !== doomed.event.id),
         [ids[1], ...ids.slice(4, 9), ...next, last.event.id],
@@ -169,54 +186,66 @@ for (const backend of BACKENDS) {
       t.same(f.ids().slice(-2), [more.at(-1), last])
     })
 
-    t.test('waitForNotice: true on a post from another node, false on timeout or abort, one listener for all', async (t) => {
-      const room = await newRoom(t, backend)
-      const ref = refOf(room)
-      const a = await nodeOn(t, room.core.store)
-      const b = await secondNode(t, backend)
-      const never = new AbortController().signal
-      const started = Date.now()
-      t.equal(await a.feeds.waitForNotice(ref, never, 200), false, 'nothing happened: false')
-      t.ok(Date.now() - started >= 190)
+    t.test(
+      'waitForNotice: true on a post from another node, false on timeout or abort, one listener for all',
+      async (t) => {
+        const room = await newRoom(t, backend)
+        const ref = refOf(room)
+        const a = await nodeOn(t, room.core.store)
+        const b = await secondNode(t, backend)
+        const never = new AbortController().signal
+        const started = Date.now()
+        t.equal(await a.feeds.waitForNotice(ref, never, 200), false, 'nothing happened: false')
+        t.ok(Date.now() - started >= 190)
 
-      const waits = Array.from({ length: 100 }, () => a.feeds.waitForNotice(ref, never, 5000))
-      t.equal(a.hub.stats().listeners, 1, '100 waiters, one hub listener')
-      t.ok(await a.hub.whenSubscribed(ref, 5000), 'the room is subscribed')
-      t.ok(a.hub.stats().connections <= (backend === 'standalone' ? 1 : 3), 'no connection per waiter: one per node (cluster: per master)')
-      await b.core.events.post(room.as('bob'), { type: 'message', text: 'wake up' })
-      t.same(new Set(await Promise.all(waits)), new Set([true]), 'every waiter woke')
-      t.ok(await eventually(() => a.hub.stats().listeners === 0), 'the room listener is dropped with the last waiter')
+        const waits = Array.from({ length: 100 }, () => a.feeds.waitForNotice(ref, never, 5000))
+        t.equal(a.hub.stats().listeners, 1, '100 waiters, one hub listener')
+        t.ok(await a.hub.whenSubscribed(ref, 5000), 'the room is subscribed')
+        t.ok(
+          a.hub.stats().connections <= (backend === 'standalone' ? 1 : 3),
+          'no connection per waiter: one per node (cluster: per master)',
+        )
+        await b.core.events.post(room.as('bob'), { type: 'message', text: 'wake up' })
+        t.same(new Set(await Promise.all(waits)), new Set([true]), 'every waiter woke')
+        t.ok(await eventually(() => a.hub.stats().listeners === 0), 'the room listener is dropped with the last waiter')
 
-      const racing = a.feeds.waitForNotice(ref, never, 3000) // the room is not subscribed on node A now
-      await b.core.events.post(room.as('bob'), { type: 'message', text: 'while subscribing' })
-      t.equal(await racing, true, 'an event that lands while the subscription is made wakes the waiter')
+        const racing = a.feeds.waitForNotice(ref, never, 3000) // the room is not subscribed on node A now
+        await b.core.events.post(room.as('bob'), { type: 'message', text: 'while subscribing' })
+        t.equal(await racing, true, 'an event that lands while the subscription is made wakes the waiter')
 
-      const ctl = new AbortController()
-      const aborted = a.feeds.waitForNotice(ref, ctl.signal, 5000)
-      await waitFor(() => a.feeds.stats().waiters === 1, 5000, 'the waiter to be registered')
-      ctl.abort()
-      const t0 = Date.now()
-      t.equal(await aborted, false, 'aborting resolves false')
-      t.ok(Date.now() - t0 < 1000)
-      t.equal(await a.feeds.waitForNotice(ref, ctl.signal, 5000), false, 'an aborted signal: false at once')
-      // A resync wakes waiters by design, and the test hub probes every 200 ms with a 150 ms
-      // give-up, so a stall of the loaded machine may cause one: a wake is accepted only then.
-      let resyncs = 0
-      const offResync = a.hub.onResync(() => resyncs++)
-      // The wait's own timeout is the window in which the task notice must not wake it.
-      const notAnEvent = a.feeds.waitForNotice(ref, never, 400)
-      t.ok(await a.hub.whenSubscribed(ref, 5000), 'subscribed: the task notice reaches the waiter\'s room')
-      await room.core.plan.addTask(room.as('bob'), { title: 'not an event' })
-      const woke = await notAnEvent
-      offResync()
-      t.ok(!woke || resyncs > 0, `notices of other kinds do not wake waiters (woke: ${woke}, resyncs: ${resyncs})`)
-    })
+        const ctl = new AbortController()
+        const aborted = a.feeds.waitForNotice(ref, ctl.signal, 5000)
+        await waitFor(() => a.feeds.stats().waiters === 1, 5000, 'the waiter to be registered')
+        ctl.abort()
+        const t0 = Date.now()
+        t.equal(await aborted, false, 'aborting resolves false')
+        t.ok(Date.now() - t0 < 1000)
+        t.equal(await a.feeds.waitForNotice(ref, ctl.signal, 5000), false, 'an aborted signal: false at once')
+        // A resync wakes waiters by design, and the test hub probes every 200 ms with a 150 ms
+        // give-up, so a stall of the loaded machine may cause one: a wake is accepted only then.
+        let resyncs = 0
+        const offResync = a.hub.onResync(() => resyncs++)
+        // The wait's own timeout is the window in which the task notice must not wake it.
+        const notAnEvent = a.feeds.waitForNotice(ref, never, 400)
+        t.ok(await a.hub.whenSubscribed(ref, 5000), "subscribed: the task notice reaches the waiter's room")
+        await room.core.plan.addTask(room.as('bob'), { title: 'not an event' })
+        const woke = await notAnEvent
+        offResync()
+        t.ok(!woke || resyncs > 0, `notices of other kinds do not wake waiters (woke: ${woke}, resyncs: ${resyncs})`)
+      },
+    )
 
     t.test('follow refuses a bad after and a missing room; a stopped follower gets nothing more', async (t) => {
       const room = await newRoom(t, backend)
       const node = await nodeOn(t, room.core.store)
-      await t.rejects(node.feeds.follow(refOf(room), { after: 'nope' }, () => {}), { code: 'invalid_request', details: { field: 'after' } })
-      await t.rejects(node.feeds.follow({ teamId: room.teamId, roomId: 'missing' }, {}, () => {}), { code: 'not_found', details: { field: 'room_id' } })
+      await t.rejects(
+        node.feeds.follow(refOf(room), { after: 'nope' }, () => {}),
+        { code: 'invalid_request', details: { field: 'after' } },
+      )
+      await t.rejects(
+        node.feeds.follow({ teamId: room.teamId, roomId: 'missing' }, {}, () => {}),
+        { code: 'not_found', details: { field: 'room_id' } },
+      )
       const f = await follow(t, node.feeds, refOf(room))
       const g = await follow(t, node.feeds, refOf(room)) // still following: the fence
       await postMany(room.core, room, 'alice', 2)

@@ -9,8 +9,18 @@ import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid } from '../helpers/shared.js'
 import { makeTestCa } from '../helpers/webhooks.js'
 
-type KeyName = 'team' | 'invite here' | 'invite other room' | 'other team' | 'revoked' | 'truncated' | 'altered' | 'none'
-const KEY_NAMES: KeyName[] = ['team', 'invite here', 'invite other room', 'other team', 'revoked', 'truncated', 'altered', 'none']
+type KeyName =
+  'team' | 'invite here' | 'invite other room' | 'other team' | 'revoked' | 'truncated' | 'altered' | 'none'
+const KEY_NAMES: KeyName[] = [
+  'team',
+  'invite here',
+  'invite other room',
+  'other team',
+  'revoked',
+  'truncated',
+  'altered',
+  'none',
+]
 
 interface Fixture {
   n: TestNode
@@ -37,7 +47,8 @@ const call = (f: Fixture, method: string, path: string, key: string | undefined,
 const ownTeam = { team: 200, 'invite here': 403, 'invite other room': 403, 'other team': 200 }
 // Admin endpoints on a room (or credential) of team A: another team's key sees nothing.
 const teamARoom = { team: 200, 'invite here': 403, 'invite other room': 403, 'other team': 404 }
-const created = (e: Record<string, number>) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v === 200 ? 201 : v]))
+const created = (e: Record<string, number>) =>
+  Object.fromEntries(Object.entries(e).map(([k, v]) => [k, v === 200 ? 201 : v]))
 // Room endpoints (snapshot, stream): a team key of the room's team, or the room's own invite.
 const roomRead = { team: 200, 'invite here': 200, 'invite other room': 404, 'other team': 404 }
 // A webhook target the matrix node accepts (its test CA allows loopback); it delivers nothing
@@ -45,16 +56,45 @@ const roomRead = { team: 200, 'invite here': 200, 'invite other room': 404, 'oth
 const WEBHOOK_URL = 'https://127.0.0.1:9/matrix'
 
 const ENDPOINTS: Endpoint[] = [
-  ...(['/health', '/ready', '/metrics', '/openapi.json'] as const).map(
-    (path): Endpoint => ({ method: 'GET', path, public: true, expect: {}, send: (f, key) => call(f, 'GET', path, key) }),
-  ),
+  ...(['/health', '/ready', '/metrics', '/openapi.json'] as const).map((path): Endpoint => ({
+    method: 'GET',
+    path,
+    public: true,
+    expect: {},
+    send: (f, key) => call(f, 'GET', path, key),
+  })),
   { method: 'GET', path: '/admin/me', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/me', key) },
-  { method: 'POST', path: '/admin/rooms', expect: created(ownTeam), send: (f, key) => call(f, 'POST', '/admin/rooms', key, { name: 'matrix' }) },
+  {
+    method: 'POST',
+    path: '/admin/rooms',
+    expect: created(ownTeam),
+    send: (f, key) => call(f, 'POST', '/admin/rooms', key, { name: 'matrix' }),
+  },
   { method: 'GET', path: '/admin/rooms', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/rooms', key) },
-  { method: 'GET', path: '/admin/rooms/:roomId/stats', expect: teamARoom, send: (f, key, room) => call(f, 'GET', `/admin/rooms/${room}/stats`, key) },
-  { method: 'GET', path: '/room/:roomId', expect: roomRead, send: (f, key, room) => call(f, 'GET', `/room/${room}`, key) },
-  { method: 'GET', path: '/rooms/:roomId/search', expect: roomRead, send: (f, key, room) => call(f, 'GET', `/rooms/${room}/search?q=anything`, key) },
-  { method: 'POST', path: '/admin/keys', expect: created(ownTeam), send: (f, key) => call(f, 'POST', '/admin/keys', key, { label: 'matrix' }) },
+  {
+    method: 'GET',
+    path: '/admin/rooms/:roomId/stats',
+    expect: teamARoom,
+    send: (f, key, room) => call(f, 'GET', `/admin/rooms/${room}/stats`, key),
+  },
+  {
+    method: 'GET',
+    path: '/room/:roomId',
+    expect: roomRead,
+    send: (f, key, room) => call(f, 'GET', `/room/${room}`, key),
+  },
+  {
+    method: 'GET',
+    path: '/rooms/:roomId/search',
+    expect: roomRead,
+    send: (f, key, room) => call(f, 'GET', `/rooms/${room}/search?q=anything`, key),
+  },
+  {
+    method: 'POST',
+    path: '/admin/keys',
+    expect: created(ownTeam),
+    send: (f, key) => call(f, 'POST', '/admin/keys', key, { label: 'matrix' }),
+  },
   { method: 'GET', path: '/admin/keys', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/keys', key) },
   {
     method: 'DELETE',
@@ -66,18 +106,34 @@ const ENDPOINTS: Endpoint[] = [
       return call(f, 'DELETE', `/admin/keys/${spare}`, key)
     },
   },
-  { method: 'POST', path: '/admin/rooms/:roomId/invite', expect: created(teamARoom), send: (f, key, room) => call(f, 'POST', `/admin/rooms/${room}/invite`, key, {}) },
-  { method: 'GET', path: '/admin/rooms/:roomId/invites', expect: teamARoom, send: (f, key, room) => call(f, 'GET', `/admin/rooms/${room}/invites`, key) },
+  {
+    method: 'POST',
+    path: '/admin/rooms/:roomId/invite',
+    expect: created(teamARoom),
+    send: (f, key, room) => call(f, 'POST', `/admin/rooms/${room}/invite`, key, {}),
+  },
+  {
+    method: 'GET',
+    path: '/admin/rooms/:roomId/invites',
+    expect: teamARoom,
+    send: (f, key, room) => call(f, 'GET', `/admin/rooms/${room}/invites`, key),
+  },
   {
     method: 'DELETE',
     path: '/admin/rooms/:roomId/invites/:tokenId',
     expect: teamARoom,
     send: async (f, key, room) => {
-      const token = room === f.room ? (await f.n.node.teams.mintInvite(f.teamA, f.room, {})).info.tokenId : `inv_${room}`
+      const token =
+        room === f.room ? (await f.n.node.teams.mintInvite(f.teamA, f.room, {})).info.tokenId : `inv_${room}`
       return call(f, 'DELETE', `/admin/rooms/${f.room}/invites/${token}`, key)
     },
   },
-  { method: 'POST', path: '/admin/webhooks', expect: created(ownTeam), send: (f, key) => call(f, 'POST', '/admin/webhooks', key, { url: WEBHOOK_URL, description: 'matrix' }) },
+  {
+    method: 'POST',
+    path: '/admin/webhooks',
+    expect: created(ownTeam),
+    send: (f, key) => call(f, 'POST', '/admin/webhooks', key, { url: WEBHOOK_URL, description: 'matrix' }),
+  },
   { method: 'GET', path: '/admin/webhooks', expect: ownTeam, send: (f, key) => call(f, 'GET', '/admin/webhooks', key) },
   {
     method: 'DELETE',
@@ -85,11 +141,20 @@ const ENDPOINTS: Endpoint[] = [
     expect: teamARoom,
     // A spare webhook of team A for each call, so the allowed cell deletes one nobody else uses.
     send: async (f, key, room) => {
-      const id = room === f.room ? (await f.n.node.webhooks.registry.create(f.teamA, { url: WEBHOOK_URL })).webhook.webhookId : `wh_${room}`
+      const id =
+        room === f.room
+          ? (await f.n.node.webhooks.registry.create(f.teamA, { url: WEBHOOK_URL })).webhook.webhookId
+          : `wh_${room}`
       return call(f, 'DELETE', `/admin/webhooks/${id}`, key)
     },
   },
-  { method: 'GET', path: '/rooms/:roomId/stream', stream: true, expect: roomRead, send: (f, key, room) => openStream(f, key, room) },
+  {
+    method: 'GET',
+    path: '/rooms/:roomId/stream',
+    stream: true,
+    expect: roomRead,
+    send: (f, key, room) => openStream(f, key, room),
+  },
 ]
 
 /** Opens the SSE stream, keeps only its status line and headers, and aborts the body. */
@@ -168,7 +233,12 @@ async function fixture(n: TestNode): Promise<Fixture> {
 
 /** A 404 body with the ids it names replaced, to compare answers about two different ids. */
 const normalized = async (res: Response, id: string) =>
-  JSON.parse((await res.text()).replace(/\b(key|inv|wh)_[\w-]+/g, '<credential>').split(id).join('<id>')) as unknown
+  JSON.parse(
+    (await res.text())
+      .replace(/\b(key|inv|wh)_[\w-]+/g, '<credential>')
+      .split(id)
+      .join('<id>'),
+  ) as unknown
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
@@ -193,13 +263,15 @@ for (const backend of BACKENDS) {
       })
     }
 
-    t.test('allowed calls act for the key\'s own team', async (t) => {
+    t.test("allowed calls act for the key's own team", async (t) => {
       const me = (await (await n.call('/admin/me', { key: f.keys['other team'] })).json()) as { teamId: string }
-      t.not(me.teamId, f.teamA, 'another team\'s key sees its own team in /admin/me')
-      const rooms = (await (await n.call('/admin/rooms', { key: f.keys['other team'] })).json()) as { rooms: { roomId: string }[] }
+      t.not(me.teamId, f.teamA, "another team's key sees its own team in /admin/me")
+      const rooms = (await (await n.call('/admin/rooms', { key: f.keys['other team'] })).json()) as {
+        rooms: { roomId: string }[]
+      }
       t.notOk(
         rooms.rooms.some((r) => r.roomId === f.room),
-        'another team\'s room list never shows team A\'s rooms',
+        "another team's room list never shows team A's rooms",
       )
       type Hooks = { webhooks: { webhookId: string }[] }
       const mine = (await (await n.call('/admin/webhooks', { key: f.keys.team })).json()) as Hooks
@@ -208,9 +280,11 @@ for (const backend of BACKENDS) {
       t.ok(theirs.webhooks.length > 0, 'and so has the other team (its POST cell)')
       t.notOk(
         theirs.webhooks.some((w) => mine.webhooks.some((m) => m.webhookId === w.webhookId)),
-        'another team\'s webhook list never shows team A\'s webhooks',
+        "another team's webhook list never shows team A's webhooks",
       )
-      const snap = (await (await n.call(`/room/${f.room}`, { key: f.keys['invite here'] })).json()) as { room: { room_id: string } }
+      const snap = (await (await n.call(`/room/${f.room}`, { key: f.keys['invite here'] })).json()) as {
+        room: { room_id: string }
+      }
       t.equal(snap.room.room_id, f.room, 'an invite key reads its own room')
     })
 
@@ -227,7 +301,17 @@ for (const backend of BACKENDS) {
       for (const res of answers) {
         t.same(
           { status: res.status, body: await res.json() },
-          { status: 404, body: { error: { code: 'not_found', message: `room ${f.room} not found`, hint: 'Check the id; list the collection to see what exists.', details: { field: 'roomId' } } } },
+          {
+            status: 404,
+            body: {
+              error: {
+                code: 'not_found',
+                message: `room ${f.room} not found`,
+                hint: 'Check the id; list the collection to see what exists.',
+                details: { field: 'roomId' },
+              },
+            },
+          },
           res.url.replace(n.base, ''),
         )
       }
@@ -235,16 +319,32 @@ for (const backend of BACKENDS) {
 
     t.test('refused calls changed nothing', async (t) => {
       const rooms = (await (await n.call('/admin/rooms', { key: f.keys.team })).json()) as { rooms: { name: string }[] }
-      t.equal(rooms.rooms.filter((r) => r.name === 'matrix').length, 1, 'POST /admin/rooms created one room for team A: the team key\'s')
-      for (const [who, key] of [['team A', f.keys.team], ['team B', f.keys['other team']]] as const) {
+      t.equal(
+        rooms.rooms.filter((r) => r.name === 'matrix').length,
+        1,
+        "POST /admin/rooms created one room for team A: the team key's",
+      )
+      for (const [who, key] of [
+        ['team A', f.keys.team],
+        ['team B', f.keys['other team']],
+      ] as const) {
         const keys = (await (await n.call('/admin/keys', { key })).json()) as { keys: { label?: string }[] }
         t.equal(keys.keys.filter((k) => k.label === 'matrix').length, 1, `POST /admin/keys minted one key for ${who}`)
       }
-      for (const [who, key] of [['team A', f.keys.team], ['team B', f.keys['other team']]] as const) {
-        const hooks = (await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: { description?: string }[] }
-        t.equal(hooks.webhooks.filter((w) => w.description === 'matrix').length, 1, `POST /admin/webhooks registered one webhook for ${who}`)
+      for (const [who, key] of [
+        ['team A', f.keys.team],
+        ['team B', f.keys['other team']],
+      ] as const) {
+        const hooks = (await (await n.call('/admin/webhooks', { key })).json()) as {
+          webhooks: { description?: string }[]
+        }
+        t.equal(
+          hooks.webhooks.filter((w) => w.description === 'matrix').length,
+          1,
+          `POST /admin/webhooks registered one webhook for ${who}`,
+        )
       }
-      t.equal((await n.call('/admin/me', { key: f.keys.team })).status, 200, 'team A\'s key still works')
+      t.equal((await n.call('/admin/me', { key: f.keys.team })).status, 200, "team A's key still works")
       t.equal((await n.call(`/room/${f.room}`, { key: f.keys['invite here'] })).status, 200, 'the invite still works')
     })
 

@@ -60,7 +60,17 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
     const done = () => {
       clearTimeout(timer)
       socket.destroy()
-      resolve(head ? { headBytes, wireBytes, status: head.status, headers: head.headers, body: buf.subarray(head.bodyAt).toString('utf8') } : { headBytes, wireBytes, status: 0, headers: {}, body: '' })
+      resolve(
+        head
+          ? {
+              headBytes,
+              wireBytes,
+              status: head.status,
+              headers: head.headers,
+              body: buf.subarray(head.bodyAt).toString('utf8'),
+            }
+          : { headBytes, wireBytes, status: 0, headers: {}, body: '' },
+      )
     }
     socket.on('data', (d) => {
       buf = Buffer.concat([buf, d])
@@ -97,7 +107,10 @@ function send(port: number, req: RawRequest): Promise<RawResponse> {
 /** What every answer must be: some answer, never 5xx; a 4xx is the error body of its code. */
 function judge(res: RawResponse, method: string): string | undefined {
   if (res.status === 0) return 'no answer (connection dropped)'
-  if (res.headBytes > HEADER_LIMIT) return res.status === 431 ? undefined : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ${HEADER_LIMIT}: 431 expected)`
+  if (res.headBytes > HEADER_LIMIT)
+    return res.status === 431
+      ? undefined
+      : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ${HEADER_LIMIT}: 431 expected)`
   // The head with the start of the body in one write over the limit: 431 is one right answer.
   if (res.status === 431 && res.wireBytes > HEADER_LIMIT) return undefined
   if (res.status >= 500) return `a ${res.status}: ${res.body.slice(0, 300)}`
@@ -110,9 +123,12 @@ function judge(res: RawResponse, method: string): string | undefined {
     return `a ${res.status} whose body is not JSON: ${res.body.slice(0, 100)}`
   }
   const e = body.error
-  if (Object.keys(body).join() !== 'error' || !e || typeof e.message !== 'string' || typeof e.hint !== 'string') return `not the error body: ${res.body.slice(0, 200)}`
-  if (typeof e.code !== 'string' || !isErrorCode(e.code) || ERRORS[e.code].status !== res.status) return `code ${String(e.code)} with status ${res.status}`
-  if (res.status === 401 && !res.headers['www-authenticate']?.startsWith('Bearer')) return '401 without WWW-Authenticate: Bearer'
+  if (Object.keys(body).join() !== 'error' || !e || typeof e.message !== 'string' || typeof e.hint !== 'string')
+    return `not the error body: ${res.body.slice(0, 200)}`
+  if (typeof e.code !== 'string' || !isErrorCode(e.code) || ERRORS[e.code].status !== res.status)
+    return `code ${String(e.code)} with status ${res.status}`
+  if (res.status === 401 && !res.headers['www-authenticate']?.startsWith('Bearer'))
+    return '401 without WWW-Authenticate: Bearer'
   return undefined
 }
 
@@ -124,11 +140,31 @@ function rawBytes(s: string): Buffer {
 
 const latin1 = (s: string) => Buffer.from(s, 'latin1')
 
-const pct = (bytes: Uint8Array) => Buffer.from([...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''), 'latin1')
+const pct = (bytes: Uint8Array) =>
+  Buffer.from([...bytes].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''), 'latin1')
 
 /** Path parameters: plausible ids, unicode (raw and encoded), random %-bytes, broken escapes, long ones. */
 const param: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.constantFrom('a', 'payments', 'fuzz-room', 'key_aaaaaaaaaaaa', 'inv_aaaaaaaaaaaa', '..', '.', '%2F', '%2e%2e', '%00', '%', '%G0', '%E0%A4', '%C3%28', '-', '_x').map(latin1),
+  fc
+    .constantFrom(
+      'a',
+      'payments',
+      'fuzz-room',
+      'key_aaaaaaaaaaaa',
+      'inv_aaaaaaaaaaaa',
+      '..',
+      '.',
+      '%2F',
+      '%2e%2e',
+      '%00',
+      '%',
+      '%G0',
+      '%E0%A4',
+      '%C3%28',
+      '-',
+      '_x',
+    )
+    .map(latin1),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map((s) => latin1(encodeURIComponent(s))),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }).map(rawBytes),
   fc.uint8Array({ minLength: 1, maxLength: 24 }).map(pct),
@@ -140,7 +176,16 @@ const param: fc.Arbitrary<Buffer> = fc.oneof(
 const query = fc.oneof(
   fc.constant(''),
   fc
-    .array(fc.tuple(fc.constantFrom('limit', 'after', 'lastEventId', 'profile', 'x', ''), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-1', '0', '1e9', 'NaN', '%', '%ZZ', 'a'.repeat(3000), 'a'.repeat(HEADER_LIMIT)))), { maxLength: 4 })
+    .array(
+      fc.tuple(
+        fc.constantFrom('limit', 'after', 'lastEventId', 'profile', 'x', ''),
+        fc.oneof(
+          fc.string({ maxLength: 30 }),
+          fc.constantFrom('-1', '0', '1e9', 'NaN', '%', '%ZZ', 'a'.repeat(3000), 'a'.repeat(HEADER_LIMIT)),
+        ),
+      ),
+      { maxLength: 4 },
+    )
     .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
   fc.string({ unit: 'binary', maxLength: 60 }),
 )
@@ -153,7 +198,11 @@ const body = fc.oneof(
   {
     weight: 3,
     arbitrary: fc
-      .dictionary(fc.constantFrom('roomId', 'name', 'template', 'label', 'extra'), fc.oneof(fc.string({ maxLength: 70 }), fc.integer(), fc.constant(null), fc.array(fc.nat(), { maxLength: 2 })), { maxKeys: 4 })
+      .dictionary(
+        fc.constantFrom('roomId', 'name', 'template', 'label', 'extra'),
+        fc.oneof(fc.string({ maxLength: 70 }), fc.integer(), fc.constant(null), fc.array(fc.nat(), { maxLength: 2 })),
+        { maxKeys: 4 },
+      )
       .map((o) => Buffer.from(JSON.stringify(o))),
   },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 600 }).map((a) => Buffer.from(a)) },
@@ -161,20 +210,42 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: BODY_LIMIT + 1, max: BODY_LIMIT * 8 }).map((n) => Buffer.alloc(n, '{')) },
 )
 
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/octet-stream', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', '')
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/octet-stream',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  '',
+)
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
-    const n = await startNode(t, backend, { httpBodyBytes: BODY_LIMIT, rateLimitPerMin: 10_000_000, roomsPerTeam: 1_000_000 })
+    const n = await startNode(t, backend, {
+      httpBodyBytes: BODY_LIMIT,
+      rateLimitPerMin: 10_000_000,
+      roomsPerTeam: 1_000_000,
+    })
     const team = await newTeam(n)
     await n.node.core.rooms.create(team.teamId, { room_id: 'fuzz-room' }, 'test')
     const invite = (await n.node.teams.mintInvite(team.teamId, 'fuzz-room', {})).key
     const auth = fc.oneof(
       { weight: 8, arbitrary: fc.constant(`Bearer ${team.key}`) },
       { weight: 1, arbitrary: fc.constant(`Bearer ${invite}`) },
-      { weight: 1, arbitrary: fc.oneof(printable.map((s) => `Bearer ${s}`), printable, fc.constant(`Bearer ${team.key.slice(0, -3)}`)) },
+      {
+        weight: 1,
+        arbitrary: fc.oneof(
+          printable.map((s) => `Bearer ${s}`),
+          printable,
+          fc.constant(`Bearer ${team.key.slice(0, -3)}`),
+        ),
+      },
     )
-    const extraHeaders = fc.array(fc.tuple(fc.constantFrom('Last-Event-ID', 'Idempotency-Key', 'Accept', 'X-Fuzz'), printable), { maxLength: 2 })
+    const extraHeaders = fc.array(
+      fc.tuple(fc.constantFrom('Last-Event-ID', 'Idempotency-Key', 'Accept', 'X-Fuzz'), printable),
+      { maxLength: 2 },
+    )
 
     const request = (r: Route) =>
       fc
@@ -209,41 +280,80 @@ for (const backend of BACKENDS) {
           }),
           { numRuns: RUNS },
         )
-        t.pass(`${RUNS} random requests, statuses ${[...seen].sort().map(([s, c]) => `${s}×${c}`).join(' ')}`)
+        t.pass(
+          `${RUNS} random requests, statuses ${[...seen]
+            .sort()
+            .map(([s, c]) => `${s}×${c}`)
+            .join(' ')}`,
+        )
       })
     }
 
     t.test('random paths and methods', async (t) => {
-      const path = fc.array(param, { minLength: 0, maxLength: 5 }).map((ps) => Buffer.concat(ps.flatMap((p) => [latin1('/'), p])))
+      const path = fc
+        .array(param, { minLength: 0, maxLength: 5 })
+        .map((ps) => Buffer.concat(ps.flatMap((p) => [latin1('/'), p])))
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD'), path.filter((p) => !p.toString('latin1').startsWith('/mcp')), auth, async (method, target, a) => {
-          const res = await send(n.node.port, { method, target: target.length ? target : Buffer.from('/'), headers: [['Authorization', a], ['Connection', 'close']] })
-          const problem = judge(res, method)
-          if (problem) throw new Error(problem)
-        }),
+        fc.asyncProperty(
+          fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'OPTIONS', 'HEAD'),
+          path.filter((p) => !p.toString('latin1').startsWith('/mcp')),
+          auth,
+          async (method, target, a) => {
+            const res = await send(n.node.port, {
+              method,
+              target: target.length ? target : Buffer.from('/'),
+              headers: [
+                ['Authorization', a],
+                ['Connection', 'close'],
+              ],
+            })
+            const problem = judge(res, method)
+            if (problem) throw new Error(problem)
+          },
+        ),
         { numRuns: RUNS * 2 },
       )
       t.pass('every random path got an answer from the error table')
     })
 
-    t.test(`request line and headers up to LIMIT_HTTP_HEADER_BYTES (${HEADER_LIMIT}) are served; more get 431 at once`, async (t) => {
-      const padded = async (bytes: number) => {
-        const base = { method: 'GET', target: latin1('/admin/me'), headers: [['Authorization', `Bearer ${team.key}`], ['Connection', 'close']] as [string, string][] }
-        const probe = await send(n.node.port, base)
-        return send(n.node.port, { ...base, headers: [...base.headers, ['X-Pad', 'p'.repeat(bytes - probe.headBytes - 'X-Pad: \r\n'.length)]] })
-      }
-      const within = await padded(HEADER_LIMIT - 100)
-      t.equal(within.status, 200, `${within.headBytes} bytes: served`)
-      const over = await padded(HEADER_LIMIT + 100)
-      t.equal(over.status, 431, `${over.headBytes} bytes: 431`)
-      t.equal(judge(over, 'GET'), undefined, 'which the fuzz judge accepts for such a request')
-      t.match(judge({ ...over, headBytes: HEADER_LIMIT, wireBytes: HEADER_LIMIT }, 'GET'), /without a JSON body/, 'and not for a smaller one')
-    })
+    t.test(
+      `request line and headers up to LIMIT_HTTP_HEADER_BYTES (${HEADER_LIMIT}) are served; more get 431 at once`,
+      async (t) => {
+        const padded = async (bytes: number) => {
+          const base = {
+            method: 'GET',
+            target: latin1('/admin/me'),
+            headers: [
+              ['Authorization', `Bearer ${team.key}`],
+              ['Connection', 'close'],
+            ] as [string, string][],
+          }
+          const probe = await send(n.node.port, base)
+          return send(n.node.port, {
+            ...base,
+            headers: [...base.headers, ['X-Pad', 'p'.repeat(bytes - probe.headBytes - 'X-Pad: \r\n'.length)]],
+          })
+        }
+        const within = await padded(HEADER_LIMIT - 100)
+        t.equal(within.status, 200, `${within.headBytes} bytes: served`)
+        const over = await padded(HEADER_LIMIT + 100)
+        t.equal(over.status, 431, `${over.headBytes} bytes: 431`)
+        t.equal(judge(over, 'GET'), undefined, 'which the fuzz judge accepts for such a request')
+        t.match(
+          judge({ ...over, headBytes: HEADER_LIMIT, wireBytes: HEADER_LIMIT }, 'GET'),
+          /without a JSON body/,
+          'and not for a smaller one',
+        )
+      },
+    )
 
     t.test('the node still serves, with nothing left in flight', async (t) => {
       t.equal((await n.call('/health')).status, 200, 'GET /health')
       t.equal((await n.call('/admin/me', { key: team.key })).status, 200, 'GET /admin/me')
-      t.ok(await eventually(() => n.node.lifecycle.inFlight === 0, 3000), `no request is left in flight (${n.node.lifecycle.inFlight})`)
+      t.ok(
+        await eventually(() => n.node.lifecycle.inFlight === 0, 3000),
+        `no request is left in flight (${n.node.lifecycle.inFlight})`,
+      )
     })
   })
 }

@@ -14,10 +14,14 @@ interface Key {
 
 const list = async (n: TestNode, key: string, query = '') => {
   const res = await n.call(`/admin/keys${query}`, { key })
-  return { status: res.status, body: (await res.json()) as { keys: Key[]; next?: string; error?: { code: string; details?: { field?: string } } } }
+  return {
+    status: res.status,
+    body: (await res.json()) as { keys: Key[]; next?: string; error?: { code: string; details?: { field?: string } } },
+  }
 }
 
-const mint = async (n: TestNode, key: string) => ((await (await n.call('/admin/keys', { method: 'POST', key, json: {} })).json()) as Key & { key: string })
+const mint = async (n: TestNode, key: string) =>
+  (await (await n.call('/admin/keys', { method: 'POST', key, json: {} })).json()) as Key & { key: string }
 const revoke = (n: TestNode, key: string, keyId: string) => n.call(`/admin/keys/${keyId}`, { method: 'DELETE', key })
 
 t.test('GET /admin/keys pages with limit and after', async (t) => {
@@ -39,7 +43,11 @@ t.test('GET /admin/keys pages with limit and after', async (t) => {
     after = r.body.next
     if (!after) break
   }
-  t.same(seen, all.keys.map((k) => k.keyId), 'the pages together are the whole list, in order, once each')
+  t.same(
+    seen,
+    all.keys.map((k) => k.keyId),
+    'the pages together are the whole list, in order, once each',
+  )
   const bad = await list(n, team.key, '?after=key_nope')
   t.equal(bad.status, 400)
   t.match(bad.body.error, { code: 'invalid_request', details: { field: 'after' } })
@@ -56,7 +64,11 @@ t.test('revoked keys are kept for the retention only', async (t) => {
   }
   await new Promise((r) => setTimeout(r, 5)) // past the millisecond of the last revocation
   const listed = (await list(n, team.key)).body.keys
-  t.same(listed.map((k) => k.revokedAt), [undefined], 'with a retention of 0 only the live key is listed')
+  t.same(
+    listed.map((k) => k.revokedAt),
+    [undefined],
+    'with a retention of 0 only the live key is listed',
+  )
   await mint(n, team.key)
   const stored = await n.node.store.client.hlen(n.node.store.keys.team(team.teamId).keys)
   t.equal(stored, 2, 'and the next mint deleted the expired records: two live keys remain stored')
@@ -71,22 +83,42 @@ t.test('keys and invites name who minted them: a person, or nobody', async (t) =
   const personKeyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
   const personKey = new RegExp('<textarea id="minted-key"[^>]*>([^<]*)</textarea>').exec(minted.body)![1]!
   const inherited = await mint(n, personKey)
-  t.equal(inherited.createdBy, person, 'a key minted through the API with a person\'s key is theirs, named in the answer')
+  t.equal(
+    inherited.createdBy,
+    person,
+    "a key minted through the API with a person's key is theirs, named in the answer",
+  )
   const gone = await n.node.teams.mintTeamKey(user.team, {}, { user: 'usr_gone' })
   const keys = (await list(n, firstKey)).body.keys
   const by = Object.fromEntries(keys.map((k) => [k.keyId, k.createdBy]))
   t.equal(keys.length, 4)
-  t.equal(by[keys[0]!.keyId], undefined, 'the team\'s first key names nobody')
+  t.equal(by[keys[0]!.keyId], undefined, "the team's first key names nobody")
   t.equal(by[personKeyId], person, 'a key minted on the dashboard: user:<id> <address>')
   t.equal(by[inherited.keyId], person)
   t.equal(by[gone.info.keyId], 'user:usr_gone', 'a person without an account (deleted): the user id')
   await b.post('/rooms', { name: 'minted', agents: 'solo', template: 'blank', invite: '1' })
   await n.node.core.rooms.create(user.team, { room_id: 'by-nobody' }, 'test')
   const api = await n.call('/admin/rooms/by-nobody/invite', { method: 'POST', key: firstKey, json: {} })
-  t.equal(((await api.json()) as { createdBy?: string }).createdBy, undefined, 'an invite minted with the first key names nobody')
-  const invites = async (room: string) => ((await (await n.call(`/admin/rooms/${room}/invites`, { key: firstKey })).json()) as { invites: { createdBy?: string }[] }).invites
-  t.same((await invites('minted')).map((i) => i.createdBy), [person], 'the invite minted with the room on the dashboard names the person')
-  t.same((await invites('by-nobody')).map((i) => i.createdBy), [undefined])
+  t.equal(
+    ((await api.json()) as { createdBy?: string }).createdBy,
+    undefined,
+    'an invite minted with the first key names nobody',
+  )
+  const invites = async (room: string) =>
+    (
+      (await (await n.call(`/admin/rooms/${room}/invites`, { key: firstKey })).json()) as {
+        invites: { createdBy?: string }[]
+      }
+    ).invites
+  t.same(
+    (await invites('minted')).map((i) => i.createdBy),
+    [person],
+    'the invite minted with the room on the dashboard names the person',
+  )
+  t.same(
+    (await invites('by-nobody')).map((i) => i.createdBy),
+    [undefined],
+  )
   const revoked = (await (await revoke(n, firstKey, personKeyId)).json()) as { revoked: Key }
   t.equal(revoked.revoked.createdBy, person, 'and so does a revocation')
 })

@@ -24,7 +24,23 @@ const ajv = new Ajv2020({ strict: false, allErrors: false })
 
 /** Values that hit the edges of the admin schemas: ids, templates, blanks, wrong types. */
 const fieldValue = fc.oneof(
-  fc.constantFrom('blank', 'web-app', 'incident', 'payments', 'a', '', ' ', '  x  ', '-x', 'a'.repeat(64), 'a'.repeat(65), 'x'.repeat(101), '../etc', 'é', '\u0000'),
+  fc.constantFrom(
+    'blank',
+    'web-app',
+    'incident',
+    'payments',
+    'a',
+    '',
+    ' ',
+    '  x  ',
+    '-x',
+    'a'.repeat(64),
+    'a'.repeat(65),
+    'x'.repeat(101),
+    '../etc',
+    'é',
+    '\u0000',
+  ),
   fc.string({ maxLength: 120 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.integer(),
@@ -55,21 +71,38 @@ for (const backend of BACKENDS) {
     t.test('a valid OpenAPI 3.1 document', async (t) => {
       t.equal(doc.openapi, '3.1.0')
       const result = await validate(structuredClone(doc) as never)
-      t.ok(result.valid, `@readme/openapi-parser validates it${result.valid ? '' : `: ${JSON.stringify(result.errors)}`}`)
+      t.ok(
+        result.valid,
+        `@readme/openapi-parser validates it${result.valid ? '' : `: ${JSON.stringify(result.errors)}`}`,
+      )
       t.same(result.warnings, [], 'without warnings')
     })
 
     t.test('it lists every route of the node, and only those', async (t) => {
       const served = n.node.router.list().map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`)
-      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      )
       t.same(documented.sort(), [...served].sort())
       for (const r of n.node.router.list()) {
         const op = doc.paths[r.path.replace(/:([A-Za-z]+)/g, '{$1}')]![r.method.toLowerCase()]!
-        t.equal(op.security !== undefined && op.security.length === 0, r.auth === 'none', `${r.method} ${r.path}: security matches auth ${r.auth}`)
-        t.ok(op.responses[String(r.status ?? 200)], `${r.method} ${r.path}: documents its success status ${r.status ?? 200}`)
-        if (r.auth !== 'none') t.ok(op.responses['401'] && op.responses['429'], `${r.method} ${r.path}: documents 401 and 429`)
+        t.equal(
+          op.security !== undefined && op.security.length === 0,
+          r.auth === 'none',
+          `${r.method} ${r.path}: security matches auth ${r.auth}`,
+        )
+        t.ok(
+          op.responses[String(r.status ?? 200)],
+          `${r.method} ${r.path}: documents its success status ${r.status ?? 200}`,
+        )
+        if (r.auth !== 'none')
+          t.ok(op.responses['401'] && op.responses['429'], `${r.method} ${r.path}: documents 401 and 429`)
         const pathParams = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1])
-        t.same(op.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? [], pathParams, `${r.method} ${r.path}: path parameters`)
+        t.same(
+          op.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? [],
+          pathParams,
+          `${r.method} ${r.path}: path parameters`,
+        )
       }
     })
 
@@ -103,7 +136,10 @@ for (const backend of BACKENDS) {
       const params = doc.paths['/admin/rooms']!.get!.parameters!.filter((p) => p.in === 'query')
       t.same(params.map((p) => p.name).sort(), ['after', 'limit'])
       const checks = Object.fromEntries(params.map((p) => [p.name, ajv.compile(p.schema)]))
-      const value = fc.oneof(fc.constantFrom('1', '0', '500', '501', '-1', '2.5', 'abc', '', 'documented', 'a'.repeat(65), '1e2'), fc.string({ maxLength: 10 }))
+      const value = fc.oneof(
+        fc.constantFrom('1', '0', '500', '501', '-1', '2.5', 'abc', '', 'documented', 'a'.repeat(65), '1e2'),
+        fc.string({ maxLength: 10 }),
+      )
       await fc.assert(
         fc.asyncProperty(fc.record({ limit: value, after: value }, { requiredKeys: [] }), async (q) => {
           const r = await n.call(`/admin/rooms?${new URLSearchParams(q)}`, { key: team.key })
@@ -115,7 +151,8 @@ for (const backend of BACKENDS) {
           })
           // A well-formed `after` that names no room of the team's list is refused as documented
           // (400 naming after: list again from the first page); the team's one room is 'documented'.
-          if (docOk && q.after !== undefined && q.after !== 'documented') return r.status === 400 && body.error?.details?.field === 'after'
+          if (docOk && q.after !== undefined && q.after !== 'documented')
+            return r.status === 400 && body.error?.details?.field === 'after'
           return docOk ? r.status === 200 : r.status === 400
         }),
         { numRuns: 100 },
@@ -130,10 +167,15 @@ for (const backend of BACKENDS) {
       t.equal(m.status, 200)
       t.match(m.headers.get('content-type'), /^text\/plain/)
       const text = await m.text()
-      const count = (labels: string) => Number(new RegExp(`^agentrooms_http_requests_total\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+      const count = (labels: string) =>
+        Number(new RegExp(`^agentrooms_http_requests_total\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
       t.ok(count('route="/admin/me",method="GET",status="200"') >= 3, 'successful calls by route, method and status')
       t.equal(count('route="/admin/me",method="GET",status="401"'), 1, 'refused calls by status')
-      t.equal(count('route="not_found",method="GET",status="404"'), 1, 'unknown paths share one label, not one per path')
+      t.equal(
+        count('route="not_found",method="GET",status="404"'),
+        1,
+        'unknown paths share one label, not one per path',
+      )
       for (const name of [
         'agentrooms_http_requests_total',
         'agentrooms_http_request_duration_seconds',

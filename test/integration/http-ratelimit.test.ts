@@ -41,18 +41,31 @@ for (const backend of BACKENDS) {
       )
       t.ok(
         seen.every((s) => s.limit === 10 && s.retryAfter === undefined),
-        'RateLimit-Limit is the team\'s limit; no Retry-After while allowed',
+        "RateLimit-Limit is the team's limit; no Retry-After while allowed",
       )
-      t.ok(seen.every((s) => s.reset >= 59 && s.reset <= 62), 'RateLimit-Reset: seconds until the allowance is full again (the calls of now leave the window in a minute)')
+      t.ok(
+        seen.every((s) => s.reset >= 59 && s.reset <= 62),
+        'RateLimit-Reset: seconds until the allowance is full again (the calls of now leave the window in a minute)',
+      )
 
       const refused = await n.call('/admin/me', { key })
       t.equal(refused.status, 429, 'call 11 is refused')
       const h = limits(refused)
       // 10 calls a minute, all used now: none comes back until they leave the rolling minute.
-      t.ok(h.retryAfter !== undefined && h.retryAfter >= 59 && h.retryAfter <= 62, `Retry-After is ${h.retryAfter} s (until the burst leaves the rolling minute)`)
+      t.ok(
+        h.retryAfter !== undefined && h.retryAfter >= 59 && h.retryAfter <= 62,
+        `Retry-After is ${h.retryAfter} s (until the burst leaves the rolling minute)`,
+      )
       t.match(h, { limit: 10, remaining: 0 })
       t.ok(h.reset >= 59 && h.reset <= 62, `RateLimit-Reset is ${h.reset} s (the whole allowance)`)
-      t.match(await refused.json(), { error: { code: 'rate_limited', message: /10 calls per minute/, hint: String, details: { limit: 10, retry_after_s: h.retryAfter } } })
+      t.match(await refused.json(), {
+        error: {
+          code: 'rate_limited',
+          message: /10 calls per minute/,
+          hint: String,
+          details: { limit: 10, retry_after_s: h.retryAfter },
+        },
+      })
       t.equal((await n.call('/health')).status, 200, 'public endpoints are not rate limited')
       t.equal((await n.call('/admin/me', { key: key.slice(0, -1) })).status, 401, 'a bad key is 401, not 429')
     })
@@ -62,7 +75,9 @@ for (const backend of BACKENDS) {
       const n = await startNode(t, backend, { rateLimitOverrides: new Map([[teamId, 60]]) })
       const { key } = (await n.node.teams.create({ teamId, name: 'rolling' })) as { key: string }
       await warm(t, [n], key, teamId)
-      const burst = await Promise.all(Array.from({ length: 65 }, () => n.call('/admin/me', { key }).then((r) => r.status)))
+      const burst = await Promise.all(
+        Array.from({ length: 65 }, () => n.call('/admin/me', { key }).then((r) => r.status)),
+      )
       t.equal(burst.filter((s) => s === 200).length, 60, 'exactly the limit is allowed in a burst')
       const refused = await n.call('/admin/me', { key })
       t.equal(refused.status, 429)
@@ -97,7 +112,9 @@ for (const backend of BACKENDS) {
       const { key } = (await a.node.teams.create({ teamId, name: 'split' })) as { key: string }
       await warm(t, [a, b], key, teamId)
       const started = Date.now()
-      const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => (i % 2 ? a : b).call('/admin/me', { key }).then((r) => r.status)))
+      const statuses = await Promise.all(
+        Array.from({ length: 80 }, (_, i) => (i % 2 ? a : b).call('/admin/me', { key }).then((r) => r.status)),
+      )
       t.comment(`80 calls over two nodes took ${Date.now() - started} ms (one call comes back every 1200 ms)`)
       t.equal(statuses.filter((s) => s === 200).length, 50, '80 concurrent calls over two nodes: exactly 50 allowed')
       t.equal(statuses.filter((s) => s === 429).length, 30, 'and 30 refused')
@@ -115,7 +132,12 @@ for (const backend of BACKENDS) {
     t.test('teams have separate allowances; keys of one team share one', async (t) => {
       const one = uid('tm')
       const two = uid('tm')
-      const n = await startNode(t, backend, { rateLimitOverrides: new Map([[one, 3], [two, 3]]) })
+      const n = await startNode(t, backend, {
+        rateLimitOverrides: new Map([
+          [one, 3],
+          [two, 3],
+        ]),
+      })
       const k1 = (await n.node.teams.create({ teamId: one, name: 'one' })).key!
       const k1b = (await n.node.teams.mintTeamKey(one, {})).key
       const k2 = (await n.node.teams.create({ teamId: two, name: 'two' })).key!
@@ -124,7 +146,7 @@ for (const backend of BACKENDS) {
       t.same(seq, [200, 200, 200, 429], 'two keys of one team draw on one allowance')
       t.equal((await n.call('/admin/me', { key: k2 })).status, 200, 'another team is unaffected')
       const me = (await (await n.call('/admin/me', { key: k2 })).json()) as { rateLimitPerMinute: number }
-      t.equal(me.rateLimitPerMinute, 3, '/admin/me reports the team\'s limit')
+      t.equal(me.rateLimitPerMinute, 3, "/admin/me reports the team's limit")
     })
   })
 }

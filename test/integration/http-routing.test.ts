@@ -13,7 +13,9 @@ const urlOf = (r: Route, room: string) => r.path.replace(':roomId', room).replac
 
 /** Checks `res` is the error body of DESIGN.md §3 with `status` and `code`; returns the body. */
 async function errorBody(t: Test, res: Response, status: number, code: string, name: string) {
-  const body = (await res.json()) as { error: { code: string; message: string; hint: string; details?: Record<string, unknown> } }
+  const body = (await res.json()) as {
+    error: { code: string; message: string; hint: string; details?: Record<string, unknown> }
+  }
   t.equal(res.status, status, `${name}: ${status}`)
   t.match(body, { error: { code, message: String, hint: String } }, `${name}: error body with code ${code}`)
   t.same(Object.keys(body), ['error'], `${name}: nothing beside "error"`)
@@ -44,20 +46,31 @@ for (const backend of BACKENDS) {
 
     t.test('unknown routes are 404 not_found', async (t) => {
       // (/room without an id is the dashboard's room page since issue 15: a page, not an API route.)
-      for (const path of ['/nope', '/admin', '/admin/rooms/routing', '/room/routing/extra', '/rooms/routing', '/admin/me/x']) {
+      for (const path of [
+        '/nope',
+        '/admin',
+        '/admin/rooms/routing',
+        '/room/routing/extra',
+        '/rooms/routing',
+        '/admin/me/x',
+      ]) {
         const res = await n.call(path, { key: team.key })
         const err = await errorBody(t, res, 404, 'not_found', `GET ${path}`)
         t.match(err.message, /openapi\.json/, `GET ${path}: points at the route list`)
       }
     })
 
-    t.test('a wrong method is 405 with Allow listing the path\'s methods', async (t) => {
+    t.test("a wrong method is 405 with Allow listing the path's methods", async (t) => {
       const byPath = new Map<string, string[]>()
       for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r.method])
       for (const [path, methods] of byPath) {
         for (const method of ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'].filter((m) => !methods.includes(m))) {
           const res = await n.call(urlOf({ path } as Route, 'routing'), { method, key: team.key })
-          t.same(res.headers.get('allow')?.split(', ').sort(), [...methods].sort(), `${method} ${path}: Allow: ${methods.join(', ')}`)
+          t.same(
+            res.headers.get('allow')?.split(', ').sort(),
+            [...methods].sort(),
+            `${method} ${path}: Allow: ${methods.join(', ')}`,
+          )
           await errorBody(t, res, 405, 'method_not_allowed', `${method} ${path}`)
         }
       }
@@ -74,9 +87,24 @@ for (const backend of BACKENDS) {
     t.test('bad JSON is 400 naming the body', async (t) => {
       for (const r of jsonRoutes) {
         for (const bad of ['{', '{"name": }', 'not json', '\u0000', '{"a":1}x']) {
-          const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, body: bad, headers: { 'Content-Type': 'application/json' } })
-          const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${JSON.stringify(bad)}`)
-          t.match(err, { message: /^body: not valid JSON/, details: { field: 'body' } }, `${r.method} ${r.path}: names the body`)
+          const res = await n.call(urlOf(r, 'routing'), {
+            method: r.method,
+            key: team.key,
+            body: bad,
+            headers: { 'Content-Type': 'application/json' },
+          })
+          const err = await errorBody(
+            t,
+            res,
+            400,
+            'invalid_request',
+            `${r.method} ${r.path} with ${JSON.stringify(bad)}`,
+          )
+          t.match(
+            err,
+            { message: /^body: not valid JSON/, details: { field: 'body' } },
+            `${r.method} ${r.path}: names the body`,
+          )
         }
       }
     })
@@ -84,29 +112,56 @@ for (const backend of BACKENDS) {
     t.test('a JSON body that is not an object is refused', async (t) => {
       for (const r of jsonRoutes.filter((r) => r.body)) {
         for (const bad of ['null', '[]', '"text"', '42', 'true']) {
-          const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, body: bad, headers: { 'Content-Type': 'application/json' } })
+          const res = await n.call(urlOf(r, 'routing'), {
+            method: r.method,
+            key: team.key,
+            body: bad,
+            headers: { 'Content-Type': 'application/json' },
+          })
           const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with ${bad}`)
-          t.match(err, { message: /^body: must be a JSON object/, details: { field: 'body' } }, `${r.method} ${r.path} with ${bad}: names the body`)
+          t.match(
+            err,
+            { message: /^body: must be a JSON object/, details: { field: 'body' } },
+            `${r.method} ${r.path} with ${bad}: names the body`,
+          )
         }
       }
-      t.equal((await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length, 1, 'a null body created no room')
+      t.equal(
+        (await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length,
+        1,
+        'a null body created no room',
+      )
     })
 
     t.test('an unknown or misspelt field is refused by name, and changes nothing', async (t) => {
       for (const r of jsonRoutes.filter((r) => r.body)) {
         const res = await n.call(urlOf(r, 'routing'), { method: r.method, key: team.key, json: { zz_unknown: 1 } })
         const err = await errorBody(t, res, 400, 'invalid_request', `${r.method} ${r.path} with zz_unknown`)
-        t.match(err, { message: /^zz_unknown: unknown field; known fields: /, details: { field: 'zz_unknown' } }, `${r.method} ${r.path}: names it`)
+        t.match(
+          err,
+          { message: /^zz_unknown: unknown field; known fields: /, details: { field: 'zz_unknown' } },
+          `${r.method} ${r.path}: names it`,
+        )
       }
       const rooms = async () => (await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length
       const keys = async () => (await n.node.teams.listKeys(team.teamId)).length
       const [roomsBefore, keysBefore] = [await rooms(), await keys()]
-      const misspelt = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomid: 'x', templat: 'web-app' } })
-      t.match(await errorBody(t, misspelt, 400, 'invalid_request', 'roomid'), { message: /^roomid: unknown field; known fields: roomId, name, template$/ })
+      const misspelt = await n.call('/admin/rooms', {
+        method: 'POST',
+        key: team.key,
+        json: { roomid: 'x', templat: 'web-app' },
+      })
+      t.match(await errorBody(t, misspelt, 400, 'invalid_request', 'roomid'), {
+        message: /^roomid: unknown field; known fields: roomId, name, template$/,
+      })
       const lable = await n.call('/admin/keys', { method: 'POST', key: team.key, json: { lable: 'x' } })
       t.match(await errorBody(t, lable, 400, 'invalid_request', 'lable'), { details: { field: 'lable' } })
       const query = await n.call('/admin/rooms?limt=5', { key: team.key })
-      t.match(await errorBody(t, query, 400, 'invalid_request', 'limt'), { details: { field: 'limt' } }, 'a misspelt query parameter too')
+      t.match(
+        await errorBody(t, query, 400, 'invalid_request', 'limt'),
+        { details: { field: 'limt' } },
+        'a misspelt query parameter too',
+      )
       t.same([await rooms(), await keys()], [roomsBefore, keysBefore], 'no room created, no key minted')
     })
 
@@ -114,42 +169,85 @@ for (const backend of BACKENDS) {
       const deep = '{"name":' + '['.repeat(1000) + ']'.repeat(1000) + '}'
       const res = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: deep })
       const err = await errorBody(t, res, 413, 'too_large', '1,000 levels')
-      t.match(err, { message: /^name: nested more than 32 levels deep; the limit is 32 levels$/, details: { field: 'name', limit: 32 } })
+      t.match(err, {
+        message: /^name: nested more than 32 levels deep; the limit is 32 levels$/,
+        details: { field: 'name', limit: 32 },
+      })
     })
 
     t.test('a body over the limit is 413, with or without Content-Length', async (t) => {
       for (const r of jsonRoutes) {
         const url = urlOf(r, 'routing')
         const declared = await n.call(url, { method: r.method, key: team.key, body: ' '.repeat(BODY_LIMIT + 1) })
-        const err = await errorBody(t, declared, 413, 'too_large', `${r.method} ${r.path} with Content-Length ${BODY_LIMIT + 1}`)
-        t.match(err, { details: { field: 'body', limit: BODY_LIMIT, size: BODY_LIMIT + 1 } }, 'names the body, the limit and the size')
-        const streamed = await n.call(url, { method: r.method, key: team.key, body: chunked(BODY_LIMIT * 40), duplex: 'half' } as RequestInit)
-        const err2 = await errorBody(t, streamed, 413, 'too_large', `${r.method} ${r.path} chunked, ${BODY_LIMIT * 40} bytes`)
+        const err = await errorBody(
+          t,
+          declared,
+          413,
+          'too_large',
+          `${r.method} ${r.path} with Content-Length ${BODY_LIMIT + 1}`,
+        )
+        t.match(
+          err,
+          { details: { field: 'body', limit: BODY_LIMIT, size: BODY_LIMIT + 1 } },
+          'names the body, the limit and the size',
+        )
+        const streamed = await n.call(url, {
+          method: r.method,
+          key: team.key,
+          body: chunked(BODY_LIMIT * 40),
+          duplex: 'half',
+        } as RequestInit)
+        const err2 = await errorBody(
+          t,
+          streamed,
+          413,
+          'too_large',
+          `${r.method} ${r.path} chunked, ${BODY_LIMIT * 40} bytes`,
+        )
         t.match(err2, { details: { field: 'body', limit: BODY_LIMIT } }, 'names the body and the limit')
         t.ok((err2.details!.size as number) > BODY_LIMIT, 'and the size read so far')
       }
       const atLimit = JSON.stringify({ name: 'x'.repeat(50) }).padEnd(BODY_LIMIT, ' ')
       const ok = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: atLimit })
       t.equal(ok.status, 201, 'a body of exactly the limit is accepted')
-      const small = await n.call('/admin/rooms', { method: 'POST', key: team.key, body: new Blob(['{"name": "chun', 'ked"}']).stream(), duplex: 'half' } as RequestInit)
+      const small = await n.call('/admin/rooms', {
+        method: 'POST',
+        key: team.key,
+        body: new Blob(['{"name": "chun', 'ked"}']).stream(),
+        duplex: 'half',
+      } as RequestInit)
       t.equal(small.status, 201, 'a chunked body within the limit is read')
       t.match(await small.json(), { room: { name: 'chunked' } })
     })
 
     t.test('POST /admin/rooms: Idempotency-Key, and a taken roomId', async (t) => {
       const post = (idem?: string) =>
-        n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId: 'idem-room', name: 'Idem' }, ...(idem !== undefined ? { headers: { 'Idempotency-Key': idem } } : {}) })
+        n.call('/admin/rooms', {
+          method: 'POST',
+          key: team.key,
+          json: { roomId: 'idem-room', name: 'Idem' },
+          ...(idem !== undefined ? { headers: { 'Idempotency-Key': idem } } : {}),
+        })
       const first = await post('create-idem-room')
       t.equal(first.status, 201)
       const firstBody = await first.json()
       const retry = await post('create-idem-room')
-      t.same({ status: retry.status, body: await retry.json() }, { status: 201, body: firstBody }, 'a retry with the same key returns the first answer')
+      t.same(
+        { status: retry.status, body: await retry.json() },
+        { status: 201, body: firstBody },
+        'a retry with the same key returns the first answer',
+      )
       const taken = await post()
       const err = await errorBody(t, taken, 409, 'conflict', 'the same roomId without the key')
       t.match(err, { message: /^roomId: /, details: { field: 'roomId' } }, 'names roomId, as this API spells it')
       for (const bad of ['x'.repeat(129), ' \t']) {
         const before = (await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length
-        const res = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: {}, headers: { 'Idempotency-Key': bad } })
+        const res = await n.call('/admin/rooms', {
+          method: 'POST',
+          key: team.key,
+          json: {},
+          headers: { 'Idempotency-Key': bad },
+        })
         const e = await errorBody(t, res, 400, 'invalid_request', `Idempotency-Key of ${bad.length} characters`)
         t.match(e, { message: /^Idempotency-Key: /, details: { field: 'Idempotency-Key' } }, 'names the header')
         t.equal((await n.node.core.rooms.list(team.teamId, { limit: 500 })).rooms.length, before, 'and creates no room')

@@ -86,7 +86,9 @@ t.test('cluster failover: the room master dies, its replica takes over, notices 
   }, 30_000)
   t.ok(promoted, "the replica was promoted for the room's slot")
   t.ok(await eventually(() => resyncs >= 1, 30_000), 'the hub rebuilt its subscription and resynced')
-  t.comment(`promoted and resynced ${Date.now() - killedAt} ms after the kill; ${hub.stats().rebuilds} rebuild attempts`)
+  t.comment(
+    `promoted and resynced ${Date.now() - killedAt} ms after the kill; ${hub.stats().rebuilds} rebuild attempts`,
+  )
 
   // The store's own client finds the new master by itself; retry the post until it does.
   let after: RoomEvent | undefined
@@ -99,7 +101,10 @@ t.test('cluster failover: the room master dies, its replica takes over, notices 
     }
   }
   t.ok(after, 'posting works again')
-  t.ok(await eventually(() => notices.some((n) => n.event_id === after!.id), 10_000), "the room's notices reach the listener again")
+  t.ok(
+    await eventually(() => notices.some((n) => n.event_id === after!.id), 10_000),
+    "the room's notices reach the listener again",
+  )
 
   for (let i = 0; i < 5; i++) await core.events.post(as, { type: 'message', text: `later ${i}` })
   const page = await core.events.read(as, { limit: 100 })

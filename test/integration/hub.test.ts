@@ -21,12 +21,16 @@ const refOf = (room: { teamId: string; roomId: string }): RoomRef => ({ teamId: 
 /** Waits until each hub has had two more probe rounds come back whole (through its subscription). */
 async function probedTwice(...hubs: Hub[]): Promise<void> {
   const from = hubs.map((h) => h.stats().probesBack)
-  await waitFor(() => hubs.every((h, i) => h.stats().probesBack >= from[i]! + 2), 20 * FAST.probeIntervalMs!, 'two more probe rounds to come back')
+  await waitFor(
+    () => hubs.every((h, i) => h.stats().probesBack >= from[i]! + 2),
+    20 * FAST.probeIntervalMs!,
+    'two more probe rounds to come back',
+  )
 }
 
 /** Waits until the hub has no SSUBSCRIBE or SUNSUBSCRIBE in flight: Redis then has what it wants. */
 async function settled(hub: Hub): Promise<void> {
-  await waitFor(() => hub.stats().settling === 0, 5000, 'the hub\'s subscription commands to settle')
+  await waitFor(() => hub.stats().settling === 0, 5000, "the hub's subscription commands to settle")
 }
 
 for (const backend of BACKENDS) {
@@ -47,9 +51,17 @@ for (const backend of BACKENDS) {
       const posted = await room.core.events.post(room.as('alice'), { type: 'status', text: 'on it', data: { pct: 5 } })
       t.ok(await eventually(() => onB.length >= 2 && onA.length >= 2), 'both nodes got both notices')
       t.match(onB[0], { k: 'task', op: 'added', id: 't1' })
-      t.match(onB[1], { k: 'event', op: 'posted', event_id: posted.event.id, event: { id: posted.event.id, text: 'on it' } })
+      t.match(onB[1], {
+        k: 'event',
+        op: 'posted',
+        event_id: posted.event.id,
+        event: { id: posted.event.id, text: 'on it' },
+      })
       await probedTwice(hubA, hubB)
-      t.notOk([...onA, ...onB].some((n) => n.k === 'probe'), 'probes (both hubs probe this room) never reach listeners')
+      t.notOk(
+        [...onA, ...onB].some((n) => n.k === 'probe'),
+        'probes (both hubs probe this room) never reach listeners',
+      )
       t.equal(onB.length, 2, 'nothing else arrived')
       t.match(hubB.stats(), { channels: 1, listeners: 1, rebuilds: 0, settling: 0 })
       t.equal(hubA.stats().rebuilds, 0, 'healthy probes cause no rebuild')
@@ -152,7 +164,9 @@ for (const backend of BACKENDS) {
 t.test('standalone, own server: 1,000 listeners on 200 rooms use as many connections as 1 listener', async (t) => {
   const redis = await startRedis()
   t.teardown(() => redis.stop())
-  const store = new Store(defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }))
+  const store = new Store(
+    defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }),
+  )
   t.teardown(() => store.close())
   const raw = new Redis(redis.port, '127.0.0.1')
   t.teardown(() => raw.disconnect())
@@ -175,7 +189,9 @@ t.test('standalone, own server: recovery', async (t) => {
   t.test('a killed subscriber connection is rebuilt, resync is emitted and notices flow again', async (t) => {
     const redis = await startRedis()
     t.teardown(() => redis.stop())
-    const store = new Store(defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }))
+    const store = new Store(
+      defaultSettings({ redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined }),
+    )
     t.teardown(() => store.close())
     const warned: string[] = []
     const hub = await startHub(t, store, { ...FAST, log: { warn: (_o, msg) => warned.push(msg), info: () => {} } })
@@ -192,8 +208,14 @@ t.test('standalone, own server: recovery', async (t) => {
     t.ok(await eventually(() => resyncs === 1, 10 * FAST.probeIntervalMs!), 'resync within a few probe intervals')
     t.ok(Date.now() - started < 10 * FAST.probeIntervalMs!)
     t.equal(hub.stats().rebuilds, 1)
-    t.ok(warned.some((m) => /rebuilding/.test(m)), 'the rebuild is logged')
-    await store.client.spublish(store.keys.room(ref).channel, Buffer.from(encode({ k: 'var', op: 'set', at: 1, name: 'x' })))
+    t.ok(
+      warned.some((m) => /rebuilding/.test(m)),
+      'the rebuild is logged',
+    )
+    await store.client.spublish(
+      store.keys.room(ref).channel,
+      Buffer.from(encode({ k: 'var', op: 'set', at: 1, name: 'x' })),
+    )
     t.ok(await eventually(() => got.length === 1), 'notices flow again')
     t.equal(await shardNumSub(raw, store.keys.room(ref).channel), 1, 'one subscription, on the new connection')
     await probedTwice(hub)
@@ -216,7 +238,10 @@ t.test('standalone, own server: recovery', async (t) => {
     t.ok(await eventually(() => got.length === 1))
     proxy.silenceOpen()
     await store.client.spublish(channel, notice('lost'))
-    t.ok(await eventually(() => resyncs === 1, 15 * FAST.probeIntervalMs!), 'the lost probe led to a rebuild and resync')
+    t.ok(
+      await eventually(() => resyncs === 1, 15 * FAST.probeIntervalMs!),
+      'the lost probe led to a rebuild and resync',
+    )
     t.equal(hub.stats().rebuilds, 1)
     t.same(
       got.map((n) => n.name),
@@ -252,11 +277,15 @@ t.test('standalone, own server: recovery', async (t) => {
     await redis.stop('SIGKILL')
     t.ok(await eventually(() => attempts.length >= 2, 10_000), `it keeps trying (${attempts.length} attempts)`)
     t.equal(resyncs, 0, 'no resync while Redis is down')
-    for (let i = 1; i < attempts.length; i++) t.ok(attempts[i]! - attempts[i - 1]! >= FAST.probeIntervalMs! - 5, 'attempts at least a probe interval apart')
+    for (let i = 1; i < attempts.length; i++)
+      t.ok(attempts[i]! - attempts[i - 1]! >= FAST.probeIntervalMs! - 5, 'attempts at least a probe interval apart')
     current = await startRedis([], port)
     t.ok(await eventually(() => resyncs === 1, 5000), 'resync once Redis is back')
     await until(() => store.client.status === 'ready', 3000)
-    await store.client.spublish(store.keys.room(ref).channel, Buffer.from(encode({ k: 'var', op: 'set', at: 1, name: 'x' })))
+    await store.client.spublish(
+      store.keys.room(ref).channel,
+      Buffer.from(encode({ k: 'var', op: 'set', at: 1, name: 'x' })),
+    )
     t.ok(await eventually(() => got.length === 1), 'notices flow again')
   })
 })

@@ -13,7 +13,10 @@ import { eventually } from '../helpers/wait.js'
 t.test('resync: a missed revocation takes effect, a verified key outlives its Redis', async (t) => {
   const redis = await killableRedis()
   t.teardown(() => redis.remove())
-  const n = await startNode(t, 'standalone', { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined })
+  const n = await startNode(t, 'standalone', {
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    redisClusterNodes: undefined,
+  })
   const { store } = n.node
   // A cache lifetime longer than the test: only a resync makes this keyring ask Redis again.
   const keyring = new Keyring(store, 600_000)
@@ -27,7 +30,11 @@ t.test('resync: a missed revocation takes effect, a verified key outlives its Re
   await redis.kill('SIGKILL')
   t.ok(await eventually(() => !store.health.state().reachable, 5000), 'the node knows Redis is gone')
   t.equal(await keyring.authenticate(header), first, 'the verified key is served from what Redis said before')
-  await t.rejects(keyring.authenticate(`Bearer ${mintKey('team', team.teamId).key}`), { code: 'unavailable' }, 'a key never verified here is not: unavailable')
+  await t.rejects(
+    keyring.authenticate(`Bearer ${mintKey('team', team.teamId).key}`),
+    { code: 'unavailable' },
+    'a key never verified here is not: unavailable',
+  )
 
   await redis.start()
   t.ok(await eventually(() => store.health.state().reachable, 10_000), 'Redis is back')
@@ -39,6 +46,9 @@ t.test('resync: a missed revocation takes effect, a verified key outlives its Re
   await store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', (first as { keyId: string }).keyId, '', 60_000])
   t.equal(await keyring.authenticate(header), again, 'within its cache lifetime the key is trusted')
   keyring.resync()
-  await t.rejects(keyring.authenticate(header), { code: 'unauthorized' }, 'after a resync it is looked up again: revoked')
+  await t.rejects(
+    keyring.authenticate(header),
+    { code: 'unauthorized' },
+    'after a resync it is looked up again: revoked',
+  )
 })
-

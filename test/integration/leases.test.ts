@@ -55,17 +55,28 @@ for (const backend of BACKENDS) {
       const moved = (await s.claim('moved'))!
       await store.client.zadd(s.ends, now + 3_600_000, 'moved') // something else moved its end
       await sleep(5) // past ran-out's 1 ms lease
-      const [h, wrong, r, m, absent] = await s.renew(120_000, held, { member: 'other', token: other.token - 1 }, ranOut, moved, { member: 'absent', token: now })
-      t.ok(h! >= now + 120_000, 'the holder\'s lease gets a later end')
+      const [h, wrong, r, m, absent] = await s.renew(
+        120_000,
+        held,
+        { member: 'other', token: other.token - 1 },
+        ranOut,
+        moved,
+        { member: 'absent', token: now },
+      )
+      t.ok(h! >= now + 120_000, "the holder's lease gets a later end")
       t.equal(await s.end('held'), h, 'its new end is its score')
-      t.same([wrong, m, absent], [0, 0, 0], 'another holder\'s token, a score moved by something else, no lease at all: not held')
-      t.ok(r! >= now + 120_000, 'a lease that ran out and was not taken over is still its holder\'s')
-      t.equal(await s.end('other'), other.token, 'another holder\'s lease stays as it was')
+      t.same(
+        [wrong, m, absent],
+        [0, 0, 0],
+        "another holder's token, a score moved by something else, no lease at all: not held",
+      )
+      t.ok(r! >= now + 120_000, "a lease that ran out and was not taken over is still its holder's")
+      t.equal(await s.end('other'), other.token, "another holder's lease stays as it was")
       t.equal(await s.end('moved'), now + 3_600_000, 'so does a lease whose end something else moved')
       t.equal(await s.end('absent'), null, 'no lease is made by renewing')
       t.same(await s.renew(1, held), [h], 'a renewal never moves the end back')
-      t.equal(await s.release(held), true, 'the claim\'s token still releases it after renewals')
-      t.equal(await s.release(moved), false, 'a lease whose end something else moved is not its holder\'s to release')
+      t.equal(await s.release(held), true, "the claim's token still releases it after renewals")
+      t.equal(await s.release(moved), false, "a lease whose end something else moved is not its holder's to release")
     })
 
     t.test('the same renewal sent twice (again after a reconnect) renews twice: the lease stays held', async (t) => {
@@ -75,7 +86,7 @@ for (const backend of BACKENDS) {
       await sleep(2)
       const again = await s.renew(60_000, lease)
       t.ok(first[0]! > 0 && again[0]! >= first[0]!, `renewed both times (${first[0]}, then ${again[0]})`)
-      t.equal(await s.release(lease), true, 'and released by the claim\'s token')
+      t.equal(await s.release(lease), true, "and released by the claim's token")
       t.equal(await s.end('job'), null)
     })
 
@@ -122,28 +133,38 @@ for (const backend of BACKENDS) {
 // (REDIS_COMMAND_TIMEOUT_MS, on by default: its caller may have been told it failed already), so
 // a renewal whose reply was lost fails; renewals are safe to repeat, and the next one finds the
 // lease still held.
-t.test('standalone: a renewal whose reply never came fails as unavailable, and the next one keeps the lease', async (t) => {
-  // The node talks to Redis through a proxy that can swallow replies; the test looks under it.
-  const proxy = await silencingProxy(sharedRedis().standalone.port)
-  t.teardown(() => proxy.close())
-  const name = uid('lease-node')
-  const settings = settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${proxy.port}` })
-  const store = new Store(settings, createClient(settings, { connectionName: name }))
-  t.teardown(() => store.close())
-  const direct = rawClient('standalone')
-  t.teardown(() => direct.quit())
-  const s = leaseSetOn(store)
-  const lease = (await s.claim('job'))!
-  const keeper = new LeaseKeeper(store, 60_000)
-  t.teardown(() => keeper.stop())
-  keeper.hold(s.ends, lease)
-  await sleep(2) // a later millisecond: the renewal moves the end
-  proxy.silenceOpen()
-  const checked = keeper.check(lease)
-  await waitFor(async () => Number(await direct.zscore(s.ends, 'job')) > lease.token, 5000, 'Redis to run the renewal')
-  t.ok((await killConnections(direct, name)) >= 1, 'the connection whose reply was lost is cut')
-  await t.rejects(checked, { code: 'unavailable' }, 'the renewal whose reply was lost fails, and is not sent again')
-  t.ok(await eventually(() => store.health.state().reachable && store.client.status === 'ready', 10_000), 'the connection is back')
-  t.equal(await keeper.check(lease), true, 'the next renewal finds the lease still held')
-  t.equal(await s.release(lease), true, 'its holder releases it (a delivery it settles, a room it acks)')
-})
+t.test(
+  'standalone: a renewal whose reply never came fails as unavailable, and the next one keeps the lease',
+  async (t) => {
+    // The node talks to Redis through a proxy that can swallow replies; the test looks under it.
+    const proxy = await silencingProxy(sharedRedis().standalone.port)
+    t.teardown(() => proxy.close())
+    const name = uid('lease-node')
+    const settings = settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${proxy.port}` })
+    const store = new Store(settings, createClient(settings, { connectionName: name }))
+    t.teardown(() => store.close())
+    const direct = rawClient('standalone')
+    t.teardown(() => direct.quit())
+    const s = leaseSetOn(store)
+    const lease = (await s.claim('job'))!
+    const keeper = new LeaseKeeper(store, 60_000)
+    t.teardown(() => keeper.stop())
+    keeper.hold(s.ends, lease)
+    await sleep(2) // a later millisecond: the renewal moves the end
+    proxy.silenceOpen()
+    const checked = keeper.check(lease)
+    await waitFor(
+      async () => Number(await direct.zscore(s.ends, 'job')) > lease.token,
+      5000,
+      'Redis to run the renewal',
+    )
+    t.ok((await killConnections(direct, name)) >= 1, 'the connection whose reply was lost is cut')
+    await t.rejects(checked, { code: 'unavailable' }, 'the renewal whose reply was lost fails, and is not sent again')
+    t.ok(
+      await eventually(() => store.health.state().reachable && store.client.status === 'ready', 10_000),
+      'the connection is back',
+    )
+    t.equal(await keeper.check(lease), true, 'the next renewal finds the lease still held')
+    t.equal(await s.release(lease), true, 'its holder releases it (a delivery it settles, a room it acks)')
+  },
+)

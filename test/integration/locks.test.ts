@@ -40,14 +40,29 @@ for (const backend of BACKENDS) {
       t.equal(ext.lock.expires_in_s, 300)
 
       const asked = Date.now()
-      const refused = (await locks.acquire(room.as('bob'), { name: 'db/schema.sql' }).catch((e: unknown) => e)) as AppError
+      const refused = (await locks
+        .acquire(room.as('bob'), { name: 'db/schema.sql' })
+        .catch((e: unknown) => e)) as AppError
       const answered = Date.now()
-      t.match(refused, { code: 'conflict', details: { field: 'name', holder: 'alice', expires_at: ext.lock.expires_at } })
+      t.match(refused, {
+        code: 'conflict',
+        details: { field: 'name', holder: 'alice', expires_at: ext.lock.expires_at },
+      })
       const left = refused.details?.expires_in_s as number
-      t.ok(leftBetween(left, ext.lock.expires_at, asked, answered), `the conflict counts the seconds left from its own time (${left})`)
+      t.ok(
+        leftBetween(left, ext.lock.expires_at, asked, answered),
+        `the conflict counts the seconds left from its own time (${left})`,
+      )
       t.match(refused.message, `held by alice for ${left} more s`)
-      await t.rejects(locks.release(room.as('bob'), { name: 'db/schema.sql' }), { code: 'conflict', details: { holder: 'alice' } }, 'only the holder releases')
-      await t.rejects(locks.release(room.as('alice'), { name: 'db/schema.sql', token: 7 }), { code: 'conflict', details: { field: 'token', token: 1 } })
+      await t.rejects(
+        locks.release(room.as('bob'), { name: 'db/schema.sql' }),
+        { code: 'conflict', details: { holder: 'alice' } },
+        'only the holder releases',
+      )
+      await t.rejects(locks.release(room.as('alice'), { name: 'db/schema.sql', token: 7 }), {
+        code: 'conflict',
+        details: { field: 'token', token: 1 },
+      })
       t.same(
         (await locks.list(room.as('carol'))).locks.map((l) => [l.name, l.owner, l.token]),
         [['db/schema.sql', 'alice', 1]],
@@ -73,21 +88,34 @@ for (const backend of BACKENDS) {
       const long = await locks.acquire(room.as('alice'), { name: 'long', ttl_s: 60 })
       const pttl = await store.client.pttl(store.keys.lock({ teamId: room.teamId, roomId: room.roomId }, 'long'))
       const elapsed = Date.now() - asked
-      t.ok(pttl <= 60_000 && pttl >= 60_000 - elapsed, `the lock key's TTL is the lock's: ${pttl} ms, ${elapsed} ms after asking for 60 s`)
+      t.ok(
+        pttl <= 60_000 && pttl >= 60_000 - elapsed,
+        `the lock key's TTL is the lock's: ${pttl} ms, ${elapsed} ms after asking for 60 s`,
+      )
 
       const gone = async (name: string) => !(await locks.list(room.as('x'))).locks.some((l) => l.name === name)
       await waitFor(() => gone('deploy'), 10_000, 'the 300 ms lock to expire')
       const before = Date.now()
       const listed = await locks.list(room.as('x'))
       const after = Date.now()
-      t.same(listed.locks.map((l) => l.name), ['long'], 'an expired lock is not listed; the minute one is')
+      t.same(
+        listed.locks.map((l) => l.name),
+        ['long'],
+        'an expired lock is not listed; the minute one is',
+      )
       const left = listed.locks[0]!.expires_in_s
-      t.ok(leftBetween(left, long.lock.expires_at, before, after), `seconds left are counted from the list's own time, rounded up (${left})`)
+      t.ok(
+        leftBetween(left, long.lock.expires_at, before, after),
+        `seconds left are counted from the list's own time, rounded up (${left})`,
+      )
 
       const second = await locks.acquire(room.as('bob'), { name: 'deploy' })
       t.equal(second.extended, false)
       t.ok(second.lock.token > first.lock.token, 'the late writer holding the old token can be told apart')
-      await t.rejects(locks.release(room.as('alice'), { name: 'deploy', token: first.lock.token }), { code: 'conflict', details: { holder: 'bob' } })
+      await t.rejects(locks.release(room.as('alice'), { name: 'deploy', token: first.lock.token }), {
+        code: 'conflict',
+        details: { holder: 'bob' },
+      })
       const again = await locks.acquire(room.as('alice'), { name: 'long', ttl_s: 1 })
       t.equal(again.extended, true, 'a lock still held is extended, not re-acquired')
     })
@@ -96,16 +124,25 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend, { settings: { lockTtlDefaultMs: 300 } })
       const { locks } = room.core
       const first = await locks.acquire(room.as('alice'), { name: 'n' })
-      await waitFor(async () => (await locks.list(room.as('x'))).locks.length === 0, 10_000, 'the 300 ms lock to expire')
+      await waitFor(
+        async () => (await locks.list(room.as('x'))).locks.length === 0,
+        10_000,
+        'the 300 ms lock to expire',
+      )
       const second = await locks.acquire(room.as('alice'), { name: 'n' })
       t.equal(second.extended, false)
       t.ok(second.lock.token > first.lock.token)
-      await t.rejects(locks.release(room.as('alice'), { name: 'n', token: first.lock.token }), { code: 'conflict', details: { token: second.lock.token } })
+      await t.rejects(locks.release(room.as('alice'), { name: 'n', token: first.lock.token }), {
+        code: 'conflict',
+        details: { token: second.lock.token },
+      })
       t.equal((await locks.release(room.as('alice'), { name: 'n', token: second.lock.token })).released, true)
     })
 
     t.test('locks-per-room limit counts live locks only', async (t) => {
-      const room = await newRoom(t, backend, { settings: { locksPerRoom: 2, lockTtlDefaultMs: 60_000, lockTtlMaxMs: 60_000 } })
+      const room = await newRoom(t, backend, {
+        settings: { locksPerRoom: 2, lockTtlDefaultMs: 60_000, lockTtlMaxMs: 60_000 },
+      })
       const { locks } = room.core
       await locks.acquire(room.as('alice'), { name: 'a' })
       await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })
@@ -114,13 +151,28 @@ for (const backend of BACKENDS) {
         message: /locks-per-room limit is 2/,
         details: { field: 'locks', limit: 2 },
       })
-      t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['a', 'b'], 'the refused acquire changed nothing')
-      t.equal((await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })).extended, true, 'extending is not a new lock')
+      t.same(
+        (await locks.list(room.as('x'))).locks.map((l) => l.name),
+        ['a', 'b'],
+        'the refused acquire changed nothing',
+      )
+      t.equal(
+        (await locks.acquire(room.as('bob'), { name: 'b', ttl_s: 60 })).extended,
+        true,
+        'extending is not a new lock',
+      )
       await lapse(room, 'alice', 'a')
-      await waitFor(async () => !(await locks.list(room.as('x'))).locks.some((l) => l.name === 'a'), 10_000, "alice's lock to expire")
+      await waitFor(
+        async () => !(await locks.list(room.as('x'))).locks.some((l) => l.name === 'a'),
+        10_000,
+        "alice's lock to expire",
+      )
       const c = await locks.acquire(room.as('carol'), { name: 'c', ttl_s: 60 })
       t.equal(c.lock.owner, 'carol', 'an expired lock frees its place')
-      t.same((await locks.list(room.as('x'))).locks.map((l) => l.name), ['b', 'c'])
+      t.same(
+        (await locks.list(room.as('x'))).locks.map((l) => l.name),
+        ['b', 'c'],
+      )
     })
 
     t.test('validation names the field', async (t) => {
@@ -128,14 +180,35 @@ for (const backend of BACKENDS) {
       const { locks } = room.core
       const as = room.as('alice')
       await t.rejects(locks.acquire(as, { name: '' }), { code: 'invalid_request', details: { field: 'name' } })
-      await t.rejects(locks.acquire(as, { name: 'x'.repeat(201) }), { code: 'invalid_request', message: /^name: must be at most 200/ })
+      await t.rejects(locks.acquire(as, { name: 'x'.repeat(201) }), {
+        code: 'invalid_request',
+        message: /^name: must be at most 200/,
+      })
       await t.rejects(locks.acquire(as, { name: 'a\nb' }), { code: 'invalid_request', details: { field: 'name' } })
-      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 0 }), { code: 'invalid_request', details: { field: 'ttl_s' } })
-      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 11 }), { code: 'invalid_request', message: /^ttl_s: must be at most 10/ })
-      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 1.5 }), { code: 'invalid_request', details: { field: 'ttl_s' } })
-      await t.rejects(locks.acquire(room.as(), { name: 'x' }), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(locks.release(room.as(), { name: 'x' }), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(locks.release(as, { name: 'x', token: 0 }), { code: 'invalid_request', details: { field: 'token' } })
+      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 0 }), {
+        code: 'invalid_request',
+        details: { field: 'ttl_s' },
+      })
+      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 11 }), {
+        code: 'invalid_request',
+        message: /^ttl_s: must be at most 10/,
+      })
+      await t.rejects(locks.acquire(as, { name: 'x', ttl_s: 1.5 }), {
+        code: 'invalid_request',
+        details: { field: 'ttl_s' },
+      })
+      await t.rejects(locks.acquire(room.as(), { name: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
+      await t.rejects(locks.release(room.as(), { name: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
+      await t.rejects(locks.release(as, { name: 'x', token: 0 }), {
+        code: 'invalid_request',
+        details: { field: 'token' },
+      })
       t.same((await locks.list(as)).locks, [], 'nothing was taken')
       const ok = await locks.acquire(as, { name: 'x'.repeat(200), ttl_s: 10 })
       t.equal(ok.lock.expires_in_s, 10)

@@ -21,11 +21,26 @@ async function startAnonymous(t: Test, backend: Backend, teamId?: string): Promi
 }
 
 /** A raw POST /mcp with chosen Host / Origin / Authorization headers (fetch() cannot set Host). */
-function post(port: number, body: unknown, headers: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> }> {
+function post(
+  port: number,
+  body: unknown,
+  headers: Record<string, string>,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const payload = JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+          'Content-Length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8')
@@ -39,7 +54,12 @@ function post(port: number, body: unknown, headers: Record<string, string>): Pro
 }
 
 const LIST = { jsonrpc: '2.0', id: 7, method: 'tools/list' }
-const CALL = (room_id: string) => ({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'heartbeat', arguments: { room_id, agent_id: 'anon' } } })
+const CALL = (room_id: string) => ({
+  jsonrpc: '2.0',
+  id: 8,
+  method: 'tools/call',
+  params: { name: 'heartbeat', arguments: { room_id, agent_id: 'anon' } },
+})
 
 for (const backend of BACKENDS) {
   t.test(`keyless /mcp in the test-only anonymous mode (${backend})`, async (t) => {
@@ -49,10 +69,22 @@ for (const backend of BACKENDS) {
     for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
       const r = await post(port, LIST, { Host: host })
       t.equal(r.status, 200, `Host ${host}: served without a key`)
-      t.ok(Array.isArray((r.json.result as { tools?: unknown[] } | undefined)?.tools), `Host ${host}: tools/list answered`)
+      t.ok(
+        Array.isArray((r.json.result as { tools?: unknown[] } | undefined)?.tools),
+        `Host ${host}: tools/list answered`,
+      )
     }
 
-    const created = await post(port, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'create_room_from_template', arguments: { template: 'blank' } } }, { Host: `127.0.0.1:${port}` })
+    const created = await post(
+      port,
+      {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'create_room_from_template', arguments: { template: 'blank' } },
+      },
+      { Host: `127.0.0.1:${port}` },
+    )
     const text = (created.json.result as { content: { text: string }[] }).content[0]!.text
     const roomId = (JSON.parse(text) as { room: { room_id: string } }).room.room_id
     const hb = await post(port, CALL(roomId), { Host: `127.0.0.1:${port}` })

@@ -66,12 +66,18 @@ for (const backend of BACKENDS) {
 
     // Team tools: templates, a room from one, the team's rooms.
     const templates = await alice0.ok('list_templates', {}, true)
-    t.ok((templates.templates as Body[]).some((x) => x.id === 'web-app' && x.tasks > 0), 'web-app template listed with its tasks')
+    t.ok(
+      (templates.templates as Body[]).some((x) => x.id === 'web-app' && x.tasks > 0),
+      'web-app template listed with its tasks',
+    )
     const created = await alice0.ok('create_room_from_template', { template: 'web-app', name: 'Flow room' }, true)
     const roomId = created.room.room_id as string
     t.match(created.room, { name: 'Flow room', template: 'web-app' })
     const rooms = await alice0.ok('list_rooms', {}, true)
-    t.ok((rooms.rooms as Body[]).some((r) => r.room_id === roomId), 'list_rooms shows the new room')
+    t.ok(
+      (rooms.rooms as Body[]).some((r) => r.room_id === roomId),
+      'list_rooms shows the new room',
+    )
     const alice = alice0.in(roomId)
     const bob = bob0.in(roomId)
     /** A subtest whose assertions, the agents' included, land in it. */
@@ -102,7 +108,10 @@ for (const backend of BACKENDS) {
       t.match(conflict.error.message, /alice/, 'the conflict names the holder')
       t.equal(conflict.error.details.holder, 'alice')
       t.equal((await bob.ok('get_task', { task_id: 't1' })).task.assignee, 'alice', 'the refused claim changed nothing')
-      t.ok((await alice.ok('get_my_tasks')).tasks.some((x: Body) => x.id === 't1'), 'alice holds t1')
+      t.ok(
+        (await alice.ok('get_my_tasks')).tasks.some((x: Body) => x.id === 't1'),
+        'alice holds t1',
+      )
       const added = await bob.ok('add_task', { title: 'Write the API client', depends_on: ['t1'], priority: 'low' })
       const tid = added.task.id as string
       t.same(added.task.depends_on, ['t1'])
@@ -114,7 +123,10 @@ for (const backend of BACKENDS) {
       const prio = await bob.ok('set_task_priority', { task_id: tid, priority: 'urgent' })
       t.equal(prio.task.priority, 'urgent')
       const plan = await alice.ok('read_plan')
-      t.ok((plan.tasks as Body[]).some((x) => x.id === tid), 'read_plan lists the new task')
+      t.ok(
+        (plan.tasks as Body[]).some((x) => x.id === tid),
+        'read_plan lists the new task',
+      )
       t.equal(plan.counts.in_progress, 1)
       const scratch = await bob.ok('add_task', { title: 'scratch' })
       t.equal((await bob.ok('delete_task', { task_id: scratch.task.id })).deleted, scratch.task.id)
@@ -134,19 +146,35 @@ for (const backend of BACKENDS) {
       t.equal((await alice.ok('get_context_history', { type: 'spec', key: 'api' })).versions.length, 2)
       t.ok((await alice.ok('list_context', { type: 'spec' })).entries.some((e: Body) => e.key === 'api'))
       await alice.ok('write_context', { type: 'scratch', key: 'tmp', body: 'bye' })
-      t.match((await alice.ok('delete_context', { type: 'scratch', key: 'tmp' })).deleted, { type: 'scratch', key: 'tmp' })
+      t.match((await alice.ok('delete_context', { type: 'scratch', key: 'tmp' })).deleted, {
+        type: 'scratch',
+        key: 'tmp',
+      })
       await alice.fails('read_context', { type: 'scratch', key: 'tmp' }, 'not_found')
     })
 
     await step('events: post, unread, reply, cursors, reads, delete, wait', async (t) => {
       await bob.ok('get_unread_events', { limit: 100 }) // start from a clean cursor
-      const q = await alice.ok('post_event', { type: 'question', text: 'Which database?', data: { options: ['pg', 'sqlite'] }, idempotency_key: 'q-1' })
+      const q = await alice.ok('post_event', {
+        type: 'question',
+        text: 'Which database?',
+        data: { options: ['pg', 'sqlite'] },
+        idempotency_key: 'q-1',
+      })
       const qid = q.event.id as string
-      const again = await alice.ok('post_event', { type: 'question', text: 'Which database?', data: { options: ['pg', 'sqlite'] }, idempotency_key: 'q-1' })
+      const again = await alice.ok('post_event', {
+        type: 'question',
+        text: 'Which database?',
+        data: { options: ['pg', 'sqlite'] },
+        idempotency_key: 'q-1',
+      })
       t.equal(again.event.id, qid, 'a repeated idempotency_key returns the first event')
       t.ok((await bob.ok('heartbeat')).unread >= 1, 'bob sees an unread count on any result')
       const unread = await bob.ok('get_unread_events')
-      t.ok((unread.events as Body[]).some((e) => e.id === qid && e.data?.options?.[0] === 'pg'), 'bob consumes the question')
+      t.ok(
+        (unread.events as Body[]).some((e) => e.id === qid && e.data?.options?.[0] === 'pg'),
+        'bob consumes the question',
+      )
       t.equal(unread.remaining, 0)
       const reply = await bob.ok('reply_to_event', { event_id: qid, text: 'Postgres' })
       t.equal(reply.event.reply_to, qid)
@@ -156,12 +184,18 @@ for (const backend of BACKENDS) {
       t.equal((await alice.ok('mark_event_read', { event_id: reply.event.id })).moved, true)
       t.equal((await alice.ok('heartbeat')).unread, 0, 'alice skipped past the reply')
       const page = await alice.ok('read_events', { limit: 100 })
-      t.ok((page.events as Body[]).some((e) => e.id === reply.event.id), 'read_events pages the feed')
+      t.ok(
+        (page.events as Body[]).some((e) => e.id === reply.event.id),
+        'read_events pages the feed',
+      )
       await bob.fails('delete_event', { event_id: qid }, 'forbidden')
       t.equal((await alice.ok('delete_event', { event_id: qid })).deleted, qid)
       await alice.ok('post_event', { type: 'status', text: 'schema ready' })
       const waited = await bob.ok('wait_for_events', { timeout_s: 5 })
-      t.ok((waited.events as Body[]).some((e) => e.text === 'schema ready'), 'wait_for_events returns unread events at once')
+      t.ok(
+        (waited.events as Body[]).some((e) => e.text === 'schema ready'),
+        'wait_for_events returns unread events at once',
+      )
       const empty = await bob.ok('wait_for_events', { timeout_s: 1 })
       t.same(empty.events, [], 'nothing new: empty after the timeout')
     })
@@ -184,18 +218,32 @@ for (const backend of BACKENDS) {
       t.equal(String(inc.var.value), '5', 'increments add up')
       await bob.fails('set_shared_var', { name: 'build.count', value: '1', increment: 1 }, 'invalid_request')
       t.equal((await bob.ok('get_shared_var', { name: 'build.status' })).var.value, 'green')
-      t.same(((await bob.ok('list_shared_vars', { prefix: 'build.' })).vars as Body[]).map((v) => v.name), ['build.count', 'build.status'])
+      t.same(
+        ((await bob.ok('list_shared_vars', { prefix: 'build.' })).vars as Body[]).map((v) => v.name),
+        ['build.count', 'build.status'],
+      )
     })
 
     await step('reviews: request, approve, reject, list', async (t) => {
-      const req = await alice.ok('request_review', { target: { kind: 'task', task_id: 't1' }, reviewer: 'bob', note: 'brief done' })
+      const req = await alice.ok('request_review', {
+        target: { kind: 'task', task_id: 't1' },
+        reviewer: 'bob',
+        note: 'brief done',
+      })
       t.equal(req.task_status, 'in_review')
       const pending = await bob.ok('list_reviews', { reviewer: 'bob', status: 'pending' })
-      t.same((pending.reviews as Body[]).map((r) => r.id), [req.review.id])
+      t.same(
+        (pending.reviews as Body[]).map((r) => r.id),
+        [req.review.id],
+      )
       await alice.fails('approve', { review_id: req.review.id }, 'forbidden')
       const approved = await bob.ok('approve', { review_id: req.review.id, note: 'lgtm' })
       t.equal(approved.review.status, 'approved')
-      t.equal((await alice.ok('get_task', { task_id: 't1' })).task.status, 'done', 'an approved task review finishes the task')
+      t.equal(
+        (await alice.ok('get_task', { task_id: 't1' })).task.status,
+        'done',
+        'an approved task review finishes the task',
+      )
       const ctxReview = await alice.ok('request_review', { target: { kind: 'context', type: 'spec', key: 'api' } })
       const rejected = await bob.ok('reject', { review_id: ctxReview.review.id, note: 'add DELETE' })
       t.equal(rejected.review.status, 'rejected')
@@ -220,13 +268,21 @@ for (const backend of BACKENDS) {
       const left = await bob.ok('leave_room')
       t.equal(left.left, true)
       const presence = await alice.ok('get_presence')
-      t.same((presence.online as Body[]).map((p) => p.agent_id), ['alice'], 'bob is no longer online')
+      t.same(
+        (presence.online as Body[]).map((p) => p.agent_id),
+        ['alice'],
+        'bob is no longer online',
+      )
     })
 
     const missing = ALL_TOOLS.map((d) => d.name).filter((name) => !called.has(name))
     t.equal(ALL_TOOLS.length, 44, 'the service has 44 tools')
     t.same(missing, [], 'every tool was called and answered')
     const notOk = [...called].filter(([, outcome]) => outcome !== 'ok')
-    t.ok(notOk.every(([name]) => name === 'search'), 'every tool but search (when unconfigured) succeeded at least once', { notOk })
+    t.ok(
+      notOk.every(([name]) => name === 'search'),
+      'every tool but search (when unconfigured) succeeded at least once',
+      { notOk },
+    )
   })
 }

@@ -20,7 +20,18 @@ const junkText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', 'a\u202Eb', '\uD800', '🙂'.repeat(2000), 'x'.repeat(70_000), '../../etc/passwd', '%s%n', '{"a":1}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u202Eb',
+    '\uD800',
+    '🙂'.repeat(2000),
+    'x'.repeat(70_000),
+    '../../etc/passwd',
+    '%s%n',
+    '{"a":1}',
+  ),
 )
 const junk: fc.Arbitrary<unknown> = fc.oneof(
   junkText,
@@ -34,7 +45,14 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 t.test('random arguments for every tool (standalone)', async (t) => {
-  const n = await startNode(t, 'standalone', { rateLimitPerMin: 1_000_000, tasksPerRoom: 60, contextPerRoom: 30, varsPerRoom: 20, locksPerRoom: 10, reviewsPerRoom: 20 })
+  const n = await startNode(t, 'standalone', {
+    rateLimitPerMin: 1_000_000,
+    tasksPerRoom: 60,
+    contextPerRoom: 30,
+    varsPerRoom: 20,
+    locksPerRoom: 10,
+    reviewsPerRoom: 20,
+  })
   const { key, teamId } = await newTeam(n)
   const other = await newTeam(n)
   const { room } = await n.node.core.rooms.create(teamId, { template: 'web-app' }, 'test')
@@ -56,7 +74,11 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     name: fc.constantFrom('lock-a', 'build.status', 'counter'),
     template: fc.constantFrom('blank', 'web-app', 'nope'),
     status: fc.constantFrom('todo', 'in_progress', 'done', 'cancelled', 'in_review', 'pending'),
-    target: fc.constantFrom({ kind: 'task', task_id: 't1' }, { kind: 'context', type: 'brief', key: 'product' }, { kind: 'task' }),
+    target: fc.constantFrom(
+      { kind: 'task', task_id: 't1' },
+      { kind: 'context', type: 'brief', key: 'product' },
+      { kind: 'task' },
+    ),
     timeout_s: fc.constantFrom(1, 0, 31, 1.5),
     reply_to: fc.constantFrom(seeded.event.id, '1-1'),
     idempotency_key: fc.stringMatching(/^[a-z0-9]{1,10}$/),
@@ -70,7 +92,10 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     if (Array.isArray(p.enum)) return fc.constantFrom(...(p.enum as unknown[]))
     switch (p.type) {
       case 'string':
-        return fc.oneof(fc.stringMatching(/^[a-z][a-z0-9._-]{0,10}$/), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }))
+        return fc.oneof(
+          fc.stringMatching(/^[a-z][a-z0-9._-]{0,10}$/),
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }),
+        )
       case 'integer':
       case 'number':
         return fc.integer({ min: 0, max: 40 })
@@ -80,14 +105,23 @@ t.test('random arguments for every tool (standalone)', async (t) => {
         return fc.array(p.items ? fromSchema(p.items as Record<string, any>) : fc.jsonValue(), { maxLength: 3 })
       case 'object':
         return p.properties
-          ? fc.record(Object.fromEntries(Object.entries(p.properties as Record<string, Record<string, any>>).map(([k, v]) => [k, fromSchema(v)])), { requiredKeys: [] })
+          ? fc.record(
+              Object.fromEntries(
+                Object.entries(p.properties as Record<string, Record<string, any>>).map(([k, v]) => [k, fromSchema(v)]),
+              ),
+              { requiredKeys: [] },
+            )
           : fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
       default:
         return fc.jsonValue({ maxDepth: 2 })
     }
   }
   const valueFor = (field: string, prop: Record<string, any>): fc.Arbitrary<unknown> =>
-    fc.oneof({ weight: 3, arbitrary: plausible[field] ?? fromSchema(prop) }, { weight: 2, arbitrary: fromSchema(prop) }, { weight: 1, arbitrary: junk })
+    fc.oneof(
+      { weight: 3, arbitrary: plausible[field] ?? fromSchema(prop) },
+      { weight: 2, arbitrary: fromSchema(prop) },
+      { weight: 1, arbitrary: junk },
+    )
 
   /** Arguments for a tool: a random subset of its listed fields, sometimes with unknown extras or nothing known at all. */
   const argsFor = (tool: string): fc.Arbitrary<Record<string, unknown>> => {
@@ -112,9 +146,17 @@ t.test('random arguments for every tool (standalone)', async (t) => {
 
   /** One call: the HTTP and JSON-RPC rules, and a result that is a success or a client-side error. */
   const check = async (tool: string, args: unknown): Promise<boolean> => {
-    const r = await post(n, legacyCall(tool, args as Record<string, unknown>, ++id), { Accept: 'application/json' }, { key })
+    const r = await post(
+      n,
+      legacyCall(tool, args as Record<string, unknown>, ++id),
+      { Accept: 'application/json' },
+      { key },
+    )
     if (r.status >= 500 || r.status !== 200) throw new Error(`${tool}: HTTP ${r.status} ${r.text.slice(0, 300)}`)
-    if (r.json?.error) throw new Error(`${tool}: JSON-RPC error ${JSON.stringify(r.json.error)} for ${JSON.stringify(args).slice(0, 300)}`)
+    if (r.json?.error)
+      throw new Error(
+        `${tool}: JSON-RPC error ${JSON.stringify(r.json.error)} for ${JSON.stringify(args).slice(0, 300)}`,
+      )
     const reply = toolReplyOf(r.json)
     if (!reply.isError) {
       count(`${tool}:ok`)
@@ -122,8 +164,12 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     }
     const code = reply.body.error?.code ?? 'none'
     const allowed = CLIENT_CODES.includes(code) || (tool === 'search' && SEARCH_CODES.includes(code))
-    if (!allowed) throw new Error(`${tool}: error code ${code}: ${JSON.stringify(reply.body).slice(0, 300)} for ${JSON.stringify(args).slice(0, 300)}`)
-    if (typeof reply.body.error?.message !== 'string' || reply.body.error.message === '') throw new Error(`${tool}: error without a message`)
+    if (!allowed)
+      throw new Error(
+        `${tool}: error code ${code}: ${JSON.stringify(reply.body).slice(0, 300)} for ${JSON.stringify(args).slice(0, 300)}`,
+      )
+    if (typeof reply.body.error?.message !== 'string' || reply.body.error.message === '')
+      throw new Error(`${tool}: error without a message`)
     count(`${tool}:${code}`)
     return true
   }
@@ -132,26 +178,46 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     const started = performance.now()
     for (const def of ALL_TOOLS) {
       // wait_for_events without timeout_s would park for the default 30 s: give it 1 s.
-      const args = def.name === 'wait_for_events' ? argsFor(def.name).map((a) => ('timeout_s' in a ? a : { ...a, timeout_s: 1 })) : argsFor(def.name)
-      await fc.assert(fc.asyncProperty(args, (a) => check(def.name, a)), { numRuns: def.name === 'wait_for_events' ? 15 : 30 })
+      const args =
+        def.name === 'wait_for_events'
+          ? argsFor(def.name).map((a) => ('timeout_s' in a ? a : { ...a, timeout_s: 1 }))
+          : argsFor(def.name)
+      await fc.assert(
+        fc.asyncProperty(args, (a) => check(def.name, a)),
+        { numRuns: def.name === 'wait_for_events' ? 15 : 30 },
+      )
     }
     t.pass(`${ALL_TOOLS.length} tools fuzzed in ${Math.round(performance.now() - started)} ms`)
     const ok = ALL_TOOLS.filter((d) => outcomes.has(`${d.name}:ok`)).length
     // Past validation: the call reached the room's state (ok, or not_found, conflict, ... from the
     // script), not only the argument checks. Counted per tool, this does not swing with the seed the
     // way "at least one success" did (21 to 30 of 44 over four seeds).
-    const past = ALL_TOOLS.filter((d) => [...outcomes.keys()].some((k) => k.startsWith(`${d.name}:`) && k !== `${d.name}:invalid_request`)).length
-    t.comment(`tools with at least one success: ${ok}/${ALL_TOOLS.length}; past validation: ${past}; outcomes: ${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`)
+    const past = ALL_TOOLS.filter((d) =>
+      [...outcomes.keys()].some((k) => k.startsWith(`${d.name}:`) && k !== `${d.name}:invalid_request`),
+    ).length
+    t.comment(
+      `tools with at least one success: ${ok}/${ALL_TOOLS.length}; past validation: ${past}; outcomes: ${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`,
+    )
     t.ok(past >= (ALL_TOOLS.length * 3) / 4, 'the plausible values reach past validation for most tools')
   })
 
   await t.test('arguments that are not an object', async (t) => {
     for (const args of [[], [1, 2], 'text', 42, true]) {
-      const r = await post(n, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'heartbeat', arguments: args } }, { Accept: 'application/json' }, { key })
+      const r = await post(
+        n,
+        { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'heartbeat', arguments: args } },
+        { Accept: 'application/json' },
+        { key },
+      )
       t.equal(r.status, 200, `${JSON.stringify(args)}: HTTP 200`)
       const error = r.json?.error as { code: number } | undefined
       if (error) t.equal(error.code, ERROR.invalidParams, `${JSON.stringify(args)}: refused by the protocol as -32602`)
-      else t.equal(toolReplyOf(r.json).body.error?.code, 'invalid_request', `${JSON.stringify(args)}: refused as invalid_request`)
+      else
+        t.equal(
+          toolReplyOf(r.json).body.error?.code,
+          'invalid_request',
+          `${JSON.stringify(args)}: refused as invalid_request`,
+        )
     }
   })
 
@@ -167,18 +233,42 @@ t.test('random arguments for every tool (standalone)', async (t) => {
       ['ping', { _meta: [] }],
     ]
     for (const [method, params] of cases) {
-      const r = await post(n, { jsonrpc: '2.0', id: ++id, method, params }, { Accept: 'application/json' }, { key, timeoutMs: 5000 })
-      t.equal((r.json?.error as { code: number } | undefined)?.code, ERROR.invalidParams, `${method} ${JSON.stringify(params)} → -32602`)
+      const r = await post(
+        n,
+        { jsonrpc: '2.0', id: ++id, method, params },
+        { Accept: 'application/json' },
+        { key, timeoutMs: 5000 },
+      )
+      t.equal(
+        (r.json?.error as { code: number } | undefined)?.code,
+        ERROR.invalidParams,
+        `${method} ${JSON.stringify(params)} → -32602`,
+      )
     }
   })
 
   await t.test('random params and _meta always get an answer, in both eras', async (t) => {
     const names = ALL_TOOLS.map((d) => d.name)
-    const metaKeys = fc.constantFrom('progressToken', PROTOCOL_VERSION_KEY, 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities', 'other')
+    const metaKeys = fc.constantFrom(
+      'progressToken',
+      PROTOCOL_VERSION_KEY,
+      'io.modelcontextprotocol/clientInfo',
+      'io.modelcontextprotocol/clientCapabilities',
+      'other',
+    )
     const someKeys = fc.dictionary(metaKeys, fc.oneof(junk, fc.constant(MODERN)), { maxKeys: 4 })
-    const meta = fc.oneof(junk, someKeys, fc.constant(envelope()), someKeys.map((d) => ({ ...envelope(), ...d })))
+    const meta = fc.oneof(
+      junk,
+      someKeys,
+      fc.constant(envelope()),
+      someKeys.map((d) => ({ ...envelope(), ...d })),
+    )
     const params = fc.record(
-      { name: fc.oneof(fc.constantFrom(...names), junk), arguments: fc.oneof(fc.constant({ room_id: room.room_id, agent_id: 'meta' }), junk), _meta: meta },
+      {
+        name: fc.oneof(fc.constantFrom(...names), junk),
+        arguments: fc.oneof(fc.constant({ room_id: room.room_id, agent_id: 'meta' }), junk),
+        _meta: meta,
+      },
       { requiredKeys: [] },
     )
     const seen = new Map<string, number>()
@@ -189,7 +279,8 @@ t.test('random arguments for every tool (standalone)', async (t) => {
         // wait_for_events with valid arguments and nothing unread parks for the default 30 s, past
         // this test's 5 s request timeout: give it 1 s, as the per-tool fuzzing does.
         const args = generated.arguments
-        const waits = generated.name === 'wait_for_events' && typeof args === 'object' && args !== null && !Array.isArray(args)
+        const waits =
+          generated.name === 'wait_for_events' && typeof args === 'object' && args !== null && !Array.isArray(args)
         const p = waits ? { ...generated, arguments: { ...args, timeout_s: 1 } } : generated
         // The name goes in the Mcp-Name header only when it fits the node's header limit: past it
         // the HTTP server cuts the connection before the service sees the request (a 70 kB name
@@ -198,21 +289,42 @@ t.test('random arguments for every tool (standalone)', async (t) => {
         const encoded = typeof p.name === 'string' ? `=?base64?${Buffer.from(p.name).toString('base64')}?=` : undefined
         const name = encoded !== undefined && Buffer.byteLength(encoded) <= headerRoom ? encoded : undefined
         const headers = modern ? modernHeaders('tools/call', name) : {}
-        const r = await post(n, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: p }, { Accept: 'application/json', ...headers }, { key, timeoutMs: 5000 })
+        const r = await post(
+          n,
+          { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: p },
+          { Accept: 'application/json', ...headers },
+          { key, timeoutMs: 5000 },
+        )
         if (r.status !== 200 && r.status !== 400) throw new Error(`HTTP ${r.status}: ${r.text.slice(0, 300)}`)
         const error = r.json?.error as { code: number } | undefined
-        if (error && ![ERROR.invalidParams, ERROR.headerMismatch, ERROR.unsupportedProtocolVersion].includes(error.code as -32602)) {
+        if (
+          error &&
+          ![ERROR.invalidParams, ERROR.headerMismatch, ERROR.unsupportedProtocolVersion].includes(error.code as -32602)
+        ) {
           throw new Error(`JSON-RPC error ${JSON.stringify(error)} for ${JSON.stringify(p).slice(0, 300)}`)
         }
         if (!error) {
           const reply = toolReplyOf(r.json)
-          if (reply.isError && !CLIENT_CODES.includes(reply.body.error?.code ?? '') && !SEARCH_CODES.includes(reply.body.error?.code ?? '')) throw new Error(`tool error ${JSON.stringify(reply.body)}`)
+          if (
+            reply.isError &&
+            !CLIENT_CODES.includes(reply.body.error?.code ?? '') &&
+            !SEARCH_CODES.includes(reply.body.error?.code ?? '')
+          )
+            throw new Error(`tool error ${JSON.stringify(reply.body)}`)
         }
         const k = `${modern ? 'modern' : 'legacy'}:${error ? error.code : 'result'}`
         seen.set(k, (seen.get(k) ?? 0) + 1)
       }),
       // First, always: the 70 kB name that once made a ~93 kB Mcp-Name header (modern era).
-      { numRuns: 150, examples: [[{ name: 'x'.repeat(70_000), arguments: { room_id: room.room_id, agent_id: 'meta' }, _meta: envelope() }, true]] },
+      {
+        numRuns: 150,
+        examples: [
+          [
+            { name: 'x'.repeat(70_000), arguments: { room_id: room.room_id, agent_id: 'meta' }, _meta: envelope() },
+            true,
+          ],
+        ],
+      },
     )
     t.comment(`outcomes: ${[...seen].map(([k, v]) => `${k}=${v}`).join(' ')}`)
     t.pass('150 random requests answered (none left hanging)')

@@ -11,13 +11,19 @@ t.test('inputs over MCP (standalone)', async (t) => {
   const { room } = await n.node.core.rooms.create(teamId, {}, 'test')
   const roomId = room.room_id
   const ref = { room: { teamId, roomId } }
-  const call = async (tool: string, args: Record<string, unknown>) => toolReplyOf((await post(n, legacyCall(tool, { room_id: roomId, agent_id: 'ann', ...args }), {}, { key })).json)
-  const eventCount = async () => (await n.node.core.events.read({ ...ref, agent: 'reader' }, { limit: 100 })).events.length
+  const call = async (tool: string, args: Record<string, unknown>) =>
+    toolReplyOf((await post(n, legacyCall(tool, { room_id: roomId, agent_id: 'ann', ...args }), {}, { key })).json)
+  const eventCount = async () =>
+    (await n.node.core.events.read({ ...ref, agent: 'reader' }, { limit: 100 })).events.length
 
   await t.test('an unknown argument is named, with the known ones', async (t) => {
     const r = await call('post_event', { type: 'status', text: 'x', dta: { a: 1 } })
     t.ok(r.isError)
-    t.match(r.body.error, { code: 'invalid_request', message: /^dta: unknown field; known fields: room_id, agent_id, type, text, data/, details: { field: 'dta' } })
+    t.match(r.body.error, {
+      code: 'invalid_request',
+      message: /^dta: unknown field; known fields: room_id, agent_id, type, text, data/,
+      details: { field: 'dta' },
+    })
     t.equal(await eventCount(), 0, 'nothing posted')
   })
 
@@ -27,7 +33,11 @@ t.test('inputs over MCP (standalone)', async (t) => {
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_event","arguments":{"room_id":"${roomId}","agent_id":"ann","type":"status","text":"deep","data":${data}}}}`
     const r = toolReplyOf((await post(n, body, {}, { key })).json)
     t.ok(r.isError)
-    t.match(r.body.error, { code: 'too_large', message: 'data: nested more than 32 levels deep; the limit is 32 levels', details: { field: 'data', limit: 32 } })
+    t.match(r.body.error, {
+      code: 'too_large',
+      message: 'data: nested more than 32 levels deep; the limit is 32 levels',
+      details: { field: 'data', limit: 32 },
+    })
     let ok: unknown = 1
     for (let i = 0; i < 31; i++) ok = [ok]
     const fine = await call('post_event', { type: 'status', text: 'deep enough', data: ok })
@@ -35,30 +45,61 @@ t.test('inputs over MCP (standalone)', async (t) => {
     t.equal(await eventCount(), 1, 'only the accepted one was posted')
   })
 
-  await t.test('an idempotency key reused by another agent or with other arguments is refused, naming it', async (t) => {
-    const first = await call('post_event', { type: 'status', text: 'built', idempotency_key: 'build-1' })
-    t.notOk(first.isError)
-    const replay = await call('post_event', { type: 'status', text: 'built', idempotency_key: 'build-1' })
-    t.same(replay.body, first.body, 'the same agent, the same arguments: the first result')
-    const byBob = await call('post_event', { agent_id: 'bob', type: 'status', text: 'built', idempotency_key: 'build-1' })
-    t.match(byBob.body.error, { code: 'conflict', message: /^idempotency_key "build-1" was already used by agent ann; use a new key/, details: { field: 'idempotency_key', key: 'build-1' } })
-    const other = await call('post_event', { type: 'status', text: 'tested', idempotency_key: 'build-1' })
-    t.match(other.body.error, { code: 'conflict', message: /^idempotency_key "build-1" was already used with other arguments/ })
-    const otherOp = await call('add_task', { title: 'x', idempotency_key: 'build-1' })
-    t.match(otherOp.body.error, { code: 'conflict', message: /^idempotency_key "build-1" was already used for postEvent/ })
-    const texts = (await n.node.core.events.read({ ...ref, agent: 'reader' }, { limit: 100 })).events.map((e) => e.text)
-    t.same(texts.filter((x) => x === 'built' || x === 'tested'), ['built'], 'one post, the others refused')
-  })
+  await t.test(
+    'an idempotency key reused by another agent or with other arguments is refused, naming it',
+    async (t) => {
+      const first = await call('post_event', { type: 'status', text: 'built', idempotency_key: 'build-1' })
+      t.notOk(first.isError)
+      const replay = await call('post_event', { type: 'status', text: 'built', idempotency_key: 'build-1' })
+      t.same(replay.body, first.body, 'the same agent, the same arguments: the first result')
+      const byBob = await call('post_event', {
+        agent_id: 'bob',
+        type: 'status',
+        text: 'built',
+        idempotency_key: 'build-1',
+      })
+      t.match(byBob.body.error, {
+        code: 'conflict',
+        message: /^idempotency_key "build-1" was already used by agent ann; use a new key/,
+        details: { field: 'idempotency_key', key: 'build-1' },
+      })
+      const other = await call('post_event', { type: 'status', text: 'tested', idempotency_key: 'build-1' })
+      t.match(other.body.error, {
+        code: 'conflict',
+        message: /^idempotency_key "build-1" was already used with other arguments/,
+      })
+      const otherOp = await call('add_task', { title: 'x', idempotency_key: 'build-1' })
+      t.match(otherOp.body.error, {
+        code: 'conflict',
+        message: /^idempotency_key "build-1" was already used for postEvent/,
+      })
+      const texts = (await n.node.core.events.read({ ...ref, agent: 'reader' }, { limit: 100 })).events.map(
+        (e) => e.text,
+      )
+      t.same(
+        texts.filter((x) => x === 'built' || x === 'tested'),
+        ['built'],
+        'one post, the others refused',
+      )
+    },
+  )
 
   await t.test('POST /admin/rooms: an Idempotency-Key reused with another body is refused', async (t) => {
-    const create = (name: string) => n.call('/admin/rooms', { method: 'POST', key, json: { name }, headers: { 'Idempotency-Key': 'room-once' } })
+    const create = (name: string) =>
+      n.call('/admin/rooms', { method: 'POST', key, json: { name }, headers: { 'Idempotency-Key': 'room-once' } })
     const first = await create('One')
     t.equal(first.status, 201)
     const again = await create('One')
     t.same(await again.json(), await first.json(), 'the same body replays')
     const other = await create('Two')
     t.equal(other.status, 409)
-    t.match(await other.json(), { error: { code: 'conflict', message: /^Idempotency-Key "room-once" was already used with other arguments/, details: { field: 'Idempotency-Key' } } })
+    t.match(await other.json(), {
+      error: {
+        code: 'conflict',
+        message: /^Idempotency-Key "room-once" was already used with other arguments/,
+        details: { field: 'Idempotency-Key' },
+      },
+    })
   })
 
   await t.test('a negative order is refused', async (t) => {
@@ -75,10 +116,19 @@ t.test('inputs over MCP (standalone)', async (t) => {
   await t.test('agent ids and names with a lone surrogate are refused, so distinct ids never collapse', async (t) => {
     // Sent as JSON escapes: three ids that UTF-8 encoding would all turn into "a\ufffd".
     const raw = (tool: string, args: string) =>
-      post(n, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":{"room_id":"${roomId}",${args}}}}`, {}, { key })
+      post(
+        n,
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":{"room_id":"${roomId}",${args}}}}`,
+        {},
+        { key },
+      )
     for (const id of ['a\\ud800', 'a\\udc00', 'a\\udfff']) {
       const r = toolReplyOf((await raw('acquire_lock', `"agent_id":"${id}","name":"deploy"`)).json)
-      t.match(r.body.error, { code: 'invalid_request', message: /^agent_id: must be well-formed Unicode/, details: { field: 'agent_id' } }, `agent_id ${id}`)
+      t.match(
+        r.body.error,
+        { code: 'invalid_request', message: /^agent_id: must be well-formed Unicode/, details: { field: 'agent_id' } },
+        `agent_id ${id}`,
+      )
     }
     const lock = toolReplyOf((await raw('acquire_lock', '"agent_id":"ann","name":"dep\\ud800loy"')).json)
     t.match(lock.body.error, { code: 'invalid_request', details: { field: 'name' } }, 'a lock name too')
@@ -104,15 +154,39 @@ t.test('inputs over MCP (standalone)', async (t) => {
   })
 
   await t.test('a bad MCP-Protocol-Version lists every revision served, 2026-07-28 included', async (t) => {
-    const r = await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'MCP-Protocol-Version': '2024-10-07' }, { key })
+    const r = await post(
+      n,
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { 'MCP-Protocol-Version': '2024-10-07' },
+      { key },
+    )
     t.equal(r.status, 400)
     const error = r.json?.error as { message: string; data: { supported: string[] } }
     t.match(error.message, /supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/)
     // Each listed initialize-era revision is really served: initialize negotiates it, and the header is taken afterwards.
     for (const version of error.data.supported.filter((v) => v !== '2026-07-28')) {
-      const init = await post(n, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'v', version: '1' } } }, {}, { key })
-      t.equal((init.json?.result as { protocolVersion?: string } | undefined)?.protocolVersion, version, `initialize negotiates ${version}`)
-      const list = await post(n, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'MCP-Protocol-Version': version }, { key })
+      const init = await post(
+        n,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'v', version: '1' } },
+        },
+        {},
+        { key },
+      )
+      t.equal(
+        (init.json?.result as { protocolVersion?: string } | undefined)?.protocolVersion,
+        version,
+        `initialize negotiates ${version}`,
+      )
+      const list = await post(
+        n,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { 'MCP-Protocol-Version': version },
+        { key },
+      )
       t.equal(list.status, 200, `tools/list with MCP-Protocol-Version: ${version}`)
     }
   })
@@ -120,13 +194,28 @@ t.test('inputs over MCP (standalone)', async (t) => {
   await t.test("an invite key's tools/list omits the team tools it can never call", async (t) => {
     const res = await n.call(`/admin/rooms/${roomId}/invite`, { method: 'POST', key, json: {} })
     const invite = ((await res.json()) as { key: string }).key
-    const names = async (k: string, path = '/mcp') => ((await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, { key: k, path })).json?.result as { tools: { name: string }[] }).tools.map((x) => x.name)
+    const names = async (k: string, path = '/mcp') =>
+      (
+        (await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, { key: k, path })).json?.result as {
+          tools: { name: string }[]
+        }
+      ).tools.map((x) => x.name)
     const team = await names(key)
-    const teamTools = n.node.mcp.lists.full.tools.map((x) => x.name).filter((x) => ['list_rooms', 'list_templates', 'create_room_from_template'].includes(x))
+    const teamTools = n.node.mcp.lists.full.tools
+      .map((x) => x.name)
+      .filter((x) => ['list_rooms', 'list_templates', 'create_room_from_template'].includes(x))
     t.equal(teamTools.length, 3, 'the three team tools exist')
     for (const x of teamTools) t.ok(team.includes(x), `a team key sees ${x}`)
     const invited = await names(invite)
-    t.same(invited, team.filter((x) => !teamTools.includes(x)), 'an invite key sees every room tool and no team tool')
-    t.same(await names(invite, '/mcp?profile=core'), (await names(key, '/mcp?profile=core')).filter((x) => !teamTools.includes(x)), 'in the core profile too')
+    t.same(
+      invited,
+      team.filter((x) => !teamTools.includes(x)),
+      'an invite key sees every room tool and no team tool',
+    )
+    t.same(
+      await names(invite, '/mcp?profile=core'),
+      (await names(key, '/mcp?profile=core')).filter((x) => !teamTools.includes(x)),
+      'in the core profile too',
+    )
   })
 })

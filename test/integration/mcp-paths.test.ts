@@ -99,12 +99,25 @@ t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
     for (const title of ['one', 'two', 'three']) await n.node.core.plan.addTask(caller, { title })
     await n.node.core.context.write(caller, { type: 'spec', key: 'api', body: 'v1' })
     await n.node.core.context.write(caller, { type: 'spec', key: 'gone', body: 'soon' })
-    const fromPeer = (await n.node.core.events.post(peer, { type: 'question', text: 'anyone?' })) as { event: { id: string } }
+    const fromPeer = (await n.node.core.events.post(peer, { type: 'question', text: 'anyone?' })) as {
+      event: { id: string }
+    }
     const own = (await n.node.core.events.post(caller, { type: 'status', text: 'mine' })) as { event: { id: string } }
     await n.node.core.events.post(peer, { type: 'status', text: 'unread for agent' })
-    const review = async () => ((await n.node.core.reviews.request(peer, { target: { kind: 'task', task_id: 't2' }, reviewer: 'agent' })) as { review: { id: string } }).review.id
-    const invite = (await (await n.call(`/admin/rooms/${room}/invite`, { method: 'POST', key, json: { label: 'paths' } })).json()) as { key: string }
-    return { room, invite: invite.key, refs: { eventId: fromPeer.event.id, ownEventId: own.event.id, reviewA: await review(), reviewB: await review() } }
+    const review = async () =>
+      (
+        (await n.node.core.reviews.request(peer, { target: { kind: 'task', task_id: 't2' }, reviewer: 'agent' })) as {
+          review: { id: string }
+        }
+      ).review.id
+    const invite = (await (
+      await n.call(`/admin/rooms/${room}/invite`, { method: 'POST', key, json: { label: 'paths' } })
+    ).json()) as { key: string }
+    return {
+      room,
+      invite: invite.key,
+      refs: { eventId: fromPeer.event.id, ownEventId: own.event.id, reviewA: await review(), reviewB: await review() },
+    }
   }
 
   // Counts what reaches the SDK server (its transport), to know which path answered.
@@ -125,7 +138,12 @@ t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
     const name = (body.params as { name?: unknown } | undefined)?.name
     return era === 'modern' ? modernHeaders('tools/call', typeof name === 'string' ? name : undefined) : {}
   }
-  const both = async (what: string, era: 'legacy' | 'modern', body: Args, opts: { key?: string; profile?: string; sdkFirst?: boolean } = {}) => {
+  const both = async (
+    what: string,
+    era: 'legacy' | 'modern',
+    body: Args,
+    opts: { key?: string; profile?: string; sdkFirst?: boolean } = {},
+  ) => {
     const headers = headersOf(era, body)
     const path = opts.profile ? `/mcp?profile=${opts.profile}` : '/mcp'
     const send = async (fast: boolean): Promise<RawReply & { sdk: number }> => {
@@ -169,49 +187,109 @@ t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
       let i = 0
       for (const [name, extra] of goodArgs(refs)) {
         const def = ALL_TOOLS.find((d) => d.name === name)!
-        const args: Args = { ...(def.scope === 'room' ? { room_id: room, agent_id: 'agent' } : {}), ...extra, ...(def.mutates ? { idempotency_key: `${era}-${name}` } : {}) }
+        const args: Args = {
+          ...(def.scope === 'room' ? { room_id: room, agent_id: 'agent' } : {}),
+          ...extra,
+          ...(def.mutates ? { idempotency_key: `${era}-${name}` } : {}),
+        }
         const r = await both(`${name} (good)`, era, callBody(era, name, args), { sdkFirst: i++ % 2 === 1 })
         t.equal(r.status, 200)
         const reply = toolReplyOf(r.json)
         t.notOk(reply.isError, `${era} ${name}: a good call succeeds`, { body: reply.body })
-        if (name === 'list_locks') t.same(reply.body.locks, [], `${era} list_locks: no lock held, so nothing in the reply reads the clock`)
+        if (name === 'list_locks')
+          t.same(reply.body.locks, [], `${era} list_locks: no lock held, so nothing in the reply reads the clock`)
       }
-      t.same(goodArgs(refs).map(([name]) => name).sort(), ALL_TOOLS.map((d) => d.name).sort(), 'the matrix covers every tool')
+      t.same(
+        goodArgs(refs)
+          .map(([name]) => name)
+          .sort(),
+        ALL_TOOLS.map((d) => d.name).sort(),
+        'the matrix covers every tool',
+      )
     })
 
     await t.test(`${era}: every tool, tool errors and bad arguments`, async (t) => {
       const good = new Map(goodArgs(refs))
       for (const def of ALL_TOOLS) {
-        const base: Args = { ...(def.scope === 'room' ? { room_id: 'no-such-room', agent_id: 'agent' } : {}), ...good.get(def.name) }
+        const base: Args = {
+          ...(def.scope === 'room' ? { room_id: 'no-such-room', agent_id: 'agent' } : {}),
+          ...good.get(def.name),
+        }
         if (def.scope === 'room') {
           const r = await both(`${def.name} (room out of reach)`, era, callBody(era, def.name, base))
           t.equal(toolReplyOf(r.json).body.error?.code, 'not_found', `${def.name}: not_found`)
         }
-        const unknownArg = await both(`${def.name} (unknown argument)`, era, callBody(era, def.name, { ...base, surprise: true }))
-        t.equal(toolReplyOf(unknownArg.json).body.error?.code, 'invalid_request', `${def.name}: unknown argument refused`)
-        await refusal(`${def.name} (arguments not an object)`, era, callBody(era, def.name, 'text'), 'Invalid params: params.arguments must be an object')
+        const unknownArg = await both(
+          `${def.name} (unknown argument)`,
+          era,
+          callBody(era, def.name, { ...base, surprise: true }),
+        )
+        t.equal(
+          toolReplyOf(unknownArg.json).body.error?.code,
+          'invalid_request',
+          `${def.name}: unknown argument refused`,
+        )
+        await refusal(
+          `${def.name} (arguments not an object)`,
+          era,
+          callBody(era, def.name, 'text'),
+          'Invalid params: params.arguments must be an object',
+        )
       }
     })
 
     await t.test(`${era}: protocol errors and key scope`, async (t) => {
       const unknown = await both('unknown tool', era, callBody(era, 'no_such_tool', {}))
       t.match(unknown.json?.error, { code: -32602, message: /unknown tool: no_such_tool/ })
-      await refusal('missing name', era, callBody(era, '', undefined, { arguments: {} }), 'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)')
+      await refusal(
+        'missing name',
+        era,
+        callBody(era, '', undefined, { arguments: {} }),
+        'Invalid params: params.name is required: the name of the tool to call (a string; see tools/list)',
+      )
       // A modern request without params has no envelope either: era.ts refuses it earlier.
-      if (era === 'legacy') await refusal('no params', era, { jsonrpc: '2.0', id: 7, method: 'tools/call' }, 'Invalid params: tools/call needs params {name, arguments}')
+      if (era === 'legacy')
+        await refusal(
+          'no params',
+          era,
+          { jsonrpc: '2.0', id: 7, method: 'tools/call' },
+          'Invalid params: tools/call needs params {name, arguments}',
+        )
       for (const def of ALL_TOOLS.filter((d) => !CORE_TOOL_NAMES.includes(d.name))) {
-        const hidden = await both(`${def.name} (hidden by the core profile)`, era, callBody(era, def.name, {}), { profile: 'core' })
+        const hidden = await both(`${def.name} (hidden by the core profile)`, era, callBody(era, def.name, {}), {
+          profile: 'core',
+        })
         t.match(hidden.json?.error, { code: -32602, message: /not in the core profile/ }, `${def.name}: hidden`)
       }
-      const core = await both('heartbeat (core profile)', era, callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-core-hb` }), { profile: 'core' })
+      const core = await both(
+        'heartbeat (core profile)',
+        era,
+        callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-core-hb` }),
+        { profile: 'core' },
+      )
       t.notOk(toolReplyOf(core.json).isError)
       for (const def of ALL_TOOLS.filter((d) => d.scope === 'team')) {
-        const r = await both(`${def.name} (invite key)`, era, callBody(era, def.name, def.name === 'create_room_from_template' ? { template: 'blank' } : {}), { key: invite })
+        const r = await both(
+          `${def.name} (invite key)`,
+          era,
+          callBody(era, def.name, def.name === 'create_room_from_template' ? { template: 'blank' } : {}),
+          { key: invite },
+        )
         t.equal(toolReplyOf(r.json).body.error?.code, 'forbidden', `${def.name}: an invite key is refused`)
       }
-      const elsewhere = await both('heartbeat (invite key, other room)', era, callBody(era, 'heartbeat', { room_id: other, agent_id: 'agent' }), { key: invite })
+      const elsewhere = await both(
+        'heartbeat (invite key, other room)',
+        era,
+        callBody(era, 'heartbeat', { room_id: other, agent_id: 'agent' }),
+        { key: invite },
+      )
       t.equal(toolReplyOf(elsewhere.json).body.error?.code, 'not_found')
-      const here = await both('heartbeat (invite key, its room)', era, callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-invite-hb` }), { key: invite })
+      const here = await both(
+        'heartbeat (invite key, its room)',
+        era,
+        callBody(era, 'heartbeat', { room_id: room, agent_id: 'agent', idempotency_key: `${era}-invite-hb` }),
+        { key: invite },
+      )
       t.notOk(toolReplyOf(here.json).isError)
     })
   }

@@ -31,7 +31,15 @@ function requests(roomId: string): [label: string, body: unknown, headers?: Reco
     ['a room that does not exist', legacyCall('heartbeat', { room_id: 'no-such-room', agent_id: 'a' })],
     ['invalid arguments', legacyCall('post_event', { ...a, type: 'status' })],
     ['a team tool', legacyCall('create_room_from_template', { template: 'blank', room_id: uid('r') })],
-    ['tools/call with a progress token (SDK path)', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'heartbeat', arguments: a, _meta: { progressToken: 1 } } }],
+    [
+      'tools/call with a progress token (SDK path)',
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'heartbeat', arguments: a, _meta: { progressToken: 1 } },
+      },
+    ],
     ['an unknown tool', legacyCall('no_such_tool', {})],
     ['tools/list', { jsonrpc: '2.0', id: 3, method: 'tools/list' }],
     ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
@@ -60,7 +68,12 @@ for (const backend of BACKENDS) {
       const { teamId, key, roomId } = await teamWithRoom(n, 5)
       const remaining: number[] = []
       for (let i = 0; i < 5; i++) {
-        const r = await post(n, legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: `n${i}` }), {}, { key })
+        const r = await post(
+          n,
+          legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: `n${i}` }),
+          {},
+          { key },
+        )
         t.equal(r.status, 200, `call ${i + 1} of 5 is answered`)
         t.equal(r.headers.get('ratelimit-limit'), '5')
         t.notOk(r.headers.has('retry-after'), 'no Retry-After while allowed')
@@ -68,12 +81,19 @@ for (const backend of BACKENDS) {
       }
       t.same(remaining, [4, 3, 2, 1, 0], 'RateLimit-Remaining counts down to 0')
       const before = await state(backend, n, teamId, roomId)
-      const refused = await post(n, legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: 'over' }), {}, { key })
+      const refused = await post(
+        n,
+        legacyCall('post_event', { room_id: roomId, agent_id: 'a', type: 'status', text: 'over' }),
+        {},
+        { key },
+      )
       t.equal(refused.status, 429, 'call 6 is refused with HTTP 429, not a tool error')
       const wait = Number(refused.headers.get('retry-after'))
       t.ok(wait >= 59 && wait <= 62, `Retry-After ${wait}: the five calls count until they leave the rolling minute`)
       t.equal(refused.headers.get('ratelimit-remaining'), '0')
-      t.match(refused.json, { error: { code: 'rate_limited', message: /5 calls per minute/, details: { limit: 5, retry_after_s: wait } } })
+      t.match(refused.json, {
+        error: { code: 'rate_limited', message: /5 calls per minute/, details: { limit: 5, retry_after_s: wait } },
+      })
       t.same(await state(backend, n, teamId, roomId), before, 'the refused post posted nothing')
     })
 
@@ -88,7 +108,7 @@ for (const backend of BACKENDS) {
         t.equal(r.status, 429, `${label}: 429`)
         t.ok(Number(r.headers.get('retry-after')) >= 1, `${label}: Retry-After`)
       }
-      t.same(await state(backend, n, teamId, roomId), before, 'the room and the team\'s rooms are as they were')
+      t.same(await state(backend, n, teamId, roomId), before, "the room and the team's rooms are as they were")
     })
 
     t.test('every request counts exactly once, whichever way it is checked', async (t) => {
@@ -108,7 +128,10 @@ for (const backend of BACKENDS) {
       t.equal((await counted()) - start, list.length, `${list.length} requests in a row: ${list.length} counted`)
       const before = await counted()
       const concurrent = await Promise.all(list.map(([, body, headers]) => post(n, body, headers ?? {}, { key })))
-      t.ok(concurrent.every((r) => r.status < 500 && r.status !== 429), 'the same requests at once are all answered')
+      t.ok(
+        concurrent.every((r) => r.status < 500 && r.status !== 429),
+        'the same requests at once are all answered',
+      )
       t.equal((await counted()) - before, list.length, `${list.length} requests at once: ${list.length} counted`)
     })
   })

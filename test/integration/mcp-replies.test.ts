@@ -3,7 +3,16 @@
 // client that disconnects during wait_for_events cancelling it on the node.
 import t from 'tap'
 import { eventually, sleep } from '../helpers/realtime.js'
-import { legacyCall, modernBody, modernHeaders, parkedWaiters, post, sseMessages, streamedPost, toolReplyOf } from '../helpers/mcp.js'
+import {
+  legacyCall,
+  modernBody,
+  modernHeaders,
+  parkedWaiters,
+  post,
+  sseMessages,
+  streamedPost,
+  toolReplyOf,
+} from '../helpers/mcp.js'
 import { newTeam, startNode } from '../helpers/node.js'
 
 const JSON_ONLY = { Accept: 'application/json' }
@@ -30,7 +39,10 @@ t.test('reply modes (standalone)', async (t) => {
 
   await t.test('the same call as JSON and as SSE', async (t) => {
     for (const era of ['legacy', 'modern'] as const) {
-      const body = era === 'legacy' ? legacyCall('get_unblocked_tasks', args('reader')) : modernBody('tools/call', { name: 'get_unblocked_tasks', arguments: args('reader') })
+      const body =
+        era === 'legacy'
+          ? legacyCall('get_unblocked_tasks', args('reader'))
+          : modernBody('tools/call', { name: 'get_unblocked_tasks', arguments: args('reader') })
       const headers = era === 'legacy' ? {} : modernHeaders('tools/call', 'get_unblocked_tasks')
       const asJson = await post(n, body, { ...headers, ...JSON_ONLY }, { key })
       t.equal(asJson.status, 200)
@@ -62,8 +74,14 @@ t.test('reply modes (standalone)', async (t) => {
     t.equal(res.headers['x-accel-buffering'], 'no')
     const text = await call.done
     const keepalives = call.chunks.filter((c) => c.text.includes(': keep-alive'))
-    t.ok(keepalives.length >= 1, `keep-alive comments were sent (${keepalives.length}) with SSE_KEEPALIVE_S=1 over a 3 s wait`)
-    t.ok(keepalives[0]!.at >= 800, `the first keep-alive came after about a second (${Math.round(keepalives[0]!.at)} ms)`)
+    t.ok(
+      keepalives.length >= 1,
+      `keep-alive comments were sent (${keepalives.length}) with SSE_KEEPALIVE_S=1 over a 3 s wait`,
+    )
+    t.ok(
+      keepalives[0]!.at >= 800,
+      `the first keep-alive came after about a second (${Math.round(keepalives[0]!.at)} ms)`,
+    )
     const last = call.chunks.at(-1)!
     t.ok(last.at >= 2800 && last.at < 6000, `the result came at the timeout (${Math.round(last.at)} ms)`)
     const frames = sseMessages(text)
@@ -73,12 +91,18 @@ t.test('reply modes (standalone)', async (t) => {
   })
 
   await t.test('an event wakes a parked SSE reply', async (t) => {
-    const call = streamedPost(n, legacyCall('wait_for_events', args('sleeper', { timeout_s: 10 })), { ...auth, ...BOTH })
+    const call = streamedPost(n, legacyCall('wait_for_events', args('sleeper', { timeout_s: 10 })), {
+      ...auth,
+      ...BOTH,
+    })
     t.ok(await eventually(async () => (await parkedWaiters(n)) === 1, 3000), 'parked')
     t.equal((await call.response).headers['content-type'], 'text/event-stream')
     await n.node.core.events.post({ room: { teamId, roomId }, agent: 'poster' }, { type: 'status', text: 'wake up' })
     const frames = sseMessages(await call.done)
-    t.same((toolReplyOf(frames.at(-1)).body.events as { text: string }[]).map((e) => e.text), ['wake up'])
+    t.same(
+      (toolReplyOf(frames.at(-1)).body.events as { text: string }[]).map((e) => e.text),
+      ['wake up'],
+    )
   })
 
   await t.test('Accept JSON only: a parked call answers with one JSON body', async (t) => {
@@ -91,7 +115,10 @@ t.test('reply modes (standalone)', async (t) => {
     await post(n, legacyCall('get_unread_events', args('quitter', { limit: 100 })), BOTH, { key }) // nothing left unread
     const before = n.node.mcp.transport.inFlight
     const timers = await steadyTimers()
-    const call = streamedPost(n, legacyCall('wait_for_events', args('quitter', { timeout_s: 30 })), { ...auth, ...BOTH })
+    const call = streamedPost(n, legacyCall('wait_for_events', args('quitter', { timeout_s: 30 })), {
+      ...auth,
+      ...BOTH,
+    })
     t.ok(await eventually(async () => (await parkedWaiters(n)) === 1, 3000), 'the wait parked')
     t.equal(n.node.feeds.stats().waiters, 1)
     const started = performance.now()
@@ -100,12 +127,18 @@ t.test('reply modes (standalone)', async (t) => {
     const ms = Math.round(performance.now() - started)
     t.ok(ms < 1000, `promptly (${ms} ms)`)
     t.comment(`disconnect → gauge 0 in ${ms} ms`)
-    t.ok(await eventually(() => n.node.feeds.stats().waiters === 0 && n.node.mcp.transport.inFlight === before, 2000), 'no waiter or request left on the node')
-    t.ok((await steadyTimers()) <= timers, 'no timer left behind (the reply\'s keep-alive stopped with the connection)')
+    t.ok(
+      await eventually(() => n.node.feeds.stats().waiters === 0 && n.node.mcp.transport.inFlight === before, 2000),
+      'no waiter or request left on the node',
+    )
+    t.ok((await steadyTimers()) <= timers, "no timer left behind (the reply's keep-alive stopped with the connection)")
     // The cancelled call consumed nothing: an event posted now is still unread for the quitter.
     await n.node.core.events.post({ room: { teamId, roomId }, agent: 'poster' }, { type: 'status', text: 'after quit' })
     await sleep(50)
     const r = await post(n, legacyCall('get_unread_events', args('quitter', { limit: 100 })), BOTH, { key })
-    t.ok((toolReplyOf(r.json).body.events as { text: string }[]).some((e) => e.text === 'after quit'), 'the quitter still gets later events')
+    t.ok(
+      (toolReplyOf(r.json).body.events as { text: string }[]).some((e) => e.text === 'after quit'),
+      'the quitter still gets later events',
+    )
   })
 })

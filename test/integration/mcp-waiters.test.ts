@@ -11,7 +11,15 @@ import t from 'tap'
 import { Redis } from 'ioredis'
 import type { Settings } from '../../src/config.js'
 import { WAIT_MAX_S } from '../../src/mcp/tools/events.js'
-import { legacyCall, parkedWaiters, post, sseMessages, streamedPost, toolReplyOf, type StreamedCall } from '../helpers/mcp.js'
+import {
+  legacyCall,
+  parkedWaiters,
+  post,
+  sseMessages,
+  streamedPost,
+  toolReplyOf,
+  type StreamedCall,
+} from '../helpers/mcp.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { startCluster, startRedis } from '../helpers/redis.js'
 import { BACKENDS, type Backend } from '../helpers/shared.js'
@@ -26,7 +34,10 @@ interface Events {
 
 /** The tool result of a finished streamed (or plain JSON) wait. */
 function resultOf(body: string): Events {
-  const message = body.startsWith('event:') || body.startsWith(':') ? sseMessages(body).at(-1) : (JSON.parse(body) as Record<string, unknown>)
+  const message =
+    body.startsWith('event:') || body.startsWith(':')
+      ? sseMessages(body).at(-1)
+      : (JSON.parse(body) as Record<string, unknown>)
   const r = toolReplyOf(message)
   if (r.isError) throw new Error(`wait failed: ${JSON.stringify(r.body)}`)
   return r.body as unknown as Events
@@ -55,21 +66,39 @@ for (const backend of BACKENDS) {
     const b = await startNode(t, backend, FAST_LIMITS)
     const { key, teamId } = await newTeam(a)
     const { room } = await a.node.core.rooms.create(teamId, { template: 'blank' }, 'test')
-    const args = (agent: string, extra: Record<string, unknown> = {}) => ({ room_id: room.room_id, agent_id: agent, ...extra })
+    const args = (agent: string, extra: Record<string, unknown> = {}) => ({
+      room_id: room.room_id,
+      agent_id: agent,
+      ...extra,
+    })
     const figures: number[] = []
     for (let i = 0; i < 3; i++) {
-      const wait = streamedPost(b, legacyCall('wait_for_events', args('listener', { timeout_s: 10 })), { Authorization: `Bearer ${key}`, ...ACCEPT })
+      const wait = streamedPost(b, legacyCall('wait_for_events', args('listener', { timeout_s: 10 })), {
+        Authorization: `Bearer ${key}`,
+        ...ACCEPT,
+      })
       await waitFor(async () => (await parkedWaiters(b)) === 1, 5000, `wait ${i + 1} to park on B`)
       const started = performance.now()
-      const posted = await post(a, legacyCall('post_event', args('speaker', { type: 'status', text: `ping ${i}` })), ACCEPT, { key })
+      const posted = await post(
+        a,
+        legacyCall('post_event', args('speaker', { type: 'status', text: `ping ${i}` })),
+        ACCEPT,
+        { key },
+      )
       t.notOk(toolReplyOf(posted.json).isError, 'post_event on A')
       const got = resultOf(await wait.done)
       const ms = performance.now() - started
       figures.push(ms)
-      t.same(got.events.map((e) => e.text), [`ping ${i}`], `the wait on B returned the event posted on A`)
+      t.same(
+        got.events.map((e) => e.text),
+        [`ping ${i}`],
+        `the wait on B returned the event posted on A`,
+      )
       t.ok(ms < 1000, `within a second of the post (${ms.toFixed(1)} ms)`)
     }
-    t.comment(`${backend}: post_event on A → wait_for_events returns on B in ${figures.map((f) => f.toFixed(1)).join(', ')} ms`)
+    t.comment(
+      `${backend}: post_event on A → wait_for_events returns on B in ${figures.map((f) => f.toFixed(1)).join(', ')} ms`,
+    )
   })
 
   t.test(`1,000 parked waiters use no Redis connection of their own (${backend})`, async (t) => {
@@ -79,10 +108,15 @@ for (const backend of BACKENDS) {
     const n: TestNode = await startNode(t, backend, { ...FAST_LIMITS, ...redis.settings })
     const { key, teamId } = await newTeam(n)
     const rooms: string[] = []
-    for (let i = 0; i < 50; i++) rooms.push((await n.node.core.rooms.create(teamId, { template: 'blank' }, 'test')).room.room_id)
+    for (let i = 0; i < 50; i++)
+      rooms.push((await n.node.core.rooms.create(teamId, { template: 'blank' }, 'test')).room.room_id)
     const headers = { Authorization: `Bearer ${key}`, ...ACCEPT }
     const wait = (i: number, timeoutS: number): StreamedCall =>
-      streamedPost(n, legacyCall('wait_for_events', { room_id: rooms[i % 50], agent_id: `agent-${i}`, timeout_s: timeoutS }), headers)
+      streamedPost(
+        n,
+        legacyCall('wait_for_events', { room_id: rooms[i % 50], agent_id: `agent-${i}`, timeout_s: timeoutS }),
+        headers,
+      )
 
     // Warm up every code path once (one short wait per room), so the baseline has every
     // connection the node opens for any room: on a cluster, the hub's sharded subscriber of each
@@ -97,21 +131,37 @@ for (const backend of BACKENDS) {
     // other half for the posts. (With 5 s waits and posts that did not wait for parking, a loaded
     // machine once woke 460 of 500.)
     const calls = Array.from({ length: 1000 }, (_, i) => wait(i, WAIT_MAX_S))
-    await waitFor(async () => (await parkedWaiters(n)) === 1000, (WAIT_MAX_S * 1000) / 2, '1,000 waiters to park within half their timeout')
+    await waitFor(
+      async () => (await parkedWaiters(n)) === 1000,
+      (WAIT_MAX_S * 1000) / 2,
+      '1,000 waiters to park within half their timeout',
+    )
     const busy = await clientsPerServer(admins)
-    t.comment(`${backend}: Redis clients per server with 0 waiters ${idle.join('/')}, with 1,000 parked ${busy.join('/')}`)
-    busy.forEach((count, i) => t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections with 1,000 waiters, ${idle[i]} with none`))
-    t.equal(n.node.feeds.stats().waiters, 1000, 'the waits are parked on the node\'s feeds')
+    t.comment(
+      `${backend}: Redis clients per server with 0 waiters ${idle.join('/')}, with 1,000 parked ${busy.join('/')}`,
+    )
+    busy.forEach((count, i) =>
+      t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections with 1,000 waiters, ${idle[i]} with none`),
+    )
+    t.equal(n.node.feeds.stats().waiters, 1000, "the waits are parked on the node's feeds")
 
     // Five waits of 1 s in rooms still quiet (those woken last), beside the 1,000 of 30 s: each must
     // end empty at its own timeout, and no other wait may end with it.
     let ended = 0
-    for (const c of calls) void c.done.then(() => ended++, () => ended++)
+    for (const c of calls)
+      void c.done.then(
+        () => ended++,
+        () => ended++,
+      )
     const shortS = 1
     const sent = performance.now()
     const shorts = await Promise.all(
       Array.from({ length: 5 }, (_, k) =>
-        streamedPost(n, legacyCall('wait_for_events', { room_id: rooms[25 + k], agent_id: `short-${k}`, timeout_s: shortS }), headers).done.then((body) => ({ events: resultOf(body).events, ms: performance.now() - sent })),
+        streamedPost(
+          n,
+          legacyCall('wait_for_events', { room_id: rooms[25 + k], agent_id: `short-${k}`, timeout_s: shortS }),
+          headers,
+        ).done.then((body) => ({ events: resultOf(body).events, ms: performance.now() - sent })),
       ),
     )
     for (const [k, r] of shorts.entries()) {
@@ -124,18 +174,31 @@ for (const backend of BACKENDS) {
 
     // Wake half the rooms with one event each; the other half's waiters stay parked. Then the
     // other half, each room with an event of its own. A waiter must get its own room's event only.
-    const postIn = (room: number, text: string) => n.node.core.events.post({ room: { teamId, roomId: rooms[room]! }, agent: 'poster' }, { type: 'status', text })
+    const postIn = (room: number, text: string) =>
+      n.node.core.events.post({ room: { teamId, roomId: rooms[room]! }, agent: 'poster' }, { type: 'status', text })
     const answered = (firstHalf: boolean, prefix: string) =>
       Promise.all(
-        calls.flatMap((c, i) => (i % 50 < 25 === firstHalf ? [c.done.then(resultOf).then((r) => r.events.map((e) => e.text).join() === `${prefix} ${i % 50}`)] : [])),
+        calls.flatMap((c, i) =>
+          i % 50 < 25 === firstHalf
+            ? [c.done.then(resultOf).then((r) => r.events.map((e) => e.text).join() === `${prefix} ${i % 50}`)]
+            : [],
+        ),
       ).then((ok) => ok.filter(Boolean).length)
     const started = performance.now()
     for (let r = 0; r < 25; r++) await postIn(r, `wake ${r}`)
     t.equal(await answered(true, 'wake'), 500, 'every waiter of a woken room got its event, and only it')
     t.comment(`${backend}: 500 waits woken and answered in ${Math.round(performance.now() - started)} ms`)
-    t.equal(await parkedWaiters(n), 500, 'the other rooms\' waiters are still parked: events of other rooms do not end them')
+    t.equal(
+      await parkedWaiters(n),
+      500,
+      "the other rooms' waiters are still parked: events of other rooms do not end them",
+    )
     for (let r = 25; r < 50; r++) await postIn(r, `late ${r}`)
-    t.equal(await answered(false, 'late'), 500, 'every waiter of the rooms woken last got its own room\'s event, and only it')
+    t.equal(
+      await answered(false, 'late'),
+      500,
+      "every waiter of the rooms woken last got its own room's event, and only it",
+    )
     t.equal(await parkedWaiters(n), 0, 'no waiter left parked')
     const after = await clientsPerServer(admins)
     after.forEach((count, i) => t.ok(count <= idle[i]!, `server ${i + 1}: ${count} connections afterwards`))

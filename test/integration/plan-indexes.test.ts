@@ -20,7 +20,16 @@ const num = (id: string) => Number(id.slice(1))
 const slot = (id: string) => String(num(id)).padStart(10, '0')
 
 /** What the indexes must hold for these stored tasks (the contract of lua/includes/board.lua). */
-function expectedIndexes(tasks: { id: string; status: TaskStatus; priority: string; order: number; updated_at: number; depends_on?: string[] }[]) {
+function expectedIndexes(
+  tasks: {
+    id: string
+    status: TaskStatus
+    priority: string
+    order: number
+    updated_at: number
+    depends_on?: string[]
+  }[],
+) {
   const board = tasks
     .map((t) => {
       const band = TASK_STATUSES.indexOf(t.status)
@@ -34,7 +43,9 @@ function expectedIndexes(tasks: { id: string; status: TaskStatus; priority: stri
 /** The keys hold exactly what the tasks hash says. */
 async function indexesAgree(t: Test, backend: Backend, room: TestRoom, when: string): Promise<void> {
   const { raw, keys } = rawRoom(t, backend, room)
-  const stored = Object.values(await raw.hgetallBuffer(keys.tasks)).map((b) => decode(b) as Parameters<typeof expectedIndexes>[0][number])
+  const stored = Object.values(await raw.hgetallBuffer(keys.tasks)).map(
+    (b) => decode(b) as Parameters<typeof expectedIndexes>[0][number],
+  )
   const want = expectedIndexes(stored)
   const flat = await raw.zrange(keys.board, 0, -1, 'WITHSCORES')
   const board: (readonly [string, number])[] = []
@@ -52,11 +63,18 @@ const IDS = 3
 function expectedBoard(tasks: Task[]) {
   const byId = new Map(tasks.map((x) => [x.id, x]))
   const ms = (iso: string) => Date.parse(iso)
-  const out = {} as Record<TaskStatus, { total: number; cards: { id: string; blocked_by: string[]; blocks: string[]; blocks_total: number }[] }>
+  const out = {} as Record<
+    TaskStatus,
+    { total: number; cards: { id: string; blocked_by: string[]; blocks: string[]; blocks_total: number }[] }
+  >
   for (const st of TASK_STATUSES) {
     const col = tasks
       .filter((x) => x.status === st)
-      .sort(finished(st) ? (a, b) => ms(b.updated_at) - ms(a.updated_at) || num(b.id) - num(a.id) : (a, b) => RANK[a.priority]! - RANK[b.priority]! || a.order - b.order || num(a.id) - num(b.id))
+      .sort(
+        finished(st)
+          ? (a, b) => ms(b.updated_at) - ms(a.updated_at) || num(b.id) - num(a.id)
+          : (a, b) => RANK[a.priority]! - RANK[b.priority]! || a.order - b.order || num(a.id) - num(b.id),
+      )
     out[st] = {
       total: col.length,
       cards: col.map((x) => {
@@ -77,32 +95,59 @@ async function pageAgrees(t: Test, room: TestRoom, when: string): Promise<void> 
   const c = room.as()
   const snap = await room.core.snapshot.room(c)
   const want = expectedBoard(snap.tasks)
-  const got = {} as Record<TaskStatus, { total: number; cards: { id: string; blocked_by: string[]; blocks: string[]; blocks_total: number }[] }>
+  const got = {} as Record<
+    TaskStatus,
+    { total: number; cards: { id: string; blocked_by: string[]; blocks: string[]; blocks_total: number }[] }
+  >
   for (const st of TASK_STATUSES) got[st] = { total: -1, cards: [] }
   const most = Math.max(...TASK_STATUSES.map((st) => want[st].total))
   for (let from = 0; from === 0 || from < most; from += SIZE) {
-    const page = await room.core.roomPage.read(c, { size: SIZE, ids: IDS, days: 7, from: Object.fromEntries(TASK_STATUSES.map((st) => [st, from])) })
+    const page = await room.core.roomPage.read(c, {
+      size: SIZE,
+      ids: IDS,
+      days: 7,
+      from: Object.fromEntries(TASK_STATUSES.map((st) => [st, from])),
+    })
     for (const st of TASK_STATUSES) {
       const col = page.columns[st]
       got[st].total = col.total
       if (col.from !== from) continue // past this column's end: its last page again
-      got[st].cards.push(...col.items.map((card) => ({ id: card.task.id, blocked_by: card.blocked_by, blocks: card.blocks, blocks_total: card.blocks_total })))
+      got[st].cards.push(
+        ...col.items.map((card) => ({
+          id: card.task.id,
+          blocked_by: card.blocked_by,
+          blocks: card.blocks,
+          blocks_total: card.blocks_total,
+        })),
+      )
     }
   }
   t.same(got, want, `${when}: every column's count, order and links, page by page`)
   // get_unblocked_tasks reads the tasks to do in the board's order.
   const open = new Set(snap.tasks.filter((x) => !finished(x.status)).map((x) => x.id))
-  const free = want.todo.cards.map((card) => snap.tasks.find((x) => x.id === card.id)!).filter((x) => !x.depends_on.some((d) => open.has(d)))
+  const free = want.todo.cards
+    .map((card) => snap.tasks.find((x) => x.id === card.id)!)
+    .filter((x) => !x.depends_on.some((d) => open.has(d)))
   for (const agent of [undefined, 'agent-1']) {
     const mine = free.filter((x) => agent === undefined || x.assignee === undefined || x.assignee === agent)
     const got = await room.core.plan.unblockedTasks(room.as(agent), { limit: 200 })
-    t.same(got.tasks.map((x) => x.id), mine.slice(0, 200).map((x) => x.id), `${when}: get_unblocked_tasks${agent ? ` for ${agent}` : ''}, in order`)
+    t.same(
+      got.tasks.map((x) => x.id),
+      mine.slice(0, 200).map((x) => x.id),
+      `${when}: get_unblocked_tasks${agent ? ` for ${agent}` : ''}, in order`,
+    )
     t.equal(got.total, mine.length, `${when}: get_unblocked_tasks counts them all`)
   }
   const analytics = await room.core.analytics.room(c, { days: 7 }, false)
-  t.same(analytics.tasks.by_status, Object.fromEntries(TASK_STATUSES.map((st) => [st, want[st].total])), `${when}: analytics count by status`)
+  t.same(
+    analytics.tasks.by_status,
+    Object.fromEntries(TASK_STATUSES.map((st) => [st, want[st].total])),
+    `${when}: analytics count by status`,
+  )
   const today = Math.floor(Date.now() / 86_400_000)
-  const doneToday = snap.tasks.filter((x) => x.status === 'done' && Math.floor(Date.parse(x.updated_at) / 86_400_000) === today).length
+  const doneToday = snap.tasks.filter(
+    (x) => x.status === 'done' && Math.floor(Date.parse(x.updated_at) / 86_400_000) === today,
+  ).length
   t.equal(analytics.events_per_day.at(-1)!.tasks_done, doneToday, `${when}: tasks done today`)
 }
 
@@ -132,11 +177,20 @@ async function randomChange(room: TestRoom, rnd: () => number, agent: string, ne
   try {
     if (r < 0.25) {
       const deps = rnd() < 0.5 ? [someTask(), someTask()] : []
-      await plan.addTask(c, { title: `task by ${agent}`, priority: pick(['urgent', 'high', 'normal', 'low'] as const), ...(rnd() < 0.3 ? { order: Math.floor(rnd() * 5) } : {}), depends_on: deps })
+      await plan.addTask(c, {
+        title: `task by ${agent}`,
+        priority: pick(['urgent', 'high', 'normal', 'low'] as const),
+        ...(rnd() < 0.3 ? { order: Math.floor(rnd() * 5) } : {}),
+        depends_on: deps,
+      })
     } else if (r < 0.5) {
       await plan.updateTask(c, { task_id: someTask(), status: pick(TASK_STATUSES), force: rnd() < 0.7 })
     } else if (r < 0.6) {
-      await plan.setTaskPriority(c, { task_id: someTask(), priority: pick(['urgent', 'high', 'normal', 'low'] as const), ...(rnd() < 0.5 ? { order: Math.floor(rnd() * 5) } : {}) })
+      await plan.setTaskPriority(c, {
+        task_id: someTask(),
+        priority: pick(['urgent', 'high', 'normal', 'low'] as const),
+        ...(rnd() < 0.5 ? { order: Math.floor(rnd() * 5) } : {}),
+      })
     } else if (r < 0.7) {
       await plan.addDependency(c, { task_id: someTask(), depends_on: someTask() })
     } else if (r < 0.78) {
@@ -146,10 +200,12 @@ async function randomChange(room: TestRoom, rnd: () => number, agent: string, ne
     } else {
       const listed = await reviews.list(c, { status: 'pending' })
       const review = listed.reviews.find((x) => x.requested_by !== agent)
-      if (review) await (rnd() < 0.6 ? reviews.approve(c, { review_id: review.id }) : reviews.reject(c, { review_id: review.id }))
+      if (review)
+        await (rnd() < 0.6 ? reviews.approve(c, { review_id: review.id }) : reviews.reject(c, { review_id: review.id }))
     }
   } catch (err) {
-    if (!(err instanceof AppError) || !['conflict', 'not_found', 'invalid_request', 'limit_reached'].includes(err.code)) throw err
+    if (!(err instanceof AppError) || !['conflict', 'not_found', 'invalid_request', 'limit_reached'].includes(err.code))
+      throw err
   }
 }
 
@@ -167,19 +223,28 @@ for (const backend of BACKENDS) {
       const a = room.as('alice')
       const steps: [string, () => Promise<unknown>][] = [
         ['add_task', () => plan.addTask(a, { title: 'new', priority: 'urgent', depends_on: ['t1', 't2'] })],
-        ['add_task in progress, with an order', () => plan.addTask(a, { title: 'started', status: 'in_progress', order: 0 })],
+        [
+          'add_task in progress, with an order',
+          () => plan.addTask(a, { title: 'started', status: 'in_progress', order: 0 }),
+        ],
         ['claim', () => plan.updateTask(a, { task_id: 't4', status: 'in_progress' })],
         ['set_task_priority', () => plan.setTaskPriority(a, { task_id: 't5', priority: 'low', order: 1 })],
         ['update_task title only', () => plan.updateTask(a, { task_id: 't6', title: 'renamed' })],
-        ['request_review (in progress -> in review)', () => reviews.request(a, { target: { kind: 'task', task_id: 't4' } })],
+        [
+          'request_review (in progress -> in review)',
+          () => reviews.request(a, { target: { kind: 'task', task_id: 't4' } }),
+        ],
         ['approve (in review -> done)', () => reviews.approve(room.as('bob'), { review_id: 'r1' })],
         ['done', () => plan.updateTask(a, { task_id: 't1', status: 'done', force: true })],
         ['cancelled', () => plan.updateTask(a, { task_id: 't3', status: 'cancelled', force: true })],
-        ['reject (in review -> in progress)', async () => {
-          await plan.updateTask(a, { task_id: 't10', status: 'in_progress' })
-          await reviews.request(a, { target: { kind: 'task', task_id: 't10' } })
-          return reviews.reject(room.as('bob'), { review_id: 'r2' })
-        }],
+        [
+          'reject (in review -> in progress)',
+          async () => {
+            await plan.updateTask(a, { task_id: 't10', status: 'in_progress' })
+            await reviews.request(a, { target: { kind: 'task', task_id: 't10' } })
+            return reviews.reject(room.as('bob'), { review_id: 'r2' })
+          },
+        ],
         ['add_dependency', () => plan.addDependency(a, { task_id: 't6', depends_on: 't10' })],
         ['done again (updated_at moves)', () => plan.updateTask(a, { task_id: 't1', title: 'first, renamed' })],
         ['delete_task with dependents', () => plan.deleteTask(a, { task_id: 't2' })],
@@ -197,17 +262,37 @@ for (const backend of BACKENDS) {
       const { plan } = room.core
       const a = room.as('alice')
       await plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress' })
-      await t.rejects(plan.updateTask(a, { task_id: 't1', status: 'in_progress' }), { code: 'conflict' }, 'a held claim')
-      await t.rejects(plan.updateTask(a, { task_id: 't5', status: 'in_progress' }), { code: 'conflict' }, 'a blocked claim')
-      await t.rejects(plan.addDependency(a, { task_id: 't1', depends_on: 't8' }), { code: 'invalid_request' }, 'a cycle')
-      await t.rejects(plan.addTask(a, { title: 'x', depends_on: ['t99'] }), { code: 'not_found' }, 'a missing dependency')
+      await t.rejects(
+        plan.updateTask(a, { task_id: 't1', status: 'in_progress' }),
+        { code: 'conflict' },
+        'a held claim',
+      )
+      await t.rejects(
+        plan.updateTask(a, { task_id: 't5', status: 'in_progress' }),
+        { code: 'conflict' },
+        'a blocked claim',
+      )
+      await t.rejects(
+        plan.addDependency(a, { task_id: 't1', depends_on: 't8' }),
+        { code: 'invalid_request' },
+        'a cycle',
+      )
+      await t.rejects(
+        plan.addTask(a, { title: 'x', depends_on: ['t99'] }),
+        { code: 'not_found' },
+        'a missing dependency',
+      )
       await t.rejects(plan.deleteTask(a, { task_id: 't99' }), { code: 'not_found' })
       await bothAgree(t, backend, room, 'after refused changes')
     })
 
     t.test('concurrent agents changing the plan at once', async (t) => {
       const room = await newRoom(t, backend)
-      for (let i = 0; i < 30; i++) await room.core.plan.addTask(room.as('planner'), { title: `task ${i}`, depends_on: i > 2 && i % 3 === 0 ? [`t${i - 2}`] : [] })
+      for (let i = 0; i < 30; i++)
+        await room.core.plan.addTask(room.as('planner'), {
+          title: `task ${i}`,
+          depends_on: i > 2 && i % 3 === 0 ? [`t${i - 2}`] : [],
+        })
       let high = 30
       const next = () => high
       for (let round = 0; round < 3; round++) {
@@ -230,19 +315,38 @@ for (const backend of BACKENDS) {
       const claimed = await plan.updateTask(room.as('alice', 'claim-1'), { task_id: 't4', status: 'in_progress' })
       await plan.updateTask(room.as('alice'), { task_id: 't4', status: 'done' })
       t.same(await plan.deleteTask(room.as('alice', 'del-1'), { task_id: 't1' }), first, 'the delete replays its reply')
-      t.same(await plan.addTask(room.as('alice', 'add-1'), { title: 'once', depends_on: ['t2'] }), added, 'the add replays its reply')
-      t.same((await plan.updateTask(room.as('alice', 'claim-1'), { task_id: 't4', status: 'in_progress' })).task, claimed.task, 'the claim replays its reply')
-      t.equal((await room.core.snapshot.room(room.as())).tasks.find((x) => x.id === 't4')!.status, 'done', 'and claims nothing again')
+      t.same(
+        await plan.addTask(room.as('alice', 'add-1'), { title: 'once', depends_on: ['t2'] }),
+        added,
+        'the add replays its reply',
+      )
+      t.same(
+        (await plan.updateTask(room.as('alice', 'claim-1'), { task_id: 't4', status: 'in_progress' })).task,
+        claimed.task,
+        'the claim replays its reply',
+      )
+      t.equal(
+        (await room.core.snapshot.room(room.as())).tasks.find((x) => x.id === 't4')!.status,
+        'done',
+        'and claims nothing again',
+      )
       await bothAgree(t, backend, room, 'after replays')
     })
 
     t.test('a room re-created after expiry starts with indexes of its own tasks only', async (t) => {
       const room = await newRoom(t, backend)
       const { raw, keys } = rawRoom(t, backend, room)
-      for (let i = 0; i < 5; i++) await room.core.plan.addTask(room.as('a'), { title: `old ${i}`, depends_on: i ? ['t1'] : [] })
+      for (let i = 0; i < 5; i++)
+        await room.core.plan.addTask(room.as('a'), { title: `old ${i}`, depends_on: i ? ['t1'] : [] })
       // Every key lapses at once.
       await Promise.all(keys.list.slice(0, -1).map((k) => raw.pexpire(k, 1)))
-      t.ok(await eventually(async () => (await Promise.all(keys.list.slice(0, -1).map((k) => raw.exists(k)))).every((e) => e === 0), 10_000), 'every key expired')
+      t.ok(
+        await eventually(
+          async () => (await Promise.all(keys.list.slice(0, -1).map((k) => raw.exists(k)))).every((e) => e === 0),
+          10_000,
+        ),
+        'every key expired',
+      )
       await room.core.rooms.create(room.teamId, { room_id: room.roomId, template: 'incident' }, 'test')
       await bothAgree(t, backend, room, 're-created from a template')
       // The room record lapses first and the indexes are still there: creation clears them.

@@ -39,7 +39,10 @@ for (const backend of BACKENDS) {
       t.equal(list.online_count, 2)
       t.notOk('offline' in list, 'offline only when asked')
       await t.rejects(presence.heartbeat(room.as()), { code: 'invalid_request', details: { field: 'agent_id' } })
-      await t.rejects(presence.list(room.as('carol'), { include_offline: 'yes' }), { code: 'invalid_request', details: { field: 'include_offline' } })
+      await t.rejects(presence.list(room.as('carol'), { include_offline: 'yes' }), {
+        code: 'invalid_request',
+        details: { field: 'include_offline' },
+      })
       t.equal((await presence.list(room.as('carol'))).online_count, 2, 'the refused calls changed nothing')
     })
 
@@ -49,7 +52,11 @@ for (const backend of BACKENDS) {
       const age = ager(t, backend, room)
       const listed = async () => {
         const l = await presence.list(room.as('x'), { include_offline: true })
-        return { online: l.online.map((e) => e.agent_id), offline: l.offline?.map((e) => e.agent_id), offlineCount: l.offline_count }
+        return {
+          online: l.online.map((e) => e.agent_id),
+          offline: l.offline?.map((e) => e.agent_id),
+          offlineCount: l.offline_count,
+        }
       }
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('bob'))
@@ -57,16 +64,28 @@ for (const backend of BACKENDS) {
       t.same([first.online.sort(), first.offline], [['alice', 'bob'], []], 'both just seen: online')
       // Two TTLs for alice, so that she stays the one seen longest ago whatever happens to bob.
       await age('alice', 2 * TTL_MS)
-      t.same(await listed(), { online: ['bob'], offline: ['alice'], offlineCount: 1 }, 'alice, quiet past the TTL, is recently offline; bob, just seen, is online')
+      t.same(
+        await listed(),
+        { online: ['bob'], offline: ['alice'], offlineCount: 1 },
+        'alice, quiet past the TTL, is recently offline; bob, just seen, is online',
+      )
       // A heartbeat within the TTL keeps bob online: half a TTL, a heartbeat, half a TTL (and a
       // millisecond) more. His first heartbeat is then past the TTL, so only the second one keeps
       // him listed.
       await age('bob', TTL_MS / 2)
       await presence.heartbeat(room.as('bob'))
       await age('bob', TTL_MS / 2 + 1)
-      t.same(await listed(), { online: ['bob'], offline: ['alice'], offlineCount: 1 }, 'bob, seen again half a TTL ago, is still online')
+      t.same(
+        await listed(),
+        { online: ['bob'], offline: ['alice'], offlineCount: 1 },
+        'bob, seen again half a TTL ago, is still online',
+      )
       await age('bob', TTL_MS / 2)
-      t.same(await listed(), { online: [], offline: ['bob', 'alice'], offlineCount: 2 }, 'bob, quiet a millisecond past the TTL since, is offline too; the latest first')
+      t.same(
+        await listed(),
+        { online: [], offline: ['bob', 'alice'], offlineCount: 2 },
+        'bob, quiet a millisecond past the TTL since, is offline too; the latest first',
+      )
       const back = await presence.heartbeat(room.as('alice'))
       t.equal(back.online, 1)
       t.same(
@@ -84,7 +103,10 @@ for (const backend of BACKENDS) {
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('alice'))
       await age('alice', TTL_MS + 1)
-      t.notOk((await presence.list(room.as('x'))).online.some((e) => e.agent_id === 'alice'), 'alice is offline, quiet past the presence TTL')
+      t.notOk(
+        (await presence.list(room.as('x'))).online.some((e) => e.agent_id === 'alice'),
+        'alice is offline, quiet past the presence TTL',
+      )
       await presence.heartbeat(room.as('alice'))
       await presence.heartbeat(room.as('bob'))
       // Notices arrive in order: with bob's in, every earlier one is.
@@ -123,7 +145,11 @@ for (const backend of BACKENDS) {
         [['agent_left', 'alice']],
       )
       const again = await presence.leave(room.as('alice'))
-      t.same({ left: again.left, was_online: again.was_online, event: 'event' in again }, { left: false, was_online: false, event: false }, 'leaving again posts nothing')
+      t.same(
+        { left: again.left, was_online: again.was_online, event: 'event' in again },
+        { left: false, was_online: false, event: false },
+        'leaving again posts nothing',
+      )
       const never = await presence.leave(room.as('nobody'))
       t.equal(never.left, false, 'an agent never present posts nothing')
       t.equal((await events.read(room.as('bob'))).events.length, 1, 'one agent_left in all')

@@ -19,8 +19,17 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend)
       const { reviews } = room.core
       const id = await claimedTask(room, 'alice')
-      const req = await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id }, note: 'ready: see PR 12' })
-      t.match(req.review, { id: 'r1', target: { kind: 'task', task_id: id }, requested_by: 'alice', status: 'pending', note: 'ready: see PR 12' })
+      const req = await reviews.request(room.as('alice'), {
+        target: { kind: 'task', task_id: id },
+        note: 'ready: see PR 12',
+      })
+      t.match(req.review, {
+        id: 'r1',
+        target: { kind: 'task', task_id: id },
+        requested_by: 'alice',
+        status: 'pending',
+        note: 'ready: see PR 12',
+      })
       t.notOk('reviewer' in req.review)
       t.match(req.review.created_at, /^\d{4}-\d\d-\d\dT/)
       t.equal(req.task_status, 'in_review')
@@ -28,7 +37,13 @@ for (const backend of BACKENDS) {
       t.match(await taskOf(room, id), { status: 'in_review', assignee: 'alice', updated_by: 'alice' })
 
       const ok = await reviews.approve(room.as('bob'), { review_id: 'r1', note: 'lgtm' })
-      t.match(ok.review, { id: 'r1', status: 'approved', decided_by: 'bob', decision_note: 'lgtm', note: 'ready: see PR 12' })
+      t.match(ok.review, {
+        id: 'r1',
+        status: 'approved',
+        decided_by: 'bob',
+        decision_note: 'lgtm',
+        note: 'ready: see PR 12',
+      })
       t.match(ok.review.decided_at, /^\d{4}-\d\d-\d\dT/)
       t.equal(ok.task_status, 'done')
       t.match(await taskOf(room, id), { status: 'done', assignee: 'alice' })
@@ -38,8 +53,15 @@ for (const backend of BACKENDS) {
         details: { field: 'review_id', status: 'approved', decided_by: 'bob' },
         message: /already approved by bob/,
       })
-      await t.rejects(reviews.reject(room.as('carol'), { review_id: 'r1' }), { code: 'conflict', details: { status: 'approved' } })
-      t.match((await reviews.list(room.as('x'))).reviews[0], { status: 'approved', decided_by: 'bob' }, 'refused decisions changed nothing')
+      await t.rejects(reviews.reject(room.as('carol'), { review_id: 'r1' }), {
+        code: 'conflict',
+        details: { status: 'approved' },
+      })
+      t.match(
+        (await reviews.list(room.as('x'))).reviews[0],
+        { status: 'approved', decided_by: 'bob' },
+        'refused decisions changed nothing',
+      )
     })
 
     t.test('task review rejected: back to in_progress, assignee kept; reviewer rules', async (t) => {
@@ -89,7 +111,6 @@ for (const backend of BACKENDS) {
       const ok = await reviews.approve(room.as('bob'), { review_id: req.review.id })
       t.equal(ok.task_status, 'todo', 'approving does not finish a task that was never in review')
       t.equal((await taskOf(room, task.id)).status, 'todo')
-
     })
 
     t.test('deleting a task or a context entry removes its pending reviews, in the same script', async (t) => {
@@ -99,13 +120,20 @@ for (const backend of BACKENDS) {
       const other = await claimedTask(room, 'carol')
       const decided = await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id } })
       await reviews.reject(room.as('bob'), { review_id: decided.review.id, note: 'not yet' })
-      const pending = await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: id }, reviewer: 'bob' })
+      const pending = await reviews.request(room.as('alice'), {
+        target: { kind: 'task', task_id: id },
+        reviewer: 'bob',
+      })
       const kept = await reviews.request(room.as('carol'), { target: { kind: 'task', task_id: other } })
       const del = await plan.deleteTask(room.as('planner'), { task_id: id })
       t.same(del.reviews_removed, [pending.review.id], 'the pending review of the task is removed and named')
-      await t.rejects(reviews.approve(room.as('bob'), { review_id: pending.review.id }), { code: 'not_found' }, 'nobody is left asked to review nothing')
+      await t.rejects(
+        reviews.approve(room.as('bob'), { review_id: pending.review.id }),
+        { code: 'not_found' },
+        'nobody is left asked to review nothing',
+      )
       const left = (await reviews.list(room.as('x'))).reviews.map((r) => r.id)
-      t.same(left.sort(), [decided.review.id, kept.review.id].sort(), 'the decided review and another task\'s stay')
+      t.same(left.sort(), [decided.review.id, kept.review.id].sort(), "the decided review and another task's stay")
 
       await context.write(room.as('alice'), { type: 'spec', key: 'api', body: 'v1' })
       await context.write(room.as('alice'), { type: 'spec', key: 'db', body: 'v1' })
@@ -113,7 +141,10 @@ for (const backend of BACKENDS) {
       const onDb = await reviews.request(room.as('alice'), { target: { kind: 'context', type: 'spec', key: 'db' } })
       const gone = await context.delete(room.as('alice'), { type: 'spec', key: 'api' })
       t.same(gone.reviews_removed, [onApi.review.id])
-      t.ok((await reviews.list(room.as('x'))).reviews.some((r) => r.id === onDb.review.id), 'the other entry\'s review stays')
+      t.ok(
+        (await reviews.list(room.as('x'))).reviews.some((r) => r.id === onDb.review.id),
+        "the other entry's review stays",
+      )
       t.same((await plan.deleteTask(room.as('planner'), { task_id: other })).reviews_removed, [kept.review.id])
     })
 
@@ -121,8 +152,16 @@ for (const backend of BACKENDS) {
       const room = await newRoom(t, backend)
       const { reviews, context } = room.core
       await context.write(room.as('alice'), { type: 'spec', key: 'api/v1', body: '# API' })
-      const req = await reviews.request(room.as('alice'), { target: { kind: 'context', type: 'spec', key: 'api/v1' }, reviewer: 'bob' })
-      t.match(req.review, { id: 'r1', target: { kind: 'context', type: 'spec', key: 'api/v1' }, reviewer: 'bob', status: 'pending' })
+      const req = await reviews.request(room.as('alice'), {
+        target: { kind: 'context', type: 'spec', key: 'api/v1' },
+        reviewer: 'bob',
+      })
+      t.match(req.review, {
+        id: 'r1',
+        target: { kind: 'context', type: 'spec', key: 'api/v1' },
+        reviewer: 'bob',
+        status: 'pending',
+      })
       t.notOk('task_status' in req)
       const ok = await reviews.approve(room.as('bob'), { review_id: 'r1' })
       t.match(ok.review, { status: 'approved', decided_by: 'bob' })
@@ -143,19 +182,40 @@ for (const backend of BACKENDS) {
         details: { field: 'target.key' },
         message: /context entry spec\/nope does not exist/,
       })
-      await t.rejects(reviews.request(as, { target: { kind: 'file', path: 'x' } }), { code: 'invalid_request', message: /^target/ })
-      await t.rejects(reviews.request(as, { target: { kind: 'task', task_id: '7' } }), { code: 'invalid_request', details: { field: 'target.task_id' } })
-      await t.rejects(reviews.request(as, { target: { kind: 'context', type: 'Spec!', key: 'k' } }), { code: 'invalid_request', details: { field: 'target.type' } })
+      await t.rejects(reviews.request(as, { target: { kind: 'file', path: 'x' } }), {
+        code: 'invalid_request',
+        message: /^target/,
+      })
+      await t.rejects(reviews.request(as, { target: { kind: 'task', task_id: '7' } }), {
+        code: 'invalid_request',
+        details: { field: 'target.task_id' },
+      })
+      await t.rejects(reviews.request(as, { target: { kind: 'context', type: 'Spec!', key: 'k' } }), {
+        code: 'invalid_request',
+        details: { field: 'target.type' },
+      })
       await t.rejects(reviews.request(as, {}), { code: 'invalid_request', message: /^target/ })
-      await t.rejects(reviews.request(room.as(), { target: { kind: 'task', task_id: 't1' } }), { code: 'invalid_request', details: { field: 'agent_id' } })
+      await t.rejects(reviews.request(room.as(), { target: { kind: 'task', task_id: 't1' } }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
       await room.core.plan.addTask(as, { title: 'x' })
       await t.rejects(reviews.request(as, { target: { kind: 'task', task_id: 't1' }, note: 'é'.repeat(1001) }), {
         code: 'too_large',
         details: { field: 'note', limit: 2000, size: 2002 },
       })
-      await t.rejects(reviews.approve(room.as('bob'), { review_id: 'r9' }), { code: 'not_found', details: { field: 'review_id' } })
-      await t.rejects(reviews.approve(room.as('bob'), { review_id: 'x' }), { code: 'invalid_request', details: { field: 'review_id' } })
-      await t.rejects(reviews.reject(room.as(), { review_id: 'r1' }), { code: 'invalid_request', details: { field: 'agent_id' } })
+      await t.rejects(reviews.approve(room.as('bob'), { review_id: 'r9' }), {
+        code: 'not_found',
+        details: { field: 'review_id' },
+      })
+      await t.rejects(reviews.approve(room.as('bob'), { review_id: 'x' }), {
+        code: 'invalid_request',
+        details: { field: 'review_id' },
+      })
+      await t.rejects(reviews.reject(room.as(), { review_id: 'r1' }), {
+        code: 'invalid_request',
+        details: { field: 'agent_id' },
+      })
       await t.rejects(reviews.list(as, { status: 'open' }), { code: 'invalid_request', details: { field: 'status' } })
       await t.rejects(reviews.list(as, { limit: 201 }), { code: 'invalid_request', details: { field: 'limit' } })
       t.equal((await reviews.list(as)).total, 0, 'nothing was created')
@@ -184,12 +244,16 @@ for (const backend of BACKENDS) {
       await context.write(room.as('p'), { type: 'brief', key: 'product', body: 'b' })
       await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: 't1' }, reviewer: 'bob' }) // r1
       await reviews.request(room.as('alice'), { target: { kind: 'task', task_id: 't2' } }) // r2
-      await reviews.request(room.as('carol'), { target: { kind: 'context', type: 'brief', key: 'product' }, reviewer: 'bob' }) // r3
+      await reviews.request(room.as('carol'), {
+        target: { kind: 'context', type: 'brief', key: 'product' },
+        reviewer: 'bob',
+      }) // r3
       await reviews.request(room.as('carol'), { target: { kind: 'task', task_id: 't1' } }) // r4
       await reviews.approve(room.as('bob'), { review_id: 'r1' })
       await reviews.reject(room.as('dave'), { review_id: 'r2' })
 
-      const ids = async (input: Record<string, unknown>) => (await reviews.list(room.as('x'), input)).reviews.map((r) => r.id)
+      const ids = async (input: Record<string, unknown>) =>
+        (await reviews.list(room.as('x'), input)).reviews.map((r) => r.id)
       t.same(await ids({}), ['r4', 'r3', 'r2', 'r1'])
       t.same(await ids({ status: 'pending' }), ['r4', 'r3'])
       t.same(await ids({ status: 'approved' }), ['r1'])
@@ -200,7 +264,10 @@ for (const backend of BACKENDS) {
       t.same(await ids({ task_id: 't1' }), ['r4', 'r1'])
       t.same(await ids({ reviewer: 'nobody' }), [])
       const page = await reviews.list(room.as('x'), { limit: 2 })
-      t.same(page.reviews.map((r) => r.id), ['r4', 'r3'])
+      t.same(
+        page.reviews.map((r) => r.id),
+        ['r4', 'r3'],
+      )
       t.equal(page.total, 4, 'total counts every match before the limit')
     })
 

@@ -11,7 +11,10 @@ for (const backend of BACKENDS) {
       const team = uid('tm')
       const { room } = await core.rooms.create(team, { room_id: 'payments-api', name: 'Payments API' }, 'alice')
       t.match(room, { room_id: 'payments-api', name: 'Payments API', template: 'blank', created_by: 'alice' })
-      await t.rejects(core.rooms.create(team, { room_id: 'payments-api' }, 'bob'), { code: 'conflict', details: { field: 'room_id' } })
+      await t.rejects(core.rooms.create(team, { room_id: 'payments-api' }, 'bob'), {
+        code: 'conflict',
+        details: { field: 'room_id' },
+      })
       const other = await core.rooms.create(uid('tm'), { room_id: 'payments-api' }, 'carol')
       t.equal(other.room.room_id, 'payments-api', 'another team may use the same id: ids are per team')
     })
@@ -36,8 +39,14 @@ for (const backend of BACKENDS) {
       const b = await core.rooms.create(team, {}, 'x')
       t.match(a.room.room_id, /^room-[a-z2-7]{10}$/)
       t.not(a.room.room_id, b.room.room_id)
-      await t.rejects(core.rooms.create(team, { room_id: '../etc' }, 'x'), { code: 'invalid_request', details: { field: 'room_id' } })
-      await t.rejects(core.rooms.create(team, { template: 'nope' }, 'x'), { code: 'invalid_request', message: /template: must be one of blank, web-app, incident/ })
+      await t.rejects(core.rooms.create(team, { room_id: '../etc' }, 'x'), {
+        code: 'invalid_request',
+        details: { field: 'room_id' },
+      })
+      await t.rejects(core.rooms.create(team, { template: 'nope' }, 'x'), {
+        code: 'invalid_request',
+        message: /template: must be one of blank, web-app, incident/,
+      })
     })
 
     for (const template of TEMPLATES) {
@@ -75,11 +84,20 @@ for (const backend of BACKENDS) {
       }
       await core.rooms.create(uid('tm'), { room_id: 'foreign' }, 'x')
       const p1 = await core.rooms.list(team, { limit: 2 })
-      t.same(p1.rooms.map((r) => r.room_id), ['r0', 'r1'])
+      t.same(
+        p1.rooms.map((r) => r.room_id),
+        ['r0', 'r1'],
+      )
       const p2 = await core.rooms.list(team, { limit: 2, after: p1.next })
-      t.same(p2.rooms.map((r) => r.room_id), ['r2', 'r3'])
+      t.same(
+        p2.rooms.map((r) => r.room_id),
+        ['r2', 'r3'],
+      )
       const p3 = await core.rooms.list(team, { limit: 2, after: p2.next })
-      t.same(p3.rooms.map((r) => r.room_id), ['r4'])
+      t.same(
+        p3.rooms.map((r) => r.room_id),
+        ['r4'],
+      )
       t.equal(p3.next, undefined)
     })
 

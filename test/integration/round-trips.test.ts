@@ -45,14 +45,23 @@ function tour(): Op[] {
     ['context.list', (r) => r.core.context.list(r.as('a'))],
     ['context.history', (r) => r.core.context.history(r.as('a'), { type: 'spec', key: 'api' })],
     ['context.diff', (r) => r.core.context.diff(r.as('a'), { type: 'spec', key: 'api' })],
-    ['events.post', async (r) => (ids.event = (await r.core.events.post(r.as('a'), { type: 'message', text: 'hi' })).event.id)],
+    [
+      'events.post',
+      async (r) => (ids.event = (await r.core.events.post(r.as('a'), { type: 'message', text: 'hi' })).event.id),
+    ],
     ['events.reply', (r) => r.core.events.reply(r.as('b'), { event_id: ids.event, text: 'hello' })],
     ['events.read', (r) => r.core.events.read(r.as('a'))],
     ['events.unread', (r) => r.core.events.unread(r.as('b'))],
     ['events.peekUnread', (r) => r.core.events.peekUnread(r.as('b'))],
     ['events.markRead', (r) => r.core.events.markRead(r.as('c'), { event_id: ids.event })],
     ['events.reads', (r) => r.core.events.reads(r.as('a'), { event_id: ids.event })],
-    ['events.delete', async (r) => r.core.events.delete(r.as('a'), { event_id: (await r.core.events.post(r.as('a'), { type: 'message', text: 'x' })).event.id })],
+    [
+      'events.delete',
+      async (r) =>
+        r.core.events.delete(r.as('a'), {
+          event_id: (await r.core.events.post(r.as('a'), { type: 'message', text: 'x' })).event.id,
+        }),
+    ],
     ['presence.heartbeat', (r) => r.core.presence.heartbeat(r.as('a'))],
     ['presence.list', (r) => r.core.presence.list(r.as('a'))],
     ['presence.leave', (r) => r.core.presence.leave(r.as('z'))],
@@ -63,8 +72,18 @@ function tour(): Op[] {
     ['vars.get', (r) => r.core.vars.get(r.as('a'), { name: 'flag' })],
     ['vars.list', (r) => r.core.vars.list(r.as('a'))],
     ['vars.increment', (r) => r.core.vars.increment(r.as('a'), { name: 'count' })],
-    ['reviews.request', async (r) => (ids.review = (await r.core.reviews.request(r.as('a'), { target: { kind: 'task', task_id: 't1' } })).review.id)],
-    ['reviews.approve', async (r) => r.core.reviews.approve(r.as('b'), { review_id: (await r.core.reviews.request(r.as('a'), { target: { kind: 'task', task_id: 't2' } })).review.id })],
+    [
+      'reviews.request',
+      async (r) =>
+        (ids.review = (await r.core.reviews.request(r.as('a'), { target: { kind: 'task', task_id: 't1' } })).review.id),
+    ],
+    [
+      'reviews.approve',
+      async (r) =>
+        r.core.reviews.approve(r.as('b'), {
+          review_id: (await r.core.reviews.request(r.as('a'), { target: { kind: 'task', task_id: 't2' } })).review.id,
+        }),
+    ],
     ['reviews.reject', (r) => r.core.reviews.reject(r.as('b'), { review_id: ids.review })],
     ['reviews.list', (r) => r.core.reviews.list(r.as('a'))],
     ['summary.mine', (r) => r.core.summary.mine(r.as('a'))],
@@ -83,7 +102,12 @@ t.test('one round trip per operation, one hash tag per script', async (t) => {
   const teamId = uid('tm')
   const { room: created } = await core.rooms.create(teamId, { template: 'web-app' }, 'test')
   const ref = { teamId, roomId: created.room_id }
-  const room: TestRoom = { core, teamId, roomId: ref.roomId, as: (agent, idempotencyKey) => ({ room: ref, agent, idempotencyKey }) }
+  const room: TestRoom = {
+    core,
+    teamId,
+    roomId: ref.roomId,
+    as: (agent, idempotencyKey) => ({ room: ref, agent, idempotencyKey }),
+  }
   const base = new Redis(redis.port, '127.0.0.1')
   const monitor = await base.monitor()
   const fencer = new Redis(redis.port, '127.0.0.1')
@@ -117,7 +141,11 @@ t.test('one round trip per operation, one hash tag per script', async (t) => {
     await settle()
     const mine = seen.filter((s) => s.source !== 'lua')
     const expected = TWO_CALLS.has(name) ? 2 : 1
-    t.equal(mine.length, expected, `${name}: ${mine.length} command(s) from the node: ${mine.map((s) => s.args[0]).join(', ')}`)
+    t.equal(
+      mine.length,
+      expected,
+      `${name}: ${mine.length} command(s) from the node: ${mine.map((s) => s.args[0]).join(', ')}`,
+    )
     const evalsha = mine[mine.length - 1]!
     t.equal(evalsha.args[0]?.toLowerCase(), 'evalsha', `${name} runs a script`)
     const numKeys = Number(evalsha.args[2])

@@ -41,7 +41,10 @@ class MemorySink implements IndexSink {
 
   /** "<kind> <rid>" of the room's documents, sorted. */
   of(ref: RoomRef): string[] {
-    return [...this.docs.values()].filter((d) => d.team_id === ref.teamId && d.room_id === ref.roomId).map((d) => `${d.kind} ${d.rid}`).sort()
+    return [...this.docs.values()]
+      .filter((d) => d.team_id === ref.teamId && d.room_id === ref.roomId)
+      .map((d) => `${d.kind} ${d.rid}`)
+      .sort()
   }
 }
 
@@ -90,11 +93,16 @@ async function truth(w: World, ref: RoomRef): Promise<string[]> {
   const plan = (await w.core.plan.readPlan(c, { limit: 2000 })) as { tasks: { id: string }[] }
   const ctx = (await w.core.context.list(c, { limit: 1000 })) as { entries: { type: string; key: string }[] }
   const evs = (await w.core.events.read(c, { limit: 100 })) as { events: { id: string }[] }
-  return [...plan.tasks.map((x) => `task ${x.id}`), ...ctx.entries.map((e) => `context ${e.type}/${e.key}`), ...evs.events.map((e) => `event ${e.id}`)].sort()
+  return [
+    ...plan.tasks.map((x) => `task ${x.id}`),
+    ...ctx.entries.map((e) => `context ${e.type}/${e.key}`),
+    ...evs.events.map((e) => `event ${e.id}`),
+  ].sort()
 }
 
 const manifest = (w: World, ref: RoomRef) => w.store.client.hgetall(w.store.keys.searchManifest(ref))
-const marked = (w: World, ref: RoomRef) => w.store.client.zscore(w.store.keys.search().dirty, `${ref.teamId}/${ref.roomId}`)
+const marked = (w: World, ref: RoomRef) =>
+  w.store.client.zscore(w.store.keys.search().dirty, `${ref.teamId}/${ref.roomId}`)
 const cseqOf = async (w: World, ref: RoomRef) => (await w.store.client.hget(w.store.keys.room(ref).meta, 'cseq')) ?? '0'
 
 for (const backend of BACKENDS) {
@@ -112,7 +120,7 @@ for (const backend of BACKENDS) {
       t.match(first, { upserted: 4, deleted: 0, fresh: true, dropped: false })
       t.same(sink.of(r.ref), await truth(w, r.ref))
       const m = await manifest(w, r.ref)
-      t.equal(m.pos, await cseqOf(w, r.ref), 'the position is the room\'s content seq')
+      t.equal(m.pos, await cseqOf(w, r.ref), "the position is the room's content seq")
       t.ok(m['t:t1'] && m['c:spec/api'] && m.elast, 'the manifest names what was written')
       t.equal(await marked(w, r.ref), null, 'the mark is cleared')
       t.match(await ix.reconcile(r.ref), { upserted: 0, deleted: 0, fresh: false })
@@ -129,7 +137,9 @@ for (const backend of BACKENDS) {
       await w.core.context.write(r.as(), { type: 'spec', key: 'gone', body: 'x' })
       await w.core.context.write(r.as(), { type: 'spec', key: 'edited', body: 'old' })
       const first = (await w.core.events.post(r.as(), { type: 'message', text: 'first' })) as { event: { id: string } }
-      const second = (await w.core.events.post(r.as(), { type: 'message', text: 'second' })) as { event: { id: string } }
+      const second = (await w.core.events.post(r.as(), { type: 'message', text: 'second' })) as {
+        event: { id: string }
+      }
       await ix.reconcile(r.ref)
       await w.core.plan.deleteTask(r.as(), { task_id: 't2' })
       await w.core.plan.updateTask(r.as(), { task_id: 't1', title: 'kept and renamed' })
@@ -176,7 +186,10 @@ for (const backend of BACKENDS) {
       t.same(sink.of(r.ref), await truth(w, r.ref))
       t.equal((await manifest(w, r.ref)).pos, await cseqOf(w, r.ref))
       t.equal(await marked(w, r.ref), null)
-      t.ok(sink.applies - before <= 6, `B resumed: ${sink.applies - before} applies for the 40 tasks left (+ deletes), not 60 again`)
+      t.ok(
+        sink.applies - before <= 6,
+        `B resumed: ${sink.applies - before} applies for the 40 tasks left (+ deletes), not 60 again`,
+      )
     })
 
     t.test('a failing sink keeps the room marked, and it is retried after the back-off', async (t) => {
@@ -255,8 +268,12 @@ for (const backend of BACKENDS) {
       t.equal(claimedByB, 0, 'B never got the room while A synced it')
       t.equal(await run, 1)
       t.same(sink.of(r.ref), await truth(w, r.ref))
-      t.equal(await marked(w, r.ref), null, 'A\'s ack cleared the mark')
-      t.equal(await w.store.client.zscore(w.store.keys.search().leases, `${r.ref.teamId}/${r.ref.roomId}`), null, 'and its lease')
+      t.equal(await marked(w, r.ref), null, "A's ack cleared the mark")
+      t.equal(
+        await w.store.client.zscore(w.store.keys.search().leases, `${r.ref.teamId}/${r.ref.roomId}`),
+        null,
+        'and its lease',
+      )
     })
 
     t.test('a node whose lease ran out and went to another clears neither that lease nor the mark', async (t) => {
@@ -266,9 +283,14 @@ for (const backend of BACKENDS) {
       const k = w.store.keys.search()
       const tokens = w.store.keys.leaseTokens(k.leases)
       const set: [string, string, string] = [k.dirty, k.leases, tokens]
-      const claim = async (leaseMs = 60_000) => (await w.store.run('claimSearchRooms', set, [leaseMs, 8, room])).rooms[0]!
-      const renew = async (token: number) => (await w.store.run('renewLeases', [k.leases, tokens], [60_000, room, token])).ends[0]!
-      const lease = async () => [Number(await w.store.client.zscore(k.leases, room)), await w.store.client.hget(tokens, room)]
+      const claim = async (leaseMs = 60_000) =>
+        (await w.store.run('claimSearchRooms', set, [leaseMs, 8, room])).rooms[0]!
+      const renew = async (token: number) =>
+        (await w.store.run('renewLeases', [k.leases, tokens], [60_000, room, token])).ends[0]!
+      const lease = async () => [
+        Number(await w.store.client.zscore(k.leases, room)),
+        await w.store.client.hget(tokens, room),
+      ]
       await w.store.client.zincrby(k.dirty, 1, room)
       // A's lease really runs out (rewriting A's score to the past instead could give B the same
       // token within one ms).
@@ -281,109 +303,139 @@ for (const backend of BACKENDS) {
       t.equal(await renew(a.token), 0, 'A cannot renew it')
       const ackA = await w.store.run('ackSearchRoom', set, [room, a.mark, 0, a.token])
       t.match(ackA, { held: false, cleared: false })
-      t.same(await lease(), bHeld, 'B\'s lease stays as it was')
+      t.same(await lease(), bHeld, "B's lease stays as it was")
       t.ok(await marked(w, r.ref), 'the mark stays for B')
       t.ok((await renew(b.token)) > 0, 'B renews it')
-      t.match(await w.store.run('ackSearchRoom', set, [room, b.mark, 0, b.token]), { held: true, cleared: true }, 'B acks with the token it claimed with')
+      t.match(
+        await w.store.run('ackSearchRoom', set, [room, b.mark, 0, b.token]),
+        { held: true, cleared: true },
+        'B acks with the token it claimed with',
+      )
       t.equal(await w.store.client.zscore(k.leases, room), null)
       t.equal(await w.store.client.hget(tokens, room), null, 'nothing of the lease is left')
     })
 
-    t.test('a node that stalled past its lease and then wrote: its documents are written again (the Redis engine\'s sink)', async (t) => {
-      const w = world(t, backend)
-      const e = await startTestEmbedder()
-      t.teardown(() => e.close())
-      const settings: Settings = { ...w.settings, embedderUrl: e.url, embedderModel: TEST_MODEL, embedderRetries: 0, embedderTimeoutMs: 2000 }
-      const vectors = new VectorStore(w.store, settings.roomTtlMs)
-      const sink = new VectorSink(vectors, createEmbedder(settings)!, { bound: 100, textChars: settings.embedderTextChars, batch: 16, mirror: () => false, generation: generationOf(TEST_MODEL, undefined) })
-      const keys = { manifest: (ref: RoomRef) => w.store.keys.vectors(ref).manifest, shared: w.store.keys.vectorIndex() }
-      const r = await roomIn(w)
-      const room = `${r.ref.teamId}/${r.ref.roomId}`
-      await w.core.plan.addTask(r.as(), { title: 'deploy', notes: 'the first notes' })
-      const held = async () => (await vectors.hashes(r.ref, ['task:t1']))[0]
-      const hashOf = (notes: string) => textHash(embedText({ kind: 'task', fields: { title: 'deploy', notes } }, settings.embedderTextChars))
-      // Node A's first write stalls after its lease check, until released; then it writes.
-      let stalled!: () => void
-      const inStall = new Promise<void>((res) => (stalled = res))
-      let release!: () => void
-      const stall = new Promise<void>((res) => (release = res))
-      let lateWrite: string | undefined
-      const stalling: IndexSink = {
-        generation: sink.generation,
-        apply: async (ref, docs, deleteKeys, listing) => {
-          const late = lateWrite === undefined
-          if (late) {
-            lateWrite = ''
-            stalled()
-            await stall
-          }
-          await sink.apply(ref, docs, deleteKeys, listing)
-          if (late) lateWrite = await held()
-        },
-        dropRoom: (ref) => sink.dropRoom(ref),
-      }
-      const a = w.indexer(stalling, { keys, leaseMs: 300 })
-      const b = w.indexer(sink, { keys })
-      await a.mark(r.ref)
-      const runA = a.runOnce()
-      await inStall // A read the first notes and checked its lease
-      await w.core.plan.updateTask(r.as(), { task_id: 't1', notes: 'the second notes' })
-      // A's renewals stall with it: its lease runs out (its end passes).
-      await w.store.client.zadd(keys.shared.leases, Date.now() - 1, room)
-      await b.mark(r.ref)
-      t.equal(await b.runOnce(), 1, 'B takes the room over and syncs it')
-      t.equal(await held(), hashOf('the second notes'), 'the index holds the second notes')
-      t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'B\'s ack cleared the mark')
-      release()
-      await runA
-      t.equal(lateWrite, hashOf('the first notes'), 'A, back late, wrote the first notes over B\'s')
-      await b.runOnce()
-      t.equal(await held(), hashOf('the second notes'), 'the next sync wrote the second notes again')
-      const m = await w.store.client.hgetall(keys.manifest(r.ref))
-      t.equal(m.pos, await cseqOf(w, r.ref), 'the position is the room\'s')
-      t.same(Object.keys(m).filter((f) => f.startsWith('r:')), [], 'nothing is left to write again')
-      t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'nor marked')
-    })
+    t.test(
+      "a node that stalled past its lease and then wrote: its documents are written again (the Redis engine's sink)",
+      async (t) => {
+        const w = world(t, backend)
+        const e = await startTestEmbedder()
+        t.teardown(() => e.close())
+        const settings: Settings = {
+          ...w.settings,
+          embedderUrl: e.url,
+          embedderModel: TEST_MODEL,
+          embedderRetries: 0,
+          embedderTimeoutMs: 2000,
+        }
+        const vectors = new VectorStore(w.store, settings.roomTtlMs)
+        const sink = new VectorSink(vectors, createEmbedder(settings)!, {
+          bound: 100,
+          textChars: settings.embedderTextChars,
+          batch: 16,
+          mirror: () => false,
+          generation: generationOf(TEST_MODEL, undefined),
+        })
+        const keys = {
+          manifest: (ref: RoomRef) => w.store.keys.vectors(ref).manifest,
+          shared: w.store.keys.vectorIndex(),
+        }
+        const r = await roomIn(w)
+        const room = `${r.ref.teamId}/${r.ref.roomId}`
+        await w.core.plan.addTask(r.as(), { title: 'deploy', notes: 'the first notes' })
+        const held = async () => (await vectors.hashes(r.ref, ['task:t1']))[0]
+        const hashOf = (notes: string) =>
+          textHash(embedText({ kind: 'task', fields: { title: 'deploy', notes } }, settings.embedderTextChars))
+        // Node A's first write stalls after its lease check, until released; then it writes.
+        let stalled!: () => void
+        const inStall = new Promise<void>((res) => (stalled = res))
+        let release!: () => void
+        const stall = new Promise<void>((res) => (release = res))
+        let lateWrite: string | undefined
+        const stalling: IndexSink = {
+          generation: sink.generation,
+          apply: async (ref, docs, deleteKeys, listing) => {
+            const late = lateWrite === undefined
+            if (late) {
+              lateWrite = ''
+              stalled()
+              await stall
+            }
+            await sink.apply(ref, docs, deleteKeys, listing)
+            if (late) lateWrite = await held()
+          },
+          dropRoom: (ref) => sink.dropRoom(ref),
+        }
+        const a = w.indexer(stalling, { keys, leaseMs: 300 })
+        const b = w.indexer(sink, { keys })
+        await a.mark(r.ref)
+        const runA = a.runOnce()
+        await inStall // A read the first notes and checked its lease
+        await w.core.plan.updateTask(r.as(), { task_id: 't1', notes: 'the second notes' })
+        // A's renewals stall with it: its lease runs out (its end passes).
+        await w.store.client.zadd(keys.shared.leases, Date.now() - 1, room)
+        await b.mark(r.ref)
+        t.equal(await b.runOnce(), 1, 'B takes the room over and syncs it')
+        t.equal(await held(), hashOf('the second notes'), 'the index holds the second notes')
+        t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, "B's ack cleared the mark")
+        release()
+        await runA
+        t.equal(lateWrite, hashOf('the first notes'), "A, back late, wrote the first notes over B's")
+        await b.runOnce()
+        t.equal(await held(), hashOf('the second notes'), 'the next sync wrote the second notes again')
+        const m = await w.store.client.hgetall(keys.manifest(r.ref))
+        t.equal(m.pos, await cseqOf(w, r.ref), "the position is the room's")
+        t.same(
+          Object.keys(m).filter((f) => f.startsWith('r:')),
+          [],
+          'nothing is left to write again',
+        )
+        t.equal(await w.store.client.zscore(keys.shared.dirty, room), null, 'nor marked')
+      },
+    )
 
-    t.test('a node that stalled past its lease and then dropped a room to index it anew: the room is written again', async (t) => {
-      const w = world(t, backend)
-      const r = await roomIn(w)
-      const room = `${r.ref.teamId}/${r.ref.roomId}`
-      await w.core.plan.addTask(r.as(), { title: 'one' })
-      await w.core.context.write(r.as(), { type: 'spec', key: 'api', body: 'the body' })
-      const sink = new MemorySink()
-      // A room never indexed starts from nothing: node A's drop of its documents stalls after its lease check.
-      let stalled!: () => void
-      const inStall = new Promise<void>((res) => (stalled = res))
-      let release!: () => void
-      const stall = new Promise<void>((res) => (release = res))
-      let stalls = 1
-      const stalling: IndexSink = {
-        apply: (ref, docs, deleteKeys) => sink.apply(ref, docs, deleteKeys),
-        dropRoom: async (ref) => {
-          if (stalls-- > 0) {
-            stalled()
-            await stall
-          }
-          await sink.dropRoom(ref)
-        },
-      }
-      const a = w.indexer(stalling, { leaseMs: 300 })
-      const b = w.indexer(sink)
-      await a.mark(r.ref)
-      const runA = a.runOnce()
-      await inStall
-      await w.store.client.zadd(w.store.keys.search().leases, Date.now() - 1, room) // A's lease runs out
-      await b.mark(r.ref)
-      t.equal(await b.runOnce(), 1, 'B takes the room over and indexes it')
-      t.same(sink.of(r.ref), await truth(w, r.ref))
-      release()
-      await runA
-      await b.runOnce()
-      t.same(sink.of(r.ref), await truth(w, r.ref), 'A\'s late drop was written over again')
-      t.equal((await manifest(w, r.ref)).pos, await cseqOf(w, r.ref))
-      t.equal(await marked(w, r.ref), null)
-    })
+    t.test(
+      'a node that stalled past its lease and then dropped a room to index it anew: the room is written again',
+      async (t) => {
+        const w = world(t, backend)
+        const r = await roomIn(w)
+        const room = `${r.ref.teamId}/${r.ref.roomId}`
+        await w.core.plan.addTask(r.as(), { title: 'one' })
+        await w.core.context.write(r.as(), { type: 'spec', key: 'api', body: 'the body' })
+        const sink = new MemorySink()
+        // A room never indexed starts from nothing: node A's drop of its documents stalls after its lease check.
+        let stalled!: () => void
+        const inStall = new Promise<void>((res) => (stalled = res))
+        let release!: () => void
+        const stall = new Promise<void>((res) => (release = res))
+        let stalls = 1
+        const stalling: IndexSink = {
+          apply: (ref, docs, deleteKeys) => sink.apply(ref, docs, deleteKeys),
+          dropRoom: async (ref) => {
+            if (stalls-- > 0) {
+              stalled()
+              await stall
+            }
+            await sink.dropRoom(ref)
+          },
+        }
+        const a = w.indexer(stalling, { leaseMs: 300 })
+        const b = w.indexer(sink)
+        await a.mark(r.ref)
+        const runA = a.runOnce()
+        await inStall
+        await w.store.client.zadd(w.store.keys.search().leases, Date.now() - 1, room) // A's lease runs out
+        await b.mark(r.ref)
+        t.equal(await b.runOnce(), 1, 'B takes the room over and indexes it')
+        t.same(sink.of(r.ref), await truth(w, r.ref))
+        release()
+        await runA
+        await b.runOnce()
+        t.same(sink.of(r.ref), await truth(w, r.ref), "A's late drop was written over again")
+        t.equal((await manifest(w, r.ref)).pos, await cseqOf(w, r.ref))
+        t.equal(await marked(w, r.ref), null)
+      },
+    )
 
     t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {
       const w = world(t, backend)
@@ -413,7 +465,7 @@ for (const backend of BACKENDS) {
       await w.store.client.pexpire(manifestKey, 60_000)
       await w.store.client.del(w.store.keys.search().sweep)
       t.equal(await ix.sweep(), 0, 'the room is in step: nothing to mark')
-      t.ok((await w.store.client.pttl(manifestKey)) > roomTtl - 60_000, 'the sweep gave the manifest the room\'s TTL')
+      t.ok((await w.store.client.pttl(manifestKey)) > roomTtl - 60_000, "the sweep gave the manifest the room's TTL")
       await w.store.client.pexpire(manifestKey, 60_000)
       await new SearchReader(w.store, w.settings).pick(r.ref, { agent: 'reader' }, {})
       t.ok((await w.store.client.pttl(manifestKey)) > 60_000, 'a search (its script) refreshes it too')
@@ -422,35 +474,47 @@ for (const backend of BACKENDS) {
       t.same(sink.of(r.ref), ['task t1'], 'never dropped and indexed again')
     })
 
-    t.test('the sweep finds a room whose mark was lost, and deletes the documents of a room that expired', async (t) => {
-      const w = world(t, backend)
-      const { team } = await new Teams(w.store).create({ name: 'sweep team', teamId: uid('tm') })
-      const sink = new MemorySink()
-      const ix = w.indexer(sink, { sweepMs: 1000 })
-      const r = await roomIn(w, team.teamId)
-      await w.core.plan.addTask(r.as(), { title: 'written with no mark' })
-      t.equal(await marked(w, r.ref), null, 'the core wrote without marking (as a node that died before marking)')
-      t.ok((await ix.sweep()) >= 1, 'the sweep marks it: no position yet')
-      await ix.runOnce()
-      t.same(sink.of(r.ref), ['task t1'])
-      await w.core.plan.addTask(r.as(), { title: 'second, mark lost again' })
-      await w.store.client.del(w.store.keys.search().sweep)
-      await ix.sweep()
-      await ix.runOnce()
-      t.same(sink.of(r.ref), ['task t1', 'task t2'], 'content seq ahead of the position: synced')
-      // The room expires.
-      await Promise.all(w.store.keys.room(r.ref).list.slice(0, -1).map((k) => w.store.client.del(k)))
-      await w.store.client.del(w.store.keys.search().sweep)
-      await ix.sweep()
-      await ix.runOnce()
-      t.same(sink.of(r.ref), [], 'its documents are deleted')
-      t.same(await manifest(w, r.ref), {}, 'and its manifest')
-      t.equal(await w.store.client.zscore(w.store.keys.search().rooms, `${r.ref.teamId}/${r.ref.roomId}`), null, 'and it is no longer listed as having documents')
-      await w.store.client.del(w.store.keys.search().sweep)
-      t.equal(await ix.sweep(), 0, 'nothing left to do')
-    })
+    t.test(
+      'the sweep finds a room whose mark was lost, and deletes the documents of a room that expired',
+      async (t) => {
+        const w = world(t, backend)
+        const { team } = await new Teams(w.store).create({ name: 'sweep team', teamId: uid('tm') })
+        const sink = new MemorySink()
+        const ix = w.indexer(sink, { sweepMs: 1000 })
+        const r = await roomIn(w, team.teamId)
+        await w.core.plan.addTask(r.as(), { title: 'written with no mark' })
+        t.equal(await marked(w, r.ref), null, 'the core wrote without marking (as a node that died before marking)')
+        t.ok((await ix.sweep()) >= 1, 'the sweep marks it: no position yet')
+        await ix.runOnce()
+        t.same(sink.of(r.ref), ['task t1'])
+        await w.core.plan.addTask(r.as(), { title: 'second, mark lost again' })
+        await w.store.client.del(w.store.keys.search().sweep)
+        await ix.sweep()
+        await ix.runOnce()
+        t.same(sink.of(r.ref), ['task t1', 'task t2'], 'content seq ahead of the position: synced')
+        // The room expires.
+        await Promise.all(
+          w.store.keys
+            .room(r.ref)
+            .list.slice(0, -1)
+            .map((k) => w.store.client.del(k)),
+        )
+        await w.store.client.del(w.store.keys.search().sweep)
+        await ix.sweep()
+        await ix.runOnce()
+        t.same(sink.of(r.ref), [], 'its documents are deleted')
+        t.same(await manifest(w, r.ref), {}, 'and its manifest')
+        t.equal(
+          await w.store.client.zscore(w.store.keys.search().rooms, `${r.ref.teamId}/${r.ref.roomId}`),
+          null,
+          'and it is no longer listed as having documents',
+        )
+        await w.store.client.del(w.store.keys.search().sweep)
+        t.equal(await ix.sweep(), 0, 'nothing left to do')
+      },
+    )
 
-    t.test('a room created again under the same id: the old incarnation\'s documents go', async (t) => {
+    t.test("a room created again under the same id: the old incarnation's documents go", async (t) => {
       const w = world(t, backend)
       const sink = new MemorySink()
       const ix = w.indexer(sink)
@@ -458,7 +522,12 @@ for (const backend of BACKENDS) {
       await w.core.plan.addTask(r.as(), { title: 'old' })
       await w.core.plan.addTask(r.as(), { title: 'old too' })
       await ix.reconcile(r.ref)
-      await Promise.all(w.store.keys.room(r.ref).list.slice(0, -1).map((k) => w.store.client.del(k)))
+      await Promise.all(
+        w.store.keys
+          .room(r.ref)
+          .list.slice(0, -1)
+          .map((k) => w.store.client.del(k)),
+      )
       await roomIn(w, r.ref.teamId, r.ref.roomId)
       await w.core.plan.addTask(r.as(), { title: 'new' })
       t.match(await ix.reconcile(r.ref), { fresh: true, upserted: 1 })

@@ -21,7 +21,10 @@ import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 async function meiliEngine(t: Test, backend: Backend, overrides: Partial<Settings>): Promise<MeiliSearchEngine> {
   const store = storeFor(backend, overrides)
   const hub = await startHub(t, store)
-  const engine = new MeiliSearchEngine(store, store.settings, new RedisSearchEngine(store, hub, store.settings), { sweepMs: 0, retryMs: 200 })
+  const engine = new MeiliSearchEngine(store, store.settings, new RedisSearchEngine(store, hub, store.settings), {
+    sweepMs: 0,
+    retryMs: 200,
+  })
   await engine.start()
   t.teardown(async () => {
     await engine.stop()
@@ -37,7 +40,12 @@ async function roomOn(t: Test, backend: Backend, opts: { teamId?: string; roomId
   t.teardown(() => store.close())
   const teamId = opts.teamId ?? uid('tm')
   const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: 'blank' }, 'test')
-  return { core, teamId, roomId: room.room_id, as: (agent?: string) => ({ room: { teamId, roomId: room.room_id }, agent }) }
+  return {
+    core,
+    teamId,
+    roomId: room.room_id,
+    as: (agent?: string) => ({ room: { teamId, roomId: room.room_id }, agent }),
+  }
 }
 
 for (const backend of BACKENDS) {
@@ -50,19 +58,33 @@ for (const backend of BACKENDS) {
       await r.core.plan.addTask(r.as('a'), { title: 'still searchable' })
       const a = await engine.search(r.as('a'), { query: 'searchable' })
       t.equal(a.engine, 'redis')
-      t.same(a.results.map((x) => x.ref), ['task t1'])
+      t.same(
+        a.results.map((x) => x.ref),
+        ['task t1'],
+      )
       t.match(a.note, /Meilisearch is unreachable/)
-      await t.rejects(engine.search(r.as('a'), { query: 'x', semantic: true }), { code: 'semantic_search_disabled' }, 'no embedder configured: disabled, whatever the server')
+      await t.rejects(
+        engine.search(r.as('a'), { query: 'x', semantic: true }),
+        { code: 'semantic_search_disabled' },
+        'no embedder configured: disabled, whatever the server',
+      )
     })
 
     t.test('with an embedder configured, a semantic search fails as unavailable', async (t) => {
-      const engine = await meiliEngine(t, backend, { ...down, meiliEmbedderSource: 'ollama', meiliEmbedderModel: 'nomic-embed-text' })
+      const engine = await meiliEngine(t, backend, {
+        ...down,
+        meiliEmbedderSource: 'ollama',
+        meiliEmbedderModel: 'nomic-embed-text',
+      })
       t.equal(engine.semanticEnabled, true)
       const r = await roomOn(t, backend)
-      await t.rejects(engine.search(r.as('a'), { query: 'anything', semantic: true }), { code: 'unavailable', message: /Meilisearch is unreachable/ })
+      await t.rejects(engine.search(r.as('a'), { query: 'anything', semantic: true }), {
+        code: 'unavailable',
+        message: /Meilisearch is unreachable/,
+      })
     })
 
-    t.test('deleting a team\'s documents fails as unavailable, so the account deletion stops first', async (t) => {
+    t.test("deleting a team's documents fails as unavailable, so the account deletion stops first", async (t) => {
       const engine = await meiliEngine(t, backend, down)
       await t.rejects(engine.dropTeam(uid('tm')), { code: 'unavailable', message: /nothing was deleted/ })
     })
@@ -72,12 +94,22 @@ for (const backend of BACKENDS) {
 const url = process.env.MEILI_URL
 if (!url) {
   t.comment('NOT RUN: the Meilisearch engine conformance suite needs a Meilisearch server and MEILI_URL is not set.')
-  t.comment('Start one with `docker compose -f docker-compose.meili.yml up -d`, then run MEILI_URL=http://127.0.0.1:7700 MEILI_API_KEY=agentrooms-test-key npx tap test/integration/search-meili.test.ts')
-  t.test('Meilisearch engine conformance suite', { skip: 'NOT RUN: MEILI_URL is not set (no Meilisearch server on this machine)' }, async () => {})
+  t.comment(
+    'Start one with `docker compose -f docker-compose.meili.yml up -d`, then run MEILI_URL=http://127.0.0.1:7700 MEILI_API_KEY=agentrooms-test-key npx tap test/integration/search-meili.test.ts',
+  )
+  t.test(
+    'Meilisearch engine conformance suite',
+    { skip: 'NOT RUN: MEILI_URL is not set (no Meilisearch server on this machine)' },
+    async () => {},
+  )
 } else {
   for (const backend of BACKENDS) {
     t.test(`${backend}: Meilisearch at ${url}`, async (t) => {
-      const settings: Partial<Settings> = { meiliUrl: url, meiliApiKey: process.env.MEILI_API_KEY, meiliIndex: `agentrooms-test-${randomBytes(4).toString('hex')}` }
+      const settings: Partial<Settings> = {
+        meiliUrl: url,
+        meiliApiKey: process.env.MEILI_API_KEY,
+        meiliIndex: `agentrooms-test-${randomBytes(4).toString('hex')}`,
+      }
       searchConformance(t, `meilisearch engine (${backend})`, async () => {
         const engine = await meiliEngine(t, backend, settings)
         t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
@@ -100,12 +132,17 @@ if (!url) {
         const filter = `team_id = "${r.teamId}" AND room_id = "${r.roomId}"`
         t.equal((await engine.sink.index.search('', { filter })).hits.length, 1)
         const store = r.core.store
-        await Promise.all(store.keys.room(ref).list.slice(0, -1).map((k) => store.client.del(k)))
+        await Promise.all(
+          store.keys
+            .room(ref)
+            .list.slice(0, -1)
+            .map((k) => store.client.del(k)),
+        )
         t.match(await engine.indexer.reconcile(ref), { dropped: true })
         t.equal((await engine.sink.index.search('', { filter })).hits.length, 0)
       })
 
-      t.test('a deleted team\'s documents are all removed, and no other team\'s', async (t) => {
+      t.test("a deleted team's documents are all removed, and no other team's", async (t) => {
         const engine = await meiliEngine(t, backend, settings)
         t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
         const gone = await roomOn(t, backend)
@@ -115,11 +152,12 @@ if (!url) {
           await r.core.plan.addTask(r.as('a'), { title: 'indexed' })
           await engine.indexer.reconcile({ teamId: r.teamId, roomId: r.roomId })
         }
-        const count = async (teamId: string) => (await engine.sink.index.search('', { filter: `team_id = "${teamId}"` })).hits.length
+        const count = async (teamId: string) =>
+          (await engine.sink.index.search('', { filter: `team_id = "${teamId}"` })).hits.length
         t.equal(await count(gone.teamId), 2)
         await engine.dropTeam(gone.teamId)
-        t.equal(await count(gone.teamId), 0, 'the team\'s documents, in every room, are gone')
-        t.equal(await count(stays.teamId), 1, 'another team\'s stay')
+        t.equal(await count(gone.teamId), 0, "the team's documents, in every room, are gone")
+        t.equal(await count(stays.teamId), 1, "another team's stay")
       })
     })
   }

@@ -20,7 +20,11 @@ import { searchConformance } from '../helpers/search-conformance.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
 
 /** An engine on its own store and hub (a node of its own), stopped with the test. */
-async function engineFor(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<{ engine: RedisSearchEngine; store: Store; hub: Hub }> {
+async function engineFor(
+  t: Test,
+  backend: Backend,
+  overrides: Partial<Settings> = {},
+): Promise<{ engine: RedisSearchEngine; store: Store; hub: Hub }> {
   const store = storeFor(backend, overrides)
   const hub = await startHub(t, store)
   const engine = new RedisSearchEngine(store, hub, store.settings)
@@ -45,18 +49,32 @@ async function quietRename(store: Store, ref: RoomRef, title: string): Promise<n
 /** A room of six context entries of ~60 K characters each (~720 KB as the budget counts). */
 async function bigRoom(t: Test, backend: Backend): Promise<TestRoom> {
   const r = await roomOn(t, backend)
-  for (let i = 0; i < 6; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
+  for (let i = 0; i < 6; i++)
+    await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
   return r
 }
 
 /** A room written through a Core on another connection than the engine's (another node). */
-async function roomOn(t: Test, backend: Backend, opts: { teamId?: string; roomId?: string; template?: string; settings?: Partial<Settings> } = {}): Promise<TestRoom> {
+async function roomOn(
+  t: Test,
+  backend: Backend,
+  opts: { teamId?: string; roomId?: string; template?: string; settings?: Partial<Settings> } = {},
+): Promise<TestRoom> {
   const store = storeFor(backend, opts.settings ?? {})
   const core = new Core(store, store.settings)
   t.teardown(() => store.close())
   const teamId = opts.teamId ?? uid('tm')
   const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: opts.template ?? 'blank' }, 'test')
-  return { core, teamId, roomId: room.room_id, as: (agent?: string, idempotencyKey?: string) => ({ room: { teamId, roomId: room.room_id }, agent, idempotencyKey }) }
+  return {
+    core,
+    teamId,
+    roomId: room.room_id,
+    as: (agent?: string, idempotencyKey?: string) => ({
+      room: { teamId, roomId: room.room_id },
+      agent,
+      idempotencyKey,
+    }),
+  }
 }
 
 const refs = (a: { results: { ref: string }[] }) => a.results.map((r) => r.ref)
@@ -93,7 +111,10 @@ for (const backend of BACKENDS) {
       await until(() => engine.stats().lateNotices === 1, 5000)
       t.equal(engine.stats().lateNotices, 1, 'the first wait ran out')
       // The notice arrives during the second wait, as a notice delayed on a loaded node would.
-      await store.client.spublish(store.keys.room(ref).channel, Buffer.from(encode({ k: 'task', op: 'updated', id: 't1', cseq, at: Date.now() })))
+      await store.client.spublish(
+        store.keys.room(ref).channel,
+        Buffer.from(encode({ k: 'task', op: 'updated', id: 't1', cseq, at: Date.now() })),
+      )
       t.same(refs(await search), ['task t1'], 'the change is found')
       t.equal(engine.stats().loads, 1, 'from the notice: the room was not read again in full')
     })
@@ -114,7 +135,11 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a room with a search in progress is not dropped for the budget; no index is left behind', async (t) => {
-      const { engine, store, hub } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleMs: 1000, searchFieldBytes: 65_536 })
+      const { engine, store, hub } = await engineFor(t, backend, {
+        searchCacheMb: 1,
+        searchCacheIdleMs: 1000,
+        searchFieldBytes: 65_536,
+      })
       const [a, b] = [await bigRoom(t, backend), await bigRoom(t, backend)]
       t.equal((await engine.search(a.as('x'), { query: 'needle' })).results.length, 6)
       await store.client.hincrby(store.keys.room({ teamId: a.teamId, roomId: a.roomId }).meta, 'cseq', 1) // a notice that never comes
@@ -131,7 +156,12 @@ for (const backend of BACKENDS) {
 
     t.test('full reads: at most two at once, counted against the budget while under way', async (t) => {
       const { engine } = await engineFor(t, backend, { searchCacheMb: 1, searchFieldBytes: 65_536 })
-      const rooms = [await bigRoom(t, backend), await bigRoom(t, backend), await bigRoom(t, backend), await bigRoom(t, backend)]
+      const rooms = [
+        await bigRoom(t, backend),
+        await bigRoom(t, backend),
+        await bigRoom(t, backend),
+        await bigRoom(t, backend),
+      ]
       const readAll = engine.reader.readAll.bind(engine.reader)
       let reading = 0
       let most = 0
@@ -150,49 +180,75 @@ for (const backend of BACKENDS) {
       }
       t.equal((await engine.search(rooms[0]!.as('x'), { query: 'needle' })).results.length, 6)
       const answers = await Promise.all(rooms.slice(1).map((r) => engine.search(r.as('x'), { query: 'needle' })))
-      t.same(answers.map((a) => a.results.length), [6, 6, 6], 'every search answered')
+      t.same(
+        answers.map((a) => a.results.length),
+        [6, 6, 6],
+        'every search answered',
+      )
       t.equal(most, 2, 'three first searches at once: two full reads at a time')
-      t.equal(roomsWhenReadEnded[1], 3, 'when the first of them was read in, the room searched before had been dropped: reads under way count')
+      t.equal(
+        roomsWhenReadEnded[1],
+        3,
+        'when the first of them was read in, the room searched before had been dropped: reads under way count',
+      )
     })
 
-    t.test('events that notices add between searches are capped at the retention, and the budget is checked', async (t) => {
-      const { engine } = await engineFor(t, backend, { eventsRetained: 10, searchCacheMb: 1, searchFieldBytes: 65_536 })
-      const settings = { eventsRetained: 10, eventTextBytes: 65_536 }
-      const big = await bigRoom(t, backend)
-      const r = await roomOn(t, backend, { settings })
-      t.equal((await engine.search(big.as('x'), { query: 'needle' })).results.length, 6)
-      t.equal((await engine.search(r.as('x'), { query: 'anything' })).results.length, 0)
-      const base = engine.stats().textLength
-      const text = (i: number) => `event ${String(i).padStart(4, '0')} ${'y'.repeat(100)}`
-      for (let i = 0; i < 30; i++) await r.core.events.post(r.as('a'), { type: 'message', text: text(i) })
-      await until(() => engine.stats().textLength === base + 10 * text(0).length, 5000)
-      t.equal(engine.stats().textLength, base + 10 * text(0).length, 'the index keeps the last 10 events, not 30, without a search')
-      t.equal(engine.stats().rooms, 2)
-      // ~400 K characters more in events: the two rooms no longer fit 1 MiB; the one searched
-      // least recently goes, though nobody searched since.
-      for (let i = 0; i < 8; i++) await r.core.events.post(r.as('a'), { type: 'message', text: `big ${'z'.repeat(50_000)}` })
-      await until(() => engine.stats().rooms === 1, 5000)
-      t.equal(engine.stats().rooms, 1, 'the room searched first was dropped')
-      t.equal((await engine.search(r.as('x'), { query: 'big', limit: 50 })).results.length, 8)
-    })
+    t.test(
+      'events that notices add between searches are capped at the retention, and the budget is checked',
+      async (t) => {
+        const { engine } = await engineFor(t, backend, {
+          eventsRetained: 10,
+          searchCacheMb: 1,
+          searchFieldBytes: 65_536,
+        })
+        const settings = { eventsRetained: 10, eventTextBytes: 65_536 }
+        const big = await bigRoom(t, backend)
+        const r = await roomOn(t, backend, { settings })
+        t.equal((await engine.search(big.as('x'), { query: 'needle' })).results.length, 6)
+        t.equal((await engine.search(r.as('x'), { query: 'anything' })).results.length, 0)
+        const base = engine.stats().textLength
+        const text = (i: number) => `event ${String(i).padStart(4, '0')} ${'y'.repeat(100)}`
+        for (let i = 0; i < 30; i++) await r.core.events.post(r.as('a'), { type: 'message', text: text(i) })
+        await until(() => engine.stats().textLength === base + 10 * text(0).length, 5000)
+        t.equal(
+          engine.stats().textLength,
+          base + 10 * text(0).length,
+          'the index keeps the last 10 events, not 30, without a search',
+        )
+        t.equal(engine.stats().rooms, 2)
+        // ~400 K characters more in events: the two rooms no longer fit 1 MiB; the one searched
+        // least recently goes, though nobody searched since.
+        for (let i = 0; i < 8; i++)
+          await r.core.events.post(r.as('a'), { type: 'message', text: `big ${'z'.repeat(50_000)}` })
+        await until(() => engine.stats().rooms === 1, 5000)
+        t.equal(engine.stats().rooms, 1, 'the room searched first was dropped')
+        t.equal((await engine.search(r.as('x'), { query: 'big', limit: 50 })).results.length, 8)
+      },
+    )
 
     t.test('a bulk edit is read back in calls of bounded size', async (t) => {
       const { engine, store } = await engineFor(t, backend, { searchFieldBytes: 65_536 })
       const r = await roomOn(t, backend)
-      for (let i = 0; i < 40; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `before ${'x'.repeat(50_000)}` })
+      for (let i = 0; i < 40; i++)
+        await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `before ${'x'.repeat(50_000)}` })
       t.equal((await engine.search(r.as('x'), { query: 'before', limit: 50 })).results.length, 40)
-      for (let i = 0; i < 40; i++) await r.core.context.update(r.as('a'), { type: 'spec', key: `k${i}`, body: `after ${'x'.repeat(50_000)}` })
+      for (let i = 0; i < 40; i++)
+        await r.core.context.update(r.as('a'), { type: 'spec', key: `k${i}`, body: `after ${'x'.repeat(50_000)}` })
       const room = store.room.bind(store)
       const read: number[] = []
       store.room = async (script, ...rest) => {
         const reply = await room(script, ...rest)
-        if (script === 'readSearchDocs') read.push((reply as RoomReply<'readSearchDocs'>).rows.reduce((n, b) => n + b.length, 0))
+        if (script === 'readSearchDocs')
+          read.push((reply as RoomReply<'readSearchDocs'>).rows.reduce((n, b) => n + b.length, 0))
         return reply
       }
       t.equal((await engine.search(r.as('x'), { query: 'after', limit: 50 })).results.length, 40, 'every edit is found')
       t.equal((await engine.search(r.as('x'), { query: 'before', limit: 50 })).results.length, 0)
       t.ok(read.reduce((a, b) => a + b, 0) >= 40 * 50_000, `2 MB were read back, in ${read.length} calls`)
-      t.ok(Math.max(...read) <= 1024 * 1024 + 65_536, `no call returned more than ~1 MiB: at most ${Math.max(...read)} bytes`)
+      t.ok(
+        Math.max(...read) <= 1024 * 1024 + 65_536,
+        `no call returned more than ~1 MiB: at most ${Math.max(...read)} bytes`,
+      )
     })
 
     t.test('a room that expired is not_found, and the same id created again starts empty', async (t) => {
@@ -203,7 +259,7 @@ for (const backend of BACKENDS) {
       const k = store.keys.room({ teamId: r.teamId, roomId: r.roomId })
       await Promise.all(k.list.slice(0, -1).map((key) => store.client.del(key)))
       await t.rejects(engine.search(r.as('a'), { query: 'expiry' }), { code: 'not_found' })
-      t.equal(engine.stats().rooms, 0, 'the room\'s index was dropped')
+      t.equal(engine.stats().rooms, 0, "the room's index was dropped")
       await r.core.rooms.create(r.teamId, { room_id: r.roomId, template: 'blank' }, 'test')
       await r.core.plan.addTask(r.as('a'), { title: 'after recreation' })
       t.same(refs(await engine.search(r.as('a'), { query: 'expiry' })), [])
@@ -225,7 +281,10 @@ for (const backend of BACKENDS) {
     t.test('trimmed events leave the index; template content is found', async (t) => {
       const { engine } = await engineFor(t, backend, { eventsRetained: 10 })
       const r = await roomOn(t, backend, { template: 'web-app', settings: { eventsRetained: 10 } })
-      t.ok((await engine.search(r.as('a'), { query: 'brief', kinds: ['context'] })).results.length > 0, 'the template\'s product brief')
+      t.ok(
+        (await engine.search(r.as('a'), { query: 'brief', kinds: ['context'] })).results.length > 0,
+        "the template's product brief",
+      )
       await r.core.events.post(r.as('a'), { type: 'message', text: 'zebra crossing' })
       t.equal((await engine.search(r.as('a'), { query: 'zebra' })).results.length, 1)
       for (let i = 0; i < 12; i++) await r.core.events.post(r.as('a'), { type: 'message', text: `filler ${i}` })
@@ -243,23 +302,37 @@ for (const backend of BACKENDS) {
       t.equal((await engine.search(r.as('a'), { query: 'long' })).results.length, 1, 'the key is indexed whole')
     })
 
-    t.test('the memory budget keeps the rooms searched last; idle rooms are dropped and their channel released', async (t) => {
-      const { engine } = await engineFor(t, backend, { searchCacheMb: 1, searchCacheIdleMs: 1000, searchFieldBytes: 65_536 })
-      const rooms = [await roomOn(t, backend), await roomOn(t, backend)]
-      for (const r of rooms) {
-        for (let i = 0; i < 6; i++) await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
-      }
-      for (const r of rooms) t.equal((await engine.search(r.as('a'), { query: 'needle' })).results.length, 6)
-      t.equal(engine.stats().rooms, 1, 'two rooms of ~360 K characters each do not fit 1 MiB: the older was dropped')
-      await until(() => engine.stats().rooms === 0, 5000)
-      t.equal(engine.stats().rooms, 0, 'dropped after SEARCH_CACHE_IDLE_S')
-      t.equal((await engine.search(rooms[0]!.as('a'), { query: 'needle' })).results.length, 6, 'and read again when searched')
-    })
+    t.test(
+      'the memory budget keeps the rooms searched last; idle rooms are dropped and their channel released',
+      async (t) => {
+        const { engine } = await engineFor(t, backend, {
+          searchCacheMb: 1,
+          searchCacheIdleMs: 1000,
+          searchFieldBytes: 65_536,
+        })
+        const rooms = [await roomOn(t, backend), await roomOn(t, backend)]
+        for (const r of rooms) {
+          for (let i = 0; i < 6; i++)
+            await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
+        }
+        for (const r of rooms) t.equal((await engine.search(r.as('a'), { query: 'needle' })).results.length, 6)
+        t.equal(engine.stats().rooms, 1, 'two rooms of ~360 K characters each do not fit 1 MiB: the older was dropped')
+        await until(() => engine.stats().rooms === 0, 5000)
+        t.equal(engine.stats().rooms, 0, 'dropped after SEARCH_CACHE_IDLE_S')
+        t.equal(
+          (await engine.search(rooms[0]!.as('a'), { query: 'needle' })).results.length,
+          6,
+          'and read again when searched',
+        )
+      },
+    )
 
     t.test('concurrent searches and writes of one room agree with the room', async (t) => {
       const { engine } = await engineFor(t, backend)
       const r = await roomOn(t, backend)
-      const writes = Array.from({ length: 30 }, (_, i) => r.core.plan.addTask(r.as('a'), { title: `parallel task ${i}` }))
+      const writes = Array.from({ length: 30 }, (_, i) =>
+        r.core.plan.addTask(r.as('a'), { title: `parallel task ${i}` }),
+      )
       const searches = Array.from({ length: 10 }, () => engine.search(r.as('a'), { query: 'parallel' }))
       await Promise.all([...writes, ...searches])
       t.equal((await engine.search(r.as('a'), { query: 'parallel', limit: 50 })).results.length, 30)

@@ -33,8 +33,17 @@ for (const backend of BACKENDS) {
     searchConformance(t, `redis engine, semantic, vectors in process (${backend})`, async () => {
       const settings = settingsOf(backend, embedder.url)
       const { engine } = await semanticNode(t, settings)
-      t.same(engine.status(), { engine: 'redis', semantic: true, model: TEST_MODEL, vectors: 'in process' }, 'Redis 7: no vector sets, ranked in process')
-      return { engine, newRoom: (tt, opts) => roomWith(tt, settings, opts), settle: async (ref) => void (await engine.vectorIndexer!.reconcile(ref)), embedder }
+      t.same(
+        engine.status(),
+        { engine: 'redis', semantic: true, model: TEST_MODEL, vectors: 'in process' },
+        'Redis 7: no vector sets, ranked in process',
+      )
+      return {
+        engine,
+        newRoom: (tt, opts) => roomWith(tt, settings, opts),
+        settle: async (ref) => void (await engine.vectorIndexer!.reconcile(ref)),
+        embedder,
+      }
     })
 
     t.test('a write never waits for an embedding; text unchanged is not embedded again', async (t) => {
@@ -45,7 +54,9 @@ for (const backend of BACKENDS) {
       e.delay(60_000) // an embedder that hangs: the writes below do not wait for it
       t.teardown(() => e.delay(0))
       const a = r.as('a')
-      const { task } = (await r.core.plan.addTask(a, { title: 'Deploy the canary', notes: 'first' })) as { task: { id: string } }
+      const { task } = (await r.core.plan.addTask(a, { title: 'Deploy the canary', notes: 'first' })) as {
+        task: { id: string }
+      }
       await r.core.events.post(a, { type: 'message', text: 'canary deploying now' })
       t.same(refs(await engine.search(a, { query: 'canary' })).length, 2, 'written and found lexically meanwhile')
       e.delay(0)
@@ -68,10 +79,18 @@ for (const backend of BACKENDS) {
       for (let i = 0; i < 2; i++) await r.core.plan.addTask(a, { title: `task ${i}` })
       await r.core.context.write(a, { type: 'spec', key: 'api', body: 'the api' })
       const events: string[] = []
-      for (let i = 0; i < 6; i++) events.push(((await r.core.events.post(a, { type: 'message', text: `event number ${i}` })) as { event: { id: string } }).event.id)
+      for (let i = 0; i < 6; i++)
+        events.push(
+          ((await r.core.events.post(a, { type: 'message', text: `event number ${i}` })) as { event: { id: string } })
+            .event.id,
+        )
       await engine.vectorIndexer!.reconcile(a.room)
       const held = await new VectorStore(store, 60_000).changes(a.room, -1, '', 100)
-      t.same(held.puts.map((p) => p.key).sort(), ['context:spec/api', `event:${events[4]}`, `event:${events[5]}`, 'task:t1', 'task:t2'].sort(), 'three records and the two newest events')
+      t.same(
+        held.puts.map((p) => p.key).sort(),
+        ['context:spec/api', `event:${events[4]}`, `event:${events[5]}`, 'task:t1', 'task:t2'].sort(),
+        'three records and the two newest events',
+      )
       t.equal(e.stats.texts, 5, 'the older events were never embedded')
       await r.core.events.post(a, { type: 'message', text: 'one more event' })
       await engine.vectorIndexer!.reconcile(a.room)
@@ -99,18 +118,31 @@ for (const backend of BACKENDS) {
       }
       // The room expires: its vectors expire with it, and a sync of the gone room leaves nothing.
       const until = Date.now() + 10_000
-      while ((await raw.exists(new Keys(settings.keyPrefix).room(ref).meta)) === 1 && Date.now() < until) await new Promise((res) => setTimeout(res, 100))
+      while ((await raw.exists(new Keys(settings.keyPrefix).room(ref).meta)) === 1 && Date.now() < until)
+        await new Promise((res) => setTimeout(res, 100))
       const sync = await engine.vectorIndexer!.reconcile(ref)
       t.equal(sync.dropped, true)
-      t.same(await Promise.all([vk.vec, vk.order, vk.log, vk.dels, vk.set, vk.manifest].map((k) => raw.exists(k))), [0, 0, 0, 0, 0, 0], 'no vector key left')
+      t.same(
+        await Promise.all([vk.vec, vk.order, vk.log, vk.dels, vk.set, vk.manifest].map((k) => raw.exists(k))),
+        [0, 0, 0, 0, 0, 0],
+        'no vector key left',
+      )
       // Created again under the same id: only the new room's records.
       const again = await roomWith(t, settings, { teamId: ref.teamId, roomId: ref.roomId })
       await again.core.plan.addTask(again.as('a'), { title: 'Order lunch for the team' })
       await engine.vectorIndexer!.reconcile(ref)
-      t.same(refs(await engine.search(again.as('a'), { query: 'migrating databases', semantic: true })), [], 'the old incarnation\'s task is not found by its meaning')
+      t.same(
+        refs(await engine.search(again.as('a'), { query: 'migrating databases', semantic: true })),
+        [],
+        "the old incarnation's task is not found by its meaning",
+      )
       const res = await engine.search(again.as('a'), { query: 'ordering lunches', semantic: true })
       t.same(refs(res), ['task t1'])
-      t.match(res.results[0], { title: 'Order lunch for the team', match: 'semantic' }, 'the new incarnation\'s task, by its vector')
+      t.match(
+        res.results[0],
+        { title: 'Order lunch for the team', match: 'semantic' },
+        "the new incarnation's task, by its vector",
+      )
     })
 
     t.test('another embedding model: answers say so, and every room is embedded again', async (t) => {

@@ -19,7 +19,8 @@ for (const backend of BACKENDS) {
     const roomId = uid('search-')
     t.equal((await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId } })).status, 201)
     const client = await legacyClient(t, n, team.key)
-    const tool = async (name: string, args: Json = {}) => callTool(client, name, { room_id: roomId, agent_id: 'alice', ...args })
+    const tool = async (name: string, args: Json = {}) =>
+      callTool(client, name, { room_id: roomId, agent_id: 'alice', ...args })
     await tool('add_task', { title: 'Rollout plan', notes: 'canary first' })
     await tool('add_task', { title: 'Logs', notes: 'rotate them before the rollout' })
     await tool('write_context', { type: 'spec', key: 'rollout', body: 'How we ship.' })
@@ -35,10 +36,15 @@ for (const backend of BACKENDS) {
       const http = await get(`/rooms/${roomId}/search?q=rollout&limit=10`)
       t.equal(http.status, 200)
       const { unread, ...mcpRest } = mcp.body
-      t.type(unread, 'number', 'the tool carries the agent\'s unread count')
+      t.type(unread, 'number', "the tool carries the agent's unread count")
       t.same(http.body, mcpRest, 'same results, engine, room_id')
       const results = http.body.results as Json[]
-      t.same(results.map((r) => r.ref).sort(), ['context spec/rollout', `event ${results.find((r) => r.kind === 'event')?.id}`, 'task t1', 'task t2'])
+      t.same(results.map((r) => r.ref).sort(), [
+        'context spec/rollout',
+        `event ${results.find((r) => r.kind === 'event')?.id}`,
+        'task t1',
+        'task t2',
+      ])
       const kinds = await get(`/rooms/${roomId}/search?q=rollout&kinds=context,event`)
       t.same(
         (kinds.body.results as Json[]).map((r) => r.kind),
@@ -65,17 +71,30 @@ for (const backend of BACKENDS) {
       t.ok(mcp.isError)
       t.same(mcp.body.error, http.body.error, 'the same error object over MCP')
       t.match((await get(`/rooms/${roomId}/search`)).body.error, { code: 'invalid_request', details: { field: 'q' } })
-      t.match((await get(`/rooms/${roomId}/search?q=%20%20`)).body.error, { code: 'invalid_request', details: { field: 'q' } })
-      t.match((await get(`/rooms/${roomId}/search?q=x&kinds=tasks`)).body.error, { code: 'invalid_request', details: { field: 'kinds' } })
-      t.match((await get(`/rooms/${roomId}/search?q=x&limit=0`)).body.error, { code: 'invalid_request', details: { field: 'limit' } })
-      t.match((await tool('search', { query: 'x', limit: 0 })).body.error, { code: 'invalid_request', details: { field: 'limit' } })
+      t.match((await get(`/rooms/${roomId}/search?q=%20%20`)).body.error, {
+        code: 'invalid_request',
+        details: { field: 'q' },
+      })
+      t.match((await get(`/rooms/${roomId}/search?q=x&kinds=tasks`)).body.error, {
+        code: 'invalid_request',
+        details: { field: 'kinds' },
+      })
+      t.match((await get(`/rooms/${roomId}/search?q=x&limit=0`)).body.error, {
+        code: 'invalid_request',
+        details: { field: 'limit' },
+      })
+      t.match((await tool('search', { query: 'x', limit: 0 })).body.error, {
+        code: 'invalid_request',
+        details: { field: 'limit' },
+      })
     })
 
     t.test('get_room_analytics and the stats route agree', async (t) => {
       const mcp = await tool('get_room_analytics', {})
       const http = await get(`/admin/rooms/${roomId}/stats`)
       t.equal(http.status, 200)
-      for (const k of ['tasks', 'counts', 'completion_rate', 'online_agents', 'events_per_day']) t.same(http.body[k], mcp.body[k], k)
+      for (const k of ['tasks', 'counts', 'completion_rate', 'online_agents', 'events_per_day'])
+        t.same(http.body[k], mcp.body[k], k)
     })
 
     t.test('GET /admin/me and get_room_info say whether semantic search is on', async (t) => {
@@ -91,9 +110,15 @@ for (const backend of BACKENDS) {
       const sroom = uid('semantic-')
       t.equal((await sn.call('/admin/rooms', { method: 'POST', key: steam.key, json: { roomId: sroom } })).status, 201)
       const me = await sn.call('/admin/me', { key: steam.key })
-      t.same(((await me.json()) as Json).search, { engine: 'redis', semantic: true, model: TEST_MODEL, vectors: 'in process' })
+      t.same(((await me.json()) as Json).search, {
+        engine: 'redis',
+        semantic: true,
+        model: TEST_MODEL,
+        vectors: 'in process',
+      })
       const sclient = await legacyClient(t, sn, steam.key)
-      const stool = async (name: string, args: Json = {}) => callTool(sclient, name, { room_id: sroom, agent_id: 'alice', ...args })
+      const stool = async (name: string, args: Json = {}) =>
+        callTool(sclient, name, { room_id: sroom, agent_id: 'alice', ...args })
       t.equal((await stool('get_room_info')).body.semantic_search, true)
       await stool('add_task', { title: 'Migrate the billing database to Postgres' })
       await stool('add_task', { title: 'Order lunch' })

@@ -21,15 +21,28 @@ for (const backend of BACKENDS) {
     t.equal(snap.tasks.length, 8)
     t.equal(snap.tasks[0]!.id, 't1', 'sorted like the plan (high priority first)')
     t.same(snap.counts.tasks_by_status, { in_review: 1, todo: 7 })
-    t.same(snap.context.map((c) => `${c.type}/${c.key}`), ['brief/product', 'decision/working-agreements'])
-    t.same(snap.events.map((e) => e.text), ['started', 'which schema?'])
+    t.same(
+      snap.context.map((c) => `${c.type}/${c.key}`),
+      ['brief/product', 'decision/working-agreements'],
+    )
+    t.same(
+      snap.events.map((e) => e.text),
+      ['started', 'which schema?'],
+    )
     const question = snap.events[1]!.id
     const seqOf = (id: string) => Number(id.slice(id.indexOf('-') + 1))
-    t.same(snap.reads, [
-      { agent_id: 'alice', last_read_event_id: started.event.id, read_seq: seqOf(started.event.id) },
-      { agent_id: 'bob', last_read_event_id: question, read_seq: seqOf(question) },
-    ], 'each agent\'s last read event and the seq it has read up to: alice posted first (caught up), bob read both')
-    t.same(snap.presence.online.map((p) => p.agent_id), ['alice'])
+    t.same(
+      snap.reads,
+      [
+        { agent_id: 'alice', last_read_event_id: started.event.id, read_seq: seqOf(started.event.id) },
+        { agent_id: 'bob', last_read_event_id: question, read_seq: seqOf(question) },
+      ],
+      "each agent's last read event and the seq it has read up to: alice posted first (caught up), bob read both",
+    )
+    t.same(
+      snap.presence.online.map((p) => p.agent_id),
+      ['alice'],
+    )
     t.match(snap.locks, [{ name: 'schema.sql', owner: 'alice', token: 1 }])
     t.match(snap.vars, [{ name: 'deploy', value: 'frozen' }])
     t.match(snap.reviews, [{ id: 'r1', status: 'pending' }])

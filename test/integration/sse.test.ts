@@ -40,7 +40,11 @@ for (const backend of BACKENDS) {
       t.match(s.text, /^retry: \d+\n/, 'the first bytes carry a retry hint')
       t.ok((s.frames[0]?.retry ?? 0) > 0, 'parsed as a retry field')
 
-      const posted = await a.node.core.events.post(room.as, { type: 'status', text: 'hello from A', data: { pct: 5, tags: ['x'] } })
+      const posted = await a.node.core.events.post(room.as, {
+        type: 'status',
+        text: 'hello from A',
+        data: { pct: 5, tags: ['x'] },
+      })
       const f = await s.waitFor((x) => x.id === posted.event.id)
       t.ok(f, 'the frame arrived on B')
       t.equal(f?.event, 'status', 'event: the event type')
@@ -97,7 +101,8 @@ for (const backend of BACKENDS) {
       const team = await newTeam(a)
       const room = await newRoomOn(a, team.teamId)
       const ids: string[] = []
-      for (let i = 0; i < 5; i++) ids.push((await a.node.core.events.post(room.as, { type: 'message', text: `m${i}` })).event.id)
+      for (let i = 0; i < 5; i++)
+        ids.push((await a.node.core.events.post(room.as, { type: 'message', text: `m${i}` })).event.id)
       const s = await openStream(a.base, room.roomId, { key: team.key, query: `lastEventId=${ids[1]}` })
       await live(t, s)
       t.ok(await s.waitFor((f) => f.id === ids[4]), 'the stream caught up')
@@ -119,7 +124,8 @@ for (const backend of BACKENDS) {
       const team = await newTeam(a)
       const room = await newRoomOn(a, team.teamId)
       const ids: string[] = []
-      for (let i = 0; i < 26; i++) ids.push((await a.node.core.events.post(room.as, { type: 'message', text: `m${i}` })).event.id)
+      for (let i = 0; i < 26; i++)
+        ids.push((await a.node.core.events.post(room.as, { type: 'message', text: `m${i}` })).event.id)
       // Seqs 1..26; 10 retained (17..26), so resuming after seq 1 lost seqs 2..16.
       const s = await openStream(a.base, room.roomId, { key: team.key, lastEventId: ids[0] })
       await live(t, s)
@@ -129,7 +135,10 @@ for (const backend of BACKENDS) {
       t.same(JSON.parse(s.frames[gapAt]!.data!), { lost: 15 }, 'naming how many events were lost')
       t.equal(s.frames[gapAt]!.id, undefined, 'the gap frame has no id (it moves no resume point)')
       t.same(
-        s.frames.slice(gapAt + 1).filter((f) => f.id !== undefined).map((f) => f.id),
+        s.frames
+          .slice(gapAt + 1)
+          .filter((f) => f.id !== undefined)
+          .map((f) => f.id),
         ids.slice(16),
         'then every retained event, in order',
       )
@@ -143,7 +152,9 @@ for (const backend of BACKENDS) {
       for (const bad of ['abc', '12', '1-2-3', '-1']) {
         const h = await openStream(a.base, room.roomId, { key: team.key, lastEventId: bad })
         t.equal(h.status, 400, `header ${JSON.stringify(bad)}`)
-        t.match(JSON.parse(h.body), { error: { code: 'invalid_request', message: /Last-Event-ID/, details: { field: 'Last-Event-ID' } } })
+        t.match(JSON.parse(h.body), {
+          error: { code: 'invalid_request', message: /Last-Event-ID/, details: { field: 'Last-Event-ID' } },
+        })
       }
       const q = await openStream(a.base, room.roomId, { key: team.key, query: 'lastEventId=nope' })
       t.equal(q.status, 400, 'query form too')
@@ -164,7 +175,9 @@ for (const backend of BACKENDS) {
       t.teardown(() => sock.destroy())
       await once(sock, 'connect')
       sock.pause() // never reads: what the node writes piles up in the kernel, then on the node
-      sock.write(`GET /rooms/${room.roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${team.key}\r\nAccept: text/event-stream\r\n\r\n`)
+      sock.write(
+        `GET /rooms/${room.roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${team.key}\r\nAccept: text/event-stream\r\n\r\n`,
+      )
       t.ok(await eventually(async () => (await gauge(a)) === 2), 'both streams are open')
 
       // Each event is ~12 KB on the wire; the loop is bounded in events and time.
@@ -177,7 +190,11 @@ for (const backend of BACKENDS) {
         posted += batch.length
         lastId = batch.at(-1)!.event.id
       }
-      t.equal(await gauge(a), 1, `the slow consumer was dropped (after ${posted} events, ~${Math.round((posted * 12) / 1024)} MB)`)
+      t.equal(
+        await gauge(a),
+        1,
+        `the slow consumer was dropped (after ${posted} events, ~${Math.round((posted * 12) / 1024)} MB)`,
+      )
       t.ok(posted < 4000, 'within the bound')
       sock.resume()
       t.ok(await eventually(() => closed, 5000), 'its connection was closed')
@@ -192,7 +209,7 @@ for (const backend of BACKENDS) {
       t.match(metrics, /^agentrooms_sse_connections 0$/m, 'as /metrics reports it')
     })
 
-    t.test('who may open a stream: the team key and that room\'s invite; others get 404, no key 401', async (t) => {
+    t.test("who may open a stream: the team key and that room's invite; others get 404, no key 401", async (t) => {
       const a = await startNode(t, backend)
       const team = await newTeam(a)
       const room = await newRoomOn(a, team.teamId)
@@ -203,7 +220,7 @@ for (const backend of BACKENDS) {
 
       for (const [who, key] of [
         ['team key', team.key],
-        ['the room\'s invite key', invite.key],
+        ["the room's invite key", invite.key],
       ] as const) {
         const s = await openStream(a.base, room.roomId, { key })
         t.equal(s.status, 200, `${who}: 200`)
@@ -213,8 +230,8 @@ for (const backend of BACKENDS) {
         s.close()
       }
       for (const [who, key, roomId] of [
-        ['another room\'s invite key', otherInvite.key, room.roomId],
-        ['another team\'s key', stranger.key, room.roomId],
+        ["another room's invite key", otherInvite.key, room.roomId],
+        ["another team's key", stranger.key, room.roomId],
         ['the team key, a room that does not exist', team.key, 'nosuchroom'],
       ] as const) {
         const s = await openStream(a.base, roomId, { key })

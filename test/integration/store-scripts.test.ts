@@ -18,16 +18,27 @@ for (const backend of BACKENDS) {
       const masters = raw instanceof Cluster ? raw.nodes('master') : [raw]
       const sha = store.scripts.get('postEvent')!.sha
       for (const m of masters) await m.script('FLUSH')
-      t.same(await Promise.all(masters.map((m) => m.script('EXISTS', sha))), masters.map(() => [0]), 'the cache is empty')
+      t.same(
+        await Promise.all(masters.map((m) => m.script('EXISTS', sha))),
+        masters.map(() => [0]),
+        'the cache is empty',
+      )
       // Several at once: each gets NOSCRIPT and sends the source; none fails.
-      const posted = await Promise.all(Array.from({ length: 5 }, (_, i) => room.core.events.post(room.as('alice'), { type: 'status', text: `after ${i}` })))
+      const posted = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          room.core.events.post(room.as('alice'), { type: 'status', text: `after ${i}` }),
+        ),
+      )
       t.same(
         posted.map((p) => p.event.text),
         [0, 1, 2, 3, 4].map((i) => `after ${i}`),
         'every post returns its own event',
       )
       const exists = (await Promise.all(masters.map((m) => m.script('EXISTS', sha)))) as number[][]
-      t.ok(exists.some(([e]) => e === 1), 'EVAL put the script back in the cache of the room\'s master')
+      t.ok(
+        exists.some(([e]) => e === 1),
+        "EVAL put the script back in the cache of the room's master",
+      )
       const page = await room.core.events.read(room.as('bob'), { limit: 10 })
       t.same(
         page.events.map((e) => e.text),
@@ -39,18 +50,27 @@ for (const backend of BACKENDS) {
     t.test('multi-byte text and data survive the frame', async (t) => {
       const room = await newRoom(t, backend)
       const text = 'naïve — 日本語 🌍 \r\n$3\r\n'
-      const { event } = await room.core.events.post(room.as('zoë'), { type: 'status', text, data: { note: 'ü', n: [1, 2] } })
+      const { event } = await room.core.events.post(room.as('zoë'), {
+        type: 'status',
+        text,
+        data: { note: 'ü', n: [1, 2] },
+      })
       t.equal(event.text, text)
       t.equal(event.agent_id, 'zoë')
       const [read] = (await room.core.events.read(room.as('bob'), { limit: 1 })).events
-      t.same({ text: read!.text, agent: read!.agent_id, data: read!.data }, { text, agent: 'zoë', data: { note: 'ü', n: [1, 2] } })
+      t.same(
+        { text: read!.text, agent: read!.agent_id, data: read!.data },
+        { text, agent: 'zoë', data: { note: 'ü', n: [1, 2] } },
+      )
     })
 
-    t.test('REDIS_AUTO_PIPELINING: scripts join ioredis\' auto-pipeline, and only then', async (t) => {
+    t.test("REDIS_AUTO_PIPELINING: scripts join ioredis' auto-pipeline, and only then", async (t) => {
       for (const on of [true, false]) {
         const room = await newRoom(t, backend, { settings: { redisAutoPipelining: on } })
         const client = room.core.store.client
-        const posts = [0, 1, 2, 3].map((i) => room.core.events.post(room.as('alice'), { type: 'status', text: `p${i}` }))
+        const posts = [0, 1, 2, 3].map((i) =>
+          room.core.events.post(room.as('alice'), { type: 'status', text: `p${i}` }),
+        )
         // Queued for the pipeline of this tick, not yet written (zero when each command is sent at once).
         await new Promise<void>((resolve) => queueMicrotask(resolve))
         const queued = client.autoPipelineQueueSize
@@ -77,7 +97,11 @@ for (const backend of BACKENDS) {
       await room.core.events.post(alice, { type: 'status', text: 'hello' })
       await room.core.plan.updateTask(alice, { task_id: task.id, status: 'done' })
       await room.core.presence.leave(alice)
-      t.same(heard, [room.roomId, room.roomId, room.roomId], 'post_event, update_task (which may override a claim) and leave_room')
+      t.same(
+        heard,
+        [room.roomId, room.roomId, room.roomId],
+        'post_event, update_task (which may override a claim) and leave_room',
+      )
     })
   })
 }

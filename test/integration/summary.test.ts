@@ -18,17 +18,27 @@ for (const backend of BACKENDS) {
       await presence.heartbeat(room.as('dev'))
 
       const s = await summary.mine(room.as('dev'), { event_limit: 2 })
-      t.same(s.events.map((e) => e.text), ['hello 0', 'hello 1'])
+      t.same(
+        s.events.map((e) => e.text),
+        ['hello 0', 'hello 1'],
+      )
       t.equal(s.remaining_unread, 1)
       t.equal(s.unread, 1, 'the unread count after consuming')
       t.same(s.my_tasks.map((x) => x.title).sort(), ['claimed', 'mine'])
       t.equal(s.my_tasks_total, 2)
-      t.same(s.reviews_for_me.map((r) => r.id), ['r1'])
+      t.same(
+        s.reviews_for_me.map((r) => r.id),
+        ['r1'],
+      )
       t.equal(s.unblocked_tasks, 2, 'mine (assigned to me, todo) and free')
       t.equal(s.online_agents, 1)
 
       const again = await summary.mine(room.as('dev'))
-      t.same(again.events.map((e) => e.text), ['hello 2'], 'the second call sees only what is left')
+      t.same(
+        again.events.map((e) => e.text),
+        ['hello 2'],
+        'the second call sees only what is left',
+      )
       const third = await summary.mine(room.as('dev'))
       t.same(third.events, [], 'one consuming call per turn: the next sees nothing')
       await t.rejects(summary.mine(room.as()), { code: 'invalid_request', details: { field: 'agent_id' } })
@@ -66,7 +76,10 @@ for (const backend of BACKENDS) {
       t.equal(today.date, new Date().toISOString().slice(0, 10))
       t.equal(today.events, 2)
       t.equal(today.tasks_done, 1)
-      await t.rejects(analytics.room(room.as('a'), { days: 31 }), { code: 'invalid_request', details: { field: 'days' } })
+      await t.rejects(analytics.room(room.as('a'), { days: 31 }), {
+        code: 'invalid_request',
+        details: { field: 'days' },
+      })
     })
   })
 }

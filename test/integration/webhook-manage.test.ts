@@ -6,7 +6,15 @@ import t, { type Test } from 'tap'
 import type { WebhookView } from '../../src/webhooks/registry.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
-import { fastWebhookSettings, makeTestCa, opensslHmac, startReceiver, verifyStandard, waitFor, type TestCa } from '../helpers/webhooks.js'
+import {
+  fastWebhookSettings,
+  makeTestCa,
+  opensslHmac,
+  startReceiver,
+  verifyStandard,
+  waitFor,
+  type TestCa,
+} from '../helpers/webhooks.js'
 
 interface Setup {
   n: TestNode
@@ -22,7 +30,12 @@ async function setup(t: Test, backend: Backend, ca: TestCa, overrides: Record<st
   return { n, teamId, key }
 }
 
-async function call(s: Setup, path: string, json?: unknown, key = s.key): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  s: Setup,
+  path: string,
+  json?: unknown,
+  key = s.key,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await s.n.call(path, { method: 'POST', key, ...(json === undefined ? {} : { json }) })
   return { status: res.status, body: (await res.json()) as Record<string, unknown> }
 }
@@ -44,7 +57,8 @@ async function room(s: Setup): Promise<string> {
   return roomId
 }
 
-const post = (s: Setup, roomId: string, text: string) => s.n.node.core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'alice' }, { type: 'message', text })
+const post = (s: Setup, roomId: string, text: string) =>
+  s.n.node.core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'alice' }, { type: 'message', text })
 
 t.test('managing webhooks', async (t) => {
   const ca = await makeTestCa(t)
@@ -68,13 +82,22 @@ t.test('managing webhooks', async (t) => {
       t.equal(missing.status, 404)
       t.match(missing.body, { error: { code: 'not_found', details: { field: 'webhookId' } } })
       const other = await newTeam(s.n)
-      t.equal((await call(s, `/admin/webhooks/${wh.webhookId}/rotate-secret`, {}, other.key)).status, 404, 'another team cannot rotate it')
+      t.equal(
+        (await call(s, `/admin/webhooks/${wh.webhookId}/rotate-secret`, {}, other.key)).status,
+        404,
+        'another team cannot rotate it',
+      )
       t.notOk((await hook(s, wh.webhookId)).secretRotatedAt, 'nothing changed by the refusals')
 
       const rotated = await call(s, `/admin/webhooks/${wh.webhookId}/rotate-secret`, { overlapSeconds: 600 })
       t.equal(rotated.status, 200)
       const next = rotated.body as unknown as Registered
-      t.match(next, { webhookId: wh.webhookId, secret: /^whsec_[A-Za-z0-9+/]{43}=$/, secretRotatedAt: /Z$/, previousSecretValidUntil: /Z$/ })
+      t.match(next, {
+        webhookId: wh.webhookId,
+        secret: /^whsec_[A-Za-z0-9+/]{43}=$/,
+        secretRotatedAt: /Z$/,
+        previousSecretValidUntil: /Z$/,
+      })
       t.not(next.secret, wh.secret)
       const until = Date.parse(next.previousSecretValidUntil!)
       t.ok(until > Date.now() + 590_000 && until < Date.now() + 610_000, 'the overlap is the one asked for')
@@ -85,7 +108,11 @@ t.test('managing webhooks', async (t) => {
       await post(s, roomId, 'during the overlap')
       await waitFor(() => rx.received.length === 1, 5000, 'the first delivery')
       const during = rx.received[0]!
-      t.equal(await opensslHmac(wh.secret, during.raw), during.headers['x-service-signature'], 'X-Service-Signature: still the previous secret')
+      t.equal(
+        await opensslHmac(wh.secret, during.raw),
+        during.headers['x-service-signature'],
+        'X-Service-Signature: still the previous secret',
+      )
       t.ok(verifyStandard(wh.secret, during), 'standardwebhooks verifies with the previous secret')
       t.ok(verifyStandard(next.secret, during), 'and with the new one')
 
@@ -95,7 +122,11 @@ t.test('managing webhooks', async (t) => {
       await post(s, roomId, 'after it')
       await waitFor(() => rx.received.length === 2, 5000, 'the second delivery')
       const after = rx.received[1]!
-      t.equal(await opensslHmac(newest.secret, after.raw), after.headers['x-service-signature'], 'X-Service-Signature: the newest secret')
+      t.equal(
+        await opensslHmac(newest.secret, after.raw),
+        after.headers['x-service-signature'],
+        'X-Service-Signature: the newest secret',
+      )
       t.ok(verifyStandard(newest.secret, after))
       t.throws(() => verifyStandard(next.secret, after), 'the replaced secret no longer verifies')
       t.throws(() => verifyStandard(wh.secret, after), 'nor the first one')
@@ -110,7 +141,13 @@ t.test('managing webhooks', async (t) => {
       t.match(ok.body, { testId: /^test_[a-z2-7]{16}$/, delivered: true, status: 200, durationMs: Number })
       t.equal(rx.received.length, 1)
       const got = rx.received[0]!
-      t.match(got.body, { id: ok.body.testId, type: 'webhook.test', team_id: s.teamId, webhook_id: wh.webhookId, sent_at: /Z$/ })
+      t.match(got.body, {
+        id: ok.body.testId,
+        type: 'webhook.test',
+        team_id: s.teamId,
+        webhook_id: wh.webhookId,
+        sent_at: /Z$/,
+      })
       t.equal(got.path, '/hook')
       t.equal(await opensslHmac(wh.secret, got.raw), got.headers['x-service-signature'], 'signed like a delivery')
       t.ok(verifyStandard(wh.secret, got))
@@ -122,7 +159,11 @@ t.test('managing webhooks', async (t) => {
       const gone = await call(s, `/admin/webhooks/${wh.webhookId}/test`)
       t.match(gone.body, { delivered: false, error: /ECONNREFUSED|connect/ })
       t.notOk('status' in gone.body, 'no status when no answer came')
-      t.match((await hook(s, wh.webhookId)).health, { pending: 0, delivered: 0, failed: 0, recentAttempts: [] }, 'tests are not counted')
+      t.match(
+        (await hook(s, wh.webhookId)).health,
+        { pending: 0, delivered: 0, failed: 0, recentAttempts: [] },
+        'tests are not counted',
+      )
 
       const missing = await call(s, '/admin/webhooks/wh_nosuchhook0/test')
       t.equal(missing.status, 404)
@@ -139,10 +180,23 @@ t.test('managing webhooks', async (t) => {
       await waitFor(async () => (await hook(s, wh.webhookId)).health.failed === 1, 5000, 'the delivery to fail')
       const failed = (await hook(s, wh.webhookId)).health
       const deliveryId = failed.recentFailures[0]!.deliveryId
-      t.match(failed.recentAttempts, [
-        { deliveryId, roomId, eventId: event.id, attempt: 2, outcome: 'fail', status: 500, error: 'database is down', at: /Z$/ },
-        { deliveryId, roomId, eventId: event.id, attempt: 1, outcome: 'retry', status: 500 },
-      ], 'both attempts, newest first')
+      t.match(
+        failed.recentAttempts,
+        [
+          {
+            deliveryId,
+            roomId,
+            eventId: event.id,
+            attempt: 2,
+            outcome: 'fail',
+            status: 500,
+            error: 'database is down',
+            at: /Z$/,
+          },
+          { deliveryId, roomId, eventId: event.id, attempt: 1, outcome: 'retry', status: 500 },
+        ],
+        'both attempts, newest first',
+      )
 
       const missing = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/dlv_000000000000aaaaaaaaaaaa/replay`)
       t.equal(missing.status, 404)
@@ -152,14 +206,22 @@ t.test('managing webhooks', async (t) => {
       const replay = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${deliveryId}/replay`)
       t.equal(replay.status, 202)
       t.match(replay.body, { deliveryId, webhookId: wh.webhookId, dueAt: /Z$/ })
-      await waitFor(() => rx.received.some((r) => r.headers['x-service-delivery'] === deliveryId && rx.received.indexOf(r) >= 2), 5000, 'the replayed delivery')
+      await waitFor(
+        () => rx.received.some((r) => r.headers['x-service-delivery'] === deliveryId && rx.received.indexOf(r) >= 2),
+        5000,
+        'the replayed delivery',
+      )
       const resent = rx.received[2]!
       t.equal(resent.body.id, deliveryId, 'the same delivery id')
       t.equal(resent.body.event.id, event.id)
       t.equal(resent.body.event.text, 'doomed at first')
       await waitFor(async () => (await hook(s, wh.webhookId)).health.delivered === 1, 3000, 'the replay to be settled')
       const health = (await hook(s, wh.webhookId)).health
-      t.match(health, { pending: 0, delivered: 1, failed: 1, recentFailures: [] }, 'it left the recent failures; failed still counts what happened')
+      t.match(
+        health,
+        { pending: 0, delivered: 1, failed: 1, recentFailures: [] },
+        'it left the recent failures; failed still counts what happened',
+      )
       t.match(health.recentAttempts[0], { deliveryId, attempt: 1, outcome: 'ok', status: 200 })
       const twice = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${deliveryId}/replay`)
       t.equal(twice.status, 404, 'replayed already')
@@ -172,38 +234,58 @@ t.test('managing webhooks', async (t) => {
       await waitFor(async () => (await hook(s, wh.webhookId)).health.failed === 2, 5000, 'the second delivery to fail')
       const lost = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
       const store = s.n.node.store
-      await Promise.all(store.keys.room({ teamId: s.teamId, roomId: other }).list.slice(0, -1).map((k) => store.client.del(k)))
+      await Promise.all(
+        store.keys
+          .room({ teamId: s.teamId, roomId: other })
+          .list.slice(0, -1)
+          .map((k) => store.client.del(k)),
+      )
       const roomGone = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${lost}/replay`)
       t.equal(roomGone.status, 404)
-      t.match(roomGone.body, { error: { code: 'not_found', message: /room of .* no longer exists/, details: { field: 'deliveryId' } } }, 'a room that is gone is named')
+      t.match(
+        roomGone.body,
+        { error: { code: 'not_found', message: /room of .* no longer exists/, details: { field: 'deliveryId' } } },
+        'a room that is gone is named',
+      )
     })
 
-    t.test(`${backend}: a replay is refused when the event is trimmed or the webhook is disabled, changing nothing`, async (t) => {
-      const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100], eventsRetained: 3 })
-      const rx = await startReceiver(t, ca)
-      rx.answer = () => ({ status: 500 })
-      const wh = await register(s, rx.url())
-      const roomId = await room(s)
-      await post(s, roomId, 'first')
-      await waitFor(async () => (await hook(s, wh.webhookId)).health.failed === 1, 5000, 'the first delivery to fail')
-      const deliveryId = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
-      rx.answer = () => ({ status: 500 })
-      for (let i = 0; i < 4; i++) await post(s, roomId, `later ${i}`)
-      await waitFor(async () => (await hook(s, wh.webhookId)).health.pending === 0, 5000, 'the later ones to settle')
-      const before = (await hook(s, wh.webhookId)).health
-      const trimmed = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${deliveryId}/replay`)
-      t.equal(trimmed.status, 404)
-      t.match(trimmed.body, { error: { code: 'not_found', message: /no longer retained/, details: { field: 'deliveryId' } } })
-      t.same((await hook(s, wh.webhookId)).health.recentFailures, before.recentFailures, 'nothing changed')
+    t.test(
+      `${backend}: a replay is refused when the event is trimmed or the webhook is disabled, changing nothing`,
+      async (t) => {
+        const s = await setup(t, backend, ca, { webhookRetryScheduleMs: [100], eventsRetained: 3 })
+        const rx = await startReceiver(t, ca)
+        rx.answer = () => ({ status: 500 })
+        const wh = await register(s, rx.url())
+        const roomId = await room(s)
+        await post(s, roomId, 'first')
+        await waitFor(async () => (await hook(s, wh.webhookId)).health.failed === 1, 5000, 'the first delivery to fail')
+        const deliveryId = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
+        rx.answer = () => ({ status: 500 })
+        for (let i = 0; i < 4; i++) await post(s, roomId, `later ${i}`)
+        await waitFor(async () => (await hook(s, wh.webhookId)).health.pending === 0, 5000, 'the later ones to settle')
+        const before = (await hook(s, wh.webhookId)).health
+        const trimmed = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${deliveryId}/replay`)
+        t.equal(trimmed.status, 404)
+        t.match(trimmed.body, {
+          error: { code: 'not_found', message: /no longer retained/, details: { field: 'deliveryId' } },
+        })
+        t.same((await hook(s, wh.webhookId)).health.recentFailures, before.recentFailures, 'nothing changed')
 
-      // 410 disables the webhook: a replay names what to do instead.
-      rx.answer = () => ({ status: 410 })
-      await post(s, roomId, 'gone')
-      await waitFor(async () => (await hook(s, wh.webhookId)).status === 'disabled', 5000, 'the webhook to be disabled')
-      const other = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
-      const disabled = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${other}/replay`)
-      t.equal(disabled.status, 409)
-      t.match(disabled.body, { error: { code: 'conflict', message: /disabled.*register the URL again/, details: { field: 'webhookId' } } })
-    })
+        // 410 disables the webhook: a replay names what to do instead.
+        rx.answer = () => ({ status: 410 })
+        await post(s, roomId, 'gone')
+        await waitFor(
+          async () => (await hook(s, wh.webhookId)).status === 'disabled',
+          5000,
+          'the webhook to be disabled',
+        )
+        const other = (await hook(s, wh.webhookId)).health.recentFailures[0]!.deliveryId
+        const disabled = await call(s, `/admin/webhooks/${wh.webhookId}/deliveries/${other}/replay`)
+        t.equal(disabled.status, 409)
+        t.match(disabled.body, {
+          error: { code: 'conflict', message: /disabled.*register the URL again/, details: { field: 'webhookId' } },
+        })
+      },
+    )
   }
 })

@@ -38,7 +38,11 @@ t.test('webhook targets', async (t) => {
   const ca = await makeTestCa(t)
   for (const backend of BACKENDS) {
     t.test(`${backend}: refused at registration`, async (t) => {
-      const dns = fakeDns({ 'internal.example': [['10.0.0.5']], 'split.example': [['93.184.216.34', '192.168.1.10']], 'public.example': [['93.184.216.34']] })
+      const dns = fakeDns({
+        'internal.example': [['10.0.0.5']],
+        'split.example': [['93.184.216.34', '192.168.1.10']],
+        'public.example': [['93.184.216.34']],
+      })
       const n = await nodeWith(t, backend, {}, dns)
       const { key } = await newTeam(n)
       // Out of the documented shape: 400. Well-formed but not a place the service sends to: 422.
@@ -67,7 +71,11 @@ t.test('webhook targets', async (t) => {
         const res = await n.call('/admin/webhooks', { method: 'POST', key, json: { url } })
         const body = (await res.json()) as { error: { code: string; message: string; details: { field: string } } }
         t.equal(res.status, status, `${url} is refused with ${status}`)
-        t.match(body.error, { code: status === 400 ? 'invalid_request' : 'url_refused', message: why, details: { field: 'url' } }, `${url}: ${body.error.message}`)
+        t.match(
+          body.error,
+          { code: status === 400 ? 'invalid_request' : 'url_refused', message: why, details: { field: 'url' } },
+          `${url}: ${body.error.message}`,
+        )
       }
       const ok = await n.call('/admin/webhooks', { method: 'POST', key, json: { url: 'https://public.example/hook' } })
       t.equal(ok.status, 201, 'a name resolving to public addresses only is accepted')
@@ -80,13 +88,22 @@ t.test('webhook targets', async (t) => {
       const dns = fakeDns({ 'rebind.example': [['93.184.216.34'], ['127.0.0.1']] }, calls)
       const n = await nodeWith(t, backend, { ...fastWebhookSettings(ca), webhookTestLoopbackCa: undefined }, dns)
       const { teamId, key } = await newTeam(n)
-      const reg = await n.call('/admin/webhooks', { method: 'POST', key, json: { url: `https://rebind.example:${rx.port}/hook` } })
+      const reg = await n.call('/admin/webhooks', {
+        method: 'POST',
+        key,
+        json: { url: `https://rebind.example:${rx.port}/hook` },
+      })
       t.equal(reg.status, 201, 'registered while it resolved to a public address')
       await n.node.core.rooms.create(teamId, { room_id: 'r1' }, 'test')
       await n.node.core.events.post({ room: { teamId, roomId: 'r1' }, agent: 'a' }, { type: 'message', text: 'x' })
-      const health = async () => ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks[0]!.health
+      const health = async () =>
+        ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks[0]!.health
       await waitFor(async () => (await health()).consecutiveFailures >= 2, 5000, 'two refused attempts')
-      t.match(await health(), { pending: 1, delivered: 0, lastError: /rebind\.example resolves to 127\.0\.0\.1, which is a loopback address/ })
+      t.match(await health(), {
+        pending: 1,
+        delivered: 0,
+        lastError: /rebind\.example resolves to 127\.0\.0\.1, which is a loopback address/,
+      })
       t.ok(calls.length >= 3, `resolved at registration and at each attempt (${calls.length} lookups)`)
       t.equal(rx.received.length, 0, 'the loopback receiver was never reached')
     })
@@ -98,15 +115,24 @@ t.test('webhook targets', async (t) => {
       const dns = fakeDns({ 'receiver.test': [['127.0.0.1']] }, calls)
       const n = await nodeWith(t, backend, fastWebhookSettings(ca), dns)
       const { teamId, key } = await newTeam(n)
-      const reg = await n.call('/admin/webhooks', { method: 'POST', key, json: { url: `https://receiver.test:${rx.port}/pinned` } })
+      const reg = await n.call('/admin/webhooks', {
+        method: 'POST',
+        key,
+        json: { url: `https://receiver.test:${rx.port}/pinned` },
+      })
       t.equal(reg.status, 201)
       await n.node.core.rooms.create(teamId, { room_id: 'r1' }, 'test')
       await n.node.core.events.post({ room: { teamId, roomId: 'r1' }, agent: 'a' }, { type: 'message', text: 'pinned' })
       await waitFor(() => rx.received.length >= 1, 5000, 'the delivery')
       t.equal(rx.received[0]!.headers.host, `receiver.test:${rx.port}`, 'Host names the target')
-      const h = ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks[0]!.health
+      const h = ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks[0]!
+        .health
       t.equal(h.delivered, 1)
-      t.same(calls, ['receiver.test', 'receiver.test'], 'one lookup at registration, one for the attempt, none by the HTTPS client')
+      t.same(
+        calls,
+        ['receiver.test', 'receiver.test'],
+        'one lookup at registration, one for the attempt, none by the HTTPS client',
+      )
     })
 
     t.test(`${backend}: redirects are not followed`, async (t) => {
@@ -122,11 +148,16 @@ t.test('webhook targets', async (t) => {
       }
       await n.node.core.rooms.create(teamId, { room_id: 'r1' }, 'test')
       await n.node.core.events.post({ room: { teamId, roomId: 'r1' }, agent: 'a' }, { type: 'message', text: 'go' })
-      const hooks = async () => ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks
+      const hooks = async () =>
+        ((await (await n.call('/admin/webhooks', { key })).json()) as { webhooks: WebhookView[] }).webhooks
       await waitFor(async () => (await hooks()).every((w) => w.health.failed === 1), 5000, 'both deliveries to fail')
       for (const w of await hooks()) {
         const where = w.url.endsWith('/first') ? targets[0]! : targets[1]!
-        t.match(w.health.recentFailures[0], { lastStatus: 302, lastError: `redirect to ${where} not followed`, attempts: 2 })
+        t.match(w.health.recentFailures[0], {
+          lastStatus: 302,
+          lastError: `redirect to ${where} not followed`,
+          attempts: 2,
+        })
       }
       t.equal(inner.received.length, 0, 'the redirect target was never requested')
     })

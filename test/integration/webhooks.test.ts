@@ -10,7 +10,15 @@ import { Store } from '../../src/store/store.js'
 import type { WebhookView } from '../../src/webhooks/registry.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
-import { fastWebhookSettings, makeTestCa, opensslHmac, startReceiver, verifyStandard, type Received, type TestCa } from '../helpers/webhooks.js'
+import {
+  fastWebhookSettings,
+  makeTestCa,
+  opensslHmac,
+  startReceiver,
+  verifyStandard,
+  type Received,
+  type TestCa,
+} from '../helpers/webhooks.js'
 import { sleep, waitFor } from '../helpers/wait.js'
 
 interface Setup {
@@ -51,16 +59,33 @@ t.test('webhooks', async (t) => {
     t.test(`${backend}: registration, listing and deletion over HTTP`, async (t) => {
       const s = await setup(t, backend, ca, { webhooksPerTeam: 2 })
       const rx = await startReceiver(t, ca)
-      const bad = await s.n.call('/admin/webhooks', { method: 'POST', key: s.key, json: { url: 'http://example.com/hook' } })
+      const bad = await s.n.call('/admin/webhooks', {
+        method: 'POST',
+        key: s.key,
+        json: { url: 'http://example.com/hook' },
+      })
       t.equal(bad.status, 400)
-      t.match(await bad.json(), { error: { code: 'invalid_request', message: /^url: must be an https:\/\/ URL/, details: { field: 'url' } } })
+      t.match(await bad.json(), {
+        error: { code: 'invalid_request', message: /^url: must be an https:\/\/ URL/, details: { field: 'url' } },
+      })
       const missing = await s.n.call('/admin/webhooks', { method: 'POST', key: s.key, json: {} })
       t.match(await missing.json(), { error: { code: 'invalid_request', details: { field: 'url' } } })
-      const filter = await s.n.call('/admin/webhooks', { method: 'POST', key: s.key, json: { url: rx.url(), events: ['Not A Type'] } })
+      const filter = await s.n.call('/admin/webhooks', {
+        method: 'POST',
+        key: s.key,
+        json: { url: rx.url(), events: ['Not A Type'] },
+      })
       t.match(await filter.json(), { error: { code: 'invalid_request', details: { field: 'events[0]' } } })
 
       const a = await register(s, { url: rx.url('/a'), description: 'ops bot', events: ['blocker'] })
-      t.match(a, { webhookId: /^wh_[a-z2-7]{12}$/, url: rx.url('/a'), description: 'ops bot', events: ['blocker'], status: 'active', secret: /^whsec_[A-Za-z0-9+/]{43}=$/ })
+      t.match(a, {
+        webhookId: /^wh_[a-z2-7]{12}$/,
+        url: rx.url('/a'),
+        description: 'ops bot',
+        events: ['blocker'],
+        status: 'active',
+        secret: /^whsec_[A-Za-z0-9+/]{43}=$/,
+      })
       t.match(a.health, { pending: 0, delivered: 0, failed: 0, consecutiveFailures: 0, recentFailures: [] })
       const b = await register(s, { url: rx.url('/b') })
       const third = await s.n.call('/admin/webhooks', { method: 'POST', key: s.key, json: { url: rx.url('/c') } })
@@ -68,19 +93,26 @@ t.test('webhooks', async (t) => {
       t.match(await third.json(), { error: { code: 'limit_reached', details: { limit: 2 } } })
 
       const listed = await list(s)
-      t.same(listed.map((w) => w.webhookId), [a.webhookId, b.webhookId], 'listed oldest first')
+      t.same(
+        listed.map((w) => w.webhookId),
+        [a.webhookId, b.webhookId],
+        'listed oldest first',
+      )
       t.notOk(JSON.stringify(listed).includes('whsec_'), 'the list never shows a secret')
 
       const other = await newTeam(s.n)
       const foreign = await s.n.call(`/admin/webhooks/${a.webhookId}`, { method: 'DELETE', key: other.key })
-      t.equal(foreign.status, 404, "another team cannot delete it")
+      t.equal(foreign.status, 404, 'another team cannot delete it')
       const del = await s.n.call(`/admin/webhooks/${a.webhookId}`, { method: 'DELETE', key: s.key })
       t.equal(del.status, 200)
       t.match(await del.json(), { deleted: { webhookId: a.webhookId } })
       const again = await s.n.call(`/admin/webhooks/${a.webhookId}`, { method: 'DELETE', key: s.key })
       t.equal(again.status, 404)
       t.match(await again.json(), { error: { code: 'not_found', details: { field: 'webhookId' } } })
-      t.same((await list(s)).map((w) => w.webhookId), [b.webhookId])
+      t.same(
+        (await list(s)).map((w) => w.webhookId),
+        [b.webhookId],
+      )
     })
 
     t.test(`${backend}: deliveries are signed; openssl and standardwebhooks verify them`, async (t) => {
@@ -96,11 +128,25 @@ t.test('webhooks', async (t) => {
 
       // Sent in order, one after another; a very slow machine may let one overtake (docs/webhooks.md).
       rx.received.sort((x, y) => Number(x.body.event.id.split('-')[1]) - Number(y.body.event.id.split('-')[1]))
-      t.same(rx.received.map((r) => r.body.event.text), ['hello', 'with data', 'bob left the room'], 'one delivery per event')
+      t.same(
+        rx.received.map((r) => r.body.event.text),
+        ['hello', 'with data', 'bob left the room'],
+        'one delivery per event',
+      )
       for (const r of rx.received) {
-        t.equal(await opensslHmac(wh.secret, r.raw), r.headers['x-service-signature'], `${r.body.id}: openssl dgst -sha256 -hmac agrees`)
+        t.equal(
+          await opensslHmac(wh.secret, r.raw),
+          r.headers['x-service-signature'],
+          `${r.body.id}: openssl dgst -sha256 -hmac agrees`,
+        )
         t.same(verifyStandard(wh.secret, r), JSON.parse(r.raw.toString()), `${r.body.id}: standardwebhooks verifies`)
-        t.match(r.body, { id: /^dlv_\d{12}[0-9a-f]{12}$/, type: 'room.event', team_id: s.teamId, room_id: roomId, sent_at: /Z$/ })
+        t.match(r.body, {
+          id: /^dlv_\d{12}[0-9a-f]{12}$/,
+          type: 'room.event',
+          team_id: s.teamId,
+          room_id: roomId,
+          sent_at: /Z$/,
+        })
         t.equal(r.headers['x-service-delivery'], r.body.id)
         t.equal(r.headers['webhook-id'], r.body.id)
         t.equal(r.headers['x-service-timestamp'], r.headers['webhook-timestamp'])
@@ -108,18 +154,42 @@ t.test('webhooks', async (t) => {
         t.equal(r.headers['content-type'], 'application/json')
         t.match(r.headers['webhook-signature'], /^v1,[A-Za-z0-9+/]+=*$/)
       }
-      t.match(rx.received[1]!.body.event, { type: 'message', agent_id: 'alice', data: { n: 1, tags: ['a'] }, reply_to: first.event.id, id: /^\d+-2$/ })
+      t.match(rx.received[1]!.body.event, {
+        type: 'message',
+        agent_id: 'alice',
+        data: { n: 1, tags: ['a'] },
+        reply_to: first.event.id,
+        id: /^\d+-2$/,
+      })
       t.match(rx.received[2]!.body.event, { type: 'agent_left', agent_id: 'bob' })
 
-      const tampered: Received = { ...rx.received[0]!, raw: Buffer.from(rx.received[0]!.raw.toString().replace('hello', 'hellO')) }
-      t.not(await opensslHmac(wh.secret, tampered.raw), tampered.headers['x-service-signature'], 'a changed body no longer matches')
+      const tampered: Received = {
+        ...rx.received[0]!,
+        raw: Buffer.from(rx.received[0]!.raw.toString().replace('hello', 'hellO')),
+      }
+      t.not(
+        await opensslHmac(wh.secret, tampered.raw),
+        tampered.headers['x-service-signature'],
+        'a changed body no longer matches',
+      )
       t.throws(() => verifyStandard(wh.secret, tampered), 'standardwebhooks refuses a changed body')
 
       await waitFor(async () => (await list(s))[0]!.health.delivered === 3, 3000, 'health to count 3')
-      t.match((await list(s))[0]!.health, { pending: 0, delivered: 3, failed: 0, consecutiveFailures: 0, lastStatus: 200, lastSuccessAt: /Z$/ })
+      t.match((await list(s))[0]!.health, {
+        pending: 0,
+        delivered: 3,
+        failed: 0,
+        consecutiveFailures: 0,
+        lastStatus: 200,
+        lastSuccessAt: /Z$/,
+      })
       const health = (await list(s))[0]!.health
       const del = await s.n.call(`/admin/webhooks/${wh.webhookId}`, { method: 'DELETE', key: s.key })
-      t.same(((await del.json()) as { deleted: WebhookView }).deleted.health, health, 'DELETE answers with its real last delivery health, not zeros')
+      t.same(
+        ((await del.json()) as { deleted: WebhookView }).deleted.health,
+        health,
+        'DELETE answers with its real last delivery health, not zeros',
+      )
     })
 
     t.test(`${backend}: receiver down, then up: the delivery arrives after retries`, async (t) => {
@@ -148,7 +218,10 @@ t.test('webhooks', async (t) => {
       await post(s, await room(s), 'slow down')
       await waitFor(() => rx.received.length >= 2, 6000, 'the second attempt')
       const gap = rx.received[1]!.at - rx.received[0]!.at
-      t.ok(gap >= 1000, `the retry waited Retry-After (1 s; the smallest a header says), not the schedule's 0.2 s: ${gap} ms`)
+      t.ok(
+        gap >= 1000,
+        `the retry waited Retry-After (1 s; the smallest a header says), not the schedule's 0.2 s: ${gap} ms`,
+      )
       t.ok(gap < 5000, `and not much longer: ${gap} ms`)
       t.equal(rx.received[1]!.body.id, rx.received[0]!.body.id, 'the same delivery id')
     })
@@ -175,7 +248,12 @@ t.test('webhooks', async (t) => {
       t.equal(rx.received.length, 1, 'nothing more is sent to a disabled webhook, not even what was claimed before')
       const w = (await list(s))[0]!
       t.match(w, { status: 'disabled', disabledAt: /Z$/, disabledReason: /410/ })
-      t.match(w.health, { failed: 1, dropped: 2, pending: 0, recentFailures: [{ deliveryId: rx.received[0]!.body.id, lastStatus: 410, attempts: 1 }] })
+      t.match(w.health, {
+        failed: 1,
+        dropped: 2,
+        pending: 0,
+        recentFailures: [{ deliveryId: rx.received[0]!.body.id, lastStatus: 410, attempts: 1 }],
+      })
     })
 
     t.test(`${backend}: after the last attempt the delivery is failed and listed`, async (t) => {
@@ -196,7 +274,16 @@ t.test('webhooks', async (t) => {
         consecutiveFailures: 3,
         lastStatus: 500,
         lastError: 'database is down',
-        recentFailures: [{ deliveryId: rx.received[0]!.body.id, roomId, eventId: event.id, attempts: 3, lastStatus: 500, failedAt: /Z$/ }],
+        recentFailures: [
+          {
+            deliveryId: rx.received[0]!.body.id,
+            roomId,
+            eventId: event.id,
+            attempts: 3,
+            lastStatus: 500,
+            failedAt: /Z$/,
+          },
+        ],
       })
     })
 
@@ -209,7 +296,13 @@ t.test('webhooks', async (t) => {
       await waitFor(async () => (await list(s))[0]!.health.failed === 1, 5000, 'the delivery to fail')
       t.equal(rx.received.length, 2, 'both attempts reached the receiver')
       const h = (await list(s))[0]!.health
-      t.match(h, { pending: 0, delivered: 0, failed: 1, consecutiveFailures: 2, lastError: /^no answer within \d+ ms$/ })
+      t.match(h, {
+        pending: 0,
+        delivered: 0,
+        failed: 1,
+        consecutiveFailures: 2,
+        lastError: /^no answer within \d+ ms$/,
+      })
       t.notOk('lastStatus' in h, 'no status: no answer came')
       t.match(h.recentFailures, [{ attempts: 2, lastError: /^no answer within \d+ ms$/ }])
       t.notOk('lastStatus' in h.recentFailures[0]!)
@@ -237,7 +330,13 @@ t.test('webhooks', async (t) => {
       t.teardown(() => clearInterval(pump))
       await waitFor(async () => (await list(s))[0]!.health.delivered === 1, 5000, 'the delivery to count as delivered')
       await waitFor(() => cut, 2000, 'the node to close the connection')
-      t.match((await list(s))[0]!.health, { pending: 0, delivered: 1, failed: 0, consecutiveFailures: 0, lastStatus: 200 })
+      t.match((await list(s))[0]!.health, {
+        pending: 0,
+        delivered: 1,
+        failed: 0,
+        consecutiveFailures: 0,
+        lastStatus: 200,
+      })
       t.notOk((await list(s))[0]!.health.lastError, 'no error recorded')
       t.equal(rx.received.length, 1, 'one attempt')
       t.comment(`the receiver wrote ${written} bytes before the node closed the connection`)
@@ -255,7 +354,11 @@ t.test('webhooks', async (t) => {
       const id = rx.received[0]!.body.id
       // The dispatcher stops; its grace (50 ms) runs out while the receiver still holds the request.
       await s.n.node.webhooks.stop(50)
-      await waitFor(() => s.n.node.webhooks.dispatcher.busy === 0, 5000, 'the cut attempt to end (a settle would come before)')
+      await waitFor(
+        () => s.n.node.webhooks.dispatcher.busy === 0,
+        5000,
+        'the cut attempt to end (a settle would come before)',
+      )
       const h = (await list(s))[0]!.health
       t.match(h, { pending: 1, consecutiveFailures: 0, failed: 0 }, 'not counted as a failure')
       t.notOk(h.lastError, 'no error recorded for the receiver')
@@ -288,7 +391,10 @@ t.test('webhooks', async (t) => {
       // And the position of a room that left the team's index (expired): the sweep forgets it.
       const positions = store.keys.webhooks(s.teamId).positions
       await store.client.hset(positions, 'expired-room', '1-1')
-      await core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'ghost' }, { type: 'status', text: 'unhinted' })
+      await core.events.post(
+        { room: { teamId: s.teamId, roomId }, agent: 'ghost' },
+        { type: 'status', text: 'unhinted' },
+      )
       const posted = Date.now()
       await waitFor(() => rx.received.length >= 2, 5000, 'the sweep to find it (every 200 ms here)')
       t.equal(rx.received[1]!.body.event.text, 'unhinted')
@@ -306,8 +412,17 @@ t.test('webhooks', async (t) => {
       await post(s, roomId, 'chatter')
       await post(s, roomId, 'stuck', { type: 'blocker' })
       await waitFor(() => rx.received.length >= 3, 5000, '3 deliveries')
-      t.same(rx.received.filter((r) => r.path === '/blockers').map((r) => r.body.event.text), ['stuck'])
-      t.same(rx.received.filter((r) => r.path === '/all').map((r) => r.body.event.text).sort(), ['chatter', 'stuck'])
+      t.same(
+        rx.received.filter((r) => r.path === '/blockers').map((r) => r.body.event.text),
+        ['stuck'],
+      )
+      t.same(
+        rx.received
+          .filter((r) => r.path === '/all')
+          .map((r) => r.body.event.text)
+          .sort(),
+        ['chatter', 'stuck'],
+      )
       rx.answer = (r) => (r.path === '/all' ? { status: 500 } : { status: 200 })
       await post(s, roomId, 'retried')
       await waitFor(() => rx.received.some((r) => r.body.event.text === 'retried'), 3000, 'a failing attempt')
@@ -319,12 +434,20 @@ t.test('webhooks', async (t) => {
       const seen = rx.received.length
       await post(s, roomId, 'after delete')
       await post(s, roomId, 'witness', { type: 'blocker' })
-      await waitFor(() => rx.received.some((r) => r.body.event.text === 'witness'), 5000, 'the blocker webhook to get an event posted after the one the deleted webhook wanted')
+      await waitFor(
+        () => rx.received.some((r) => r.body.event.text === 'witness'),
+        5000,
+        'the blocker webhook to get an event posted after the one the deleted webhook wanted',
+      )
       await idle()
       // Time passes on purpose: a retry of the deleted webhook's failed attempt would come 50 ms
       // after it (this test's schedule); in 300 ms all three would have.
       await sleep(300)
-      t.same(rx.received.slice(seen).map((r) => r.path), ['/blockers'], 'no retry and no new delivery after the delete: only the witness, to the other webhook')
+      t.same(
+        rx.received.slice(seen).map((r) => r.path),
+        ['/blockers'],
+        'no retry and no new delivery after the delete: only the witness, to the other webhook',
+      )
       t.equal((await list(s)).length, 1)
       t.equal((await list(s))[0]!.webhookId, blockers.webhookId)
     })
@@ -348,10 +471,26 @@ t.test('webhooks', async (t) => {
       // Time passes on purpose: a window in which a delivery to the wrong team would show up.
       await sleep(300)
       const got = (path: string) => rx.received.filter((r) => r.path === path)
-      t.same(got('/a').map((r) => r.body.event.text).sort(), ['a0', 'a1', 'a2', 'a3', 'a4'])
-      t.same(got('/b').map((r) => r.body.event.text).sort(), ['b0', 'b1', 'b2', 'b3', 'b4'])
-      t.ok(got('/a').every((r) => r.body.team_id === a.teamId), "A's webhook got only A's team")
-      t.ok(got('/b').every((r) => r.body.team_id === b.teamId), "B's webhook got only B's team")
+      t.same(
+        got('/a')
+          .map((r) => r.body.event.text)
+          .sort(),
+        ['a0', 'a1', 'a2', 'a3', 'a4'],
+      )
+      t.same(
+        got('/b')
+          .map((r) => r.body.event.text)
+          .sort(),
+        ['b0', 'b1', 'b2', 'b3', 'b4'],
+      )
+      t.ok(
+        got('/a').every((r) => r.body.team_id === a.teamId),
+        "A's webhook got only A's team",
+      )
+      t.ok(
+        got('/b').every((r) => r.body.team_id === b.teamId),
+        "B's webhook got only B's team",
+      )
     })
   }
 })

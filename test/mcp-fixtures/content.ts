@@ -3,7 +3,8 @@
 // where the scenario compares (texts, URIs, MIME types).
 
 /** A 1x1 red PNG pixel. */
-export const PNG_1PX = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
+export const PNG_1PX =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
 /** A minimal WAV file (header and one silent sample). */
 export const WAV_MINIMAL = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA='
 
@@ -22,7 +23,11 @@ export const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
-    address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
   },
   properties: {
     name: { type: 'string' },
@@ -65,8 +70,19 @@ export const ELICIT_ENUMS_SCHEMA = {
         { const: 'value3', title: 'Third Option' },
       ],
     },
-    legacyEnum: { type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
-    untitledMulti: { type: 'array', description: 'Select multiple options', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+    legacyEnum: {
+      type: 'string',
+      description: 'Select one option (legacy)',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    },
+    untitledMulti: {
+      type: 'array',
+      description: 'Select multiple options',
+      minItems: 1,
+      maxItems: 3,
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+    },
     titledMulti: {
       type: 'array',
       description: 'Select multiple options with titles',

@@ -14,7 +14,11 @@ type Responses = Record<string, Record<string, unknown>>
 
 const elicit = (message: string, property: string, type = 'string'): InputRequest => ({
   method: 'elicitation/create',
-  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { [property]: { type } }, required: [property] } },
+  params: {
+    mode: 'form',
+    message,
+    requestedSchema: { type: 'object', properties: { [property]: { type } }, required: [property] },
+  },
 })
 const sample = (text: string, maxTokens = 100): InputRequest => ({
   method: 'sampling/createMessage',
@@ -43,7 +47,8 @@ const text = (t: string) => ({ content: [{ type: 'text', text: t }] })
 export const TOOL_FLOWS: Record<string, Flow> = {
   test_input_required_result_elicitation: {
     rounds: () => [{ user_name: elicit('What is your name?', 'name') }],
-    finish: (r) => text(`Hello, ${String((r.user_name?.content as { name?: string } | undefined)?.name ?? 'stranger')}!`),
+    finish: (r) =>
+      text(`Hello, ${String((r.user_name?.content as { name?: string } | undefined)?.name ?? 'stranger')}!`),
   },
   test_input_required_result_sampling: {
     rounds: () => [{ capital_question: sample('What is the capital of France?') }],
@@ -62,11 +67,21 @@ export const TOOL_FLOWS: Record<string, Flow> = {
     finish: () => text('state-ok'),
   },
   test_input_required_result_multiple_inputs: {
-    rounds: () => [{ user_name: elicit('What is your name?', 'name'), greeting: sample('Generate a greeting', 50), client_roots: ROOTS }],
-    finish: (r) => text(`name ${describe(r.user_name)}, greeting ${describe(r.greeting)}, roots ${describe(r.client_roots)}`),
+    rounds: () => [
+      {
+        user_name: elicit('What is your name?', 'name'),
+        greeting: sample('Generate a greeting', 50),
+        client_roots: ROOTS,
+      },
+    ],
+    finish: (r) =>
+      text(`name ${describe(r.user_name)}, greeting ${describe(r.greeting)}, roots ${describe(r.client_roots)}`),
   },
   test_input_required_result_multi_round: {
-    rounds: (): Rounds => [{ step1: elicit('Step 1: What is your name?', 'name') }, { step2: elicit('Step 2: What is your favorite color?', 'color') }],
+    rounds: (): Rounds => [
+      { step1: elicit('Step 1: What is your name?', 'name') },
+      { step2: elicit('Step 2: What is your favorite color?', 'color') },
+    ],
     finish: (r) => text(`Done: ${describe(r.step2)}`),
   },
   test_input_required_result_capabilities: {
@@ -102,19 +117,31 @@ function stateFor(name: string, round: number, answered: Responses): string {
 
 /** The round a signed state names, and the answers gathered so far; -32602 when it was altered. */
 function readState(state: unknown, name: string): { round: number; answered: Responses } {
-  const invalid = () => new McpError(ErrorCode.InvalidParams, 'requestState: failed its integrity check (altered, or not issued for this call)')
+  const invalid = () =>
+    new McpError(
+      ErrorCode.InvalidParams,
+      'requestState: failed its integrity check (altered, or not issued for this call)',
+    )
   if (typeof state !== 'string') throw invalid()
   const [payload, mac] = state.split('.')
   if (!payload || !mac) throw invalid()
   const want = Buffer.from(sign(payload))
   const got = Buffer.from(mac)
   if (want.length !== got.length || !timingSafeEqual(want, got)) throw invalid()
-  const s = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { name: string; round: number; answered: Responses }
+  const s = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+    name: string
+    round: number
+    answered: Responses
+  }
   if (s.name !== name) throw invalid()
   return { round: s.round, answered: s.answered }
 }
 
-const inputRequired = (inputRequests: Record<string, InputRequest>, requestState: string) => ({ resultType: 'input_required', inputRequests, requestState })
+const inputRequired = (inputRequests: Record<string, InputRequest>, requestState: string) => ({
+  resultType: 'input_required',
+  inputRequests,
+  requestState,
+})
 
 /**
  * One call of a multi-round flow. No inputResponses: round 0's requests. Otherwise the round the
@@ -130,14 +157,23 @@ export function runFlow(flow: Flow, name: string, request: RawRequest, extra: Ex
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     throw new McpError(ErrorCode.InvalidParams, 'inputResponses: must be an object of answers keyed like inputRequests')
   }
-  const { round, answered } = params.requestState === undefined ? { round: 0, answered: {} } : readState(params.requestState, name)
+  const { round, answered } =
+    params.requestState === undefined ? { round: 0, answered: {} } : readState(params.requestState, name)
   const asked = rounds[round]
-  if (!asked) throw new McpError(ErrorCode.InvalidParams, `requestState: names round ${round}, but this call has ${rounds.length}`)
+  if (!asked)
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `requestState: names round ${round}, but this call has ${rounds.length}`,
+    )
   const answers = given as Record<string, unknown>
   for (const key of Object.keys(asked)) {
     const a = answers[key]
     if (a === undefined) return inputRequired(asked, stateFor(name, round, answered))
-    if (a === null || typeof a !== 'object' || Array.isArray(a)) throw new McpError(ErrorCode.InvalidParams, `inputResponses.${key}: must be the result object of ${asked[key]!.method}`)
+    if (a === null || typeof a !== 'object' || Array.isArray(a))
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `inputResponses.${key}: must be the result object of ${asked[key]!.method}`,
+      )
   }
   const all: Responses = { ...answered }
   for (const key of Object.keys(asked)) all[key] = answers[key] as Record<string, unknown>

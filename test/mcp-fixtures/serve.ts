@@ -24,11 +24,25 @@ async function main(): Promise<void> {
   const settings = loadSettings()
   const log = createLogger(settings.logLevel)
   const store = new Store(settings)
-  const deps = { settings, keyring: new Keyring(store), rateLimiter: new RateLimiter(store, settings), metrics: new Metrics(false), log, lifecycle: new Lifecycle() }
+  const deps = {
+    settings,
+    keyring: new Keyring(store),
+    rateLimiter: new RateLimiter(store, settings),
+    metrics: new Metrics(false),
+    log,
+    lifecycle: new Lifecycle(),
+  }
   const host = new FixtureHost()
   await host.start()
-  const router = new Router().add(...mcpRoutes(deps, host, { anonymous: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }))
-  const server = await listen(settings.host, settings.port, createDispatcher({ ...deps, router }), settings.httpHeaderBytes)
+  const router = new Router().add(
+    ...mcpRoutes(deps, host, { anonymous: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
+  )
+  const server = await listen(
+    settings.host,
+    settings.port,
+    createDispatcher({ ...deps, router }),
+    settings.httpHeaderBytes,
+  )
   process.stdout.write(`URL http://${settings.host}:${server.port}/mcp\n`)
   const stop = async () => {
     server.close()

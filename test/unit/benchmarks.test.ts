@@ -9,7 +9,12 @@ const section = doc.slice(doc.indexOf('## Current figures'))
 const rows = section
   .split('\n')
   .filter((l) => l.startsWith('| ') && !l.startsWith('| command') && !l.startsWith('|---'))
-  .map((l) => l.slice(1, -1).split('|').map((c) => c.trim()))
+  .map((l) =>
+    l
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim()),
+  )
 const benchFiles = (s: string) => [...s.matchAll(/\b(bench\/[\w-]+\.ts|test\/[\w/-]+\.test\.ts)\b/g)].map((m) => m[1]!)
 
 t.test('every row: a command that exists, a figure, a machine and a date', async (t) => {

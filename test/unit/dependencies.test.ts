@@ -65,12 +65,14 @@ t.test('the scan sees every way of loading a package', async (t) => {
 
 t.test('src/ and bin/ load only dependencies', async (t) => {
   for (const f of [...sources('src'), ...sources('bin')]) {
-    for (const name of packagesLoaded(readFileSync(f, 'utf8'))) t.ok(runtime.has(name), `${f} loads ${name}, which must be in dependencies`)
+    for (const name of packagesLoaded(readFileSync(f, 'utf8')))
+      t.ok(runtime.has(name), `${f} loads ${name}, which must be in dependencies`)
   }
 })
 
 t.test('tests, benchmarks and scripts load only declared packages', async (t) => {
   for (const f of [...sources('test'), ...sources('bench'), ...sources('scripts')]) {
-    for (const name of packagesLoaded(readFileSync(f, 'utf8'))) t.ok(any.has(name), `${f} loads ${name}, which package.json must declare`)
+    for (const name of packagesLoaded(readFileSync(f, 'utf8')))
+      t.ok(any.has(name), `${f} loads ${name}, which package.json must declare`)
   }
 })

@@ -4,8 +4,16 @@ import { readFileSync } from 'node:fs'
 import { REFUSE } from '../../src/mcp/wire.js'
 import { configurationTable, errorsTable, generatedPart } from '../../scripts/docs.js'
 
-t.equal(generatedPart(readFileSync('docs/configuration.md', 'utf8')), configurationTable(), 'docs/configuration.md is current (npm run docs)')
-t.equal(generatedPart(readFileSync('docs/errors.md', 'utf8')), errorsTable(), 'docs/errors.md is current (npm run docs)')
+t.equal(
+  generatedPart(readFileSync('docs/configuration.md', 'utf8')),
+  configurationTable(),
+  'docs/configuration.md is current (npm run docs)',
+)
+t.equal(
+  generatedPart(readFileSync('docs/errors.md', 'utf8')),
+  errorsTable(),
+  'docs/errors.md is current (npm run docs)',
+)
 
 /** The row of docs/mcp.md "Statuses" that describes each fixed refusal, by how it begins. */
 const STATUS_ROWS: Record<keyof typeof REFUSE, string> = {
@@ -20,8 +28,19 @@ const STATUS_ROWS: Record<keyof typeof REFUSE, string> = {
 
 t.test('docs/mcp.md "Statuses" gives each fixed refusal (REFUSE) its HTTP status and JSON-RPC code', async (t) => {
   const section = readFileSync('docs/mcp.md', 'utf8').split('### Statuses')[1]!.split('\n#')[0]!
-  const rows = section.split('\n').filter((l) => l.startsWith('| ')).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))
-  for (const [rule, refusal] of Object.entries(REFUSE) as [keyof typeof REFUSE, (typeof REFUSE)[keyof typeof REFUSE]][]) {
+  const rows = section
+    .split('\n')
+    .filter((l) => l.startsWith('| '))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    )
+  for (const [rule, refusal] of Object.entries(REFUSE) as [
+    keyof typeof REFUSE,
+    (typeof REFUSE)[keyof typeof REFUSE],
+  ][]) {
     const row = rows.find(([request]) => request!.startsWith(STATUS_ROWS[rule]))
     t.ok(row, `${rule}: a row beginning "${STATUS_ROWS[rule]}"`)
     t.match(row?.[1], new RegExp(`^${refusal.httpStatus}\\b`), `${rule}: HTTP ${refusal.httpStatus}`)

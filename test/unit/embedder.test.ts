@@ -9,7 +9,15 @@ import { EmbedderError } from '../../src/search/embed/embedder.js'
 import { HttpEmbedder, type HttpEmbedderOptions } from '../../src/search/embed/openai.js'
 import { TEST_DIMS, TEST_MODEL, startTestEmbedder, trigramVector } from '../helpers/embedder.js'
 
-const base = (url: string, more: Partial<HttpEmbedderOptions> = {}): HttpEmbedderOptions => ({ url, model: TEST_MODEL, timeoutMs: 2000, batch: 4, retries: 3, backoffMs: 5, ...more })
+const base = (url: string, more: Partial<HttpEmbedderOptions> = {}): HttpEmbedderOptions => ({
+  url,
+  model: TEST_MODEL,
+  timeoutMs: 2000,
+  batch: 4,
+  retries: 3,
+  backoffMs: 5,
+  ...more,
+})
 
 async function failure(t: Test, p: Promise<unknown>): Promise<EmbedderError> {
   try {
@@ -31,9 +39,17 @@ t.test('vectors in input order, in batches of EMBEDDER_BATCH, with the dimension
   const out = await e.embed(texts)
   t.equal(out.length, 10)
   t.equal(server.stats.requests, 3, '10 texts in batches of 4: 3 requests')
-  t.same([...out[1]!].map((x) => Math.round(x * 1e5)), trigramVector('beta gamma').map((x) => Math.round(x * 1e5)), 'each text gets its own vector')
+  t.same(
+    [...out[1]!].map((x) => Math.round(x * 1e5)),
+    trigramVector('beta gamma').map((x) => Math.round(x * 1e5)),
+    'each text gets its own vector',
+  )
   t.equal(e.dimensions, TEST_DIMS)
-  t.equal(new HttpEmbedder(base(`${server.url}/embeddings`)).endpoint, `${server.url}/embeddings`, 'a full …/embeddings URL is taken as it is')
+  t.equal(
+    new HttpEmbedder(base(`${server.url}/embeddings`)).endpoint,
+    `${server.url}/embeddings`,
+    'a full …/embeddings URL is taken as it is',
+  )
 })
 
 t.test('failures that may pass are retried with backoff, honouring Retry-After', async (t) => {
@@ -61,13 +77,23 @@ t.test('misconfigurations fail at once, naming the setting', async (t) => {
   t.equal(key.setting, 'EMBEDDER_API_KEY')
   t.equal(key.retryable, false)
   t.match(key.message, /401.*EMBEDDER_API_KEY/)
-  const model = await failure(t, new HttpEmbedder(base(server.url, { apiKey: 'sk-right', model: 'no-such-model' })).embed(['a']))
+  const model = await failure(
+    t,
+    new HttpEmbedder(base(server.url, { apiKey: 'sk-right', model: 'no-such-model' })).embed(['a']),
+  )
   t.equal(model.setting, 'EMBEDDER_MODEL')
   t.match(model.message, /no-such-model/)
-  const url = await failure(t, new HttpEmbedder(base(server.url.replace('/v1', '/v2'), { apiKey: 'sk-right' })).embed(['a']))
+  const url = await failure(
+    t,
+    new HttpEmbedder(base(server.url.replace('/v1', '/v2'), { apiKey: 'sk-right' })).embed(['a']),
+  )
   t.equal(url.setting, 'EMBEDDER_URL')
   t.match(url.message, /API base/)
-  t.equal((await new HttpEmbedder(base(server.url, { apiKey: 'sk-right', dimensions: 64 })).embed(['a']))[0]!.length, 64, 'EMBEDDER_DIMENSIONS is asked for')
+  t.equal(
+    (await new HttpEmbedder(base(server.url, { apiKey: 'sk-right', dimensions: 64 })).embed(['a']))[0]!.length,
+    64,
+    'EMBEDDER_DIMENSIONS is asked for',
+  )
   t.equal(server.stats.refused, 0, 'none of these was retried')
   const fixed = await startTestEmbedder({ ignoreDimensions: true })
   t.teardown(() => fixed.close())
@@ -98,11 +124,16 @@ t.test('an embedder that is down or hangs fails clearly, after its retries', asy
 t.test('an answer that is not an embeddings answer is refused', async (t) => {
   const odd = createServer((req, res) => {
     req.resume()
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ embedding: 'nope' }] })))
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ embedding: 'nope' }] })),
+    )
   })
   await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r))
   t.teardown(() => odd.close())
-  const e = await failure(t, new HttpEmbedder(base(`http://127.0.0.1:${(odd.address() as AddressInfo).port}/v1`)).embed(['a']))
+  const e = await failure(
+    t,
+    new HttpEmbedder(base(`http://127.0.0.1:${(odd.address() as AddressInfo).port}/v1`)).embed(['a']),
+  )
   t.match(e.message, /not an array of numbers/)
   t.equal(e.retryable, false)
 })

@@ -13,7 +13,8 @@ import { loadScripts } from '../../src/store/scripts.js'
 
 const asBuffer = (w: string | Buffer) => (typeof w === 'string' ? Buffer.from(w) : w)
 /** What ioredis itself writes for a command with these arguments. */
-const ioredisFrame = (name: string, args: Arg[]) => asBuffer(new Command(name, args).toWritable(undefined as never) as string | Buffer)
+const ioredisFrame = (name: string, args: Arg[]) =>
+  asBuffer(new Command(name, args).toWritable(undefined as never) as string | Buffer)
 
 t.test('frames are the RESP ioredis writes, for every kind of argument', async (t) => {
   const script = new LoadedScript(loadScripts().find((s) => s.name === 'postEvent')!)
@@ -28,20 +29,36 @@ t.test('frames are the RESP ioredis writes, for every kind of argument', async (
   for (const [label, argv] of cases) {
     const cmd = script.command(keys, argv)
     t.same(asBuffer(cmd.toWritable()), ioredisFrame('evalsha', [script.sha, n, ...keys, ...argv]), `EVALSHA: ${label}`)
-    t.same(asBuffer(script.command(keys, argv, true).toWritable()), ioredisFrame('eval', [script.script.source, n, ...keys, ...argv]), `EVAL: ${label}`)
+    t.same(
+      asBuffer(script.command(keys, argv, true).toWritable()),
+      ioredisFrame('eval', [script.script.source, n, ...keys, ...argv]),
+      `EVAL: ${label}`,
+    )
     t.equal(cmd.args[2], keys[0], 'args carry the keys where ioredis looks for the slot')
   }
   // A second call on the same (cached) key list, and a call on another list of the same length.
   const again = script.command(keys, ['bob'])
-  t.same(asBuffer(again.toWritable()), ioredisFrame('evalsha', [script.sha, n, ...keys, 'bob']), 'the cached keys of a list serve the next call')
+  t.same(
+    asBuffer(again.toWritable()),
+    ioredisFrame('evalsha', [script.sha, n, ...keys, 'bob']),
+    'the cached keys of a list serve the next call',
+  )
   const other = keys.map((k) => k.replace('r1', 'r2'))
-  t.same(asBuffer(script.command(other, ['bob']).toWritable()), ioredisFrame('evalsha', [script.sha, n, ...other, 'bob']), 'another list gets its own keys')
+  t.same(
+    asBuffer(script.command(other, ['bob']).toWritable()),
+    ioredisFrame('evalsha', [script.sha, n, ...other, 'bob']),
+    'another list gets its own keys',
+  )
 })
 
 t.test('ioredis is pinned to the exact version installed, which still has toWritable', async (t) => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> }
   const pinned = pkg.dependencies.ioredis
-  t.match(pinned, /^\d+\.\d+\.\d+$/, `package.json pins ioredis exactly (it is "${pinned}"): evalsha.ts overrides an undocumented method`)
+  t.match(
+    pinned,
+    /^\d+\.\d+\.\d+$/,
+    `package.json pins ioredis exactly (it is "${pinned}"): evalsha.ts overrides an undocumented method`,
+  )
   const installed = (createRequire(import.meta.url)('ioredis/package.json') as { version: string }).version
   t.equal(installed, pinned, 'the installed ioredis is the pinned one')
   t.equal(typeof Command.prototype.toWritable, 'function', 'Command#toWritable, the method overridden, exists')

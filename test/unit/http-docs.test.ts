@@ -14,7 +14,10 @@ const AUTH_TEXT: Record<Route['auth'], string> = {
   any: "team key or the room's invite key",
 }
 
-const node = new ServiceNode(defaultSettings({ redisUrl: 'redis://127.0.0.1:1' }), { log: createLogger('silent'), defaultMetrics: false })
+const node = new ServiceNode(defaultSettings({ redisUrl: 'redis://127.0.0.1:1' }), {
+  log: createLogger('silent'),
+  defaultMetrics: false,
+})
 node.store.client.disconnect()
 const routes = node.router.list()
 
@@ -37,7 +40,11 @@ for (const r of routes) {
   const name = `${r.method} ${r.path}`
   t.ok(docs.has(name), `${name} is documented in docs/http-api.md`)
   // A parenthesis after the auth may say how it is checked.
-  t.equal(docs.get(name)?.replace(/\s*\(.*\)$/, ''), AUTH_TEXT[r.auth], `${name}: the documented auth is what the route needs`)
+  t.equal(
+    docs.get(name)?.replace(/\s*\(.*\)$/, ''),
+    AUTH_TEXT[r.auth],
+    `${name}: the documented auth is what the route needs`,
+  )
 }
 
 const served = new Set(routes.map((r) => `${r.method} ${r.path}`))

@@ -8,7 +8,8 @@ t.test('every room key and the channel share the room hash tag', async (t) => {
   t.equal(room.list.length, ROOM_KEYS.length)
   const vectors = Object.values(keys.vectors(ref))
   t.equal(new Set(vectors).size, 6, 'six vector keys, all different')
-  for (const k of [...room.list, keys.lock(ref, 'file:{weird}/name'), keys.searchManifest(ref), ...vectors]) t.equal(hashTagOf(k), 'r:tm1/payments-api', k)
+  for (const k of [...room.list, keys.lock(ref, 'file:{weird}/name'), keys.searchManifest(ref), ...vectors])
+    t.equal(hashTagOf(k), 'r:tm1/payments-api', k)
   t.equal(hashTagOf(keys.teamRooms('tm1')), 't:tm1')
 })
 

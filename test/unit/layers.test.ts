@@ -17,12 +17,18 @@ t.test('docs/architecture.md shows the table lint enforces', async (t) => {
   const table = md.slice(start, md.indexOf('\n\n', start))
   const rows = new Map<string, string[]>()
   for (const m of table.matchAll(/^\| `src\/([a-z]+)\/` \| (.+) \|$/gm)) {
-    rows.set(m[1]!, [...m[2]!.matchAll(/`src\/([a-z]+)\/`/g)].map((x) => x[1]!))
+    rows.set(
+      m[1]!,
+      [...m[2]!.matchAll(/`src\/([a-z]+)\/`/g)].map((x) => x[1]!),
+    )
   }
   t.same([...rows.keys()].sort(), Object.keys(LAYERS).sort(), 'one row per layer')
   for (const [layer, may] of Object.entries(LAYERS)) t.same(rows.get(layer), may, `src/${layer}/`)
   t.same(
-    readdirSync('src', { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort(),
+    readdirSync('src', { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort(),
     [...FOLDERS].sort(),
     'every folder of src is a layer of the table or part of the composition root',
   )
@@ -42,7 +48,11 @@ t.test('lint refuses exactly the imports the table forbids', async (t) => {
       const up = '../'.repeat(depth)
       const targets = FOLDERS.filter((f) => f !== layer)
       const roots = ['main', 'node', 'config']
-      const got = await refused(file, [...targets.map((f) => `${up}${f}/x.js`), ...roots.map((r) => `${up}${r}.js`), './x.js'])
+      const got = await refused(file, [
+        ...targets.map((f) => `${up}${f}/x.js`),
+        ...roots.map((r) => `${up}${r}.js`),
+        './x.js',
+      ])
       targets.forEach((target, i) => {
         const allowed = may.includes(target)
         t.equal(got[i], !allowed, `${file} -> src/${target}/: ${allowed ? 'allowed' : 'refused'}`)
@@ -59,9 +69,18 @@ t.test('lint refuses exactly the imports the table forbids', async (t) => {
 /** The files of src that `file` imports at run time (type-only imports left out). */
 function runtimeImports(file: string, text: string): string[] {
   const out: string[] = []
-  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s+'(\.[^']+)'|^import\s+'(\.[^']+)'/gms)) {
+  for (const m of text.matchAll(
+    /^(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s+'(\.[^']+)'|^import\s+'(\.[^']+)'/gms,
+  )) {
     const names = m[2]?.trim() ?? ''
-    const typeOnly = m[1] !== undefined || (/^\{[^}]*\}$/s.test(names) && names.slice(1, -1).split(',').filter((n) => n.trim()).every((n) => n.trim().startsWith('type ')))
+    const typeOnly =
+      m[1] !== undefined ||
+      (/^\{[^}]*\}$/s.test(names) &&
+        names
+          .slice(1, -1)
+          .split(',')
+          .filter((n) => n.trim())
+          .every((n) => n.trim().startsWith('type ')))
     if (typeOnly) continue
     const base = normalize(join(dirname(file), (m[3] ?? m[4])!)).replace(/\.js$/, '')
     out.push(base)
@@ -74,8 +93,16 @@ t.test('no runtime import cycle in src', async (t) => {
     .filter((f) => /\.tsx?$/.test(f))
     .map((f) => join('src', f))
   const byBase = new Map(files.map((f) => [f.replace(/\.tsx?$/, ''), f]))
-  const edges = new Map(files.map((f) => [f, runtimeImports(f, readFileSync(f, 'utf8')).flatMap((b) => byBase.get(b) ?? byBase.get(`${b}/index`) ?? [])]))
-  t.ok([...edges.values()].some((e) => e.length > 0), 'the scan sees imports')
+  const edges = new Map(
+    files.map((f) => [
+      f,
+      runtimeImports(f, readFileSync(f, 'utf8')).flatMap((b) => byBase.get(b) ?? byBase.get(`${b}/index`) ?? []),
+    ]),
+  )
+  t.ok(
+    [...edges.values()].some((e) => e.length > 0),
+    'the scan sees imports',
+  )
   // Depth-first search; a file met again while still on the path closes a ring.
   const state = new Map<string, 'open' | 'done'>()
   const rings: string[] = []

@@ -20,9 +20,37 @@ import { ALL_TOOLS, CORE_TOOL_NAMES, findTool } from '../../src/mcp/tools/index.
 
 /** The spec's MCP table, domain by domain. */
 const SPEC_TOOLS = [
-  ...['read_plan', 'add_task', 'get_task', 'update_task', 'get_unblocked_tasks', 'get_my_tasks', 'get_my_summary', 'delete_task', 'set_task_priority', 'add_dependency'],
-  ...['write_context', 'read_context', 'update_context', 'list_context', 'delete_context', 'get_context_history', 'diff_context'],
-  ...['post_event', 'read_events', 'get_unread_events', 'mark_event_read', 'get_event_reads', 'reply_to_event', 'delete_event', 'wait_for_events'],
+  ...[
+    'read_plan',
+    'add_task',
+    'get_task',
+    'update_task',
+    'get_unblocked_tasks',
+    'get_my_tasks',
+    'get_my_summary',
+    'delete_task',
+    'set_task_priority',
+    'add_dependency',
+  ],
+  ...[
+    'write_context',
+    'read_context',
+    'update_context',
+    'list_context',
+    'delete_context',
+    'get_context_history',
+    'diff_context',
+  ],
+  ...[
+    'post_event',
+    'read_events',
+    'get_unread_events',
+    'mark_event_read',
+    'get_event_reads',
+    'reply_to_event',
+    'delete_event',
+    'wait_for_events',
+  ],
   ...['heartbeat', 'get_presence'],
   ...['acquire_lock', 'release_lock', 'list_locks'],
   ...['set_shared_var', 'get_shared_var', 'list_shared_vars'],
@@ -31,7 +59,18 @@ const SPEC_TOOLS = [
   ...['search', 'get_room_analytics'],
 ]
 
-const CORE_PROFILE = ['heartbeat', 'get_my_summary', 'get_unblocked_tasks', 'update_task', 'write_context', 'post_event', 'wait_for_events', 'acquire_lock', 'release_lock', 'read_context']
+const CORE_PROFILE = [
+  'heartbeat',
+  'get_my_summary',
+  'get_unblocked_tasks',
+  'update_task',
+  'write_context',
+  'post_event',
+  'wait_for_events',
+  'acquire_lock',
+  'release_lock',
+  'read_context',
+]
 const TEAM_TOOLS = ['list_rooms', 'list_templates', 'create_room_from_template']
 
 /**
@@ -57,8 +96,13 @@ t.test('the core profile is exactly the typical turn', async (t) => {
   t.same([...CORE_TOOL_NAMES].sort(), [...CORE_PROFILE].sort())
 })
 
-t.test('team tools are exactly the spec\'s, and take no room_id', async (t) => {
-  t.same(ALL_TOOLS.filter((d) => d.scope === 'team').map((d) => d.name).sort(), [...TEAM_TOOLS].sort())
+t.test("team tools are exactly the spec's, and take no room_id", async (t) => {
+  t.same(
+    ALL_TOOLS.filter((d) => d.scope === 'team')
+      .map((d) => d.name)
+      .sort(),
+    [...TEAM_TOOLS].sort(),
+  )
   for (const d of ALL_TOOLS) {
     const keys = Object.keys(inputSchema(d).shape)
     if (d.scope === 'team') {
@@ -97,7 +141,11 @@ t.test('every tool input converts to JSON Schema', async (t) => {
   for (const d of ALL_TOOLS) {
     const json = z.toJSONSchema(inputSchema(d), { io: 'input' }) as { type?: string; properties?: object }
     t.equal(json.type, 'object', d.name)
-    t.same(Object.keys(json.properties ?? {}).sort(), Object.keys(inputSchema(d).shape).sort(), `${d.name}: every argument listed`)
+    t.same(
+      Object.keys(json.properties ?? {}).sort(),
+      Object.keys(inputSchema(d).shape).sort(),
+      `${d.name}: every argument listed`,
+    )
   }
 })
 
@@ -113,16 +161,25 @@ t.test('a listed entry carries nothing a client can assume or the server checks 
   for (const d of ALL_TOOLS) {
     const entry = listEntry(d)
     const text = JSON.stringify(entry)
-    t.notMatch(text, /9007199254740991|"pattern"|"additionalProperties"/, `${d.name}: no integer bounds, patterns or additionalProperties`)
+    t.notMatch(
+      text,
+      /9007199254740991|"pattern"|"additionalProperties"/,
+      `${d.name}: no integer bounds, patterns or additionalProperties`,
+    )
     const props = (entry.inputSchema.properties ?? {}) as Record<string, { description?: string }>
     // A team tool's room_id is another thing: the room create_room_from_template makes.
     const shared = d.scope === 'room' ? ['room_id', 'agent_id', 'idempotency_key'] : ['idempotency_key']
-    for (const arg of shared) t.notOk(props[arg]?.description, `${d.name}: ${arg} is described once, in the instructions`)
+    for (const arg of shared)
+      t.notOk(props[arg]?.description, `${d.name}: ${arg} is described once, in the instructions`)
     const a = entry.annotations ?? {}
     t.notOk('title' in a, `${d.name}: the title is the tool's own`)
     t.equal(a.openWorldHint, false, `${d.name}: closed world`)
     t.equal(a.readOnlyHint, d.mutates ? undefined : true, `${d.name}: readOnlyHint listed only when true`)
-    t.equal(a.destructiveHint, d.mutates && !d.name.startsWith('delete_') ? false : undefined, `${d.name}: destructiveHint listed only when false`)
+    t.equal(
+      a.destructiveHint,
+      d.mutates && !d.name.startsWith('delete_') ? false : undefined,
+      `${d.name}: destructiveHint listed only when false`,
+    )
   }
   t.match(INSTRUCTIONS, /room_id and agent_id/)
   t.match(INSTRUCTIONS, /idempotency_key/)
@@ -131,12 +188,17 @@ t.test('a listed entry carries nothing a client can assume or the server checks 
 t.test('tool arguments are derived from the core schemas, except the few restated (drift check)', async (t) => {
   for (const d of ALL_TOOLS) {
     for (const [k, arg] of Object.entries(d.args)) {
-      t.ok(isDerived(arg as z.ZodType) || RESTATED[d.name]?.includes(k), `${d.name}.${k}: derived from a core field, or listed as restated`)
+      t.ok(
+        isDerived(arg as z.ZodType) || RESTATED[d.name]?.includes(k),
+        `${d.name}.${k}: derived from a core field, or listed as restated`,
+      )
     }
     // A tool without arguments is tied to its core schema too: a field the core adds reaches it.
-    if (Object.keys(d.args).length === 0) t.ok(isDerivedSet(d.args), `${d.name}: takes no arguments, by coreArgs(its core schema, {})`)
+    if (Object.keys(d.args).length === 0)
+      t.ok(isDerivedSet(d.args), `${d.name}: takes no arguments, by coreArgs(its core schema, {})`)
   }
-  for (const [name, args] of Object.entries(RESTATED)) for (const k of args) t.ok(Object.hasOwn(findTool(name)?.args ?? {}, k), `${name} takes ${k}`)
+  for (const [name, args] of Object.entries(RESTATED))
+    for (const k of args) t.ok(Object.hasOwn(findTool(name)?.args ?? {}, k), `${name} takes ${k}`)
   t.ok(Object.hasOwn(roomSchemas.create.shape, 'template'), 'the core takes a template')
 })
 
@@ -146,21 +208,34 @@ t.test('coreArgs refuses a field the core lacks and one the core requires but th
   t.throws(() => coreArgs(schema, { b: undefined }), /required core field a/)
   t.throws(() => coreArgs(schema, {}), /required core field a/, 'a tool that takes nothing too')
   const args = coreArgs(schema, { a: 'described', b: undefined })
-  t.same(z.toJSONSchema(z.object(args)), z.toJSONSchema(z.object({ a: z.string().describe('described'), b: z.number().int().optional() })), 'light forms: no limits, no defaults')
+  t.same(
+    z.toJSONSchema(z.object(args)),
+    z.toJSONSchema(z.object({ a: z.string().describe('described'), b: z.number().int().optional() })),
+    'light forms: no limits, no defaults',
+  )
 })
 
-t.test('CORE_SETTINGS answers the limits the core schema factories read, and throws for any other setting', async (t) => {
-  const read = new Set<string>()
-  const recorder = new Proxy({} as Settings, { get: (_target, key) => (read.add(String(key)), Number.MAX_SAFE_INTEGER) })
-  for (const factory of [planSchemas, contextSchemas, eventSchemas, lockSchemas, varSchemas]) factory(recorder)
-  t.same([...FACTORY_LIMITS].sort(), [...read].sort(), 'FACTORY_LIMITS is what the factories the tools call read, no more')
-  for (const name of FACTORY_LIMITS) t.equal(CORE_SETTINGS[name], Number.MAX_SAFE_INTEGER, `${name}: no limit`)
-  // The core's settings are numbers all (CoreSettings), so the compiler already keeps flags, texts
-  // and optional settings away; a name outside the core's still throws, as a factory would meet it.
-  const any = CORE_SETTINGS as unknown as Record<string, unknown>
-  t.throws(() => any.redisAutoPipelining, /setting redisAutoPipelining/, 'a setting the core does not have')
-  t.throws(() => CORE_SETTINGS.presenceTtlMs, /setting presenceTtlMs/, 'a number no factory reads')
-})
+t.test(
+  'CORE_SETTINGS answers the limits the core schema factories read, and throws for any other setting',
+  async (t) => {
+    const read = new Set<string>()
+    const recorder = new Proxy({} as Settings, {
+      get: (_target, key) => (read.add(String(key)), Number.MAX_SAFE_INTEGER),
+    })
+    for (const factory of [planSchemas, contextSchemas, eventSchemas, lockSchemas, varSchemas]) factory(recorder)
+    t.same(
+      [...FACTORY_LIMITS].sort(),
+      [...read].sort(),
+      'FACTORY_LIMITS is what the factories the tools call read, no more',
+    )
+    for (const name of FACTORY_LIMITS) t.equal(CORE_SETTINGS[name], Number.MAX_SAFE_INTEGER, `${name}: no limit`)
+    // The core's settings are numbers all (CoreSettings), so the compiler already keeps flags, texts
+    // and optional settings away; a name outside the core's still throws, as a factory would meet it.
+    const any = CORE_SETTINGS as unknown as Record<string, unknown>
+    t.throws(() => any.redisAutoPipelining, /setting redisAutoPipelining/, 'a setting the core does not have')
+    t.throws(() => CORE_SETTINGS.presenceTtlMs, /setting presenceTtlMs/, 'a number no factory reads')
+  },
+)
 
 t.test('request_review target offers every field of the core target union', async (t) => {
   const def = findTool('request_review')!

@@ -84,7 +84,8 @@ function declared(header: string, what: 'KEYS' | 'ARGV'): { n: number; restFrom?
     else for (let i = from; i <= (m[3] ? Number(m[3]) : from); i++) fixed.add(i)
   }
   const n = fixed.size
-  for (let i = 1; i <= n; i++) if (!fixed.has(i)) return `${what}[${i}] is not declared (${what} ${[...fixed].join(', ')})`
+  for (let i = 1; i <= n; i++)
+    if (!fixed.has(i)) return `${what}[${i}] is not declared (${what} ${[...fixed].join(', ')})`
   if (restFrom !== undefined && restFrom !== n + 1) return `${what}[${restFrom}..] does not follow ${what}[${n}]`
   return restFrom === undefined ? { n } : { n, restFrom }
 }
@@ -117,13 +118,20 @@ export function parseHeader(header: string, kind: Kind): Contract | string {
     }
     return names
   })
-  return { keys: keys.n, args: n - common, restFrom: restFrom === undefined ? undefined : restFrom - 1 - common, fields: merge(alternatives), rows: /^\s*(\([^)]*\))?\s*and\b[^;.]*\brows?\b/.test(after) }
+  return {
+    keys: keys.n,
+    args: n - common,
+    restFrom: restFrom === undefined ? undefined : restFrom - 1 - common,
+    fields: merge(alternatives),
+    rows: /^\s*(\([^)]*\))?\s*and\b[^;.]*\brows?\b/.test(after),
+  }
 }
 
 /** Field -> optional over alternatives: optional in one, or missing from one. */
 function merge(alternatives: Map<string, boolean>[]): Map<string, boolean> {
   const out = new Map<string, boolean>()
-  for (const alt of alternatives) for (const [name, optional] of alt) out.set(name, (out.get(name) ?? false) || optional)
+  for (const alt of alternatives)
+    for (const [name, optional] of alt) out.set(name, (out.get(name) ?? false) || optional)
   for (const name of out.keys()) if (alternatives.some((alt) => !alt.has(name))) out.set(name, true)
   return out
 }
@@ -147,12 +155,21 @@ interface Entry extends Omit<Contract, 'keys'> {
 export function readMap(): Map<string, Entry> {
   const files = Object.values(MAPS).map((m) => join(MAP_DIR, m.file))
   // Each map's own imports are left unresolved: only the shape of its entries is read.
-  const program = ts.createProgram(files, { noResolve: true, noLib: true, strict: true, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] })
+  const program = ts.createProgram(files, {
+    noResolve: true,
+    noLib: true,
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+    types: [],
+  })
   const checker = program.getTypeChecker()
   const out = new Map<string, Entry>()
   for (const [kind, m] of Object.entries(MAPS) as [Kind, (typeof MAPS)[Kind]][]) {
     const sf = program.getSourceFile(join(MAP_DIR, m.file))!
-    const decl = sf.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === m.name)
+    const decl = sf.statements.find(
+      (s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === m.name,
+    )
     if (!decl) throw new Error(`${m.file}: no interface ${m.name}`)
     for (const p of checker.getPropertiesOfType(checker.getTypeAtLocation(decl))) {
       const entry = checker.getTypeOfSymbolAtLocation(p, decl)
@@ -164,8 +181,18 @@ export function readMap(): Map<string, Entry> {
       const keys = part('keys')
       const reply = part('reply')!
       const members = reply.isUnion() ? reply.types : [reply]
-      const alternatives = members.map((mt) => new Map(checker.getPropertiesOfType(mt).map((s) => [s.name, (s.flags & ts.SymbolFlags.Optional) !== 0])))
-      out.set(p.name, { kind, args: args.fixed, restFrom: args.restFrom, keys: keys ? tupleOf(checker, keys).fixed : 0, fields: merge(alternatives), rows: part('rows') !== undefined })
+      const alternatives = members.map(
+        (mt) =>
+          new Map(checker.getPropertiesOfType(mt).map((s) => [s.name, (s.flags & ts.SymbolFlags.Optional) !== 0])),
+      )
+      out.set(p.name, {
+        kind,
+        args: args.fixed,
+        restFrom: args.restFrom,
+        keys: keys ? tupleOf(checker, keys).fixed : 0,
+        fields: merge(alternatives),
+        rows: part('rows') !== undefined,
+      })
     }
   }
   return out
@@ -181,23 +208,41 @@ function tupleOf(checker: ts.TypeChecker, type: ts.Type): { fixed: number; restF
 // ---------------------------------------------------------------- the comparison
 
 /** What disagrees between a script, its header and its entry (empty: nothing). */
-export function disagreements(script: Pick<Script, 'name' | 'numberOfKeys' | 'source'>, header: string, entry: Entry | undefined): string[] {
+export function disagreements(
+  script: Pick<Script, 'name' | 'numberOfKeys' | 'source'>,
+  header: string,
+  entry: Entry | undefined,
+): string[] {
   if (!entry) return ['no entry in the script map']
   const out: string[] = []
   const fixedKeys = entry.kind === 'room' ? ROOM_KEYS.length : entry.kind === 'account' ? ACCOUNT_KEYS.length : 0
-  if (fixedKeys + entry.keys !== script.numberOfKeys) out.push(`keys: the file name says ${script.numberOfKeys}, the ${entry.kind} map ${fixedKeys} + ${entry.keys}`)
-  if (entry.kind === 'room' && !/openRoom\(|roomKeys\(\)/.test(script.source)) out.push('in the room map, but does not take the room\'s keys')
-  if (entry.kind === 'account' && !/acctKeys\(\)/.test(script.source)) out.push('in the account map, but does not take the accounts directory')
+  if (fixedKeys + entry.keys !== script.numberOfKeys)
+    out.push(`keys: the file name says ${script.numberOfKeys}, the ${entry.kind} map ${fixedKeys} + ${entry.keys}`)
+  if (entry.kind === 'room' && !/openRoom\(|roomKeys\(\)/.test(script.source))
+    out.push("in the room map, but does not take the room's keys")
+  if (entry.kind === 'account' && !/acctKeys\(\)/.test(script.source))
+    out.push('in the account map, but does not take the accounts directory')
   const h = parseHeader(header, entry.kind)
   if (typeof h === 'string') return [...out, `header: ${h}`]
-  if (h.keys !== script.numberOfKeys) out.push(`keys: the header declares ${h.keys}, the file name says ${script.numberOfKeys}`)
-  if (h.args !== entry.args || h.restFrom !== entry.restFrom) out.push(`args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`)
+  if (h.keys !== script.numberOfKeys)
+    out.push(`keys: the header declares ${h.keys}, the file name says ${script.numberOfKeys}`)
+  if (h.args !== entry.args || h.restFrom !== entry.restFrom)
+    out.push(
+      `args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`,
+    )
   for (const [name, optional] of h.fields) {
     if (!entry.fields.has(name)) out.push(`reply: ${name} is in the header, not in the map`)
-    else if (entry.fields.get(name) !== optional) out.push(`reply: ${name} is ${optional ? '' : 'not '}optional in the header, ${entry.fields.get(name) ? '' : 'not '}in the map`)
+    else if (entry.fields.get(name) !== optional)
+      out.push(
+        `reply: ${name} is ${optional ? '' : 'not '}optional in the header, ${entry.fields.get(name) ? '' : 'not '}in the map`,
+      )
   }
-  for (const name of entry.fields.keys()) if (!h.fields.has(name)) out.push(`reply: ${name} is in the map, not in the header`)
-  if (h.rows !== entry.rows) out.push(`rows: the header ${h.rows ? 'says' : 'does not say'} rows follow, the map ${entry.rows ? 'does' : 'does not'}`)
+  for (const name of entry.fields.keys())
+    if (!h.fields.has(name)) out.push(`reply: ${name} is in the map, not in the header`)
+  if (h.rows !== entry.rows)
+    out.push(
+      `rows: the header ${h.rows ? 'says' : 'does not say'} rows follow, the map ${entry.rows ? 'does' : 'does not'}`,
+    )
   return out
 }
 
@@ -209,7 +254,11 @@ t.test('every script of lua/ has an entry that agrees with its header', async (t
   t.ok(scripts.length > 70)
   for (const s of scripts) t.same(disagreements(s, headerOf(fileOf(s)), map.get(s.name)), [], s.name)
   const names = new Set(scripts.map((s) => s.name))
-  t.same([...map.keys()].filter((n) => !names.has(n)), [], 'no entry without a script')
+  t.same(
+    [...map.keys()].filter((n) => !names.has(n)),
+    [],
+    'no entry without a script',
+  )
 })
 
 t.test('the check fails when a header and its entry disagree', async (t) => {
@@ -217,28 +266,50 @@ t.test('the check fails when a header and its entry disagree', async (t) => {
   const entry = map.get('claimTeams')!
   const header = headerOf(fileOf(s))
   t.same(disagreements(s, header, entry), [])
-  t.match(disagreements(s, header.replace('ARGV[2]  lease (ms)', 'ARGV[2]  lease (ms)\n  ARGV[3]  a new argument'), entry), [/args: the header declares 3, the map 2/])
-  t.match(disagreements(s, header.replace(', now}', ', now, extra}'), entry), [/reply: extra is in the header, not in the map/])
-  t.match(disagreements(s, header.replace('{teams = ', '{teams? = '), entry), [/reply: teams is optional in the header, not in the map/])
-  t.match(disagreements(s, header.replace('now}.', 'now} and rows [team id, ...].'), entry), [/rows: the header says rows follow/])
+  t.match(
+    disagreements(s, header.replace('ARGV[2]  lease (ms)', 'ARGV[2]  lease (ms)\n  ARGV[3]  a new argument'), entry),
+    [/args: the header declares 3, the map 2/],
+  )
+  t.match(disagreements(s, header.replace(', now}', ', now, extra}'), entry), [
+    /reply: extra is in the header, not in the map/,
+  ])
+  t.match(disagreements(s, header.replace('{teams = ', '{teams? = '), entry), [
+    /reply: teams is optional in the header, not in the map/,
+  ])
+  t.match(disagreements(s, header.replace('now}.', 'now} and rows [team id, ...].'), entry), [
+    /rows: the header says rows follow/,
+  ])
   t.match(disagreements({ ...s, numberOfKeys: 3 }, header, entry), [/keys: the file name says 3/])
   t.match(disagreements(s, header, undefined), ['no entry in the script map'])
-  t.match(disagreements(s, header.replace('  ARGV[1]  most teams', '  KEYS[3]  another key\n  ARGV[1]  most teams'), entry), [/keys: the header declares 3, the file name says 2/])
-  t.match(disagreements(s, header, { ...entry, fields: new Map([...entry.fields, ['lease', false]]) }), [/reply: lease is in the map, not in the header/])
+  t.match(
+    disagreements(s, header.replace('  ARGV[1]  most teams', '  KEYS[3]  another key\n  ARGV[1]  most teams'), entry),
+    [/keys: the header declares 3, the file name says 2/],
+  )
+  t.match(disagreements(s, header, { ...entry, fields: new Map([...entry.fields, ['lease', false]]) }), [
+    /reply: lease is in the map, not in the header/,
+  ])
   const room = scripts.find((x) => x.name === 'postEvent')!
-  t.match(disagreements(room, headerOf(fileOf(room)).replace('ARGV[1..6]', 'ARGV[1..5]'), map.get('postEvent')), [/header: ARGV\[6\] is not declared/])
+  t.match(disagreements(room, headerOf(fileOf(room)).replace('ARGV[1..6]', 'ARGV[1..5]'), map.get('postEvent')), [
+    /header: ARGV\[6\] is not declared/,
+  ])
 })
 
 t.test('headers: alternatives make fields optional; prose inside braces is not a field', async (t) => {
-  const h = parseHeader('  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the order asked} or {a, d}; not_found.\n', 'keyed') as Contract
+  const h = parseHeader(
+    '  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the order asked} or {a, d}; not_found.\n',
+    'keyed',
+  ) as Contract
   t.equal(h.keys, 2)
   t.equal(h.args, 1)
   t.equal(h.restFrom, 1)
-  t.same([...h.fields], [
-    ['a', false],
-    ['b', true],
-    ['c', true],
-    ['d', true],
-  ])
+  t.same(
+    [...h.fields],
+    [
+      ['a', false],
+      ['b', true],
+      ['c', true],
+      ['d', true],
+    ],
+  )
   t.equal(h.rows, false)
 })

@@ -81,21 +81,25 @@ t.test('every script uses only the keys it declares, and room scripts take the f
   }
 })
 
-t.test('lua/includes/acctKeys.lua names the keys in the order of ACCOUNT_KEYS, and account scripts take all of them', async (t) => {
-  const src = readFileSync(join(LUA_DIR, 'includes', 'acctKeys.lua'), 'utf8')
-  const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
-  t.same(
-    order.map((o) => o.name),
-    [...ACCOUNT_KEYS],
-  )
-  t.same(
-    order.map((o) => o.index),
-    ACCOUNT_KEYS.map((_, i) => i + 1),
-  )
-  for (const s of loadScripts()) {
-    if (/acctKeys\(\)/.test(s.source)) t.equal(s.numberOfKeys, ACCOUNT_KEYS.length, `${s.name} takes the ${ACCOUNT_KEYS.length} account keys`)
-  }
-})
+t.test(
+  'lua/includes/acctKeys.lua names the keys in the order of ACCOUNT_KEYS, and account scripts take all of them',
+  async (t) => {
+    const src = readFileSync(join(LUA_DIR, 'includes', 'acctKeys.lua'), 'utf8')
+    const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
+    t.same(
+      order.map((o) => o.name),
+      [...ACCOUNT_KEYS],
+    )
+    t.same(
+      order.map((o) => o.index),
+      ACCOUNT_KEYS.map((_, i) => i + 1),
+    )
+    for (const s of loadScripts()) {
+      if (/acctKeys\(\)/.test(s.source))
+        t.equal(s.numberOfKeys, ACCOUNT_KEYS.length, `${s.name} takes the ${ACCOUNT_KEYS.length} account keys`)
+    }
+  },
+)
 
 t.test('lua/includes/roomKeys.lua names the keys in the order of ROOM_KEYS', async (t) => {
   const src = readFileSync(join(LUA_DIR, 'includes', 'roomKeys.lua'), 'utf8')
@@ -125,11 +129,16 @@ t.test('every script opens with a contract comment naming its KEYS and ARGV', as
 // limit keeps well below that; each such place is listed here with its bound, and an entry that
 // no longer matches a line fails, so the list stays true.
 const BOUNDED: Record<string, string> = {
-  "listTasks-17.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do": 'ids: one slice of 1,000 of the board',
-  "deleteContext-17.lua: redis.call('HDEL', R.k.ctxv, unpack(fields))": 'versions of one entry: CONTEXT_HISTORY, at most 100',
-  "readSnapshot-17.lua: local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))": 'the cards shown: 5 columns of the page size',
-  "readSnapshot-17.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end": 'at most ARGV[15] ids a card',
-  "rateLimit-1.lua: if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end": 'buckets of one period: about 61 (the key expires after it)',
+  "listTasks-17.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
+    'ids: one slice of 1,000 of the board',
+  "deleteContext-17.lua: redis.call('HDEL', R.k.ctxv, unpack(fields))":
+    'versions of one entry: CONTEXT_HISTORY, at most 100',
+  "readSnapshot-17.lua: local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))":
+    'the cards shown: 5 columns of the page size',
+  'readSnapshot-17.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end':
+    'at most ARGV[15] ids a card',
+  "rateLimit-1.lua: if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end":
+    'buckets of one period: about 61 (the key expires after it)',
   "roomAnalytics-17.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',
   "claimDeliveries-7.lua: redis.call('ZREM', KEYS[4], unpack(due))": 'CLEAR_BATCH, 1,000',
@@ -138,14 +147,19 @@ const BOUNDED: Record<string, string> = {
   "includes/finish.lua: redis.call('ZREM', R.k.idemt, unpack(old))": 'LIMIT 0, 50',
   "includes/lease.lua: redis.call('ZREM', L.ends, unpack(members))": 'callers pass one member or CLEAR_BATCH (1,000)',
   "includes/lease.lua: redis.call('HDEL', L.tokens, unpack(members))": 'callers pass one member or CLEAR_BATCH (1,000)',
-  "includes/events.lua: if #old > 0 then redis.call('HDEL', R.k.meta, unpack(old)) end": 'day counters: pruned on each day\'s first event, a few at a time',
-  "includes/board.lua: local scores = redis.call('ZMSCORE', R.k.board, unpack(slots))": 'one task\'s dependencies: LIMIT_DEPENDENCIES_PER_TASK, at most 1,000',
+  "includes/events.lua: if #old > 0 then redis.call('HDEL', R.k.meta, unpack(old)) end":
+    "day counters: pruned on each day's first event, a few at a time",
+  "includes/board.lua: local scores = redis.call('ZMSCORE', R.k.board, unpack(slots))":
+    "one task's dependencies: LIMIT_DEPENDENCIES_PER_TASK, at most 1,000",
   "includes/task.lua: redis.call('ZADD', R.k.deps, unpack(args))": 'new dependencies of one task: 2 x at most 1,000',
-  "includes/inSlices.lua: local reply = redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list)))": 'the slicing itself',
+  'includes/inSlices.lua: local reply = redis.call(cmd, key, unpack(list, i, math.min(i + 999, #list)))':
+    'the slicing itself',
   "saveSearchManifest-1.lua: redis.call('HSET', KEYS[1], unpack(flat))": 'flushed at 1,000 values',
-  "saveSearchManifest-1.lua: if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end": 'the rest, under 1,000 values',
-  "saveSearchManifest-1.lua: for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end": 'slices of 500',
-  "searchVectors-3.lua: for i, k in ipairs(redis.call(unpack(args))) do": 'a fixed command of at most 10 words',
+  "saveSearchManifest-1.lua: if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end":
+    'the rest, under 1,000 values',
+  "saveSearchManifest-1.lua: for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end":
+    'slices of 500',
+  'searchVectors-3.lua: for i, k in ipairs(redis.call(unpack(args))) do': 'a fixed command of at most 10 words',
 }
 
 t.test('every unpack() of a list is sliced or bounded by a stated limit', async (t) => {
@@ -161,5 +175,9 @@ t.test('every unpack() of a list is sliced or bounded by a stated limit', async 
     }
   }
   t.same(unbounded, [], 'use includes/inSlices, or add the line to BOUNDED with the limit that bounds it')
-  t.same(Object.keys(BOUNDED).filter((e) => !found.has(e)), [], 'no stale entry')
+  t.same(
+    Object.keys(BOUNDED).filter((e) => !found.has(e)),
+    [],
+    'no stale entry',
+  )
 })

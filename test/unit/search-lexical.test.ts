@@ -14,7 +14,17 @@ t.test('folding: case, accents, ligatures and full-width forms', async (t) => {
 })
 
 t.test('words: letters and digits; everything else separates', async (t) => {
-  t.same(words('spec/api snake_case t7: re-deploy, v2.1'), ['spec', 'api', 'snake', 'case', 't7', 're', 'deploy', 'v2', '1'])
+  t.same(words('spec/api snake_case t7: re-deploy, v2.1'), [
+    'spec',
+    'api',
+    'snake',
+    'case',
+    't7',
+    're',
+    'deploy',
+    'v2',
+    '1',
+  ])
   t.same(words('日本語 テキスト'), ['日本語', 'テキスト'])
   t.same(words('x'.repeat(65) + ' ok'), ['ok'], 'a run longer than 64 characters is not a word')
   t.same(words('emoji 🚀 rocket'), ['emoji', 'rocket'])
@@ -33,13 +43,24 @@ t.test('snippets: around the first match, matches marked, cut at word boundaries
   t.match(s, /…$/, 'ends with one')
   t.match(s, /the \*\*deploy\*\* step failed/)
   t.notMatch(s, /\n/, 'whitespace runs become one space')
-  t.equal(snippet('Fix the Login page', new Set(['login'])), 'Fix the **Login** page', 'a short text whole, the original case kept')
+  t.equal(
+    snippet('Fix the Login page', new Set(['login'])),
+    'Fix the **Login** page',
+    'a short text whole, the original case kept',
+  )
   t.equal(snippet('Crème brûlée', new Set(['creme'])), '**Crème** brûlée', 'folded words match accented text')
 })
 
 type Meta = { n: number }
-const doc = (key: string, fields: IndexDoc<Meta>['fields'], kind = 'task', at = 0): IndexDoc<Meta> => ({ key, kind, at, fields, meta: { n: 0 } })
-const order = (idx: LexicalIndex<Meta>, q: string, kinds?: string[]) => idx.search(q, 10, kinds ? new Set(kinds) : undefined).hits.map((h) => h.doc.key)
+const doc = (key: string, fields: IndexDoc<Meta>['fields'], kind = 'task', at = 0): IndexDoc<Meta> => ({
+  key,
+  kind,
+  at,
+  fields,
+  meta: { n: 0 },
+})
+const order = (idx: LexicalIndex<Meta>, q: string, kinds?: string[]) =>
+  idx.search(q, 10, kinds ? new Set(kinds) : undefined).hits.map((h) => h.doc.key)
 
 t.test('ranking: title over notes, key over body, exact over prefix', async (t) => {
   t.ok(FIELD_WEIGHTS.title > FIELD_WEIGHTS.notes && FIELD_WEIGHTS.key > FIELD_WEIGHTS.body)
@@ -61,10 +82,18 @@ t.test('an exact match ranks above many completions of the prefix word', async (
   idx.upsert(doc('task:many', { notes: 'deployment deployments deployed' }))
   idx.upsert(doc('task:exact', { notes: 'we deploy' }))
   idx.upsert(doc('task:other', { notes: 'nothing to see' }))
-  t.same(order(idx, 'deploy'), ['task:exact', 'task:many'], 'completions are not summed: the best one counts, below an exact hit')
+  t.same(
+    order(idx, 'deploy'),
+    ['task:exact', 'task:many'],
+    'completions are not summed: the best one counts, below an exact hit',
+  )
   idx.upsert(doc('task:repeat', { notes: 'deployments deployments deployments deployments' }))
   t.equal(order(idx, 'deploy')[0], 'task:exact', 'nor does one completion repeated outweigh it')
-  t.same(idx.search('deploy', 10).matched, new Set(['deploy', 'deployment', 'deployments', 'deployed']), 'every completion is highlighted')
+  t.same(
+    idx.search('deploy', 10).matched,
+    new Set(['deploy', 'deployment', 'deployments', 'deployed']),
+    'every completion is highlighted',
+  )
 })
 
 t.test('index terms do not keep the text they came from alive', async (t) => {
@@ -84,7 +113,7 @@ t.test('index terms do not keep the text they came from alive', async (t) => {
   const add = () => {
     const parts: string[] = []
     for (let i = 0; i < 500; i++) parts.push(`termnumber${String(i).padStart(6, '0')}`)
-    const text = `${parts.join(' ')} ${'fillerfillerfiller '.repeat(16 * 1024 * 1024 / 19)}`
+    const text = `${parts.join(' ')} ${'fillerfillerfiller '.repeat((16 * 1024 * 1024) / 19)}`
     idx.upsert(doc('context:big', { body: text }, 'context'))
   }
   add()
@@ -126,7 +155,8 @@ t.test('kinds filter, removal, replacement, and compaction keep results right', 
 
 t.test('a prefix expands to at most MAX_EXPANSIONS words, the most frequent first', async (t) => {
   const idx = new LexicalIndex<Meta>()
-  for (let i = 0; i < 200; i++) idx.upsert(doc(`d${i}`, { notes: `pre${String(i).padStart(3, '0')} ${i < 5 ? 'prefrequent '.repeat(1) : ''}` }))
+  for (let i = 0; i < 200; i++)
+    idx.upsert(doc(`d${i}`, { notes: `pre${String(i).padStart(3, '0')} ${i < 5 ? 'prefrequent '.repeat(1) : ''}` }))
   for (let i = 0; i < 100; i++) idx.upsert(doc(`f${i}`, { notes: 'prefrequent' }))
   const { matched } = idx.search('pre', 500)
   t.ok(matched.size <= MAX_EXPANSIONS, `${matched.size} words matched`)

@@ -19,15 +19,18 @@ t.test('Q8: the largest component becomes ±127, halves round away from zero, th
   t.ok(Math.abs(cosine(quantize(a)!, quantize(a)!) - 1) < 1e-6, 'a vector is its own nearest')
 })
 
-t.test('the float32 form of a quantised vector is unit length and quantises back to the same bytes (what VADD does)', async (t) => {
-  const v = quantize(Array.from({ length: 64 }, (_, i) => Math.cos(i)))!
-  const f = fp32(v)
-  const floats = Array.from({ length: 64 }, (_, i) => f.readFloatLE(i * 4))
-  t.ok(Math.abs(Math.hypot(...floats) - 1) < 1e-5, 'unit length')
-  const again = quantize(floats)!
-  t.same([...again.q], [...v.q])
-  t.ok(Math.abs(again.range - v.range) < 1e-5, 'and the same range')
-})
+t.test(
+  'the float32 form of a quantised vector is unit length and quantises back to the same bytes (what VADD does)',
+  async (t) => {
+    const v = quantize(Array.from({ length: 64 }, (_, i) => Math.cos(i)))!
+    const f = fp32(v)
+    const floats = Array.from({ length: 64 }, (_, i) => f.readFloatLE(i * 4))
+    t.ok(Math.abs(Math.hypot(...floats) - 1) < 1e-5, 'unit length')
+    const again = quantize(floats)!
+    t.same([...again.q], [...v.q])
+    t.ok(Math.abs(again.range - v.range) < 1e-5, 'and the same range')
+  },
+)
 
 t.test('packed: the text hash, the range and the values come back', async (t) => {
   const v = quantize([1, 2, 3])!
@@ -41,14 +44,22 @@ t.test('packed: the text hash, the range and the values come back', async (t) =>
 
 t.test('the embedded text: what the record is about first, cut without halving a character', async (t) => {
   t.equal(embedText({ kind: 'task', fields: { title: 'Deploy', notes: 'canary first' } }, 100), 'Deploy\ncanary first')
-  t.equal(embedText({ kind: 'context', fields: { type: 'spec', key: 'api', body: 'the body' } }, 100), 'spec/api\nthe body')
+  t.equal(
+    embedText({ kind: 'context', fields: { type: 'spec', key: 'api', body: 'the body' } }, 100),
+    'spec/api\nthe body',
+  )
   t.equal(embedText({ kind: 'event', fields: { text: 'hello' } }, 100), 'hello')
   t.equal(embedText({ kind: 'event', fields: { text: 'ab😀' } }, 3), 'ab', 'the emoji would be cut in half: left out')
 })
 
 t.test('a bounded room embeds its records first, then only its newest events', async (t) => {
   const listing = (tasks: number, ctx: number, eseq: number, trim = 0) =>
-    ({ tasks: new Map(Array.from({ length: tasks }, (_, i) => [`t${i}`, 0])), context: new Map(Array.from({ length: ctx }, (_, i) => [`c${i}`, 0])), eseq, trim }) as unknown as RoomListing
+    ({
+      tasks: new Map(Array.from({ length: tasks }, (_, i) => [`t${i}`, 0])),
+      context: new Map(Array.from({ length: ctx }, (_, i) => [`c${i}`, 0])),
+      eseq,
+      trim,
+    }) as unknown as RoomListing
   t.equal(eventCut(listing(2, 1, 6), 5), 4, 'two slots left: events 5 and 6')
   t.equal(eventCut(listing(2, 1, 6), 100), 0, 'room for all')
   t.equal(eventCut(listing(2, 1, 600, 550), 100), 550, 'never below the trim point')
@@ -56,7 +67,8 @@ t.test('a bounded room embeds its records first, then only its newest events', a
 })
 
 t.test('identifiers are told from prose', async (t) => {
-  for (const q of ['t42', 'ERR_CONN_RESET', 'spec/api', 'getUserName', 'PAY-1234', 'CORS error', 'fix v2 login']) t.ok(identifierLike(q), q)
+  for (const q of ['t42', 'ERR_CONN_RESET', 'spec/api', 'getUserName', 'PAY-1234', 'CORS error', 'fix v2 login'])
+    t.ok(identifierLike(q), q)
   for (const q of ['payment retries fail', 'migrating postgresql', 'a', 'Deploy']) t.notOk(identifierLike(q), q)
 })
 
@@ -70,13 +82,33 @@ t.test('reciprocal rank fusion: both signals add up, identifiers first, ties in 
     { key: 'b', cosine: 0.8 },
   ]
   const f = fuse(lexical, vectors, { ratio: 0.5, identifier: false })
-  t.same(f.map((x) => [x.key, x.match]), [['b', 'both'], ['a', 'lexical'], ['c', 'semantic']], 'b is in both lists; a and c tie, lexical first')
+  t.same(
+    f.map((x) => [x.key, x.match]),
+    [
+      ['b', 'both'],
+      ['a', 'lexical'],
+      ['c', 'semantic'],
+    ],
+    'b is in both lists; a and c tie, lexical first',
+  )
   t.equal(f[0]!.score, 1 / (RRF_K + 2) + 1 / (RRF_K + 2))
   t.equal(f[0]!.similarity, 0.8)
   const id = fuse(lexical, vectors, { ratio: 0.5, identifier: true })
   t.equal(id[0]!.key, 'a', 'an identifier query: the exact match first')
-  t.same(fuse(lexical, vectors, { ratio: 1, identifier: false }).map((x) => x.key).slice(0, 2), ['c', 'b'], 'ratio 1: the vectors decide')
-  t.same(fuse(lexical, vectors, { ratio: 0, identifier: false }).map((x) => x.key).slice(0, 2), ['a', 'b'], 'ratio 0: the words decide')
+  t.same(
+    fuse(lexical, vectors, { ratio: 1, identifier: false })
+      .map((x) => x.key)
+      .slice(0, 2),
+    ['c', 'b'],
+    'ratio 1: the vectors decide',
+  )
+  t.same(
+    fuse(lexical, vectors, { ratio: 0, identifier: false })
+      .map((x) => x.key)
+      .slice(0, 2),
+    ['a', 'b'],
+    'ratio 0: the words decide',
+  )
 })
 
 t.test('nearest vectors are ordered by cosine, exactly, then by key', async (t) => {
@@ -86,5 +118,8 @@ t.test('nearest vectors are ordered by cosine, exactly, then by key', async (t) 
     { key: 'd', cosine: 0.7 },
     { key: 'c', cosine: 0.7 },
   ]
-  t.same(list.sort(nearestOrder).map((x) => x.key), ['c', 'd', 'b', 'a'])
+  t.same(
+    list.sort(nearestOrder).map((x) => x.key),
+    ['c', 'd', 'b', 'a'],
+  )
 })

@@ -8,7 +8,10 @@ t.test('WEBHOOK_TEST_LOOPBACK_CA outside a test run is warned about', async (t) 
   const set = { webhookTestLoopbackCa: '/tmp/ca.pem' }
   const warned = settingsWarnings(set, { NODE_ENV: 'production' })
   t.equal(warned.length, 1)
-  t.match(warned[0], { obj: { setting: 'WEBHOOK_TEST_LOOPBACK_CA', value: '/tmp/ca.pem' }, msg: /outside a test run: webhooks may reach loopback addresses/ })
+  t.match(warned[0], {
+    obj: { setting: 'WEBHOOK_TEST_LOOPBACK_CA', value: '/tmp/ca.pem' },
+    msg: /outside a test run: webhooks may reach loopback addresses/,
+  })
   t.same(settingsWarnings(set, { TAP: '1' }), [], 'in a test run: no warning')
   t.same(settingsWarnings({ webhookTestLoopbackCa: undefined }, {}), [], 'unset: no warning')
 })

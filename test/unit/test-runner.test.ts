@@ -30,7 +30,9 @@ t.test('type-strip-only is what .taprc sets, with the preload that cleans up aft
 })
 
 t.test('every fuzz test pins its seed (FUZZ_SEED in CI, printed otherwise: test/helpers/fuzz.ts)', async (t) => {
-  const fuzz = ['test/unit', 'test/integration', 'test/e2e'].flatMap(testFiles).filter((f) => /^import [^\n]*'fast-check'/m.test(f.text))
+  const fuzz = ['test/unit', 'test/integration', 'test/e2e']
+    .flatMap(testFiles)
+    .filter((f) => /^import [^\n]*'fast-check'/m.test(f.text))
   t.ok(fuzz.length >= 3, `the scan finds the fuzz tests (${fuzz.map((f) => f.path).join(', ')})`)
   for (const f of fuzz) t.match(f.text, /^pinFuzzSeed\(t\)$/m, `${f.path} calls pinFuzzSeed(t)`)
 })
@@ -42,7 +44,15 @@ t.test('tests that start the service as a process live in test/e2e', async (t) =
   const starts = /\b(?:spawn|spawnSync|fork|exec|execSync|execFile|execFileSync)\(/
   for (const f of ['test/unit', 'test/integration'].flatMap(testFiles)) {
     const calls = f.text.split('\n').filter((line) => starts.test(line))
-    t.same(calls.filter((line) => service.test(line)), [], `${f.path}: no process it starts is the service`)
+    t.same(
+      calls.filter((line) => service.test(line)),
+      [],
+      `${f.path}: no process it starts is the service`,
+    )
   }
-  t.match(readFileSync('test/e2e/shutdown.test.ts', 'utf8'), /spawn\('npx', \['tsx', 'src\/main\.ts'\]/, 'the scan would see how an e2e test starts one')
+  t.match(
+    readFileSync('test/e2e/shutdown.test.ts', 'utf8'),
+    /spawn\('npx', \['tsx', 'src\/main\.ts'\]/,
+    'the scan would see how an e2e test starts one',
+  )
 })

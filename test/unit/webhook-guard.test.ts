@@ -39,21 +39,34 @@ t.test('private, loopback, link-local, multicast, metadata and reserved addresse
 })
 
 t.test('public addresses are allowed', async (t) => {
-  for (const address of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808']) {
+  for (const address of [
+    '8.8.8.8',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ]) {
     t.equal(refusalOf(address), undefined, `${address} is allowed`)
   }
 })
 
 t.test('the test-only loopback allowance lets loopback through and nothing else', async (t) => {
-  for (const address of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1']) t.equal(refusalOf(address, true), undefined, `${address} is allowed`)
-  for (const address of ['10.0.0.1', '169.254.169.254', '::', 'fe80::1', '192.168.0.1']) t.ok(refusalOf(address, true), `${address} is still refused`)
+  for (const address of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1'])
+    t.equal(refusalOf(address, true), undefined, `${address} is allowed`)
+  for (const address of ['10.0.0.1', '169.254.169.254', '::', 'fe80::1', '192.168.0.1'])
+    t.ok(refusalOf(address, true), `${address} is still refused`)
 })
 
 t.test('webhook URLs: https only, no credentials, no fragment, bounded', async (t) => {
   t.equal(parseTargetUrl('https://hooks.example.com:8443/in?x=1').href, 'https://hooks.example.com:8443/in?x=1')
   for (const scheme of ['HTTPS', 'Https', 'hTTpS']) {
     const url = `${scheme}://hooks.example.com/in`
-    t.ok(webhookSchemas.create.safeParse({ url }).success, `the body schema takes ${scheme}:// (schemes are case-insensitive)`)
+    t.ok(
+      webhookSchemas.create.safeParse({ url }).success,
+      `the body schema takes ${scheme}:// (schemes are case-insensitive)`,
+    )
     t.equal(parseTargetUrl(url).href, 'https://hooks.example.com/in', 'and it is kept lowercased')
   }
   t.notOk(webhookSchemas.create.safeParse({ url: 'HTTP://hooks.example.com/in' }).success, 'HTTP:// is still refused')
@@ -70,11 +83,25 @@ t.test('webhook URLs: https only, no credentials, no fragment, bounded', async (
 
 t.test('resolution: every answer is checked, and all are connection targets, in order', async (t) => {
   const resolve = async (host: string) =>
-    host === 'mixed.example' ? [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }] : [{ address: '2606:4700::6810:84e5', family: 6 }, { address: '93.184.216.34', family: 4 }]
-  await t.rejects(resolveTarget(new URL('https://mixed.example/'), { resolve }), /mixed\.example resolves to 10\.0\.0\.1, which is a private address/)
+    host === 'mixed.example'
+      ? [
+          { address: '93.184.216.34', family: 4 },
+          { address: '10.0.0.1', family: 4 },
+        ]
+      : [
+          { address: '2606:4700::6810:84e5', family: 6 },
+          { address: '93.184.216.34', family: 4 },
+        ]
+  await t.rejects(
+    resolveTarget(new URL('https://mixed.example/'), { resolve }),
+    /mixed\.example resolves to 10\.0\.0\.1, which is a private address/,
+  )
   const target = await resolveTarget(new URL('https://ok.example/in'), { resolve })
   t.match(target, { host: 'ok.example', port: 443 })
-  t.same(target.addresses, [{ address: '2606:4700::6810:84e5', family: 6 }, { address: '93.184.216.34', family: 4 }])
+  t.same(target.addresses, [
+    { address: '2606:4700::6810:84e5', family: 6 },
+    { address: '93.184.216.34', family: 4 },
+  ])
   const literal = await resolveTarget(new URL('https://[2606:4700::1111]:8443/'))
   t.match(literal, { host: '2606:4700::1111', port: 8443 })
   t.same(literal.addresses, [{ address: '2606:4700::1111', family: 6 }])

@@ -15,7 +15,12 @@ import { sleep, waitFor } from '../helpers/wait.js'
 const body = Buffer.from('{"id":"dlv_test"}')
 
 function targetOf(port: number, addresses: string[], host = 'receiver.test'): Target {
-  return { url: new URL(`https://${host}:${port}/hook`), host, port, addresses: addresses.map((address): Address => ({ address, family: 4 })) }
+  return {
+    url: new URL(`https://${host}:${port}/hook`),
+    host,
+    port,
+    addresses: addresses.map((address): Address => ({ address, family: 4 })),
+  }
 }
 
 function options(t: Test, ca: TestCa, concurrency: number, timeoutMs = 2000): SendOptions {
@@ -35,7 +40,7 @@ t.test('attempts', async (t) => {
     t.match(await deliverTo(targetOf(a.port, ['127.0.0.1']), body, {}, opts), { status: 200 }, 'A answers')
     const started = Date.now()
     const toB = await deliverTo(targetOf(b.port, ['127.0.0.1']), body, {}, opts)
-    t.match(toB, { status: 200 }, 'B answers within the deadline, though A\'s connection is idle in the pool')
+    t.match(toB, { status: 200 }, "B answers within the deadline, though A's connection is idle in the pool")
     t.notOk(toB.error, `no error (${Date.now() - started} ms)`)
     t.equal(b.received.length, 1)
   })

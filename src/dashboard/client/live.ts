@@ -55,13 +55,17 @@ function follow(root: HTMLElement): void {
     }
     reading = true
     try {
-      const res = await fetch(location.pathname + location.search, { credentials: 'same-origin', headers: { Accept: 'text/html' } })
+      const res = await fetch(location.pathname + location.search, {
+        credentials: 'same-origin',
+        headers: { Accept: 'text/html' },
+      })
       if (!res.ok) throw new Error(String(res.status))
       const doc = new DOMParser().parseFromString(await res.text(), 'text/html')
       doc.querySelectorAll<HTMLElement>('[data-part]').forEach((next) => {
         const prev = document.querySelector(`[data-part="${next.dataset.part}"]`)
         if (!prev || prev.innerHTML === next.innerHTML) return
-        if (document.activeElement && prev.contains(document.activeElement) && document.activeElement !== document.body) return
+        if (document.activeElement && prev.contains(document.activeElement) && document.activeElement !== document.body)
+          return
         keepOpen(prev, next)
         prev.replaceWith(document.importNode(next, true))
       })

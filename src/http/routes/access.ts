@@ -9,7 +9,8 @@ import type { RoomRef } from '../../store/keys.js'
 import type { Ctx } from '../router.js'
 
 /** The one answer for a room a key cannot see, whether or not it exists: nothing leaks. */
-export const roomNotFound = (roomId: string) => new AppError('not_found', `room ${roomId} not found`, { field: 'roomId' })
+export const roomNotFound = (roomId: string) =>
+  new AppError('not_found', `room ${roomId} not found`, { field: 'roomId' })
 
 /** The room a request may open: another team's room, or another room than an invite's, is not_found. */
 export function roomOf(ctx: Ctx): RoomRef {
@@ -28,7 +29,8 @@ export async function inRoom<T>(ref: RoomRef, read: () => Promise<T>): Promise<T
   try {
     return await read()
   } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') throw roomNotFound(ref.roomId)
+    if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id')
+      throw roomNotFound(ref.roomId)
     throw err
   }
 }

@@ -27,8 +27,17 @@ export const roomView = z.object({
 const mintedBy = z
   .string()
   .optional()
-  .describe('Who minted it, named as the audit trail names people: user:<id> <address> (user:<id> once their account is gone); absent when no person did (the team\'s first key, operator tools, keys minted before this was recorded)')
-const keyView = z.object({ keyId: z.string(), hint: z.string(), label: z.string().optional(), createdBy: mintedBy, createdAt: z.string(), revokedAt: z.string().optional() })
+  .describe(
+    "Who minted it, named as the audit trail names people: user:<id> <address> (user:<id> once their account is gone); absent when no person did (the team's first key, operator tools, keys minted before this was recorded)",
+  )
+const keyView = z.object({
+  keyId: z.string(),
+  hint: z.string(),
+  label: z.string().optional(),
+  createdBy: mintedBy,
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
+})
 const inviteView = z.object({
   tokenId: z.string(),
   roomId: z.string(),
@@ -45,13 +54,25 @@ export const adminSchemas = {
     name: label(100).optional(),
     template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
   }),
-  listRooms: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: roomIdField.optional() }),
-  listKeys: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(100), after: z.string().max(64).optional() }),
+  listRooms: z.strictObject({
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    after: roomIdField.optional(),
+  }),
+  listKeys: z.strictObject({
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    after: z.string().max(64).optional(),
+  }),
   mint: teamSchemas.mint,
 }
 
 export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
-  const v: z.infer<typeof roomView> = { roomId: r.room_id, name: r.name, template: r.template, createdAt: r.created_at, lastActiveAt: r.last_active_at }
+  const v: z.infer<typeof roomView> = {
+    roomId: r.room_id,
+    name: r.name,
+    template: r.template,
+    createdAt: r.created_at,
+    lastActiveAt: r.last_active_at,
+  }
   if (r.created_by) v.createdBy = r.created_by
   return v
 }
@@ -60,7 +81,10 @@ export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
  * Names who minted each key or invite as the audit trail names people (`user:<id> <address>`;
  * `user:<id>` once the account is gone): one read of the accounts directory for the whole list.
  */
-async function withMinters<T extends { createdBy?: string }>(accounts: Pick<Accounts, 'emails'>, items: T[]): Promise<T[]> {
+async function withMinters<T extends { createdBy?: string }>(
+  accounts: Pick<Accounts, 'emails'>,
+  items: T[],
+): Promise<T[]> {
   const ids = items.flatMap((i) => (i.createdBy ? [i.createdBy] : []))
   if (ids.length === 0) return items
   const emails = await accounts.emails(ids)
@@ -82,7 +106,10 @@ function idempotencyKeyOf(ctx: Ctx): string | undefined {
 export interface AdminDeps {
   core: Pick<Core, 'rooms' | 'analytics'>
   accounts: Pick<Accounts, 'emails'>
-  teams: Pick<Teams, 'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'>
+  teams: Pick<
+    Teams,
+    'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'
+  >
   audit: Pick<Audit, 'record' | 'read'>
   rateLimiter: Pick<RateLimiter, 'limitFor'>
   search: Pick<SearchEngine, 'status'>
@@ -99,7 +126,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/me',
       auth: 'team',
       tag: 'admin',
-      summary: 'The team of the calling key, its rate limit, and the service\'s search: its engine, whether semantic search is on (and with which model).',
+      summary:
+        "The team of the calling key, its rate limit, and the service's search: its engine, whether semantic search is on (and with which model).",
       response: z.object({
         teamId: z.string(),
         teamName: z.string(),
@@ -115,7 +143,13 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const p = ctx.principal as Extract<Principal, { kind: 'team' }>
         const team = await deps.teams.requireTeam(p.teamId)
-        return { teamId: team.teamId, teamName: team.name, keyId: p.keyId, rateLimitPerMinute: deps.rateLimiter.limitFor(p.teamId), search: deps.search.status() }
+        return {
+          teamId: team.teamId,
+          teamName: team.name,
+          keyId: p.keyId,
+          rateLimitPerMinute: deps.rateLimiter.limitFor(p.teamId),
+          search: deps.search.status(),
+        }
       },
     },
     {
@@ -130,12 +164,21 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
         const { room } = await deps.core.rooms
-          .create(teamOf(ctx), { room_id: b.roomId, name: b.name, template: b.template }, actorOf(ctx.principal), idempotencyKeyOf(ctx))
+          .create(
+            teamOf(ctx),
+            { room_id: b.roomId, name: b.name, template: b.template },
+            actorOf(ctx.principal),
+            idempotencyKeyOf(ctx),
+          )
           .catch((err: unknown) => {
             // The core names its fields in MCP terms; this API says roomId.
-            if (err instanceof AppError && err.details?.field === 'room_id') throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
+            if (err instanceof AppError && err.details?.field === 'room_id')
+              throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
             if (err instanceof AppError && err.details?.field === 'idempotency_key') {
-              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), { ...err.details, field: 'Idempotency-Key' })
+              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), {
+                ...err.details,
+                field: 'Idempotency-Key',
+              })
             }
             throw err
           })
@@ -147,7 +190,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/rooms',
       auth: 'team',
       tag: 'admin',
-      summary: 'List the team\'s rooms, oldest first; ?limit (1-500, default 100) and ?after=<roomId> page.',
+      summary: "List the team's rooms, oldest first; ?limit (1-500, default 100) and ?after=<roomId> page.",
       query: adminSchemas.listRooms,
       response: z.object({ rooms: z.array(roomView), next: z.string().optional() }),
       handle: async (ctx) => {
@@ -161,7 +204,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/rooms/:roomId/stats',
       auth: 'team',
       tag: 'admin',
-      summary: 'Room stats: tasks by status, completion rate, record counts, online agents, events and finished tasks per day (7 days).',
+      summary:
+        'Room stats: tasks by status, completion rate, record counts, online agents, events and finished tasks per day (7 days).',
       handle: async (ctx) => {
         const roomId = ctx.params.roomId!
         parse(z.object({ roomId: roomIdField }), { roomId })
@@ -177,7 +221,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       status: 201,
-      summary: 'Mint an extra team key. The full key is in this response only; afterwards only its hint (last four characters).',
+      summary:
+        'Mint an extra team key. The full key is in this response only; afterwards only its hint (last four characters).',
       body: adminSchemas.mint,
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
@@ -192,7 +237,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/keys',
       auth: 'team',
       tag: 'admin',
-      summary: 'List the team\'s keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.',
+      summary:
+        "List the team's keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.",
       query: adminSchemas.listKeys,
       response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
       handle: async (ctx) => {
@@ -205,7 +251,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/keys/:keyId',
       auth: 'team',
       tag: 'admin',
-      summary: 'Revoke a team key, on every node within a second. The team\'s last live key cannot be revoked (409).',
+      summary: "Revoke a team key, on every node within a second. The team's last live key cannot be revoked (409).",
       response: z.object({ revoked: keyView }),
       handle: async (ctx) => {
         const { info } = await deps.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
@@ -219,9 +265,20 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       path: '/admin/audit',
       auth: 'team',
       tag: 'admin',
-      summary: 'The team\'s audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, webhooks registered or deleted, members invited or removed.',
+      summary:
+        "The team's audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, webhooks registered or deleted, members invited or removed.",
       query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
-      response: z.object({ entries: z.array(z.object({ id: z.string(), at: z.string(), actor: z.string(), action: z.string(), target: z.string().optional() })) }),
+      response: z.object({
+        entries: z.array(
+          z.object({
+            id: z.string(),
+            at: z.string(),
+            actor: z.string(),
+            action: z.string(),
+            target: z.string().optional(),
+          }),
+        ),
+      }),
       handle: async (ctx) => ({ entries: await deps.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit) }),
     },
     {
@@ -230,14 +287,20 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       status: 201,
-      summary: 'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full key is in this response only.',
+      summary:
+        'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full key is in this response only.',
       body: adminSchemas.mint,
       response: inviteView.extend({ key: z.string() }),
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
         await requireRoom(teamId, ctx.params.roomId!)
         const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body, minterOf(ctx))
-        await deps.audit.record(teamId, actorOf(ctx.principal), 'minted room invite', `${info.tokenId} (room ${info.roomId})`)
+        await deps.audit.record(
+          teamId,
+          actorOf(ctx.principal),
+          'minted room invite',
+          `${info.tokenId} (room ${info.roomId})`,
+        )
         const [named] = await withMinters(deps.accounts, [info])
         return { key, ...named }
       },
@@ -264,7 +327,12 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ revoked: inviteView }),
       handle: async (ctx) => {
         const { info } = await deps.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked room invite', `${info.tokenId} (room ${info.roomId})`)
+        await deps.audit.record(
+          teamOf(ctx),
+          actorOf(ctx.principal),
+          'revoked room invite',
+          `${info.tokenId} (room ${info.roomId})`,
+        )
         const [named] = await withMinters(deps.accounts, [info])
         return { revoked: named }
       },

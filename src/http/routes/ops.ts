@@ -31,13 +31,23 @@ export function opsRoutes(deps: OpsDeps): Route[] {
       path: '/ready',
       auth: 'none',
       summary:
-        'Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only while Redis is full (reads work, writes fail with store_full), and degraded while a Redis Cluster master does not answer but the others serve (unreachable_shards lists them; calls on their slots fail with unavailable). From the node\'s Redis checks (every 0.5 s, with hysteresis), not a call of its own.',
-      response: z.object({ status: z.enum(['ready', 'degraded', 'read_only', 'unavailable']), redis: z.boolean(), writable: z.boolean(), unreachable_shards: z.array(z.string()).optional() }),
+        "Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only while Redis is full (reads work, writes fail with store_full), and degraded while a Redis Cluster master does not answer but the others serve (unreachable_shards lists them; calls on their slots fail with unavailable). From the node's Redis checks (every 0.5 s, with hysteresis), not a call of its own.",
+      response: z.object({
+        status: z.enum(['ready', 'degraded', 'read_only', 'unavailable']),
+        redis: z.boolean(),
+        writable: z.boolean(),
+        unreachable_shards: z.array(z.string()).optional(),
+      }),
       handle: async ({ ex }) => {
         const { reachable, full, unreachableShards } = deps.health.state()
         const ok = reachable && deps.lifecycle.accepting
         const status = !ok ? 'unavailable' : full ? 'read_only' : unreachableShards.length > 0 ? 'degraded' : 'ready'
-        ex.json(ok ? 200 : 503, { status, redis: reachable, writable: reachable && !full, ...(unreachableShards.length > 0 ? { unreachable_shards: unreachableShards } : {}) })
+        ex.json(ok ? 200 : 503, {
+          status,
+          redis: reachable,
+          writable: reachable && !full,
+          ...(unreachableShards.length > 0 ? { unreachable_shards: unreachableShards } : {}),
+        })
         return undefined
       },
     },

@@ -10,7 +10,10 @@ const searchQuery = z.strictObject({
   q: z.string().describe('Words to find (the last one also matches as a prefix)'),
   kinds: z
     .string()
-    .regex(new RegExp(`^(${SEARCH_KINDS.join('|')})(,(${SEARCH_KINDS.join('|')}))*$`), `must be a comma-separated list of ${SEARCH_KINDS.join(', ')}`)
+    .regex(
+      new RegExp(`^(${SEARCH_KINDS.join('|')})(,(${SEARCH_KINDS.join('|')}))*$`),
+      `must be a comma-separated list of ${SEARCH_KINDS.join(', ')}`,
+    )
     .optional()
     .describe('Comma-separated kinds to search; default all'),
   limit: z.coerce.number().int().optional().describe('Most results, 1-50, default 10'),
@@ -19,7 +22,8 @@ const searchQuery = z.strictObject({
 
 /** The engine names its input as the MCP tool does (`query`); this route calls it `q`. */
 function inHttpTerms(err: unknown): unknown {
-  if (err instanceof AppError && err.details?.field === 'query') return new AppError(err.code, err.message.replace(/^query:/, 'q:'), { ...err.details, field: 'q' })
+  if (err instanceof AppError && err.details?.field === 'query')
+    return new AppError(err.code, err.message.replace(/^query:/, 'q:'), { ...err.details, field: 'q' })
   return err
 }
 
@@ -30,7 +34,8 @@ export function searchRoutes(deps: { search: Pick<SearchEngine, 'search'> }): Ro
       path: '/rooms/:roomId/search',
       auth: 'any',
       tag: 'rooms',
-      summary: 'Full-text search over the room\'s tasks, context and recent events, best first (the MCP search tool): ?q, ?kinds=task,context,event, ?limit (1-50), ?semantic=true where enabled.',
+      summary:
+        "Full-text search over the room's tasks, context and recent events, best first (the MCP search tool): ?q, ?kinds=task,context,event, ?limit (1-50), ?semantic=true where enabled.",
       query: searchQuery,
       handle: async (ctx) => {
         const room = roomOf(ctx)

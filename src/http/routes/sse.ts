@@ -42,21 +42,30 @@ export function sseRoute(deps: SseDeps): Route {
     path: '/rooms/:roomId/stream',
     auth: 'any',
     tag: 'rooms',
-    summary: 'SSE stream of the room\'s new events (text/event-stream). Send Last-Event-ID to resume.',
-    description: 'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history, {"lost": 0, "rewound": true} when the room\'s history went back (recreated, restored). On shutdown: "event: shutdown" with a retry hint, then the stream ends. When the key is revoked: "event: revoked" with the unauthorized error, then the stream ends.',
+    summary: "SSE stream of the room's new events (text/event-stream). Send Last-Event-ID to resume.",
+    description:
+      'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history, {"lost": 0, "rewound": true} when the room\'s history went back (recreated, restored). On shutdown: "event: shutdown" with a retry hint, then the stream ends. When the key is revoked: "event: revoked" with the unauthorized error, then the stream ends.',
     handle: async ({ ex, ...ctx }) => {
       const ref = roomOf({ ex, ...ctx })
       const principal = ctx.principal!
       const resume = ex.req.headers['last-event-id'] ?? ex.req.query.get('lastEventId') ?? undefined
       if (resume !== undefined && !eventId.safeParse(resume).success) {
-        throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', { field: 'Last-Event-ID' })
+        throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', {
+          field: 'Last-Event-ID',
+        })
       }
-      if (!(await deps.core.rooms.exists(ref))) throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
+      if (!(await deps.core.rooms.exists(ref)))
+        throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
       if (ex.aborted) return undefined
 
       const out = ex.stream(
         200,
-        { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' },
+        {
+          'Content-Type': 'text/event-stream',
+          'Cache-Control': 'no-cache, no-transform',
+          'X-Accel-Buffering': 'no',
+          Connection: 'keep-alive',
+        },
         deps.settings.sseBufferBytes,
       )
       deps.metrics.sseConnections.inc()
@@ -77,7 +86,9 @@ export function sseRoute(deps: SseDeps): Route {
         if (!out.write(': keep-alive\n\n')) close()
       }, deps.settings.sseKeepaliveMs)
       const undrain = deps.lifecycle.onDrain(() => close('retry: 1000\nevent: shutdown\ndata: {}\n\n'))
-      const unhold = deps.keyring.hold(principal, () => close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`))
+      const unhold = deps.keyring.hold(principal, () =>
+        close(`event: revoked\ndata: ${JSON.stringify({ error: revokedError().toJSON() })}\n\n`),
+      )
       ex.onAbort(() => close())
       try {
         following.stop = await deps.feeds.follow(

@@ -23,13 +23,23 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       auth: 'team',
       tag: 'webhooks',
       status: 201,
-      summary: 'Register a webhook: every new event of the team\'s rooms is POSTed, signed, to its https URL. The secret is in this response only.',
+      summary:
+        "Register a webhook: every new event of the team's rooms is POSTed, signed, to its https URL. The secret is in this response only.",
       body: webhookSchemas.create,
       errors: [409, 422],
-      response: webhookView.extend({ secret: z.string().describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)') }),
+      response: webhookView.extend({
+        secret: z
+          .string()
+          .describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)'),
+      }),
       handle: async (ctx) => {
         const { webhook, secret } = await deps.webhooks.registry.create(teamOf(ctx), ctx.body)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
+        await deps.audit.record(
+          teamOf(ctx),
+          actorOf(ctx.principal),
+          'registered webhook',
+          `${webhook.webhookId} ${webhook.url}`,
+        )
         return { ...webhook, secret }
       },
     },
@@ -38,7 +48,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       path: '/admin/webhooks',
       auth: 'team',
       tag: 'webhooks',
-      summary: 'List the team\'s webhooks with their delivery health: pending, delivered, failed, last attempt and status, recent failures.',
+      summary:
+        "List the team's webhooks with their delivery health: pending, delivered, failed, last attempt and status, recent failures.",
       response: z.object({ webhooks: z.array(webhookView) }),
       handle: async (ctx) => ({ webhooks: await deps.webhooks.registry.list(teamOf(ctx)) }),
     },
@@ -47,11 +58,17 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       path: '/admin/webhooks/:webhookId',
       auth: 'team',
       tag: 'webhooks',
-      summary: 'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it was at deletion.',
+      summary:
+        'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
         const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+        await deps.audit.record(
+          teamOf(ctx),
+          actorOf(ctx.principal),
+          'deleted webhook',
+          `${deleted.webhookId} ${deleted.url}`,
+        )
         return { deleted }
       },
     },
@@ -64,7 +81,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       body: webhookSchemas.rotate,
       response: webhookView.extend({ secret: z.string().describe('the new whsec_… secret') }),
       handle: async (ctx) => {
-        const { webhook, secret } = await deps.webhooks.registry.rotateSecret(teamOf(ctx), ctx.params.webhookId!, ctx.body)
+        const { webhook, secret } = await deps.webhooks.registry.rotateSecret(
+          teamOf(ctx),
+          ctx.params.webhookId!,
+          ctx.body,
+        )
         return { ...webhook, secret }
       },
     },
@@ -73,9 +94,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       path: '/admin/webhooks/:webhookId/test',
       auth: 'team',
       tag: 'webhooks',
-      summary: 'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, signed like a delivery) and answer what came back. Not queued, not retried, not counted in its health.',
+      summary:
+        'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, signed like a delivery) and answer what came back. Not queued, not retried, not counted in its health.',
       response: z.object({
-        testId: z.string().describe('The request\'s id (webhook-id, X-Service-Delivery)'),
+        testId: z.string().describe("The request's id (webhook-id, X-Service-Delivery)"),
         delivered: z.boolean().describe('The receiver answered 2xx'),
         status: z.number().optional().describe('HTTP status; absent when no answer came'),
         error: z.string().optional().describe('What went wrong: the transport error, or the start of the answer'),
@@ -94,7 +116,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       auth: 'team',
       tag: 'webhooks',
       status: 202,
-      summary: 'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a fresh schedule of attempts. Its event must still be retained by its room.',
+      summary:
+        'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a fresh schedule of attempts. Its event must still be retained by its room.',
       errors: [409],
       response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
       handle: async (ctx) => deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),

@@ -37,7 +37,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'read_context',
     title: 'Read context',
-    description: 'An entry\'s body (current or a kept older version) with its whole metadata.',
+    description: "An entry's body (current or a kept older version) with its whole metadata.",
     scope: 'room',
     args: coreArgs(context.read, { ...ref, version: undefined }),
     mutates: false,
@@ -48,9 +48,16 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'update_context',
     title: 'Update context',
-    description: 'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must match once), body (replace all).',
+    description:
+      'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must match once), body (replace all).',
     scope: 'room',
-    args: coreArgs(context.update, { ...ref, append: undefined, edits: 'Applied in order', body: undefined, expected_version: expectedVersion }),
+    args: coreArgs(context.update, {
+      ...ref,
+      append: undefined,
+      edits: 'Applied in order',
+      body: undefined,
+      expected_version: expectedVersion,
+    }),
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.context.update(caller, a),
@@ -78,7 +85,8 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'get_context_history',
     title: 'Get context history',
-    description: 'An entry\'s kept versions, newest first: version, author, time, size (read one with read_context version).',
+    description:
+      "An entry's kept versions, newest first: version, author, time, size (read one with read_context version).",
     scope: 'room',
     args: coreArgs(context.ref, ref),
     mutates: false,
@@ -88,7 +96,8 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'diff_context',
     title: 'Diff context',
-    description: 'Unified diff between two kept versions of an entry (default previous → current), with line counts. See what changed since you read it.',
+    description:
+      'Unified diff between two kept versions of an entry (default previous → current), with line counts. See what changed since you read it.',
     scope: 'room',
     args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
     mutates: false,

@@ -30,7 +30,12 @@ export const WAIT_MAX_S = 30
 
 /** wait_for_events arguments; the core has no operation of its own for it, so the tool validates. */
 export const waitSchema = z.object({
-  timeout_s: z.number().int('must be whole seconds').min(1, 'must be at least 1').max(WAIT_MAX_S, `must be at most ${WAIT_MAX_S}`).default(WAIT_MAX_S),
+  timeout_s: z
+    .number()
+    .int('must be whole seconds')
+    .min(1, 'must be at least 1')
+    .max(WAIT_MAX_S, `must be at most ${WAIT_MAX_S}`)
+    .default(WAIT_MAX_S),
   limit: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').default(50),
 })
 
@@ -79,7 +84,8 @@ async function waitForEvents(ctx: ToolContext<EventToolDeps>, input: unknown) {
         const notice = deps.feeds.waitForNotice(caller.room, round.signal, Math.max(0, deadline - Date.now()))
         const r = await events.consume(caller, v.limit)
         live()
-        if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline) return r
+        if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline)
+          return r
         if (!parked) {
           parked = true
           ctx.longRunning()
@@ -106,9 +112,15 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description: 'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
+    description:
+      'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
     scope: 'room',
-    args: coreArgs(events.post, { type: 'message, status, question, answer, blocker, ...', text: undefined, data: undefined, reply_to: 'Event id this answers' }),
+    args: coreArgs(events.post, {
+      type: 'message, status, question, answer, blocker, ...',
+      text: undefined,
+      data: undefined,
+      reply_to: 'Event id this answers',
+    }),
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -117,9 +129,15 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'read_events',
     title: 'Read events',
-    description: 'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
+    description:
+      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
     scope: 'room',
-    args: coreArgs(events.read, { before: undefined, after: undefined, limit: '1-100, default 20', type: 'Only this type' }),
+    args: coreArgs(events.read, {
+      before: undefined,
+      after: undefined,
+      limit: '1-100, default 20',
+      type: 'Only this type',
+    }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.events.read(caller, a),
@@ -177,7 +195,8 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
+    description:
+      'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
     scope: 'room',
     args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: undefined }),
     mutates: true,

@@ -12,7 +12,15 @@ import { roomTools, type RoomToolDeps } from './rooms.js'
 import { varTools, type VarToolDeps } from './vars.js'
 
 /** What the tools use, all together: what node.ts hands the runner (with the runner's own). */
-export type ToolDeps = PlanToolDeps & ContextToolDeps & EventToolDeps & PresenceToolDeps & LockToolDeps & VarToolDeps & RoomToolDeps & ReviewToolDeps & InsightToolDeps
+export type ToolDeps = PlanToolDeps &
+  ContextToolDeps &
+  EventToolDeps &
+  PresenceToolDeps &
+  LockToolDeps &
+  VarToolDeps &
+  RoomToolDeps &
+  ReviewToolDeps &
+  InsightToolDeps
 
 export const ALL_TOOLS: readonly ToolDef<ToolDeps>[] = [
   ...planTools,

@@ -19,7 +19,8 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
-    description: 'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
+    description:
+      'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
     scope: 'room',
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
     mutates: false,
@@ -32,7 +33,12 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
     description:
       'Full-text search over tasks, context and retained events, best first; the last word matches as a prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related wording, where enabled.',
     scope: 'room',
-    args: coreArgs(searchSchema, { query: undefined, kinds: 'Default all', limit: '1-50, default 10', semantic: undefined }),
+    args: coreArgs(searchSchema, {
+      query: undefined,
+      kinds: 'Default all',
+      limit: '1-50, default 10',
+      semantic: undefined,
+    }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.search.search(caller, a),

@@ -21,7 +21,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
-    description: 'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn.',
+    description:
+      'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     mutates: false,
@@ -31,7 +32,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_task',
     title: 'Add task',
-    description: 'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to claim it for assignee (default you).',
+    description:
+      'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to claim it for assignee (default you).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
@@ -68,7 +70,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       assignee: undefined,
       title: undefined,
       notes: undefined,
-      force: 'Override a conflict or another\'s task; only when told to',
+      force: "Override a conflict or another's task; only when told to",
     }),
     mutates: true,
     core: true,
@@ -78,7 +80,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
-    description: 'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
+    description:
+      'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
     scope: 'room',
     args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
     mutates: false,
@@ -99,7 +102,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description: 'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
+    description:
+      'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
     scope: 'room',
     args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
     mutates: true,
@@ -110,7 +114,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task, drops it from others\' dependencies and its pending reviews. Prefer status cancelled, which keeps history.',
+    description:
+      "Deletes a task, drops it from others' dependencies and its pending reviews. Prefer status cancelled, which keeps history.",
     scope: 'room',
     args: id,
     mutates: true,

@@ -26,7 +26,8 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'get_presence',
     title: 'Get presence',
-    description: 'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
+    description:
+      'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
     scope: 'room',
     args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
     mutates: false,

@@ -18,7 +18,8 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
   tool({
     name: 'request_review',
     title: 'Request review',
-    description: 'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any other agent, who answers with approve or reject.',
+    description:
+      'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any other agent, who answers with approve or reject.',
     scope: 'room',
     args: {
       // One object rather than the core's union of two: shorter to list, and the core names
@@ -63,7 +64,14 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     title: 'List reviews',
     description: 'Reviews matching every given filter, newest first.',
     scope: 'room',
-    args: coreArgs(reviewSchemas.list, { status: undefined, reviewer: undefined, requested_by: undefined, target_kind: undefined, task_id: undefined, limit: '1-200, default 20' }),
+    args: coreArgs(reviewSchemas.list, {
+      status: undefined,
+      reviewer: undefined,
+      requested_by: undefined,
+      target_kind: undefined,
+      task_id: undefined,
+      limit: '1-200, default 20',
+    }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.list(caller, a),

@@ -13,7 +13,10 @@ import { toolsOf, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
-  if (p.kind !== 'team') throw new AppError('forbidden', 'this tool needs a team key; a room invite key reaches only its room', { field: 'authorization' })
+  if (p.kind !== 'team')
+    throw new AppError('forbidden', 'this tool needs a team key; a room invite key reaches only its room', {
+      field: 'authorization',
+    })
   return p
 }
 
@@ -29,9 +32,10 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
-    description: "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the previous page's next.",
+    description:
+      "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the previous page's next.",
     scope: 'team',
-    args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: 'room_id from the previous page\'s next' }),
+    args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
@@ -39,7 +43,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'leave_room',
     title: 'Leave room',
-    description: 'Call when you are done with the room: clears your presence and posts an agent_left event (nothing when you were not present: left false). Release your locks and hand off your tasks first.',
+    description:
+      'Call when you are done with the room: clears your presence and posts an agent_left event (nothing when you were not present: left false). Release your locks and hand off your tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
     mutates: true,
@@ -49,7 +54,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'get_room_info',
     title: 'Get room info',
-    description: 'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ...), whether semantic search works here.',
+    description:
+      'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ...), whether semantic search works here.',
     scope: 'room',
     args: coreArgs(roomSchemas.info, {}),
     mutates: false,
@@ -72,7 +78,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'create_room_from_template',
     title: 'Create room from template',
-    description: 'Creates a room for the team, pre-filled with a template\'s starter plan and context (see list_templates). Omit room_id to get a generated one.',
+    description:
+      "Creates a room for the team, pre-filled with a template's starter plan and context (see list_templates). Omit room_id to get a generated one.",
     scope: 'team',
     args: {
       ...coreArgs(roomSchemas.create, { room_id: '1-64 letters, digits, _ . -', name: 'Display name; default the id' }),
@@ -84,7 +91,12 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, principal }, a) => {
       const key = teamKey(principal)
-      return deps.core.rooms.create(key.teamId, { room_id: a.room_id, name: a.name, template: a.template }, `key:${key.keyId}`, a.idempotency_key)
+      return deps.core.rooms.create(
+        key.teamId,
+        { room_id: a.room_id, name: a.name, template: a.template },
+        `key:${key.keyId}`,
+        a.idempotency_key,
+      )
     },
   }),
 ]

@@ -34,11 +34,16 @@ export const varTools: ToolDef<VarToolDeps>[] = [
     run: async ({ deps, caller }, a) => {
       const given = (['value', 'increment'] as const).filter((k) => a[k] !== undefined)
       if (given.length !== 1) {
-        throw invalid(`value, increment: give exactly one of them (got ${given.length === 0 ? 'none' : 'both'})`, { field: 'value|increment' })
+        throw invalid(`value, increment: give exactly one of them (got ${given.length === 0 ? 'none' : 'both'})`, {
+          field: 'value|increment',
+        })
       }
-      if (a.increment === undefined) return deps.core.vars.set(caller, { name: a.name, value: a.value, expected_version: a.expected_version })
+      if (a.increment === undefined)
+        return deps.core.vars.set(caller, { name: a.name, value: a.value, expected_version: a.expected_version })
       if (a.expected_version !== undefined) {
-        throw invalid('expected_version: only with value; an increment is atomic and needs no version check', { field: 'expected_version' })
+        throw invalid('expected_version: only with value; an increment is atomic and needs no version check', {
+          field: 'expected_version',
+        })
       }
       return deps.core.vars.increment(caller, { name: a.name, by: a.increment })
     },

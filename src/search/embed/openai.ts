@@ -46,12 +46,22 @@ export class HttpEmbedder implements Embedder {
   async embed(texts: string[], call: { signal?: AbortSignal; retries?: number } = {}): Promise<Float32Array[]> {
     const out: Float32Array[] = []
     for (let i = 0; i < texts.length; i += this.opts.batch) {
-      out.push(...(await this.withRetries(texts.slice(i, i + this.opts.batch), call.signal, call.retries ?? this.opts.retries)))
+      out.push(
+        ...(await this.withRetries(
+          texts.slice(i, i + this.opts.batch),
+          call.signal,
+          call.retries ?? this.opts.retries,
+        )),
+      )
     }
     return out
   }
 
-  private async withRetries(input: string[], signal: AbortSignal | undefined, retries: number): Promise<Float32Array[]> {
+  private async withRetries(
+    input: string[],
+    signal: AbortSignal | undefined,
+    retries: number,
+  ): Promise<Float32Array[]> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.request(input, signal)
@@ -73,12 +83,26 @@ export class HttpEmbedder implements Embedder {
     let res: Response
     let text: string
     try {
-      res = await fetch(this.endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: signal ? AbortSignal.any([signal, timeout]) : timeout })
+      res = await fetch(this.endpoint, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      })
       text = await res.text()
     } catch (err) {
-      if (timeout.aborted) throw new EmbedderError(`the embedder at ${this.endpoint} did not answer within ${this.opts.timeoutMs} ms (EMBEDDER_TIMEOUT_MS)`, true, 'EMBEDDER_TIMEOUT_MS')
+      if (timeout.aborted)
+        throw new EmbedderError(
+          `the embedder at ${this.endpoint} did not answer within ${this.opts.timeoutMs} ms (EMBEDDER_TIMEOUT_MS)`,
+          true,
+          'EMBEDDER_TIMEOUT_MS',
+        )
       const cause = (err as { cause?: { code?: string; message?: string } }).cause
-      throw new EmbedderError(`the embedder at ${this.endpoint} (EMBEDDER_URL) is unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`, !signal?.aborted, 'EMBEDDER_URL')
+      throw new EmbedderError(
+        `the embedder at ${this.endpoint} (EMBEDDER_URL) is unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        !signal?.aborted,
+        'EMBEDDER_URL',
+      )
     }
     if (!res.ok) throw this.refusal(res, text)
     return this.vectors(text, input.length)
@@ -95,18 +119,39 @@ export class HttpEmbedder implements Embedder {
       if (Number.isFinite(after) && after > 0) e.retryAfterMs = after * 1000
       return e
     }
-    if (s === 401 || s === 403) return new EmbedderError(`${at} — set EMBEDDER_API_KEY to a key it accepts`, false, 'EMBEDDER_API_KEY', s)
-    if (s === 413) return new EmbedderError(`${at} — lower EMBEDDER_BATCH or EMBEDDER_TEXT_CHARS`, false, 'EMBEDDER_BATCH', s)
-    if (/dimension/i.test(said)) return new EmbedderError(`${at} — check EMBEDDER_DIMENSIONS`, false, 'EMBEDDER_DIMENSIONS', s)
-    if (/model/i.test(said)) return new EmbedderError(`${at} — set EMBEDDER_MODEL to a model this server has (${this.model} is not)`, false, 'EMBEDDER_MODEL', s)
-    if (s === 404 || s === 405) return new EmbedderError(`${at} — EMBEDDER_URL should be the API base, e.g. http://localhost:11434/v1 or https://api.openai.com/v1`, false, 'EMBEDDER_URL', s)
-    if (/token|too long|context length|maximum/i.test(said)) return new EmbedderError(`${at} — lower EMBEDDER_TEXT_CHARS`, false, 'EMBEDDER_TEXT_CHARS', s)
+    if (s === 401 || s === 403)
+      return new EmbedderError(`${at} — set EMBEDDER_API_KEY to a key it accepts`, false, 'EMBEDDER_API_KEY', s)
+    if (s === 413)
+      return new EmbedderError(`${at} — lower EMBEDDER_BATCH or EMBEDDER_TEXT_CHARS`, false, 'EMBEDDER_BATCH', s)
+    if (/dimension/i.test(said))
+      return new EmbedderError(`${at} — check EMBEDDER_DIMENSIONS`, false, 'EMBEDDER_DIMENSIONS', s)
+    if (/model/i.test(said))
+      return new EmbedderError(
+        `${at} — set EMBEDDER_MODEL to a model this server has (${this.model} is not)`,
+        false,
+        'EMBEDDER_MODEL',
+        s,
+      )
+    if (s === 404 || s === 405)
+      return new EmbedderError(
+        `${at} — EMBEDDER_URL should be the API base, e.g. http://localhost:11434/v1 or https://api.openai.com/v1`,
+        false,
+        'EMBEDDER_URL',
+        s,
+      )
+    if (/token|too long|context length|maximum/i.test(said))
+      return new EmbedderError(`${at} — lower EMBEDDER_TEXT_CHARS`, false, 'EMBEDDER_TEXT_CHARS', s)
     return new EmbedderError(at, false, undefined, s)
   }
 
   /** The vectors of a 2xx answer, in input order, all of one length. */
   private vectors(text: string, n: number): Float32Array[] {
-    const bad = (why: string) => new EmbedderError(`the embedder at ${this.endpoint} (EMBEDDER_URL) gave no OpenAI embeddings answer: ${why}`, false, 'EMBEDDER_URL')
+    const bad = (why: string) =>
+      new EmbedderError(
+        `the embedder at ${this.endpoint} (EMBEDDER_URL) gave no OpenAI embeddings answer: ${why}`,
+        false,
+        'EMBEDDER_URL',
+      )
     let data: unknown
     try {
       data = (JSON.parse(text) as { data?: unknown }).data
@@ -115,13 +160,22 @@ export class HttpEmbedder implements Embedder {
     }
     if (!Array.isArray(data) || data.length !== n) throw bad(`expected data with ${n} embeddings`)
     const rows = data as { embedding?: unknown; index?: unknown }[]
-    const ordered = rows.every((r) => typeof r.index === 'number') ? [...rows].sort((a, b) => (a.index as number) - (b.index as number)) : rows
+    const ordered = rows.every((r) => typeof r.index === 'number')
+      ? [...rows].sort((a, b) => (a.index as number) - (b.index as number))
+      : rows
     return ordered.map((r) => {
       const e = r.embedding
-      if (!Array.isArray(e) || e.length === 0 || !e.every((x) => typeof x === 'number' && Number.isFinite(x))) throw bad('an embedding is not an array of numbers')
+      if (!Array.isArray(e) || e.length === 0 || !e.every((x) => typeof x === 'number' && Number.isFinite(x)))
+        throw bad('an embedding is not an array of numbers')
       if (this.dims !== undefined && e.length !== this.dims) {
-        const said = this.opts.dimensions ? `EMBEDDER_DIMENSIONS is ${this.opts.dimensions}` : `earlier answers had ${this.dims}`
-        throw new EmbedderError(`the embedder at ${this.endpoint} gave vectors of ${e.length} dimensions; ${said} — set EMBEDDER_DIMENSIONS to the model's size`, false, 'EMBEDDER_DIMENSIONS')
+        const said = this.opts.dimensions
+          ? `EMBEDDER_DIMENSIONS is ${this.opts.dimensions}`
+          : `earlier answers had ${this.dims}`
+        throw new EmbedderError(
+          `the embedder at ${this.endpoint} gave vectors of ${e.length} dimensions; ${said} — set EMBEDDER_DIMENSIONS to the model's size`,
+          false,
+          'EMBEDDER_DIMENSIONS',
+        )
       }
       this.dims = e.length
       return Float32Array.from(e as number[])

@@ -14,7 +14,18 @@ import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
 import { callOptions, iso } from '../../core/records.js'
 import type { Store } from '../../store/store.js'
-import { parseSearch, refOf, roundScore, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchKind, type SearchStatus, type ValidSearch } from '../engine.js'
+import {
+  parseSearch,
+  refOf,
+  roundScore,
+  semanticDisabled,
+  type SearchAnswer,
+  type SearchEngine,
+  type SearchHit,
+  type SearchKind,
+  type SearchStatus,
+  type ValidSearch,
+} from '../engine.js'
 import type { RedisSearchEngine } from '../redis/engine.js'
 import { ELLIPSIS, MARK_CLOSE, MARK_OPEN } from '../text.js'
 import { Indexer, type IndexerOptions } from '../indexer.js'
@@ -45,7 +56,11 @@ export class MeiliSearchEngine implements SearchEngine {
 
   status(): SearchStatus {
     const model = this.settings.meiliEmbedderModel
-    return { engine: 'meilisearch', semantic: this.semanticEnabled, ...(this.semanticEnabled && model ? { model } : {}) }
+    return {
+      engine: 'meilisearch',
+      semantic: this.semanticEnabled,
+      ...(this.semanticEnabled && model ? { model } : {}),
+    }
   }
 
   async start(): Promise<void> {
@@ -66,7 +81,10 @@ export class MeiliSearchEngine implements SearchEngine {
       await this.sink.dropTeam(teamId)
     } catch (err) {
       if (!unreachable(err)) throw err
-      throw new AppError('unavailable', 'the search index (Meilisearch) is unreachable, so the team\'s documents cannot be removed: nothing was deleted; try again shortly')
+      throw new AppError(
+        'unavailable',
+        "the search index (Meilisearch) is unreachable, so the team's documents cannot be removed: nothing was deleted; try again shortly",
+      )
     }
   }
 
@@ -75,17 +93,30 @@ export class MeiliSearchEngine implements SearchEngine {
     if (q.semantic && !this.semanticEnabled) throw semanticDisabled('meilisearch')
     const r = await this.fallback.reader.pick(caller.room, callOptions(caller), {})
     const behind = r.indexedRoom !== String(r.createdAt) || r.indexedPos !== String(r.cseq)
-    if (behind) void this.indexer.mark(caller.room).then(() => this.indexer.kick(), () => undefined)
+    if (behind)
+      void this.indexer.mark(caller.room).then(
+        () => this.indexer.kick(),
+        () => undefined,
+      )
     let hits: Hit<MeiliDoc>[]
     try {
       hits = await this.query(caller, q)
     } catch (err) {
       if (!unreachable(err)) throw err
-      if (q.semantic) throw new AppError('unavailable', 'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true', { field: 'semantic' })
+      if (q.semantic)
+        throw new AppError(
+          'unavailable',
+          'semantic search: Meilisearch is unreachable; retry shortly, or search without semantic: true',
+          { field: 'semantic' },
+        )
       const answer = await this.fallback.search(caller, { ...q, semantic: false })
       return { ...answer, note: 'Meilisearch is unreachable: answered by the Redis search engine' }
     }
-    const answer: SearchAnswer = { results: hits.map((h) => (q.semantic ? withSignal(h, hitOf(h)) : hitOf(h))), engine: 'meilisearch', semantic: q.semantic }
+    const answer: SearchAnswer = {
+      results: hits.map((h) => (q.semantic ? withSignal(h, hitOf(h)) : hitOf(h))),
+      engine: 'meilisearch',
+      semantic: q.semantic,
+    }
     if (behind) answer.note = 'recent changes of this room are still being indexed and may be missing'
     if (r.unread !== undefined) answer.unread = r.unread
     return answer
@@ -97,7 +128,18 @@ export class MeiliSearchEngine implements SearchEngine {
     const res = await this.sink.index.search<MeiliDoc>(q.query, {
       filter: filter.join(' AND '),
       limit: q.limit,
-      attributesToRetrieve: ['kind', 'rid', 'title', 'type', 'key', 'status', 'version', 'event_type', 'agent_id', 'at'],
+      attributesToRetrieve: [
+        'kind',
+        'rid',
+        'title',
+        'type',
+        'key',
+        'status',
+        'version',
+        'event_type',
+        'agent_id',
+        'at',
+      ],
       attributesToHighlight: ['title', 'key', 'type', 'body'],
       attributesToCrop: ['body'],
       cropLength: CROP_WORDS,
@@ -114,7 +156,10 @@ export class MeiliSearchEngine implements SearchEngine {
 
 function unreachable(err: unknown): boolean {
   if (err instanceof MeilisearchApiError) return err.response.status >= 500
-  return err instanceof Error && /Meilisearch.*(Request|TimeOut)|fetch failed|ECONNREFUSED/i.test(`${err.name} ${err.message}`)
+  return (
+    err instanceof Error &&
+    /Meilisearch.*(Request|TimeOut)|fetch failed|ECONNREFUSED/i.test(`${err.name} ${err.message}`)
+  )
 }
 
 /** A Meilisearch hit in the answer's shape: the snippet is the cropped body when it matched, else the field that did. */
@@ -122,8 +167,18 @@ export function hitOf(h: Hit<MeiliDoc>): SearchHit {
   const kind = h.kind as SearchKind
   const matchedIn = Object.keys(h._matchesPosition ?? {})
   const formatted = (h._formatted ?? {}) as Partial<Record<keyof MeiliDoc, unknown>>
-  const source = matchedIn.includes('body') ? 'body' : (['title', 'key', 'type'] as const).find((f) => matchedIn.includes(f)) ?? (kind === 'task' ? 'title' : 'body')
-  const hit: SearchHit = { ref: refOf(kind, h.rid), kind, id: h.rid, at: iso(h.at), field: source === 'body' ? BODY_FIELD[kind] : source, snippet: String(formatted[source] ?? ''), score: roundScore(h._rankingScore ?? 0) }
+  const source = matchedIn.includes('body')
+    ? 'body'
+    : ((['title', 'key', 'type'] as const).find((f) => matchedIn.includes(f)) ?? (kind === 'task' ? 'title' : 'body'))
+  const hit: SearchHit = {
+    ref: refOf(kind, h.rid),
+    kind,
+    id: h.rid,
+    at: iso(h.at),
+    field: source === 'body' ? BODY_FIELD[kind] : source,
+    snippet: String(formatted[source] ?? ''),
+    score: roundScore(h._rankingScore ?? 0),
+  }
   if (kind === 'task') {
     if (h.title !== undefined) hit.title = h.title
     if (h.status !== undefined) hit.status = h.status
@@ -151,7 +206,21 @@ function withSignal(h: Hit<MeiliDoc>, hit: SearchHit): SearchHit {
 
 /** Field order as the Redis engine gives it, so answers read alike. */
 function orderedHit(h: SearchHit): SearchHit {
-  const order = ['ref', 'kind', 'id', 'title', 'status', 'type', 'key', 'version', 'agent_id', 'at', 'field', 'snippet', 'score'] as const
+  const order = [
+    'ref',
+    'kind',
+    'id',
+    'title',
+    'status',
+    'type',
+    'key',
+    'version',
+    'agent_id',
+    'at',
+    'field',
+    'snippet',
+    'score',
+  ] as const
   const out: Record<string, unknown> = {}
   for (const k of order) if (h[k] !== undefined) out[k] = h[k]
   return out as SearchHit

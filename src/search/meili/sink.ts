@@ -56,7 +56,15 @@ export function docId(ref: RoomRef, key: string): string {
 }
 
 export function toMeiliDoc(ref: RoomRef, d: SourceDoc): MeiliDoc {
-  const doc: MeiliDoc = { id: docId(ref, d.key), team_id: ref.teamId, room_id: ref.roomId, kind: d.kind, rid: d.id, body: '', at: d.at }
+  const doc: MeiliDoc = {
+    id: docId(ref, d.key),
+    team_id: ref.teamId,
+    room_id: ref.roomId,
+    kind: d.kind,
+    rid: d.id,
+    body: '',
+    at: d.at,
+  }
   if (d.kind === 'task') {
     doc.title = d.fields.title ?? ''
     doc.body = d.fields.notes ?? ''

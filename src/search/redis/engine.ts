@@ -18,7 +18,14 @@ import type { Hub } from '../../realtime/hub.js'
 import type { Store } from '../../store/store.js'
 import { VectorStore } from '../../store/vectors.js'
 import type { Embedder } from '../embed/embedder.js'
-import { parseSearch, semanticDisabled, type SearchAnswer, type SearchEngine, type SearchHit, type SearchStatus } from '../engine.js'
+import {
+  parseSearch,
+  semanticDisabled,
+  type SearchAnswer,
+  type SearchEngine,
+  type SearchHit,
+  type SearchStatus,
+} from '../engine.js'
 import { Indexer, type IndexerOptions } from '../indexer.js'
 import { SearchReader } from '../records.js'
 import { RoomVectors } from '../vectors/follower.js'
@@ -38,8 +45,10 @@ export interface RedisEngineOptions {
 }
 
 /** Why an answer may miss recent changes in its semantic half. */
-const NOTE_BEHIND = 'recent changes of this room are still being embedded: the semantic half of this answer may miss them (its lexical half does not)'
-const NOTE_MODEL = 'this room\'s vectors are being made again with the configured embedding model: this answer is lexical only until they are'
+const NOTE_BEHIND =
+  'recent changes of this room are still being embedded: the semantic half of this answer may miss them (its lexical half does not)'
+const NOTE_MODEL =
+  "this room's vectors are being made again with the configured embedding model: this answer is lexical only until they are"
 
 /** Rooms read in full at once on a node; more wait their turn. */
 const MAX_LOADS = 2
@@ -74,7 +83,13 @@ export class RedisSearchEngine implements SearchEngine {
       const vectors = new VectorStore(store, settings.roomTtlMs)
       const generation = generationOf(opts.embedder.model, settings.embedderDimensions)
       const semantic = new Semantic(vectors, opts.embedder, settings, generation)
-      const sink = new VectorSink(vectors, opts.embedder, { bound: settings.searchVectorsPerRoom, textChars: settings.embedderTextChars, batch: settings.embedderBatch, mirror: () => semantic.sets, generation })
+      const sink = new VectorSink(vectors, opts.embedder, {
+        bound: settings.searchVectorsPerRoom,
+        textChars: settings.embedderTextChars,
+        batch: settings.embedderBatch,
+        mirror: () => semantic.sets,
+        generation,
+      })
       this.semantic = semantic
       this.vectorIndexer = new Indexer(store, sink, settings, {
         keys: { manifest: (ref) => store.keys.vectors(ref).manifest, shared: store.keys.vectorIndex() },
@@ -83,7 +98,11 @@ export class RedisSearchEngine implements SearchEngine {
       })
     }
     // Every search reads the vector indexer's position in the room: its answer says when the room's vectors are behind.
-    this.reader = new SearchReader(store, settings, this.semantic ? (ref) => store.keys.vectors(ref).manifest : undefined)
+    this.reader = new SearchReader(
+      store,
+      settings,
+      this.semantic ? (ref) => store.keys.vectors(ref).manifest : undefined,
+    )
     this.budget = settings.searchCacheMb * 1024 * 1024
     this.cache = {
       loadSlot: (fn) => this.loadSlot(fn),
@@ -112,7 +131,12 @@ export class RedisSearchEngine implements SearchEngine {
   /** Whether semantic search is on, and how its vectors are searched (GET /admin/me, get_room_info). */
   status(): SearchStatus {
     if (!this.semantic) return { engine: 'redis', semantic: false }
-    return { engine: 'redis', semantic: true, model: this.semantic.embedder.model, vectors: this.semantic.sets ? 'vector sets' : 'in process' }
+    return {
+      engine: 'redis',
+      semantic: true,
+      model: this.semantic.embedder.model,
+      vectors: this.semantic.sets ? 'vector sets' : 'in process',
+    }
   }
 
   async stop(): Promise<void> {
@@ -131,7 +155,14 @@ export class RedisSearchEngine implements SearchEngine {
     // The query is embedded and its nearest vectors fetched while the room's lexical index is
     // brought up to date (the records they name are checked against it afterwards: hybrid.ts).
     const semantic = this.semantic
-    const nearest = q.semantic && semantic ? semantic.embedQuery(q.query).then((v) => semantic.candidates(caller.room, () => (room.vectors ??= new RoomVectors()), v, CANDIDATES, q.kinds)) : undefined
+    const nearest =
+      q.semantic && semantic
+        ? semantic
+            .embedQuery(q.query)
+            .then((v) =>
+              semantic.candidates(caller.room, () => (room.vectors ??= new RoomVectors()), v, CANDIDATES, q.kinds),
+            )
+        : undefined
     nearest?.catch(() => undefined) // awaited below; not an unhandled rejection when the lexical half fails first
     const { unread, lexical, behind } = await room.serial(async () => {
       let unread: number | undefined
@@ -141,15 +172,26 @@ export class RedisSearchEngine implements SearchEngine {
         if (err instanceof AppError && err.code === 'not_found') this.drop(room)
         throw err
       }
-      const lexical = room.index.search(q.query, q.semantic ? Math.max(q.limit, CANDIDATES) : q.limit, q.kinds ? new Set(q.kinds) : undefined)
+      const lexical = room.index.search(
+        q.query,
+        q.semantic ? Math.max(q.limit, CANDIDATES) : q.limit,
+        q.kinds ? new Set(q.kinds) : undefined,
+      )
       return { unread, lexical, behind: room.vectorsBehind }
     })
     let results: SearchHit[]
     let note: string | undefined
     if (q.semantic) {
-      const r = await hybrid(room, q, lexical, await nearest!, { ratio: this.settings.searchSemanticRatio, textChars: this.settings.embedderTextChars })
+      const r = await hybrid(room, q, lexical, await nearest!, {
+        ratio: this.settings.searchSemanticRatio,
+        textChars: this.settings.embedderTextChars,
+      })
       // Vectors behind the room or of another model: marked, so some node's indexer catches up now.
-      if (behind || r.otherModel) void this.vectorIndexer!.mark(caller.room).then(() => this.vectorIndexer!.kick(), () => undefined)
+      if (behind || r.otherModel)
+        void this.vectorIndexer!.mark(caller.room).then(
+          () => this.vectorIndexer!.kick(),
+          () => undefined,
+        )
       results = r.results
       if (r.otherModel) note = NOTE_MODEL
       else if (behind) note = NOTE_BEHIND
@@ -176,13 +218,21 @@ export class RedisSearchEngine implements SearchEngine {
       textLength += r.textLength
       waiting += r.waiting
     }
-    return { rooms: this.rooms.size, textLength, loads: this.loads, loading: this.loading, waiting, lateNotices: this.lateNotices }
+    return {
+      rooms: this.rooms.size,
+      textLength,
+      loads: this.loads,
+      loading: this.loading,
+      waiting,
+      lateNotices: this.lateNotices,
+    }
   }
 
   private roomFor(caller: Caller): RoomIndex {
     const tag = this.store.keys.roomTag(caller.room)
     let room = this.rooms.get(tag)
-    if (room) this.rooms.delete(tag) // re-inserted last: Map order is least recently used first
+    if (room)
+      this.rooms.delete(tag) // re-inserted last: Map order is least recently used first
     else room = new RoomIndex(caller.room, this.hub, this.reader, this.cache)
     room.lastUsed = Date.now()
     this.rooms.set(tag, room)

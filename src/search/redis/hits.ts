@@ -6,10 +6,18 @@ import type { HitBase } from '../records.js'
 import { snippet } from '../text.js'
 
 /** Where a snippet comes from, by preference: a long field that matched, then a short one. */
-const SNIPPET_ORDER: Field[] = [...LONG_FIELDS, ...(Object.keys(FIELD_WEIGHTS) as Field[]).filter((f) => !LONG_FIELDS.includes(f)).sort((a, b) => FIELD_WEIGHTS[b] - FIELD_WEIGHTS[a])]
+const SNIPPET_ORDER: Field[] = [
+  ...LONG_FIELDS,
+  ...(Object.keys(FIELD_WEIGHTS) as Field[])
+    .filter((f) => !LONG_FIELDS.includes(f))
+    .sort((a, b) => FIELD_WEIGHTS[b] - FIELD_WEIGHTS[a]),
+]
 
 /** A ranked document as an answer shows it; `fields` is the bit mask of the fields that matched. */
 export function hitOf(doc: IndexDoc<HitBase>, score: number, fields: number, matched: ReadonlySet<string>): SearchHit {
-  const field = SNIPPET_ORDER.find((f) => fields & (1 << FIELDS.indexOf(f)) && doc.fields[f]) ?? SNIPPET_ORDER.find((f) => doc.fields[f]) ?? 'title'
+  const field =
+    SNIPPET_ORDER.find((f) => fields & (1 << FIELDS.indexOf(f)) && doc.fields[f]) ??
+    SNIPPET_ORDER.find((f) => doc.fields[f]) ??
+    'title'
   return { ...doc.meta, field, snippet: snippet(doc.fields[field] ?? '', matched), score: roundScore(score) }
 }

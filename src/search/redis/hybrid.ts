@@ -34,7 +34,13 @@ function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
 }
 
 /** Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the lexical index is up to date. */
-export async function hybrid(room: RoomIndex, q: ValidSearch, lexical: Answer<HitBase>, pick: PickNearest, opts: HybridOptions): Promise<{ results: SearchHit[]; otherModel: boolean }> {
+export async function hybrid(
+  room: RoomIndex,
+  q: ValidSearch,
+  lexical: Answer<HitBase>,
+  pick: PickNearest,
+  opts: HybridOptions,
+): Promise<{ results: SearchHit[]; otherModel: boolean }> {
   const accept: Accept = (key, hash) => {
     const doc = room.index.doc(key)
     return doc !== undefined && hashOf(doc, opts.textChars) === hash

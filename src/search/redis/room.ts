@@ -24,7 +24,16 @@ import type { CallOptions } from '../../store/store.js'
 import { LexicalIndex } from '../lexical.js'
 import { AppError } from '../../shared/errors.js'
 import type { RoomVectors } from '../vectors/follower.js'
-import { docKey, eventDoc, seqOfId, type HitBase, type Pick, type RoomRead, type SearchReader, type SourceDoc } from '../records.js'
+import {
+  docKey,
+  eventDoc,
+  seqOfId,
+  type HitBase,
+  type Pick,
+  type RoomRead,
+  type SearchReader,
+  type SourceDoc,
+} from '../records.js'
 
 /** How long a search waits for notices that its read showed were published (ms). */
 const NOTICE_WAIT_MS = 250
@@ -182,8 +191,10 @@ export class RoomIndex {
       this.cache.grew(this)
     }
     if (n.k === 'task' && typeof n.id === 'string') this.dirty.set(docKey('task', n.id), c)
-    if (n.k === 'context' && typeof n.type === 'string' && typeof n.key === 'string') this.dirty.set(docKey('context', `${n.type}/${n.key}`), c)
-    if (n.k === 'event' && n.op === 'deleted' && typeof n.id === 'string' && this.index.remove(docKey('event', n.id))) this.liveEvents--
+    if (n.k === 'context' && typeof n.type === 'string' && typeof n.key === 'string')
+      this.dirty.set(docKey('context', `${n.type}/${n.key}`), c)
+    if (n.k === 'event' && n.op === 'deleted' && typeof n.id === 'string' && this.index.remove(docKey('event', n.id)))
+      this.liveEvents--
     for (const wake of [...this.waiters]) wake()
   }
 
@@ -227,7 +238,10 @@ export class RoomIndex {
       this.index.upsert(d)
       got.add(d.key)
     }
-    const asked = [...(want.t ?? []).map((id) => docKey('task', id)), ...(want.c ?? []).map((id) => docKey('context', id))]
+    const asked = [
+      ...(want.t ?? []).map((id) => docKey('task', id)),
+      ...(want.c ?? []).map((id) => docKey('context', id)),
+    ]
     for (const key of asked) {
       if (!got.has(key)) this.index.remove(key)
       if ((this.dirty.get(key) ?? Infinity) <= r.cseq) this.dirty.delete(key)

@@ -41,7 +41,7 @@ export function quantize(v: ArrayLike<number>): Quantized | undefined {
 
 /** Cosine of two quantised vectors of the same length. */
 export function cosine(a: Quantized, b: Quantized): number {
-  return dot(a.q, 0, b.q, a.q.length) * a.range * b.range / 16129
+  return (dot(a.q, 0, b.q, a.q.length) * a.range * b.range) / 16129
 }
 
 /** dot(a[offset .. offset+n], b[0 .. n]) in integers. */

@@ -38,7 +38,14 @@ import { dot } from './codec.js'
  * `query` is `stride` bytes too). `version`: a number the caller changes whenever the contents of
  * `data` change; with it, vectors already in the scratch memory are not copied again.
  */
-export type DotsFn = (data: Int8Array, count: number, stride: number, query: Int8Array, out: Float64Array, version?: number) => void
+export type DotsFn = (
+  data: Int8Array,
+  count: number,
+  stride: number,
+  query: Int8Array,
+  out: Float64Array,
+  version?: number,
+) => void
 
 /** Bytes a vector of `dims` values takes in a room's layout: rounded up to 16 (one SIMD register). */
 export function strideOf(dims: number): number {
@@ -88,28 +95,74 @@ const [DATA, QUERY, N, STRIDE, OUT, END, Q, ACC, A, B] = [0, 1, 2, 3, 4, 5, 6, 7
 
 const body = [
   ...op.block,
-  ...op.get(N), ...op.i32eqz, ...op.brIf0,
+  ...op.get(N),
+  ...op.i32eqz,
+  ...op.brIf0,
   ...op.loop,
-  ...op.v128zero, ...op.set(ACC),
-  ...op.get(DATA), ...op.get(STRIDE), ...op.i32add, ...op.set(END),
-  ...op.get(QUERY), ...op.set(Q),
-  ...op.loop,
-  ...op.get(DATA), ...op.v128load, ...op.set(A),
-  ...op.get(Q), ...op.v128load, ...op.set(B),
-  ...op.get(ACC),
-  ...op.get(A), ...op.extendLowS, ...op.get(B), ...op.extendLowS, ...op.dot, ...op.add,
-  ...op.get(A), ...op.extendHighS, ...op.get(B), ...op.extendHighS, ...op.dot, ...op.add,
+  ...op.v128zero,
   ...op.set(ACC),
-  ...op.get(DATA), ...op.i32const(16), ...op.i32add, ...op.set(DATA),
-  ...op.get(Q), ...op.i32const(16), ...op.i32add, ...op.set(Q),
-  ...op.get(DATA), ...op.get(END), ...op.i32ltU, ...op.brIf0,
+  ...op.get(DATA),
+  ...op.get(STRIDE),
+  ...op.i32add,
+  ...op.set(END),
+  ...op.get(QUERY),
+  ...op.set(Q),
+  ...op.loop,
+  ...op.get(DATA),
+  ...op.v128load,
+  ...op.set(A),
+  ...op.get(Q),
+  ...op.v128load,
+  ...op.set(B),
+  ...op.get(ACC),
+  ...op.get(A),
+  ...op.extendLowS,
+  ...op.get(B),
+  ...op.extendLowS,
+  ...op.dot,
+  ...op.add,
+  ...op.get(A),
+  ...op.extendHighS,
+  ...op.get(B),
+  ...op.extendHighS,
+  ...op.dot,
+  ...op.add,
+  ...op.set(ACC),
+  ...op.get(DATA),
+  ...op.i32const(16),
+  ...op.i32add,
+  ...op.set(DATA),
+  ...op.get(Q),
+  ...op.i32const(16),
+  ...op.i32add,
+  ...op.set(Q),
+  ...op.get(DATA),
+  ...op.get(END),
+  ...op.i32ltU,
+  ...op.brIf0,
   ...op.end,
   ...op.get(OUT),
-  ...op.get(ACC), ...op.lane(0), ...op.get(ACC), ...op.lane(1), ...op.i32add,
-  ...op.get(ACC), ...op.lane(2), ...op.i32add, ...op.get(ACC), ...op.lane(3), ...op.i32add,
+  ...op.get(ACC),
+  ...op.lane(0),
+  ...op.get(ACC),
+  ...op.lane(1),
+  ...op.i32add,
+  ...op.get(ACC),
+  ...op.lane(2),
+  ...op.i32add,
+  ...op.get(ACC),
+  ...op.lane(3),
+  ...op.i32add,
   ...op.i32store,
-  ...op.get(OUT), ...op.i32const(4), ...op.i32add, ...op.set(OUT),
-  ...op.get(N), ...op.i32const(1), ...op.i32sub, ...op.tee(N), ...op.brIf0,
+  ...op.get(OUT),
+  ...op.i32const(4),
+  ...op.i32add,
+  ...op.set(OUT),
+  ...op.get(N),
+  ...op.i32const(1),
+  ...op.i32sub,
+  ...op.tee(N),
+  ...op.brIf0,
   ...op.end,
   ...op.end,
   ...op.end,
@@ -128,11 +181,24 @@ function leb(n: number): number[] {
 const vec = (items: number[][]) => [...leb(items.length), ...items.flat()]
 const name = (s: string) => [...leb(s.length), ...Buffer.from(s, 'latin1')]
 const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content]
-const code = [...vec([[2, I32], [3, V128]]), ...body]
+const code = [
+  ...vec([
+    [2, I32],
+    [3, V128],
+  ]),
+  ...body,
+]
 
 /** The module: imports its memory (env.memory), exports dots(data, query, n, stride, out). */
 export const DOTS_WASM = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // \0asm, version 1
   ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0x00]])), // type: (i32 ×5) -> ()
   ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, 0x00]])), // import env.memory, min 0 pages
   ...section(3, vec([[0x00]])), // one function, of type 0
@@ -149,7 +215,13 @@ export const DOTS_WASM = new Uint8Array([
 function wasmPath(): DotsFn | undefined {
   if (typeof WebAssembly === 'undefined' || !WebAssembly.validate(DOTS_WASM)) return undefined
   const memory = new WebAssembly.Memory({ initial: 1 })
-  const run = new WebAssembly.Instance(new WebAssembly.Module(DOTS_WASM), { env: { memory } }).exports.dots as (data: number, query: number, n: number, stride: number, out: number) => void
+  const run = new WebAssembly.Instance(new WebAssembly.Module(DOTS_WASM), { env: { memory } }).exports.dots as (
+    data: number,
+    query: number,
+    n: number,
+    stride: number,
+    out: number,
+  ) => void
   let bytes = new Int8Array(memory.buffer)
   let ints = new Int32Array(memory.buffer)
   /** The vectors in the scratch memory now, if whole: which array, at which version, how many. */

@@ -90,7 +90,12 @@ export class RoomVectors {
    * few (records deleted or rewritten since their vector was made), so its n best are nearly always
    * among them. When it refused more than SPARE, a second pass asks it of every candidate.
    */
-  nearest(query: Quantized, n: number, accept: (key: string, hash: string) => boolean, kinds?: readonly string[]): Nearest[] {
+  nearest(
+    query: Quantized,
+    n: number,
+    accept: (key: string, hash: string) => boolean,
+    kinds?: readonly string[],
+  ): Nearest[] {
     if (this.dims !== query.q.length || n <= 0) return []
     const padded = new Int8Array(this.stride)
     padded.set(query.q)

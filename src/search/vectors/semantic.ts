@@ -76,10 +76,19 @@ export class Semantic {
     } catch (err) {
       if (!(err instanceof EmbedderError)) throw err
       const fix = err.retryable ? 'retry shortly' : `an operator fixes ${err.setting ?? 'the EMBEDDER_* settings'}`
-      throw new AppError('unavailable', `semantic search: ${err.message}; ${fix}, or search without semantic: true (lexical search works)`, { field: 'semantic', ...(err.setting ? { setting: err.setting } : {}) })
+      throw new AppError(
+        'unavailable',
+        `semantic search: ${err.message}; ${fix}, or search without semantic: true (lexical search works)`,
+        { field: 'semantic', ...(err.setting ? { setting: err.setting } : {}) },
+      )
     }
     const v = quantize(made[0]!)
-    if (!v) throw new AppError('unavailable', 'semantic search: the embedder gave the query a zero vector; search without semantic: true', { field: 'semantic' })
+    if (!v)
+      throw new AppError(
+        'unavailable',
+        'semantic search: the embedder gave the query a zero vector; search without semantic: true',
+        { field: 'semantic' },
+      )
     this.cache.set(query, v)
     if (this.cache.size > QUERY_CACHE) this.cache.delete(this.cache.keys().next().value!)
     return v
@@ -93,11 +102,23 @@ export class Semantic {
    * search sees, with the text their vector was made from): at once, but for an answer from the
    * vector set that did not prove exact, which asks it again for more.
    */
-  async candidates(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined): Promise<PickNearest> {
+  async candidates(
+    ref: RoomRef,
+    held: () => RoomVectors,
+    query: Quantized,
+    n: number,
+    kinds: readonly SearchKind[] | undefined,
+  ): Promise<PickNearest> {
     return (this.sets && (await this.fromSet(ref, held, query, n, kinds))) || this.inProcess(ref, held, query, n, kinds)
   }
 
-  private async inProcess(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined): Promise<PickNearest> {
+  private async inProcess(
+    ref: RoomRef,
+    held: () => RoomVectors,
+    query: Quantized,
+    n: number,
+    kinds: readonly SearchKind[] | undefined,
+  ): Promise<PickNearest> {
     const room = held()
     await room.sync(this.vectors, ref)
     this.counts.process++
@@ -111,7 +132,13 @@ export class Semantic {
    * set does not hold the room's vectors: it is written again in the background, and meanwhile
    * the search ranks in process.
    */
-  private async fromSet(ref: RoomRef, held: () => RoomVectors, query: Quantized, n: number, kinds: readonly SearchKind[] | undefined): Promise<PickNearest | undefined> {
+  private async fromSet(
+    ref: RoomRef,
+    held: () => RoomVectors,
+    query: Quantized,
+    n: number,
+    kinds: readonly SearchKind[] | undefined,
+  ): Promise<PickNearest | undefined> {
     const values = fp32(query)
     const filter = kinds ? kinds.map((k) => `.k == "${k}"`).join(' || ') : ''
     let count = n + SPARE
@@ -130,7 +157,8 @@ export class Semantic {
         const hits = found.nearest(query, n, accept)
         const last = r.hits[r.hits.length - 1]
         const lastCosine = last ? cosine(unpack(last.packed), query) : 0
-        if (proven(hits, n, { asked: count, returned: r.hits.length, card: r.card, lastCosine, dims: query.q.length })) return { hits, otherModel: false }
+        if (proven(hits, n, { asked: count, returned: r.hits.length, card: r.card, lastCosine, dims: query.q.length }))
+          return { hits, otherModel: false }
         // Ties or near-ties at the edge, or most candidates refused: more, from the room as it is
         // now (`accept` too sees it as it is now: a later view than the lexical half's, never an older one).
         count *= MORE
@@ -168,7 +196,12 @@ export class Semantic {
       // The first page starts the set from nothing (whatever it held may not be the room's), and
       // so does a page that starts over (the room's vectors were dropped meanwhile).
       if (c.full) fresh = true
-      const vectors = c.puts.map((p) => ({ key: p.key, packed: p.packed, fp32: fp32(unpack(p.packed)), attrs: JSON.stringify({ k: p.key.slice(0, p.key.indexOf(':')) }) }))
+      const vectors = c.puts.map((p) => ({
+        key: p.key,
+        packed: p.packed,
+        fp32: fp32(unpack(p.packed)),
+        attrs: JSON.stringify({ k: p.key.slice(0, p.key.indexOf(':')) }),
+      }))
       if (vectors.length > 0 || fresh) await this.vectors.mirror(ref, fresh, vectors)
       fresh = false
       if (c.upto >= c.ver) return

@@ -20,7 +20,12 @@ export const RECORD_BAND = 2 ** 50
 /** The text of a record that is embedded: what it is about first, cut to `chars` characters. */
 export function embedText(doc: { kind: string; fields: Partial<Record<Field, string>> }, chars: number): string {
   const f = doc.fields
-  const text = doc.kind === 'task' ? `${f.title ?? ''}\n${f.notes ?? ''}` : doc.kind === 'context' ? `${f.type ?? ''}/${f.key ?? ''}\n${f.body ?? ''}` : (f.text ?? '')
+  const text =
+    doc.kind === 'task'
+      ? `${f.title ?? ''}\n${f.notes ?? ''}`
+      : doc.kind === 'context'
+        ? `${f.type ?? ''}/${f.key ?? ''}\n${f.body ?? ''}`
+        : (f.text ?? '')
   let cut = text.length > chars ? text.slice(0, chars) : text
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1) // never half a character
   return cut.trim()
@@ -58,7 +63,10 @@ export class VectorSink implements IndexSink {
     const chosen = docs.filter((d) => d.kind !== 'event' || seqOfId(d.id) > after)
     const texts = chosen.map((d) => embedText(d, this.opts.textChars))
     const hashes = texts.map(textHash)
-    const have = await this.vectors.hashes(ref, chosen.map((d) => d.key))
+    const have = await this.vectors.hashes(
+      ref,
+      chosen.map((d) => d.key),
+    )
     const todo = chosen.map((_, i) => i).filter((i) => have[i] !== hashes[i])
     const mirror = this.opts.mirror()
     // One write per embedding request: what was embedded is kept even when a later request fails.
@@ -71,7 +79,11 @@ export class VectorSink implements IndexSink {
         const v = quantize(made[n]!)
         if (!v) return // a zero vector has no direction: the record is found by its words only
         const d = chosen[j]!
-        const p: VectorPut = { key: d.key, packed: pack(hashes[j]!, v), priority: d.kind === 'event' ? d.at : RECORD_BAND + d.at }
+        const p: VectorPut = {
+          key: d.key,
+          packed: pack(hashes[j]!, v),
+          priority: d.kind === 'event' ? d.at : RECORD_BAND + d.at,
+        }
         if (mirror) {
           p.fp32 = fp32(v)
           p.attrs = JSON.stringify({ k: d.kind })
@@ -80,7 +92,8 @@ export class VectorSink implements IndexSink {
       })
       await this.vectors.write(ref, { put, del: [], gen: this.generation }, this.opts.bound, mirror)
     }
-    if (deleteKeys.length > 0) await this.vectors.write(ref, { put: [], del: deleteKeys, gen: this.generation }, this.opts.bound, mirror)
+    if (deleteKeys.length > 0)
+      await this.vectors.write(ref, { put: [], del: deleteKeys, gen: this.generation }, this.opts.bound, mirror)
   }
 
   async dropRoom(ref: RoomRef): Promise<void> {

@@ -4,20 +4,44 @@
 import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../records.js'
 
 /** What every sign-in script takes after its own head: the new session, and who a new person would be. */
-export type SessionArgs = [sessionHash: string, idleMs: number, maxMs: number, operator: '0' | '1', newUserId: string, newTeamId: string, name: string, previousSession: string]
+export type SessionArgs = [
+  sessionHash: string,
+  idleMs: number,
+  maxMs: number,
+  operator: '0' | '1',
+  newUserId: string,
+  newTeamId: string,
+  name: string,
+  previousSession: string,
+]
 
 type SignedIn = { user: StoredUser; new_user: boolean; created_team: boolean }
 
 export interface AccountScripts {
   consumeToken: { args: [tokenHash: string, ...session: SessionArgs]; reply: SignedIn }
-  createInvite: { args: [invite: Buffer, tokenHash: string, ttlMs: number, by: string, limit: number]; reply: { invite: StoredInvite } }
-  decideWaitlist: { args: [email: string, decision: 'approve' | 'decline', tokenHash: string, ttlMs: number]; reply: { entry: StoredWaitlistEntry & { decided_at: number } } }
+  createInvite: {
+    args: [invite: Buffer, tokenHash: string, ttlMs: number, by: string, limit: number]
+    reply: { invite: StoredInvite }
+  }
+  decideWaitlist: {
+    args: [email: string, decision: 'approve' | 'decline', tokenHash: string, ttlMs: number]
+    reply: { entry: StoredWaitlistEntry & { decided_at: number } }
+  }
   deleteUser: { args: [userId: string, remover: string]; reply: { user: StoredUser; last: boolean } }
   endSession: { args: [sessionHash: string]; reply: { ended: boolean } }
   joinWaitlist: { args: [email: string, note: string, limit: number]; reply: { ok: true } }
-  readSession: { args: [sessionHash: string, idleMs: number, moveEveryMs: number]; reply: { user?: StoredUser; session?: { created_at: number; abs: number } } }
+  readSession: {
+    args: [sessionHash: string, idleMs: number, moveEveryMs: number]
+    reply: { user?: StoredUser; session?: { created_at: number; abs: number } }
+  }
   readTeamPeople: { args: [teamId: string]; reply: { members: StoredUser[]; invites: StoredInvite[] } }
-  requestSignIn: { args: [email: string, operator: '0' | '1', tokenHash: string, ttlMs: number]; reply: { issued: boolean } }
+  requestSignIn: {
+    args: [email: string, operator: '0' | '1', tokenHash: string, ttlMs: number]
+    reply: { issued: boolean }
+  }
   revokeInvite: { args: [inviteId: string, teamId: string]; reply: { invite: StoredInvite } }
-  signInIdentity: { args: [ident: string, email: string, ...session: SessionArgs]; reply: SignedIn & { linked: boolean } }
+  signInIdentity: {
+    args: [ident: string, email: string, ...session: SessionArgs]
+    reply: SignedIn & { linked: boolean }
+  }
 }

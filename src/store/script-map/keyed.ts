@@ -9,26 +9,77 @@ type Flag = '0' | '1'
 type Key = string
 
 export interface KeyedScripts {
-  ackSearchRoom: { keys: [dirty: Key, leases: Key, tokens: Key]; args: [room: string, mark: number, retryMs: number, token: number]; reply: { cleared: boolean; held: boolean } }
+  ackSearchRoom: {
+    keys: [dirty: Key, leases: Key, tokens: Key]
+    args: [room: string, mark: number, retryMs: number, token: number]
+    reply: { cleared: boolean; held: boolean }
+  }
   beginFanout: {
     keys: [hooks: Key, hinted: Key, positions: Key, meta: Key]
     args: [maxRooms: number, sweepEveryMs: number]
-    reply: { webhooks: number; floor?: number; rooms: { room: string; hint: string; pos: string }[]; sweep?: true; now: number }
+    reply: {
+      webhooks: number
+      floor?: number
+      rooms: { room: string; hint: string; pos: string }[]
+      sweep?: true
+      now: number
+    }
   }
   claimDeliveries: {
     keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key, hinted: Key, tokens: Key]
     args: [holder: string, max: number, leaseMs: number, maxAttempts: number, recentKept: number]
-    reply: { claimed: (Delivery & { token: number })[]; next?: number; more: boolean; hinted: number; webhooks: number; now: number }
+    reply: {
+      claimed: (Delivery & { token: number })[]
+      next?: number
+      more: boolean
+      hinted: number
+      webhooks: number
+      now: number
+    }
   }
-  claimSearchRooms: { keys: [dirty: Key, leases: Key, tokens: Key]; args: [leaseMs: number, max: number, only: string]; reply: { rooms: { room: string; mark: number; token: number }[] } }
-  claimTeams: { keys: [teams: Key, tokens: Key]; args: [max: number, leaseMs: number]; reply: { teams: string[]; token: number; now: number } }
-  createTeam: { keys: [team: Key, keys: Key, secrets: Key]; args: [teamId: string, name: string, key: Buffer]; reply: { created: boolean; team: { id: string; name: string; created_at: number } } }
-  createWebhook: { keys: [hooks: Key, health: Key]; args: [record: Buffer, limit: number]; reply: { record: StoredWebhook } }
-  deleteWebhook: { keys: [hooks: Key, health: Key]; args: [webhookId: string]; reply: { record: StoredWebhook; health?: StoredHealth; remaining: number } }
-  dropVectors: { keys: [vec: Key, order: Key, log: Key, dels: Key, set: Key, meta: Key]; args: [ttlMs: number, epoch: string]; reply: { epoch: string } }
+  claimSearchRooms: {
+    keys: [dirty: Key, leases: Key, tokens: Key]
+    args: [leaseMs: number, max: number, only: string]
+    reply: { rooms: { room: string; mark: number; token: number }[] }
+  }
+  claimTeams: {
+    keys: [teams: Key, tokens: Key]
+    args: [max: number, leaseMs: number]
+    reply: { teams: string[]; token: number; now: number }
+  }
+  createTeam: {
+    keys: [team: Key, keys: Key, secrets: Key]
+    args: [teamId: string, name: string, key: Buffer]
+    reply: { created: boolean; team: { id: string; name: string; created_at: number } }
+  }
+  createWebhook: {
+    keys: [hooks: Key, health: Key]
+    args: [record: Buffer, limit: number]
+    reply: { record: StoredWebhook }
+  }
+  deleteWebhook: {
+    keys: [hooks: Key, health: Key]
+    args: [webhookId: string]
+    reply: { record: StoredWebhook; health?: StoredHealth; remaining: number }
+  }
+  dropVectors: {
+    keys: [vec: Key, order: Key, log: Key, dels: Key, set: Key, meta: Key]
+    args: [ttlMs: number, epoch: string]
+    reply: { epoch: string }
+  }
   enqueueDeliveries: {
     keys: [hooks: Key, health: Key, deliveries: Key, due: Key, positions: Key, hinted: Key, meta: Key]
-    args: [teamId: string, room: string, expectedPos: string, newPos: string, hint: string, lost: number, pendingMax: number, lostBefore: number, ...events: (string | Buffer)[]]
+    args: [
+      teamId: string,
+      room: string,
+      expectedPos: string,
+      newPos: string,
+      hint: string,
+      lost: number,
+      pendingMax: number,
+      lostBefore: number,
+      ...events: (string | Buffer)[],
+    ]
     reply: { enqueued?: number; dropped?: number; stale?: true }
   }
   indexRoom: { keys: [index: Key]; args: [roomId: string, limit: number]; reply: { added: boolean; count: number } }
@@ -43,7 +94,11 @@ export interface KeyedScripts {
     args: [kind: 'k' | 'i', records: Buffer, limit: number, retentionMs: number, by: string]
     reply: { records: StoredCredential[] }
   }
-  rateLimit: { keys: [window: Key]; args: [limit: number, periodMs: number, n: number]; reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number } }
+  rateLimit: {
+    keys: [window: Key]
+    args: [limit: number, periodMs: number, n: number]
+    reply: { allowed: number; remaining: number; reset_ms: number; retry_after_ms: number }
+  }
   mirrorVectors: {
     keys: [vec: Key, order: Key, set: Key]
     args: [fresh: Flag, records: Buffer, ...packedThenFp32: Buffer[]]
@@ -57,22 +112,42 @@ export interface KeyedScripts {
   }
   readVectorHashes: { keys: [vec: Key]; args: [docKeys: Buffer]; reply: { hashes: string[] } }
   registerWebhookTeam: { keys: [teams: Key, registrations: Key]; args: [teamId: string]; reply: Record<string, never> }
-  renewLeases: { keys: [ends: Key, tokens: Key]; args: [leaseMs: number, ...memberThenToken: (string | number)[]]; reply: { ends: number[] } }
+  renewLeases: {
+    keys: [ends: Key, tokens: Key]
+    args: [leaseMs: number, ...memberThenToken: (string | number)[]]
+    reply: { ends: number[] }
+  }
   replayDelivery: {
     keys: [hooks: Key, health: Key, deliveries: Key, due: Key]
     args: [webhookId: string, deliveryId: string, pendingMax: number, event: Buffer | '']
     reply: { room?: string; ev?: string; due?: number }
   }
-  rescheduleTeam: { keys: [teams: Key, registrations: Key, tokens: Key]; args: [teamId: string, token: number, next: number, empty: Flag, graceMs: number]; reply: { done: 'rescheduled' | 'woken' | 'removed' | 'absent' } }
-  revokeKey: { keys: [team: Key, records: Key, secrets: Key]; args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number]; reply: { record: StoredCredential; hash: string } }
+  rescheduleTeam: {
+    keys: [teams: Key, registrations: Key, tokens: Key]
+    args: [teamId: string, token: number, next: number, empty: Flag, graceMs: number]
+    reply: { done: 'rescheduled' | 'woken' | 'removed' | 'absent' }
+  }
+  revokeKey: {
+    keys: [team: Key, records: Key, secrets: Key]
+    args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number]
+    reply: { record: StoredCredential; hash: string }
+  }
   revokeMemberKeys: {
     keys: [team: Key, keys: Key, invites: Key, secrets: Key]
     args: [userId: string, retentionMs: number]
     // Lua packs an empty list as an empty map.
-    reply: { keys: StoredCredential[] | Record<string, never>; invites: StoredCredential[] | Record<string, never>; hashes: string[] | Record<string, never> }
+    reply: {
+      keys: StoredCredential[] | Record<string, never>
+      invites: StoredCredential[] | Record<string, never>
+      hashes: string[] | Record<string, never>
+    }
   }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
-  rotateWebhookSecret: { keys: [hooks: Key]; args: [webhookId: string, secret: string, overlapMs: number]; reply: { record: StoredWebhook } }
+  rotateWebhookSecret: {
+    keys: [hooks: Key]
+    args: [webhookId: string, secret: string, overlapMs: number]
+    reply: { record: StoredWebhook }
+  }
   saveSearchManifest: { keys: [manifest: Key]; args: [ttlMs: number, change: Buffer]; reply: { fields: number } }
   searchVectors: {
     keys: [vec: Key, order: Key, set: Key]
@@ -82,7 +157,16 @@ export interface KeyedScripts {
   }
   settleDelivery: {
     keys: [hooks: Key, health: Key, deliveries: Key, due: Key, leased: Key, tokens: Key]
-    args: [token: number, id: string, outcome: Outcome, status: number | '', error: string, delayMs: number, failuresKept: number, attemptsKept: number]
+    args: [
+      token: number,
+      id: string,
+      outcome: Outcome,
+      status: number | '',
+      error: string,
+      delayMs: number,
+      failuresKept: number,
+      attemptsKept: number,
+    ]
     reply: { settled: boolean; outcome?: Outcome; at?: number }
   }
   writeVectors: {

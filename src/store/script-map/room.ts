@@ -1,7 +1,15 @@
 // The room scripts (Store.room): each one's arguments after the six common ones (ARGV[7..]), the
 // keys after the room's seventeen (KEYS[18..]), and its reply; `rows: true` when raw records
 // follow the reply. Checked against each script's header by test/unit/script-map.test.ts.
-import type { LuaMap, PresenceRow, StoredEvent, StoredLock, StoredRecord, StoredTask, StoredTaskStatus } from '../records.js'
+import type {
+  LuaMap,
+  PresenceRow,
+  StoredEvent,
+  StoredLock,
+  StoredRecord,
+  StoredTask,
+  StoredTaskStatus,
+} from '../records.js'
 
 /** The room's meta hash as a script returns it (HGETALL: every value a string). */
 type Meta = Record<string, string>
@@ -15,19 +23,38 @@ type Flag = '0' | '1'
 type CursorReset = { lost: number; reset_to?: string; rewound?: boolean }
 
 export interface RoomScripts {
-  acquireLock: { args: [name: string, ttlMs: number, limit: number]; keys: [lock: string]; reply: { lock: StoredLock; extended: boolean; now: number } }
-  addDependency: { args: [taskId: string, dependsOn: string, limit: number]; reply: { task: StoredTask; blocked_by: string[]; added: boolean } }
-  addTask: { args: [task: Buffer, notes: string, limit: number, force: Flag]; reply: { task: StoredTask; notes?: string } }
+  acquireLock: {
+    args: [name: string, ttlMs: number, limit: number]
+    keys: [lock: string]
+    reply: { lock: StoredLock; extended: boolean; now: number }
+  }
+  addDependency: {
+    args: [taskId: string, dependsOn: string, limit: number]
+    reply: { task: StoredTask; blocked_by: string[]; added: boolean }
+  }
+  addTask: {
+    args: [task: Buffer, notes: string, limit: number, force: Flag]
+    reply: { task: StoredTask; notes?: string }
+  }
   createRoom: { args: [room: Buffer, starter: Buffer]; reply: { room: Meta } }
-  decideReview: { args: [decision: 'approved' | 'rejected', reviewId: string, note: string]; reply: { review: StoredRecord; task_status?: StoredTaskStatus } }
-  deleteContext: { args: [type: string, key: string]; reply: { deleted: { type: string; key: string; version: number }; reviews_removed: string[] } }
+  decideReview: {
+    args: [decision: 'approved' | 'rejected', reviewId: string, note: string]
+    reply: { review: StoredRecord; task_status?: StoredTaskStatus }
+  }
+  deleteContext: {
+    args: [type: string, key: string]
+    reply: { deleted: { type: string; key: string; version: number }; reviews_removed: string[] }
+  }
   deleteEvent: { args: [eventId: string]; reply: { deleted: string } }
   deleteTask: { args: [taskId: string]; reply: { deleted: string; dependents: string[]; reviews_removed: string[] } }
   getEventReads: { args: [eventId: string]; reply: { event_id: string; author: string; read_by: string[] } }
   getTask: { args: [taskId: string]; reply: { task: StoredTask; notes?: string; blocked_by: string[] } }
   getVar: { args: [name: string]; reply: { var: StoredRecord } }
   incrementVar: { args: [name: string, by: string, limit: number]; reply: { var: StoredRecord } }
-  leaveRoom: { args: [retained: number, presenceTtlMs: number]; reply: { left: true; event: StoredEvent; was_online: boolean } | { left: false; was_online: false } }
+  leaveRoom: {
+    args: [retained: number, presenceTtlMs: number]
+    reply: { left: true; event: StoredEvent; was_online: boolean } | { left: false; was_online: false }
+  }
   listContext: { args: [type: string]; reply: { total: number }; rows: true }
   listLocks: { args: []; reply: { now: number }; rows: true }
   listPresence: {
@@ -35,22 +62,49 @@ export interface RoomScripts {
     reply: { online: PresenceRow[]; online_count: number; offline?: PresenceRow[]; offline_count?: number }
   }
   listReviews: { args: []; reply: Record<string, never>; rows: true }
-  listTasks: { args: [mode: 'unblocked' | 'mine', limit: number, agent: string, includeDone: Flag]; reply: { total: number }; rows: true }
+  listTasks: {
+    args: [mode: 'unblocked' | 'mine', limit: number, agent: string, includeDone: Flag]
+    reply: { total: number }
+    rows: true
+  }
   listVars: { args: [prefix: string]; reply: Record<string, never>; rows: true }
   markRead: { args: [eventId: string]; reply: { moved: boolean; cursor: string } }
   peekUnread: { args: []; reply: { unread: number } }
-  postEvent: { args: [type: string, text: string, data: string, replyTo: string, retained: number]; reply: { event: StoredEvent } }
+  postEvent: {
+    args: [type: string, text: string, data: string, replyTo: string, retained: number]
+    reply: { event: StoredEvent }
+  }
   readContext: { args: [type: string, key: string, version: number | '']; reply: Record<string, never>; rows: true }
   readContextHistory: { args: [type: string, key: string]; reply: Record<string, never>; rows: true }
-  readContextVersions: { args: [type: string, key: string, from: number | '', to: number | '']; reply: { from_version: number; to_version: number; current_version: number }; rows: true }
+  readContextVersions: {
+    args: [type: string, key: string, from: number | '', to: number | '']
+    reply: { from_version: number; to_version: number; current_version: number }
+    rows: true
+  }
   readEvent: { args: [eventId: string, field: string]; reply: Record<string, never>; rows: true }
-  readEvents: { args: [mode: 'latest' | 'after' | 'before', boundary: string, limit: number, type: string, scanLimit: number]; reply: { count: number; prev?: string; next?: string }; rows: true }
-  readOutbox: { args: [position: string, floorMs: number, count: number]; reply: { head?: string; lost?: number; lost_before?: number }; rows: true }
+  readEvents: {
+    args: [mode: 'latest' | 'after' | 'before', boundary: string, limit: number, type: string, scanLimit: number]
+    reply: { count: number; prev?: string; next?: string }
+    rows: true
+  }
+  readOutbox: {
+    args: [position: string, floorMs: number, count: number]
+    reply: { head?: string; lost?: number; lost_before?: number }
+    rows: true
+  }
   readPlan: { args: []; reply: { count: number }; rows: true }
   readSearchDocs: {
     args: [fieldBytes: number, pick: Buffer, pageBytes: number]
     keys: [manifest: string]
-    reply: { cseq: number; created_at: number; trim: number; ipos: string; iroom: string; sections: { tasks: number; context: number }; done: { t: number; c: number } }
+    reply: {
+      cseq: number
+      created_at: number
+      trim: number
+      ipos: string
+      iroom: string
+      sections: { tasks: number; context: number }
+      done: { t: number; c: number }
+    }
     rows: true
   }
   readSnapshot: {
@@ -92,7 +146,11 @@ export interface RoomScripts {
     }
     rows: true
   }
-  readRecords: { args: [contexts: number, vars: number, reviews: number, ...names: string[]]; reply: Record<string, never>; rows: true }
+  readRecords: {
+    args: [contexts: number, vars: number, reviews: number, ...names: string[]]
+    reply: Record<string, never>
+    rows: true
+  }
   readSummary: {
     args: [eventLimit: number, taskLimit: number, presenceTtlMs: number]
     reply: {
@@ -107,10 +165,29 @@ export interface RoomScripts {
       online: number
     }
   }
-  readUnread: { args: [limit: number]; reply: { events: StoredEvent[]; remaining: number; cursor_reset?: CursorReset; cursor?: string; last_event_ms?: number } }
-  recordHeartbeat: { args: [presenceTtlMs: number, forgetMs: number]; reply: { online: number; last_seen_at: number; was_online: boolean } }
-  releaseLock: { args: [name: string, token: number | '']; keys: [lock: string]; reply: { released: true; lock: StoredLock } | { released: false; reason: string } }
-  requestReview: { args: [review: Buffer, limit: number]; reply: { review: StoredRecord; task_status?: StoredTaskStatus } }
+  readUnread: {
+    args: [limit: number]
+    reply: {
+      events: StoredEvent[]
+      remaining: number
+      cursor_reset?: CursorReset
+      cursor?: string
+      last_event_ms?: number
+    }
+  }
+  recordHeartbeat: {
+    args: [presenceTtlMs: number, forgetMs: number]
+    reply: { online: number; last_seen_at: number; was_online: boolean }
+  }
+  releaseLock: {
+    args: [name: string, token: number | '']
+    keys: [lock: string]
+    reply: { released: true; lock: StoredLock } | { released: false; reason: string }
+  }
+  requestReview: {
+    args: [review: Buffer, limit: number]
+    reply: { review: StoredRecord; task_status?: StoredTaskStatus }
+  }
   roomAnalytics: {
     args: [presenceTtlMs: number, days: number]
     reply: {
@@ -122,12 +199,35 @@ export interface RoomScripts {
       counts: { context: number; events: number; events_total: number; vars: number; reviews: number }
     }
   }
-  roomInfo: { args: [presenceTtlMs: number]; reply: { room: Meta; counts: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks' | 'online', number> } }
-  setVar: { args: [name: string, value: string, expectedVersion: number | '', limit: number]; reply: { var: StoredRecord } }
+  roomInfo: {
+    args: [presenceTtlMs: number]
+    reply: {
+      room: Meta
+      counts: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks' | 'online', number>
+    }
+  }
+  setVar: {
+    args: [name: string, value: string, expectedVersion: number | '', limit: number]
+    reply: { var: StoredRecord }
+  }
   updateContext: {
-    args: [type: string, key: string, mode: 'append' | 'edits' | 'body', payload: string | Buffer, expectedVersion: string, bodyBytes: number, keep: number]
+    args: [
+      type: string,
+      key: string,
+      mode: 'append' | 'edits' | 'body',
+      payload: string | Buffer,
+      expectedVersion: string,
+      bodyBytes: number,
+      keep: number,
+    ]
     reply: { entry: StoredRecord; changed: boolean }
   }
-  updateTask: { args: [taskId: string, patch: Buffer, force: Flag, retained: number]; reply: { task: StoredTask; notes?: string; changed: string[]; unblocked: string[]; overrode?: string } }
-  writeContext: { args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number]; reply: { entry: StoredRecord; changed: boolean; created: boolean } }
+  updateTask: {
+    args: [taskId: string, patch: Buffer, force: Flag, retained: number]
+    reply: { task: StoredTask; notes?: string; changed: string[]; unblocked: string[]; overrode?: string }
+  }
+  writeContext: {
+    args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number]
+    reply: { entry: StoredRecord; changed: boolean; created: boolean }
+  }
 }
