@@ -14,6 +14,7 @@
   Publishes {k = 'presence', op = 'offline', agent, event_id, type = 'agent_left', event}: one notice
   that both clears presence and announces the new event (event_id, and the record itself as
   `event`, as postEvent does) to feed listeners.
+  Effects  events, reads, presence
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

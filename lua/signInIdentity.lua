@@ -18,6 +18,7 @@
 
   Returns {user, new_user = bool, created_team = bool, linked = bool}; forbidden (no verified
   address, or an address not admitted).
+  Effects  users, members, waitlist, sessions
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"
