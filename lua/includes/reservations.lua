@@ -1,4 +1,4 @@
--- File reservations (docs/agents.md "Reservations"). The reservations hash (KEYS[18] of the
+-- File reservations (docs/agents.md "Reservations"). The reservations hash (KEYS[room+1] of the
 -- scripts that use it, store.keys.reservations) maps "<agent>\n<pattern>" to msgpack {agent,
 -- pattern, exclusive, token, reason?, acquired_at, expires_at}. Entries past expires_at are dead:
 -- never listed, pruned by the scripts that write. meta.rver counts the changes a reader can see

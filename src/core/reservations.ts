@@ -2,7 +2,7 @@
 // patterns (src/shared/globs.ts), exclusive or shared. Two reservations conflict when their
 // patterns can match a common path, they belong to different agents, and either is exclusive.
 // Overlap is decided here, exactly (an automata product), over the reservations as read at a
-// version of the room (meta.rver); lua/reserveFiles-18.lua writes only while that version still
+// version of the room (meta.rver); lua/reserveFiles.lua writes only while that version still
 // holds, so two agents reserving at once never both win: the later one decides again against
 // what the first wrote. Each new pattern takes a fencing token from the counter locks use.
 import { decode } from '@msgpack/msgpack'

@@ -57,9 +57,41 @@ export function storeFull(): AppError {
   )
 }
 
-/** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
-const UNREACHABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection is closed|max retries per request|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY|Too many Cluster redirections|Cluster is not ready|None of startup nodes is available|Failed to refresh slots cache|All sentinels are unreachable|Command timed out|Redis is unreachable/
+/**
+ * ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad
+ * input): the connection's errors, and Redis' own transient refusals — a script running past its
+ * time (BUSY), a replica loading or read-only after a failover, a cluster reconfiguring, too few
+ * replicas to acknowledge a write.
+ */
+const UNREACHABLE = new RegExp(
+  [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'Connection is closed',
+    'max retries per request',
+    'MaxRetriesPerRequest',
+    "Stream isn't writeable",
+    'enableOfflineQueue',
+    '\\bBUSY\\b',
+    'CLUSTERDOWN',
+    'TRYAGAIN',
+    'MASTERDOWN',
+    'LOADING',
+    'READONLY',
+    'NOREPLICAS',
+    'Too many Cluster redirections',
+    'Cluster is not ready',
+    'None of startup nodes is available',
+    'Failed to refresh slots cache',
+    'All sentinels are unreachable',
+    'Command timed out',
+    'Redis is unreachable',
+  ].join('|'),
+)
 
 /** Redis refusing a write for memory ("OOM command not allowed when used memory > 'maxmemory'"). */
 export function isOom(message: string): boolean {
