@@ -46,6 +46,7 @@ export const EFFECT_WORDS = {
   reads: room(false, ['cursors'], "moves agents' read positions (cursors)"),
   presence: room(false, ['presence'], 'changes who is present (heartbeats, leaving)'),
   locks: room(false, ['locks'], 'takes, extends or releases locks'),
+  reservations: room(false, ['meta@rver'], 'reserves or releases files (a change bumps meta.rver)'),
   vars: room(false, ['vars'], 'sets or increments shared vars'),
   reviews: room(false, ['reviews'], 'requests, decides or deletes reviews'),
   users: account(['users', 'emails', 'idents'], 'creates, changes or deletes people, their addresses and identities'),

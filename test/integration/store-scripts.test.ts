@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
           'addTask tasks (content)',
           'postEvent events,reads (content)',
           'updateTask tasks,events,reads (content)',
-          'leaveRoom events,reads,presence (content)',
+          'leaveRoom events,reads,presence,reservations (content)',
         ],
         "a read (read_plan) and a write the script refused are not told; each write with its header's Effects",
       )

@@ -38,6 +38,7 @@ const HOUSEKEEPING: Record<string, string> = {
   planIndexes:
     "builds the board and dependency indexes from the tasks, for a room without them: no task's data changes",
   pruneAccounts: 'drops link tokens and sessions past their expiry, which no read returns any more',
+  liveReservations: 'drops file reservations past their expiry, which no read returns any more',
 }
 
 /**
