@@ -90,7 +90,8 @@ async function main(): Promise<void> {
         '',
         'Create a room with configuration for each of your agents (docs/cli.md), from any folder:',
         '',
-        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
+        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents ` +
+          `planner,backend,frontend`,
         '',
         ...(signIn
           ? [

@@ -41,7 +41,8 @@ export const CORE_SETTINGS: CoreSettings = new Proxy({} as CoreSettings, {
     if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
     if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER
     throw new Error(
-      `CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`,
+      `CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of ` +
+        `FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`,
     )
   },
 })

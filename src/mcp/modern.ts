@@ -85,7 +85,8 @@ export function decorateModernResult(method: string, result: JsonObject, serverI
   if (out.resultType === undefined) out = { ...out, resultType: 'complete' }
   else if (out.resultType !== 'complete' && !EXTENDED_RESULT_METHODS.includes(method)) {
     throw new Error(
-      `resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results only support 'complete' in protocol revision 2026-07-28`,
+      `resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results ` +
+        `only support 'complete' in protocol revision 2026-07-28`,
     )
   }
   if (out.resultType === 'complete' && CACHEABLE_METHODS.includes(method)) {

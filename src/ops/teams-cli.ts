@@ -53,7 +53,8 @@ export async function runTeamsCli(
     if (!configured.redisUrl && !configured.redisClusterNodes) {
       const url = new URL(settings.redisUrl!)
       note(
-        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`,
+        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are ` +
+          `unset; LOCAL_REDIS names it)\n`,
       )
     }
   } catch (err) {
@@ -105,12 +106,14 @@ async function waitlist(
     out(`declined ${entry.email}\n`)
     return
   }
-  const link = `${(settings.publicUrl ?? `http://localhost:${settings.port}`).replace(/\/+$/, '')}/signin/link?token=${token}`
+  const base = (settings.publicUrl ?? `http://localhost:${settings.port}`).replace(/\/+$/, '')
+  const link = `${base}/signin/link?token=${token}`
   const mailer = new Mailer(settings, createLogger('silent'))
   try {
     if (mailer.toLog)
       out(
-        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`,
+        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it ` +
+          `works once):\n${link}\n`,
       )
     else {
       await mailer.send({

@@ -38,7 +38,10 @@ export interface GapInfo {
 }
 
 export interface FeedsOptions {
-  /** How long a room stays subscribed after its last follower or waiter left (ms): waits in a loop do not churn SSUBSCRIBE. */
+  /**
+   * How long a room stays subscribed after its last follower or waiter left (ms): waits in a loop
+   * do not churn SSUBSCRIBE.
+   */
   lingerMs?: number
   /** How long a new room feed waits for its subscription before reading anyway (ms). */
   subscribeTimeoutMs?: number

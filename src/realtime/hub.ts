@@ -112,7 +112,10 @@ export class Hub {
     this.log = opts.log ?? silent
   }
 
-  /** Connects, subscribes the control channel (and any channel listened to already), starts probing. Throws when Redis cannot be reached. */
+  /**
+   * Connects, subscribes the control channel (and any channel listened to already), starts probing.
+   * Throws when Redis cannot be reached.
+   */
   async start(): Promise<void> {
     if (this.started) throw new Error('Hub.start: already started')
     this.started = true

@@ -74,7 +74,10 @@ export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
 ])
 
 export interface IndexerOptions {
-  /** A node holds a claimed room this long (ms), renewed while it syncs; a room of a node that died is free after it. */
+  /**
+   * A node holds a claimed room this long (ms), renewed while it syncs; a room of a node that died
+   * is free after it.
+   */
   leaseMs?: number
   /** How often an idle node looks for marked rooms (ms); a node that marks a room looks at once. */
   pollMs?: number
@@ -176,7 +179,10 @@ export class Indexer {
     while (this.running && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
   }
 
-  /** Called after every room script that succeeded: marks rooms whose content may have changed (one mark per room per tick). */
+  /**
+   * Called after every room script that succeeded: marks rooms whose content may have changed (one
+   * mark per room per tick).
+   */
   onScript(script: string, ref: RoomRef): void {
     if (!CONTENT_SCRIPTS.has(script)) return
     this.pending.add(member(ref))

@@ -58,8 +58,33 @@ export function storeFull(): AppError {
 }
 
 /** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
-const UNREACHABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection is closed|max retries per request|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY|Too many Cluster redirections|Cluster is not ready|None of startup nodes is available|Failed to refresh slots cache|All sentinels are unreachable|Command timed out|Redis is unreachable/
+const UNREACHABLE = new RegExp(
+  [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'Connection is closed',
+    'max retries per request',
+    'MaxRetriesPerRequest',
+    "Stream isn't writeable",
+    'enableOfflineQueue',
+    'CLUSTERDOWN',
+    'TRYAGAIN',
+    'MASTERDOWN',
+    'LOADING',
+    'READONLY',
+    'Too many Cluster redirections',
+    'Cluster is not ready',
+    'None of startup nodes is available',
+    'Failed to refresh slots cache',
+    'All sentinels are unreachable',
+    'Command timed out',
+    'Redis is unreachable',
+  ].join('|'),
+)
 
 /** Redis refusing a write for memory ("OOM command not allowed when used memory > 'maxmemory'"). */
 export function isOom(message: string): boolean {
@@ -231,7 +256,8 @@ export class StoreHealth {
   private countShards(results: { name: string; ok: boolean }[]): void {
     const seen = new Set(results.map((r) => r.name))
     let moved = false
-    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved // failed over: no longer a master
+    // failed over: no longer a master
+    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved
     for (const { name, ok } of results) {
       let s = this.shards.get(name)
       if (!s) this.shards.set(name, (s = { bad: 0, good: 0, down: false }))

@@ -10,7 +10,10 @@ import { openStream } from '../helpers/sse.js'
 import { BACKENDS } from '../helpers/shared.js'
 
 const ACCEPT = { Accept: 'application/json, text/event-stream' }
-/** How long a test waits for what should take well under a second (no timing assertion: bench/faults.ts measures it). */
+/**
+ * How long a test waits for what should take well under a second (no timing assertion:
+ * bench/faults.ts measures it).
+ */
 const DEADLINE_MS = 5000
 
 async function postEvent(n: TestNode, key: string, roomId: string, text: string): Promise<void> {

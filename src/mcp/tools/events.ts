@@ -130,7 +130,8 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     name: 'read_events',
     title: 'Read events',
     description:
-      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
+      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next ' +
+      'of a page).',
     scope: 'room',
     args: coreArgs(events.read, {
       before: undefined,

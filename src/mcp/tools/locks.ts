@@ -18,7 +18,8 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends it. Release with release_lock.',
+      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends ' +
+      'it. Release with release_lock.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
     mutates: true,

@@ -8,7 +8,10 @@ export interface Embedder {
   readonly model: string
   /** Vector length: the configured one, else the one the first answer had (undefined before). */
   readonly dimensions: number | undefined
-  /** One vector per text, in order; `retries` overrides the configured number of further attempts. Throws EmbedderError. */
+  /**
+   * One vector per text, in order; `retries` overrides the configured number of further attempts.
+   * Throws EmbedderError.
+   */
   embed(texts: string[], opts?: { signal?: AbortSignal; retries?: number }): Promise<Float32Array[]>
 }
 
