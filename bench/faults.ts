@@ -1,4 +1,4 @@
-// The fault bench (issue 19): each fault on Redis processes and service nodes of its own (nodes as
+// The fault bench: each fault on Redis processes and service nodes of its own (nodes as
 // child processes, so one can be killed with SIGKILL), under a steady load of post_event calls
 // (idempotency keys, retried on another node until acknowledged), with one SSE follower and one
 // wait_for_events loop that fail over between nodes. Prints one table:

@@ -1,4 +1,4 @@
-// Search on a room filled to the limits of DESIGN.md §3, Redis engine: 2,000 tasks, 1,000 context
+// Search on a room filled to the default limits (docs/configuration.md), Redis engine: 2,000 tasks, 1,000 context
 // entries of 64 KiB, 10,000 events, on a Redis of the bench's own. Prints one line per figure:
 // - the room's first search on a node: the full read and the index build (SEARCH_FIELD_BYTES);
 // - warm query latency p50/p99 by query shape, in process (the engine's own cost: one script call

@@ -1,4 +1,4 @@
-// What agents pay in tokens (issue 18): the replies of the spec's typical turn in a standard room,
+// What agents pay in tokens: the replies of the typical turn (src/mcp/host.ts INSTRUCTIONS) in a standard room,
 // the replies of the list and read tools, and the tools/list entries, with the Claude tokenizer
 // and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
 // for a reply, the JSON of the entry for tools/list. Nothing here is timed.

@@ -109,8 +109,8 @@ for _, c in ipairs(candidates) do
   else
     d.n = d.n + 1
     d.holder = holder
-    -- The token of the scheme before leases were unified; cleared so that a node of that
-    -- version, during a rolling deploy, cannot settle a delivery taken over from it.
+    -- A per-delivery token that nodes without lease sets may hold; cleared so that such a node,
+    -- during a rolling deploy, cannot settle a delivery taken over from it.
     d.lease = nil
     redis.call('HSET', KEYS[3], c.id, cmsgpack.pack(d))
     redis.call('ZREM', KEYS[4], c.id)

@@ -40,7 +40,7 @@ export interface Task {
 
 const pack = (v: unknown) => Buffer.from(encode(v))
 
-/** Most tasks a task list returns, and the defaults: sized for one turn (issue 18). */
+/** Most tasks a task list returns, and the defaults: sized for what one agent turn reads. */
 export const TASK_LIST_MAX = 200
 export const UNBLOCKED_DEFAULT = 10
 export const MY_TASKS_DEFAULT = 20

@@ -242,7 +242,7 @@ export class Exchange {
     this.send(status, JSON.stringify(body), { 'Content-Type': 'application/json', ...headers })
   }
 
-  /** The error body of DESIGN.md §3 with the status of the error table. */
+  /** The error body of docs/errors.md with the status of the error table. */
   error(err: AppError, headers: Record<string, string> = {}): void {
     this.json(ERRORS[err.code].status, { error: err.toJSON() }, headers)
   }

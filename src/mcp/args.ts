@@ -3,7 +3,7 @@
 // array, object, any JSON) and whether it may be left out, without limits, patterns, defaults
 // or transforms, which the core checks with the node's settings when the tool runs. The light form
 // is what the runner checks first (an unknown argument named, a wrong type) and what tools/list
-// shows, so the listing stays as short as it was. A field the core renames or drops fails at
+// shows, so the listing stays short. A field the core renames or drops fails at
 // load (coreArgs names it), and so does a required core field the tool does not take; a tool that
 // takes nothing names its core schema all the same (coreArgs(schema, {})), so a field the core
 // adds reaches it, or fails at load when required.

@@ -138,7 +138,7 @@ const SYNCHRONOUS_STATUS: Readonly<Record<number, number>> = {
  * The HTTP status of a modern JSON-RPC error answer. `synchronous`: the server refused the message
  * before any handler ran (e.g. SDK 1.32 answering -32601 from inside onmessage); those map
  * through the ladder table, anything else in it (-32602 included) stays 200. Handler errors stay
- * in-band on 200, except -32021 whose 400 the spec attaches to the error itself.
+ * in-band on 200, except -32021 whose 400 the MCP specification attaches to the error itself.
  * Reference: httpStatusForErrorCode and PerRequestHTTPServerTransport.send's dispatch window.
  * classify() rejections carry their own status (its -32602 envelope refusals are 400).
  */

@@ -10,7 +10,7 @@
 // its own first, then joins the queue. Every follower also keeps its own position and skips what
 // it already has, which is what makes joining and catching up exact.
 //
-// Longer than the house's ~350 lines, as one concern: followers and waiters share one queue per
+// One concern in one file: followers and waiters share one queue per
 // room, and that queue's order is the guarantee above. Reading the stream (pages, positions,
 // rewinds) is apart, in stream.ts.
 import { AppError } from '../shared/errors.js'

@@ -118,7 +118,7 @@ export class Keys {
    * identities, team membership, single-use link tokens, member invites, the waitlist and
    * browser sessions, all under one hash tag, in the order every account script receives them as
    * KEYS[1..11] (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
-   * user (DESIGN.md suggests {u:<userId>}): admission, invite acceptance and deletion each change a
+   * user ({u:<userId>}): admission, invite acceptance and deletion each change a
    * person, an address index and a membership together, and one script can do that atomically
    * only within one slot. Account changes are rare (sign-ins, invites), so one slot carries them.
    */

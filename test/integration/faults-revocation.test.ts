@@ -1,4 +1,4 @@
-// Revocation reaches what is already open (issue 19, defect 1): two nodes on one Redis. A stream
+// Revocation reaches what is already open: two nodes on one Redis. A stream
 // or a parked wait_for_events on node B, of a key that node A then revokes, ends on B:
 // the stream with an `event: revoked` frame and no later event, the wait with an unauthorized
 // error instead of the event posted after the revocation. Other keys' streams stay open.

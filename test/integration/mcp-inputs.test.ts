@@ -1,4 +1,4 @@
-// Inputs MCP must refuse clearly (issue 19, defect 6), on a real node over standalone Redis:
+// Inputs MCP must refuse clearly, on a real node over standalone Redis:
 // unknown arguments named, `data` nested 10,000 levels deep refused with the depth limit (not a
 // stack overflow answered as `internal`), and nothing posted by a refused call.
 import t from 'tap'

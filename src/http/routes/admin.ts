@@ -1,5 +1,5 @@
 // The admin API (team keys only): the calling team, rooms, team keys and room invites. Request
-// and response bodies use camelCase (roomId, keyId, tokenId) as the spec's HTTP table does.
+// and response bodies use camelCase (roomId, keyId, tokenId), as docs/http-api.md documents.
 import { z } from 'zod'
 import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'

@@ -1,8 +1,8 @@
 // The embedder seam: texts in, vectors out, in batches, with a model name (what the vectors were
 // made with: another model's vectors are not comparable) and, once known, a dimension. One
 // implementation: an OpenAI-compatible HTTP endpoint (openai.ts), which OpenAI, Ollama, vLLM,
-// Hugging Face TEI and LM Studio all serve. A local ONNX embedder was measured and left out
-// (docs/search.md, "Why no local model").
+// Hugging Face TEI and LM Studio all serve. No local model runs in the node (docs/search.md, "Why
+// no local model").
 export interface Embedder {
   /** The model, as the vectors' generation: vectors of another model are made again. */
   readonly model: string
