@@ -1,4 +1,5 @@
-// Lint rules: typescript-eslint's recommended set plus the house rules of STYLE.md.
+// Lint rules: typescript-eslint's recommended set plus the house rules (docs/architecture.md,
+// Contributing) and the layers below.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
