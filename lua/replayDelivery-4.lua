@@ -5,7 +5,7 @@
   happened, keeps it.
 
   Called twice: first without the event record, to check the request and learn which event to
-  read (from the room's stream: lua/readEvent-17.lua, another slot); then with it, checking all
+  read (from the room's stream: lua/readEvent.lua, another slot); then with it, checking all
   again, since anything may have changed in between.
 
   KEYS[1]  the team's webhooks hash

@@ -175,7 +175,7 @@ export class Plan {
     return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by, unread: r.unread }
   }
 
-  /** Changes a task. status in_progress claims it (see updateTask-17.lua for the rules). */
+  /** Changes a task. status in_progress claims it (see updateTask.lua for the rules). */
   async updateTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.updateTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)

@@ -11,7 +11,8 @@ export interface RoomRef {
 }
 
 /**
- * The fixed keys of a room, in the order every room script receives them as KEYS[1..17].
+ * The fixed keys of a room, in the order every room script receives them as KEYS[1..] (KEYS[room]
+ * in its header). Adding one renames no script: the loader counts them (src/store/scripts.ts).
  * lua/includes/roomKeys.lua names them in the same order (a unit test compares the two).
  */
 export const ROOM_KEYS = [
@@ -42,7 +43,7 @@ const ROOM_KEYS_CACHE_MAX = 10_000
 
 /**
  * The fixed keys of the accounts directory, in the order every account script receives them as
- * KEYS[1..11] (docs/accounts.md describes each).
+ * KEYS[1..] (KEYS[accounts] in their headers; docs/accounts.md describes each).
  */
 export const ACCOUNT_KEYS = [
   'users', //    hash: user id -> msgpack {id, email, name, team, role, created_at, last_sign_in_at?, idents[]}
@@ -72,7 +73,7 @@ export class Keys {
     return `{r:${ref.teamId}/${ref.roomId}}`
   }
 
-  /** The fixed keys of a room (KEYS[1..17] of every room script), by name and as a list. */
+  /** The fixed keys of a room (the first KEYS of every room script), by name and as a list. */
   room(ref: RoomRef): RoomKeys {
     const tag = this.roomTag(ref)
     let keys = this.roomCache.get(tag)
@@ -117,7 +118,7 @@ export class Keys {
    * The accounts directory (docs/accounts.md): people, their e-mail addresses and sign-in
    * identities, team membership, single-use link tokens, member invites, the waitlist and
    * browser sessions, all under one hash tag, in the order every account script receives them as
-   * KEYS[1..11] (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
+   * their first KEYS (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
    * user ({u:<userId>}): admission, invite acceptance and deletion each change a
    * person, an address index and a membership together, and one script can do that atomically
    * only within one slot. Account changes are rare (sign-ins, invites), so one slot carries them.

@@ -87,6 +87,7 @@ export function pathsOf(block: string): [string, boolean][] {
     if (!EXT.test(p) && !(p.endsWith('/') && p.length > 1)) continue
     if (/[*<>{}$…|=?,;()[\]@'"]|^[a-z]+:|^\/|^\.\.\.|^-|^~/.test(p)) continue // patterns, URLs, flags
     if (p.split('/').some((s) => /^[A-Z]$/.test(s))) continue // src/X/: a placeholder
+    if (/(^|\/)verbNoun\b/.test(p)) continue // lua/verbNoun.lua: how a script is named
     out.push([p, false])
   }
   return out
@@ -109,6 +110,7 @@ t.test('the path finder sees paths, folders and links, and skips placeholders', 
   ])
   t.same(pathsOf('`lua/<verbNoun>-<numKeys>.lua`, `*.ts`, `npm run docs`, `https://x.test/a.md`, `/mcp`'), [])
   t.same(pathsOf('`test/unit/search-*.test.ts`'), [['test/unit/', false]])
+  t.same(pathsOf('`lua/verbNoun.lua`, `verbNoun-<numKeys>.lua`'), [])
   t.same(blocks('a `x/`\nb\n\n| `y/` |\n| `z` |\n- item\n  more\n```\n`no.ts`\n```\n'), [
     'a `x/`\nb',
     '| `y/` |',

@@ -1,5 +1,5 @@
 // The room scripts (Store.room): each one's arguments after the six common ones (ARGV[7..]), the
-// keys after the room's seventeen (KEYS[18..]), and its reply; `rows: true` when raw records
+// keys after the room's own (KEYS[room+1..] in its header), and its reply; `rows: true` when raw records
 // follow the reply. Checked against each script's header by test/unit/script-map.test.ts.
 import type {
   LuaMap,
