@@ -53,6 +53,9 @@ export function newSecret(): { secret: string; hash: string } {
 }
 
 /** Only the shape of a secret is accepted before hashing, so junk never reaches Redis. */
+/** How long a printed first-owner link works (at first start of a development node, or `team owner-link`). */
+export const OWNER_LINK_TTL_MS = 60 * 60_000
+
 export const SECRET_SHAPE = /^[A-Za-z0-9_-]{32}$/
 
 export const email = z
@@ -274,7 +277,7 @@ export class Accounts {
    */
   async invite(
     input: unknown,
-    opts: { by?: User; team?: string; role?: Role },
+    opts: { by?: User; team?: string; role?: Role; ttlMs?: number },
   ): Promise<{ invite: Invite; token: string }> {
     const v = parse(accountSchemas.invite, input)
     const t = newSecret()
@@ -290,7 +293,7 @@ export class Accounts {
     const r = await this.store.account('createInvite', [
       pack(rec),
       t.hash,
-      this.settings.inviteTtlMs,
+      opts.ttlMs ?? this.settings.inviteTtlMs,
       opts.by?.id ?? '',
       this.settings.limitPendingInvites,
     ])
@@ -301,8 +304,14 @@ export class Accounts {
    * The first start's invite: the default team's owner (the first ADMIN_EMAILS address, or
    * owner@localhost) joins `team` as its owner through a one-time link, valid as long as an invite.
    */
-  async inviteFirstOwner(team: string): Promise<{ invite: Invite; token: string }> {
-    return this.invite({ email: this.settings.adminEmails[0] ?? 'owner@localhost' }, { team, role: 'owner' })
+  /**
+   * An invite of the team's first owner (the first ADMIN_EMAILS address, or owner@localhost), whose
+   * link works once within OWNER_LINK_TTL_MS: it is printed, never mailed.
+   */
+  async inviteFirstOwner(team: string): Promise<{ invite: Invite; email: string; token: string }> {
+    const email = this.settings.adminEmails[0] ?? 'owner@localhost'
+    const r = await this.invite({ email }, { team, role: 'owner', ttlMs: OWNER_LINK_TTL_MS })
+    return { ...r, email }
   }
 
   async revokeInvite(inviteId: string, team: string | undefined): Promise<Invite> {

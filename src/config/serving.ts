@@ -57,9 +57,12 @@ export const SERVING_SETTINGS = {
   },
   host: {
     env: 'HOST',
-    schema: z.string().min(1).default('0.0.0.0'),
+    schema: z.string().min(1).default('127.0.0.1'),
     unit: 'address',
-    doc: 'Address the node listens on.',
+    doc:
+      'Address the node listens on. The default reaches this machine only; containers set 0.0.0.0 ' +
+      '(the Dockerfile and k8s/ do). With a loopback HOST and no PUBLIC_URL the node counts as a ' +
+      "development one: at first start it prints the default team's key and its owner's sign-in link.",
   },
   logLevel: {
     env: 'LOG_LEVEL',

@@ -57,7 +57,12 @@ export function storeFull(): AppError {
   )
 }
 
-/** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
+/**
+ * ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad
+ * input): the connection's errors, and Redis' own transient refusals — a script running past its
+ * time (BUSY), a replica loading or read-only after a failover, a cluster reconfiguring, too few
+ * replicas to acknowledge a write.
+ */
 const UNREACHABLE = new RegExp(
   [
     'ECONNREFUSED',
@@ -71,11 +76,13 @@ const UNREACHABLE = new RegExp(
     'MaxRetriesPerRequest',
     "Stream isn't writeable",
     'enableOfflineQueue',
+    '\\bBUSY\\b',
     'CLUSTERDOWN',
     'TRYAGAIN',
     'MASTERDOWN',
     'LOADING',
     'READONLY',
+    'NOREPLICAS',
     'Too many Cluster redirections',
     'Cluster is not ready',
     'None of startup nodes is available',
