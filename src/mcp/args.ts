@@ -26,6 +26,7 @@ export const FACTORY_LIMITS: readonly NumericSetting[] = [
   'eventTextBytes',
   'eventDataBytes',
   'lockTtlMaxMs',
+  'reservationTtlMaxMs',
   'varValueBytes',
 ]
 

@@ -92,6 +92,14 @@ export class Keys {
     return `${this.prefix}:${this.roomTag(ref)}:lock:${name}`
   }
 
+  /**
+   * A room's file reservations (lua/includes/reservations.lua): hash "<agent>\n<pattern>" ->
+   * msgpack {agent, pattern, exclusive, token, reason?, acquired_at, expires_at}.
+   */
+  reservations(ref: RoomRef): string {
+    return `${this.prefix}:${this.roomTag(ref)}:resv`
+  }
+
   /** Sorted set of a team's room ids (score = creation time); pruned of expired rooms lazily. */
   teamRooms(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:rooms`

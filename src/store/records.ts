@@ -39,6 +39,17 @@ export type StoredLock = {
   expires_at: number
 }
 
+/** A file reservation (lua/includes/reservations.lua). */
+export type StoredReservation = {
+  agent: string
+  pattern: string
+  exclusive: boolean
+  token: number
+  reason?: string
+  acquired_at: number
+  expires_at: number
+}
+
 /** A presence entry of listPresence. */
 export type PresenceRow = { agent_id: string; last_seen_at: number }
 
