@@ -55,7 +55,8 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'reserve_files',
     title: 'Reserve files',
     description:
-      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. Conflict names holder, pattern, expiry. Again: renews.',
+      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. ' +
+      'Conflict names holder, pattern, expiry. Again: renews.',
     scope: 'room',
     args: coreArgs(reservations.reserve, {
       patterns: 'From the repo root',
