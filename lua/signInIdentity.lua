@@ -32,14 +32,17 @@ local user, wl
 local new_user, created_team, linked = false, false, false
 if not uid then
   if email == '' then
-    return fail('forbidden', 'email: the provider gave no verified e-mail address, so this sign-in cannot be linked to an account', { field = 'email' })
+    return fail('forbidden',
+      'email: the provider gave no verified e-mail address, so this sign-in cannot be linked to an account',
+      { field = 'email' })
   end
   uid = redis.call('HGET', K.emails, email)
   if not uid then
     local ok
     ok, wl = admittedOwner(K, email, ARGV[6] == '1')
     if not ok then
-      return fail('forbidden', 'email: ' .. email .. ' is not admitted; join the waitlist or ask a team owner for an invite', { field = 'email' })
+      return fail('forbidden', 'email: ' .. email
+        .. ' is not admitted; join the waitlist or ask a team owner for an invite', { field = 'email' })
     end
   end
   linked = true

@@ -50,7 +50,9 @@ export const ROOM_SETTINGS = {
     env: 'EVENTS_RETAINED',
     schema: int(10, 1_000_000, 10_000),
     unit: 'events',
-    doc: 'Most events kept per room; older ones are trimmed and a cursor behind them is reported. A feed over the limit is trimmed by a further 1% of it at once, so a full room keeps between 99% and 100% of this.',
+    doc:
+      'Most events kept per room; older ones are trimmed and a cursor behind them is reported. A feed over the ' +
+      'limit is trimmed by a further 1% of it at once, so a full room keeps between 99% and 100% of this.',
   },
   contextHistory: {
     env: 'CONTEXT_HISTORY',

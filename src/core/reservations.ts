@@ -189,8 +189,10 @@ export class Reservations {
         const more = conflicts.length > 1 ? ` (and ${conflicts.length - 1} more conflicts in details.conflicts)` : ''
         throw new AppError(
           'conflict',
-          `patterns: "${first.pattern}" overlaps "${first.held_pattern}", reserved ${first.held_exclusive ? 'exclusively' : 'shared'} by ` +
-            `${first.holder} until ${first.expires_at} (${first.expires_in_s} more s; both match "${first.example}")${more}; ` +
+          `patterns: "${first.pattern}" overlaps "${first.held_pattern}", reserved ` +
+            `${first.held_exclusive ? 'exclusively' : 'shared'} by ` +
+            (`${first.holder} until ${first.expires_at} (${first.expires_in_s} more s; both match ` +
+              `"${first.example}")${more}; `) +
             'wait for its release or expiry, reserve other files, or ask the holder',
           { field: 'patterns', holder: first.holder, expires_at: first.expires_at, conflicts },
         )

@@ -94,7 +94,10 @@ export type StoredCredential = {
   hint: string
   label?: string
   room_id?: string
-  /** User id of the person who minted it (absent: the team's first key, operator tools, keys minted before it was recorded). */
+  /**
+   * User id of the person who minted it (absent: the team's first key, operator tools, keys minted
+   * before it was recorded).
+   */
   created_by?: string
   created_at: number
   revoked_at?: number

@@ -21,7 +21,8 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends it. Release with release_lock.',
+      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends ' +
+      'it. Release with release_lock.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
     mutates: true,
@@ -54,7 +55,8 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'reserve_files',
     title: 'Reserve files',
     description:
-      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. Conflict names holder, pattern, expiry. Again: renews.',
+      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. ' +
+      'Conflict names holder, pattern, expiry. Again: renews.',
     scope: 'room',
     args: coreArgs(reservations.reserve, {
       patterns: 'From the repo root',
