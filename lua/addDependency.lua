@@ -23,7 +23,9 @@ if not task then return fail('not_found', 'task ' .. id .. ' does not exist', { 
 if not loadTask(R, depId) then
   return fail('not_found', 'task ' .. depId .. ' does not exist', { field = 'depends_on' })
 end
-if id == depId then return fail('invalid_request', 'depends_on: a task cannot depend on itself', { field = 'depends_on' }) end
+if id == depId then
+  return fail('invalid_request', 'depends_on: a task cannot depend on itself', { field = 'depends_on' })
+end
 task.depends_on = task.depends_on or {}
 for _, d in ipairs(task.depends_on) do
   if d == depId then return finish(R, { task = task, blocked_by = blockersOf(R, task), added = false }) end

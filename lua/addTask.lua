@@ -33,7 +33,8 @@ end
 if input.status == 'in_progress' and not force then
   local blockers = blockersOf(R, input)
   if #blockers > 0 then
-    return fail('conflict', 'task would be blocked by ' .. table.concat(blockers, ', ') .. '; add it as todo or pass force',
+    return fail('conflict', 'task would be blocked by ' .. table.concat(blockers, ', ')
+      .. '; add it as todo or pass force',
       { field = 'status', blocked_by = blockers })
   end
 end

@@ -39,7 +39,9 @@ local new_user, created_team = false, false
 if tok.kind == 'invite' then
   local iraw = redis.call('HGET', K.invites, tok.invite)
   inv = iraw and cmsgpack.unpack(iraw)
-  if not inv or inv.state ~= 'pending' or inv.expires_at <= now then return fail('forbidden', bad, { field = 'token' }) end
+  if not inv or inv.state ~= 'pending' or inv.expires_at <= now then
+    return fail('forbidden', bad, { field = 'token' })
+  end
   if uid then
     return fail('conflict', 'email: ' .. tok.email .. ' already has an account in a team; a person belongs to one team',
       { field = 'email' })

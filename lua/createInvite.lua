@@ -27,14 +27,16 @@ if ARGV[4] ~= '' then
   end
 end
 if redis.call('HEXISTS', K.emails, inv.email) == 1 then
-  return fail('conflict', 'email: ' .. inv.email .. ' has an account already; a person belongs to one team', { field = 'email' })
+  return fail('conflict', 'email: ' .. inv.email .. ' has an account already; a person belongs to one team',
+    { field = 'email' })
 end
 local pending = 0
 for _, raw in ipairs(redis.call('HVALS', K.invites)) do
   local o = cmsgpack.unpack(raw)
   if o.team == inv.team and o.state == 'pending' and o.expires_at > now then
     if o.email == inv.email then
-      return fail('conflict', 'email: ' .. inv.email .. ' has a pending invite to this team; revoke it first to send a new one',
+      return fail('conflict', 'email: ' .. inv.email
+        .. ' has a pending invite to this team; revoke it first to send a new one',
         { field = 'email' })
     end
     pending = pending + 1
@@ -42,7 +44,8 @@ for _, raw in ipairs(redis.call('HVALS', K.invites)) do
 end
 local max = tonumber(ARGV[5])
 if pending >= max then
-  return fail('limit_reached', 'the team has ' .. pending .. ' pending invites; the limit is ' .. max .. '; revoke one first',
+  return fail('limit_reached', 'the team has ' .. pending .. ' pending invites; the limit is ' .. max
+    .. '; revoke one first',
     { field = 'invites', limit = max })
 end
 pruneAccounts(K, now)

@@ -19,7 +19,8 @@ local id = ARGV[7]
 local ev, missing = requireEvent(R, id, 'event_id')
 if not ev then return missing end
 if ev.agent_id ~= R.agent then
-  return fail('forbidden', 'event_id: event ' .. id .. ' was posted by ' .. ev.agent_id .. '; only its author may delete it',
+  return fail('forbidden', 'event_id: event ' .. id .. ' was posted by ' .. ev.agent_id
+    .. '; only its author may delete it',
     { field = 'event_id', author = ev.agent_id })
 end
 local seq = seqOf(id)

@@ -40,7 +40,8 @@ end
 local sum = n + by
 if math.abs(sum) > MAX_SAFE then
   return fail('conflict', 'by: shared var "' .. name .. '" is ' .. string.format('%d', n) .. '; adding ' ..
-    string.format('%d', by) .. ' leaves the integer range +-' .. MAX_SAFE, { field = 'by', value = cur and cur.value or '0' })
+    string.format('%d', by) .. ' leaves the integer range +-' .. MAX_SAFE,
+    { field = 'by', value = cur and cur.value or '0' })
 end
 local var = saveVar(R, name, string.format('%d', sum), cur and cur.version or 0)
 notify(R, { k = 'var', op = 'incremented', name = name })

@@ -27,10 +27,13 @@ if mode == 'unblocked' then
   local todo = redis.call('ZCOUNT', R.k.board, '-inf', '(' .. BOARD_BAND)
   for first = 0, todo - 1, 1000 do
     local ids = {}
-    for i, slot in ipairs(redis.call('ZRANGE', R.k.board, first, math.min(first + 999, todo - 1))) do ids[i] = idOfSlot(slot) end
+    local slots = redis.call('ZRANGE', R.k.board, first, math.min(first + 999, todo - 1))
+    for i, slot in ipairs(slots) do ids[i] = idOfSlot(slot) end
     for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do
       local t = cmsgpack.unpack(raw)
-      if (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t) == 0 then picked[#picked + 1] = t end
+      if (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t) == 0 then
+        picked[#picked + 1] = t
+      end
     end
   end
 else

@@ -36,7 +36,9 @@ end
 
 -- A cursor of a history that went back stands before the new history's events (cursorAt).
 local cur = redis.call('HGET', R.k.cursors, R.agent)
-if cur and cursorAt(R, cur, head, tonumber(m[2] or '0')) >= seq then return finish(R, { moved = false, cursor = cur }) end
+if cur and cursorAt(R, cur, head, tonumber(m[2] or '0')) >= seq then
+  return finish(R, { moved = false, cursor = cur })
+end
 redis.call('HSET', R.k.cursors, R.agent, id)
 dirty(R, R.k.cursors)
 ownAfter(R, R.agent, seq)

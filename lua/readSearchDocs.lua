@@ -34,7 +34,8 @@
 
 local R, early = openRoom('readSearchDocs')
 if not R then return early end
-local manifest, cap, want, budget = KEYS[ROOM_KEY_COUNT + 1], tonumber(ARGV[7]), cmsgpack.unpack(ARGV[8]), tonumber(ARGV[9])
+local manifest, cap = KEYS[ROOM_KEY_COUNT + 1], tonumber(ARGV[7])
+local want, budget = cmsgpack.unpack(ARGV[8]), tonumber(ARGV[9])
 
 local meta = redis.call('HMGET', R.k.meta, 'cseq', 'created_at', 'trim')
 local indexed = redis.call('HMGET', manifest, 'pos', 'room')

@@ -26,15 +26,15 @@
   same, online_count, offline_count, cursors = {agent, event id, agent, event id, ...} (the last
   event each agent has read, as stored), read_seqs = {seq, ...} (one a cursor, in order: the seq
   up to which it has read, as get_event_reads counts it: includes/unreadCount readUpTo),
-  events_by_day = {day = n}, today = day, now, board? = {columns = {status = {from, total}},
-  cards = [{blocked_by?, blocks?, blocks_total}], done_by_day = {day = n}}} and rows in section order: tasks (raw), context (type/key, raw metadata) pairs, events
-  (id, raw) pairs oldest first, vars (name, raw) pairs, reviews (id, raw) pairs, locks (name,
-  raw) pairs of live locks; with names only, context, vars and reviews are names (type/key, name,
-  id), one row each. With cards a column (board), the tasks are those of each column's page,
-  column after column, in the column's order (includes/board), each with its card in
-  board.cards: blocked_by (a task to do: its dependencies not done or cancelled), blocks and
-  blocks_total (the tasks that depend on it, the first by creation); the tasks are counted and
-  ordered by the plan's indexes, not read.
+  events_by_day = {day = n}, today = day, now, board? = {columns = {status = {from, total}}, cards =
+  [{blocked_by?, blocks?, blocks_total}], done_by_day = {day = n}}} and rows in section order: tasks
+  (raw), context (type/key, raw metadata) pairs, events (id, raw) pairs oldest first, vars (name,
+  raw) pairs, reviews (id, raw) pairs, locks (name, raw) pairs of live locks; with names only,
+  context, vars and reviews are names (type/key, name, id), one row each. With cards a column
+  (board), the tasks are those of each column's page, column after column, in the column's order
+  (includes/board), each with its card in board.cards: blocked_by (a task to do: its dependencies
+  not done or cancelled), blocks and blocks_total (the tasks that depend on it, the first by
+  creation); the tasks are counted and ordered by the plan's indexes, not read.
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"
@@ -78,7 +78,8 @@ if size then
   local ids = tonumber(ARGV[15])
   planIndexes(R)
   local at = bandStarts(R)
-  local columns, cardIds, bands = boardColumns(R, at, size, { tonumber(ARGV[16]), tonumber(ARGV[17]), tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]) })
+  local columns, cardIds, bands = boardColumns(R, at, size, { tonumber(ARGV[16]), tonumber(ARGV[17]),
+    tonumber(ARGV[18]), tonumber(ARGV[19]), tonumber(ARGV[20]) })
   local cards = {}
   if #cardIds > 0 then
     local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))
@@ -108,7 +109,8 @@ else
 end
 local list, per = entries(R.k.ctx)
 sections.context = add(list) / per
-local latest = redis.call('XREVRANGE', R.k.events, before == '' and '+' or ('(' .. before), '-', 'COUNT', eventCount + 1)
+local latest = redis.call('XREVRANGE', R.k.events, before == '' and '+' or ('(' .. before), '-', 'COUNT',
+  eventCount + 1)
 local older = #latest > eventCount
 for i = math.min(#latest, eventCount), 1, -1 do
   rows[#rows + 1] = latest[i][1]
@@ -143,7 +145,8 @@ local cursors = redis.call('HGETALL', R.k.cursors)
 local readSeqs, head, lastms = {}, tonumber(meta.eseq or '0'), tonumber(meta.lastms or '0')
 for i = 2, #cursors, 2 do readSeqs[#readSeqs + 1] = readUpTo(R, cursors[i], head, lastms) end
 return finishRows(R, {
-  room = meta, sections = sections, older = older, events_kept = redis.call('XLEN', R.k.events), now = R.now, today = today, events_by_day = eventsByDay,
+  room = meta, sections = sections, older = older, events_kept = redis.call('XLEN', R.k.events), now = R.now,
+    today = today, events_by_day = eventsByDay,
   online = group('+inf', since), offline = group('(' .. since, R.now - forget),
   online_count = redis.call('ZCOUNT', R.k.presence, since, '+inf'),
   offline_count = redis.call('ZCOUNT', R.k.presence, R.now - forget, '(' .. since),

@@ -22,7 +22,8 @@ local R, early = openRoom('readUnread')
 if not R then return early end
 -- The limit stays the string it came as: it only goes back to Redis (XRANGE COUNT).
 local list, info = consumeEvents(R, R.agent, ARGV[7])
-local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset, last_event_ms = info.last_event_ms }
+local res = { events = list, remaining = info.remaining, cursor_reset = info.cursor_reset,
+  last_event_ms = info.last_event_ms }
 if info.moved then
   res.cursor = redis.call('HGET', R.k.cursors, R.agent)
   notify(R, { k = 'event', op = 'read', agent = R.agent, id = res.cursor })

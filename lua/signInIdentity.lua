@@ -50,14 +50,17 @@ if not uid then
       .. 'link first, then sign in with the provider once to link it', { field = 'provider' })
   end
   if email == '' then
-    return fail('forbidden', 'email: the provider gave no verified e-mail address, so this sign-in cannot be linked to an account', { field = 'email' })
+    return fail('forbidden',
+      'email: the provider gave no verified e-mail address, so this sign-in cannot be linked to an account',
+      { field = 'email' })
   end
   uid = redis.call('HGET', K.emails, email)
   if not uid then
     local ok
     ok, wl = admittedOwner(K, email, ARGV[6] == '1')
     if not ok then
-      return fail('forbidden', 'email: ' .. email .. ' is not admitted; join the waitlist or ask a team owner for an invite', { field = 'email' })
+      return fail('forbidden', 'email: ' .. email
+        .. ' is not admitted; join the waitlist or ask a team owner for an invite', { field = 'email' })
     end
   end
   linked = true

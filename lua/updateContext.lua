@@ -65,7 +65,8 @@ else
 end
 
 if #body > maxBytes then
-  return fail('too_large', 'body: the patched body would be ' .. #body .. ' bytes; the limit is ' .. maxBytes .. ' bytes',
+  return fail('too_large', 'body: the patched body would be ' .. #body .. ' bytes; the limit is ' .. maxBytes
+    .. ' bytes',
     { field = 'body', limit = maxBytes, size = #body })
 end
 if body == old then

@@ -106,7 +106,8 @@ if #changed > 0 then
   if #overriding > 0 then
     local ev = {
       type = 'task_overridden', agent_id = R.agent,
-      text = R.agent .. ' changed ' .. task.id .. ' (' .. table.concat(overriding, ', ') .. ') while ' .. held .. ' held it',
+      text = R.agent .. ' changed ' .. task.id .. ' (' .. table.concat(overriding, ', ') .. ') while ' .. held
+        .. ' held it',
       data = cjson.encode({ task_id = task.id, holder = held, changed = overriding }),
     }
     local id = appendEvent(R, ev, tonumber(ARGV[10]))

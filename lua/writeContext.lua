@@ -31,8 +31,9 @@ if refused then return refused end
 if not meta then
   local count = redis.call('HLEN', R.k.ctx)
   if count >= limit then
-    return fail('limit_reached', 'context: the room has ' .. count .. ' context entries; the context-entries-per-room limit is ' ..
-      limit .. '; delete an entry or update an existing one', { field = 'context', limit = limit })
+    return fail('limit_reached', 'context: the room has ' .. count
+      .. ' context entries; the context-entries-per-room limit is ' .. limit
+      .. '; delete an entry or update an existing one', { field = 'context', limit = limit })
   end
 elseif currentBody(R, field, meta) == body then
   return finish(R, { entry = compactEntry(meta), changed = false, created = false })

@@ -70,7 +70,8 @@ async function main(): Promise<void> {
     node.log.info(
       { team: DEFAULT_TEAM_ID },
       'created the default team; outside development nothing secret is printed: ' +
-        '`npm run team -- mint-key default` prints a key of it, `npm run team -- owner-link` a sign-in link for its owner',
+        ('`npm run team -- mint-key default` prints a key of it, `npm run team -- owner-link` a sign-in link ' +
+          'for its owner'),
     )
   } else if (boot.created && boot.key) {
     // Printed exactly once, by the one node that created the default team.
@@ -99,7 +100,8 @@ async function main(): Promise<void> {
         '',
         'Create a room with configuration for each of your agents (docs/cli.md), from any folder:',
         '',
-        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
+        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents ` +
+          `planner,backend,frontend`,
         '',
         ...(signIn
           ? [

@@ -1,7 +1,8 @@
 // People, their teams and how they get in (docs/accounts.md): the waitlist, invites, single-use
 // link tokens and browser sessions. Everything lives in the accounts directory (one hash tag,
-// src/store/keys.ts accounts()); every change is one script (lua/, the scripts whose header takes KEYS[accounts]). Secrets (link and
-// session tokens) are minted here, handed out once and stored only as SHA-256 hashes.
+// src/store/keys.ts accounts()); every change is one script (lua/, the scripts whose header takes
+// KEYS[accounts]). Secrets (link and session tokens) are minted here, handed out once and stored
+// only as SHA-256 hashes.
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { newId } from '../core/ids.js'

@@ -24,6 +24,7 @@ interface View {
 }
 
 const when = (iso: string | undefined) => utc(iso)
+const eventsOf = (w: WebhookView) => (w.events ? `Events: ${w.events.join(', ')}` : 'Every event')
 
 export function WebhooksPage(p: View) {
   return (
@@ -51,8 +52,8 @@ export function WebhooksPage(p: View) {
             {w.description ? <span class="muted"> — {w.description}</span> : null}
           </p>
           <p class="small">
-            {w.events ? `Events: ${w.events.join(', ')}` : 'Every event'} · delivered {w.health.delivered} · pending{' '}
-            {w.health.pending} · failed {w.health.failed} · last attempt {when(w.health.lastAttemptAt)}
+            {eventsOf(w)} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} ·
+            last attempt {when(w.health.lastAttemptAt)}
             {w.health.lastStatus !== undefined ? ` (HTTP ${w.health.lastStatus})` : ''}
             {w.previousSecretValidUntil ? ` · previous secret signs until ${when(w.previousSecretValidUntil)}` : ''}
           </p>
@@ -184,7 +185,9 @@ export class WebhooksPages {
     await this.deps.audit.record(user.team, actorOf(user), 'rotated webhook secret', webhook.webhookId)
     return {
       secret: { webhookId: webhook.webhookId, secret },
-      notice: `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ${when(webhook.previousSecretValidUntil)}.`,
+      notice:
+        `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ` +
+        `${when(webhook.previousSecretValidUntil)}.`,
     }
   }
 

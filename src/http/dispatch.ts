@@ -51,7 +51,8 @@ export async function admit(deps: AdmitDeps, ex: Exchange, need: 'team' | 'any')
     deps.metrics.rateLimited.inc()
     throw new AppError(
       'rate_limited',
-      `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${Math.max(1, decision.retryAfterS)} s`,
+      `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ` +
+        `${Math.max(1, decision.retryAfterS)} s`,
       {
         limit: decision.limit,
         retry_after_s: Math.max(1, decision.retryAfterS),
@@ -115,7 +116,8 @@ export function createDispatcher(deps: DispatchDeps) {
         else if (!ex.responded && !ex.aborted)
           throw new Error(`route ${route.method} ${route.path} returned without responding`)
       } catch (caught) {
-        // A Redis failure that is not a bug (unreachable, full) becomes its AppError, logged once per state change by StoreHealth.
+        // A Redis failure that is not a bug (unreachable, full) becomes its AppError, logged once
+        // per state change by StoreHealth.
         const err = toStoreError(caught)
         if (err instanceof AppError) sendError(ex, err)
         else if (!ex.aborted) {

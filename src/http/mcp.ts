@@ -65,9 +65,11 @@ export function mcpRoutes(deps: McpRouteDeps, host: EndpointHost, opts: { anonym
       bodyKind: 'raw',
       tag: 'mcp',
       summary:
-        'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',
+        'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / ' +
+        '2025-03-26). ?profile=core lists only the typical-turn tools.',
       description:
-        "Bearer key required (team key, or a room invite key for that room's tools). Replies are application/json, or text/event-stream when the client accepts only that or a call runs long.",
+        "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
+        'application/json, or text/event-stream when the client accepts only that or a call runs long.',
       handle: post,
     },
     {

@@ -254,7 +254,8 @@ function classifyRequest(req: InboundRequest, body: JsonRpcRequest): Route {
       'modern-header-without-envelope',
       400,
       ERROR.invalidParams,
-      `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is missing the required _meta envelope key(s): ${missing.join(', ')}`,
+      `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is ` +
+        `missing the required _meta envelope key(s): ${missing.join(', ')}`,
       { envelope: { missing } },
       id,
     )
@@ -298,7 +299,8 @@ function classifyNotification(req: InboundRequest, body: JsonRpcNotification): R
       return mismatch(
         'notification-version-header-mismatch',
         header,
-        `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${header}`,
+        `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header ` +
+          `names ${header}`,
         null,
       )
     if (isModernRevision(claimed)) {
@@ -341,7 +343,8 @@ export function validateStandardHeaders(
     return mismatch(
       'version-header-missing',
       '(missing)',
-      `the body envelope names protocol version ${route.revision} but the required MCP-Protocol-Version header is absent`,
+      `the body envelope names protocol version ${route.revision} but the required MCP-Protocol-Version ` +
+        `header is absent`,
       id,
     )
   if (req.mcpMethodHeader === undefined)

@@ -56,7 +56,8 @@ export async function runTeamsCli(
     if (!configured.redisUrl && !configured.redisClusterNodes) {
       const url = new URL(settings.redisUrl!)
       note(
-        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`,
+        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are ` +
+          `unset; LOCAL_REDIS names it)\n`,
       )
     }
   } catch (err) {
@@ -120,7 +121,8 @@ async function waitlist(
   try {
     if (mailer.toLog)
       out(
-        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`,
+        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it ` +
+          `works once):\n${link}\n`,
       )
     else {
       await mailer.send({

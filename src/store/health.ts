@@ -325,7 +325,8 @@ export class StoreHealth {
   private countShards(results: { name: string; ok: boolean }[]): void {
     const seen = new Set(results.map((r) => r.name))
     let moved = false
-    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved // failed over: no longer a master
+    // failed over: no longer a master
+    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved
     for (const { name, ok } of results) {
       let s = this.shards.get(name)
       if (!s) this.shards.set(name, (s = { bad: 0, good: 0, down: false }))

@@ -335,8 +335,8 @@ export function toStoreError(err: unknown): Error {
 /**
  * `client` whose Redis commands (and their …Buffer forms) first ask `health.admit()`: a command
  * made while Redis is known to be unreachable waits for one quick check and is refused with
- * `unavailable` when it fails (multi() cannot wait: it throws at once). Everything else (events, options, pipeline(), sendCommand) is the
- * client's own.
+ * `unavailable` when it fails (multi() cannot wait: it throws at once). Everything else (events,
+ * options, pipeline(), sendCommand) is the client's own.
  */
 function gated(client: RedisClient, health: StoreHealth): RedisClient {
   const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))

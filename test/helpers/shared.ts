@@ -35,8 +35,10 @@ export function sharedRedis(): SharedRedis {
     text = readFileSync(SHARED_FILE, 'utf8')
   } catch {
     throw new Error(
-      `no shared Redis in this run (${SHARED_FILE} is missing): test/helpers/before.ts starts it for tap runs that use .taprc. ` +
-        'npm run test:unit starts none, so a test that needs Redis belongs in test/integration (or test/e2e), not test/unit.',
+      `no shared Redis in this run (${SHARED_FILE} is missing): test/helpers/before.ts starts it for tap ` +
+        `runs that use .taprc. ` +
+        ('npm run test:unit starts none, so a test that needs Redis belongs in test/integration (or ' +
+          'test/e2e), not test/unit.'),
     )
   }
   return JSON.parse(text) as SharedRedis

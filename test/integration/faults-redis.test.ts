@@ -1,4 +1,4 @@
-// Redis failures as a client sees them (issue 19, defects 2-4), each on Redis processes of the
+// Redis failures as a client sees them, each on Redis processes of the
 // test's own:
 // - Redis killed: calls answer 503 `unavailable` with Retry-After (never 500), the node logs one
 //   line when Redis goes and one when it is back (not one per request), /ready says 503, and the
@@ -226,10 +226,9 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   t.ok(await eventually(async () => (await ready(n)).body.status === 'ready', 10_000), '/ready is ready again')
 })
 
-// The loss of a node's connection makes the realtime hub rebuild its subscription, and a rebuild
-// used to drop every cached key: with the team's shard down no key could be verified again, and
-// every call failed as unavailable (2 of 3 runs alone). Keys now outlive a rebuild
-// (keyring.test.ts), so this case holds on every run.
+// The loss of a node's connection makes the realtime hub rebuild its subscription. Cached keys
+// outlive a rebuild (keyring.test.ts): a rebuild that dropped them would leave no key verifiable
+// while the team's shard is down, and every call would fail as unavailable.
 t.test("cluster: the team's rate-limit shard down, a room on another shard keeps working", async (t) => {
   const cluster = await startCluster(3, 0)
   t.teardown(() => cluster.stop())

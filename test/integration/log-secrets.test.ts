@@ -70,7 +70,8 @@ t.test('BUSY (a script past its time) answers 503 unavailable, not 500', async (
   // A read-only script that spins for 1.5 s: past the threshold, Redis answers BUSY to the others.
   const spin = blocker.eval(
     "local t0 = redis.call('TIME') local s = tonumber(t0[1]) + tonumber(t0[2]) / 1e6 " +
-      "while true do local t = redis.call('TIME') if tonumber(t[1]) + tonumber(t[2]) / 1e6 - s > 1.5 then break end end " +
+      ("while true do local t = redis.call('TIME') if tonumber(t[1]) + tonumber(t[2]) / 1e6 - s > 1.5 then " +
+        'break end end ') +
       'return 1',
     0,
   )

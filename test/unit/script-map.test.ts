@@ -235,13 +235,15 @@ export function disagreements(
     out.push(`keys: the header declares ${h.keys}, the loader counts ${script.numberOfKeys}`)
   if (h.args !== entry.args || h.restFrom !== entry.restFrom)
     out.push(
-      `args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`,
+      `args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ` +
+        `${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`,
     )
   for (const [name, optional] of h.fields) {
     if (!entry.fields.has(name)) out.push(`reply: ${name} is in the header, not in the map`)
     else if (entry.fields.get(name) !== optional)
       out.push(
-        `reply: ${name} is ${optional ? '' : 'not '}optional in the header, ${entry.fields.get(name) ? '' : 'not '}in the map`,
+        `reply: ${name} is ${optional ? '' : 'not '}optional in the header, ` +
+          `${entry.fields.get(name) ? '' : 'not '}in the map`,
       )
   }
   for (const name of entry.fields.keys())
@@ -303,7 +305,8 @@ t.test('the check fails when a header and its entry disagree', async (t) => {
 
 t.test('headers: alternatives make fields optional; prose inside braces is not a field', async (t) => {
   const h = parseHeader(
-    '  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the order asked} or {a, d}; not_found.\n',
+    '  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the ' +
+      'order asked} or {a, d}; not_found.\n',
     'keyed',
   ) as Contract
   t.equal(h.keys, 2)

@@ -181,8 +181,7 @@ const BOUNDED: Record<string, string> = {
   "saveSearchManifest-1.lua: redis.call('HSET', KEYS[1], unpack(flat))": 'flushed at 1,000 values',
   "saveSearchManifest-1.lua: if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end":
     'the rest, under 1,000 values',
-  "saveSearchManifest-1.lua: for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end":
-    'slices of 500',
+  "saveSearchManifest-1.lua: redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del)))": 'slices of 500',
   'searchVectors-3.lua: for i, k in ipairs(redis.call(unpack(args))) do': 'a fixed command of at most 10 words',
 }
 

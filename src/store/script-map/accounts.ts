@@ -1,6 +1,6 @@
 // The account scripts (Store.account): each takes the accounts directory as its keys
-// (KEYS[accounts] in its header: ACCOUNT_KEYS, lua/includes/acctKeys.lua); here its arguments (ARGV[1..]) and reply. Checked
-// against each script's header by test/unit/script-map.test.ts.
+// (KEYS[accounts] in its header: ACCOUNT_KEYS, lua/includes/acctKeys.lua); here its arguments
+// (ARGV[1..]) and reply. Checked against each script's header by test/unit/script-map.test.ts.
 import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../records.js'
 
 /** What every sign-in script takes after its own head: the new session, and who a new person would be. */

@@ -26,7 +26,10 @@ export type ReplyOf<E extends ScriptEntry> = E['reply'] & (E extends { rows: tru
 /** A room script's reply: with the caller's unread count when an agent was given. */
 export type RoomReply<S extends keyof RoomScripts> = ReplyOf<RoomScripts[S]> & { unread?: number }
 
-/** What Store.room takes after the room and the call options: the arguments, then the extra keys of scripts that have them. */
+/**
+ * What Store.room takes after the room and the call options: the arguments, then the extra keys of
+ * scripts that have them.
+ */
 export type RoomCall<S extends keyof RoomScripts> = RoomScripts[S] extends { keys: infer K }
   ? [args: RoomScripts[S]['args'], extraKeys: K]
   : RoomScripts[S]['args'] extends []
