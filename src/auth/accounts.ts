@@ -115,6 +115,8 @@ export interface AccountSettings {
   inviteTtlMs: number
   limitPendingInvites: number
   limitWaitlist: number
+  /** Providers ("github", "oidc") whose verified e-mail address may link an account (AUTH_LINK_BY_EMAIL). */
+  authLinkByEmail: readonly string[]
 }
 
 export class Accounts {
@@ -186,7 +188,8 @@ export class Accounts {
 
   /**
    * Signs in with a provider identity (`ident` = "<provider>:<subject>"); `verifiedEmail` is the
-   * provider's verified address or undefined. Linking happens only through that address.
+   * provider's verified address or undefined. A new identity links to the person signed in on the
+   * browser (`previousSession`), else through that address when the provider is trusted for it.
    */
   async signInIdentity(
     ident: string,
@@ -195,8 +198,10 @@ export class Accounts {
     previousSession?: string,
   ): Promise<SignedIn> {
     const address = verifiedEmail?.toLowerCase() ?? ''
+    const provider = ident.slice(0, ident.indexOf(':'))
+    const trusted = this.settings.authLinkByEmail.includes(provider) ? '1' : '0'
     return this.openSession(address, name, previousSession, (session) =>
-      this.store.account('signInIdentity', [ident, address, ...session]),
+      this.store.account('signInIdentity', [ident, address, ...session, trusted]),
     )
   }
 

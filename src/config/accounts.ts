@@ -112,6 +112,26 @@ export const ACCOUNT_SETTINGS = {
     unit: 'entries',
     doc: 'Entries the waitlist may hold; past it, new requests are refused (the page says the waitlist is full).',
   },
+  authLinkByEmail: {
+    env: 'AUTH_LINK_BY_EMAIL',
+    schema: z
+      .string()
+      .default('github')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((list) => list.every((p) => p === 'github' || p === 'oidc'), 'must be a list of github and oidc'),
+    unit: 'provider list',
+    doc:
+      'Sign-in providers whose verified e-mail address may link a new sign-in to the account with that address ' +
+      "(an operator's included) or admit it as a new team's owner: github, oidc, both, or none (empty). A provider " +
+      'not listed signs in only an identity linked before, which a signed-in person links by signing in with it ' +
+      "once. List oidc only when OIDC_ISSUER verifies addresses for every account it issues (a company's own " +
+      "directory); GitHub's verified primary address is trusted by default.",
+  },
   oidcIssuer: {
     env: 'OIDC_ISSUER',
     schema: z.string().url().optional(),

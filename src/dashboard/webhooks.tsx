@@ -5,7 +5,7 @@
 import type { Audit } from '../auth/audit.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
-import type { WebhookView } from '../webhooks/registry.js'
+import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -164,14 +164,14 @@ export class WebhooksPages {
       .filter((e) => e !== '')
     if (events.length > 0) input.events = events
     const { webhook, secret } = await this.deps.webhooks.registry.create(user.team, input)
-    await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
+    await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', auditedWebhook(webhook))
     return { secret: { webhookId: webhook.webhookId, secret }, notice: `Webhook ${webhook.webhookId} is registered.` }
   }
 
   private async remove(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
     const deleted = await this.deps.webhooks.registry.delete(user.team, r.form.get('webhook') ?? '')
-    await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+    await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', auditedWebhook(deleted))
     return { notice: `Webhook ${deleted.webhookId} is deleted.` }
   }
 

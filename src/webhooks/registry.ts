@@ -185,6 +185,14 @@ function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
   return v
 }
 
+/**
+ * How the audit trail names a webhook: its id and its URL's origin. The path and query may carry
+ * a secret of the receiver's (a token in the URL), and every member of the team reads the trail.
+ */
+export function auditedWebhook(w: { webhookId: string; url: string }): string {
+  return `${w.webhookId} ${new URL(w.url).origin}`
+}
+
 /** The public form of a webhook: never its secret. */
 export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
   const v: WebhookView = {

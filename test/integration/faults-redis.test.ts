@@ -120,7 +120,8 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
   const n = await startNode(
     t,
     'standalone',
-    { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined },
+    // The service's default deadline, which this test is about.
+    { redisUrl: `redis://127.0.0.1:${redis.port}`, redisClusterNodes: undefined, redisCommandTimeoutMs: 2000 },
     { log },
   )
   const team = await newTeam(n)

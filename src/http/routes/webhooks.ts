@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { Audit } from '../../auth/audit.js'
 import { AppError } from '../../shared/errors.js'
 import type { Webhooks } from '../../webhooks/index.js'
-import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
+import { auditedWebhook, ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { Route } from '../router.js'
 import { actorOf, teamOf } from './access.js'
 
@@ -35,12 +35,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       }),
       handle: async (ctx) => {
         const { webhook, secret } = await deps.webhooks.registry.create(teamOf(ctx), ctx.body)
-        await deps.audit.record(
-          teamOf(ctx),
-          actorOf(ctx.principal),
-          'registered webhook',
-          `${webhook.webhookId} ${webhook.url}`,
-        )
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', auditedWebhook(webhook))
         return { ...webhook, secret }
       },
     },
@@ -66,12 +61,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
         const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await deps.audit.record(
-          teamOf(ctx),
-          actorOf(ctx.principal),
-          'deleted webhook',
-          `${deleted.webhookId} ${deleted.url}`,
-        )
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', auditedWebhook(deleted))
         return { deleted }
       },
     },

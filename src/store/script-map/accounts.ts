@@ -41,7 +41,7 @@ export interface AccountScripts {
   }
   revokeInvite: { args: [inviteId: string, teamId: string]; reply: { invite: StoredInvite } }
   signInIdentity: {
-    args: [ident: string, email: string, ...session: SessionArgs]
+    args: [ident: string, email: string, ...rest: [...SessionArgs, trustedForEmail: '0' | '1']]
     reply: SignedIn & { linked: boolean }
   }
 }
