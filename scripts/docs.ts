@@ -1,6 +1,7 @@
 // Writes the generated parts of docs/ from the code's own tables: the settings (SETTINGS) in
 // docs/configuration.md, the error codes (ERRORS) in docs/errors.md, the scripts' effects
-// (EFFECT_WORDS and each script's Effects line) in docs/data-model.md. `npm run docs` rewrites
+// (EFFECT_WORDS and each script's Effects line) in docs/data-model.md, the MCP tools (ALL_TOOLS:
+// their table and count, the core profile) in docs/mcp.md and README.md. `npm run docs` rewrites
 // them; a unit test fails when they differ. A part sits between `<!-- generated: <name> -->` and
 // `<!-- generated: end -->`, on lines of its own (a table) or inline (a number in a sentence).
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -9,6 +10,7 @@ import { SETTINGS, defaultSettings, heldInMs } from '../src/config.js'
 import { ERRORS } from '../src/shared/errors.js'
 import { EFFECT_WORDS, type Effect } from '../src/store/effects.js'
 import { loadScripts } from '../src/store/scripts.js'
+import { ALL_TOOLS, CORE_TOOL_NAMES } from '../src/mcp/tools/index.js'
 
 const BEGIN = (name: string) => `<!-- generated: ${name} -->`
 const END = '<!-- generated: end -->'
@@ -52,11 +54,49 @@ export function effectsTable(): string {
   ].join('\n')
 }
 
+/** The number of MCP tools. */
+const toolCount = () => String(ALL_TOOLS.length)
+/** The number of tools of the core profile. */
+const coreCount = () => String(CORE_TOOL_NAMES.length)
+/** The tools of the core profile, by name, in lines of prose width. */
+const coreTools = () => wrap(CORE_TOOL_NAMES.map((n) => `\`${n}\``).join(', ') + '.')
+
+/** `text` in lines of at most 100 characters, broken at spaces. */
+function wrap(text: string): string {
+  const lines: string[] = []
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (last >= 0 && lines[last]!.length + 1 + word.length <= 100) lines[last] += ` ${word}`
+    else lines.push(word)
+  }
+  return lines.join('\n')
+}
+
+/** Every MCP tool, in the order tools/list gives them, with what a model reads of it. */
+export function toolsTable(): string {
+  const rows = ALL_TOOLS.map((d) => {
+    const reads = d.annotations.readOnlyHint === true ? 'reads' : 'writes'
+    const text = d.description.replaceAll('|', '\\|').replaceAll('\n', ' ')
+    return `| \`${d.name}\` | ${d.scope} | ${reads} | ${d.core === true ? 'yes' : ''} | ${text} |`
+  })
+  return [
+    '| tool | key | reads or writes | core | description (as tools/list gives it) |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n')
+}
+
 /** Every generated part of the docs: the file, the part's name (it may appear more than once), its text. */
 export const GENERATED: readonly { path: string; name: string; text: () => string }[] = [
   { path: 'docs/configuration.md', name: 'begin', text: configurationTable },
   { path: 'docs/errors.md', name: 'begin', text: errorsTable },
   { path: 'docs/data-model.md', name: 'effects', text: effectsTable },
+  { path: 'README.md', name: 'tool-count', text: toolCount },
+  { path: 'README.md', name: 'core-count', text: coreCount },
+  { path: 'docs/mcp.md', name: 'tool-count', text: toolCount },
+  { path: 'docs/mcp.md', name: 'core-count', text: coreCount },
+  { path: 'docs/mcp.md', name: 'core-tools', text: coreTools },
+  { path: 'docs/mcp.md', name: 'tools', text: toolsTable },
 ]
 
 /** Each place of a doc's generated part `name`: the offsets of its text, and whether it is inline. */

@@ -1,7 +1,7 @@
 // Every MCP tool through the SDK 1.x client (Streamable HTTP, initialize era) against a running
 // node, as two agents sharing a room made from a template would use them: claim and conflict,
 // context versions and diffs, events and read cursors, locks, vars, reviews, analytics, leaving.
-// The last assertion checks that each of the 47 tools of ALL_TOOLS was called and answered.
+// The last assertion checks that each tool of ALL_TOOLS was called and answered.
 import t, { type Test } from 'tap'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
@@ -288,7 +288,6 @@ for (const backend of BACKENDS) {
     })
 
     const missing = ALL_TOOLS.map((d) => d.name).filter((name) => !called.has(name))
-    t.equal(ALL_TOOLS.length, 47, 'the service has 47 tools')
     t.same(missing, [], 'every tool was called and answered')
     const notOk = [...called].filter(([, outcome]) => outcome !== 'ok')
     t.ok(

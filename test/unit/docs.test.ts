@@ -1,13 +1,24 @@
 // The generated parts of the docs match the code's tables (docs and code cannot drift).
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { REFUSE } from '../../src/mcp/wire.js'
 import { GENERATED, generatedParts } from '../../scripts/docs.js'
+import { ALL_TOOLS, CORE_TOOL_NAMES } from '../../src/mcp/tools/index.js'
 
 t.test('the generated parts of the docs are current (npm run docs)', async (t) => {
   for (const { path, name, text } of GENERATED) {
     const parts = generatedParts(readFileSync(path, 'utf8'), name)
     for (const [i, part] of parts.entries()) t.equal(part, text(), `${path} "${name}" (${i + 1} of ${parts.length})`)
+  }
+})
+
+t.test('no tool count is typed: every "<n> tools" of README.md and docs/ is generated', async (t) => {
+  for (const path of ['README.md', ...readdirSync('docs').map((f) => `docs/${f}`)]) {
+    if (!path.endsWith('.md')) continue
+    const typed = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => new RegExp(`\\b(${ALL_TOOLS.length}|${CORE_TOOL_NAMES.length}|ten)( MCP)? tools\\b`).test(line))
+    t.same(typed, [], `${path}: a tool count is a generated part (tool-count, core-count)`)
   }
 })
 
