@@ -26,12 +26,14 @@ COPY --from=build /app/dist ./dist
 COPY lua ./lua
 # A bad image fails to build rather than to start: uWebSockets.js must load its native binary here
 # (this build throws on another Node ABI; other builds fall back to a slow JS implementation).
-RUN node -e "if (!String(require('uWebSockets.js').App).includes('[native code]')) { console.error('uWebSockets.js did not load its native binding'); process.exit(1) }"
+RUN node -e "if (!String(require('uWebSockets.js').App).includes('[native code]')) { \
+      console.error('uWebSockets.js did not load its native binding'); process.exit(1) }"
 # The image's own user (uid 1000); the app writes nothing to its filesystem.
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health') \
+    .then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
 # node is the main process itself (no npm, no shell in between), so the SIGTERM of `docker stop`
 # or Kubernetes reaches it; it installs its own handler and drains within SHUTDOWN_GRACE_S.

@@ -1,4 +1,5 @@
-// Lint rules: typescript-eslint's recommended set plus the house rules of STYLE.md.
+// Lint rules: typescript-eslint's recommended set plus the house rules (docs/architecture.md,
+// Contributing) and the layers below.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
@@ -22,6 +23,8 @@ export const LAYERS = {
   shared: [],
   cli: ['shared'],
 }
+const STORE_CLIENT =
+  'store.client is for src/store, the composition root and operator tools: add a repository method to the store.'
 const ROOT_FOLDERS = ['config', 'ops']
 const ROOT_FILES = ['main', 'node', 'config']
 
@@ -53,12 +56,15 @@ function layerRules() {
               patterns: [
                 {
                   regex: `^${up}(?:${banned.join('|')})/`,
-                  message: `src/${layer} may import ${allowed} (the layers: eslint.config.js LAYERS, docs/architecture.md).`,
+                  message:
+                    `src/${layer} may import ${allowed} ` +
+                    '(the layers: eslint.config.js LAYERS, docs/architecture.md).',
                 },
                 {
                   regex: `^${up}(?:${ROOT_FILES.join('|')})\\.js$`,
                   message:
-                    'Nothing imports the composition root: declare the narrow interface you need (a *Deps or *Settings type) and let src/node.ts hand it over.',
+                    'Nothing imports the composition root: declare the narrow interface you need ' +
+                    '(a *Deps or *Settings type) and let src/node.ts hand it over.',
                 },
               ],
             },
@@ -83,6 +89,9 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       'no-constant-condition': ['error', { checkLoops: false }],
       eqeqeq: ['error', 'smart'],
+      // Lines of at most 120 characters, comments and strings included (docs/architecture.md,
+      // Contributing); test/unit/line-length.test.ts holds the Lua scripts to the same limit.
+      'max-len': ['error', { code: 120 }],
     },
   },
   {
@@ -96,13 +105,11 @@ export default tseslint.config(
         'error',
         {
           selector: "MemberExpression[property.name='client'][object.name='store']",
-          message:
-            'store.client is for src/store, the composition root and operator tools: add a repository method to the store.',
+          message: STORE_CLIENT,
         },
         {
           selector: "MemberExpression[property.name='client'][object.property.name='store']",
-          message:
-            'store.client is for src/store, the composition root and operator tools: add a repository method to the store.',
+          message: STORE_CLIENT,
         },
       ],
     },

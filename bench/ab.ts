@@ -8,7 +8,8 @@
 // Node binary: together they compare runtimes (BENCHMARKS.md: Node 20 against Node 22).
 // --rate N measures CPU instead: node and Redis CPU time per call (from /proc) at a fixed N
 // calls/s (autocannon), which moves less with the machine than calls/s at saturation.
-//   npx tsx bench/ab.ts [--base HEAD | --base-tree DIR] [--base-node PATH] [--tool post_event] [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
+//   npx tsx bench/ab.ts [--base HEAD | --base-tree DIR] [--base-node PATH] [--tool post_event]
+//   [--runs 6] [--duration 5] [--connections 50] [--rate 1500]
 import autocannon from 'autocannon'
 import { execFile, execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -36,7 +37,9 @@ const nodeVersion = (path: string) => execFileSync(path, ['-p', 'process.version
 const baseNode = values['base-node'] ?? process.execPath
 const own = values['base-tree'] === undefined ? await checkout(values.base!) : undefined
 const tree = own?.tree ?? values['base-tree']!
-const sha = `${own?.sha ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: tree, encoding: 'utf8' }).trim()}${values['base-node'] ? `@node${nodeVersion(baseNode)}` : ''}`
+const baseSha =
+  own?.sha ?? execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: tree, encoding: 'utf8' }).trim()
+const sha = `${baseSha}${values['base-node'] ? `@node${nodeVersion(baseNode)}` : ''}`
 try {
   if (!own) {
     const tsc = createRequire(join(tree, 'package.json')).resolve('typescript/bin/tsc')
@@ -133,7 +136,8 @@ try {
   const [a, b] = [median(seen.get('work')!), median(seen.get(sha)!)]
   const pairs = seen.get('work')!.map((x, i) => x / seen.get(sha)![i]!)
   console.log(
-    `${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`,
+    `${tool}: work tree ${Math.round(a)}, ${sha} ${Math.round(b)} ${unit} (medians); work/${sha} per run: ` +
+      `${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`,
   )
   for (const n of nodes) await n.stop()
 } finally {

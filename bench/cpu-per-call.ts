@@ -67,7 +67,8 @@ const used = cpuMs(node.proc.pid!) - before
 const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+)/.exec(redisCli('INFO', 'commandstats'))
 const redisUs = evalsha ? Math.round(Number(evalsha[2]) / r.requests.total) : NaN
 console.log(
-  `${values.tool}: ${r.requests.total} calls, node CPU ${Math.round((used * 1000) / r.requests.total)} us/call, Redis ${redisUs} us/call, p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`,
+  `${values.tool}: ${r.requests.total} calls, node CPU ${Math.round((used * 1000) / r.requests.total)} ` +
+    `us/call, Redis ${redisUs} us/call, p50 ${r.latency.p50} ms p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`,
 )
 await node.stop()
 await redis.stop()

@@ -11,7 +11,9 @@
 // measured requests: Redis time per script a page. With --churn, a plan change comes before every
 // view (a task's priority, through MCP, not timed), as when agents work while a person watches:
 // a page that cached the plan between changes would read it all again each time.
-//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--tasks 2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200] [--event-bytes 4000]
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--tasks
+//   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
+//   [--event-bytes 4000]
 import { createHash } from 'node:crypto'
 import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -289,7 +291,8 @@ try {
   sides.push(await start('work', await compiled('src/main.ts'), LUA_DIR, values.profile))
   if (base) sides.push(await start(base.sha, base.main, join(base.tree, 'lua')))
   console.log(
-    `room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`,
+    `room: ${n('tasks')} tasks, ${n('context')} context entries, ${n('vars')} vars, ${n('locks')} locks, ` +
+      `${n('reviews')} reviews, ${n('events')} events (${n('event-bytes')} B of text each), 20 agents`,
   )
   for (let i = 0; i < 5; i++) for (const s of sides) await view(s, false)
   if (values.profile)
@@ -329,7 +332,8 @@ try {
         2,
       )
     console.log(
-      `${s.label}: GET /room of the empty room ms p50 ${p(s.empty, 50)} p95 ${p(s.empty, 95)}; the room at the limits / the empty room: p50 ${ratio(50)}, p95 ${ratio(95)}`,
+      `${s.label}: GET /room of the empty room ms p50 ${p(s.empty, 50)} p95 ${p(s.empty, 95)}; the room at ` +
+        `the limits / the empty room: p50 ${ratio(50)}, p95 ${ratio(95)}`,
     )
     if (s.app.length > 0) {
       const parts = (['session', 'app', 'render'] as const).map((k) => `${k} p50 ${p(s[k], 50)} p95 ${p(s[k], 95)}`)

@@ -1,4 +1,4 @@
-// The fault bench (issue 19): each fault on Redis processes and service nodes of its own (nodes as
+// The fault bench: each fault on Redis processes and service nodes of its own (nodes as
 // child processes, so one can be killed with SIGKILL), under a steady load of post_event calls
 // (idempotency keys, retried on another node until acknowledged), with one SSE follower and one
 // wait_for_events loop that fail over between nodes. Prints one table:
@@ -406,7 +406,10 @@ async function revocation(): Promise<string> {
     const since = Date.now()
     await fetch(`${a}/admin/keys/${minted.keyId}`, { method: 'DELETE', headers: { Authorization: `Bearer ${key}` } })
     const [s, w] = await Promise.all([streamEnd, waitEnd])
-    return `stream ended ${s.at - since} ms after (${s.revoked ? 'event: revoked' : 'no revoked frame'}); wait returned ${w.at - since} ms after (${w.status})`
+    return (
+      `stream ended ${s.at - since} ms after (${s.revoked ? 'event: revoked' : 'no revoked frame'}); wait ` +
+      `returned ${w.at - since} ms after (${w.status})`
+    )
   } finally {
     await Promise.all(nodes.map((n) => n.stop()))
     await redis.remove()
@@ -471,10 +474,12 @@ console.log(`| ${header.join(' | ')} |`)
 console.log(`|${header.map(() => '---').join('|')}|`)
 for (const r of rows)
   console.log(
-    `| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.slowestFailMs} | ${r.statuses} | ${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`,
+    `| ${r.fault} | ${r.acked} | ${r.lost} | ${r.dup} | ${r.windowMs} | ${r.slowestFailMs} | ${r.statuses} | ` +
+      `${r.recovered ? 'yes' : 'NO'} | ${r.resumed} |`,
   )
 if (!opts.only || 'revocation'.includes(opts.only))
   console.log(
-    `| revocation during an open stream and a parked wait (other node) | — | — | — | — | — | 401 | — | ${await revocation()} |`,
+    `| revocation during an open stream and a parked wait (other node) | — | — | — | — | — | 401 | — | ` +
+      `${await revocation()} |`,
   )
 process.exit(0)

@@ -21,7 +21,8 @@ if (values.serve) {
   const line = (name: string, xs: number[]) => {
     xs.sort((a, b) => a - b)
     console.log(
-      `${name}: p50 ${fmt(percentile(xs, 50), 2)} ms, p99 ${fmt(percentile(xs, 99), 2)} ms, p99.9 ${fmt(percentile(xs, 99.9), 2)} ms, max ${fmt(xs.at(-1)!, 2)} ms (${xs.length})`,
+      `${name}: p50 ${fmt(percentile(xs, 50), 2)} ms, p99 ${fmt(percentile(xs, 99), 2)} ms, p99.9 ` +
+        `${fmt(percentile(xs, 99.9), 2)} ms, max ${fmt(xs.at(-1)!, 2)} ms (${xs.length})`,
     )
   }
   console.log(`# ${new Date().toISOString()} node ${process.version}, ${seconds} s each`)

@@ -5,7 +5,8 @@
 // Load comes from wrk (Debian package `wrk`, C, one thread) when it is installed, else autocannon:
 // autocannon is JavaScript and on this 2-core machine takes about as much CPU as the node it
 // drives, which caps what any server can show; wrk costs a fraction of that (bench/HISTORY.md).
-//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--tools heartbeat,post_event] [--loader wrk|autocannon]
+//   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--tools
+//   heartbeat,post_event] [--loader wrk|autocannon]
 import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
@@ -100,7 +101,8 @@ async function load(node: ChildNode, name: string) {
 }
 
 console.log(
-  `# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} s per run, ${rounds} rounds`,
+  `# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} ` +
+    `s per run, ${rounds} rounds`,
 )
 // Each round runs agentrooms then the reference back to back, so a slow spell of the (shared)
 // machine hits both; the ratio reported is the median of the rounds' ratios.
@@ -139,7 +141,8 @@ for (const [label, profile] of [
 ] as const) {
   const text = await toolsList(profile)
   console.log(
-    `tools/list ${label}: ${JSON.parse(text).length} tools, ${text.length} bytes, ${claudeTokens(text)} tokens (Claude tokenizer), ${o200k(text).length} tokens (o200k)`,
+    `tools/list ${label}: ${JSON.parse(text).length} tools, ${text.length} bytes, ${claudeTokens(text)} ` +
+      `tokens (Claude tokenizer), ${o200k(text).length} tokens (o200k)`,
   )
 }
 

@@ -55,7 +55,10 @@ function pick(start: number, ok: (n: number) => boolean): number[] {
   return out
 }
 
-/** Each figure: a name and a call per index (0 .. CALLS; the last one warms the script up, unmeasured), in the order run. */
+/**
+ * Each figure: a name and a call per index (0 .. CALLS; the last one warms the script up,
+ * unmeasured), in the order run.
+ */
 function figures(core: AnyCore): [string, (i: number) => Call][] {
   const todoFree = pick(100, (n) => statusOf(n) === 'todo' && !dependsOnPrevious(n))
   const withDependents = pick(400, (n) => statusOf(n) === 'todo' && dependsOnPrevious(n + 1) && !dependsOnPrevious(n))

@@ -31,7 +31,8 @@ try {
   const events = await used()
   console.log(`event (200-character text, in a room of ${EVENTS}): ${Math.round((events - rooms) / EVENTS)} bytes`)
   console.log(
-    `room holding ${EVENTS} such events: ${((events - rooms) / 1024 / 1024 + (rooms - base) / ROOMS / 1024 / 1024).toFixed(1)} MiB`,
+    `room holding ${EVENTS} such events: ` +
+      `${((events - rooms) / 1024 / 1024 + (rooms - base) / ROOMS / 1024 / 1024).toFixed(1)} MiB`,
   )
 } finally {
   await store.close()

@@ -4,7 +4,8 @@
 // machine it tells which process limits calls/s: a node at 100% of its core is the limit, and
 // only less node CPU per call raises calls/s. --gc adds the node's scavenges (--trace-gc-nvp):
 // how often, how long, and how much each promoted.
-//   npx tsx bench/saturation.ts [--tool post_event] [--connections 50] [--duration 8] [--gc] [--node-args "--max-semi-space-size=32"]
+//   npx tsx bench/saturation.ts [--tool post_event] [--connections 50] [--duration 8] [--gc]
+//   [--node-args "--max-semi-space-size=32"]
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { parseArgs, promisify } from 'node:util'
@@ -77,13 +78,17 @@ const cores = readFileSync('/proc/cpuinfo', 'utf8')
   .split('\n')
   .filter((l) => l.startsWith('processor')).length
 console.log(
-  `# ${new Date().toISOString()} ${tool}, wrk ${values.connections} connections, ${values.duration} s${nodeArgs.length ? `, node ${nodeArgs.join(' ')}` : ''}`,
+  `# ${new Date().toISOString()} ${tool}, wrk ${values.connections} connections, ${values.duration} ` +
+    `s${nodeArgs.length ? `, node ${nodeArgs.join(' ')}` : ''}`,
 )
 console.log(
-  `${Math.round(rps)} calls/s; node ${pct(n1.all - n0.all)} of a core (kernel ${pct(n1.sys - n0.sys)}), Redis ${pct(r1.all - r0.all)} (kernel ${pct(r1.sys - r0.sys)}); machine ${Math.round((100 * cores * (m1.busy - m0.busy)) / (m1.all - m0.all))}% of ${cores * 100}%`,
+  `${Math.round(rps)} calls/s; node ${pct(n1.all - n0.all)} of a core (kernel ${pct(n1.sys - n0.sys)}), ` +
+    `Redis ${pct(r1.all - r0.all)} (kernel ${pct(r1.sys - r0.sys)}); machine ` +
+    `${Math.round((100 * cores * (m1.busy - m0.busy)) / (m1.all - m0.all))}% of ${cores * 100}%`,
 )
 console.log(
-  `per call: node ${(((n1.all - n0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us, Redis ${(((r1.all - r0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us`,
+  `per call: node ${(((n1.all - n0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us, Redis ` +
+    `${(((r1.all - r0.all) * 1000) / (rps * (ms / 1000))).toFixed(1)} us`,
 )
 
 if (values.gc) {
@@ -94,8 +99,11 @@ if (values.gc) {
   const mean = (k: string) => scavenges.reduce((a, l) => a + field(l, k), 0) / Math.max(1, scavenges.length)
   const pause = scavenges.reduce((a, l) => a + field(l, 'pause'), 0)
   console.log(
-    `scavenges: ${scavenges.length} (${(scavenges.length / (ms / 1000)).toFixed(0)}/s), mean pause ${mean('pause').toFixed(2)} ms, ${pct(pause)} of the time; ` +
-      `each: ${(mean('allocated') / 1e6).toFixed(1)} MB allocated, ${(mean('new_space_survived') / 1e6).toFixed(2)} MB survived, ${(mean('promoted') / 1e6).toFixed(2)} MB promoted; ` +
+    `scavenges: ${scavenges.length} (${(scavenges.length / (ms / 1000)).toFixed(0)}/s), mean pause ` +
+      `${mean('pause').toFixed(2)} ms, ${pct(pause)} of the time; ` +
+      (`each: ${(mean('allocated') / 1e6).toFixed(1)} MB allocated, ` +
+        `${(mean('new_space_survived') / 1e6).toFixed(2)} MB survived, ${(mean('promoted') / 1e6).toFixed(2)} ` +
+        `MB promoted; `) +
       `mark-compacts: ${lines.filter((l) => / gc=mm?c /.test(l)).length}`,
   )
 }

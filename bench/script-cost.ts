@@ -69,7 +69,8 @@ const caller = { room, agent: 'a' }
 await core.events.post({ room, agent: 'b' }, { type: 'status', text: 'hello' })
 const fill = Number(values.retained) + 1000
 console.log(
-  `# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`,
+  `# ${new Date().toISOString()} node ${process.version}, ${calls} calls per figure, ${inflight} in flight, ` +
+    `events kept ${values.retained}${values.callgrind ? ', Redis under callgrind' : ''}`,
 )
 const below = await measure(Math.min(calls, Number(values.retained) - 100), (i) =>
   core.events.post(caller, { type: 'status', text: `event ${i}` }),

@@ -1,4 +1,4 @@
-// Search on a room filled to the limits of DESIGN.md §3, Redis engine: 2,000 tasks, 1,000 context
+// Search on a room filled to the default limits (docs/configuration.md), Redis engine: 2,000 tasks, 1,000 context
 // entries of 64 KiB, 10,000 events, on a Redis of the bench's own. Prints one line per figure:
 // - the room's first search on a node: the full read and the index build (SEARCH_FIELD_BYTES);
 // - warm query latency p50/p99 by query shape, in process (the engine's own cost: one script call
@@ -17,7 +17,8 @@
 //   loop (lexical, vector sets, in process, query after query), the answers that differ between
 //   the two are counted (none expected: both are exact), and Redis's main-thread CPU per query is
 //   read (INFO cpu) for each, with the rate one shard could sustain at that cost.
-//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536] [--http true] [--semantic true] [--vector-sets true] [--lexical true] [--runs 1]
+//   node --expose-gc --import tsx bench/search.ts [--queries 400] [--field-bytes 16384,65536]
+//   [--http true] [--semantic true] [--vector-sets true] [--lexical true] [--runs 1]
 import { Redis } from 'ioredis'
 import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
@@ -156,7 +157,8 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
     pages++
   })
   console.log(
-    `SEARCH_FIELD_BYTES=${fieldBytes}: the full read alone (${records} records, a listing and ${pages} reads) ${fmt(performance.now() - t0, 0)} ms; longest script call in Redis ${await slowest(store)} ms`,
+    `SEARCH_FIELD_BYTES=${fieldBytes}: the full read alone (${records} records, a listing and ${pages} ` +
+      `reads) ${fmt(performance.now() - t0, 0)} ms; longest script call in Redis ${await slowest(store)} ms`,
   )
   global.gc?.()
   const heap0 = process.memoryUsage().heapUsed
@@ -167,7 +169,9 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   const heap = (process.memoryUsage().heapUsed - heap0) / 1048576
   const indexed = (engine.stats().textLength * 2) / 1048576
   console.log(
-    `SEARCH_FIELD_BYTES=${fieldBytes}: first search (read + build) ${fmt(first, 0)} ms; indexed text ${fmt(indexed)} MiB; heap +${global.gc ? fmt(heap) : 'n/a (run with --expose-gc)'} MiB; longest Redis call ${await slowest(store)} ms`,
+    `SEARCH_FIELD_BYTES=${fieldBytes}: first search (read + build) ${fmt(first, 0)} ms; indexed text ` +
+      `${fmt(indexed)} MiB; heap +${global.gc ? fmt(heap) : 'n/a (run with --expose-gc)'} MiB; longest Redis ` +
+      `call ${await slowest(store)} ms`,
   )
   const all: number[] = []
   for (const shape of SHAPES) {
@@ -201,7 +205,8 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   }
   line(`SEARCH_FIELD_BYTES=${fieldBytes}: right after a write (task update or event)`, afterWrite)
   console.log(
-    `SEARCH_FIELD_BYTES=${fieldBytes}: full reads of the room caused by those 100 writes: ${engine.stats().loads - loadsBefore}; waits for a notice that ran out: ${engine.stats().lateNotices}`,
+    `SEARCH_FIELD_BYTES=${fieldBytes}: full reads of the room caused by those 100 writes: ` +
+      `${engine.stats().loads - loadsBefore}; waits for a notice that ran out: ${engine.stats().lateNotices}`,
   )
   // A bulk edit: 200 context entries rewritten on another connection, then one search.
   const c = { room: caller.room, agent: 'w' }
@@ -218,7 +223,9 @@ async function inProcess(redisUrl: string, teamId: string, roomId: string, field
   t0 = performance.now()
   await engine.search(caller, { query: 'latency invoice' })
   console.log(
-    `SEARCH_FIELD_BYTES=${fieldBytes}: first search after a bulk edit of 200 context entries (12.5 MiB) ${fmt(performance.now() - t0, 0)} ms; longest Redis call ${await slowest(store)} ms; full reads: ${engine.stats().loads - loadsBeforeBulk}`,
+    `SEARCH_FIELD_BYTES=${fieldBytes}: first search after a bulk edit of 200 context entries (12.5 MiB) ` +
+      `${fmt(performance.now() - t0, 0)} ms; longest Redis call ${await slowest(store)} ms; full reads: ` +
+      `${engine.stats().loads - loadsBeforeBulk}`,
   )
   await writer.store.close()
   await engine.stop()
@@ -303,7 +310,8 @@ async function semantic(
   compare: boolean,
 ): Promise<void> {
   const embedder = await startTestEmbedder({ dims: 384 })
-  const node = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'auto' }) // on Redis 7: in process, none being there
+  // on Redis 7: in process, none being there
+  const node = await semanticEngine(redisUrl, embedder.url, { searchVectorSets: 'auto' })
   const { engine, settings } = node
   const caller = { room: { teamId, roomId }, agent: 'reader' }
   const client = new Redis(redisUrl)
@@ -313,7 +321,11 @@ async function semantic(
   const drain = (performance.now() - t0) / 1000
   const drainCpu = (await redisCpuMs(client)) - cpuBefore
   console.log(
-    `${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); vectors in ${engine.status().vectors}; Redis main-thread CPU ${fmt(drainCpu / 1000)} s (${fmt(drainCpu / embedder.stats.texts, 3)} ms a vector); load ${load()}`,
+    `${label}: embedding backlog of the room drained in ${fmt(drain)} s: ${embedder.stats.texts} records ` +
+      `embedded in ${embedder.stats.requests} requests (SEARCH_VECTORS_PER_ROOM ` +
+      `${settings.searchVectorsPerRoom} of 13000 records; local trigram embedding server, 384 dimensions); ` +
+      `vectors in ${engine.status().vectors}; Redis main-thread CPU ${fmt(drainCpu / 1000)} s ` +
+      `(${fmt(drainCpu / embedder.stats.texts, 3)} ms a vector); load ${load()}`,
   )
   await engine.search(caller, { query: 'deployment' }) // the room's lexical index, read once
   // 200 queries, each embedded once before timing: the query's own embedding call is excluded.
@@ -357,12 +369,15 @@ async function semantic(
     line(`${at}: lexical, the same queries (paired)`, lex)
     line(`${at}: semantic, query vector cached (embedding call excluded)`, sem)
     console.log(
-      `${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2), p50 ratio ${fmt(p50(sem) / p50(lex), 2)}; load ${loadBefore} -> ${load()}`,
+      `${at}: semantic p99 / lexical p99 = ${fmt(p99(sem) / p99(lex), 2)} (goal: at most 2), p50 ratio ` +
+        `${fmt(p50(sem) / p50(lex), 2)}; load ${loadBefore} -> ${load()}`,
     )
     if (exact) {
       line(`${at}: semantic ranked in process, the same queries on the same Redis (paired)`, proc)
       console.log(
-        `${at}: in process: semantic p99 / lexical p99 = ${fmt(p99(proc) / p99(lex), 2)}, p50 ratio ${fmt(p50(proc) / p50(lex), 2)}; on vector sets VSIM was asked again (answer not yet proven exact) for ${counts.more - more} of ${counts.sets - sets} lookups`,
+        `${at}: in process: semantic p99 / lexical p99 = ${fmt(p99(proc) / p99(lex), 2)}, p50 ratio ` +
+          `${fmt(p50(proc) / p50(lex), 2)}; on vector sets VSIM was asked again (answer not yet proven exact) ` +
+          `for ${counts.more - more} of ${counts.sets - sets} lookups`,
       )
     }
   }
@@ -380,7 +395,8 @@ async function semantic(
       if (answerOf(await engine.search(caller, input)) !== answerOf(await exact.engine.search(caller, input))) differ++
     }
     console.log(
-      `${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the same Redis: ${differ} of ${queries.length}`,
+      `${label}: answers (top 10, with similarities and scores) that differ from ranking in process on the ` +
+        `same Redis: ${differ} of ${queries.length}`,
     )
     // Redis's main-thread CPU per query, each kind alone over the 200 queries (the lexical half's
     // script call is in both semantic figures).
@@ -394,7 +410,10 @@ async function semantic(
     const processMs = await cpu((q) => exact.engine.search(caller, { ...q, limit: 10, semantic: true }))
     const rate = (ms: number) => fmt(1000 / ms, 0)
     console.log(
-      `${label}: Redis main-thread CPU per query: lexical ${fmt(lexicalMs, 3)} ms, semantic on vector sets ${fmt(setsMs, 3)} ms, semantic in process ${fmt(processMs, 3)} ms; one shard at 100% sustains ~${rate(setsMs)} semantic queries/s on vector sets, ~${rate(processMs)} in process (${rate(lexicalMs)} lexical); load ${load()}`,
+      `${label}: Redis main-thread CPU per query: lexical ${fmt(lexicalMs, 3)} ms, semantic on vector sets ` +
+        `${fmt(setsMs, 3)} ms, semantic in process ${fmt(processMs, 3)} ms; one shard at 100% sustains ` +
+        `~${rate(setsMs)} semantic queries/s on vector sets, ~${rate(processMs)} in process ` +
+        `(${rate(lexicalMs)} lexical); load ${load()}`,
     )
     await exact.stop()
   }

@@ -46,7 +46,8 @@ function openIdle(roomId: string): Promise<Socket> {
     sock.on('error', reject)
     sock.on('connect', () =>
       sock.write(
-        `GET /rooms/${roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n\r\n`,
+        `GET /rooms/${roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nAccept: ` +
+          `text/event-stream\r\n\r\n`,
       ),
     )
     sock.on('data', (d: Buffer) => {

@@ -212,7 +212,8 @@ warm.close()
 
 const what = values.floor ? 'floor: stand-in nodes A and B (bench/floor-node.ts)' : 'nodes A and B'
 console.log(
-  `# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ${seconds} s through A; SSE clients on B`,
+  `# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ` +
+    `${seconds} s through A; SSE clients on B`,
 )
 for (const k of clientCounts) {
   const roomId = `lat-${k}`
@@ -255,7 +256,8 @@ for (const k of clientCounts) {
   console.log(`${label} duplicates: ${dups}`)
   console.log(`${label} out of order: ${outOfOrder}`)
   console.log(
-    `${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ${fmt(cpu[2]!, 0)}`,
+    `${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ` +
+      `${fmt(cpu[2]!, 0)}`,
   )
   for (const c of clients) c.close()
   unwatch()

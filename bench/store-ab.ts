@@ -97,7 +97,9 @@ if (values.child) {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const pairs = seen.get('work')!.map((x, i) => x / seen.get(sha)![i]!)
     console.log(
-      `${values.tool}: work tree ${median(seen.get('work')!)}, ${sha} ${median(seen.get(sha)!)} us node CPU per call (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ${median(pairs).toFixed(2)}`,
+      `${values.tool}: work tree ${median(seen.get('work')!)}, ${sha} ${median(seen.get(sha)!)} us node CPU ` +
+        `per call (medians); work/${sha} per run: ${pairs.map((p) => p.toFixed(2)).join(' ')}, median ` +
+        `${median(pairs).toFixed(2)}`,
     )
   } finally {
     await redis.stop()

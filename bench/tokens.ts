@@ -1,4 +1,4 @@
-// What agents pay in tokens (issue 18): the replies of the spec's typical turn in a standard room,
+// What agents pay in tokens: the replies of the typical turn (src/mcp/host.ts INSTRUCTIONS) in a standard room,
 // the replies of the list and read tools, and the tools/list entries, with the Claude tokenizer
 // and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
 // for a reply, the JSON of the entry for tools/list. Nothing here is timed.
@@ -102,11 +102,14 @@ for (const [i, title] of STANDARD_TITLES.entries()) {
 await call('planner', 'write_context', {
   type: 'brief',
   key: 'payments',
-  body: 'Payments API hardening sprint: rate limits, retries, schema migration, docs. Ask in events before changing public endpoints.',
+  body:
+    'Payments API hardening sprint: rate limits, retries, schema migration, docs. Ask in events before ' +
+    'changing public endpoints.',
 })
 
 console.log(
-  `# ${new Date().toISOString()} node ${process.version}; standard room: ${STANDARD_TITLES.length} tasks, 1 context entry`,
+  `# ${new Date().toISOString()} node ${process.version}; standard room: ${STANDARD_TITLES.length} tasks, 1 ` +
+    `context entry`,
 )
 
 // The typical turn of a new agent.
@@ -165,7 +168,8 @@ const allTokens = claudeTokens(allText)
 for (const entry of all) {
   const c = count(JSON.stringify(entry))
   console.log(
-    `tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`,
+    `tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens ` +
+      `(o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`,
   )
 }
 for (const [label, tools] of [
@@ -174,7 +178,8 @@ for (const [label, tools] of [
 ] as const) {
   const c = count(JSON.stringify(tools))
   console.log(
-    `tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens (o200k)`,
+    `tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} ` +
+      `tokens (o200k)`,
   )
 }
 

@@ -33,7 +33,9 @@ end
 out.floor = floor
 local hinted = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[1]) - 1, 'WITHSCORES')
 for i = 1, #hinted, 2 do
-  out.rooms[#out.rooms + 1] = { room = hinted[i], hint = hinted[i + 1], pos = redis.call('HGET', KEYS[3], hinted[i]) or '' }
+  out.rooms[#out.rooms + 1] = {
+    room = hinted[i], hint = hinted[i + 1], pos = redis.call('HGET', KEYS[3], hinted[i]) or '',
+  }
 end
 local swept = tonumber(redis.call('HGET', KEYS[4], 'swept') or '0')
 if now - swept >= tonumber(ARGV[2]) then

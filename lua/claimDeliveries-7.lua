@@ -60,7 +60,8 @@ if redis.call('HLEN', KEYS[1]) == 0 then
   -- Every delivery is in one of the two sets; anything else in the hash is a stray, and so is
   -- a token whose delivery a node of the version before kept tokens apart removed.
   if left == 0 then redis.call('DEL', KEYS[3], KEYS[7]) end
-  return cmsgpack.pack({ claimed = {}, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = 0, more = left > 0 })
+  return cmsgpack.pack({ claimed = {}, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = 0,
+    more = left > 0 })
 end
 
 local candidates = {}
@@ -108,8 +109,8 @@ for _, c in ipairs(candidates) do
   else
     d.n = d.n + 1
     d.holder = holder
-    -- The token of the scheme before leases were unified; cleared so that a node of that
-    -- version, during a rolling deploy, cannot settle a delivery taken over from it.
+    -- A per-delivery token that nodes without lease sets may hold; cleared so that such a node,
+    -- during a rolling deploy, cannot settle a delivery taken over from it.
     d.lease = nil
     redis.call('HSET', KEYS[3], c.id, cmsgpack.pack(d))
     redis.call('ZREM', KEYS[4], c.id)
@@ -124,7 +125,9 @@ for _, c in ipairs(candidates) do
 end
 health.save()
 
-local out = { claimed = claimed, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = redis.call('HLEN', KEYS[1]) }
+local out = {
+  claimed = claimed, now = now, hinted = redis.call('ZCARD', KEYS[6]), webhooks = redis.call('HLEN', KEYS[1]),
+}
 for _, key in ipairs({ KEYS[4], KEYS[5] }) do
   local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   if first[2] then

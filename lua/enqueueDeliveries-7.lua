@@ -61,7 +61,8 @@ for i = 9, #ARGV, 2 do
         local seq = redis.call('HINCRBY', KEYS[7], 'seq', 1)
         local id = string.format('dlv_%012d', seq) ..
           string.sub(redis.sha1hex(team .. '/' .. h.id .. '/' .. room .. '/' .. evId), 1, 12)
-        redis.call('HSET', KEYS[3], id, cmsgpack.pack({ id = id, wh = h.id, room = room, ev = evId, e = rec, n = 0, at = now }))
+        redis.call('HSET', KEYS[3], id, cmsgpack.pack({ id = id, wh = h.id, room = room, ev = evId, e = rec, n = 0,
+          at = now }))
         redis.call('ZADD', KEYS[4], now, id)
         hh.pending = hh.pending + 1
         enqueued = enqueued + 1

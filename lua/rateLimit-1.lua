@@ -66,4 +66,5 @@ end
 for b = cur, oldest, -1 do
   if counts[b] then reset = leaves(b) break end
 end
-return cmsgpack.pack({ allowed = allowed, remaining = math.max(0, limit - total), reset_ms = reset, retry_after_ms = retry })
+return cmsgpack.pack({ allowed = allowed, remaining = math.max(0, limit - total), reset_ms = reset,
+  retry_after_ms = retry })

@@ -40,6 +40,7 @@ local rows = {}
 for i, k in ipairs(keys) do rows[i] = redis.call('HGET', KEYS[1], k) end
 local removed = {}
 if not full then removed = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. since, upto) end
-local out = { cmsgpack.pack({ ver = ver, epoch = epoch, gen = m[4] or '', full = full, upto = upto, keys = keys, dels = removed }) }
+local out = { cmsgpack.pack({ ver = ver, epoch = epoch, gen = m[4] or '', full = full, upto = upto, keys = keys,
+  dels = removed }) }
 for i = 1, #rows do out[i + 1] = rows[i] end
 return out

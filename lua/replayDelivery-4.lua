@@ -5,7 +5,7 @@
   happened, keeps it.
 
   Called twice: first without the event record, to check the request and learn which event to
-  read (from the room's stream: lua/readEvent-17.lua, another slot); then with it, checking all
+  read (from the room's stream: lua/readEvent.lua, another slot); then with it, checking all
   again, since anything may have changed in between.
 
   KEYS[1]  the team's webhooks hash
@@ -49,11 +49,12 @@ local f = hh.recent[at]
 if ARGV[4] == '' then return cmsgpack.pack({ room = f.room, ev = f.ev }) end
 local max = tonumber(ARGV[3])
 if hh.pending >= max then
-  return fail('limit_reached', 'webhook ' .. wh .. ' has ' .. hh.pending .. ' deliveries pending; the limit is ' .. max ..
-    ' (WEBHOOK_PENDING_MAX): replay once they are sent', { field = 'deliveryId', limit = max })
+  return fail('limit_reached', 'webhook ' .. wh .. ' has ' .. hh.pending .. ' deliveries pending; the limit is '
+    .. max .. ' (WEBHOOK_PENDING_MAX): replay once they are sent', { field = 'deliveryId', limit = max })
 end
 local now = nowMs()
-redis.call('HSET', KEYS[3], id, cmsgpack.pack({ id = id, wh = wh, room = f.room, ev = f.ev, e = cmsgpack.unpack(ARGV[4]), n = 0, at = now }))
+redis.call('HSET', KEYS[3], id, cmsgpack.pack({ id = id, wh = wh, room = f.room, ev = f.ev,
+  e = cmsgpack.unpack(ARGV[4]), n = 0, at = now }))
 redis.call('ZADD', KEYS[4], now, id)
 hh.pending = hh.pending + 1
 table.remove(hh.recent, at)

@@ -31,7 +31,8 @@ if kind == 'k' then
     if not cmsgpack.unpack(r).revoked_at then live = live + 1 end
   end
   if live <= 1 then
-    return fail('conflict', 'keyId: ' .. id .. ' is the team\'s last live key; mint another key first, then revoke this one',
+    return fail('conflict', 'keyId: ' .. id
+      .. ' is the team\'s last live key; mint another key first, then revoke this one',
       { field = field })
   end
 end
@@ -40,7 +41,9 @@ rec.revoked_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = {}
 for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
   local old = cmsgpack.unpack(r)
-  if old.revoked_at and old.revoked_at < rec.revoked_at - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = old.id end
+  if old.revoked_at and old.revoked_at < rec.revoked_at - tonumber(ARGV[4] or '2592000000') then
+    expired[#expired + 1] = old.id
+  end
 end
 -- Revocations are not limited in number, so neither are the records that expire at once.
 inSlices('HDEL', KEYS[2], expired)

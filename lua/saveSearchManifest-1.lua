@@ -26,6 +26,8 @@ for field, value in pairs(change.set or {}) do
 end
 if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end
 local del = change.del or {}
-for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end
+for i = 1, #del, 500 do
+  redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del)))
+end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
 return cmsgpack.pack({ fields = redis.call('HLEN', KEYS[1]) })

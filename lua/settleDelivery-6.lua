@@ -69,7 +69,9 @@ else
       hh.consecutive_failures = 0
       hh.last_success_at = now
     else
-      health.fail(d.wh, { id = id, room = d.room, ev = d.ev, n = d.n, at = now, status = status, error = err ~= '' and err or nil }, tonumber(ARGV[7]))
+      health.fail(d.wh, {
+        id = id, room = d.room, ev = d.ev, n = d.n, at = now, status = status, error = err ~= '' and err or nil,
+      }, tonumber(ARGV[7]))
     end
   end
   if outcome == 'gone' and hraw then

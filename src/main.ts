@@ -6,8 +6,10 @@ import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadSettings } from './config.js'
+import { OWNER_LINK_TTL_MS } from './auth/accounts.js'
 import { DEFAULT_TEAM_ID } from './auth/teams.js'
 import { ServiceNode } from './node.js'
+import { isDevelopment, signInLinkOf } from './ops/development.js'
 import { localRedis, type LocalRedis } from './ops/local-redis.js'
 
 let redis: LocalRedis | undefined
@@ -63,7 +65,15 @@ async function main(): Promise<void> {
   const port = await node.start()
   if (stopping) return
   const boot = await node.teams.bootstrap()
-  if (boot.created && boot.key) {
+  if (boot.created && boot.key && !isDevelopment(node.settings)) {
+    // Whoever reads a production node's log must not become its operator.
+    node.log.info(
+      { team: DEFAULT_TEAM_ID },
+      'created the default team; outside development nothing secret is printed: ' +
+        ('`npm run team -- mint-key default` prints a key of it, `npm run team -- owner-link` a sign-in link ' +
+          'for its owner'),
+    )
+  } else if (boot.created && boot.key) {
     // Printed exactly once, by the one node that created the default team.
     const base = `http://localhost:${port}`
     const signIn = await firstOwnerLink(node)
@@ -90,11 +100,13 @@ async function main(): Promise<void> {
         '',
         'Create a room with configuration for each of your agents (docs/cli.md), from any folder:',
         '',
-        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents planner,backend,frontend`,
+        `  AGENTROOMS_URL=${base} AGENTROOMS_KEY=${boot.key} ${cliCommand()} create-room my-project --agents ` +
+          `planner,backend,frontend`,
         '',
         ...(signIn
           ? [
-              `Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once:`,
+              `Sign in to the dashboard as the default team's owner (${signIn.owner}); this link works once, ` +
+                `within ${OWNER_LINK_TTL_MS / 60_000} minutes (\`npm run team -- owner-link\` prints a new one):`,
               '',
               `  ${signIn.link}`,
               '',
@@ -116,7 +128,7 @@ async function firstOwnerLink(n: ServiceNode): Promise<{ owner: string; link: st
   const owner = n.settings.adminEmails[0] ?? 'owner@localhost'
   try {
     const { token } = await n.accounts.inviteFirstOwner(DEFAULT_TEAM_ID)
-    return { owner, link: `${n.baseUrl}/signin/link?token=${token}` }
+    return { owner, link: signInLinkOf(n.baseUrl, token) }
   } catch (err) {
     n.log.warn({ err: err instanceof Error ? err.message : String(err), owner }, 'no first-start sign-in link')
     return undefined

@@ -1,4 +1,4 @@
--- Helpers of the account scripts (lua/*-11.lua): sessions, tokens, pruning.
+-- Helpers of the account scripts (lua/, the scripts whose header takes KEYS[accounts]): sessions, tokens, pruning.
 --- @include "includes/acctKeys"
 
 -- Removes up to 20 link tokens and 20 sessions whose time is up, so neither hash grows with

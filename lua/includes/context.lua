@@ -16,7 +16,8 @@ local function loadEntry(R, field)
 end
 
 local function missingEntry(ctype, key)
-  return fail('not_found', 'key: context entry ' .. ctype .. '/' .. key .. ' does not exist; list_context shows what exists',
+  return fail('not_found', 'key: context entry ' .. ctype .. '/' .. key
+    .. ' does not exist; list_context shows what exists',
     { field = 'key', type = ctype, key = key })
 end
 
@@ -55,7 +56,8 @@ local function keptVersion(R, field, meta, v, argName)
   local kept = {}
   for _, h in ipairs(meta.hist or {}) do kept[#kept + 1] = h.v end
   local range = (#kept > 0) and (kept[1] .. ' to ' .. kept[#kept]) or 'none'
-  return nil, fail('not_found', argName .. ': ' .. field .. ' has no version ' .. v .. ' kept; kept versions are ' .. range,
+  return nil, fail('not_found', argName .. ': ' .. field .. ' has no version ' .. v .. ' kept; kept versions are '
+    .. range,
     { field = argName, version = v, kept = kept })
 end
 

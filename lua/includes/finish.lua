@@ -1,3 +1,4 @@
+--- @include "includes/roomKeys"
 --- @include "includes/unreadCount"
 --- @include "includes/idem"
 -- Ends a room script: adds the caller's unread count, refreshes TTLs (every room key when the
@@ -11,8 +12,8 @@ local function finish(R, res)
       -- pcall: a full Redis (maxmemory, noeviction) refuses HSET, and a read must not fail for
       -- its bookkeeping; PEXPIRE adds no data, so the TTLs are refreshed all the same.
       redis.pcall('HSET', R.k.meta, 'touched', R.now)
-      -- KEYS[1..16]: every stored key of the room (KEYS[17] is its channel).
-      for i = 1, 16 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
+      -- Every stored key of the room: all but the last, its channel (includes/roomKeys).
+      for i = 1, ROOM_KEY_COUNT - 1 do redis.call('PEXPIRE', KEYS[i], R.ttl) end
       all = true
     end
   end

@@ -25,7 +25,8 @@ local function idemReplay(op, agent, idem, prev)
   if string.sub(rest, 1, #stamp) == stamp then return string.sub(rest, #stamp + 1) end
   local stored = string.sub(rest, 2, string.find(rest, '\n', 1, true) - 1)
   if stored ~= agent then
-    return fail('conflict', used .. 'by agent ' .. (stored == '' and '(none)' or stored) .. '; use a new key for a new call', details)
+    return fail('conflict', used .. 'by agent ' .. (stored == '' and '(none)' or stored)
+      .. '; use a new key for a new call', details)
   end
   return fail('conflict', used .. 'with other arguments; use a new key for a new call', details)
 end

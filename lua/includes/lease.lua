@@ -14,7 +14,7 @@
 --   release  while held: the member leaves the set, or stays with a later score that says when
 --            it may be claimed again (the next look at a team, a retry's wait); its token goes.
 -- Whatever else moves the score ends the lease: a takeover after it ran out, a wake that pulls a
--- team earlier, a node of the version before this rule (its scripts move scores, not tokens).
+-- team earlier, a node whose scripts move scores without tokens (a mixed-version rollout).
 -- Its holder then no longer holds it: it renews and releases nothing, and the script that checks
 -- the token before acting (settleDelivery, ackSearchRoom, rescheduleTeam) does nothing for it:
 -- a stale holder is fenced.

@@ -1,4 +1,4 @@
--- Lock records. A lock's own key (KEYS[18]) holds msgpack {owner, token, acquired_at,
+-- Lock records. A lock's own key (the script's KEYS[room+1]) holds msgpack {owner, token, acquired_at,
 -- expires_at} with PX = TTL, so key expiry IS the lock's TTL; the room's locks hash mirrors the
 -- record per name for listing. Index entries past their expires_at are dead and pruned lazily.
 -- The lock key is never passed to dirty(): that would replace its TTL with the room's.

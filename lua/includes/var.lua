@@ -9,7 +9,8 @@ end
 
 -- Writes the var at the version after `version`; returns the record.
 local function saveVar(R, name, value, version)
-  local var = { value = value, version = version + 1, updated_by = R.agent ~= '' and R.agent or nil, updated_at = R.now }
+  local var = { value = value, version = version + 1, updated_by = R.agent ~= '' and R.agent or nil,
+    updated_at = R.now }
   redis.call('HSET', R.k.vars, name, cmsgpack.pack(var))
   dirty(R, R.k.vars)
   return var

@@ -1,7 +1,8 @@
 // People, their teams and how they get in (docs/accounts.md): the waitlist, invites, single-use
 // link tokens and browser sessions. Everything lives in the accounts directory (one hash tag,
-// src/store/keys.ts accounts()); every change is one script (lua/*-11.lua). Secrets (link and
-// session tokens) are minted here, handed out once and stored only as SHA-256 hashes.
+// src/store/keys.ts accounts()); every change is one script (lua/, the scripts whose header takes
+// KEYS[accounts]). Secrets (link and session tokens) are minted here, handed out once and stored
+// only as SHA-256 hashes.
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
 import { newId } from '../core/ids.js'
@@ -52,6 +53,9 @@ export function newSecret(): { secret: string; hash: string } {
 }
 
 /** Only the shape of a secret is accepted before hashing, so junk never reaches Redis. */
+/** How long a printed first-owner link works (at first start of a development node, or `team owner-link`). */
+export const OWNER_LINK_TTL_MS = 60 * 60_000
+
 export const SECRET_SHAPE = /^[A-Za-z0-9_-]{32}$/
 
 export const email = z
@@ -111,6 +115,8 @@ export interface AccountSettings {
   inviteTtlMs: number
   limitPendingInvites: number
   limitWaitlist: number
+  /** Providers ("github", "oidc") whose verified e-mail address may link an account (AUTH_LINK_BY_EMAIL). */
+  authLinkByEmail: readonly string[]
 }
 
 export class Accounts {
@@ -182,7 +188,8 @@ export class Accounts {
 
   /**
    * Signs in with a provider identity (`ident` = "<provider>:<subject>"); `verifiedEmail` is the
-   * provider's verified address or undefined. Linking happens only through that address.
+   * provider's verified address or undefined. A new identity links to the person signed in on the
+   * browser (`previousSession`), else through that address when the provider is trusted for it.
    */
   async signInIdentity(
     ident: string,
@@ -191,8 +198,10 @@ export class Accounts {
     previousSession?: string,
   ): Promise<SignedIn> {
     const address = verifiedEmail?.toLowerCase() ?? ''
+    const provider = ident.slice(0, ident.indexOf(':'))
+    const trusted = this.settings.authLinkByEmail.includes(provider) ? '1' : '0'
     return this.openSession(address, name, previousSession, (session) =>
-      this.store.account('signInIdentity', [ident, address, ...session]),
+      this.store.account('signInIdentity', [ident, address, ...session, trusted]),
     )
   }
 
@@ -273,7 +282,7 @@ export class Accounts {
    */
   async invite(
     input: unknown,
-    opts: { by?: User; team?: string; role?: Role },
+    opts: { by?: User; team?: string; role?: Role; ttlMs?: number },
   ): Promise<{ invite: Invite; token: string }> {
     const v = parse(accountSchemas.invite, input)
     const t = newSecret()
@@ -289,7 +298,7 @@ export class Accounts {
     const r = await this.store.account('createInvite', [
       pack(rec),
       t.hash,
-      this.settings.inviteTtlMs,
+      opts.ttlMs ?? this.settings.inviteTtlMs,
       opts.by?.id ?? '',
       this.settings.limitPendingInvites,
     ])
@@ -300,8 +309,14 @@ export class Accounts {
    * The first start's invite: the default team's owner (the first ADMIN_EMAILS address, or
    * owner@localhost) joins `team` as its owner through a one-time link, valid as long as an invite.
    */
-  async inviteFirstOwner(team: string): Promise<{ invite: Invite; token: string }> {
-    return this.invite({ email: this.settings.adminEmails[0] ?? 'owner@localhost' }, { team, role: 'owner' })
+  /**
+   * An invite of the team's first owner (the first ADMIN_EMAILS address, or owner@localhost), whose
+   * link works once within OWNER_LINK_TTL_MS: it is printed, never mailed.
+   */
+  async inviteFirstOwner(team: string): Promise<{ invite: Invite; email: string; token: string }> {
+    const email = this.settings.adminEmails[0] ?? 'owner@localhost'
+    const r = await this.invite({ email }, { team, role: 'owner', ttlMs: OWNER_LINK_TTL_MS })
+    return { ...r, email }
   }
 
   async revokeInvite(inviteId: string, team: string | undefined): Promise<Invite> {

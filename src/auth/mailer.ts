@@ -28,7 +28,8 @@ export class Mailer {
     if (settings.smtpUrl) this.transport = nodemailer.createTransport(settings.smtpUrl)
     else if (!isDevelopment(settings))
       throw new Error(
-        'SMTP_URL is not set: sign-in mails cannot be sent (only with PUBLIC_URL on localhost are they written to the log)',
+        'SMTP_URL is not set: sign-in mails cannot be sent (only with PUBLIC_URL on localhost are they ' +
+          'written to the log)',
       )
   }
 

@@ -2,7 +2,8 @@
 // GITHUB_API_URL, so GitHub Enterprise Server works too) and any OpenID Connect provider
 // (openid-client: discovery, PKCE, state and nonce). Each provider turns a callback into an
 // identity — subject, verified address (if any), name — and the accounts model decides who that
-// is (lua/signInIdentity-11.lua): linking to an account happens only through a verified address.
+// is (lua/signInIdentity.lua): a new identity links to the person signed in on the browser, or
+// through a verified address of a provider trusted for it (AUTH_LINK_BY_EMAIL).
 // The state, PKCE verifier and nonce travel in a short-lived HttpOnly cookie, so any node can
 // take the callback.
 import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState } from 'arctic'

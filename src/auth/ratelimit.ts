@@ -7,9 +7,10 @@
 // The limit fails open: when the team's rate key cannot be written (its Redis shard unreachable
 // or failing over, Redis full) or does not answer within RATE_WAIT_MS, the call goes through
 // unlimited, without RateLimit-* headers, and so do the team's next calls, at once, while one
-// of them every OPEN_MS asks the store again in the background. A limiter must not be what takes the rooms down: a room on a healthy shard keeps
-// working while the shard of its team's rate key fails over, and reads go on while Redis is full.
-// One log line when a team's limit turns off, one when it is back.
+// of them every OPEN_MS asks the store again in the background. A limiter must not be what takes
+// the rooms down: a room on a healthy shard keeps working while the shard of its team's rate key
+// fails over, and reads go on while Redis is full. One log line when a team's limit turns off, one
+// when it is back.
 import { AppError } from '../shared/errors.js'
 import { toStoreError, type Store } from '../store/store.js'
 

@@ -21,7 +21,8 @@ export class SignInLimiter {
     const what = kind === 'address' ? 'this address' : 'your network address'
     throw new AppError(
       'rate_limited',
-      `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`,
+      `Too many sign-in requests for ${what} (the limit is ${perHour} an hour). Try again in ` +
+        `${Math.ceil(retry / 60)} minute(s).`,
       { retry_after_s: retry, limit: perHour },
     )
   }

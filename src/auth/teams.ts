@@ -263,7 +263,10 @@ export class Teams {
     return minted.map((m, i) => ({ key: m.key, info: inviteInfo(r.records[i]!) }))
   }
 
-  /** A room's invite keys (revoked ones within the retention), oldest first; without `roomId`, every room's, by room. */
+  /**
+   * A room's invite keys (revoked ones within the retention), oldest first; without `roomId`, every
+   * room's, by room.
+   */
   async listInvites(teamId: string, roomId?: string): Promise<InviteInfo[]> {
     const raw = await this.store.auth.credentials(teamId, 'invites')
     const all = raw

@@ -75,7 +75,8 @@ export async function createRoom(service: Service, teamKey: string, input: Creat
   const roomId = input.roomId ?? roomIdFor(input.name)
   if (!ROOM_ID.test(roomId))
     throw new CliError(
-      `--id: ${JSON.stringify(roomId)} is not a room id (1-64 letters, digits, "_", "." or "-", starting with a letter or digit)`,
+      `--id: ${JSON.stringify(roomId)} is not a room id (1-64 letters, digits, "_", "." or "-", starting ` +
+        `with a letter or digit)`,
       2,
     )
   const body: Record<string, string> = { roomId, name: input.name }
@@ -138,8 +139,10 @@ export function renderText(r: CreateRoomResult): string {
   out.push('')
   out.push(
     r.agents[0]?.key_kind === 'invite'
-      ? 'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep them secret.'
-      : 'The agents use the team key from AGENTROOMS_KEY (it reaches every room of the team). Use --invite for a key per agent that reaches only this room.',
+      ? 'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep ' +
+          'them secret.'
+      : 'The agents use the team key from AGENTROOMS_KEY (it reaches every room of the team). Use --invite for ' +
+          'a key per agent that reaches only this room.',
   )
   for (const a of r.agents) {
     if (out.at(-1) !== '') out.push('')

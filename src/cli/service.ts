@@ -45,7 +45,8 @@ export class Service {
     const key = env[ENV_KEY]?.trim()
     if (!key) {
       throw new CliError(
-        `${ENV_KEY} is not set: export the team key the service printed at its first start (ar_team_…), or mint one with \`npm run team -- mint-key default\``,
+        `${ENV_KEY} is not set: export the team key the service printed at its first start (ar_team_…), or ` +
+          `mint one with \`npm run team -- mint-key default\``,
         2,
       )
     }
@@ -85,17 +86,20 @@ export class Service {
     const e = (parsed as ApiError | undefined)?.error
     if (!e?.code) {
       throw new CliError(
-        `${method} ${url} answered ${res.status}, not with agentrooms JSON: is ${ENV_URL} (${this.base}) the agentrooms service?`,
+        `${method} ${url} answered ${res.status}, not with agentrooms JSON: is ${ENV_URL} (${this.base}) the ` +
+          `agentrooms service?`,
       )
     }
     if (res.status === 404 && e.message?.startsWith('no endpoint')) {
       throw new CliError(
-        `${this.base} has no ${path}: ${ENV_URL} must be the service's base address (e.g. ${DEFAULT_URL}), not a path inside it`,
+        `${this.base} has no ${path}: ${ENV_URL} must be the service's base address (e.g. ${DEFAULT_URL}), ` +
+          `not a path inside it`,
       )
     }
     if (res.status === 401)
       throw new CliError(
-        `the service refused the key in ${ENV_KEY} (${e.message}); check it, or mint another with \`npm run team -- mint-key default\``,
+        `the service refused the key in ${ENV_KEY} (${e.message}); check it, or mint another with \`npm run ` +
+          `team -- mint-key default\``,
       )
     if (res.status === 403)
       throw new CliError(
@@ -110,7 +114,8 @@ export class Service {
       return new CliError(`the service at ${this.base} did not answer within ${TIMEOUT_MS / 1000} s`)
     const why = e.cause?.code ?? e.cause?.message ?? String(err)
     return new CliError(
-      `cannot reach the service at ${this.base} (${why}): is it running? Set ${ENV_URL} to its address (default ${DEFAULT_URL})`,
+      `cannot reach the service at ${this.base} (${why}): is it running? Set ${ENV_URL} to its address ` +
+        `(default ${DEFAULT_URL})`,
     )
   }
 }

@@ -9,7 +9,9 @@ export const ACCOUNT_SETTINGS = {
     env: 'REVOKED_KEY_RETENTION_S',
     schema: seconds(0, 3650 * 86400, 30 * 86400),
     unit: 's',
-    doc: 'How long a revoked team key or room invite stays in GET /admin/keys and the invite lists (as revoked) before it is deleted; 0 deletes it at once.',
+    doc:
+      'How long a revoked team key or room invite stays in GET /admin/keys and the invite lists (as revoked) ' +
+      'before it is deleted; 0 deletes it at once.',
   },
   publicUrl: {
     env: 'PUBLIC_URL',
@@ -22,7 +24,10 @@ export const ACCOUNT_SETTINGS = {
       )
       .optional(),
     unit: 'URL',
-    doc: 'The address people reach the service at, e.g. https://rooms.example.com: links in mails and OAuth callbacks point here, and browser requests must come from its origin. https everywhere but localhost (session cookies are then __Host- and Secure). Unset: http://localhost:PORT (development).',
+    doc:
+      'The address people reach the service at, e.g. https://rooms.example.com: links in mails and OAuth ' +
+      'callbacks point here, and browser requests must come from its origin. https everywhere but localhost ' +
+      '(session cookies are then __Host- and Secure). Unset: http://localhost:PORT (development).',
   },
   adminEmails: {
     env: 'ADMIN_EMAILS',
@@ -37,7 +42,9 @@ export const ACCOUNT_SETTINGS = {
       )
       .refine((list) => list.every((e) => /^[^\s@]+@[^\s@]+$/.test(e)), 'must be comma-separated e-mail addresses'),
     unit: 'address list',
-    doc: "Operators: may always sign in, open the waitlist page, and approve or decline entries. The first is the default team's owner, who gets the one-time sign-in link at first start (unset: owner@localhost).",
+    doc:
+      'Operators: may always sign in, open the waitlist page, and approve or decline entries. The first is the ' +
+      "default team's owner, who gets the one-time sign-in link at first start (unset: owner@localhost).",
   },
   smtpUrl: {
     env: 'SMTP_URL',
@@ -46,7 +53,10 @@ export const ACCOUNT_SETTINGS = {
       .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
       .optional(),
     unit: 'URL',
-    doc: 'Where sign-in and invite mails are sent (nodemailer), e.g. smtps://user:pass@smtp.example.com:465. Unset: in development (PUBLIC_URL on localhost) mails are written to the log instead, and a start-up line says so; elsewhere a node refuses to start.',
+    doc:
+      'Where sign-in and invite mails are sent (nodemailer), e.g. smtps://user:pass@smtp.example.com:465. ' +
+      'Unset: in development (PUBLIC_URL on localhost) mails are written to the log instead, and a start-up ' +
+      'line says so; elsewhere a node refuses to start.',
   },
   mailFrom: {
     env: 'MAIL_FROM',
@@ -102,11 +112,34 @@ export const ACCOUNT_SETTINGS = {
     unit: 'entries',
     doc: 'Entries the waitlist may hold; past it, new requests are refused (the page says the waitlist is full).',
   },
+  authLinkByEmail: {
+    env: 'AUTH_LINK_BY_EMAIL',
+    schema: z
+      .string()
+      .default('github')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((p) => p.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .refine((list) => list.every((p) => p === 'github' || p === 'oidc'), 'must be a list of github and oidc'),
+    unit: 'provider list',
+    doc:
+      'Sign-in providers whose verified e-mail address may link a new sign-in to the account with that address ' +
+      "(an operator's included) or admit it as a new team's owner: github, oidc, both, or none (empty). A provider " +
+      'not listed signs in only an identity linked before, which a signed-in person links by signing in with it ' +
+      "once. List oidc only when OIDC_ISSUER verifies addresses for every account it issues (a company's own " +
+      "directory); GitHub's verified primary address is trusted by default.",
+  },
   oidcIssuer: {
     env: 'OIDC_ISSUER',
     schema: z.string().url().optional(),
     unit: 'URL',
-    doc: 'An OpenID Connect provider (Google https://accounts.google.com, Okta, Keycloak, …) people may sign in with; found by discovery, with PKCE, state and nonce. Callback: PUBLIC_URL/auth/oidc/callback. Needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.',
+    doc:
+      'An OpenID Connect provider (Google https://accounts.google.com, Okta, Keycloak, …) people may sign in ' +
+      'with; found by discovery, with PKCE, state and nonce. Callback: PUBLIC_URL/auth/oidc/callback. Needs ' +
+      'OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.',
   },
   oidcClientId: {
     env: 'OIDC_CLIENT_ID',
@@ -130,7 +163,9 @@ export const ACCOUNT_SETTINGS = {
     env: 'GITHUB_CLIENT_ID',
     schema: z.string().min(1).optional(),
     unit: 'string',
-    doc: 'A GitHub OAuth app people may sign in with (scope user:email). Callback: PUBLIC_URL/auth/github/callback. Needs GITHUB_CLIENT_SECRET.',
+    doc:
+      'A GitHub OAuth app people may sign in with (scope user:email). Callback: ' +
+      'PUBLIC_URL/auth/github/callback. Needs GITHUB_CLIENT_SECRET.',
   },
   githubClientSecret: {
     env: 'GITHUB_CLIENT_SECRET',

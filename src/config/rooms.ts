@@ -28,6 +28,18 @@ export const ROOM_SETTINGS = {
     unit: 's',
     doc: 'Longest TTL a lock may ask for.',
   },
+  reservationTtlDefaultMs: {
+    env: 'RESERVATION_TTL_DEFAULT_S',
+    schema: seconds(1, 7 * 86400, 1800),
+    unit: 's',
+    doc: 'TTL of a file reservation when reserve_files gives none.',
+  },
+  reservationTtlMaxMs: {
+    env: 'RESERVATION_TTL_MAX_S',
+    schema: seconds(1, 7 * 86400, 8 * 3600),
+    unit: 's',
+    doc: 'Longest TTL a file reservation may ask for.',
+  },
   idempotencyTtlMs: {
     env: 'IDEMPOTENCY_TTL_S',
     schema: seconds(1, 7 * 86400, 86400),
@@ -38,7 +50,9 @@ export const ROOM_SETTINGS = {
     env: 'EVENTS_RETAINED',
     schema: int(10, 1_000_000, 10_000),
     unit: 'events',
-    doc: 'Most events kept per room; older ones are trimmed and a cursor behind them is reported. A feed over the limit is trimmed by a further 1% of it at once, so a full room keeps between 99% and 100% of this.',
+    doc:
+      'Most events kept per room; older ones are trimmed and a cursor behind them is reported. A feed over the ' +
+      'limit is trimmed by a further 1% of it at once, so a full room keeps between 99% and 100% of this.',
   },
   contextHistory: {
     env: 'CONTEXT_HISTORY',
@@ -99,6 +113,12 @@ export const ROOM_SETTINGS = {
     schema: int(1, 100_000, 256),
     unit: 'locks',
     doc: 'Locks held at once in a room.',
+  },
+  reservationsPerRoom: {
+    env: 'LIMIT_RESERVATIONS_PER_ROOM',
+    schema: int(1, 10_000, 256),
+    unit: 'patterns',
+    doc: 'File reservations (patterns) held at once in a room, by all agents together.',
   },
   reviewsPerRoom: {
     env: 'LIMIT_REVIEWS_PER_ROOM',

@@ -15,7 +15,10 @@ export const SERVING_SETTINGS = {
     env: 'LIMIT_HTTP_HEADER_BYTES',
     schema: int(4096, 1024 * 1024, 16 * 1024),
     unit: 'bytes',
-    doc: 'Largest request line and headers together; larger requests get 431 from the HTTP server itself (uWebSockets.js, before the service: a short HTML answer, not the JSON error body). The server reads it once per process, when the first node starts.',
+    doc:
+      'Largest request line and headers together; larger requests get 431 from the HTTP server itself ' +
+      '(uWebSockets.js, before the service: a short HTML answer, not the JSON error body). The server reads it ' +
+      'once per process, when the first node starts.',
   },
   rateLimitPerMin: {
     env: 'RATE_LIMIT_PER_MIN',
@@ -54,9 +57,12 @@ export const SERVING_SETTINGS = {
   },
   host: {
     env: 'HOST',
-    schema: z.string().min(1).default('0.0.0.0'),
+    schema: z.string().min(1).default('127.0.0.1'),
     unit: 'address',
-    doc: 'Address the node listens on.',
+    doc:
+      'Address the node listens on. The default reaches this machine only; containers set 0.0.0.0 ' +
+      '(the Dockerfile and k8s/ do). With a loopback HOST and no PUBLIC_URL the node counts as a ' +
+      "development one: at first start it prints the default team's key and its owner's sign-in link.",
   },
   logLevel: {
     env: 'LOG_LEVEL',
@@ -94,6 +100,8 @@ export const SERVING_SETTINGS = {
           .filter(Boolean),
       ),
     unit: 'origin list',
-    doc: 'Browser origins allowed to call /mcp besides the node\'s own host (cross-origin check; keys are what stop DNS rebinding); "*" allows any. Requests without an Origin header are not affected.',
+    doc:
+      "Browser origins allowed to call /mcp besides the node's own host (cross-origin check; keys are what " +
+      'stop DNS rebinding); "*" allows any. Requests without an Origin header are not affected.',
   },
 } as const satisfies Record<string, Row>

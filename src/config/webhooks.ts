@@ -28,7 +28,9 @@ export const WEBHOOK_SETTINGS = {
       .default('5,300,1800,7200,18000,36000,36000')
       .transform((v) => v.split(',').map((s) => Math.round(Number(s) * 1000))),
     unit: 's list',
-    doc: 'Delays between the attempts of a delivery (the first attempt is immediate); after the last, the delivery is failed. Each delay gets WEBHOOK_RETRY_JITTER.',
+    doc:
+      'Delays between the attempts of a delivery (the first attempt is immediate); after the last, the ' +
+      'delivery is failed. Each delay gets WEBHOOK_RETRY_JITTER.',
   },
   webhookRetryJitter: {
     env: 'WEBHOOK_RETRY_JITTER',
@@ -46,7 +48,9 @@ export const WEBHOOK_SETTINGS = {
     env: 'WEBHOOK_LEASE_MS',
     schema: int(500, 600_000, 30_000),
     unit: 'ms',
-    doc: 'A node holds each delivery it claimed under a lease it renews while the attempt runs; a delivery whose lease ran out (its node died) is taken over by another node.',
+    doc:
+      'A node holds each delivery it claimed under a lease it renews while the attempt runs; a delivery whose ' +
+      'lease ran out (its node died) is taken over by another node.',
   },
   webhookPollMs: {
     env: 'WEBHOOK_POLL_MS',
@@ -58,7 +62,9 @@ export const WEBHOOK_SETTINGS = {
     env: 'WEBHOOK_SWEEP_S',
     schema: seconds(1, 86_400, 30),
     unit: 's',
-    doc: 'How often every room of a team with webhooks is checked for events not yet fanned out (the backstop for a node that died right after storing an event).',
+    doc:
+      'How often every room of a team with webhooks is checked for events not yet fanned out (the backstop for ' +
+      'a node that died right after storing an event).',
   },
   webhookConcurrency: {
     env: 'WEBHOOK_CONCURRENCY',
@@ -70,12 +76,16 @@ export const WEBHOOK_SETTINGS = {
     env: 'WEBHOOK_PENDING_MAX',
     schema: int(1, 10_000_000, 10_000),
     unit: 'deliveries',
-    doc: 'Deliveries a webhook may have waiting; events past it are dropped for that webhook and counted in its health.',
+    doc:
+      'Deliveries a webhook may have waiting; events past it are dropped for that webhook and counted in its ' +
+      'health.',
   },
   webhookTestLoopbackCa: {
     env: 'WEBHOOK_TEST_LOOPBACK_CA',
     schema: z.string().min(1).optional(),
     unit: 'path',
-    doc: 'TESTS ONLY: a PEM CA file. When set, webhooks may target loopback addresses, and receivers with certificates from this CA are trusted. Never set in production.',
+    doc:
+      'TESTS ONLY: a PEM CA file. When set, webhooks may target loopback addresses, and receivers with ' +
+      'certificates from this CA are trusted. Never set in production.',
   },
 } as const satisfies Record<string, Row>

@@ -77,7 +77,8 @@ export function eventSchemas(s: CoreSettings) {
     .regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
   const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
     message:
-      'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is changed with force)',
+      'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is ' +
+      'changed with force)',
   })
   const body = text(s.eventTextBytes).refine((v) => v.length > 0, { message: 'must not be empty' })
   const data = jsonData(s.eventDataBytes)
@@ -157,7 +158,10 @@ export function noticeEvent(n: Notice): RoomEvent | undefined {
   return eventFromReply(rec as Record<string, unknown>)
 }
 
-/** `last_event_at` of a consuming read that found nothing new: when the feed last got an event (absent when it never did). */
+/**
+ * `last_event_at` of a consuming read that found nothing new: when the feed last got an event
+ * (absent when it never did).
+ */
 export function lastEventAt(r: Pick<RoomReply<'readUnread'>, 'last_event_ms'>): { last_event_at?: string } {
   return typeof r.last_event_ms === 'number' ? { last_event_at: iso(r.last_event_ms) } : {}
 }

@@ -8,6 +8,7 @@ import { Locks } from './locks.js'
 import { Plan } from './plan.js'
 import { Events } from './events.js'
 import { Presence } from './presence.js'
+import { Reservations } from './reservations.js'
 import { Reviews } from './reviews.js'
 import { RoomPage } from './room-page.js'
 import { Rooms } from './rooms.js'
@@ -21,6 +22,7 @@ export class Core {
   readonly events: Events
   readonly presence: Presence
   readonly locks: Locks
+  readonly reservations: Reservations
   readonly vars: Vars
   readonly reviews: Reviews
   readonly context: Context
@@ -38,6 +40,7 @@ export class Core {
     this.events = new Events(store, settings)
     this.presence = new Presence(store, settings)
     this.locks = new Locks(store, settings)
+    this.reservations = new Reservations(store, settings)
     this.vars = new Vars(store, settings)
     this.reviews = new Reviews(store, settings)
     this.context = new Context(store, settings)

@@ -1,7 +1,7 @@
 // Locks: an exclusive, expiring claim on a named resource (a file, a migration, a deploy). Key
 // expiry is the TTL, so a crashed holder never blocks the room for longer than its TTL; every new
 // acquisition gets a larger fencing token, so a writer can tell that it lost the lock meanwhile.
-// The rules (ownership, limits, tokens) run in lua/acquireLock-18.lua and releaseLock-18.lua.
+// The rules (ownership, limits, tokens) run in lua/acquireLock.lua and releaseLock.lua.
 import { decode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'

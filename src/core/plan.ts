@@ -40,7 +40,7 @@ export interface Task {
 
 const pack = (v: unknown) => Buffer.from(encode(v))
 
-/** Most tasks a task list returns, and the defaults: sized for one turn (issue 18). */
+/** Most tasks a task list returns, and the defaults: sized for what one agent turn reads. */
 export const TASK_LIST_MAX = 200
 export const UNBLOCKED_DEFAULT = 10
 export const MY_TASKS_DEFAULT = 20
@@ -175,7 +175,7 @@ export class Plan {
     return { task: taskFromReply(r.task, r.notes), blocked_by: r.blocked_by, unread: r.unread }
   }
 
-  /** Changes a task. status in_progress claims it (see updateTask-17.lua for the rules). */
+  /** Changes a task. status in_progress claims it (see updateTask.lua for the rules). */
   async updateTask(c: Caller, input: unknown) {
     const v = parse(this.schemas.updateTask, input)
     if (v.status === 'in_progress' && v.assignee === undefined) requireAgent(c)
@@ -250,7 +250,10 @@ export class Plan {
     return { tasks: shown, counts, ...page(shown.length, tasks.length, this.settings.tasksPerRoom), unread: r.unread }
   }
 
-  /** Todo tasks whose dependencies are all done or cancelled, best first, as compact items; excludes tasks assigned to other agents. */
+  /**
+   * Todo tasks whose dependencies are all done or cancelled, best first, as compact items; excludes
+   * tasks assigned to other agents.
+   */
   async unblockedTasks(c: Caller, input: unknown = {}) {
     const v = parse(this.schemas.listTasks, input)
     const r = await this.store.room('listTasks', c.room, callOptions(c), ['unblocked', v.limit, c.agent ?? '', '0'])

@@ -91,8 +91,15 @@ export class Presence {
   async leave(c: Caller, input: unknown = {}) {
     requireAgent(c)
     parse(presenceSchemas.leave, input)
-    const r = await this.store.room('leaveRoom', c.room, callOptions(c), [this.settings.eventsRetained, this.ttlMs])
-    if (!r.left) return { left: false, was_online: false, unread: r.unread }
-    return { left: true, was_online: r.was_online, event: eventFromReply(r.event), unread: r.unread }
+    const r = await this.store.room(
+      'leaveRoom',
+      c.room,
+      callOptions(c),
+      [this.settings.eventsRetained, this.ttlMs],
+      [this.store.keys.reservations(c.room)],
+    )
+    const released = [...(r.released ?? [])].sort()
+    if (!r.left) return { left: false, was_online: false, released, unread: r.unread }
+    return { left: true, was_online: r.was_online, event: eventFromReply(r.event), released, unread: r.unread }
   }
 }

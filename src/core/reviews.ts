@@ -1,7 +1,7 @@
 // Reviews: an agent asks for a review of a task or a context entry; another agent approves or
 // rejects it with an optional note. Reviews of tasks drive the task's status (in_progress ->
 // in_review -> done, or back to in_progress). Who may decide, and the status moves, are checked
-// in lua/requestReview-17.lua and lua/includes/decideReview.lua.
+// in lua/requestReview.lua and lua/includes/decideReview.lua.
 import { encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
@@ -37,7 +37,7 @@ export interface Review {
   decided_at?: string
 }
 
-/** As stored: a task target carries its id as `id` (see lua/requestReview-17.lua). */
+/** As stored: a task target carries its id as `id` (see lua/requestReview.lua). */
 type StoredTarget = { kind: 'task'; id: string } | { kind: 'context'; type: string; key: string }
 
 const target = z.discriminatedUnion('kind', [

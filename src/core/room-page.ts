@@ -142,7 +142,7 @@ export class RoomPage {
     }
   }
 
-  /** The records of the names shown (readRecords-17.lua); a record deleted since the first read is left out. */
+  /** The records of the names shown (readRecords.lua); a record deleted since the first read is left out. */
   private async records(c: Caller, context: string[], vars: string[], reviews: string[]) {
     if (context.length + vars.length + reviews.length === 0) return { context: [], vars: [], varNames: [], reviews: [] }
     const r = await this.store.room('readRecords', c.room, callOptions(c, false), [

@@ -57,7 +57,7 @@ export function roomIdFor(teamId: string, idempotencyKey: string): string {
   return id
 }
 
-/** The starter content of a template, as createRoom-17.lua writes it. */
+/** The starter content of a template, as createRoom.lua writes it. */
 export function starterContent(t: Template, by: string) {
   const tasks = t.tasks.map((task, i) => ({
     id: `t${i + 1}`,

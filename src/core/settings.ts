@@ -8,6 +8,8 @@ export interface CoreSettings {
   presenceTtlMs: number
   lockTtlDefaultMs: number
   lockTtlMaxMs: number
+  reservationTtlDefaultMs: number
+  reservationTtlMaxMs: number
   eventsRetained: number
   contextHistory: number
   contextBodyBytes: number
@@ -19,6 +21,7 @@ export interface CoreSettings {
   contextPerRoom: number
   varsPerRoom: number
   locksPerRoom: number
+  reservationsPerRoom: number
   reviewsPerRoom: number
   dependenciesPerTask: number
   roomsPerTeam: number

@@ -52,7 +52,7 @@ export interface BoardPages {
 }
 
 /**
- * The whole room in one read (readSnapshot-17.lua), records raw, in sections: context, vars and
+ * The whole room in one read (readSnapshot.lua), records raw, in sections: context, vars and
  * reviews as (name, raw) pairs, or with `namesOnly` as names (one row each); the whole plan, or
  * with `board` the tasks of each column's page only (r.board says which, with each card's links).
  */

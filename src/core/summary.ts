@@ -21,7 +21,10 @@ export class Summary {
     private readonly settings: CoreSettings,
   ) {}
 
-  /** Consumes up to event_limit unread events: use one of wait_for_events / get_unread_events / get_my_summary per turn. */
+  /**
+   * Consumes up to event_limit unread events: use one of wait_for_events / get_unread_events /
+   * get_my_summary per turn.
+   */
   async mine(c: Caller, input: unknown = {}) {
     const agent = requireAgent(c)
     const v = parse(summarySchema, input)

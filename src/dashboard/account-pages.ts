@@ -139,7 +139,10 @@ export class AccountPages {
     return this.signedIn(signed, [], 'an e-mail link')
   }
 
-  /** After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in, the audit entry. */
+  /**
+   * After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in,
+   * the audit entry.
+   */
   private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
     const cookie = {
       'Set-Cookie': [
@@ -179,7 +182,8 @@ export class AccountPages {
     if (id !== p.id || !state || state !== query.get('state')) {
       throw new AppError(
         'forbidden',
-        'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it took over 10 minutes). Start again.',
+        'Sign-in was not completed: this answer does not belong to a sign-in started in this browser (or it ' +
+          'took over 10 minutes). Start again.',
       )
     }
     const identity = await p.finish(`${this.origin.base}/auth/${p.id}/callback`, query, {

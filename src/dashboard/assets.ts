@@ -7,11 +7,15 @@ import { DASHBOARD_CSS } from './style.js'
 
 const CSS =
   `
-:root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de; --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; --on-accent: #fff; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e8eaee; --bg: #14161a; --muted: #a4aab5; --line: #343943; --accent: #7fa8ff; --bad: #ff8a80; --ok: #5fd08f; --card: #1b1e23; --on-accent: #0b1220; } }
+:root { color-scheme: light dark; --fg: #16181d; --bg: #fbfbfc; --muted: #5b616e; --line: #d5d8de;
+  --accent: #1f5fd1; --bad: #b42318; --ok: #0a7a3b; --card: #fff; --on-accent: #fff; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e8eaee; --bg: #14161a; --muted: #a4aab5; --line: #343943;
+  --accent: #7fa8ff; --bad: #ff8a80; --ok: #5fd08f; --card: #1b1e23; --on-accent: #0b1220; } }
 * { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
-header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+  background: var(--bg); }
+header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
+  padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
 header.top a.brand { font-weight: 700; color: var(--fg); text-decoration: none; }
 header.top nav { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
 main { max-width: 44rem; margin: 0 auto; padding: 1.25rem 1rem 3rem; }
@@ -22,18 +26,26 @@ p.muted, .muted { color: var(--muted); }
 form.stack { display: grid; gap: .75rem; margin: 1rem 0; }
 form.inline { display: inline; margin: 0; }
 label { font-weight: 600; display: grid; gap: .25rem; }
-input[type=email], input[type=text], input[type=search], textarea { width: 100%; font: inherit; font-weight: 400; padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card); color: var(--fg); }
+input[type=email], input[type=text], input[type=search], textarea { width: 100%; font: inherit; font-weight: 400;
+  padding: .6rem .7rem; border: 1px solid var(--line); border-radius: .4rem; background: var(--card);
+  color: var(--fg); }
 textarea { min-height: 5rem; }
-input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-button { font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer; min-height: 2.75rem; }
+input:focus-visible, textarea:focus-visible, button:focus-visible, a:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px; }
+button { font: inherit; font-weight: 600; padding: .6rem 1rem; border-radius: .4rem;
+  border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); cursor: pointer;
+  min-height: 2.75rem; }
 button.secondary { background: transparent; color: var(--accent); }
 button.danger { background: var(--bad); border-color: var(--bad); }
-button.link { background: none; border: none; color: var(--accent); padding: 0; min-height: 0; font-weight: 400; text-decoration: underline; }
+button.link { background: none; border: none; color: var(--accent); padding: 0; min-height: 0; font-weight: 400;
+  text-decoration: underline; }
 .error { border-left: 4px solid var(--bad); padding: .5rem .75rem; background: var(--card); }
 .notice { border-left: 4px solid var(--ok); padding: .5rem .75rem; background: var(--card); }
-.secret { font-family: ui-monospace, monospace; word-break: break-all; padding: .75rem; border: 1px dashed var(--line); border-radius: .4rem; background: var(--card); user-select: all; }
+.secret { font-family: ui-monospace, monospace; word-break: break-all; padding: .75rem;
+  border: 1px dashed var(--line); border-radius: .4rem; background: var(--card); user-select: all; }
 table { width: 100%; border-collapse: collapse; font-size: .95rem; }
-th, td { text-align: left; padding: .4rem .75rem .4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .4rem .75rem .4rem 0; border-bottom: 1px solid var(--line); vertical-align: top;
+  overflow-wrap: anywhere; }
 th { overflow-wrap: normal; white-space: nowrap; }
 ul.plain { padding-left: 1.1rem; }
 ` + DASHBOARD_CSS
@@ -50,6 +62,9 @@ function fingerprinted(name: string, ext: string, type: string, body: string): A
 }
 
 export const STYLESHEET = fingerprinted('app', 'css', 'text/css; charset=utf-8', CSS)
-/** The pages' one script: live updates of the room page, copy buttons, lock countdowns, forms that say they are sending (client/live.ts). */
+/**
+ * The pages' one script: live updates of the room page, copy buttons, lock countdowns, forms that
+ * say they are sending (client/live.ts).
+ */
 export const LIVE_SCRIPT = fingerprinted('live', 'js', 'text/javascript; charset=utf-8', liveScript())
 export const ASSETS: readonly Asset[] = [STYLESHEET, LIVE_SCRIPT]

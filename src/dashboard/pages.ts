@@ -302,7 +302,8 @@ export class Pages {
       if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
         throw new AppError(
           'not_found',
-          `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time without activity (30 days by default); your rooms page lists every room there is.`,
+          `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time ` +
+            `without activity (30 days by default); your rooms page lists every room there is.`,
           { field: 'id' },
         )
       }

@@ -40,7 +40,10 @@ export function Agents(props: { view: RoomView; here: Here }) {
         </ul>
       )}
       {online_count + offline_count > online.length + offline.length ? (
-        <p class="small muted">{`Showing the ${online.length + offline.length} most recently seen of ${num(online_count + offline_count)} agents.`}</p>
+        <p class="small muted">
+          {`Showing the ${online.length + offline.length} most recently seen of ` +
+            `${num(online_count + offline_count)} agents.`}
+        </p>
       ) : null}
       <details>
         <summary>Connect more agents</summary>
@@ -109,7 +112,9 @@ export function Reviews(props: Part) {
               </div>
               {r.note ? <p class="event-text">{r.note}</p> : null}
               {r.decided_by ? (
-                <p class="small muted">{`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}</p>
+                <p class="small muted">
+                  {`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}
+                </p>
               ) : null}
               {r.status === 'pending' ? (
                 <form class="stack" method="post" action="/room/reviews">

@@ -9,7 +9,8 @@ import type { RequestInfo } from '../http/exchange.js'
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'Referrer-Policy': 'no-referrer',
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
@@ -41,7 +42,10 @@ export class Origin {
 
   /** Set-Cookie of a new session (HttpOnly, SameSite=Lax, Path=/, no Domain; Secure on https). */
   sessionCookie(token: string, maxAgeS: number): string {
-    return `${this.cookieName}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeS}${this.secure ? '; Secure' : ''}`
+    return (
+      `${this.cookieName}=${token}; Path=/; HttpOnly; SameSite=Lax; ` +
+      `Max-Age=${maxAgeS}${this.secure ? '; Secure' : ''}`
+    )
   }
 
   clearCookie(name = this.cookieName): string {
@@ -54,7 +58,10 @@ export class Origin {
   }
 
   flowCookie(value: string): string {
-    return `${this.flowCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=600${this.secure ? '; Secure' : ''}`
+    return (
+      `${this.flowCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; ` +
+      `Max-Age=600${this.secure ? '; Secure' : ''}`
+    )
   }
 
   /** The session token the browser sent, if any. */

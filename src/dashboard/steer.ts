@@ -18,7 +18,10 @@ export interface SteerDeps {
 }
 
 type Room = { teamId: string; roomId: string }
-/** What a change did (for the audit trail), and where the room page shows it afterwards (`open`: task or ctx to open). */
+/**
+ * What a change did (for the audit trail), and where the room page shows it afterwards (`open`:
+ * task or ctx to open).
+ */
 type Done = { action: string; target: string; anchor: string; open?: { task: string } | { ctx: string } }
 type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<Done>
 

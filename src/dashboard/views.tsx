@@ -202,10 +202,10 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
       <h1>Delete your account</h1>
       <Flash error={props.error} />
       {user.role === 'owner' && !props.last ? (
-        <p
-          class="error"
-          role="alert"
-        >{`Your team has ${props.others} other member(s). Remove them first; then you can delete your account and the team.`}</p>
+        <p class="error" role="alert">
+          {`Your team has ${props.others} other member(s). Remove them first; then you can delete your account ` +
+            `and the team.`}
+        </p>
       ) : (
         <>
           <p>This removes, at once and for good:</p>

@@ -5,7 +5,7 @@
 import type { Audit } from '../auth/audit.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
-import type { WebhookView } from '../webhooks/registry.js'
+import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -24,6 +24,7 @@ interface View {
 }
 
 const when = (iso: string | undefined) => utc(iso)
+const eventsOf = (w: WebhookView) => (w.events ? `Events: ${w.events.join(', ')}` : 'Every event')
 
 export function WebhooksPage(p: View) {
   return (
@@ -51,8 +52,8 @@ export function WebhooksPage(p: View) {
             {w.description ? <span class="muted"> — {w.description}</span> : null}
           </p>
           <p class="small">
-            {w.events ? `Events: ${w.events.join(', ')}` : 'Every event'} · delivered {w.health.delivered} · pending{' '}
-            {w.health.pending} · failed {w.health.failed} · last attempt {when(w.health.lastAttemptAt)}
+            {eventsOf(w)} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} ·
+            last attempt {when(w.health.lastAttemptAt)}
             {w.health.lastStatus !== undefined ? ` (HTTP ${w.health.lastStatus})` : ''}
             {w.previousSecretValidUntil ? ` · previous secret signs until ${when(w.previousSecretValidUntil)}` : ''}
           </p>
@@ -163,14 +164,14 @@ export class WebhooksPages {
       .filter((e) => e !== '')
     if (events.length > 0) input.events = events
     const { webhook, secret } = await this.deps.webhooks.registry.create(user.team, input)
-    await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', `${webhook.webhookId} ${webhook.url}`)
+    await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', auditedWebhook(webhook))
     return { secret: { webhookId: webhook.webhookId, secret }, notice: `Webhook ${webhook.webhookId} is registered.` }
   }
 
   private async remove(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
     const deleted = await this.deps.webhooks.registry.delete(user.team, r.form.get('webhook') ?? '')
-    await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', `${deleted.webhookId} ${deleted.url}`)
+    await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', auditedWebhook(deleted))
     return { notice: `Webhook ${deleted.webhookId} is deleted.` }
   }
 
@@ -184,7 +185,9 @@ export class WebhooksPages {
     await this.deps.audit.record(user.team, actorOf(user), 'rotated webhook secret', webhook.webhookId)
     return {
       secret: { webhookId: webhook.webhookId, secret },
-      notice: `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ${when(webhook.previousSecretValidUntil)}.`,
+      notice:
+        `The secret of ${webhook.webhookId} is rotated; the previous one signs beside it until ` +
+        `${when(webhook.previousSecretValidUntil)}.`,
     }
   }
 

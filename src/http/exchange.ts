@@ -36,7 +36,8 @@ function uws(maxHeaderBytes?: number): typeof UWS {
 export function assertNativeHttp(maxHeaderBytes?: number): void {
   if (!String(uws(maxHeaderBytes).App).includes('[native code]')) {
     throw new Error(
-      `uWebSockets.js did not load its native binding on Node ${process.versions.node} (ABI ${process.versions.modules}); refusing to run on the slow fallback`,
+      `uWebSockets.js did not load its native binding on Node ${process.versions.node} (ABI ` +
+        `${process.versions.modules}); refusing to run on the slow fallback`,
     )
   }
 }
@@ -78,7 +79,10 @@ export function listen(
   })
 }
 
-/** Reason phrases (RFC 9110) of every status this service sends; test/unit/http-status.test.ts checks the error table against it. */
+/**
+ * Reason phrases (RFC 9110) of every status this service sends; test/unit/http-status.test.ts
+ * checks the error table against it.
+ */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK',
   201: 'Created',
@@ -241,7 +245,7 @@ export class Exchange {
     this.send(status, JSON.stringify(body), { 'Content-Type': 'application/json', ...headers })
   }
 
-  /** The error body of DESIGN.md §3 with the status of the error table. */
+  /** The error body of docs/errors.md with the status of the error table. */
   error(err: AppError, headers: Record<string, string> = {}): void {
     this.json(ERRORS[err.code].status, { error: err.toJSON() }, headers)
   }

@@ -149,9 +149,11 @@ export function mcpMount(deps: McpRouteDeps, host: EndpointHost, opts: { keyless
         bodyKind: 'raw',
         tag: 'mcp',
         summary:
-          'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / 2025-03-26). ?profile=core lists only the typical-turn tools.',
+          'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / ' +
+          '2025-03-26). ?profile=core lists only the typical-turn tools.',
         description:
-          "Bearer key required (team key, or a room invite key for that room's tools). Replies are application/json, or text/event-stream when the client accepts only that or a call runs long.",
+          "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
+          'application/json, or text/event-stream when the client accepts only that or a call runs long.',
         handle: async ({ ex, raw, principal }) => {
           const h = ex.req.headers
           const profile = profileOf(ex.req.query.get('profile'))

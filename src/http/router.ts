@@ -133,7 +133,8 @@ export class Router {
     for (const route of routes) {
       if (route.path.startsWith(WELL_KNOWN.prefix) !== (m.name === WELL_KNOWN.name))
         throw new Error(
-          `${route.method} ${route.path}: paths under ${WELL_KNOWN.prefix} belong to the '${WELL_KNOWN.name}' mount, and only they`,
+          `${route.method} ${route.path}: paths under ${WELL_KNOWN.prefix} belong to the ` +
+            `'${WELL_KNOWN.name}' mount, and only they`,
         )
       const taken = this.all.find((c) => c.route.method === route.method && c.route.path === route.path)
       if (taken) throw new Error(`${route.method} ${route.path} is served by mount '${taken.mount.name}' already`)

@@ -3,7 +3,7 @@
 // array, object, any JSON) and whether it may be left out, without limits, patterns, defaults
 // or transforms, which the core checks with the node's settings when the tool runs. The light form
 // is what the runner checks first (an unknown argument named, a wrong type) and what tools/list
-// shows, so the listing stays as short as it was. A field the core renames or drops fails at
+// shows, so the listing stays short. A field the core renames or drops fails at
 // load (coreArgs names it), and so does a required core field the tool does not take; a tool that
 // takes nothing names its core schema all the same (coreArgs(schema, {})), so a field the core
 // adds reaches it, or fails at load when required.
@@ -26,6 +26,7 @@ export const FACTORY_LIMITS: readonly NumericSetting[] = [
   'eventTextBytes',
   'eventDataBytes',
   'lockTtlMaxMs',
+  'reservationTtlMaxMs',
   'varValueBytes',
 ]
 
@@ -41,7 +42,8 @@ export const CORE_SETTINGS: CoreSettings = new Proxy({} as CoreSettings, {
     if (typeof key !== 'string') return undefined // inspection (Symbol.toPrimitive, ...), not a setting
     if ((FACTORY_LIMITS as readonly string[]).includes(key)) return Number.MAX_SAFE_INTEGER
     throw new Error(
-      `CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`,
+      `CORE_SETTINGS: a core schema factory read the setting ${key}; only the numeric limits of ` +
+        `FACTORY_LIMITS (src/mcp/args.ts) have a stand-in`,
     )
   },
 })

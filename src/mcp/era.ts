@@ -169,8 +169,9 @@ function envelopeInvalid(rule: string, issue: EnvelopeIssue, id: RequestId | nul
  * and validateStandardRequestHeaders of createMcpHandler's serveModern, in that order).
  * Body-primary: the era comes from the body's envelope claim; headers only cross-check it.
  * Policies of this service on top of the reference: batches are refused in both eras (the
- * transport answers an HTTP method other than POST itself), and a legacy message with an MCP-Protocol-Version header outside LEGACY_REVISIONS is
- * refused as SDK 1.32's own HTTP transport does (our transport replaces it).
+ * transport answers an HTTP method other than POST itself), and a legacy message with an
+ * MCP-Protocol-Version header outside LEGACY_REVISIONS is refused as SDK 1.32's own HTTP
+ * transport does (our transport replaces it).
  */
 export function classify(input: InboundRequest): Route {
   const req: InboundRequest = {
@@ -251,7 +252,8 @@ function classifyRequest(req: InboundRequest, body: JsonRpcRequest): Route {
       'modern-header-without-envelope',
       400,
       ERROR.invalidParams,
-      `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is missing the required _meta envelope key(s): ${missing.join(', ')}`,
+      `Invalid params: the MCP-Protocol-Version header names protocol revision ${header}, but the request is ` +
+        `missing the required _meta envelope key(s): ${missing.join(', ')}`,
       { envelope: { missing } },
       id,
     )
@@ -295,7 +297,8 @@ function classifyNotification(req: InboundRequest, body: JsonRpcNotification): R
       return mismatch(
         'notification-version-header-mismatch',
         header,
-        `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header names ${header}`,
+        `the notification envelope names protocol version ${claimed} but the MCP-Protocol-Version header ` +
+          `names ${header}`,
         null,
       )
     if (isModernRevision(claimed)) {
@@ -335,7 +338,8 @@ export function validateStandardHeaders(req: Omit<InboundRequest, 'body'>, route
     return mismatch(
       'version-header-missing',
       '(missing)',
-      `the body envelope names protocol version ${route.revision} but the required MCP-Protocol-Version header is absent`,
+      `the body envelope names protocol version ${route.revision} but the required MCP-Protocol-Version ` +
+        `header is absent`,
       id,
     )
   if (req.mcpMethodHeader === undefined)

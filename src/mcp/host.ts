@@ -21,7 +21,14 @@ import { MuxTransport } from './transport.js'
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
-  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record agreements with write_context and signals with post_event, release locks you hold, optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and read_context give whole records); a list that left items out says how many in more.'
+  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then ' +
+  'get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status ' +
+  'in_progress), record agreements with write_context and signals with post_event, release locks you hold, ' +
+  'optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes ' +
+  'room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by ' +
+  'it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and ' +
+  'changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and ' +
+  'read_context give whole records); a list that left items out says how many in more.'
 
 /**
  * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
@@ -115,7 +122,8 @@ export class McpHost implements EndpointHost {
       return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
-      const req = request as unknown as CallToolRequest // checked by fastCall (one line naming the fault) before the SDK sees it
+      // checked by fastCall (one line naming the fault) before the SDK sees it
+      const req = request as unknown as CallToolRequest
       const data = extra.authInfo?.extra as McpRequestData
       return runTool(this.deps, this.toolFor(req.params.name, data.profile), req.params.arguments, {
         principal: data.principal,

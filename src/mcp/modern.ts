@@ -85,7 +85,8 @@ export function decorateModernResult(method: string, result: JsonObject, serverI
   if (out.resultType === undefined) out = { ...out, resultType: 'complete' }
   else if (out.resultType !== 'complete' && !EXTENDED_RESULT_METHODS.includes(method)) {
     throw new Error(
-      `resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results only support 'complete' in protocol revision 2026-07-28`,
+      `resultType: the handler for ${method} returned '${String(out.resultType)}', but ${method} results ` +
+        `only support 'complete' in protocol revision 2026-07-28`,
     )
   }
   if (out.resultType === 'complete' && CACHEABLE_METHODS.includes(method)) {
@@ -137,7 +138,7 @@ const SYNCHRONOUS_STATUS: Readonly<Record<number, number>> = {
  * The HTTP status of a modern JSON-RPC error answer. `synchronous`: the server refused the message
  * before any handler ran (e.g. SDK 1.32 answering -32601 from inside onmessage); those map
  * through the ladder table, anything else in it (-32602 included) stays 200. Handler errors stay
- * in-band on 200, except -32021 whose 400 the spec attaches to the error itself.
+ * in-band on 200, except -32021 whose 400 the MCP specification attaches to the error itself.
  * Reference: httpStatusForErrorCode and PerRequestHTTPServerTransport.send's dispatch window.
  * classify() rejections carry their own status (its -32602 envelope refusals are 400).
  */

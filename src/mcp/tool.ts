@@ -50,7 +50,10 @@ export interface ToolDef<D = never, S extends z.ZodRawShape = z.ZodRawShape> {
   run: (ctx: ToolContext<D>, args: z.output<z.ZodObject<S>>) => Promise<Record<string, unknown>>
 }
 
-/** The declarer of the tools that use `D`: `const tool = toolsOf<PlanToolDeps>()`, then tool({...}) infers the argument types. */
+/**
+ * The declarer of the tools that use `D`: `const tool = toolsOf<PlanToolDeps>()`, then tool({...})
+ * infers the argument types.
+ */
 export function toolsOf<D>() {
   return <S extends z.ZodRawShape>(def: ToolDef<D, S>): ToolDef<D> => def as unknown as ToolDef<D>
 }

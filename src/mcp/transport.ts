@@ -66,7 +66,7 @@ export class MuxTransport implements Transport {
     // The server silently drops a request its JSON-RPC schema refuses (params._meta not an object,
     // a bad progressToken): answer it here, or the HTTP request would wait forever.
     // initialize's own params too: the SDK parses them inside its handler and answers a failure
-    // -32603 (Internal error), where the spec wants -32602.
+    // -32603 (Internal error), where the MCP specification wants -32602.
     const schema = message.method === 'initialize' ? InitializeRequestSchema : JSONRPCRequestSchema
     const shape = schema.safeParse({ ...message, jsonrpc: '2.0' })
     if (!shape.success) {

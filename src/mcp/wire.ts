@@ -1,8 +1,9 @@
 // The JSON-RPC vocabulary every stage of the MCP pipeline shares: revisions served, error codes,
 // message and route types, and REFUSE, the table of the fixed-text refusals of a message (JSON,
 // batch), so each fault has one message whichever path meets it; the HTTP transport's own
-// refusals (Origin, Accept, Content-Type, method) are src/http/mcp.ts HTTP_REFUSE. Refusals whose text depends on the request (header mismatch,
-// envelope, versions) are built in era.ts, each by one function.
+// refusals (Origin, Accept, Content-Type, method) are src/http/mcp.ts HTTP_REFUSE. Refusals whose
+// text depends on the request (header mismatch, envelope, versions) are built in era.ts, each by
+// one function.
 /** The modern revisions served (only ones >= 2026-07-28 belong here). */
 export const MODERN_REVISIONS: readonly string[] = ['2026-07-28']
 /** The initialize-era revisions served by the SDK 1.32 server. */

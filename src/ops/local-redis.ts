@@ -122,7 +122,8 @@ export async function existingRedis(settings: Settings): Promise<Settings> {
     )
   if (answer === 'none')
     throw new Error(
-      `no Redis answers at ${host}:${port} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)`,
+      `no Redis answers at ${host}:${port} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL ` +
+        `(REDIS_CLUSTER_NODES for a Redis Cluster)`,
     )
   return { ...settings, redisUrl: url }
 }
@@ -149,7 +150,8 @@ export async function localRedis(settings: Settings, say: (line: string) => void
   }
   if (!LOOPBACK.has(host)) {
     throw new Error(
-      `no Redis answers at ${host}:${port} (LOCAL_REDIS), and a node starts its own only on a loopback address: set REDIS_URL, or start that Redis`,
+      `no Redis answers at ${host}:${port} (LOCAL_REDIS), and a node starts its own only on a loopback ` +
+        `address: set REDIS_URL, or start that Redis`,
     )
   }
   const version = await redisServerVersion()
@@ -159,7 +161,8 @@ export async function localRedis(settings: Settings, say: (line: string) => void
   const major = Number(version.split('.')[0])
   if (Number.isFinite(major) && major < MIN_REDIS_MAJOR) {
     throw new Error(
-      `no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs ${MIN_REDIS_MAJOR} or newer: ${INSTALL_HINT}`,
+      `no Redis answers at ${host}:${port} and the installed redis-server is ${version}; agentrooms needs ` +
+        `${MIN_REDIS_MAJOR} or newer: ${INSTALL_HINT}`,
     )
   }
 
@@ -212,11 +215,13 @@ export async function localRedis(settings: Settings, say: (line: string) => void
     if (!exited) child.kill('SIGKILL')
     process.removeListener('exit', onExit)
     throw new Error(
-      `redis-server did not start on ${host}:${port}; see ${resolve(dir, 'redis.log')} (is the port taken? set LOCAL_REDIS to a free one, or REDIS_URL)`,
+      `redis-server did not start on ${host}:${port}; see ${resolve(dir, 'redis.log')} (is the port taken? ` +
+        `set LOCAL_REDIS to a free one, or REDIS_URL)`,
     )
   }
   say(
-    `agentrooms: no Redis answered at ${host}:${port}; started redis-server ${version} there (pid ${child.pid}, data and append-only file in ${dir}); it stops with the service`,
+    `agentrooms: no Redis answered at ${host}:${port}; started redis-server ${version} there (pid ` +
+      `${child.pid}, data and append-only file in ${dir}); it stops with the service`,
   )
 
   return {

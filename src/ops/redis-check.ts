@@ -17,8 +17,10 @@ export const MIN_REDIS_MAJOR = 7
 
 export const INSTALL_HINT =
   'install Redis 7 or newer (Debian 12, Ubuntu 24.04 and later: sudo apt-get install -y redis-server; ' +
-  "older Debian or Ubuntu releases ship Redis 6: use the Redis project's own APT repository, or Docker: docker run -d -p 127.0.0.1:6379:6379 redis:7; " +
-  'macOS: brew install redis), or point the node at a Redis you have: REDIS_URL=redis://host:6379 (REDIS_CLUSTER_NODES for a Redis Cluster)'
+  ("older Debian or Ubuntu releases ship Redis 6: use the Redis project's own APT repository, or Docker: " +
+    'docker run -d -p 127.0.0.1:6379:6379 redis:7; ') +
+  ('macOS: brew install redis), or point the node at a Redis you have: REDIS_URL=redis://host:6379 ' +
+    '(REDIS_CLUSTER_NODES for a Redis Cluster)')
 
 /** One field of an INFO reply ("redis_version" → "7.0.15"), or undefined when it is absent. */
 export function infoField(info: string, field: string): string | undefined {
@@ -35,7 +37,10 @@ export function versionProblem(info: string, where: string): string | undefined 
   if (version === undefined) return undefined
   const major = Number(version.split('.')[0])
   if (!Number.isInteger(major) || major >= MIN_REDIS_MAJOR) return undefined
-  return `the Redis at ${where} is version ${version}; agentrooms needs Redis ${MIN_REDIS_MAJOR}.0 or newer (it publishes with SPUBLISH, which older versions lack, so every write would fail): ${INSTALL_HINT}`
+  return (
+    `the Redis at ${where} is version ${version}; agentrooms needs Redis ${MIN_REDIS_MAJOR}.0 or newer (it ` +
+    `publishes with SPUBLISH, which older versions lack, so every write would fail): ${INSTALL_HINT}`
+  )
 }
 
 /**
@@ -70,7 +75,8 @@ export async function checkRedis(client: RedisClient, log: Logger): Promise<stri
     if (infoField(info, 'maxmemory') === '0') {
       log.warn(
         { redis: where, maxmemory: 0 },
-        'Redis has no maxmemory: it grows until the machine runs out of memory and is killed; set maxmemory (e.g. 75% of the RAM it may use) so that a full Redis refuses writes instead',
+        'Redis has no maxmemory: it grows until the machine runs out of memory and is killed; set maxmemory ' +
+          '(e.g. 75% of the RAM it may use) so that a full Redis refuses writes instead',
       )
     }
   }

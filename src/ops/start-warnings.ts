@@ -16,7 +16,9 @@ export function settingsWarnings(
   if (settings.webhookTestLoopbackCa !== undefined && !isTestRun(env)) {
     out.push({
       obj: { setting: 'WEBHOOK_TEST_LOOPBACK_CA', value: settings.webhookTestLoopbackCa },
-      msg: 'WEBHOOK_TEST_LOOPBACK_CA is set outside a test run: webhooks may reach loopback addresses of this machine. Unset it in production',
+      msg:
+        'WEBHOOK_TEST_LOOPBACK_CA is set outside a test run: webhooks may reach loopback addresses of this ' +
+        'machine. Unset it in production',
     })
   }
   return out

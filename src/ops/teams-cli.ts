@@ -4,14 +4,15 @@
 // It finds Redis as a node does (REDIS_CLUSTER_NODES, REDIS_URL, else the Redis at LOCAL_REDIS)
 // but never starts one: with `npm start`'s own Redis, run it while the service runs.
 import { parseArgs } from 'node:util'
-import { Accounts } from '../auth/accounts.js'
+import { Accounts, OWNER_LINK_TTL_MS } from '../auth/accounts.js'
 import { Mailer } from '../auth/mailer.js'
-import { Teams } from '../auth/teams.js'
+import { DEFAULT_TEAM_ID, Teams } from '../auth/teams.js'
 import { signInText } from '../auth/mail-text.js'
 import { createLogger } from '../shared/logger.js'
 import { loadSettings, type Settings } from '../config.js'
 import { AppError } from '../shared/errors.js'
 import { Store } from '../store/store.js'
+import { signInLinkOf } from './development.js'
 import { existingRedis } from './local-redis.js'
 
 const USAGE = `usage:
@@ -20,7 +21,9 @@ const USAGE = `usage:
   team mint-key <teamId> [--label <l>]   mint an extra key for a team and print it (once)
   team waitlist list                     list the waitlist (address, state, since, note)
   team waitlist approve <email>          approve an address and mail it a sign-in link
-  team waitlist decline <email>          decline an address (nothing is mailed)`
+  team waitlist decline <email>          decline an address (nothing is mailed)
+  team owner-link                        print a sign-in link for the default team's owner (the first
+                                         ADMIN_EMAILS address), working once within an hour`
 
 export async function runTeamsCli(
   argv: string[],
@@ -37,8 +40,8 @@ export async function runTeamsCli(
   const waitlistOk = command === 'waitlist' && (arg === 'list' || ((arg === 'approve' || arg === 'decline') && third))
   if (
     !command ||
-    !['create', 'list', 'mint-key', 'waitlist'].includes(command) ||
-    (command !== 'list' && !arg) ||
+    !['create', 'list', 'mint-key', 'waitlist', 'owner-link'].includes(command) ||
+    (command !== 'list' && command !== 'owner-link' && !arg) ||
     (command === 'waitlist' && !waitlistOk)
   ) {
     out(`${USAGE}\n`)
@@ -53,7 +56,8 @@ export async function runTeamsCli(
     if (!configured.redisUrl && !configured.redisClusterNodes) {
       const url = new URL(settings.redisUrl!)
       note(
-        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`,
+        `team: using the Redis at ${url.hostname}:${url.port || 6379} (REDIS_URL and REDIS_CLUSTER_NODES are ` +
+          `unset; LOCAL_REDIS names it)\n`,
       )
     }
   } catch (err) {
@@ -72,6 +76,13 @@ export async function runTeamsCli(
       out(`created team ${r.team.teamId} (${r.team.name})\nkey (shown once): ${r.key}\n`)
     } else if (command === 'waitlist') {
       await waitlist(new Accounts(store, settings), settings, arg!, third, out)
+    } else if (command === 'owner-link') {
+      await teams.requireTeam(DEFAULT_TEAM_ID)
+      const { email, token } = await new Accounts(store, settings).inviteFirstOwner(DEFAULT_TEAM_ID)
+      out(
+        `sign-in link for ${email}, owner of team ${DEFAULT_TEAM_ID} ` +
+          `(works once, within ${OWNER_LINK_TTL_MS / 60_000} minutes):\n${signInLinkOf(publicBase(settings), token)}\n`,
+      )
     } else if (command === 'list') {
       for (const t of await teams.list()) out(`${t.teamId}\t${t.name}\t${t.createdAt}\n`)
     } else {
@@ -105,12 +116,13 @@ async function waitlist(
     out(`declined ${entry.email}\n`)
     return
   }
-  const link = `${(settings.publicUrl ?? `http://localhost:${settings.port}`).replace(/\/+$/, '')}/signin/link?token=${token}`
+  const link = signInLinkOf(publicBase(settings), token)
   const mailer = new Mailer(settings, createLogger('silent'))
   try {
     if (mailer.toLog)
       out(
-        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it works once):\n${link}\n`,
+        `approved ${entry.email}; SMTP_URL is not set, so no mail was sent. Give them this sign-in link (it ` +
+          `works once):\n${link}\n`,
       )
     else {
       await mailer.send({
@@ -123,6 +135,11 @@ async function waitlist(
   } finally {
     mailer.close()
   }
+}
+
+/** Where people reach the service: PUBLIC_URL, else this machine on the configured port. */
+function publicBase(settings: Settings): string {
+  return settings.publicUrl ?? `http://localhost:${settings.port}`
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -10,7 +10,7 @@
 // its own first, then joins the queue. Every follower also keeps its own position and skips what
 // it already has, which is what makes joining and catching up exact.
 //
-// Longer than the house's ~350 lines, as one concern: followers and waiters share one queue per
+// One concern in one file: followers and waiters share one queue per
 // room, and that queue's order is the guarantee above. Reading the stream (pages, positions,
 // rewinds) is apart, in stream.ts.
 import { AppError } from '../shared/errors.js'
@@ -38,7 +38,10 @@ export interface GapInfo {
 }
 
 export interface FeedsOptions {
-  /** How long a room stays subscribed after its last follower or waiter left (ms): waits in a loop do not churn SSUBSCRIBE. */
+  /**
+   * How long a room stays subscribed after its last follower or waiter left (ms): waits in a loop
+   * do not churn SSUBSCRIBE.
+   */
   lingerMs?: number
   /** How long a new room feed waits for its subscription before reading anyway (ms). */
   subscribeTimeoutMs?: number

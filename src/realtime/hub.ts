@@ -10,7 +10,7 @@
 // re-read the truth from Redis. The hub owns recovery (the standalone connection never
 // reconnects by itself), so it always knows when to say resync.
 //
-// Longer than the house's ~350 lines, as one concern: subscribing, connecting, rebuilding and
+// One concern in one file: subscribing, connecting, rebuilding and
 // probing all act on the same state (the live connection and its generation, each channel's
 // confirmed subscription and the operation in flight) and must agree on it across every await.
 // What is not that state is apart: the connection itself (src/store/subscriber.ts), helpers
@@ -112,7 +112,10 @@ export class Hub {
     this.log = opts.log ?? silent
   }
 
-  /** Connects, subscribes the control channel (and any channel listened to already), starts probing. Throws when Redis cannot be reached. */
+  /**
+   * Connects, subscribes the control channel (and any channel listened to already), starts probing.
+   * Throws when Redis cannot be reached.
+   */
   async start(): Promise<void> {
     if (this.started) throw new Error('Hub.start: already started')
     this.started = true

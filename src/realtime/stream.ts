@@ -5,7 +5,7 @@ import { eventsOf, type RoomEvent } from '../core/events.js'
 import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 
-/** Entries one read returns at most (NOTES: never an unbounded XRANGE). */
+/** Entries one read returns at most: no XRANGE is unbounded, so no read holds Redis for long. */
 export const PAGE_SIZE = 100
 
 /**

@@ -126,7 +126,8 @@ export function semanticDisabled(engine: 'redis' | 'meilisearch'): AppError {
       : 'setting MEILI_EMBEDDER_SOURCE (the Meilisearch embedder)'
   return new AppError(
     'semantic_search_disabled',
-    `semantic: semantic search is not enabled on this service; an operator enables it by ${how}. Search again without semantic: true for lexical search.`,
+    `semantic: semantic search is not enabled on this service; an operator enables it by ${how}. Search ` +
+      `again without semantic: true for lexical search.`,
     { field: 'semantic', settings: [...SEMANTIC_SETTINGS[engine]] },
   )
 }

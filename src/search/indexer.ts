@@ -24,7 +24,7 @@
 // sweep compares every room's cseq with its `pos` and marks the rooms behind, and deletes the
 // documents of rooms that expired. `reconcile(room)` runs a sync now, on demand.
 //
-// Longer than the house's ~350 lines, as one concern: claiming, syncing and sweeping are one
+// One concern in one file: claiming, syncing and sweeping are one
 // protocol over the durable state above, whose contract this header is. What is not the protocol
 // is apart: the manifest's diff (manifest.ts), the sinks (meili/sink.ts, vectors/sink.ts), the
 // reads of a room (records.ts), the index keys and leases (src/store/search.ts,
@@ -74,7 +74,10 @@ export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
 ])
 
 export interface IndexerOptions {
-  /** A node holds a claimed room this long (ms), renewed while it syncs; a room of a node that died is free after it. */
+  /**
+   * A node holds a claimed room this long (ms), renewed while it syncs; a room of a node that died
+   * is free after it.
+   */
   leaseMs?: number
   /** How often an idle node looks for marked rooms (ms); a node that marks a room looks at once. */
   pollMs?: number
@@ -176,7 +179,10 @@ export class Indexer {
     while (this.running && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
   }
 
-  /** Called after every room script that succeeded: marks rooms whose content may have changed (one mark per room per tick). */
+  /**
+   * Called after every room script that succeeded: marks rooms whose content may have changed (one
+   * mark per room per tick).
+   */
   onScript(script: string, ref: RoomRef): void {
     if (!CONTENT_SCRIPTS.has(script)) return
     this.pending.add(member(ref))

@@ -23,7 +23,10 @@ export const LONG_FIELDS: readonly Field[] = ['notes', 'body', 'text']
 
 const K1 = 1.2
 const B = 0.75
-/** A word matched as a prefix counts this much of an exact match (after saturation, so never more than an exact hit's saturation cap at this share). */
+/**
+ * A word matched as a prefix counts this much of an exact match (after saturation, so never more
+ * than an exact hit's saturation cap at this share).
+ */
 export const PREFIX_WEIGHT = 0.5
 /** Most words one prefix expands to (the most frequent ones). */
 export const MAX_EXPANSIONS = 50

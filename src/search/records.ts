@@ -31,7 +31,7 @@ export interface SourceDoc {
   stamp: string
 }
 
-/** What a search's script read (lua/readSearchDocs-18.lua), at one moment. */
+/** What a search's script read (lua/readSearchDocs.lua), at one moment. */
 export interface RoomRead {
   /** The room's content seq this read reflects. */
   cseq: number
@@ -154,7 +154,7 @@ export function eventDoc(
   }
 }
 
-/** Reads a room's searchable records (see lua/readSearchDocs-18.lua for the modes). */
+/** Reads a room's searchable records (see lua/readSearchDocs.lua for the modes). */
 export class SearchReader {
   constructor(
     private readonly store: Store,

@@ -16,7 +16,9 @@ export const ERRORS = {
   },
   url_refused: {
     status: 422,
-    hint: 'Use an https URL whose host resolves only to public addresses (not loopback, private, link-local or cloud metadata ones).',
+    hint:
+      'Use an https URL whose host resolves only to public addresses (not loopback, private, link-local or ' +
+      'cloud metadata ones).',
   },
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
   rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
@@ -27,7 +29,9 @@ export const ERRORS = {
   },
   store_full: {
     status: 507,
-    hint: "The service's storage is full: calls that add data are refused until an operator frees memory; reads still work.",
+    hint:
+      "The service's storage is full: calls that add data are refused until an operator frees memory; reads " +
+      'still work.',
   },
   internal: { status: 500, hint: 'An unexpected failure; retry, and report it if it persists.' },
 } as const satisfies Record<string, { status: number; hint: string }>

@@ -46,7 +46,8 @@ const tomlString = (s: string): string => JSON.stringify(s)
 export function agentBrief(a: AgentAccess): string {
   return (
     `You are agent ${JSON.stringify(a.agentId)} in the agentrooms room ${JSON.stringify(a.roomId)}. ` +
-    `Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms tool call; ` +
+    (`Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms ` +
+      `tool call; `) +
     'start each turn with get_my_summary and send heartbeat while you work.'
   )
 }

@@ -4,7 +4,7 @@
 // keys, the same on every call. Here the frame's head (EVALSHA, the SHA, the key count) is built
 // once per script and the keys once per key list, so a call encodes only its own arguments.
 // Paired runs against ioredis' own script commands: post_event 1.10×, heartbeat 1.07× calls/s
-// (BENCHMARKS.md; bench/HISTORY.md, session 5). EVALSHA falls back to EVAL on NOSCRIPT, as
+// (BENCHMARKS.md). EVALSHA falls back to EVAL on NOSCRIPT, as
 // ioredis' does: a restart or failover empties Redis' script cache. With REDIS_AUTO_PIPELINING
 // on, the store sends scripts through ioredis' own commands (defineCommand) instead: only those
 // join its pipelines, and that is the way back should this override ever break.

@@ -2,10 +2,12 @@
 // memory) or not. Two sources: the outcome of every call (a connection failure or an OOM reply),
 // and a check every CHECK_MS (PING, CLUSTER INFO, INFO memory). The store consults it before each
 // call, so that once Redis is known to be unreachable a call fails at once with `unavailable`
-// instead of waiting for ioredis' reconnect attempts. State changes are logged once each (not
-// per request), and they change with hysteresis: `down` after two failed checks in a row (or at
-// once when the connection closes), `up` again only after three good checks in a row, so
-// /ready does not flap while a cluster fails over.
+// instead of waiting for ioredis' reconnect attempts. The reported state (/ready, the log lines,
+// each logged once, not per request) changes with hysteresis: `down` after two failed checks in a
+// row (or at once when the connection closes), `up` again only after three good checks in a row,
+// so /ready does not flap while a cluster fails over. Calls are not held to that hysteresis: while
+// Redis is down, every call first asks Redis again (one quick check shared by the calls that
+// arrive while it runs), so a call made once Redis serves again goes through.
 import { Cluster } from 'ioredis'
 import { AppError } from '../shared/errors.js'
 import type { RedisClient } from './store.js'
@@ -57,9 +59,41 @@ export function storeFull(): AppError {
   )
 }
 
-/** ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad input). */
-const UNREACHABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|Connection is closed|max retries per request|MaxRetriesPerRequest|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY|Too many Cluster redirections|Cluster is not ready|None of startup nodes is available|Failed to refresh slots cache|All sentinels are unreachable|Command timed out|Redis is unreachable/
+/**
+ * ioredis and Redis failures that mean "not reachable right now" (as opposed to a bug or bad
+ * input): the connection's errors, and Redis' own transient refusals — a script running past its
+ * time (BUSY), a replica loading or read-only after a failover, a cluster reconfiguring, too few
+ * replicas to acknowledge a write.
+ */
+const UNREACHABLE = new RegExp(
+  [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'ENOTFOUND',
+    'EHOSTUNREACH',
+    'Connection is closed',
+    'max retries per request',
+    'MaxRetriesPerRequest',
+    "Stream isn't writeable",
+    'enableOfflineQueue',
+    '\\bBUSY\\b',
+    'CLUSTERDOWN',
+    'TRYAGAIN',
+    'MASTERDOWN',
+    'LOADING',
+    'READONLY',
+    'NOREPLICAS',
+    'Too many Cluster redirections',
+    'Cluster is not ready',
+    'None of startup nodes is available',
+    'Failed to refresh slots cache',
+    'All sentinels are unreachable',
+    'Command timed out',
+    'Redis is unreachable',
+  ].join('|'),
+)
 
 /** Redis refusing a write for memory ("OOM command not allowed when used memory > 'maxmemory'"). */
 export function isOom(message: string): boolean {
@@ -74,6 +108,11 @@ export function isUnreachable(message: string): boolean {
 
 export class StoreHealth {
   private reachable = true
+  /** Whether calls go to Redis without asking first: false from a loss until a check passes. */
+  private open = true
+  /** The quick check of a closed gate under way, and the one the calls that arrived during it share. */
+  private recheck: Promise<void> | undefined
+  private nextRecheck: Promise<void> | undefined
   private fullUntil = 0
   private goodRun = 0
   private badRun = 0
@@ -102,6 +141,7 @@ export class StoreHealth {
         this.everReady = true
         if (!this.timer && !this.reachable) {
           this.reachable = true
+          this.open = true
           this.changed()
         }
       })
@@ -137,16 +177,67 @@ export class StoreHealth {
   }
 
   /**
-   * Throws `unavailable` at once when Redis is known to be unreachable: the standalone connection
-   * is not ready (ioredis would queue the call until it reconnects or gives up), or the checks say so.
+   * Whether a call may go to Redis now: undefined when it may (the hot path allocates nothing), or
+   * a promise that resolves once a check made after the call arrived found Redis serving, and
+   * rejects with `unavailable` when it did not. The standalone connection not being ready closes
+   * it at once (ioredis would queue the call until it reconnects or gives up).
    */
+  admit(): Promise<void> | undefined {
+    if (this.open && this.connectionLost()) this.lost(`the Redis connection is ${this.client.status}`)
+    return this.open ? undefined : this.recheckSoon()
+  }
+
+  /** admit() for a caller that cannot wait (multi() builds a transaction synchronously): throws `unavailable`. */
   gate(): void {
-    if (!this.reachable) throw unavailable()
-    const c = this.client
-    // The first connection may still be under way: calls wait for it in ioredis' queue as before.
-    if (!(c instanceof Cluster) && this.everReady && c.status !== 'ready') {
-      this.lost(`the Redis connection is ${c.status}`)
+    if (this.open && this.connectionLost()) this.lost(`the Redis connection is ${this.client.status}`)
+    if (!this.open) {
+      void this.recheckSoon().catch(() => undefined)
       throw unavailable()
+    }
+  }
+
+  /** The first connection may still be under way: calls wait for it in ioredis' queue. */
+  private connectionLost(): boolean {
+    const c = this.client
+    return !(c instanceof Cluster) && this.everReady && c.status !== 'ready'
+  }
+
+  /**
+   * A quick check that starts after this call: the one under way began before the call arrived,
+   * so the call shares the next one (started when that ends) with the calls that arrive meanwhile.
+   */
+  private recheckSoon(): Promise<void> {
+    if (!this.recheck) return (this.recheck = this.runRecheck())
+    if (!this.nextRecheck) {
+      const after = () => {
+        this.nextRecheck = undefined
+        return (this.recheck ??= this.runRecheck())
+      }
+      this.nextRecheck = this.recheck.then(after, after)
+    }
+    return this.nextRecheck
+  }
+
+  private async runRecheck(): Promise<void> {
+    try {
+      if (this.open) return
+      if (!(await this.serves())) throw unavailable()
+      this.open = true
+    } finally {
+      this.recheck = undefined
+    }
+  }
+
+  /** Whether Redis serves calls now: the standalone connection answers; a Cluster master says the state is ok. */
+  private async serves(): Promise<boolean> {
+    const c = this.client
+    const timeout = Math.max(250, this.checkMs)
+    try {
+      if (!(c instanceof Cluster)) return c.status === 'ready' && (await within(c.ping(), timeout)) === 'PONG'
+      const states = c.nodes('master').map((m) => within(m.cluster('INFO') as Promise<string>, timeout))
+      return /cluster_state:ok/.test(await Promise.any(states))
+    } catch {
+      return false
     }
   }
 
@@ -171,7 +262,9 @@ export class StoreHealth {
 
   private lost(reason: string): void {
     this.goodRun = 0
-    if (!this.reachable || this.stopped) return
+    if (this.stopped) return
+    this.open = false
+    if (!this.reachable) return
     this.reachable = false
     this.changed(reason)
   }
@@ -183,6 +276,7 @@ export class StoreHealth {
       const mem = await this.probe()
       if (mem.full) this.sawFull()
       this.badRun = 0
+      this.open = true
       if (!this.reachable && ++this.goodRun >= UP_AFTER) {
         this.reachable = true
         this.goodRun = 0
@@ -231,7 +325,8 @@ export class StoreHealth {
   private countShards(results: { name: string; ok: boolean }[]): void {
     const seen = new Set(results.map((r) => r.name))
     let moved = false
-    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved // failed over: no longer a master
+    // failed over: no longer a master
+    for (const name of [...this.shards.keys()]) if (!seen.has(name)) moved = this.shards.delete(name) || moved
     for (const { name, ok } of results) {
       let s = this.shards.get(name)
       if (!s) this.shards.set(name, (s = { bad: 0, good: 0, down: false }))

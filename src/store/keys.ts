@@ -11,7 +11,8 @@ export interface RoomRef {
 }
 
 /**
- * The fixed keys of a room, in the order every room script receives them as KEYS[1..17].
+ * The fixed keys of a room, in the order every room script receives them as KEYS[1..] (KEYS[room]
+ * in its header). Adding one renames no script: the loader counts them (src/store/scripts.ts).
  * lua/includes/roomKeys.lua names them in the same order (a unit test compares the two).
  */
 export const ROOM_KEYS = [
@@ -42,7 +43,7 @@ const ROOM_KEYS_CACHE_MAX = 10_000
 
 /**
  * The fixed keys of the accounts directory, in the order every account script receives them as
- * KEYS[1..11] (docs/accounts.md describes each).
+ * KEYS[1..] (KEYS[accounts] in their headers; docs/accounts.md describes each).
  */
 export const ACCOUNT_KEYS = [
   'users', //    hash: user id -> msgpack {id, email, name, team, role, created_at, last_sign_in_at?, idents[]}
@@ -51,7 +52,8 @@ export const ACCOUNT_KEYS = [
   'members', //  sorted set, all scores 0: "<teamId>|<userId>" (a team's members by ZRANGEBYLEX)
   'tokens', //   hash: sha256 of a link token -> msgpack {kind = signin | invite, email, invite?, exp}
   'tokexp', //   sorted set: token hash -> expiry (ms), for pruning
-  'invites', //  hash: invite id -> msgpack member invite {id, email, team, role, new_team, by, hash, created_at, expires_at, state}
+  'invites', //  hash: invite id -> msgpack member invite {id, email, team, role, new_team, by, hash, created_at,
+  //             expires_at, state}
   'waitlist', // hash: e-mail address -> msgpack {email, note, at, state = pending | approved | declined, decided_at?}
   'sessions', // hash: sha256 of a session token -> msgpack {user, created_at, abs, seen}
   'sessexp', //  sorted set: session hash -> idle deadline (ms), for pruning
@@ -71,7 +73,7 @@ export class Keys {
     return `{r:${ref.teamId}/${ref.roomId}}`
   }
 
-  /** The fixed keys of a room (KEYS[1..17] of every room script), by name and as a list. */
+  /** The fixed keys of a room (the first KEYS of every room script), by name and as a list. */
   room(ref: RoomRef): RoomKeys {
     const tag = this.roomTag(ref)
     let keys = this.roomCache.get(tag)
@@ -90,6 +92,14 @@ export class Keys {
     return `${this.prefix}:${this.roomTag(ref)}:lock:${name}`
   }
 
+  /**
+   * A room's file reservations (lua/includes/reservations.lua): hash "<agent>\n<pattern>" ->
+   * msgpack {agent, pattern, exclusive, token, reason?, acquired_at, expires_at}.
+   */
+  reservations(ref: RoomRef): string {
+    return `${this.prefix}:${this.roomTag(ref)}:resv`
+  }
+
   /** Sorted set of a team's room ids (score = creation time); pruned of expired rooms lazily. */
   teamRooms(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:rooms`
@@ -100,12 +110,15 @@ export class Keys {
     const base = `${this.prefix}:{t:${teamId}}:`
     return {
       team: `${base}team`, //         hash: id, name, created_at
-      keys: `${base}keys`, //         hash: key id -> msgpack team key record (hash, hint, label, created_at, revoked_at?)
-      invites: `${base}invites`, //   hash: token id -> msgpack invite record (room_id, hash, hint, label, created_at, revoked_at?)
+      keys: `${base}keys`, //         hash: key id -> msgpack team key record (hash, hint, label, created_at,
+      //                              revoked_at?)
+      invites: `${base}invites`, //   hash: token id -> msgpack invite record (room_id, hash, hint, label, created_at,
+      //                              revoked_at?)
       secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
       rooms: `${base}rooms`, //       sorted set: room id -> creation time
       rate: `${base}rate`, //         hash: 1 s bucket -> calls, the team's rolling rate window (lua/rateLimit-1.lua)
-      audit: `${base}audit`, //       stream: the team's audit trail, one field "d" -> msgpack {actor, action, target?, detail?}; trimmed to 90 days
+      audit: `${base}audit`, //       stream: the team's audit trail, one field "d" -> msgpack {actor, action,
+      //                              target?, detail?}; trimmed to 90 days
     }
   }
 
@@ -113,8 +126,8 @@ export class Keys {
    * The accounts directory (docs/accounts.md): people, their e-mail addresses and sign-in
    * identities, team membership, single-use link tokens, member invites, the waitlist and
    * browser sessions, all under one hash tag, in the order every account script receives them as
-   * KEYS[1..11] (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
-   * user (DESIGN.md suggests {u:<userId>}): admission, invite acceptance and deletion each change a
+   * their first KEYS (lua/includes/acctKeys.lua names them in the same order). One tag, not one per
+   * user ({u:<userId>}): admission, invite acceptance and deletion each change a
    * person, an address index and a membership together, and one script can do that atomically
    * only within one slot. Account changes are rare (sign-ins, invites), so one slot carries them.
    */
@@ -141,18 +154,25 @@ export class Keys {
   webhooks(teamId: string): WebhookKeys {
     const base = `${this.prefix}:{t:${teamId}}:`
     return {
-      hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?, created_at, disabled_at?, disabled_reason?}
-      health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed, last attempt, recent failures)
-      deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n (attempts), at, holder?}
+      hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?,
+      //                                  created_at, disabled_at?, disabled_reason?}
+      health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed,
+      //                                  last attempt, recent failures)
+      deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n
+      //                                  (attempts), at, holder?}
       due: `${base}whdue`, //             sorted set: delivery id -> when it is due (ms)
-      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms); its tokens: leaseTokens(leased)
+      leased: `${base}whlease`, //        sorted set: delivery id -> when its lease runs out (ms); its tokens:
+      //                                  leaseTokens(leased)
       positions: `${base}whpos`, //       hash: room id -> id of the last event fanned out into deliveries
       hinted: `${base}whrooms`, //        sorted set: room id -> hint counter (rooms that may have events to fan out)
       meta: `${base}whmeta`, //           hash: seq (delivery counter), swept (last sweep, ms)
     }
   }
 
-  /** Sorted set of teams with webhooks -> when a node should next look at the team (ms; due ones are taken oldest first). */
+  /**
+   * Sorted set of teams with webhooks -> when a node should next look at the team (ms; due ones are
+   * taken oldest first).
+   */
   webhookTeams(): string {
     return `${this.prefix}:{wh}:teams`
   }
@@ -166,7 +186,10 @@ export class Keys {
     return `${ends}:tok`
   }
 
-  /** Sorted set of teams -> when a webhook was last being registered (ms): a team is never dropped from webhookTeams() right after. */
+  /**
+   * Sorted set of teams -> when a webhook was last being registered (ms): a team is never dropped
+   * from webhookTeams() right after.
+   */
   webhookRegistrations(): string {
     return `${this.prefix}:{wh}:reg`
   }
@@ -193,12 +216,16 @@ export class Keys {
   vectors(ref: RoomRef): VectorKeys {
     const base = `${this.prefix}:${this.roomTag(ref)}:`
     return {
-      manifest: `${base}vman`, // hash: the vector indexer's position in the room (layout of searchManifest, plus gen = embedding model)
-      vec: `${base}vec`, //       hash: doc key -> packed vector (text hash, Q8 range, int8 values); "#ver", "#epoch", "#floor", "#gen" counters
-      order: `${base}vord`, //    sorted set: doc key -> keep priority (tasks and context above events, newer above older); the lowest go past the bound
+      manifest: `${base}vman`, // hash: the vector indexer's position in the room (layout of searchManifest, plus gen
+      //                          = embedding model)
+      vec: `${base}vec`, //       hash: doc key -> packed vector (text hash, Q8 range, int8 values); "#ver", "#epoch",
+      //                          "#floor", "#gen" counters
+      order: `${base}vord`, //    sorted set: doc key -> keep priority (tasks and context above events, newer above
+      //                          older); the lowest go past the bound
       log: `${base}vlog`, //      sorted set: doc key -> #ver of its last write (nodes that hold the vectors follow it)
       dels: `${base}vdel`, //     sorted set: doc key -> #ver of its removal (pruned; #floor is the last version pruned)
-      set: `${base}vset`, //      vector set (Redis 8 VADD/VSIM): the same vectors, with SEARCH_VECTOR_SETS=auto on a server that has them
+      set: `${base}vset`, //      vector set (Redis 8 VADD/VSIM): the same vectors, with SEARCH_VECTOR_SETS=auto on a
+      //                          server that has them
     }
   }
 
@@ -212,9 +239,12 @@ export class Keys {
   search(): SearchKeys {
     const base = `${this.prefix}:{search}:`
     return {
-      dirty: `${base}dirty`, //   sorted set: "<teamId>/<roomId>" -> mark counter (+1 per change mark; cleared by a sync that saw the last one)
-      leases: `${base}leases`, // sorted set: "<teamId>/<roomId>" -> until when a node holds it, or must not retry it (ms); tokens: leaseTokens(leases)
-      rooms: `${base}rooms`, //   sorted set: "<teamId>/<roomId>" -> when its documents were last written (rooms with documents)
+      dirty: `${base}dirty`, //   sorted set: "<teamId>/<roomId>" -> mark counter (+1 per change mark; cleared by a
+      //                          sync that saw the last one)
+      leases: `${base}leases`, // sorted set: "<teamId>/<roomId>" -> until when a node holds it, or must not retry it
+      //                          (ms); tokens: leaseTokens(leases)
+      rooms: `${base}rooms`, //   sorted set: "<teamId>/<roomId>" -> when its documents were last written (rooms with
+      //                          documents)
       sweep: `${base}sweep`, //   string: the node running the periodic sweep (expires)
     }
   }

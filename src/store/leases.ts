@@ -6,7 +6,10 @@
 // set); its tokens are beside it (Keys.leaseTokens).
 import type { Store } from './store.js'
 
-/** A lease held on one member of a lease set. `token` is fixed for the life of the claim; renewal moves only the lease's end. */
+/**
+ * A lease held on one member of a lease set. `token` is fixed for the life of the claim; renewal
+ * moves only the lease's end.
+ */
 export interface Lease {
   readonly member: string
   readonly token: number
@@ -87,7 +90,10 @@ export class LeaseKeeper {
     this.timer = undefined
   }
 
-  /** Renews `only`, or every lease held; one call per lease set, one pass at a time. A set whose renewal failed goes to `failed`. */
+  /**
+   * Renews `only`, or every lease held; one call per lease set, one pass at a time. A set whose
+   * renewal failed goes to `failed`.
+   */
   private renew(only?: Lease[], failed?: (err: unknown) => void): Promise<void> {
     const pass = async () => {
       const bySet = new Map<string, Lease[]>()

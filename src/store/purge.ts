@@ -5,7 +5,7 @@
 import { ROOM_KEYS, type RoomRef } from './keys.js'
 import type { Store } from './store.js'
 
-/** Every key of a room: its fixed keys, its lock keys, its search manifest and vectors. */
+/** Every key of a room: its fixed keys, its lock keys, its reservations, its search manifest and vectors. */
 async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
   const k = store.keys.room(ref)
   const locks = await store.client.hkeys(k.locks)
@@ -13,6 +13,7 @@ async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
   return [
     ...fixed,
     ...locks.map((name) => store.keys.lock(ref, name)),
+    store.keys.reservations(ref),
     store.keys.searchManifest(ref),
     ...Object.values(store.keys.vectors(ref)),
   ]

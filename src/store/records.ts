@@ -39,6 +39,17 @@ export type StoredLock = {
   expires_at: number
 }
 
+/** A file reservation (lua/includes/reservations.lua). */
+export type StoredReservation = {
+  agent: string
+  pattern: string
+  exclusive: boolean
+  token: number
+  reason?: string
+  acquired_at: number
+  expires_at: number
+}
+
 /** A presence entry of listPresence. */
 export type PresenceRow = { agent_id: string; last_seen_at: number }
 
@@ -83,7 +94,10 @@ export type StoredCredential = {
   hint: string
   label?: string
   room_id?: string
-  /** User id of the person who minted it (absent: the team's first key, operator tools, keys minted before it was recorded). */
+  /**
+   * User id of the person who minted it (absent: the team's first key, operator tools, keys minted
+   * before it was recorded).
+   */
   created_by?: string
   created_at: number
   revoked_at?: number

@@ -1,10 +1,17 @@
-// Loads lua/<verbNoun>-<numKeys>.lua, expands `--- @include "includes/<name>"` lines (each helper
-// once, in dependency order). The store sends them as EVALSHA and falls back to EVAL on NOSCRIPT
+// Loads the scripts of lua/ and expands `--- @include "includes/<name>"` lines (each helper once,
+// in dependency order). The store sends them as EVALSHA and falls back to EVAL on NOSCRIPT
 // (src/store/evalsha.ts): a failover or restart empties the script cache, so a one-time SCRIPT
 // LOAD is never relied on.
+//
+// Names (docs/data-model.md#scripts): a script that takes a fixed key set the store knows is
+// named `verbNoun.lua`, and its header says which set: `KEYS[room]` (the room's keys, ROOM_KEYS,
+// then any keys of its own, `KEYS[room+1]`, ...) or `KEYS[accounts]` (ACCOUNT_KEYS). Adding a
+// key to either set renames no script. Any other script lists its keys and is named
+// `verbNoun-<numKeys>.lua`, a count that only changes with the script itself.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ACCOUNT_KEYS, ROOM_KEYS } from './keys.js'
 
 /** The repository's lua/ folder, found from src/store (tsx) or dist/src/store (built). */
 export const LUA_DIR = ((): string => {
@@ -19,8 +26,14 @@ export const LUA_DIR = ((): string => {
   throw new Error(`lua/ not found above ${here}`)
 })()
 
+/** Which keys a script takes: the room's (Store.room), the accounts directory's (Store.account), or its own. */
+export type ScriptKind = 'room' | 'account' | 'keyed'
+
 export interface Script {
   readonly name: string
+  /** Its file in lua/. */
+  readonly file: string
+  readonly kind: ScriptKind
   readonly numberOfKeys: number
   readonly source: string
   /**
@@ -35,7 +48,7 @@ export function callsAppendEvent(source: string): boolean {
   return /\bappendEvent\(/.test(source.replace('local function appendEvent(', ''))
 }
 
-const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/
+const FILE = /^([a-z][A-Za-z]*)(?:-(\d+))?\.lua$/
 const INCLUDE = /^--- @include "([A-Za-z0-9_/]+)"\s*$/gm
 
 /** Expands includes depth-first; each helper appears once, before its first user. */
@@ -55,15 +68,58 @@ function expand(dir: string, source: string, origin: string, seen: Set<string>, 
   })
 }
 
-/** Reads every script of `dir`. Throws on a bad file name, a missing or a circular include. */
+/** The first comment block of a script's file, where its contract is stated. */
+export function headerOf(text: string): string | undefined {
+  return /^--\[\[\n([\s\S]*?)\n\]\]/.exec(text)?.[1]
+}
+
+/**
+ * The kind and key count of a script, from its file name and its header's KEYS lines. Throws
+ * when they disagree with the naming rule (see the top of this file).
+ */
+export function keysOf(file: string, count: string | undefined, header: string): Pick<Script, 'kind' | 'numberOfKeys'> {
+  const room = /^[ \t]*KEYS\[room\]/m.test(header)
+  const accounts = /^[ \t]*KEYS\[accounts\]/m.test(header)
+  const own = [...header.matchAll(/^[ \t]*KEYS\[room\+(\d+)\]/gm)].map((m) => Number(m[1]))
+  if (room || accounts) {
+    if (count !== undefined)
+      throw new Error(`lua/${file}: takes the ${room ? 'room' : 'accounts'} keys, so its name has no key count`)
+    if (room && accounts) throw new Error(`lua/${file}: declares both KEYS[room] and KEYS[accounts]`)
+    if (accounts && own.length > 0) throw new Error(`lua/${file}: KEYS[room+n] without KEYS[room]`)
+    own.forEach((n, i) => {
+      if (n !== i + 1) throw new Error(`lua/${file}: KEYS[room+${n}] where KEYS[room+${i + 1}] comes next`)
+    })
+    return room
+      ? { kind: 'room', numberOfKeys: ROOM_KEYS.length + own.length }
+      : { kind: 'account', numberOfKeys: ACCOUNT_KEYS.length }
+  }
+  if (own.length > 0) throw new Error(`lua/${file}: KEYS[room+n] without KEYS[room]`)
+  if (count === undefined)
+    throw new Error(
+      `lua/${file}: a script named without a key count takes the room's keys or the accounts directory ` +
+        '(KEYS[room] or KEYS[accounts] in its header); any other is named verbNoun-<numKeys>.lua',
+    )
+  return { kind: 'keyed', numberOfKeys: Number(count) }
+}
+
+/** Reads every script of `dir`. Throws on a bad file name or header, a missing or a circular include. */
 export function loadScripts(dir: string = LUA_DIR): Script[] {
   const scripts: Script[] = []
   for (const file of readdirSync(dir).sort()) {
     if (!file.endsWith('.lua')) continue
     const m = FILE.exec(file)
-    if (!m) throw new Error(`lua/${file}: script names must look like verbNoun-<numKeys>.lua`)
-    const source = expand(dir, readFileSync(join(dir, file), 'utf8'), file, new Set(), [])
-    scripts.push({ name: m[1]!, numberOfKeys: Number(m[2]), source, appendsEvent: callsAppendEvent(source) })
+    if (!m) throw new Error(`lua/${file}: script names must look like verbNoun.lua or verbNoun-<numKeys>.lua`)
+    const text = readFileSync(join(dir, file), 'utf8')
+    const header = headerOf(text)
+    if (header === undefined) throw new Error(`lua/${file}: no contract comment (--[[ ... ]]) at the top`)
+    const source = expand(dir, text, file, new Set(), [])
+    scripts.push({
+      name: m[1]!,
+      file,
+      ...keysOf(file, m[2], header),
+      source,
+      appendsEvent: callsAppendEvent(source),
+    })
   }
   return scripts
 }

@@ -242,7 +242,8 @@ export class Store<S extends StoreSettings = StoreSettings> {
   }
 
   private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
-    this.health.gate()
+    const admitted = this.health.admit()
+    if (admitted) await admitted
     let raw: Buffer | Buffer[]
     try {
       raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as
@@ -332,10 +333,10 @@ export function toStoreError(err: unknown): Error {
 }
 
 /**
- * `client` whose Redis commands (and their …Buffer forms) first call `health.gate()`: a command
- * made while Redis is known to be unreachable is refused at once with `unavailable` (a rejected
- * promise; multi() throws). Everything else (events, options, pipeline(), sendCommand) is the
- * client's own.
+ * `client` whose Redis commands (and their …Buffer forms) first ask `health.admit()`: a command
+ * made while Redis is known to be unreachable waits for one quick check and is refused with
+ * `unavailable` when it fails (multi() cannot wait: it throws at once). Everything else (events,
+ * options, pipeline(), sendCommand) is the client's own.
  */
 function gated(client: RedisClient, health: StoreHealth): RedisClient {
   const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))
@@ -356,12 +357,8 @@ function gated(client: RedisClient, health: StoreHealth): RedisClient {
                 return command.apply(target, args)
               }
             : (...args: unknown[]) => {
-                try {
-                  health.gate()
-                } catch (err) {
-                  return Promise.reject(err)
-                }
-                return command.apply(target, args)
+                const admitted = health.admit()
+                return admitted ? admitted.then(() => command.apply(target, args)) : command.apply(target, args)
               }
         wrapped.set(prop, fn)
       }
@@ -374,7 +371,7 @@ export function createClient(settings: RedisSettings, extra: Partial<RedisOption
   const { mode, nodes } = connectionOptions(settings)
   // Auto-pipelining is off unless asked for: see REDIS_AUTO_PIPELINING in docs/configuration.md.
   // Reconnect attempts at most 500 ms apart (ioredis' default grows to 2 s): a Redis that is back
-  // is used again within about a second (StoreHealth then needs three good checks).
+  // is used again within about half a second (StoreHealth lets a call in once a check passes).
   const base: RedisOptions = {
     enableAutoPipelining: settings.redisAutoPipelining,
     maxRetriesPerRequest: 3,

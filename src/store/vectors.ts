@@ -7,7 +7,10 @@ import { encode } from '@msgpack/msgpack'
 import type { RoomRef } from './keys.js'
 import type { Store } from './store.js'
 
-/** One vector to write: its packed form, its keep priority (absent: the one it has), and (mirroring only) its float32 form and attributes. */
+/**
+ * One vector to write: its packed form, its keep priority (absent: the one it has), and (mirroring
+ * only) its float32 form and attributes.
+ */
 export interface VectorPut {
   key: string
   packed: Buffer
@@ -45,7 +48,10 @@ export interface VectorMatches {
   mirrored: boolean
   /** Vectors the room has. */
   card: number
-  /** The vectors VSIM's exact mode found (its order: nearest first by its float32 distance), packed as written: the caller scores them. */
+  /**
+   * The vectors VSIM's exact mode found (its order: nearest first by its float32 distance), packed
+   * as written: the caller scores them.
+   */
   hits: { key: string; packed: Buffer }[]
 }
 

@@ -69,7 +69,10 @@ export class WebhookQueue {
     return Date.now() + this.clockOffset
   }
 
-  /** Learns the offset of Redis's clock from a script's `now`; the reply's travel makes the estimate lag, never lead. */
+  /**
+   * Learns the offset of Redis's clock from a script's `now`; the reply's travel makes the estimate
+   * lag, never lead.
+   */
   private saw(now: number): void {
     if (Number.isFinite(now)) this.clockOffset = now - Date.now()
   }
@@ -190,9 +193,9 @@ export class WebhookQueue {
   /**
    * Claims up to `max` due deliveries, each under a lease of its own (`token`), for the node
    * named `holder`. A taken-over delivery that already had
-   * `maxAttempts` attempts and the two a takeover may add is failed instead (recorded like any failure, `recentKept` kept). A
-   * team without webhooks has what its deleted webhooks left deleted, a batch per call (`more`
-   * until done).
+   * `maxAttempts` attempts and the two a takeover may add is failed instead (recorded like any
+   * failure, `recentKept` kept). A team without webhooks has what its deleted webhooks left
+   * deleted, a batch per call (`more` until done).
    */
   async claimDeliveries(
     teamId: string,
@@ -220,7 +223,10 @@ export class WebhookQueue {
     return claim
   }
 
-  /** Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer held it. `at`: when a retry is due. */
+  /**
+   * Records an attempt's outcome and releases its lease; `settled` is false when `token` no longer
+   * held it. `at`: when a retry is due.
+   */
   async settle(
     teamId: string,
     token: number,

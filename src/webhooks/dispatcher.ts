@@ -63,7 +63,10 @@ export function nextLookAt(claim: Pick<Claim, 'hinted' | 'more' | 'next' | 'now'
 }
 
 export class Dispatcher {
-  /** Names this node as the holder of the deliveries it claims (host and pid, so an operator can tell which process holds one). */
+  /**
+   * Names this node as the holder of the deliveries it claims (host and pid, so an operator can
+   * tell which process holds one).
+   */
   readonly holder = `${hostname()}:${process.pid}:${randomBase32(8)}`
   /** Delivery id -> team, for every delivery claimed and not yet settled here. */
   private readonly inflight = new Map<string, string>()

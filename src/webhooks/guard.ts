@@ -89,13 +89,36 @@ function ipv6Bytes(address: string): number[] {
   return bytes
 }
 
-/** The IPv4 address an IPv6 address carries (mapped ::ffff:a.b.c.d, or NAT64 64:ff9b::a.b.c.d). */
-function embeddedIpv4(address: string): string | undefined {
+/**
+ * The ways an IPv6 address carries an IPv4 one that some network path may deliver to: bytes that
+ * must match (a prefix and an interface-id marker), and where the IPv4 address sits. Every one is
+ * checked as the IPv4 address it carries. Ranges that only carry IPv4 (IPv4-compatible ::/96, 6to4,
+ * Teredo, local NAT64) are refused whole in RANGES.
+ */
+const EMBEDDINGS: { match: (b: number[]) => boolean; prefixMatters: boolean }[] = [
+  // IPv4-mapped, ::ffff:0:0/96 (RFC 4291)
+  { match: (b) => zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff, prefixMatters: false },
+  // IPv4-translated, ::ffff:0:0:0/96 (RFC 2765, SIIT)
+  { match: (b) => zeros(b, 0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(b, 10, 12), prefixMatters: false },
+  // NAT64 well-known prefix, 64:ff9b::/96 (RFC 6052)
+  {
+    match: (b) => b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12),
+    prefixMatters: false,
+  },
+  // ISATAP interface ids under any prefix, ::0:5efe:a.b.c.d and ::200:5efe:a.b.c.d (RFC 5214): the
+  // IPv6 prefix is checked as well
+  { match: (b) => (b[8] === 0 || b[8] === 2) && b[9] === 0 && b[10] === 0x5e && b[11] === 0xfe, prefixMatters: true },
+]
+
+function zeros(b: number[], from: number, to: number): boolean {
+  return b.slice(from, to).every((x) => x === 0)
+}
+
+/** The IPv4 address an IPv6 address carries in its last 32 bits by one of EMBEDDINGS, if any. */
+function embeddedIpv4(address: string): { v4: string; prefixMatters: boolean } | undefined {
   const b = ipv6Bytes(address)
-  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0)
-  const mapped = zeros(0, 10) && b[10] === 0xff && b[11] === 0xff
-  const nat64 = b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)
-  return mapped || nat64 ? b.slice(12).join('.') : undefined
+  const e = EMBEDDINGS.find((e) => e.match(b))
+  return e && { v4: b.slice(12).join('.'), prefixMatters: e.prefixMatters }
 }
 
 const BLOCKED = RANGES.map(([net, prefix, type, why]) => {
@@ -112,10 +135,11 @@ export function refusalOf(address: string, allowLoopback = false): string | unde
   const family = isIP(address)
   if (family === 0) return 'not an IP address'
   if (family === 6) {
-    const v4 = embeddedIpv4(address)
-    if (v4 !== undefined) {
-      const why = refusalOf(v4, allowLoopback)
-      return why === undefined ? undefined : `${why} (as ${v4})`
+    const embedded = embeddedIpv4(address)
+    if (embedded !== undefined) {
+      const why = refusalOf(embedded.v4, allowLoopback)
+      if (why !== undefined) return `${why} (as ${embedded.v4})`
+      if (!embedded.prefixMatters) return undefined
     }
   }
   const type = family === 4 ? 'ipv4' : 'ipv6'

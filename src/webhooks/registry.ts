@@ -38,7 +38,8 @@ export const webhookSchemas = {
         'must look like https://host[:port][/path][?query]: no credentials (user@), no #fragment, no spaces',
       )
       .describe(
-        'The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 url_refused)',
+        'The https:// URL deliveries are POSTed to. Its host must resolve to public addresses only (else 422 ' +
+          'url_refused)',
       ),
     description: z
       .string()
@@ -62,7 +63,8 @@ export const webhookSchemas = {
       .max(ROTATION_OVERLAP_MAX_S, `must be at most ${ROTATION_OVERLAP_MAX_S} (7 days)`)
       .default(ROTATION_OVERLAP_S)
       .describe(
-        `How long the previous secret keeps signing beside the new one, in seconds (default ${ROTATION_OVERLAP_S}: 24 h)`,
+        `How long the previous secret keeps signing beside the new one, in seconds (default ` +
+          `${ROTATION_OVERLAP_S}: 24 h)`,
       ),
   }),
 }
@@ -88,7 +90,8 @@ const attemptView = z.object({
   outcome: z
     .enum(['ok', 'retry', 'fail', 'gone'])
     .describe(
-      'ok: delivered (2xx); retry: failed, tried again later; fail: failed, no attempt left; gone: 410, the webhook was disabled',
+      'ok: delivered (2xx); retry: failed, tried again later; fail: failed, no attempt left; gone: 410, the ' +
+        'webhook was disabled',
     ),
   status: z.number().optional().describe('HTTP status; absent when no answer came'),
   error: z.string().optional(),
@@ -180,6 +183,14 @@ function healthOf(h: StoredHealth | undefined): WebhookView['health'] {
     return out
   })
   return v
+}
+
+/**
+ * How the audit trail names a webhook: its id and its URL's origin. The path and query may carry
+ * a secret of the receiver's (a token in the URL), and every member of the team reads the trail.
+ */
+export function auditedWebhook(w: { webhookId: string; url: string }): string {
+  return `${w.webhookId} ${new URL(w.url).origin}`
 }
 
 /** The public form of a webhook: never its secret. */

@@ -9,7 +9,10 @@ import type { Address, Target } from './guard.js'
 export const RESPONSE_CAP = 4096
 /** Characters of an answer kept in a webhook's health, to tell what went wrong. */
 const SNIPPET = 200
-/** How long an idle kept-alive connection stays open: below common server keep-alive timeouts (Node's is 5 s), so a reused connection is rarely one the receiver is just closing. */
+/**
+ * How long an idle kept-alive connection stays open: below common server keep-alive timeouts
+ * (Node's is 5 s), so a reused connection is rarely one the receiver is just closing.
+ */
 export const IDLE_SOCKET_MS = 4000
 
 export interface Attempt {
@@ -21,7 +24,10 @@ export interface Attempt {
   error?: string
   /** No connection could be made: the request never reached the receiver, so another address may be tried. */
   unreachable?: boolean
-  /** A reused keep-alive connection failed before any answer (the receiver had closed it): worth one try on a fresh one. */
+  /**
+   * A reused keep-alive connection failed before any answer (the receiver had closed it): worth one
+   * try on a fresh one.
+   */
   staleConnection?: boolean
 }
 

@@ -1,6 +1,6 @@
 // Webhook secrets and signatures. One secret, two schemes over the same request:
 //   X-Service-Signature  hex HMAC-SHA256 of the exact raw body, keyed with the secret string as
-//                        given to the user (the spec's scheme; `openssl dgst -sha256 -hmac`)
+//                        given to the user (the service's own scheme; `openssl dgst -sha256 -hmac`)
 //   webhook-signature    "v1,<base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`>", keyed with the
 //                        base64-decoded part of the secret after "whsec_" (Standard Webhooks, so
 //                        that ecosystem's verifiers work unchanged)

@@ -48,14 +48,18 @@ if [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$CACHE/node_mo
   mkdir -p "$CACHE" || give_up "cannot create $CACHE"
   cp "$HERE/deps/package.json" "$HERE/deps/package-lock.json" "$CACHE/"
   # --ignore-scripts: nothing runs at install.
-  (cd "$CACHE" && npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error) || give_up "npm ci failed in $CACHE (offline without a filled npm cache?)"
+  (cd "$CACHE" && npm ci --prefer-offline --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+    give_up "npm ci failed in $CACHE (offline without a filled npm cache?)"
   echo "$stamp" >"$CACHE/stamp"
 fi
-[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ] 2>/dev/null || give_up "the CLI needs Node >= 22; this is $(node --version 2>&1) (run npm ci for the project's pinned Node 22)"
+[ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ] 2>/dev/null ||
+  give_up "the CLI needs Node >= 22; this is $(node --version 2>&1) (run npm ci for the project's pinned Node 22)"
 cli() { echo "$CACHE/node_modules/conformance-$1/dist/index.js"; } # cli <legacy|modern>
 
 # ---- 2. Redis, the real node, the fixture server ----
-free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+free_port() {
+  node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"
+}
 REDIS_PORT=$(free_port)
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
@@ -87,10 +91,12 @@ suite() {
   shift 5
   mkdir -p "$out"
   if [ -z "$scenarios" ]; then
-    timeout 170 node "$(cli "$line")" server --url "$url" --expected-failures "$expected" -o "$out" "$@" >"$log" 2>&1 || rc=$?
+    timeout 170 node "$(cli "$line")" server --url "$url" --expected-failures "$expected" -o "$out" "$@" \
+      >"$log" 2>&1 || rc=$?
   else
     for s in $scenarios; do
-      timeout 60 node "$(cli "$line")" server --url "$url" --scenario "$s" --expected-failures "$expected" -o "$out" "$@" >>"$log" 2>&1 || rc=$?
+      timeout 60 node "$(cli "$line")" server --url "$url" --scenario "$s" --expected-failures "$expected" \
+        -o "$out" "$@" >>"$log" 2>&1 || rc=$?
     done
   fi
   if ! node --import tsx "$HERE/summarize.ts" "$name" "$out" "$expected" "$rc" "$TOTALS"; then
@@ -105,15 +111,21 @@ suite() {
   fi
 }
 suite real-node-legacy legacy real-legacy.yaml "$REAL_URL" \
-  "server-initialize ping tools-list tools-call-error dns-rebinding-protection server-sse-multiple-streams server-sse-polling"
+  "server-initialize ping tools-list tools-call-error dns-rebinding-protection server-sse-multiple-streams \
+server-sse-polling"
 suite real-node-2026-07-28 modern real-2026-07-28.yaml "$REAL_URL" \
-  "server-stateless tools-list tools-call-error dns-rebinding-protection caching server-sse-multiple-streams http-header-validation" \
+  "server-stateless tools-list tools-call-error dns-rebinding-protection caching server-sse-multiple-streams \
+http-header-validation" \
   --spec-version 2026-07-28
 suite fixture-legacy legacy fixture-legacy.yaml "$FIXTURE_URL" "" --suite all
 suite fixture-2025-11-25 modern fixture-2025-11-25.yaml "$FIXTURE_URL" "" --requirements 2025-11-25
 suite fixture-2026-07-28 modern fixture-2026-07-28.yaml "$FIXTURE_URL" "" --requirements 2026-07-28
 
-read -r passed failed expected < <(node -e "const t=JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'));console.log(t.passed,t.failed,t.expected)" "$TOTALS" 2>/dev/null || echo "0 1 0")
+totals() {
+  local js="const t=JSON.parse(require('fs').readFileSync(process.argv[1],'utf8'))"
+  node -e "$js;console.log(t.passed,t.failed,t.expected)" "$TOTALS" 2>/dev/null || echo "0 1 0"
+}
+read -r passed failed expected < <(totals)
 if [ "$failed_suites" != 0 ] && [ "$failed" = 0 ]; then failed=$failed_suites; fi
 echo "conformance: $passed passed, $failed failed, $expected expected failures"
 echo "# conformance { passed: $passed, failed: $failed, expected: $expected }"

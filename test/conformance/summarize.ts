@@ -83,7 +83,8 @@ function main(): void {
   }
   if (results.size === 0) count.failed = Math.max(count.failed, 1)
   console.log(
-    `conformance ${name}: ${count.passed} passed, ${count.failed} failed, ${count.expected} expected failures (${expectedFile.replace(/^.*test\/conformance\//, 'test/conformance/')})`,
+    `conformance ${name}: ${count.passed} passed, ${count.failed} failed, ${count.expected} expected ` +
+      `failures (${expectedFile.replace(/^.*test\/conformance\//, 'test/conformance/')})`,
   )
   const totals = existsSync(totalsFile)
     ? (JSON.parse(readFileSync(totalsFile, 'utf8')) as typeof count)

@@ -141,7 +141,11 @@ for (const backend of BACKENDS) {
       t.equal(r.code, 0, r.stderr)
       t.match(
         r.stdout,
-        /^Created room payments-api \("Payments API", template web-app\)\. MCP endpoint: http:\/\/127\.0\.0\.1:\d+\/mcp$/m,
+        new RegExp(
+          /^Created room payments-api \("Payments API", template web-app\)\. /.source +
+            /MCP endpoint: http:\/\/127\.0\.0\.1:\d+\/mcp$/.source,
+          'm',
+        ),
         'the room id, from the name',
       )
       const rooms = (await (await n.call('/admin/rooms', { key: team.key })).json()) as {

@@ -60,7 +60,7 @@ interface Proc {
  * Runs the service as `npm run dev` does (tsx src/main.ts). The tsx binary is run directly:
  * npx/npm would re-raise SIGTERM as their own exit status and hide the service's.
  */
-async function service(redisPort: number): Promise<Proc> {
+async function service(redisPort: number, env: Record<string, string> = {}): Promise<Proc> {
   const port = await freePort()
   const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
     env: {
@@ -70,6 +70,7 @@ async function service(redisPort: number): Promise<Proc> {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -128,6 +129,22 @@ t.test('two service processes on an empty Redis: the key is printed once', async
     ],
     `both exited 0 on SIGTERM (in ${Date.now() - stopping} ms)`,
   )
+})
+
+t.test('a production node (PUBLIC_URL set) prints no key and no link at first start', async (t) => {
+  const redis = await startRedis()
+  t.teardown(() => redis.stop())
+  // A PUBLIC_URL on localhost: mails go to the log, so no SMTP server is needed for the check.
+  const p = await service(redis.port, { PUBLIC_URL: 'http://localhost:8080' })
+  t.teardown(() => p.kill('SIGKILL'))
+  t.ok(await healthy(p.port), 'it serves')
+  t.ok(await eventually(() => p.out().includes('created the default team'), 10_000), 'it says it made the team')
+  t.match(p.out(), /npm run team -- mint-key default/, 'and how the operator gets a key')
+  t.match(p.out(), /npm run team -- owner-link/, 'and a sign-in link')
+  t.same(keysIn(p.out()), [], 'no key in its output')
+  t.notMatch(p.out(), /token=/, 'no sign-in link either')
+  p.kill('SIGTERM')
+  await p.exit
 })
 
 for (const backend of BACKENDS) {

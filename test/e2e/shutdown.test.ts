@@ -47,7 +47,8 @@ async function slowRequest(n: TestNode, key: string, roomId: string): Promise<{ 
   let got = ''
   sock.on('data', (d: Buffer) => (got += d.toString('utf8')))
   sock.write(
-    `POST /admin/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
+    `POST /admin/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: ` +
+      `application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
   )
   return {
     async finish() {

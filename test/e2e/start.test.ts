@@ -208,7 +208,8 @@ t.test(
     t.match(
       out,
       new RegExp(
-        `no Redis answered at 127\\.0\\.0\\.1:${redisPort}; started redis-server [0-9.]+ there \\(pid (\\d+), data and append-only file in ${dir}/data\\)`,
+        `no Redis answered at 127\\.0\\.0\\.1:${redisPort}; started redis-server [0-9.]+ there \\(pid ` +
+          `(\\d+), data and append-only file in ${dir}/data\\)`,
       ),
     )
     const redisPid = Number(/started redis-server [0-9.]+ there \(pid (\d+)/.exec(out)?.[1])
@@ -366,7 +367,8 @@ t.test(
       t.match(
         old.out(),
         new RegExp(
-          `this is Node ${other.version.replaceAll('.', '\\.')}; running on the pinned Node 22\\.\\d+\\.\\d+ \\(node_modules/\\.bin/node\\)`,
+          `this is Node ${other.version.replaceAll('.', '\\.')}; running on the pinned Node 22\\.\\d+\\.\\d+ ` +
+            `\\(node_modules/\\.bin/node\\)`,
         ),
       )
       t.match(
@@ -387,7 +389,8 @@ t.test(
       t.match(old.out(), /"clean":true,"msg":"stopped"/, 'the service drained cleanly')
     } else {
       t.comment(
-        'this machine has no Node other than 22 on /usr/bin or /usr/local/bin: the launcher on another Node is not run here',
+        'this machine has no Node other than 22 on /usr/bin or /usr/local/bin: the launcher on another Node ' +
+          'is not run here',
       )
     }
 
@@ -400,7 +403,11 @@ t.test(
     t.equal(bare.child.exitCode, 1, 'exit code 1')
     t.match(
       bare.out(),
-      /redis-server is not installed: install Redis 7 or newer \(Debian 12, Ubuntu 24\.04 and later: sudo apt-get install -y redis-server; older Debian or Ubuntu releases ship Redis 6: .*\), or point the node at a Redis you have: REDIS_URL=/,
+      new RegExp(
+        /redis-server is not installed: install Redis 7 or newer \(Debian 12, Ubuntu 24\.04 and later: /.source +
+          /sudo apt-get install -y redis-server; older Debian or Ubuntu releases ship Redis 6: .*\), /.source +
+          /or point the node at a Redis you have: REDIS_URL=/.source,
+      ),
     )
   },
 )
@@ -445,7 +452,10 @@ t.test('npm start reinstalls when package-lock.json changed, and says so when Ty
   t.equal(first.child.exitCode, 1)
   t.match(
     first.out(),
-    /TypeScript is not installed \(node_modules\/typescript is missing: were the dependencies installed with --omit=dev or NODE_ENV=production\?\); run `npm ci`/,
+    new RegExp(
+      /TypeScript is not installed \(node_modules\/typescript is missing: /.source +
+        /were the dependencies installed with --omit=dev or NODE_ENV=production\?\); run `npm ci`/.source,
+    ),
     'no tsc: it says why and what to run',
   )
 
@@ -522,7 +532,8 @@ t.test('npm run team finds Redis as the service does: LOCAL_REDIS, and never sta
   t.equal(made.code, 0, made.out)
   t.equal(
     made.note,
-    `team: using the Redis at 127.0.0.1:${shared.standalone.port} (REDIS_URL and REDIS_CLUSTER_NODES are unset; LOCAL_REDIS names it)\n`,
+    `team: using the Redis at 127.0.0.1:${shared.standalone.port} (REDIS_URL and REDIS_CLUSTER_NODES are ` +
+      `unset; LOCAL_REDIS names it)\n`,
     'it says which Redis it talks to, on stderr',
   )
   t.notMatch(made.out, /using the Redis/, 'stdout stays the answer')
@@ -535,7 +546,8 @@ t.test('npm run team finds Redis as the service does: LOCAL_REDIS, and never sta
   t.equal(none.code, 1)
   t.equal(
     none.out,
-    `error: no Redis answers at 127.0.0.1:${free} (LOCAL_REDIS): start the service (npm start), or set REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)\n`,
+    `error: no Redis answers at 127.0.0.1:${free} (LOCAL_REDIS): start the service (npm start), or set ` +
+      `REDIS_URL (REDIS_CLUSTER_NODES for a Redis Cluster)\n`,
   )
   t.equal(await probeRedis('127.0.0.1', free), 'none', 'and it started none')
 })

@@ -214,14 +214,17 @@ t.test('kill -9 of the node holding deliveries in flight', async (t) => {
       t.equal(h.failed, 0)
       const after = rx.received.filter((r) => r.at >= killedAt)
       const again = rx.received.filter((r) => r.at >= killedAt && held.includes(r.body.id))
+      const resent = again
+        .map((r) => r.at - killedAt)
+        .sort((x, y) => x - y)
+        .join(', ')
       t.comment(
-        `${backend}: after the kill: ${after.length} requests in ${after.at(-1)!.at - killedAt} ms; the victim's deliveries resent ${again
-          .map((r) => r.at - killedAt)
-          .sort((x, y) => x - y)
-          .join(', ')} ms after it`,
+        `${backend}: after the kill: ${after.length} requests in ${after.at(-1)!.at - killedAt} ms; ` +
+          `the victim's deliveries resent ${resent} ms after it`,
       )
       t.comment(
-        `${backend}: ${rx.received.length} requests for ${EVENTS} events (${rx.received.length - EVENTS} duplicates); victim held ${held.length}`,
+        `${backend}: ${rx.received.length} requests for ${EVENTS} events (${rx.received.length - EVENTS} ` +
+          `duplicates); victim held ${held.length}`,
       )
     })
   }

@@ -71,18 +71,27 @@ export async function tabOrder(page: Page): Promise<{ expected: string[]; reache
   // In-page code as text: tsx would wrap its named functions in a helper the page does not have.
   const { expected, positive } = (await page.evaluate(`(() => {
     document.querySelectorAll('details').forEach((d) => (d.open = true))
-    const describe = (el) => el.tagName.toLowerCase() + ' "' + (el.innerText || el.name || el.getAttribute('aria-label') || '').trim().slice(0, 40) + '"'
+    const describe = (el) => {
+      const text = el.innerText || el.name || el.getAttribute('aria-label') || ''
+      return el.tagName.toLowerCase() + ' "' + text.trim().slice(0, 40) + '"'
+    }
     const shown = (el) => {
       const r = el.getBoundingClientRect()
       return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden'
     }
-    const all = [...document.querySelectorAll('a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]')]
+    const selector = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]'
+    const all = [...document.querySelectorAll(selector)]
     const controls = all.filter((el) => el.tabIndex >= 0 && !el.disabled && shown(el))
     controls.forEach((el, i) => el.setAttribute('data-tab', i + ' ' + describe(el)))
     window.__focused = []
-    document.addEventListener('focusin', (e) => window.__focused.push(e.target.getAttribute('data-tab') || describe(e.target)))
+    document.addEventListener('focusin', (e) => {
+      window.__focused.push(e.target.getAttribute('data-tab') || describe(e.target))
+    })
     document.activeElement && document.activeElement.blur && document.activeElement.blur()
-    return { expected: controls.map((el) => el.getAttribute('data-tab')), positive: all.filter((el) => el.tabIndex > 0).map(describe) }
+    return {
+      expected: controls.map((el) => el.getAttribute('data-tab')),
+      positive: all.filter((el) => el.tabIndex > 0).map(describe),
+    }
   })()`)) as { expected: string[]; positive: string[] }
   for (let i = 0; i <= expected.length; i++) await page.keyboard.press('Tab')
   const reached = ((await page.evaluate('window.__focused')) as string[]).slice(0, expected.length)
@@ -98,7 +107,10 @@ export async function overflow(page: Page): Promise<string[]> {
     for (const el of document.querySelectorAll('body *')) {
       const r = el.getBoundingClientRect()
       const parent = el.parentElement && el.parentElement.getBoundingClientRect()
-      if (r.right > width + 1 && (!parent || parent.right <= width + 1)) out.push(el.tagName.toLowerCase() + '.' + el.className + ' "' + (el.innerText || '').slice(0, 30) + '" (' + Math.round(r.right) + ' px)')
+      if (r.right > width + 1 && (!parent || parent.right <= width + 1)) {
+        const text = (el.innerText || '').slice(0, 30)
+        out.push(el.tagName.toLowerCase() + '.' + el.className + ' "' + text + '" (' + Math.round(r.right) + ' px)')
+      }
       if (out.length >= 5) break
     }
     return out

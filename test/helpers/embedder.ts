@@ -48,7 +48,10 @@ export interface TestEmbedder {
   close(): Promise<void>
 }
 
-/** `ignoreDimensions`: answer with the model's own size whatever `dimensions` asks (as models without the option do). */
+/**
+ * `ignoreDimensions`: answer with the model's own size whatever `dimensions` asks (as models
+ * without the option do).
+ */
 export async function startTestEmbedder(
   opts: { apiKey?: string; dims?: number; model?: string; ignoreDimensions?: boolean } = {},
 ): Promise<TestEmbedder> {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { pino, type Logger } from 'pino'
+import { createLogger, type Logger } from '../../src/shared/logger.js'
 import { freePort, waitForPing } from './redis.js'
 
 export interface KillableRedis {
@@ -83,16 +83,25 @@ export async function killableRedis(
 }
 
 /** A pino logger at `level` that keeps every line (parsed) in `lines`. */
-export function recordingLogger(level = 'info'): { log: Logger; lines: { level: number; msg: string }[] } {
+export function recordingLogger(level = 'info'): {
+  log: Logger
+  lines: { level: number; msg: string }[]
+  /** Every line as written, for checks of what must never be logged. */
+  raw: string[]
+} {
   const lines: { level: number; msg: string }[] = []
+  const raw: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString('utf8').split('\n'))
-        if (line) lines.push(JSON.parse(line) as { level: number; msg: string })
+        if (line) {
+          raw.push(line)
+          lines.push(JSON.parse(line) as { level: number; msg: string })
+        }
       done()
     },
   })
-  return { log: pino({ level }, sink), lines }
+  return { log: createLogger(level, sink), lines, raw }
 }
 
 /** Lines of `lines` whose message contains `text`. */

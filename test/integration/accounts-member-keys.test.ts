@@ -1,4 +1,4 @@
-// A person who leaves the team keeps no access through the keys they minted (issue 19): removing a
+// A person who leaves the team keeps no access through the keys they minted: removing a
 // member revokes every team key and room invite key the member minted (on the dashboard, and
 // through the admin API with one of their keys), on the normal revocation path: the next call of
 // each key is 401, an open SSE stream of one ends with `event: revoked`, and each revocation is in

@@ -121,13 +121,14 @@ t.test('GitHub', async (t) => {
   })
 })
 
-t.test('OpenID Connect (a real oidc-provider)', async (t) => {
+t.test('OpenID Connect (a real oidc-provider) trusted to link by verified address', async (t) => {
   const issuer = await startOidc(t)
   const prefix = testPrefix()
   const op = `${uid('op')}@example.com`
   const n = await startNode(t, 'standalone', {
     keyPrefix: prefix,
     adminEmails: [op],
+    authLinkByEmail: ['github', 'oidc'],
     oidcIssuer: issuer.url,
     oidcClientId: 'rooms',
     oidcClientSecret: 'rooms-secret',
@@ -161,4 +162,38 @@ t.test('OpenID Connect (a real oidc-provider)', async (t) => {
     303,
     'the identity signs in again',
   )
+})
+
+t.test('OpenID Connect not trusted to link by address (the default): only a signed-in person links it', async (t) => {
+  const issuer = await startOidc(t)
+  const inbox = await startSmtp(t)
+  const prefix = testPrefix()
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', {
+    keyPrefix: prefix,
+    smtpUrl: inbox.url,
+    adminEmails: [op],
+    oidcIssuer: issuer.url,
+    oidcClientId: 'rooms',
+    oidcClientSecret: 'rooms-secret',
+  })
+  issuer.ready(`${n.node.baseUrl}/auth/oidc/callback`, 'rooms', 'rooms-secret')
+  const raw = rawClient('standalone')
+  t.teardown(() => raw.disconnect())
+
+  // A provider that asserts an operator's address as verified does not make its holder the operator.
+  issuer.as = { sub: 'opsub', email: op, verified: true, name: 'Op' }
+  const refused = await viaProvider(new Browser(n.base), 'oidc', (u) => issuer.authorize(u))
+  t.equal(refused.status, 403, "an operator's verified address from an untrusted provider is refused")
+  t.match(refused.body, 'not trusted to link accounts by e-mail address')
+  t.same(await traces(raw, prefix, ['opsub']), [], 'and nothing is stored')
+
+  const b = new Browser(n.base)
+  await b.post('/signin', { email: op })
+  t.ok(keyIn(await b.follow(linkIn(await inbox.next(op)))), 'the operator signs in by e-mail link')
+  const linked = await viaProvider(b, 'oidc', (u) => issuer.authorize(u))
+  t.equal(linked.status, 303, 'signed in, they sign in with the provider once: it links to them')
+  const fresh = new Browser(n.base)
+  t.equal((await viaProvider(fresh, 'oidc', (u) => issuer.authorize(u))).status, 303, 'then it signs them in alone')
+  t.match((await fresh.get('/team')).body, `Signed in as <strong>${op}</strong>`)
 })

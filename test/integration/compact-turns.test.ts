@@ -1,4 +1,4 @@
-// No information loss in compact replies (issue 18): three agents play their typical turns
+// No information loss in compact replies: three agents play their typical turns
 // until the plan is done, twice in two rooms built alike. In one room they decide on the compact
 // MCP replies alone (get_my_summary, get_unblocked_tasks, refused claims and locks); in the other
 // on whole records (the dashboard snapshot, GET /room/:roomId, which keeps every field). Both

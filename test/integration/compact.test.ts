@@ -1,4 +1,4 @@
-// Compact list replies (issue 18) on real Redis, standalone and cluster: list items carry what an
+// Compact list replies on real Redis, standalone and cluster: list items carry what an
 // agent decides with and omit empty or default fields; limits say how many were left out and how
 // to get them; an empty consuming read says when the last event was.
 import t from 'tap'

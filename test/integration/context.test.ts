@@ -295,7 +295,7 @@ for (const backend of BACKENDS) {
       t.same(
         Object.keys(all.entries[0]!).sort(),
         ['key', 'size', 'type', 'updated_at', 'updated_by', 'version'],
-        'compact items: no creation fields (issue 18)',
+        'compact items: no creation fields',
       )
       t.same(
         (await ctx.list(as, { type: 'spec' })).entries.map((e) => e.key),

@@ -1,6 +1,6 @@
 // A room holding more reviews than Lua's unpack() can spread (about 8,000 results): the reviews
 // limit is a setting up to 100,000, so a room may hold that many. The room page's pending-only
-// view reads every review's record (readRecords-17.lua), and deleting a task or a context entry
+// view reads every review's record (readRecords.lua), and deleting a task or a context entry
 // removes its pending reviews (includes/reviewsOf.lua): both must work past that size.
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'

@@ -45,7 +45,8 @@ t.test('standalone', async (t) => {
     t.match(todo, `1–${ROOM_PAGE_SIZE} of ${TASKS}`)
     t.match(
       todo,
-      `<a href="/room?id=big&amp;todo_from=${ROOM_PAGE_SIZE}#col-todo" aria-label="Next ${ROOM_PAGE_SIZE} in To do">Next ${ROOM_PAGE_SIZE}</a>`,
+      `<a href="/room?id=big&amp;todo_from=${ROOM_PAGE_SIZE}#col-todo" aria-label="Next ${ROOM_PAGE_SIZE} in ` +
+        `To do">Next ${ROOM_PAGE_SIZE}</a>`,
     )
     t.match(todo, 'blocks t2, t3, t4', 't1 lists what it blocks')
     t.match(todo, `and ${TASKS - 1 - 10} more`, 'up to ten of them, and how many more')

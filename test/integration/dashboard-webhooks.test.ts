@@ -28,7 +28,7 @@ t.test('standalone', async (t) => {
   t.match(bad.body, 'No webhooks', 'nothing registered')
 
   const made = await b.post('/team/webhooks', {
-    url: `https://localhost:${receiver.port}/hook`,
+    url: `https://localhost:${receiver.port}/hook/t0ken?sig=s3cret`,
     description: 'CI <bot>',
     events: '',
   })
@@ -53,8 +53,14 @@ t.test('standalone', async (t) => {
   const gone = await b.post('/team/webhooks/delete', { webhook: webhookId! })
   t.match(gone.body, `Webhook ${webhookId} is deleted`)
   t.equal((await b.post('/team/webhooks/test', { webhook: webhookId! })).status, 404, 'a deleted webhook: not found')
-  const audit = (await (await n.call('/admin/audit', { key: teamKey })).json()) as { entries: { action: string }[] }
+  const audit = (await (await n.call('/admin/audit', { key: teamKey })).json()) as {
+    entries: { action: string; target?: string }[]
+  }
   const actions = audit.entries.map((e) => e.action)
   for (const a of ['registered webhook', 'rotated webhook secret', 'deleted webhook'])
     t.ok(actions.includes(a), `audited: ${a}`)
+  const named = audit.entries.filter((e) => e.action !== 'rotated webhook secret' && e.action.includes('webhook'))
+  for (const e of named)
+    t.equal(e.target, `${webhookId} https://localhost:${receiver.port}`, `${e.action}: the URL's origin only`)
+  t.notMatch(JSON.stringify(audit), /t0ken|s3cret/, "the URL's path and query are nowhere in the trail")
 })

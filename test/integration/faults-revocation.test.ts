@@ -1,4 +1,4 @@
-// Revocation reaches what is already open (issue 19, defect 1): two nodes on one Redis. A stream
+// Revocation reaches what is already open: two nodes on one Redis. A stream
 // or a parked wait_for_events on node B, of a key that node A then revokes, ends on B:
 // the stream with an `event: revoked` frame and no later event, the wait with an unauthorized
 // error instead of the event posted after the revocation. Other keys' streams stay open.
@@ -10,7 +10,10 @@ import { openStream } from '../helpers/sse.js'
 import { BACKENDS } from '../helpers/shared.js'
 
 const ACCEPT = { Accept: 'application/json, text/event-stream' }
-/** How long a test waits for what should take well under a second (no timing assertion: bench/faults.ts measures it). */
+/**
+ * How long a test waits for what should take well under a second (no timing assertion:
+ * bench/faults.ts measures it).
+ */
 const DEADLINE_MS = 5000
 
 async function postEvent(n: TestNode, key: string, roomId: string, text: string): Promise<void> {

@@ -1,4 +1,4 @@
-// When a room's event sequence goes back (issue 19, defect 5), SSE never skips silently: an open
+// When a room's event sequence goes back, SSE never skips silently: an open
 // stream and a reconnect with Last-Event-ID get an `event: gap` frame {"lost": 0, "rewound": true}
 // and then the new events, whose seqs repeat ones they have seen. Nor do the agents' read cursors
 // (get_unread_events, wait_for_events, get_my_summary, the unread count of every reply,

@@ -110,7 +110,8 @@ function judge(res: RawResponse, method: string): string | undefined {
   if (res.headBytes > HEADER_LIMIT)
     return res.status === 431
       ? undefined
-      : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ${HEADER_LIMIT}: 431 expected)`
+      : `a ${res.status} to ${res.headBytes} bytes of request line and headers (over the limit of ` +
+          `${HEADER_LIMIT}: 431 expected)`
   // The head with the start of the body in one write over the limit: 431 is one right answer.
   if (res.status === 431 && res.wireBytes > HEADER_LIMIT) return undefined
   if (res.status >= 500) return `a ${res.status}: ${res.body.slice(0, 300)}`

@@ -1,5 +1,5 @@
 // GET /admin/keys pages (limit + after), and revoked keys are kept for REVOKED_KEY_RETENTION_S
-// only (issue 19, defect 7: 300 mint-and-revoke cycles made a 46 kB list that never shrank).
+// only, so a team that mints and revokes keys in a loop does not grow a list without end.
 // Keys and invites name the person who minted them (createdBy), as the audit trail names people.
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'

@@ -1,6 +1,5 @@
 // The HTTP parser's edges (uWebSockets.js 20.51 on Node 22), on a real node: each request below is
-// answered, or refused, with a status line, never left waiting for the idle timeout (issue 19,
-// defect 8: on uWS 20.30 / Node 20 none of them got an answer and the client waited 9-12 s).
+// answered, or refused, with a status line, never left waiting for the idle timeout.
 // docs/http-api.md ("What the HTTP parser accepts") lists the same cases.
 import t from 'tap'
 import { connect } from 'node:net'

@@ -100,7 +100,8 @@ for (const backend of BACKENDS) {
       t.equal(refused.status, 429, 'calls of 59 s ago still count')
       const wait = Number(refused.headers.get('retry-after'))
       t.ok(wait >= 1 && wait <= 2, `Retry-After ${wait}: until that second leaves the window`)
-      await new Promise((r) => setTimeout(r, wait * 1000)) // time passes on purpose: the claim is that this wait is enough
+      // time passes on purpose: the claim is that this wait is enough
+      await new Promise((r) => setTimeout(r, wait * 1000))
       t.equal((await n.call('/admin/me', { key })).status, 200, 'served again after Retry-After seconds')
     })
 

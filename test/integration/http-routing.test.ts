@@ -11,7 +11,7 @@ const BODY_LIMIT = 2048
 /** A concrete URL for a route pattern, with every `:param` filled. */
 const urlOf = (r: Route, room: string) => r.path.replace(':roomId', room).replace(/:[A-Za-z]+/g, 'x1')
 
-/** Checks `res` is the error body of DESIGN.md §3 with `status` and `code`; returns the body. */
+/** Checks `res` is the error body of docs/errors.md with `status` and `code`; returns the body. */
 async function errorBody(t: Test, res: Response, status: number, code: string, name: string) {
   const body = (await res.json()) as {
     error: { code: string; message: string; hint: string; details?: Record<string, unknown> }
@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
     t.ok(jsonRoutes.length >= 3, 'there are JSON routes to test')
 
     t.test('unknown routes are 404 not_found', async (t) => {
-      // (/room without an id is the dashboard's room page since issue 15: a page, not an API route.)
+      // (/room without an id is the dashboard's room page: a page, not an API route.)
       for (const path of [
         '/nope',
         '/admin',

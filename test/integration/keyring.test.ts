@@ -2,7 +2,7 @@
 // use, so a revocation whose notice was missed takes effect; and a key this node verified keeps
 // working while its team's Redis cannot be asked (stale-if-error), also after a rebuild. The
 // rebuild that follows the loss of a cluster node must not lock the team out of the rooms on
-// the healthy shards (issue 19, defect 4; faults-redis.test.ts shows it on a cluster).
+// the healthy shards (faults-redis.test.ts shows it on a cluster).
 import t from 'tap'
 import { Keyring } from '../../src/auth/keyring.js'
 import { mintKey } from '../../src/auth/secrets.js'

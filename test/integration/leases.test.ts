@@ -140,7 +140,10 @@ t.test(
     const proxy = await silencingProxy(sharedRedis().standalone.port)
     t.teardown(() => proxy.close())
     const name = uid('lease-node')
-    const settings = settingsFor('standalone', { redisUrl: `redis://127.0.0.1:${proxy.port}` })
+    const settings = settingsFor('standalone', {
+      redisUrl: `redis://127.0.0.1:${proxy.port}`,
+      redisCommandTimeoutMs: 2000,
+    })
     const store = new Store(settings, createClient(settings, { connectionName: name }))
     t.teardown(() => store.close())
     const direct = rawClient('standalone')

@@ -16,7 +16,10 @@ function lapse(room: TestRoom, agent: string, name: string) {
   return new Locks(room.core.store, { ...room.core.settings, lockTtlDefaultMs: 1 }).acquire(room.as(agent), { name })
 }
 
-/** Whether `seconds` is what a call between the clock readings `before` and `after` counts for a lock expiring at `expiresAt` (rounded up). */
+/**
+ * Whether `seconds` is what a call between the clock readings `before` and `after` counts for a
+ * lock expiring at `expiresAt` (rounded up).
+ */
 function leftBetween(seconds: number, expiresAt: string, before: number, after: number): boolean {
   const at = Date.parse(expiresAt)
   return seconds >= Math.ceil((at - after) / 1000) && seconds <= Math.ceil((at - before) / 1000)

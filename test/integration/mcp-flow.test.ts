@@ -1,7 +1,7 @@
 // Every MCP tool through the SDK 1.x client (Streamable HTTP, initialize era) against a running
 // node, as two agents sharing a room made from a template would use them: claim and conflict,
 // context versions and diffs, events and read cursors, locks, vars, reviews, analytics, leaving.
-// The last assertion checks that each of the 44 tools of ALL_TOOLS was called and answered.
+// The last assertion checks that each of the 47 tools of ALL_TOOLS was called and answered.
 import t, { type Test } from 'tap'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
@@ -211,6 +211,18 @@ for (const backend of BACKENDS) {
       t.same((await bob.ok('list_locks')).locks, [])
     })
 
+    await step('file reservations', async (t) => {
+      const r = await alice.ok('reserve_files', { patterns: ['src/db/**'], reason: 'schema', ttl_s: 60 })
+      t.match(r.reservations, [{ pattern: 'src/db/**', agent: 'alice', exclusive: true, reason: 'schema' }])
+      const held = await bob.fails('reserve_files', { patterns: ['src/**/*.sql'] }, 'conflict')
+      t.match(held.error.message, /reserved exclusively by alice/)
+      t.match(held.error.details, { holder: 'alice', conflicts: [{ held_pattern: 'src/db/**' }] })
+      await bob.fails('reserve_files', { patterns: ['src/{a,b}'] }, 'invalid_request')
+      t.equal((await bob.ok('list_reservations')).reservations.length, 1)
+      t.same((await alice.ok('release_files', {})).released, ['src/db/**'])
+      t.same((await bob.ok('list_reservations', { agent: 'alice' })).reservations, [])
+    })
+
     await step('shared vars: value and increment', async (t) => {
       t.equal((await alice.ok('set_shared_var', { name: 'build.status', value: 'green' })).var.value, 'green')
       await alice.ok('set_shared_var', { name: 'build.count', increment: 2 })
@@ -276,7 +288,7 @@ for (const backend of BACKENDS) {
     })
 
     const missing = ALL_TOOLS.map((d) => d.name).filter((name) => !called.has(name))
-    t.equal(ALL_TOOLS.length, 44, 'the service has 44 tools')
+    t.equal(ALL_TOOLS.length, 47, 'the service has 47 tools')
     t.same(missing, [], 'every tool was called and answered')
     const notOk = [...called].filter(([, outcome]) => outcome !== 'ok')
     t.ok(

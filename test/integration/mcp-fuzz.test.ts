@@ -123,7 +123,10 @@ t.test('random arguments for every tool (standalone)', async (t) => {
       { weight: 1, arbitrary: junk },
     )
 
-  /** Arguments for a tool: a random subset of its listed fields, sometimes with unknown extras or nothing known at all. */
+  /**
+   * Arguments for a tool: a random subset of its listed fields, sometimes with unknown extras or
+   * nothing known at all.
+   */
   const argsFor = (tool: string): fc.Arbitrary<Record<string, unknown>> => {
     const listed = n.node.mcp.lists.full.tools.find((x) => x.name === tool)!
     const props = (listed.inputSchema.properties ?? {}) as Record<string, Record<string, any>>
@@ -166,7 +169,8 @@ t.test('random arguments for every tool (standalone)', async (t) => {
     const allowed = CLIENT_CODES.includes(code) || (tool === 'search' && SEARCH_CODES.includes(code))
     if (!allowed)
       throw new Error(
-        `${tool}: error code ${code}: ${JSON.stringify(reply.body).slice(0, 300)} for ${JSON.stringify(args).slice(0, 300)}`,
+        `${tool}: error code ${code}: ${JSON.stringify(reply.body).slice(0, 300)} for ` +
+          `${JSON.stringify(args).slice(0, 300)}`,
       )
     if (typeof reply.body.error?.message !== 'string' || reply.body.error.message === '')
       throw new Error(`${tool}: error without a message`)
@@ -196,7 +200,8 @@ t.test('random arguments for every tool (standalone)', async (t) => {
       [...outcomes.keys()].some((k) => k.startsWith(`${d.name}:`) && k !== `${d.name}:invalid_request`),
     ).length
     t.comment(
-      `tools with at least one success: ${ok}/${ALL_TOOLS.length}; past validation: ${past}; outcomes: ${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`,
+      `tools with at least one success: ${ok}/${ALL_TOOLS.length}; past validation: ${past}; outcomes: ` +
+        `${[...outcomes].map(([k, v]) => `${k}=${v}`).join(' ')}`,
     )
     t.ok(past >= (ALL_TOOLS.length * 3) / 4, 'the plausible values reach past validation for most tools')
   })

@@ -1,4 +1,4 @@
-// Inputs MCP must refuse clearly (issue 19, defect 6), on a real node over standalone Redis:
+// Inputs MCP must refuse clearly, on a real node over standalone Redis:
 // unknown arguments named, `data` nested 10,000 levels deep refused with the depth limit (not a
 // stack overflow answered as `internal`), and nothing posted by a refused call.
 import t from 'tap'
@@ -30,7 +30,9 @@ t.test('inputs over MCP (standalone)', async (t) => {
   await t.test('data nested 10,000 levels deep is refused with the limit', async (t) => {
     // Written out by hand: JSON.stringify itself would overflow the stack on such a value.
     const data = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)
-    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_event","arguments":{"room_id":"${roomId}","agent_id":"ann","type":"status","text":"deep","data":${data}}}}`
+    const body =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"post_event","arguments":' +
+      `{"room_id":"${roomId}","agent_id":"ann","type":"status","text":"deep","data":${data}}}}`
     const r = toolReplyOf((await post(n, body, {}, { key })).json)
     t.ok(r.isError)
     t.match(r.body.error, {
@@ -118,7 +120,8 @@ t.test('inputs over MCP (standalone)', async (t) => {
     const raw = (tool: string, args: string) =>
       post(
         n,
-        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":{"room_id":"${roomId}",${args}}}}`,
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}",` +
+          `"arguments":{"room_id":"${roomId}",${args}}}}`,
         {},
         { key },
       )
@@ -163,7 +166,8 @@ t.test('inputs over MCP (standalone)', async (t) => {
     t.equal(r.status, 400)
     const error = r.json?.error as { message: string; data: { supported: string[] } }
     t.match(error.message, /supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/)
-    // Each listed initialize-era revision is really served: initialize negotiates it, and the header is taken afterwards.
+    // Each listed initialize-era revision is really served: initialize negotiates it, and the
+    // header is taken afterwards.
     for (const version of error.data.supported.filter((v) => v !== '2026-07-28')) {
       const init = await post(
         n,

@@ -66,7 +66,8 @@ t.test('reply modes (standalone)', async (t) => {
   })
 
   await t.test('a parked wait_for_events switches to SSE and sends keep-alives', async (t) => {
-    await post(n, legacyCall('get_unread_events', args('sleeper', { limit: 100 })), BOTH, { key }) // nothing left unread
+    // nothing left unread
+    await post(n, legacyCall('get_unread_events', args('sleeper', { limit: 100 })), BOTH, { key })
     const call = streamedPost(n, legacyCall('wait_for_events', args('sleeper', { timeout_s: 3 })), { ...auth, ...BOTH })
     const res = await call.response
     t.equal(res.status, 200)
@@ -112,7 +113,8 @@ t.test('reply modes (standalone)', async (t) => {
   })
 
   await t.test('a client disconnect cancels wait_for_events', async (t) => {
-    await post(n, legacyCall('get_unread_events', args('quitter', { limit: 100 })), BOTH, { key }) // nothing left unread
+    // nothing left unread
+    await post(n, legacyCall('get_unread_events', args('quitter', { limit: 100 })), BOTH, { key })
     const before = n.node.mcp.transport.inFlight
     const timers = await steadyTimers()
     const call = streamedPost(n, legacyCall('wait_for_events', args('quitter', { timeout_s: 30 })), {

@@ -90,7 +90,10 @@ function expectedBoard(tasks: Task[]) {
   return out
 }
 
-/** The page's board, read a page at a time, is the board of every task read and sorted; so are the analytics' counts. */
+/**
+ * The page's board, read a page at a time, is the board of every task read and sorted; so are the
+ * analytics' counts.
+ */
 async function pageAgrees(t: Test, room: TestRoom, when: string): Promise<void> {
   const c = room.as()
   const snap = await room.core.snapshot.room(c)

@@ -38,7 +38,8 @@ t.test('versionProblem: Redis 6 is refused by name, 7 and later (and Valkey) pas
   const problem = versionProblem(info({ redis_version: '6.2.14' }), '127.0.0.1:6379')
   t.equal(
     problem,
-    `the Redis at 127.0.0.1:6379 is version 6.2.14; agentrooms needs Redis 7.0 or newer (it publishes with SPUBLISH, which older versions lack, so every write would fail): ${INSTALL_HINT}`,
+    `the Redis at 127.0.0.1:6379 is version 6.2.14; agentrooms needs Redis 7.0 or newer (it publishes with ` +
+      `SPUBLISH, which older versions lack, so every write would fail): ${INSTALL_HINT}`,
   )
   t.match(
     INSTALL_HINT,
@@ -95,7 +96,10 @@ async function redisWith(t: Test, extra: string[]): Promise<number> {
   return port
 }
 
-/** Starts a node on the Redis at `port`; resolves with its warnings about Redis (it may warn of other things too: no SMTP_URL). */
+/**
+ * Starts a node on the Redis at `port`; resolves with its warnings about Redis (it may warn of
+ * other things too: no SMTP_URL).
+ */
 async function startWarned(t: Test, port: number): Promise<{ obj: Record<string, unknown>; msg: string }[]> {
   const { log, warnings } = recordingLog()
   const node = new ServiceNode(

@@ -20,7 +20,10 @@ interface Seen {
 /** Commands whose first argument is not a key. */
 const KEYLESS = new Set(['time', 'evalsha', 'eval', 'ping', 'info', 'client', 'select', 'monitor'])
 
-/** Ops that send two: those whose run makes the record they act on first, and the dashboard's room page (the names, then the records of its pages). */
+/**
+ * Ops that send two: those whose run makes the record they act on first, and the dashboard's room
+ * page (the names, then the records of its pages).
+ */
 const TWO_CALLS = new Set(['events.delete', 'reviews.approve', 'roomPage.read'])
 
 type Op = [name: string, run: (room: TestRoom) => Promise<unknown>]

@@ -95,7 +95,9 @@ const url = process.env.MEILI_URL
 if (!url) {
   t.comment('NOT RUN: the Meilisearch engine conformance suite needs a Meilisearch server and MEILI_URL is not set.')
   t.comment(
-    'Start one with `docker compose -f docker-compose.meili.yml up -d`, then run MEILI_URL=http://127.0.0.1:7700 MEILI_API_KEY=agentrooms-test-key npx tap test/integration/search-meili.test.ts',
+    'Start one with `docker compose -f docker-compose.meili.yml up -d`, then run ' +
+      'MEILI_URL=http://127.0.0.1:7700 MEILI_API_KEY=agentrooms-test-key npx tap ' +
+      'test/integration/search-meili.test.ts',
   )
   t.test(
     'Meilisearch engine conformance suite',

@@ -37,7 +37,10 @@ async function engineFor(
   return { engine, store, hub }
 }
 
-/** Renames task t1 behind the scripts' back and bumps the content seq without a notice (a notice lost or late); returns the new cseq. */
+/**
+ * Renames task t1 behind the scripts' back and bumps the content seq without a notice (a notice
+ * lost or late); returns the new cseq.
+ */
 async function quietRename(store: Store, ref: RoomRef, title: string): Promise<number> {
   const k = store.keys.room(ref)
   const raw = await store.client.hgetBuffer(k.tasks, 't1')
@@ -142,7 +145,8 @@ for (const backend of BACKENDS) {
       })
       const [a, b] = [await bigRoom(t, backend), await bigRoom(t, backend)]
       t.equal((await engine.search(a.as('x'), { query: 'needle' })).results.length, 6)
-      await store.client.hincrby(store.keys.room({ teamId: a.teamId, roomId: a.roomId }).meta, 'cseq', 1) // a notice that never comes
+      // a notice that never comes
+      await store.client.hincrby(store.keys.room({ teamId: a.teamId, roomId: a.roomId }).meta, 'cseq', 1)
       const searchA = engine.search(a.as('x'), { query: 'needle' })
       await until(() => engine.stats().waiting === 1, 5000)
       t.equal((await engine.search(b.as('x'), { query: 'needle' })).results.length, 6)

@@ -27,7 +27,8 @@ const server = redis8Server()
 
 if (!server) {
   t.comment(
-    "NOT RUN: no Redis 8 server (vector sets); `bash scripts/redis8.sh` builds one from Debian's source, as .ci/run does.",
+    "NOT RUN: no Redis 8 server (vector sets); `bash scripts/redis8.sh` builds one from Debian's source, as " +
+      '.ci/run does.',
   )
   t.test(
     'semantic search on Redis 8 vector sets',
@@ -242,7 +243,8 @@ if (!server) {
           t.same(
             mismatches,
             [],
-            `${name}, ${shape}: ${compared} answers, on vector sets and in process, equal the brute force (records, order, similarities to the bit)`,
+            `${name}, ${shape}: ${compared} answers, on vector sets and in process, equal the brute force ` +
+              `(records, order, similarities to the bit)`,
           )
         }
         t.equal(plain.counts.sets, 0, 'the forced fallback never asked VSIM')
@@ -252,13 +254,15 @@ if (!server) {
           `ties and refusals at the edge made it ask VSIM for more (${sets.counts.more} times)`,
         )
         t.comment(
-          `${name}: ${sets.counts.sets} lookups on vector sets, ${sets.counts.more} further VSIM calls to prove them exact`,
+          `${name}: ${sets.counts.sets} lookups on vector sets, ${sets.counts.more} further VSIM calls to ` +
+            `prove them exact`,
         )
       })
     }
 
     t.test(
-      'what the proof rests on: VSIM stores the very bytes the node keeps, and its float32 distances stay within the slack',
+      'what the proof rests on: VSIM stores the very bytes the node keeps, and its float32 distances stay ' +
+        'within the slack',
       async (t) => {
         const settings = semanticSettings(topologies[0]![1], embedder.url, { searchVectorSets: 'auto' })
         const node = await semanticNode(t, settings)
@@ -291,7 +295,8 @@ if (!server) {
           }
           t.ok(
             worst <= slack(DIMS),
-            `${shape}: |(1 - d) - cosine| at most ${worst.toExponential(2)}, within the slack ${slack(DIMS).toExponential(2)}`,
+            `${shape}: |(1 - d) - cosine| at most ${worst.toExponential(2)}, within the slack ` +
+              `${slack(DIMS).toExponential(2)}`,
           )
         }
       },
@@ -430,5 +435,8 @@ function bruteForce(
 
 function firstDifference(got: Nearest[], want: Nearest[]): string {
   const at = want.findIndex((w, i) => JSON.stringify(w) !== JSON.stringify(got[i]))
-  return `${got.length} found, ${want.length} wanted; at ${at < 0 ? got.length - 1 : at}: ${JSON.stringify(got[at < 0 ? got.length - 1 : at])} ≠ ${JSON.stringify(want[at])}`
+  return (
+    `${got.length} found, ${want.length} wanted; at ${at < 0 ? got.length - 1 : at}: ` +
+    `${JSON.stringify(got[at < 0 ? got.length - 1 : at])} ≠ ${JSON.stringify(want[at])}`
+  )
 }

@@ -176,7 +176,8 @@ for (const backend of BACKENDS) {
       await once(sock, 'connect')
       sock.pause() // never reads: what the node writes piles up in the kernel, then on the node
       sock.write(
-        `GET /rooms/${room.roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${team.key}\r\nAccept: text/event-stream\r\n\r\n`,
+        `GET /rooms/${room.roomId}/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ` +
+          `${team.key}\r\nAccept: text/event-stream\r\n\r\n`,
       )
       t.ok(await eventually(async () => (await gauge(a)) === 2), 'both streams are open')
 

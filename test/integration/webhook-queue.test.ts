@@ -124,7 +124,8 @@ for (const backend of BACKENDS) {
   )
 
   t.test(
-    `${backend}: a node whose delivery lease ran out settles nothing; the node that took it over renews, again, and settles`,
+    `${backend}: a node whose delivery lease ran out settles nothing; the node that took it over renews, ` +
+      `again, and settles`,
     async (t) => {
       const s = setup(t, backend)
       const k = s.store.keys.webhooks(s.teamId)

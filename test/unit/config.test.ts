@@ -1,7 +1,7 @@
 import t from 'tap'
 import { SETTINGS, defaultSettings, heldInMs, loadSettings } from '../../src/config.js'
 
-t.test('defaults match DESIGN.md §3', async (t) => {
+t.test('defaults match docs/configuration.md', async (t) => {
   const s = defaultSettings()
   t.equal(s.roomTtlMs, 30 * 86_400_000)
   t.equal(s.contextBodyBytes, 64 * 1024)

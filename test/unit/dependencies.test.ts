@@ -1,7 +1,7 @@
 // Every package the code loads is one package.json declares: what src/ and bin/ load (the running
 // service) among dependencies, what tests, benchmarks and scripts load among any of them. An
-// undeclared one works only while some other package happens to bring it along
-// (cluster-key-slot came with ioredis until issue 17). Imports, dynamic imports, require,
+// undeclared one works only while some other package happens to bring it along (as ioredis may
+// bring cluster-key-slot). Imports, dynamic imports, require,
 // require.resolve and createRequire(...)('name') all count.
 import { readFileSync, readdirSync } from 'node:fs'
 import { isBuiltin } from 'node:module'

@@ -206,7 +206,8 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       const ratio = redisBytes(maxmemory ?? '0') / limit
       t.ok(
         ratio >= 0.5 && ratio <= 0.75,
-        `maxmemory ${maxmemory} is ${(ratio * 100).toFixed(1)} % of the memory limit ${redis.resources.limits.memory} (50–75 %)`,
+        `maxmemory ${maxmemory} is ${(ratio * 100).toFixed(1)} % of the memory limit ` +
+          `${redis.resources.limits.memory} (50–75 %)`,
       )
       t.match(conf, /^dir \/data$/m, 'data on the volume')
       t.ok(
@@ -270,7 +271,8 @@ for (const [overlay, namespace] of Object.entries(OVERLAYS)) {
       const grace = pod.spec.terminationGracePeriodSeconds as number
       t.ok(
         grace >= Number(sleep[1]) + settings.shutdownGraceMs / 1000 + 2,
-        `terminationGracePeriodSeconds ${grace} ≥ preStop ${sleep[1]} s + SHUTDOWN_GRACE_S ${settings.shutdownGraceMs / 1000} s + margin`,
+        `terminationGracePeriodSeconds ${grace} ≥ preStop ${sleep[1]} s + SHUTDOWN_GRACE_S ` +
+          `${settings.shutdownGraceMs / 1000} s + margin`,
       )
       t.equal(dep.spec.strategy.rollingUpdate.maxUnavailable, 0, 'rolling updates keep every replica serving')
       const anti = pod.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm

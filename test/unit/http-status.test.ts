@@ -1,6 +1,6 @@
 // Every status the service sends goes out with its reason phrase: the error table's statuses and
 // every literal status a route or the MCP endpoint answers with. A status missing from STATUS_TEXT
-// went out as "<code> Unknown" (url_refused was "422 Unknown", issue 17).
+// would go out as "<code> Unknown".
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

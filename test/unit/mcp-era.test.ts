@@ -1,7 +1,7 @@
-// The 2026-07-28 wire edge (src/mcp/era.ts, envelope.ts, modern.ts), no Redis: every cell of the inbound ladder with its
-// HTTP status and JSON-RPC code, header whitespace and base64 sentinels, the envelope rules,
-// method gating, server/discover, result decoration and the status table; and that SDK 1.32's
-// own schemas accept a modern message with its `_meta` envelope left in place.
+// The 2026-07-28 wire edge (src/mcp/era.ts, envelope.ts, modern.ts), no Redis: every cell of the
+// inbound ladder with its HTTP status and JSON-RPC code, header whitespace and base64 sentinels,
+// the envelope rules, method gating, server/discover, result decoration and the status table; and
+// that SDK 1.32's own schemas accept a modern message with its `_meta` envelope left in place.
 import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import fc from 'fast-check'
 import t, { type Test } from 'tap'
@@ -138,7 +138,10 @@ t.test('legacy requests: no claim, no modern header', async (t) => {
   )
   t.match(
     r.error.message,
-    /Unsupported protocol version: 2024-10-07 \(supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/,
+    new RegExp(
+      /Unsupported protocol version: 2024-10-07 /.source +
+        /\(supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05\)$/.source,
+    ),
   )
   t.same(
     r.error.data,

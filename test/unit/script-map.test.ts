@@ -1,5 +1,5 @@
 // The typed script map (src/store/script-map) against the scripts of lua/: every script has one
-// entry, in the map of its kind (room, account, keyed), with the keys its file name counts, the
+// entry, in the map of its kind (room, account, keyed), with the keys the loader counts, the
 // arguments its header declares (ARGV lines) and the reply its header states (the fields of its
 // Returns clause, which are optional, and whether rows follow). The map is read with the
 // TypeScript compiler, so what is checked is the types callers compile against.
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { ACCOUNT_KEYS, ROOM_KEYS } from '../../src/store/keys.js'
-import { LUA_DIR, loadScripts, type Script } from '../../src/store/scripts.js'
+import { LUA_DIR, headerOf as headerText, loadScripts, type Script } from '../../src/store/scripts.js'
 
 type Kind = 'room' | 'account' | 'keyed'
 
@@ -30,9 +30,9 @@ const COMMON_ARGS: Record<Kind, number> = { room: 6, account: 0, keyed: 0 }
 // ---------------------------------------------------------------- the Lua headers
 
 function headerOf(file: string): string {
-  const m = /^--\[\[\n([\s\S]*?)\n\]\]/.exec(readFileSync(join(LUA_DIR, file), 'utf8'))
-  if (!m) throw new Error(`${file}: no header comment`)
-  return m[1]!
+  const h = headerText(readFileSync(join(LUA_DIR, file), 'utf8'))
+  if (h === undefined) throw new Error(`${file}: no header comment`)
+  return h
 }
 
 /** Top-level `{...}` groups of a Returns clause joined by "or", and the text after them. */
@@ -78,10 +78,20 @@ function declared(header: string, what: 'KEYS' | 'ARGV'): { n: number; restFrom?
   let restFrom: number | undefined
   // KEYS may be listed in one line ("KEYS[1]  vec, KEYS[2] log"); ARGV never are.
   const lead = what === 'KEYS' ? '(?:^[ \\t]*|[ \\t]{2,}|, )' : '(?:^[ \\t]*|[ \\t]{2,})'
-  for (const m of header.matchAll(new RegExp(`${lead}${what}\\[(\\d+)(?:(\\.\\.)(\\d*))?\\](?=[ \\t]|$)`, 'gm'))) {
+  // A fixed set the store knows: KEYS[room] and KEYS[room+n] (the room's keys, then its own), or
+  // KEYS[accounts]; as the indices they stand for.
+  const sets: Record<string, number> = { room: ROOM_KEYS.length, accounts: ACCOUNT_KEYS.length }
+  const index = `(?:(\\d+)|(room|accounts)(?:\\+(\\d+))?)`
+  for (const m of header.matchAll(new RegExp(`${lead}${what}\\[${index}(?:(\\.\\.)(\\d*))?\\](?=[ \\t]|$)`, 'gm'))) {
+    if (m[2] !== undefined) {
+      const n = sets[m[2]]!
+      if (m[3] !== undefined) fixed.add(n + Number(m[3]))
+      else for (let i = 1; i <= n; i++) fixed.add(i)
+      continue
+    }
     const from = Number(m[1])
-    if (m[2] && m[3] === '') restFrom = from
-    else for (let i = from; i <= (m[3] ? Number(m[3]) : from); i++) fixed.add(i)
+    if (m[4] && m[5] === '') restFrom = from
+    else for (let i = from; i <= (m[5] ? Number(m[5]) : from); i++) fixed.add(i)
   }
   const n = fixed.size
   for (let i = 1; i <= n; i++)
@@ -209,7 +219,7 @@ function tupleOf(checker: ts.TypeChecker, type: ts.Type): { fixed: number; restF
 
 /** What disagrees between a script, its header and its entry (empty: nothing). */
 export function disagreements(
-  script: Pick<Script, 'name' | 'numberOfKeys' | 'source'>,
+  script: Pick<Script, 'name' | 'kind' | 'numberOfKeys'>,
   header: string,
   entry: Entry | undefined,
 ): string[] {
@@ -217,24 +227,23 @@ export function disagreements(
   const out: string[] = []
   const fixedKeys = entry.kind === 'room' ? ROOM_KEYS.length : entry.kind === 'account' ? ACCOUNT_KEYS.length : 0
   if (fixedKeys + entry.keys !== script.numberOfKeys)
-    out.push(`keys: the file name says ${script.numberOfKeys}, the ${entry.kind} map ${fixedKeys} + ${entry.keys}`)
-  if (entry.kind === 'room' && !/openRoom\(|roomKeys\(\)/.test(script.source))
-    out.push("in the room map, but does not take the room's keys")
-  if (entry.kind === 'account' && !/acctKeys\(\)/.test(script.source))
-    out.push('in the account map, but does not take the accounts directory')
+    out.push(`keys: the loader counts ${script.numberOfKeys}, the ${entry.kind} map ${fixedKeys} + ${entry.keys}`)
+  if (entry.kind !== script.kind) out.push(`in the ${entry.kind} map, but the loader reads a ${script.kind} script`)
   const h = parseHeader(header, entry.kind)
   if (typeof h === 'string') return [...out, `header: ${h}`]
   if (h.keys !== script.numberOfKeys)
-    out.push(`keys: the header declares ${h.keys}, the file name says ${script.numberOfKeys}`)
+    out.push(`keys: the header declares ${h.keys}, the loader counts ${script.numberOfKeys}`)
   if (h.args !== entry.args || h.restFrom !== entry.restFrom)
     out.push(
-      `args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`,
+      `args: the header declares ${h.args}${h.restFrom === undefined ? '' : ' and more'}, the map ` +
+        `${entry.args}${entry.restFrom === undefined ? '' : ' and more'}`,
     )
   for (const [name, optional] of h.fields) {
     if (!entry.fields.has(name)) out.push(`reply: ${name} is in the header, not in the map`)
     else if (entry.fields.get(name) !== optional)
       out.push(
-        `reply: ${name} is ${optional ? '' : 'not '}optional in the header, ${entry.fields.get(name) ? '' : 'not '}in the map`,
+        `reply: ${name} is ${optional ? '' : 'not '}optional in the header, ` +
+          `${entry.fields.get(name) ? '' : 'not '}in the map`,
       )
   }
   for (const name of entry.fields.keys())
@@ -248,7 +257,7 @@ export function disagreements(
 
 const scripts = loadScripts()
 const map = readMap()
-const fileOf = (s: Script) => `${s.name}-${s.numberOfKeys}.lua`
+const fileOf = (s: Script) => s.file
 
 t.test('every script of lua/ has an entry that agrees with its header', async (t) => {
   t.ok(scripts.length > 70)
@@ -279,11 +288,11 @@ t.test('the check fails when a header and its entry disagree', async (t) => {
   t.match(disagreements(s, header.replace('now}.', 'now} and rows [team id, ...].'), entry), [
     /rows: the header says rows follow/,
   ])
-  t.match(disagreements({ ...s, numberOfKeys: 3 }, header, entry), [/keys: the file name says 3/])
+  t.match(disagreements({ ...s, numberOfKeys: 3 }, header, entry), [/keys: the loader counts 3/])
   t.match(disagreements(s, header, undefined), ['no entry in the script map'])
   t.match(
     disagreements(s, header.replace('  ARGV[1]  most teams', '  KEYS[3]  another key\n  ARGV[1]  most teams'), entry),
-    [/keys: the header declares 3, the file name says 2/],
+    [/keys: the header declares 3, the loader counts 2/],
   )
   t.match(disagreements(s, header, { ...entry, fields: new Map([...entry.fields, ['lease', false]]) }), [
     /reply: lease is in the map, not in the header/,
@@ -296,7 +305,8 @@ t.test('the check fails when a header and its entry disagree', async (t) => {
 
 t.test('headers: alternatives make fields optional; prose inside braces is not a field', async (t) => {
   const h = parseHeader(
-    '  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the order asked} or {a, d}; not_found.\n',
+    '  KEYS[1]  a, KEYS[2] b\n  ARGV[1]  x\n  ARGV[2..] pairs\n\n  Returns {a = 1, b?, c (see below), in the ' +
+      'order asked} or {a, d}; not_found.\n',
     'keyed',
   ) as Contract
   t.equal(h.keys, 2)

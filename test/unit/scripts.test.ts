@@ -6,6 +6,9 @@ import { join } from 'node:path'
 import { ACCOUNT_KEYS, ROOM_KEYS } from '../../src/store/keys.js'
 import { LUA_DIR, loadScripts } from '../../src/store/scripts.js'
 
+/** A header declaring `keys` (for scratch scripts). */
+const head = (keys = 'KEYS[1]  a key') => `--[[\n  ${keys}\n  Returns {}.\n]]\n`
+
 function scratch(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'ar-lua-'))
   mkdirSync(join(dir, 'includes'))
@@ -17,7 +20,7 @@ t.test('includes are expanded once each, in dependency order', async (t) => {
   const dir = scratch({
     'includes/a.lua': '--- @include "includes/b"\nlocal function a() return b() end\n',
     'includes/b.lua': 'local function b() return 1 end\n',
-    'doIt-1.lua': '--- @include "includes/a"\n--- @include "includes/b"\nreturn a()\n',
+    'doIt-1.lua': head() + '--- @include "includes/a"\n--- @include "includes/b"\nreturn a()\n',
   })
   const [s] = loadScripts(dir)
   t.equal(s!.name, 'doIt')
@@ -27,7 +30,7 @@ t.test('includes are expanded once each, in dependency order', async (t) => {
 })
 
 t.test('a missing include is refused with its name', async (t) => {
-  const dir = scratch({ 'doIt-1.lua': '--- @include "includes/nope"\n' })
+  const dir = scratch({ 'doIt-1.lua': head() + '--- @include "includes/nope"\n' })
   t.throws(() => loadScripts(dir), /missing include "includes\/nope"/)
 })
 
@@ -35,7 +38,7 @@ t.test('a circular include is refused with its path', async (t) => {
   const dir = scratch({
     'includes/a.lua': '--- @include "includes/b"\n',
     'includes/b.lua': '--- @include "includes/a"\n',
-    'doIt-1.lua': '--- @include "includes/a"\n',
+    'doIt-1.lua': head() + '--- @include "includes/a"\n',
   })
   t.throws(() => loadScripts(dir), /circular include includes\/a -> includes\/b -> includes\/a/)
 })
@@ -43,8 +46,8 @@ t.test('a circular include is refused with its path', async (t) => {
 t.test('a script that calls appendEvent is flagged appendsEvent; including the helper is not enough', async (t) => {
   const dir = scratch({
     'includes/events.lua': 'local function appendEvent(R, ev) return 1 end\n',
-    'postIt-1.lua': '--- @include "includes/events"\nreturn appendEvent(R, {})\n',
-    'readIt-1.lua': '--- @include "includes/events"\nreturn 1\n',
+    'postIt-1.lua': head() + '--- @include "includes/events"\nreturn appendEvent(R, {})\n',
+    'readIt-1.lua': head() + '--- @include "includes/events"\nreturn 1\n',
   })
   t.same(
     loadScripts(dir).map((s) => [s.name, s.appendsEvent]),
@@ -64,45 +67,67 @@ t.test('a script that calls appendEvent is flagged appendsEvent; including the h
 })
 
 t.test('a badly named script is refused', async (t) => {
-  t.throws(() => loadScripts(scratch({ 'do_it.lua': 'return 1' })), /verbNoun-<numKeys>\.lua/)
+  t.throws(() => loadScripts(scratch({ 'do_it.lua': 'return 1' })), /verbNoun\.lua or verbNoun-<numKeys>\.lua/)
 })
 
-t.test('every script uses only the keys it declares, and room scripts take the fixed room keys', async (t) => {
+t.test('names: a script of a fixed key set has no count in its name, any other has one', async (t) => {
+  const room = (keys: string) => head(keys) + 'return 1\n'
+  const one = (files: Record<string, string>) => loadScripts(scratch(files))[0]!
+  t.match(one({ 'readIt.lua': room('KEYS[room]   the room') }), { kind: 'room', numberOfKeys: ROOM_KEYS.length })
+  t.match(one({ 'readIt.lua': room('KEYS[room]   the room\n  KEYS[room+1] its own\n  KEYS[room+2] another') }), {
+    kind: 'room',
+    numberOfKeys: ROOM_KEYS.length + 2,
+  })
+  t.match(one({ 'readIt.lua': room('KEYS[accounts]  the directory') }), {
+    kind: 'account',
+    numberOfKeys: ACCOUNT_KEYS.length,
+  })
+  t.match(one({ 'readIt-2.lua': room('KEYS[1]  a\n  KEYS[2]  b') }), { kind: 'keyed', numberOfKeys: 2 })
+  t.throws(() => one({ 'readIt-17.lua': room('KEYS[room]   the room') }), /takes the room keys, so its name has no/)
+  t.throws(() => one({ 'readIt.lua': room('KEYS[1]  a') }), /named without a key count takes the room's keys/)
+  t.throws(() => one({ 'readIt.lua': room('KEYS[room]   r\n  KEYS[room+2] b') }), /KEYS\[room\+1\] comes next/)
+  t.throws(() => one({ 'readIt-1.lua': room('KEYS[room+1] b') }), /KEYS\[room\+n\] without KEYS\[room\]/)
+  t.throws(() => one({ 'readIt-1.lua': 'return 1\n' }), /no contract comment/)
+})
+
+t.test('every script uses only the keys it declares, and takes the key set of its kind', async (t) => {
   const scripts = loadScripts()
   t.ok(scripts.length > 5)
   for (const s of scripts) {
-    const used = [...s.source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1]))
+    const used = [
+      ...[...s.source.matchAll(/KEYS\[(\d+)\]/g)].map((m) => Number(m[1])),
+      ...[...s.source.matchAll(/KEYS\[ROOM_KEY_COUNT \+ (\d+)\]/g)].map((m) => ROOM_KEYS.length + Number(m[1])),
+    ]
     const max = Math.max(0, ...used)
     t.ok(max <= s.numberOfKeys, `${s.name} uses KEYS[${max}] and declares ${s.numberOfKeys}`)
     t.notMatch(s.source, /redis\.call\(\s*'(KEYS|SCAN|EVAL|FLUSH)/i, `${s.name} calls no keyspace-wide command`)
-    if (/openRoom\(/.test(s.source) || /roomKeys\(\)/.test(s.source)) {
-      t.ok(s.numberOfKeys >= ROOM_KEYS.length, `${s.name} takes the ${ROOM_KEYS.length} fixed room keys`)
-    }
+    t.equal(/openRoom\(|roomKeys\(\)/.test(s.source), s.kind === 'room', `${s.name}: a room script takes the room keys`)
+    t.equal(/acctKeys\(\)/.test(s.source), s.kind === 'account', `${s.name}: an account script takes the directory`)
+    if (s.kind !== 'room') t.notMatch(s.source, /ROOM_KEY_COUNT \+/, `${s.name}: no room keys, no KEYS[room+n]`)
   }
 })
 
-t.test(
-  'lua/includes/acctKeys.lua names the keys in the order of ACCOUNT_KEYS, and account scripts take all of them',
-  async (t) => {
-    const src = readFileSync(join(LUA_DIR, 'includes', 'acctKeys.lua'), 'utf8')
-    const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
-    t.same(
-      order.map((o) => o.name),
-      [...ACCOUNT_KEYS],
-    )
-    t.same(
-      order.map((o) => o.index),
-      ACCOUNT_KEYS.map((_, i) => i + 1),
-    )
-    for (const s of loadScripts()) {
-      if (/acctKeys\(\)/.test(s.source))
-        t.equal(s.numberOfKeys, ACCOUNT_KEYS.length, `${s.name} takes the ${ACCOUNT_KEYS.length} account keys`)
-    }
-  },
-)
+t.test('lua/includes/acctKeys.lua names the keys in the order of ACCOUNT_KEYS', async (t) => {
+  const src = readFileSync(join(LUA_DIR, 'includes', 'acctKeys.lua'), 'utf8')
+  const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
+  t.same(
+    order.map((o) => o.name),
+    [...ACCOUNT_KEYS],
+  )
+  t.same(
+    order.map((o) => o.index),
+    ACCOUNT_KEYS.map((_, i) => i + 1),
+  )
+})
 
-t.test('lua/includes/roomKeys.lua names the keys in the order of ROOM_KEYS', async (t) => {
+t.test('lua/includes/roomKeys.lua names the keys in the order of ROOM_KEYS, and counts them', async (t) => {
   const src = readFileSync(join(LUA_DIR, 'includes', 'roomKeys.lua'), 'utf8')
+  t.match(
+    src,
+    new RegExp(`^local ROOM_KEY_COUNT = ${ROOM_KEYS.length}$`, 'm'),
+    'ROOM_KEY_COUNT is the count of ROOM_KEYS',
+  )
+  t.equal(ROOM_KEYS.at(-1), 'channel', 'the channel is last: scripts expire KEYS[1..ROOM_KEY_COUNT - 1]')
   const order = [...src.matchAll(/(\w+) = KEYS\[(\d+)\]/g)].map((m) => ({ name: m[1], index: Number(m[2]) }))
   t.same(
     order.map((o) => o.name),
@@ -115,12 +140,11 @@ t.test('lua/includes/roomKeys.lua names the keys in the order of ROOM_KEYS', asy
 })
 
 t.test('every script opens with a contract comment naming its KEYS and ARGV', async (t) => {
-  for (const file of loadScripts().map((s) => s.name)) {
-    const path = join(LUA_DIR, `${file}-${loadScripts().find((s) => s.name === file)!.numberOfKeys}.lua`)
-    const head = readFileSync(path, 'utf8').slice(0, 2000)
-    t.match(head, /^--\[\[/, `${file} starts with a comment block`)
-    t.match(head, /KEYS\[1/, `${file} documents KEYS`)
-    t.match(head, /Returns/, `${file} documents its reply`)
+  for (const s of loadScripts()) {
+    const head = readFileSync(join(LUA_DIR, s.file), 'utf8').slice(0, 2000)
+    t.match(head, /^--\[\[/, `${s.name} starts with a comment block`)
+    t.match(head, /KEYS\[(1|room|accounts)/, `${s.name} documents KEYS`)
+    t.match(head, /Returns/, `${s.name} documents its reply`)
   }
 })
 
@@ -129,17 +153,17 @@ t.test('every script opens with a contract comment naming its KEYS and ARGV', as
 // limit keeps well below that; each such place is listed here with its bound, and an entry that
 // no longer matches a line fails, so the list stays true.
 const BOUNDED: Record<string, string> = {
-  "listTasks-17.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
+  "listTasks.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
     'ids: one slice of 1,000 of the board',
-  "deleteContext-17.lua: redis.call('HDEL', R.k.ctxv, unpack(fields))":
+  "deleteContext.lua: redis.call('HDEL', R.k.ctxv, unpack(fields))":
     'versions of one entry: CONTEXT_HISTORY, at most 100',
-  "readSnapshot-17.lua: local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))":
+  "readSnapshot.lua: local raws = redis.call('HMGET', R.k.tasks, unpack(cardIds))":
     'the cards shown: 5 columns of the page size',
-  'readSnapshot-17.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end':
+  'readSnapshot.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end':
     'at most ARGV[15] ids a card',
   "rateLimit-1.lua: if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end":
     'buckets of one period: about 61 (the key expires after it)',
-  "roomAnalytics-17.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
+  "roomAnalytics.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',
   "claimDeliveries-7.lua: redis.call('ZREM', KEYS[4], unpack(due))": 'CLEAR_BATCH, 1,000',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(leased))": 'CLEAR_BATCH, 1,000',
@@ -157,8 +181,7 @@ const BOUNDED: Record<string, string> = {
   "saveSearchManifest-1.lua: redis.call('HSET', KEYS[1], unpack(flat))": 'flushed at 1,000 values',
   "saveSearchManifest-1.lua: if #flat > 0 then redis.call('HSET', KEYS[1], unpack(flat)) end":
     'the rest, under 1,000 values',
-  "saveSearchManifest-1.lua: for i = 1, #del, 500 do redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del))) end":
-    'slices of 500',
+  "saveSearchManifest-1.lua: redis.call('HDEL', KEYS[1], unpack(del, i, math.min(i + 499, #del)))": 'slices of 500',
   'searchVectors-3.lua: for i, k in ipairs(redis.call(unpack(args))) do': 'a fixed command of at most 10 words',
 }
 

@@ -37,7 +37,9 @@ t.test('cutBytes never splits a character', async (t) => {
 })
 
 t.test('snippets: around the first match, matches marked, cut at word boundaries', async (t) => {
-  const text = `${'filler words here '.repeat(20)}the deploy step failed twice\n\nthen the deploy worked ${'tail text '.repeat(30)}`
+  const text =
+    `${'filler words here '.repeat(20)}the deploy step failed twice\n\nthen the deploy worked ` +
+    `${'tail text '.repeat(30)}`
   const s = snippet(text, new Set(['deploy']), 80)
   t.match(s, /^…/, 'starts with an ellipsis: text before was cut')
   t.match(s, /…$/, 'ends with one')

@@ -80,7 +80,8 @@ t.test('dot products: WebAssembly, JavaScript and the plain loop agree to the in
 })
 
 t.test(
-  'vectors kept in the scratch memory between calls are copied again when their version changes, or another array is scored',
+  'vectors kept in the scratch memory between calls are copied again when their version changes, or another ' +
+    'array is scored',
   async (t) => {
     const stride = 32
     const a = new Int8Array(stride * 100).map(() => int8())
@@ -200,7 +201,8 @@ t.test(
           if (JSON.stringify(got) === JSON.stringify(want)) continue
           const at = want.findIndex((w, i) => JSON.stringify(w) !== JSON.stringify(got[i]))
           t.fail(
-            `${dims} dims, query ${qi}, n ${n}: ${got.length} found, ${want.length} wanted; at ${at}: ${JSON.stringify(got[at])} ≠ ${JSON.stringify(want[at])}`,
+            `${dims} dims, query ${qi}, n ${n}: ${got.length} found, ${want.length} wanted; at ${at}: ` +
+              `${JSON.stringify(got[at])} ≠ ${JSON.stringify(want[at])}`,
           )
         }
       }
@@ -216,7 +218,8 @@ t.test(
 )
 
 t.test(
-  "a vector of another length is not held (another model's, on its way out), and a query of another length finds nothing",
+  "a vector of another length is not held (another model's, on its way out), and a query of another length " +
+    'finds nothing',
   async (t) => {
     const room = new RoomVectors()
     const v = (dims: number) => pack('0'.repeat(16), quantize(Array.from({ length: dims }, (_, i) => Math.cos(i)))!)

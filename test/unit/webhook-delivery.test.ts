@@ -10,7 +10,7 @@ import { nextLookAt } from '../../src/webhooks/dispatcher.js'
 import { parseRetryAfter } from '../../src/webhooks/send.js'
 import { newSecret, signedHeaders, standardKey } from '../../src/webhooks/signing.js'
 
-t.test("signatures: the spec's hex HMAC over the raw body, and Standard Webhooks v1", async (t) => {
+t.test('signatures: the hex HMAC over the raw body, and Standard Webhooks v1', async (t) => {
   const secret = newSecret()
   t.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/)
   t.equal(standardKey(secret).length, 32)

@@ -38,6 +38,38 @@ t.test('private, loopback, link-local, multicast, metadata and reserved addresse
   for (const [address, why] of refused) t.match(refusalOf(address), why, `${address} is refused`)
 })
 
+t.test('every spelling of an IPv6 address that carries a forbidden IPv4 address is refused', async (t) => {
+  const spellings: [string, RegExp][] = [
+    // IPv4-mapped, ::ffff:0:0/96
+    ['0:0:0:0:0:ffff:127.0.0.1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['0000:0000:0000:0000:0000:ffff:7f00:0001', /loopback address \(as 127\.0\.0\.1\)/],
+    ['::FFFF:7F00:1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['::ffff:10.1.2.3', /private address \(as 10\.1\.2\.3\)/],
+    // IPv4-translated, ::ffff:0:0:0/96
+    ['::ffff:0:127.0.0.1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['::ffff:0:7f00:1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['::ffff:0:a9fe:a9fe', /link-local .*\(as 169\.254\.169\.254\)/],
+    ['0:0:0:0:ffff:0:c0a8:101', /private address \(as 192\.168\.1\.1\)/],
+    // NAT64 well-known prefix, 64:ff9b::/96
+    ['64:ff9b::127.0.0.1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['64:ff9b::a9fe:a9fe', /link-local .*\(as 169\.254\.169\.254\)/],
+    ['64:ff9b:1::8.8.8.8', /local NAT64/],
+    // IPv4-compatible (deprecated), refused whole
+    ['::8.8.8.8', /IPv4-compatible/],
+    ['::7f00:1', /IPv4-compatible/],
+    // ISATAP interface ids: the carried address and the prefix are both checked
+    ['2606:4700::5efe:10.0.0.1', /private address \(as 10\.0\.0\.1\)/],
+    ['2606:4700::200:5efe:7f00:1', /loopback address \(as 127\.0\.0\.1\)/],
+    ['fe80::5efe:8.8.8.8', /link-local/],
+    // Tunnels whose addresses only carry IPv4: 6to4 and Teredo, refused whole
+    ['2002:a9fe:a9fe::1', /6to4/],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /IETF protocol/],
+  ]
+  for (const [address, why] of spellings) t.match(refusalOf(address), why, `${address} is refused`)
+  for (const raw of ['https://[::ffff:0:127.0.0.1]/', 'https://[::ffff:0:a9fe:a9fe]/', 'https://[64:ff9b::7f00:1]/'])
+    await t.rejects(resolveTarget(parseTargetUrl(raw)), TargetError, `${raw} cannot be registered`)
+})
+
 t.test('public addresses are allowed', async (t) => {
   for (const address of [
     '8.8.8.8',
@@ -47,6 +79,8 @@ t.test('public addresses are allowed', async (t) => {
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
+    '::ffff:0:8.8.8.8',
+    '2606:4700::5efe:8.8.8.8',
   ]) {
     t.equal(refusalOf(address), undefined, `${address} is allowed`)
   }

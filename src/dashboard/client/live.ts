@@ -113,7 +113,10 @@ function follow(root: HTMLElement): void {
   connect()
 }
 
-/** Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this script imports nothing (client-bundle.ts). */
+/**
+ * Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this
+ * script imports nothing (client-bundle.ts).
+ */
 function duration(s: number): string {
   if (s < 60) return `${s} s`
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`

@@ -1,5 +1,5 @@
 // The admin API (team keys only): the calling team, rooms, team keys and room invites. Request
-// and response bodies use camelCase (roomId, keyId, tokenId) as the spec's HTTP table does.
+// and response bodies use camelCase (roomId, keyId, tokenId), as docs/http-api.md documents.
 import { z } from 'zod'
 import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
@@ -28,7 +28,9 @@ const mintedBy = z
   .string()
   .optional()
   .describe(
-    "Who minted it, named as the audit trail names people: user:<id> <address> (user:<id> once their account is gone); absent when no person did (the team's first key, operator tools, keys minted before this was recorded)",
+    'Who minted it, named as the audit trail names people: user:<id> <address> (user:<id> once their account ' +
+      "is gone); absent when no person did (the team's first key, operator tools, keys minted before this was " +
+      'recorded)',
   )
 const keyView = z.object({
   keyId: z.string(),
@@ -102,7 +104,10 @@ function idempotencyKeyOf(ctx: Ctx): string | undefined {
   return parse(z.object({ 'Idempotency-Key': idempotencyKey }), { 'Idempotency-Key': value })['Idempotency-Key']
 }
 
-/** What the admin API uses: rooms and their stats, team keys and invites (and who minted them), the audit trail, the rate limit and search's status. */
+/**
+ * What the admin API uses: rooms and their stats, team keys and invites (and who minted them), the
+ * audit trail, the rate limit and search's status.
+ */
 export interface AdminDeps {
   core: Pick<Core, 'rooms' | 'analytics'>
   accounts: Pick<Accounts, 'emails'>
@@ -127,7 +132,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        "The team of the calling key, its rate limit, and the service's search: its engine, whether semantic search is on (and with which model).",
+        "The team of the calling key, its rate limit, and the service's search: its engine, whether semantic " +
+        'search is on (and with which model).',
       response: z.object({
         teamId: z.string(),
         teamName: z.string(),
@@ -205,7 +211,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        'Room stats: tasks by status, completion rate, record counts, online agents, events and finished tasks per day (7 days).',
+        'Room stats: tasks by status, completion rate, record counts, online agents, events and finished ' +
+        'tasks per day (7 days).',
       handle: async (ctx) => {
         const roomId = ctx.params.roomId!
         parse(z.object({ roomId: roomIdField }), { roomId })
@@ -222,7 +229,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       tag: 'admin',
       status: 201,
       summary:
-        'Mint an extra team key. The full key is in this response only; afterwards only its hint (last four characters).',
+        'Mint an extra team key. The full key is in this response only; afterwards only its hint (last four ' +
+        'characters).',
       body: adminSchemas.mint,
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
@@ -238,7 +246,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        "List the team's keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 days); ?limit (1-500, default 100) and ?after=<keyId> page.",
+        "List the team's keys (hints only), oldest first, revoked ones for REVOKED_KEY_RETENTION_S (30 " +
+        'days); ?limit (1-500, default 100) and ?after=<keyId> page.',
       query: adminSchemas.listKeys,
       response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
       handle: async (ctx) => {
@@ -266,7 +275,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        "The team's audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, webhooks registered or deleted, members invited or removed.",
+        "The team's audit trail, newest first (90 days): sign-ins, keys and room invites minted or revoked, " +
+        'webhooks registered or deleted, members invited or removed.',
       query: z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) }),
       response: z.object({
         entries: z.array(
@@ -288,7 +298,8 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       tag: 'admin',
       status: 201,
       summary:
-        'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full key is in this response only.',
+        'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full ' +
+        'key is in this response only.',
       body: adminSchemas.mint,
       response: inviteView.extend({ key: z.string() }),
       handle: async (ctx) => {

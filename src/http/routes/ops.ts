@@ -31,7 +31,11 @@ export function opsRoutes(deps: OpsDeps): Route[] {
       path: '/ready',
       auth: 'none',
       summary:
-        "Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only while Redis is full (reads work, writes fail with store_full), and degraded while a Redis Cluster master does not answer but the others serve (unreachable_shards lists them; calls on their slots fail with unavailable). From the node's Redis checks (every 0.5 s, with hysteresis), not a call of its own.",
+        'Readiness: 503 while Redis is unreachable or the node drains; 200 otherwise, with status read_only ' +
+        'while Redis is full (reads work, writes fail with store_full), and degraded while a Redis Cluster ' +
+        'master does not answer but the others serve (unreachable_shards lists them; calls on their slots ' +
+        "fail with unavailable). From the node's Redis checks (every 0.5 s, with hysteresis), not a call of " +
+        'its own.',
       response: z.object({
         status: z.enum(['ready', 'degraded', 'read_only', 'unavailable']),
         redis: z.boolean(),

@@ -16,7 +16,8 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
       auth: 'any',
       tag: 'rooms',
       summary:
-        'Dashboard snapshot of a room: plan, context metadata, latest 50 events, who has read what (reads), presence, locks, vars, reviews. Not counted as room activity.',
+        'Dashboard snapshot of a room: plan, context metadata, latest 50 events, who has read what (reads), ' +
+        'presence, locks, vars, reviews. Not counted as room activity.',
       handle: async (ctx) => {
         const room = roomOf(ctx)
         return inRoom(room, () => deps.core.snapshot.room({ room }))

@@ -35,7 +35,8 @@ export function searchRoutes(deps: { search: Pick<SearchEngine, 'search'> }): Ro
       auth: 'any',
       tag: 'rooms',
       summary:
-        "Full-text search over the room's tasks, context and recent events, best first (the MCP search tool): ?q, ?kinds=task,context,event, ?limit (1-50), ?semantic=true where enabled.",
+        "Full-text search over the room's tasks, context and recent events, best first (the MCP search " +
+        'tool): ?q, ?kinds=task,context,event, ?limit (1-50), ?semantic=true where enabled.',
       query: searchQuery,
       handle: async (ctx) => {
         const room = roomOf(ctx)

@@ -44,7 +44,11 @@ export function sseRoute(deps: SseDeps): Route {
     tag: 'rooms',
     summary: "SSE stream of the room's new events (text/event-stream). Send Last-Event-ID to resume.",
     description:
-      'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. "event: gap" with {"lost": n} when resuming behind the retained history, {"lost": 0, "rewound": true} when the room\'s history went back (recreated, restored). On shutdown: "event: shutdown" with a retry hint, then the stream ends. When the key is revoked: "event: revoked" with the unauthorized error, then the stream ends.',
+      'Frames: "id: <event id>", "event: <type>", "data: <event JSON>". A ": keep-alive" comment every 15 s. ' +
+      '"event: gap" with {"lost": n} when resuming behind the retained history, {"lost": 0, "rewound": true} ' +
+      'when the room\'s history went back (recreated, restored). On shutdown: "event: shutdown" with a retry ' +
+      'hint, then the stream ends. When the key is revoked: "event: revoked" with the unauthorized error, ' +
+      'then the stream ends.',
     handle: async ({ ex, ...ctx }) => {
       const ref = roomOf({ ex, ...ctx })
       const principal = ctx.principal!

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { Audit } from '../../auth/audit.js'
 import { AppError } from '../../shared/errors.js'
 import type { Webhooks } from '../../webhooks/index.js'
-import { ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
+import { auditedWebhook, ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
 import type { Route } from '../router.js'
 import { actorOf, teamOf } from './access.js'
 
@@ -24,7 +24,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       tag: 'webhooks',
       status: 201,
       summary:
-        "Register a webhook: every new event of the team's rooms is POSTed, signed, to its https URL. The secret is in this response only.",
+        "Register a webhook: every new event of the team's rooms is POSTed, signed, to its https URL. The " +
+        'secret is in this response only.',
       body: webhookSchemas.create,
       errors: [409, 422],
       response: webhookView.extend({
@@ -34,12 +35,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       }),
       handle: async (ctx) => {
         const { webhook, secret } = await deps.webhooks.registry.create(teamOf(ctx), ctx.body)
-        await deps.audit.record(
-          teamOf(ctx),
-          actorOf(ctx.principal),
-          'registered webhook',
-          `${webhook.webhookId} ${webhook.url}`,
-        )
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', auditedWebhook(webhook))
         return { ...webhook, secret }
       },
     },
@@ -49,7 +45,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       auth: 'team',
       tag: 'webhooks',
       summary:
-        "List the team's webhooks with their delivery health: pending, delivered, failed, last attempt and status, recent failures.",
+        "List the team's webhooks with their delivery health: pending, delivered, failed, last attempt and " +
+        'status, recent failures.',
       response: z.object({ webhooks: z.array(webhookView) }),
       handle: async (ctx) => ({ webhooks: await deps.webhooks.registry.list(teamOf(ctx)) }),
     },
@@ -59,16 +56,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       auth: 'team',
       tag: 'webhooks',
       summary:
-        'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it was at deletion.',
+        'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it ' +
+        'was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
         const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await deps.audit.record(
-          teamOf(ctx),
-          actorOf(ctx.principal),
-          'deleted webhook',
-          `${deleted.webhookId} ${deleted.url}`,
-        )
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', auditedWebhook(deleted))
         return { deleted }
       },
     },
@@ -77,7 +70,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       path: '/admin/webhooks/:webhookId/rotate-secret',
       auth: 'team',
       tag: 'webhooks',
-      summary: `Give a webhook a new secret, in this response only. The previous one keeps signing beside it for overlapSeconds (default ${ROTATION_OVERLAP_S}: 24 h): webhook-signature carries both, X-Service-Signature stays on the previous one until the overlap ends.`,
+      summary:
+        `Give a webhook a new secret, in this response only. The previous one keeps signing beside it for ` +
+        `overlapSeconds (default ${ROTATION_OVERLAP_S}: 24 h): webhook-signature carries both, ` +
+        `X-Service-Signature stays on the previous one until the overlap ends.`,
       body: webhookSchemas.rotate,
       response: webhookView.extend({ secret: z.string().describe('the new whsec_… secret') }),
       handle: async (ctx) => {
@@ -95,7 +91,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       auth: 'team',
       tag: 'webhooks',
       summary:
-        'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, signed like a delivery) and answer what came back. Not queued, not retried, not counted in its health.',
+        'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, ' +
+        'signed like a delivery) and answer what came back. Not queued, not retried, not counted in its ' +
+        'health.',
       response: z.object({
         testId: z.string().describe("The request's id (webhook-id, X-Service-Delivery)"),
         delivered: z.boolean().describe('The receiver answered 2xx'),
@@ -117,7 +115,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       tag: 'webhooks',
       status: 202,
       summary:
-        'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a fresh schedule of attempts. Its event must still be retained by its room.',
+        'Send a failed delivery (one of health.recentFailures) again, under the same delivery id, with a ' +
+        'fresh schedule of attempts. Its event must still be retained by its room.',
       errors: [409],
       response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
       handle: async (ctx) => deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),

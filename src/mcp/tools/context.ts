@@ -21,7 +21,8 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     name: 'write_context',
     title: 'Write context',
     description:
-      'Creates or replaces entry (type, key) with a text body; old versions stay in history. For durable agreements, specs, handoffs. Partial change: update_context.',
+      'Creates or replaces entry (type, key) with a text body; old versions stay in history. For durable ' +
+      'agreements, specs, handoffs. Partial change: update_context.',
     scope: 'room',
     args: coreArgs(context.write, {
       type: 'brief, spec, handoff, change_request, decision, runbook, ...',
@@ -49,7 +50,8 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     name: 'update_context',
     title: 'Update context',
     description:
-      'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must match once), body (replace all).',
+      'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must ' +
+      'match once), body (replace all).',
     scope: 'room',
     args: coreArgs(context.update, {
       ...ref,
@@ -97,7 +99,8 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     name: 'diff_context',
     title: 'Diff context',
     description:
-      'Unified diff between two kept versions of an entry (default previous → current), with line counts. See what changed since you read it.',
+      'Unified diff between two kept versions of an entry (default previous → current), with line counts. ' +
+      'See what changed since you read it.',
     scope: 'room',
     args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
     mutates: false,

@@ -25,7 +25,7 @@ export interface EventToolDeps {
 
 const tool = toolsOf<EventToolDeps>()
 
-/** Longest park of wait_for_events (the spec's "about 30 seconds"). */
+/** Longest park of wait_for_events, and its default (docs/mcp.md, Consuming tools). */
 export const WAIT_MAX_S = 30
 
 /** wait_for_events arguments; the core has no operation of its own for it, so the tool validates. */
@@ -130,7 +130,8 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     name: 'read_events',
     title: 'Read events',
     description:
-      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next of a page).',
+      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next ' +
+      'of a page).',
     scope: 'room',
     args: coreArgs(events.read, {
       before: undefined,

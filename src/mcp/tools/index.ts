@@ -1,4 +1,4 @@
-// Every MCP tool of the service, in the spec's order (plan, context, events, presence, locks,
+// Every MCP tool of the service, by domain (plan, context, events, presence, locks,
 // vars, rooms, reviews, search), and the `core` profile: the tools of a typical agent turn.
 import type { ToolDef } from '../tool.js'
 import { contextTools, type ContextToolDeps } from './context.js'

@@ -31,7 +31,9 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context and retained events, best first; the last word matches as a prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related wording, where enabled.',
+      'Full-text search over tasks, context and retained events, best first; the last word matches as a ' +
+      'prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related ' +
+      'wording, where enabled.',
     scope: 'room',
     args: coreArgs(searchSchema, {
       query: undefined,

@@ -1,14 +1,17 @@
-// Lock tools: exclusive, expiring claims on named resources, with fencing tokens.
+// Lock tools: exclusive, expiring claims on named resources, with fencing tokens; and file
+// reservations: glob patterns an agent is about to change, exclusive or shared, with the same tokens.
 import { lockSchemas } from '../../core/locks.js'
+import { reservationSchemas } from '../../core/reservations.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
 
 const locks = lockSchemas(CORE_SETTINGS)
+const reservations = reservationSchemas(CORE_SETTINGS)
 
 /** What the lock tools use. */
 export interface LockToolDeps {
-  core: Pick<Core, 'locks'>
+  core: Pick<Core, 'locks' | 'reservations'>
 }
 
 const tool = toolsOf<LockToolDeps>()
@@ -18,7 +21,8 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends it. Release with release_lock.',
+      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends ' +
+      'it. Release with release_lock.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
     mutates: true,
@@ -46,5 +50,42 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.locks.list(caller, a),
+  }),
+  tool({
+    name: 'reserve_files',
+    title: 'Reserve files',
+    description:
+      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. ' +
+      'Conflict names holder, pattern, expiry. Again: renews.',
+    scope: 'room',
+    args: coreArgs(reservations.reserve, {
+      patterns: 'From the repo root',
+      exclusive: 'Default true',
+      ttl_s: undefined,
+      reason: undefined,
+    }),
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: ({ deps, caller }, a) => deps.core.reservations.reserve(caller, a),
+  }),
+  tool({
+    name: 'release_files',
+    title: 'Release files',
+    description: 'Releases your reservations of patterns, or all of yours (also on leave_room).',
+    scope: 'room',
+    args: coreArgs(reservations.release, { patterns: undefined }),
+    mutates: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: ({ deps, caller }, a) => deps.core.reservations.release(caller, a),
+  }),
+  tool({
+    name: 'list_reservations',
+    title: 'List reservations',
+    description: 'File reservations held now, by every agent.',
+    scope: 'room',
+    args: coreArgs(reservations.list, { agent: 'Only this holder' }),
+    mutates: false,
+    annotations: { readOnlyHint: true },
+    run: ({ deps, caller }, a) => deps.core.reservations.list(caller, a),
   }),
 ]

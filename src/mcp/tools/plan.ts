@@ -22,7 +22,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'read_plan',
     title: 'Read plan',
     description:
-      'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or get_my_tasks in a normal turn.',
+      'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or ' +
+      'get_my_tasks in a normal turn.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     mutates: false,
@@ -33,7 +34,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'add_task',
     title: 'Add task',
     description:
-      'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to claim it for assignee (default you).',
+      'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to ' +
+      'claim it for assignee (default you).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
@@ -62,7 +64,9 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" unassigns. Another agent\'s claimed task needs force.',
+      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), ' +
+      'atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" ' +
+      "unassigns. Another agent's claimed task needs force.",
     scope: 'room',
     args: coreArgs(plan.updateTask, {
       task_id: undefined,
@@ -103,7 +107,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'get_my_summary',
     title: 'Get my summary',
     description:
-      'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how many tasks are claimable.',
+      'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how ' +
+      'many tasks are claimable.',
     scope: 'room',
     args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
     mutates: true,
@@ -115,7 +120,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'delete_task',
     title: 'Delete task',
     description:
-      "Deletes a task, drops it from others' dependencies and its pending reviews. Prefer status cancelled, which keeps history.",
+      "Deletes a task, drops it from others' dependencies and its pending reviews. Prefer status cancelled, " +
+      'which keeps history.',
     scope: 'room',
     args: id,
     mutates: true,

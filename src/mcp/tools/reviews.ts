@@ -19,7 +19,8 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     name: 'request_review',
     title: 'Request review',
     description:
-      'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any other agent, who answers with approve or reject.',
+      'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any ' +
+      'other agent, who answers with approve or reject.',
     scope: 'room',
     args: {
       // One object rather than the core's union of two: shorter to list, and the core names

@@ -33,7 +33,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'list_rooms',
     title: 'List rooms',
     description:
-      "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the previous page's next.",
+      "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the " +
+      "previous page's next.",
     scope: 'team',
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
     mutates: false,
@@ -44,7 +45,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'leave_room',
     title: 'Leave room',
     description:
-      'Call when you are done with the room: clears your presence and posts an agent_left event (nothing when you were not present: left false). Release your locks and hand off your tasks first.',
+      'Call when you are done with the room: clears your presence and posts an agent_left event (nothing ' +
+      'when you were not present: left false). Release your locks and hand off your tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
     mutates: true,
@@ -55,7 +57,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'get_room_info',
     title: 'Get room info',
     description:
-      'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ...), whether semantic search works here.',
+      'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ' +
+      '...), whether semantic search works here.',
     scope: 'room',
     args: coreArgs(roomSchemas.info, {}),
     mutates: false,
@@ -79,7 +82,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'create_room_from_template',
     title: 'Create room from template',
     description:
-      "Creates a room for the team, pre-filled with a template's starter plan and context (see list_templates). Omit room_id to get a generated one.",
+      "Creates a room for the team, pre-filled with a template's starter plan and context (see " +
+      'list_templates). Omit room_id to get a generated one.',
     scope: 'team',
     args: {
       ...coreArgs(roomSchemas.create, { room_id: '1-64 letters, digits, _ . -', name: 'Display name; default the id' }),

@@ -20,7 +20,8 @@ export const varTools: ToolDef<VarToolDeps>[] = [
     name: 'set_shared_var',
     title: 'Set shared var',
     description:
-      'Sets a small string value (flags, status; long text goes in context), or atomically adds increment to a counter (absent is 0). Exactly one of value / increment.',
+      'Sets a small string value (flags, status; long text goes in context), or atomically adds increment to ' +
+      'a counter (absent is 0). Exactly one of value / increment.',
     scope: 'room',
     // Two core operations behind one tool: value goes to vars.set, increment to vars.increment's by.
     args: {

@@ -1,14 +1,17 @@
 // The embedder seam: texts in, vectors out, in batches, with a model name (what the vectors were
 // made with: another model's vectors are not comparable) and, once known, a dimension. One
 // implementation: an OpenAI-compatible HTTP endpoint (openai.ts), which OpenAI, Ollama, vLLM,
-// Hugging Face TEI and LM Studio all serve. A local ONNX embedder was measured and left out
-// (docs/search.md, "Why no local model").
+// Hugging Face TEI and LM Studio all serve. No local model runs in the node (docs/search.md, "Why
+// no local model").
 export interface Embedder {
   /** The model, as the vectors' generation: vectors of another model are made again. */
   readonly model: string
   /** Vector length: the configured one, else the one the first answer had (undefined before). */
   readonly dimensions: number | undefined
-  /** One vector per text, in order; `retries` overrides the configured number of further attempts. Throws EmbedderError. */
+  /**
+   * One vector per text, in order; `retries` overrides the configured number of further attempts.
+   * Throws EmbedderError.
+   */
   embed(texts: string[], opts?: { signal?: AbortSignal; retries?: number }): Promise<Float32Array[]>
 }
 

@@ -99,7 +99,8 @@ export class HttpEmbedder implements Embedder {
         )
       const cause = (err as { cause?: { code?: string; message?: string } }).cause
       throw new EmbedderError(
-        `the embedder at ${this.endpoint} (EMBEDDER_URL) is unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        `the embedder at ${this.endpoint} (EMBEDDER_URL) is unreachable: ` +
+          `${cause?.code ?? cause?.message ?? (err as Error).message}`,
         !signal?.aborted,
         'EMBEDDER_URL',
       )
@@ -172,7 +173,8 @@ export class HttpEmbedder implements Embedder {
           ? `EMBEDDER_DIMENSIONS is ${this.opts.dimensions}`
           : `earlier answers had ${this.dims}`
         throw new EmbedderError(
-          `the embedder at ${this.endpoint} gave vectors of ${e.length} dimensions; ${said} — set EMBEDDER_DIMENSIONS to the model's size`,
+          `the embedder at ${this.endpoint} gave vectors of ${e.length} dimensions; ${said} — set ` +
+            `EMBEDDER_DIMENSIONS to the model's size`,
           false,
           'EMBEDDER_DIMENSIONS',
         )

@@ -83,7 +83,8 @@ export class MeiliSearchEngine implements SearchEngine {
       if (!unreachable(err)) throw err
       throw new AppError(
         'unavailable',
-        "the search index (Meilisearch) is unreachable, so the team's documents cannot be removed: nothing was deleted; try again shortly",
+        "the search index (Meilisearch) is unreachable, so the team's documents cannot be removed: nothing " +
+          'was deleted; try again shortly',
       )
     }
   }
@@ -162,7 +163,10 @@ function unreachable(err: unknown): boolean {
   )
 }
 
-/** A Meilisearch hit in the answer's shape: the snippet is the cropped body when it matched, else the field that did. */
+/**
+ * A Meilisearch hit in the answer's shape: the snippet is the cropped body when it matched, else
+ * the field that did.
+ */
 export function hitOf(h: Hit<MeiliDoc>): SearchHit {
   const kind = h.kind as SearchKind
   const matchedIn = Object.keys(h._matchesPosition ?? {})

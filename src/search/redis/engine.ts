@@ -46,9 +46,11 @@ export interface RedisEngineOptions {
 
 /** Why an answer may miss recent changes in its semantic half. */
 const NOTE_BEHIND =
-  'recent changes of this room are still being embedded: the semantic half of this answer may miss them (its lexical half does not)'
+  'recent changes of this room are still being embedded: the semantic half of this answer may miss them (its ' +
+  'lexical half does not)'
 const NOTE_MODEL =
-  "this room's vectors are being made again with the configured embedding model: this answer is lexical only until they are"
+  "this room's vectors are being made again with the configured embedding model: this answer is lexical only " +
+  'until they are'
 
 /** Rooms read in full at once on a node; more wait their turn. */
 const MAX_LOADS = 2

@@ -33,7 +33,10 @@ function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
   return h
 }
 
-/** Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the lexical index is up to date. */
+/**
+ * Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the
+ * lexical index is up to date.
+ */
 export async function hybrid(
   room: RoomIndex,
   q: ValidSearch,

@@ -61,7 +61,10 @@ export const jsDots: DotsFn = (data, count, stride, query, out) => {
 const MAX_STRIDE = 131_072 - 16
 /** Vector bytes copied into the scratch memory at a time when they do not stay there (fits the L2 cache). */
 const BLOCK = 256 * 1024
-/** Most vector bytes that stay in the scratch memory between calls (a room at the bound: 1.9 MB at 384 dimensions, 7.7 MB at 1,536). */
+/**
+ * Most vector bytes that stay in the scratch memory between calls (a room at the bound: 1.9 MB at
+ * 384 dimensions, 7.7 MB at 1,536).
+ */
 const RESIDENT = 16 * 1024 * 1024
 const PAGE = 65_536
 

@@ -20,7 +20,10 @@ import { RoomVectors, type Nearest } from './follower.js'
 
 /** Recent query vectors kept per node (agents repeat queries). */
 const QUERY_CACHE = 256
-/** Vectors asked of VSIM past the ones wanted: for records a search leaves out, and room for the proof at the edge (exact.ts). */
+/**
+ * Vectors asked of VSIM past the ones wanted: for records a search leaves out, and room for the
+ * proof at the edge (exact.ts).
+ */
 const SPARE = 10
 /** How many times more is asked of VSIM when its answer did not prove exact. */
 const MORE = 4
@@ -44,7 +47,10 @@ const OTHER_MODEL: NearestAnswer = { hits: [], otherModel: true }
 export class Semantic {
   /** Vector sets in use (SEARCH_VECTOR_SETS=auto, not the default, and every master has them). */
   sets = false
-  /** Nearest-vector lookups answered by VSIM, ranked in process, and VSIM asked again for more (metrics, tests, bench). */
+  /**
+   * Nearest-vector lookups answered by VSIM, ranked in process, and VSIM asked again for more
+   * (metrics, tests, bench).
+   */
   readonly counts = { sets: 0, process: 0, more: 0 }
   private readonly cache = new Map<string, Quantized>()
   private readonly remirroring = new Set<string>()

@@ -14,7 +14,10 @@ import type { Field } from '../lexical.js'
 import { seqOfId, type RoomListing, type SourceDoc } from '../records.js'
 import { fp32, pack, quantize, textHash } from './codec.js'
 
-/** Added to the keep priority of tasks and context entries, so they go past the bound after every event (above any time in ms). */
+/**
+ * Added to the keep priority of tasks and context entries, so they go past the bound after every
+ * event (above any time in ms).
+ */
 export const RECORD_BAND = 2 ** 50
 
 /** The text of a record that is embedded: what it is about first, cut to `chars` characters. */

@@ -1,6 +1,6 @@
 // The account scripts (Store.account): each takes the accounts directory as its keys
-// (KEYS[1..11], lua/includes/acctKeys.lua); here its arguments (ARGV[1..]) and reply. Checked
-// against each script's header by test/unit/script-map.test.ts.
+// (KEYS[accounts] in its header: ACCOUNT_KEYS, lua/includes/acctKeys.lua); here its arguments
+// (ARGV[1..]) and reply. Checked against each script's header by test/unit/script-map.test.ts.
 import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../records.js'
 
 /** What every sign-in script takes after its own head: the new session, and who a new person would be. */
@@ -41,7 +41,7 @@ export interface AccountScripts {
   }
   revokeInvite: { args: [inviteId: string, teamId: string]; reply: { invite: StoredInvite } }
   signInIdentity: {
-    args: [ident: string, email: string, ...session: SessionArgs]
+    args: [ident: string, email: string, ...rest: [...SessionArgs, trustedForEmail: '0' | '1']]
     reply: SignedIn & { linked: boolean }
   }
 }

@@ -1,11 +1,12 @@
 // The room scripts (Store.room): each one's arguments after the six common ones (ARGV[7..]), the
-// keys after the room's seventeen (KEYS[18..]), and its reply; `rows: true` when raw records
+// keys after the room's own (KEYS[room+1..] in its header), and its reply; `rows: true` when raw records
 // follow the reply. Checked against each script's header by test/unit/script-map.test.ts.
 import type {
   LuaMap,
   PresenceRow,
   StoredEvent,
   StoredLock,
+  StoredReservation,
   StoredRecord,
   StoredTask,
   StoredTaskStatus,
@@ -53,13 +54,22 @@ export interface RoomScripts {
   incrementVar: { args: [name: string, by: string, limit: number]; reply: { var: StoredRecord } }
   leaveRoom: {
     args: [retained: number, presenceTtlMs: number]
-    reply: { left: true; event: StoredEvent; was_online: boolean } | { left: false; was_online: false }
+    keys: [reservations: string]
+    reply: ({ left: true; event: StoredEvent; was_online: boolean } | { left: false; was_online: false }) & {
+      released: string[]
+    }
   }
   listContext: { args: [type: string]; reply: { total: number }; rows: true }
   listLocks: { args: []; reply: { now: number }; rows: true }
   listPresence: {
     args: [presenceTtlMs: number, forgetMs: number, includeOffline: Flag, max: number]
     reply: { online: PresenceRow[]; online_count: number; offline?: PresenceRow[]; offline_count?: number }
+  }
+  listReservations: {
+    args: []
+    keys: [reservations: string]
+    reply: { now: number; version: number }
+    rows: true
   }
   listReviews: { args: []; reply: Record<string, never>; rows: true }
   listTasks: {
@@ -179,10 +189,20 @@ export interface RoomScripts {
     args: [presenceTtlMs: number, forgetMs: number]
     reply: { online: number; last_seen_at: number; was_online: boolean }
   }
+  releaseFiles: {
+    args: [mode: 'all' | 'some', ...patterns: string[]]
+    keys: [reservations: string]
+    reply: { released: string[]; not_held: string[] }
+  }
   releaseLock: {
     args: [name: string, token: number | '']
     keys: [lock: string]
     reply: { released: true; lock: StoredLock } | { released: false; reason: string }
+  }
+  reserveFiles: {
+    args: [version: string, ttlMs: number, limit: number, exclusive: Flag, reason: string, ...patterns: string[]]
+    keys: [reservations: string]
+    reply: { retry: true } | { reservations: StoredReservation[]; now: number; version: number }
   }
   requestReview: {
     args: [review: Buffer, limit: number]

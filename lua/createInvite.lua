@@ -1,0 +1,55 @@
+--[[
+  Stores an invite and its single-use link token (hashed). A team owner invites an address to
+  their team as a member; an operator invites an address to a new team (its owner) or, at first
+  start, the default team's owner.
+
+  KEYS[accounts]  the accounts directory (ACCOUNT_KEYS, includes/acctKeys)
+  ARGV[1]  msgpack invite {id, email, team, role, new_team, by}
+  ARGV[2]  sha256 of the invite's token      ARGV[3]  lifetime (ms)
+  ARGV[4]  user id of the inviter, who must own the team ('' for an operator)
+  ARGV[5]  most pending invites a team may have
+
+  Returns {invite}; forbidden (the inviter is not the team's owner), conflict (the address has an
+  account, or a pending invite to this team), limit_reached.
+]]
+--- @include "includes/fail"
+--- @include "includes/nowMs"
+--- @include "includes/acct"
+
+local K = acctKeys()
+local now = nowMs()
+local inv = cmsgpack.unpack(ARGV[1])
+if ARGV[4] ~= '' then
+  local uraw = redis.call('HGET', K.users, ARGV[4])
+  local u = uraw and cmsgpack.unpack(uraw)
+  if not u or u.team ~= inv.team or u.role ~= 'owner' then
+    return fail('forbidden', 'only the team\'s owner may invite members')
+  end
+end
+if redis.call('HEXISTS', K.emails, inv.email) == 1 then
+  return fail('conflict', 'email: ' .. inv.email .. ' has an account already; a person belongs to one team',
+    { field = 'email' })
+end
+local pending = 0
+for _, raw in ipairs(redis.call('HVALS', K.invites)) do
+  local o = cmsgpack.unpack(raw)
+  if o.team == inv.team and o.state == 'pending' and o.expires_at > now then
+    if o.email == inv.email then
+      return fail('conflict', 'email: ' .. inv.email
+        .. ' has a pending invite to this team; revoke it first to send a new one',
+        { field = 'email' })
+    end
+    pending = pending + 1
+  end
+end
+local max = tonumber(ARGV[5])
+if pending >= max then
+  return fail('limit_reached', 'the team has ' .. pending .. ' pending invites; the limit is ' .. max
+    .. '; revoke one first',
+    { field = 'invites', limit = max })
+end
+pruneAccounts(K, now)
+inv.hash, inv.state, inv.created_at, inv.expires_at = ARGV[2], 'pending', now, now + tonumber(ARGV[3])
+redis.call('HSET', K.invites, inv.id, cmsgpack.pack(inv))
+storeToken(K, ARGV[2], { kind = 'invite', email = inv.email, invite = inv.id }, inv.expires_at)
+return cmsgpack.pack({ invite = inv })

@@ -1,0 +1,42 @@
+--[[
+  The caller leaves the room (leave_room): its presence is cleared and the service posts an
+  `agent_left` event by it, whether or not it was still online. An agent that is not present at
+  all (never was, already left, or forgotten after the forget-after time) posts nothing: nobody
+  is told that an agent they never saw left. Either way the agent's file reservations are
+  released (includes/reservations).
+
+  KEYS[room]   the room's fixed keys (ROOM_KEYS, includes/roomKeys)
+  KEYS[room+1] the room's reservations hash (store.keys.reservations)
+  ARGV[1..6]   common room arguments (includes/openRoom); ARGV[1] is the agent (required)
+  ARGV[7]      events kept per room
+  ARGV[8]      presence TTL (ms), to tell whether it was online
+
+  Returns {left = true, event, was_online, released}, or {left = false, was_online = false,
+  released} when the agent was not present; released lists the patterns of the reservations it
+  released.
+  Publishes {k = 'presence', op = 'offline', agent, event_id, type = 'agent_left', event}: one notice
+  that both clears presence and announces the new event (event_id, and the record itself as
+  `event`, as postEvent does) to feed listeners; and {k = 'reservation', op = 'released', agent,
+  patterns} when it released reservations.
+]]
+--- @include "includes/openRoom"
+--- @include "includes/events"
+--- @include "includes/reservations"
+--- @include "includes/finish"
+
+local R, early = openRoom('leaveRoom')
+if not R then return early end
+local retained, ttl = tonumber(ARGV[7]), tonumber(ARGV[8])
+local released = releaseAllOf(R, KEYS[ROOM_KEY_COUNT + 1], R.agent)
+if #released > 0 then
+  reservationsChanged(R, KEYS[ROOM_KEY_COUNT + 1])
+  notify(R, { k = 'reservation', op = 'released', agent = R.agent, patterns = released })
+end
+local prev = redis.call('ZSCORE', R.k.presence, R.agent)
+if prev == false then return finish(R, { left = false, was_online = false, released = released }) end
+local wasOnline = prev ~= false and tonumber(prev) >= R.now - ttl
+if redis.call('ZREM', R.k.presence, R.agent) == 1 then dirty(R, R.k.presence) end
+local ev = { type = 'agent_left', agent_id = R.agent, text = R.agent .. ' left the room' }
+local id = appendEvent(R, ev, retained)
+notify(R, { k = 'presence', op = 'offline', agent = R.agent, event_id = id, type = 'agent_left', event = ev })
+return finish(R, { left = true, event = ev, was_online = wasOnline, released = released })

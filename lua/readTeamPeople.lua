@@ -1,0 +1,22 @@
+--[[
+  A team's people in one read: its members' records and its invites (every state).
+
+  KEYS[accounts]  the accounts directory (ACCOUNT_KEYS, includes/acctKeys)
+  ARGV[1]  team id
+
+  Returns {members = [user], invites = [invite]}.
+]]
+--- @include "includes/acct"
+
+local K = acctKeys()
+local team = ARGV[1]
+local members, invites = {}, {}
+for _, id in ipairs(teamMembers(K, team)) do
+  local raw = redis.call('HGET', K.users, id)
+  if raw then members[#members + 1] = cmsgpack.unpack(raw) end
+end
+for _, raw in ipairs(redis.call('HVALS', K.invites)) do
+  local inv = cmsgpack.unpack(raw)
+  if inv.team == team then invites[#invites + 1] = inv end
+end
+return cmsgpack.pack({ members = members, invites = invites })
