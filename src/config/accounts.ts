@@ -92,7 +92,15 @@ export const ACCOUNT_SETTINGS = {
     env: 'SIGNIN_RATE_PER_ADDRESS',
     schema: int(1, 1000, 5),
     unit: 'requests/hour',
-    doc: 'Sign-in and waitlist requests one e-mail address may cause per hour; more are refused (429).',
+    doc:
+      'Mails one e-mail address may be sent per hour: sign-in links, waitlist approvals and invites, and ' +
+      'waitlist requests for it; more are refused (429) and nothing is sent.',
+  },
+  mailRatePerTeam: {
+    env: 'MAIL_RATE_PER_TEAM',
+    schema: int(1, 100_000, 50),
+    unit: 'mails/hour',
+    doc: "Invite mails one team's people may send per hour, to any addresses; more are refused (429).",
   },
   signInRatePerIp: {
     env: 'SIGNIN_RATE_PER_IP',

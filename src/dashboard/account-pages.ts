@@ -23,6 +23,7 @@ import type { Web } from './web.js'
 export interface AccountPagesDeps {
   settings: OAuthSettings & {
     signInRatePerAddress: number
+    mailRatePerTeam: number
     signInRatePerIp: number
     signInLinkTtlMs: number
     inviteTtlMs: number
@@ -242,9 +243,17 @@ export class AccountPages {
     }
   }
 
+  /** Counts a mail to `address` (and, for a team's invite, one of the team's): refused past either limit. */
+  private async limitMail(address: string, team?: string): Promise<void> {
+    const v = parse(z.object({ email: emailField }), { email: address })
+    await this.deps.signInLimiter.check('address', v.email, this.deps.settings.signInRatePerAddress)
+    if (team) await this.deps.signInLimiter.check('team', team, this.deps.settings.mailRatePerTeam)
+  }
+
   private invite(r: Request): Promise<Reply> {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
+      await this.limitMail(r.form.get('email') ?? '', user.team)
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
       this.mail(
         invite.email,
@@ -375,6 +384,7 @@ export class AccountPages {
         r.form.get('decision') === 'approve' ? 'approve' : r.form.get('decision') === 'decline' ? 'decline' : undefined
       if (!decision)
         throw new AppError('invalid_request', 'decision: must be approve or decline', { field: 'decision' })
+      if (decision === 'approve') await this.limitMail(r.form.get('email') ?? '')
       const { entry, token } = await this.deps.accounts.decideWaitlist(r.form.get('email') ?? '', decision)
       if (token)
         this.mail(
@@ -390,6 +400,7 @@ export class AccountPages {
 
   private operatorInvite(r: Request): Promise<Reply> {
     return this.onOperator(r, async () => {
+      await this.limitMail(r.form.get('email') ?? '')
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, {})
       this.mail(
         invite.email,

@@ -141,7 +141,7 @@ export class Keys {
   }
 
   /** A GCRA rate key of sign-in requests, per address or per client IP (`id` is a hash of it). */
-  signInRate(kind: 'address' | 'ip', id: string): string {
+  signInRate(kind: 'address' | 'ip' | 'team', id: string): string {
     return `${this.prefix}:{rl:${kind}:${id}}`
   }
 

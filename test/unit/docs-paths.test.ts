@@ -20,7 +20,12 @@ const NOT_IN_REPO: Record<string, string> = {
   'dist-bench/': 'the compiled benches, made by bench/ab.ts',
   'appendonlydir/': "Redis's append-only files, in its data directory",
   'uWebSockets.js': 'an npm package',
+  'src/api/': "the example project of the file reservations' docs (docs/agents.md, docs/mcp.md)",
 }
+
+/** Whether `p` is named by NOT_IN_REPO, itself or under a folder it lists. */
+const notInRepo = (p: string) =>
+  p in NOT_IN_REPO || Object.keys(NOT_IN_REPO).some((k) => k.endsWith('/') && p.startsWith(k))
 
 /** Where a path resolves, or undefined: a build output counts when its source exists. */
 function resolves(candidates: string[]): boolean {
@@ -128,7 +133,7 @@ t.test('every path that docs/architecture.md, docs/*.md, README.md and BENCHMARK
     for (const named of all) {
       const folders = [...foldersOf(named), ...onPage]
       for (const [p, link] of named) {
-        if (!link && p in NOT_IN_REPO) continue
+        if (!link && notInRepo(p)) continue
         const candidates = link
           ? [join(dirname(page), p)]
           : [...ROOTS.map((r) => join(r, p)), join(dirname(page), p), ...folders.map((d) => join(d, p))]
