@@ -16,6 +16,7 @@
 
   Returns {cleared = bool, held = bool}: whether the room is no longer marked, and whether the
   caller still held it.
+  Effects  search
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

@@ -14,6 +14,7 @@
   Returns {lock = {owner, token, acquired_at, expires_at}, extended, now};
   conflict (held by another agent; details holder, expires_at, expires_in_s), limit_reached.
   Publishes {k = 'lock', op = 'acquired' | 'extended', name}.
+  Effects  locks
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/lock"

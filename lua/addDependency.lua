@@ -10,6 +10,7 @@
   Returns {task, blocked_by = [id], added = bool}; not_found, invalid_request (self or cycle,
   with the cycle's path), limit_reached.
   Publishes {k = 'task', op = 'updated', id}.
+  Effects  tasks
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

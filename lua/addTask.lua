@@ -10,6 +10,7 @@
 
   Returns {task, notes?}; limit_reached, not_found (a dependency), conflict (blocked claim).
   Publishes {k = 'task', op = 'added', id}.
+  Effects  tasks
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

@@ -13,6 +13,7 @@
   before it are wanted by none; nil without one), rooms = [{room, hint = score as read, pos =
   position or ''}], sweep? = true when this pass sweeps, now}. With no active webhook, hints and positions are
   dropped (a webhook registered later starts at its own creation time) and rooms is empty.
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 

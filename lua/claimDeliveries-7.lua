@@ -30,6 +30,7 @@
   nil when the team has nothing pending),
   more = true when due deliveries were left unclaimed (or deliveries of a team without webhooks
   are left to delete), hinted = rooms waiting for fan-out, webhooks = webhooks registered, now}.
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

@@ -14,6 +14,7 @@
 
   Returns {rooms = [{room, mark, token}]}: each room with its mark counter as claimed (ack
   compares it) and the lease's token.
+  Effects  search
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

@@ -12,6 +12,7 @@
   ARGV[2]  lease (ms)
 
   Returns {teams = [team id], token = the lease token each picked team is held by, now}.
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

@@ -17,6 +17,7 @@
 
   Returns {user, new_user = bool, created_team = bool}; forbidden (no such live token, or an
   address not admitted), conflict (an invite for an address that already has an account).
+  Effects  users, members, tokens, invites, waitlist, sessions
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

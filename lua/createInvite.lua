@@ -11,6 +11,7 @@
 
   Returns {invite}; forbidden (the inviter is not the team's owner), conflict (the address has an
   account, or a pending invite to this team), limit_reached.
+  Effects  tokens, invites
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -9,6 +9,7 @@
 
   Returns {room = record}; conflict when the room exists.
   Publishes {k = 'room', op = 'created'}.
+  Effects  room, tasks, context
 ]]
 --- @include "includes/roomKeys"
 --- @include "includes/fail"

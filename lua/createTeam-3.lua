@@ -10,6 +10,7 @@
   ARGV[3]  msgpack key record {id, hash, hint, label}
 
   Returns {created = bool, team = {id, name, created_at}}.
+  Effects  teams, keys
 ]]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -8,6 +8,7 @@
 
   Returns {record} with created_at set (Redis time: the webhook gets the events posted from then
   on); limit_reached.
+  Effects  webhooks
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -13,6 +13,7 @@
   Returns {review, task_status?} (task targets that still exist: the task's status after the call);
   not_found, conflict (not pending; details status), forbidden (not the reviewer, or the requester).
   Publishes {k = 'review', op = 'approved' | 'rejected', id, task?}.
+  Effects  tasks, reviews
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

@@ -8,6 +8,7 @@
   ARGV[3]  sha256 of the new token (approve)     ARGV[4]  token lifetime (ms)
 
   Returns {entry}; not_found (not on the waitlist), conflict (the address has an account).
+  Effects  tokens, waitlist
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -10,6 +10,7 @@
   Returns {deleted = {type, key, version} (version: the last one), reviews_removed = [id]};
   not_found.
   Publishes {k = 'context', op = 'deleted', type, key, version}.
+  Effects  context, reviews
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

@@ -8,6 +8,7 @@
 
   Returns {deleted = id}; not_found (unknown, deleted or trimmed), forbidden (not the author).
   Publishes {k = 'event', op = 'deleted', id}.
+  Effects  deleted-events
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

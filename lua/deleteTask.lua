@@ -10,6 +10,7 @@
   Returns {deleted = id, dependents = [id] (tasks that depended on it, oldest first), reviews_removed = [id]};
   not_found.
   Publishes {k = 'task', op = 'deleted', id}.
+  Effects  tasks, reviews
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

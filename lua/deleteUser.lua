@@ -11,6 +11,7 @@
 
   Returns {user, last = bool (no member of the team remains)}; not_found, forbidden (the remover
   is not the member's team owner), conflict (an owner whose team has other members).
+  Effects  users, members, tokens, invites, sessions
 ]]
 --- @include "includes/fail"
 --- @include "includes/acct"

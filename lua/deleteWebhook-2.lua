@@ -9,6 +9,7 @@
 
   Returns {record, health? (its last delivery health, as stored; nil when it never had one),
   remaining = webhooks left}; not_found.
+  Effects  webhooks
 ]]
 --- @include "includes/fail"
 

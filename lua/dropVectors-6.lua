@@ -10,6 +10,7 @@
   ARGV[2]     the new epoch (a unique string)
 
   Returns {epoch = the new epoch, or '' when the room is gone}. Publishes nothing.
+  Effects  vectors
 ]]
 for i = 1, 5 do redis.call('DEL', KEYS[i]) end
 if redis.call('EXISTS', KEYS[6]) == 0 then return cmsgpack.pack({ epoch = '' }) end

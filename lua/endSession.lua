@@ -5,6 +5,7 @@
   ARGV[1]  sha256 of the session token
 
   Returns {ended = bool}.
+  Effects  sessions
 ]]
 --- @include "includes/acct"
 

@@ -28,6 +28,7 @@
   same ms are claimed in order) + 12 hex of SHA-1(team/webhook/room/event) (unique across teams).
 
   Returns {enqueued, dropped}, or {stale = true} when the position had moved (nothing written).
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/webhookHealth"

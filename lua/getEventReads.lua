@@ -8,6 +8,7 @@
 
   Returns {event_id, author, read_by = [agent] (sorted)}; not_found for an unknown, deleted or
   trimmed event.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

@@ -6,6 +6,7 @@
   ARGV[7]      task id
 
   Returns {task, notes?, blocked_by = [id]}; not_found.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

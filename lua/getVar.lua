@@ -6,6 +6,7 @@
   ARGV[7]      var name
 
   Returns {var = {value, version, updated_by?, updated_at}}; not_found.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/var"

@@ -13,6 +13,7 @@
   conflict (the value is not an integer, or the sum leaves the range; details value),
   limit_reached (a new name).
   Publishes {k = 'var', op = 'incremented', name}.
+  Effects  vars
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/var"

@@ -9,6 +9,7 @@
 
   Returns {added = bool, count}; limit_reached when the index is full (the node prunes rooms
   that expired and tries once more).
+  Effects  rooms
 ]]
 --- @include "includes/fail"
 

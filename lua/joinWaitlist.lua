@@ -8,6 +8,7 @@
   ARGV[3]  most entries the waitlist may hold
 
   Returns {ok = true}; limit_reached (the waitlist is full).
+  Effects  waitlist
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -18,6 +18,7 @@
   that both clears presence and announces the new event (event_id, and the record itself as
   `event`, as postEvent does) to feed listeners; and {k = 'reservation', op = 'released', agent,
   patterns} when it released reservations.
+  Effects  events, reads, presence, reservations
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

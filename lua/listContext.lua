@@ -6,6 +6,7 @@
   ARGV[7]      type ('' = every type)
 
   Returns {total} and rows [metadata, ...] (raw msgpack, with hist).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -6,6 +6,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom)
 
   Returns {now} and rows [name, msgpack {owner, token, acquired_at, expires_at}, ...], unsorted.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -10,6 +10,7 @@
   ARGV[10]     most agents to list per group
 
   Returns {online = [{agent_id, last_seen_at}], online_count, offline? = [...], offline_count?}.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

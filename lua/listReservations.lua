@@ -7,6 +7,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom)
 
   Returns {now, version} and rows [msgpack record, ...] (includes/reservations), unsorted.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -6,6 +6,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom)
 
   Returns {} and rows [msgpack review, ...], unsorted.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

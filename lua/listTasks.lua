@@ -11,6 +11,7 @@
 
   Returns {total} (matches before the limit) and rows [task, notes, ...]. A task of 'mine' that
   waits for others carries blocked_by (its dependencies not done or cancelled) in its row.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

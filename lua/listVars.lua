@@ -6,6 +6,7 @@
   ARGV[7]      name prefix ('' = all)
 
   Returns {} and rows [name, msgpack var, ...], unsorted.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -6,6 +6,7 @@
 
   Returns {n} and rows: record, health ('' when none), record, health, ... (raw msgpack; the node
   decodes them and never shows the secret).
+  Effects  none
 ]]
 local out = { cmsgpack.pack({ n = 0 }) }
 local all = redis.call('HGETALL', KEYS[1])

@@ -7,6 +7,7 @@
 
   Returns {kind = 'team', id} or {kind = 'room', id, room_id}, or {} when the key is unknown or
   revoked (or its team is gone).
+  Effects  none
 ]]
 local ref = redis.call('HGET', KEYS[1], ARGV[1])
 if not ref or redis.call('EXISTS', KEYS[4]) == 0 then return cmsgpack.pack({ none = true }) end

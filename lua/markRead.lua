@@ -10,6 +10,7 @@
   Returns {moved, cursor}; invalid_request when the id is ahead of the feed, not_found when it is
   not a position of this feed (its ms part disagrees with the events around it).
   Publishes {k = 'event', op = 'read', agent, id} when the cursor moved.
+  Effects  reads
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

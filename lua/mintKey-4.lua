@@ -23,6 +23,7 @@
   Returns {records}; not_found (no such team), limit_reached (the live ones and these would pass
   the limit; nothing is stored), unauthorized (the minting key was revoked meanwhile: its person
   was removed a moment before).
+  Effects  keys
 ]]
 --- @include "includes/fail"
 --- @include "includes/inSlices"

@@ -14,6 +14,7 @@
 
   Returns {added = vectors written into the set, mirrored = vectors in the set, card = vectors
   the room has}. The set gets the TTL of vec. Publishes nothing.
+  Effects  vectors
 ]]
 local vec, order, set = KEYS[1], KEYS[2], KEYS[3]
 if ARGV[1] == '1' then redis.call('DEL', set) end

@@ -6,6 +6,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom); ARGV[1] is the agent (required)
 
   Returns {unread}.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

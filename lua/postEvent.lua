@@ -15,6 +15,7 @@
   not_found when reply_to is not a retained event.
   Publishes {k = 'event', op = 'posted', id, type, event}: `event` is the stored record with its id
   (as returned), so a follower next in line delivers it without reading the stream.
+  Effects  events, reads
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

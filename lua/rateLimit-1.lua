@@ -19,6 +19,7 @@
   Returns {allowed = number of calls let through (the first ones of the batch), remaining =
   allowance left after them, reset_ms = until the full allowance is back, retry_after_ms = until
   the next call would be allowed (0 when all were allowed)}.
+  Effects  rate
 ]]
 local BUCKETS = 60
 local t = redis.call('TIME')

@@ -9,6 +9,7 @@
 
   Returns {} and rows [metadata, version record {body, by, at}], both raw msgpack; not_found (the
   entry, or a version no longer kept, naming the kept versions).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

@@ -7,6 +7,7 @@
   ARGV[8]      key
 
   Returns {} and rows [metadata] (raw msgpack, with hist); not_found.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

@@ -13,6 +13,7 @@
   Returns {from_version, to_version, current_version} and rows [from record, to record] (raw
   msgpack {body, by, at}; '' for version 0); not_found (the entry, or a version no longer kept,
   naming the kept versions).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

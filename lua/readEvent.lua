@@ -9,6 +9,7 @@
 
   Returns {} and one row: the stored record (msgpack, as in the stream); not_found when the room
   or the event is gone (trimmed, or the room expired).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

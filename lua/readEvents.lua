@@ -15,6 +15,7 @@
   Returns {count, prev?, next?} and rows [id, d, id, d, ...] oldest first. prev: pass as `before` for
   older events (present when older entries exist); next: pass as `after` for newer ones (present
   when newer entries exist).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -16,6 +16,7 @@
   retained} and the events
   as rows: id, stored record, id, stored record, ... oldest first; not_found when the room is
   gone. Trimmed events that all came before the floor are wanted by no webhook: not lost.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

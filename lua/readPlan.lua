@@ -5,6 +5,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom)
 
   Returns {count} and rows [task, notes, task, notes, ...] (raw msgpack task, notes text or '').
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

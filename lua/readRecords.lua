@@ -9,6 +9,7 @@
   ARGV[10..]   the names, in that order
 
   Returns {} and rows: the raw records in the order of the names ('' for a missing one).
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -28,6 +28,7 @@
   context as (metadata, current body cut) pairs. Tasks and entries named that do not exist are
   left out. `done` counts the ids of each list handled (read or found missing), in order: the
   ones after them are left for another call. not_found when the room is gone.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -9,6 +9,7 @@
   ARGV[3]  least time between two moves of the idle deadline (ms)
 
   Returns {user?, session? = {created_at, abs}} (both absent: no live session).
+  Effects  sessions
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/acct"

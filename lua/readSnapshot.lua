@@ -35,6 +35,7 @@
   (includes/board), each with its card in board.cards: blocked_by (a task to do: its dependencies
   not done or cancelled), blocks and blocks_total (the tasks that depend on it, the first by
   creation); the tasks are counted and ordered by the plan's indexes, not read.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

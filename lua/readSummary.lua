@@ -14,6 +14,7 @@
   online}. Events and tasks travel decoded in the reply so
   that a retry with the same idempotency key replays exactly what the first call consumed.
   Publishes {k = 'event', op = 'read', agent, id} when the cursor moved.
+  Effects  reads
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

@@ -5,6 +5,7 @@
   ARGV[1]  team id
 
   Returns {members = [user], invites = [invite]}.
+  Effects  none
 ]]
 --- @include "includes/acct"
 

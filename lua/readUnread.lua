@@ -13,6 +13,7 @@
   read is a mutation: a retry with the same idempotency key must get the same events back, and
   only the reply is stored.
   Publishes {k = 'event', op = 'read', agent, id = new cursor} when the cursor moved.
+  Effects  reads
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/events"

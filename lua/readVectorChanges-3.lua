@@ -12,6 +12,7 @@
   Returns {ver, epoch, gen, full (everything from scratch), upto (the version this answer is
   complete to: ver, or less when more vectors are left), keys = [doc key of each row],
   dels = [doc key]} and rows: the packed vectors, in the order of keys. Publishes nothing.
+  Effects  none
 ]]
 local m = redis.call('HMGET', KEYS[1], '#ver', '#epoch', '#floor', '#gen')
 local ver, epoch, floor = tonumber(m[1] or '0'), m[2] or '', tonumber(m[3] or '0')

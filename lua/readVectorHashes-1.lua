@@ -6,6 +6,7 @@
   ARGV[1]  msgpack [doc key]
 
   Returns {hashes = [hash or '' when the record has no vector], in the order asked}.
+  Effects  none
 ]]
 local keys = cmsgpack.unpack(ARGV[1])
 local out = {}

@@ -10,6 +10,7 @@
   Returns {online = agents online now, last_seen_at, was_online}.
   Publishes {k = 'presence', op = 'online', agent} only when the agent was not online before, so
   a steady heartbeat sends no notices.
+  Effects  presence
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

@@ -9,6 +9,7 @@
 
   Returns {}. The team is due at once (its score is now, or stays earlier: scores are times, so
   teams due at once are taken in the order they became due).
+  Effects  webhooks
 ]]
 --- @include "includes/nowMs"
 

@@ -11,6 +11,7 @@
 
   Returns {released = [pattern...], not_held = [pattern...]}.
   Publishes {k = 'reservation', op = 'released', agent, patterns} when it released any.
+  Effects  reservations
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/reservations"

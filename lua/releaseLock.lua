@@ -13,6 +13,7 @@
   Returns {released = true, lock} or {released = false, reason};
   conflict (held by another agent, or a stale token; details holder or token).
   Publishes {k = 'lock', op = 'released', name} when it released.
+  Effects  locks
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/lock"

@@ -11,6 +11,7 @@
   ARGV[2..] member, token held, member, token held, ...
 
   Returns {ends = [the new end of each pair in order, or 0 when it is no longer held]}.
+  Effects  leases
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

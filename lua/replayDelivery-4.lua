@@ -20,6 +20,7 @@
   Returns {room, ev} (first call) or {due = when it is due (ms)} (second); not_found (no such
   webhook, or the delivery is not among its recent failures: replayed already, or pushed out by
   newer ones), conflict (the webhook is disabled), limit_reached (WEBHOOK_PENDING_MAX pending).
+  Effects  deliveries
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -10,6 +10,7 @@
   Returns {review, task_status?} (task targets: the task's status after the call);
   not_found (the target), limit_reached.
   Publishes {k = 'review', op = 'requested', id, task?}.
+  Effects  tasks, reviews
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

@@ -10,6 +10,7 @@
   ARGV[4]  token lifetime (ms)
 
   Returns {issued = bool}. Publishes nothing.
+  Effects  tokens
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/acct"

@@ -20,6 +20,7 @@
   ARGV[5]  grace (ms): a team with a registration this recent is kept
 
   Returns {done = 'rescheduled' | 'woken' (not held: at most moved earlier) | 'removed' | 'absent'}.
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

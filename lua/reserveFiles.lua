@@ -19,6 +19,7 @@
   Returns {retry = true} or {reservations = [record...], now, version}: retry when the version
   moved; limit_reached.
   Publishes {k = 'reservation', op = 'reserved', agent, patterns} when it wrote.
+  Effects  reservations
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/reservations"

@@ -6,6 +6,7 @@
   ARGV[2]  the team it must belong to ('' for an operator: any team)
 
   Returns {invite}; not_found (no pending invite with this id in this team).
+  Effects  tokens, invites
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -14,6 +14,7 @@
   ARGV[4]  retention of revoked records (ms)
 
   Returns {record, hash}; not_found (no such live record), conflict (the team's last live key).
+  Effects  keys
 ]]
 --- @include "includes/fail"
 --- @include "includes/inSlices"

@@ -14,6 +14,7 @@
   ARGV[2]  retention of revoked records (ms)
 
   Returns {keys = [record], invites = [record], hashes = [sha256 of each credential revoked]}.
+  Effects  keys
 ]]
 --- @include "includes/inSlices"
 local who = ARGV[1]

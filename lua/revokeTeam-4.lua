@@ -8,6 +8,7 @@
   ARGV     none
 
   Returns {hashes = [sha256 of every key that was live]}.
+  Effects  teams, keys
 ]]
 local hashes = redis.call('HKEYS', KEYS[4])
 redis.call('DEL', KEYS[4], KEYS[2], KEYS[3])

@@ -9,6 +9,7 @@
 
   Returns {status = {status = n}, done_by_day = {day = n}, events_by_day = {day = n},
   online = [agent], today = day, counts = {context, events, vars, reviews, events_total}}.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

@@ -6,6 +6,7 @@
   ARGV[7]      presence TTL (ms): agents seen within it count as online
 
   Returns {room = meta fields, counts = {tasks, context, events, vars, reviews, locks, online}}.
+  Effects  none
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"

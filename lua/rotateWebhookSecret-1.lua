@@ -10,6 +10,7 @@
 
   Returns {record} (the stored record, secrets included: the caller shows none of them but the new
   one); not_found.
+  Effects  webhooks
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

@@ -11,6 +11,7 @@
            del = [field]}
 
   Returns {fields = number of fields now held}.
+  Effects  search
 ]]
 local ttl = tonumber(ARGV[1])
 local change = cmsgpack.unpack(ARGV[2])

@@ -17,6 +17,7 @@
   Returns {gen, mirrored, card = vectors the room has, keys = [doc key] in VSIM's order, nearest
   first by its float32 distance} and rows: the packed vector of each key, in that order (as in
   readVectorChanges-3.lua). Publishes nothing.
+  Effects  none
 ]]
 local gen = redis.call('HGET', KEYS[1], '#gen') or ''
 local card = redis.call('ZCARD', KEYS[2])

@@ -13,6 +13,7 @@
   Returns {var = {value, version, updated_by?, updated_at}};
   conflict (version mismatch; details version), limit_reached (a new name).
   Publishes {k = 'var', op = 'set', name}.
+  Effects  vars
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/var"

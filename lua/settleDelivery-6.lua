@@ -23,6 +23,7 @@
 
   Returns {settled = true, outcome, at? = when the retry is due (retry only)}, or
   {settled = false} when the token no longer holds the lease.
+  Effects  deliveries
 ]]
 --- @include "includes/nowMs"
 --- @include "includes/lease"

@@ -21,6 +21,7 @@
 
   Returns {user, new_user = bool, created_team = bool, linked = bool}; forbidden (no verified
   address, an address not admitted, or a provider not trusted to link by address).
+  Effects  users, members, waitlist, sessions
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"

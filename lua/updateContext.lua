@@ -17,6 +17,7 @@
   with details {expected_version, version}), invalid_request (an edit's `old` found 0 or several
   times, naming edits[i].old and the count), too_large (the patched body, naming body and its size).
   Publishes {k = 'context', op = 'updated', type, key, version} when a version is made.
+  Effects  context
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

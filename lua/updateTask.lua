@@ -19,6 +19,7 @@
   conflict.
   Publishes {k = 'task', op = 'updated', id, status, overrode?}, or with an override
   {k = 'task', op = 'updated', id, status, overrode, event_id, type = 'task_overridden', event}.
+  Effects  tasks, events, reads
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/task"

@@ -14,6 +14,7 @@
   Returns {entry (metadata without hist), changed, created}; conflict (expected version, with
   details {expected_version, version}), limit_reached.
   Publishes {k = 'context', op = 'written', type, key, version} when a version is made.
+  Effects  context
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/context"

@@ -27,6 +27,7 @@
 
   Returns {ver, count = vectors kept, evicted = removed past the bound, mirrored = vectors in
   the vector set (-1 without mirroring)}. Publishes nothing: searches read the version.
+  Effects  vectors
 ]]
 local vec, order, log, dels, set = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ttl, bound, mirror = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1'

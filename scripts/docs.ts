@@ -1,11 +1,16 @@
-// Writes the generated tables of docs/configuration.md and docs/errors.md from the code's own
-// tables (SETTINGS, ERRORS). `npm run docs` rewrites them; a unit test fails when they differ.
+// Writes the generated parts of docs/ from the code's own tables: the settings (SETTINGS) in
+// docs/configuration.md, the error codes (ERRORS) in docs/errors.md, the scripts' effects
+// (EFFECT_WORDS and each script's Effects line) in docs/data-model.md. `npm run docs` rewrites
+// them; a unit test fails when they differ. A part sits between `<!-- generated: <name> -->` and
+// `<!-- generated: end -->`, on lines of its own (a table) or inline (a number in a sentence).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { SETTINGS, defaultSettings, heldInMs } from '../src/config.js'
 import { ERRORS } from '../src/shared/errors.js'
+import { EFFECT_WORDS, type Effect } from '../src/store/effects.js'
+import { loadScripts } from '../src/store/scripts.js'
 
-const BEGIN = '<!-- generated: begin -->'
+const BEGIN = (name: string) => `<!-- generated: ${name} -->`
 const END = '<!-- generated: end -->'
 
 export function configurationTable(): string {
@@ -32,22 +37,54 @@ export function errorsTable(): string {
   return ['| code | HTTP status | what to do |', '|---|---|---|', ...rows].join('\n')
 }
 
-/** The text between the generated markers of a doc. */
-export function generatedPart(doc: string): string {
-  const a = doc.indexOf(BEGIN)
-  const b = doc.indexOf(END)
-  if (a < 0 || b < 0) throw new Error('doc has no generated markers')
-  return doc.slice(a + BEGIN.length, b).trim()
+/** The words of the scripts' Effects lines, with what each covers and the scripts that declare it. */
+export function effectsTable(): string {
+  const scripts = loadScripts()
+  const rows = (Object.entries(EFFECT_WORDS) as [Effect, (typeof EFFECT_WORDS)[Effect]][]).map(([word, e]) => {
+    const by = scripts.filter((s) => s.effects.words.has(word)).map((s) => `\`${s.name}\``)
+    const covers = e.writes.length > 0 ? e.writes.map((w) => `\`${w}\``).join(', ') : '(its own keys)'
+    return `| \`${word}\` | ${e.kind} | ${e.content ? 'yes' : ''} | ${e.means}; ${covers} | ${by.join(', ')} |`
+  })
+  return [
+    '| word | scripts | content | what it changes; the writes it covers | declared by |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n')
 }
 
-function rewrite(path: string, table: string): void {
-  const doc = readFileSync(path, 'utf8')
-  const a = doc.indexOf(BEGIN)
-  const b = doc.indexOf(END)
-  writeFileSync(path, `${doc.slice(0, a + BEGIN.length)}\n${table}\n${doc.slice(b)}`)
+/** Every generated part of the docs: the file, the part's name (it may appear more than once), its text. */
+export const GENERATED: readonly { path: string; name: string; text: () => string }[] = [
+  { path: 'docs/configuration.md', name: 'begin', text: configurationTable },
+  { path: 'docs/errors.md', name: 'begin', text: errorsTable },
+  { path: 'docs/data-model.md', name: 'effects', text: effectsTable },
+]
+
+/** Each place of a doc's generated part `name`: the offsets of its text, and whether it is inline. */
+function locate(doc: string, name: string): { from: number; to: number; inline: boolean }[] {
+  const out = []
+  for (let a = doc.indexOf(BEGIN(name)); a >= 0; a = doc.indexOf(BEGIN(name), a + 1)) {
+    const from = a + BEGIN(name).length
+    const to = doc.indexOf(END, from)
+    if (to < 0) throw new Error(`generated part "${name}" has no end marker`)
+    out.push({ from, to, inline: !doc.slice(from, to).includes('\n') })
+  }
+  if (out.length === 0) throw new Error(`doc has no generated part "${name}"`)
+  return out
+}
+
+/** The text of each place of a doc's generated part `name`. */
+export function generatedParts(doc: string, name: string): string[] {
+  return locate(doc, name).map(({ from, to }) => doc.slice(from, to).trim())
+}
+
+/** `doc` with every place of its generated part `name` holding `text`. */
+function rewrite(doc: string, name: string, text: string): string {
+  let out = doc
+  for (const { from, to, inline } of locate(doc, name).reverse())
+    out = out.slice(0, from) + (inline ? text : `\n${text}\n`) + out.slice(to)
+  return out
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  rewrite('docs/configuration.md', configurationTable())
-  rewrite('docs/errors.md', errorsTable())
+  for (const { path, name, text } of GENERATED) writeFileSync(path, rewrite(readFileSync(path, 'utf8'), name, text()))
 }

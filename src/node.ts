@@ -104,7 +104,7 @@ export class ServiceNode {
     })
     this.hub.onResync(() => this.keyring.resync())
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
-    this.store.onEventAppended((ref) => this.webhooks.eventAppended(ref))
+    this.store.onCommitted((c) => this.webhooks.committed(c))
     this.hub.onControl((n) => {
       if (n.k === 'webhooks' && typeof n.team === 'string') this.webhooks.hinter.forget(n.team)
     })

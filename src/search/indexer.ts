@@ -36,7 +36,7 @@ import { AppError } from '../shared/errors.js'
 import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper, type Lease } from '../store/leases.js'
 import { IndexState, type IndexKeys } from '../store/search.js'
-import type { Store } from '../store/store.js'
+import type { Committed, Store } from '../store/store.js'
 import { diffManifest, fieldOf, fieldOfKey, redoChange } from './manifest.js'
 import { SearchReader, docKey, seqOfId, type RoomListing, type SourceDoc } from './records.js'
 
@@ -57,21 +57,6 @@ export interface IndexSink {
   /** Gives the room's documents `ttlMs` to live, when they live in Redis beside the room (the sweep). */
   keepAlive?(ref: RoomRef, ttlMs: number): Promise<void>
 }
-
-/** Scripts whose success may change what search indexes: the node marks their room. */
-export const CONTENT_SCRIPTS: ReadonlySet<string> = new Set([
-  'createRoom',
-  'addTask',
-  'updateTask',
-  'deleteTask',
-  'addDependency',
-  'writeContext',
-  'updateContext',
-  'deleteContext',
-  'postEvent',
-  'deleteEvent',
-  'leaveRoom',
-])
 
 export interface IndexerOptions {
   /**
@@ -180,12 +165,12 @@ export class Indexer {
   }
 
   /**
-   * Called after every room script that succeeded: marks rooms whose content may have changed (one
-   * mark per room per tick).
+   * Called after every script that committed (Store.onCommitted): marks the room of one whose
+   * Effects name content (tasks, context, events), one mark per room per tick.
    */
-  onScript(script: string, ref: RoomRef): void {
-    if (!CONTENT_SCRIPTS.has(script)) return
-    this.pending.add(member(ref))
+  onCommitted(c: Committed): void {
+    if (!c.effects.content || !c.ref) return
+    this.pending.add(member(c.ref))
     if (this.pending.size === 1)
       setImmediate(
         () =>

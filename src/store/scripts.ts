@@ -8,9 +8,14 @@
 // then any keys of its own, `KEYS[room+1]`, ...) or `KEYS[accounts]` (ACCOUNT_KEYS). Adding a
 // key to either set renames no script. Any other script lists its keys and is named
 // `verbNoun-<numKeys>.lua`, a count that only changes with the script itself.
+//
+// Effects (src/store/effects.ts): the header's `Effects` line says what the script may change.
+// The loader keeps them on the Script, and gives a room script's Lua what notices need to know
+// of them (effectsPrelude) before its source.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { effectsPrelude, parseEffects, type Effects } from './effects.js'
 import { ACCOUNT_KEYS, ROOM_KEYS } from './keys.js'
 
 /** The repository's lua/ folder, found from src/store (tsx) or dist/src/store (built). */
@@ -35,17 +40,10 @@ export interface Script {
   readonly file: string
   readonly kind: ScriptKind
   readonly numberOfKeys: number
+  /** What runs: the includes expanded, after the effects prelude of a room script. */
   readonly source: string
-  /**
-   * The script may append an event to its room's stream (it calls appendEvent of
-   * includes/events.lua): the store tells its event listeners after each success.
-   */
-  readonly appendsEvent: boolean
-}
-
-/** Whether a script's expanded source calls appendEvent beyond the included definition. */
-export function callsAppendEvent(source: string): boolean {
-  return /\bappendEvent\(/.test(source.replace('local function appendEvent(', ''))
+  /** What it may change, from its header's Effects line: the store tells its committed listeners. */
+  readonly effects: Effects
 }
 
 const FILE = /^([a-z][A-Za-z]*)(?:-(\d+))?\.lua$/
@@ -112,14 +110,11 @@ export function loadScripts(dir: string = LUA_DIR): Script[] {
     const text = readFileSync(join(dir, file), 'utf8')
     const header = headerOf(text)
     if (header === undefined) throw new Error(`lua/${file}: no contract comment (--[[ ... ]]) at the top`)
-    const source = expand(dir, text, file, new Set(), [])
-    scripts.push({
-      name: m[1]!,
-      file,
-      ...keysOf(file, m[2], header),
-      source,
-      appendsEvent: callsAppendEvent(source),
-    })
+    const keys = keysOf(file, m[2], header)
+    const effects = parseEffects(file, keys.kind, header)
+    const body = expand(dir, text, file, new Set(), [])
+    const source = keys.kind === 'room' ? effectsPrelude(effects) + body : body
+    scripts.push({ name: m[1]!, file, ...keys, source, effects })
   }
   return scripts
 }

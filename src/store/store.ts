@@ -14,6 +14,7 @@ import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
 import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
 import type { AccountScripts, KeyedScripts, ReplyOf, RoomCall, RoomReply, RoomScripts } from './script-map/index.js'
+import type { Effects } from './effects.js'
 import { loadScripts } from './scripts.js'
 
 export type RedisClient = Redis | Cluster
@@ -88,6 +89,18 @@ export function connectionOptions(settings: Pick<RedisSettings, 'redisUrl' | 're
   return { mode: 'standalone', nodes: [{ host: url.hostname, port: Number(url.port || 6379) }] }
 }
 
+/**
+ * A script that succeeded through this store, with what it may have changed: its header's
+ * Effects (src/store/effects.ts). The search indexer follows `effects.content`, webhooks follow
+ * `events`; neither knows which scripts those are.
+ */
+export interface Committed {
+  readonly script: string
+  readonly effects: Effects
+  /** The room, for a room script. */
+  readonly ref?: RoomRef
+}
+
 const NONE: readonly never[] = Object.freeze([])
 
 /**
@@ -115,8 +128,7 @@ export class Store<S extends StoreSettings = StoreSettings> {
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
-  private readonly scriptListeners: ((script: string, ref: RoomRef) => void)[] = []
-  private readonly eventListeners: ((ref: RoomRef) => void)[] = []
+  private readonly committedListeners: ((c: Committed) => void)[] = []
   /**
    * The client pipelines by itself (REDIS_AUTO_PIPELINING): scripts then go through ioredis' own
    * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
@@ -175,42 +187,31 @@ export class Store<S extends StoreSettings = StoreSettings> {
     ]
     const def = this.script(script, keys.length + more.length)
     const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv)
-    // The write has committed: a listener that throws must not turn it into a failure the
-    // caller would retry (listeners must not throw; this only guards).
-    for (const fn of this.scriptListeners) {
-      try {
-        fn(script, ref)
-      } catch {
-        // ignored, see above
-      }
-    }
-    if (def.script.appendsEvent) {
-      for (const fn of this.eventListeners) {
-        try {
-          fn(ref)
-        } catch {
-          // ignored, see above
-        }
-      }
-    }
+    this.committed(def, ref)
     return reply
   }
 
   /**
-   * Calls `fn(script, ref)` after every room script that succeeded through this store (the search
-   * indexer marks the rooms whose content a script may have changed). Listeners must not throw.
+   * Calls `fn` after every script through this store that succeeded and declares effects (a
+   * read declares none): what it may have changed, and its room. Listeners must not throw.
    */
-  onRoomScript(fn: (script: string, ref: RoomRef) => void): void {
-    this.scriptListeners.push(fn)
+  onCommitted(fn: (c: Committed) => void): void {
+    this.committedListeners.push(fn)
   }
 
-  /**
-   * Calls `fn(ref)` after every room script through this store that succeeded and may have
-   * appended an event to the room's stream (Script.appendsEvent, read from lua/): webhooks hint
-   * the room, without knowing which scripts those are. Listeners must not throw.
-   */
-  onEventAppended(fn: (ref: RoomRef) => void): void {
-    this.eventListeners.push(fn)
+  private committed(def: LoadedScript, ref?: RoomRef): void {
+    const { effects, name } = def.script
+    if (effects.words.size === 0 || this.committedListeners.length === 0) return
+    const c: Committed = ref ? { script: name, effects, ref } : { script: name, effects }
+    // The write has committed: a listener that throws must not turn it into a failure the
+    // caller would retry (listeners must not throw; this only guards).
+    for (const fn of this.committedListeners) {
+      try {
+        fn(c)
+      } catch {
+        // ignored, see above
+      }
+    }
   }
 
   /** Runs a script with explicit keys and arguments and decodes its msgpack reply. */
@@ -219,8 +220,11 @@ export class Store<S extends StoreSettings = StoreSettings> {
     keys: KeyedScripts[S]['keys'],
     argv: KeyedScripts[S]['args'],
   ): Promise<ReplyOf<KeyedScripts[S]>>
-  run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
-    return this.exec(this.script(script, keys.length), keys, argv)
+  async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
+    const def = this.script(script, keys.length)
+    const reply = await this.exec(def, keys, argv)
+    this.committed(def)
+    return reply
   }
 
   /** Runs an account script: KEYS = the accounts directory (Keys.accounts). */
@@ -228,9 +232,12 @@ export class Store<S extends StoreSettings = StoreSettings> {
     script: S,
     args: AccountScripts[S]['args'],
   ): Promise<ReplyOf<AccountScripts[S]>>
-  account(script: string, args: readonly Arg[]): Promise<RawReply> {
+  async account(script: string, args: readonly Arg[]): Promise<RawReply> {
     const keys = this.keys.accounts().list
-    return this.exec(this.script(script, keys.length), keys, args)
+    const def = this.script(script, keys.length)
+    const reply = await this.exec(def, keys, args)
+    this.committed(def)
+    return reply
   }
 
   private script(name: string, keyCount: number): LoadedScript {

@@ -3,9 +3,8 @@
 import { readFileSync } from 'node:fs'
 import type { WebhookSettings } from './settings.js'
 import type { Logger } from '../shared/logger.js'
-import type { RoomRef } from '../store/keys.js'
 import { LeaseKeeper } from '../store/leases.js'
-import type { Store } from '../store/store.js'
+import type { Committed, Store } from '../store/store.js'
 import { Dispatcher } from './dispatcher.js'
 import type { Resolver } from './guard.js'
 import { Hinter } from './hints.js'
@@ -63,12 +62,12 @@ export class Webhooks {
   }
 
   /**
-   * A room script on this node may have appended an event to `ref` (the store says so after the
-   * scripts that can: Store.onEventAppended). A hint after one that appended none (updateTask
-   * appends one only when it overrides another agent's claim) finds nothing new, which costs only
-   * the hint, and nothing for a team without webhooks.
+   * A script committed on this node (Store.onCommitted): when its Effects say it may append
+   * events, its room is hinted. A hint after a call that appended none (updateTask appends one
+   * only when it overrides another agent's claim) finds nothing new, which costs only the hint,
+   * and nothing for a team without webhooks.
    */
-  eventAppended(ref: RoomRef): void {
-    this.hinter.appended(ref)
+  committed(c: Committed): void {
+    if (c.ref && c.effects.words.has('events')) this.hinter.appended(c.ref)
   }
 }

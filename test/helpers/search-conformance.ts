@@ -179,6 +179,22 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
       t.same(refs(await searchOf(h, r, { query: 'rewritten' })), ['context brief/product'])
     })
 
+    t.test('a review that moves its task: results show the status it moved to', async (t) => {
+      const r = await h.newRoom(t)
+      const { task } = (await r.core.plan.addTask(r.as('lead'), { title: 'Migrate the ledger' })) as {
+        task: { id: string }
+      }
+      await r.core.plan.updateTask(r.as('dev'), { task_id: task.id, status: 'in_review' })
+      const { review } = (await r.core.reviews.request(r.as('dev'), {
+        target: { kind: 'task', task_id: task.id },
+      })) as { review: { id: string } }
+      await h.settle(refOf(r))
+      t.match((await searchOf(h, r, { query: 'ledger' })).results, [{ ref: `task ${task.id}`, status: 'in_review' }])
+      await r.core.reviews.approve(r.as('lead'), { review_id: review.id })
+      await h.settle(refOf(r))
+      t.match((await searchOf(h, r, { query: 'ledger' })).results, [{ ref: `task ${task.id}`, status: 'done' }])
+    })
+
     t.test('room isolation: never a result from another room or team', async (t) => {
       const r = await h.newRoom(t)
       await fill(r)

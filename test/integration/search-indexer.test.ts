@@ -234,7 +234,7 @@ for (const backend of BACKENDS) {
     t.test('writes through a node mark their room; other scripts do not', async (t) => {
       const w = world(t, backend)
       const ix = w.indexer(new MemorySink())
-      w.store.onRoomScript((s, ref) => ix.onScript(s, ref))
+      w.store.onCommitted((c) => ix.onCommitted(c))
       const r = await roomIn(w)
       await new Promise((res) => setTimeout(res, 50))
       t.ok(await marked(w, r.ref), 'creating a room marks it (templates bring content)')
@@ -247,6 +247,15 @@ for (const backend of BACKENDS) {
       await Promise.all([w.core.plan.addTask(r.as(), { title: 'a' }), w.core.plan.addTask(r.as(), { title: 'b' })])
       await new Promise((res) => setTimeout(res, 50))
       t.ok(Number(await marked(w, r.ref)) >= 1, 'a task write marks the room')
+      // Deciding a review moves its task (in_review to done): the script's Effects say so.
+      const { task } = await w.core.plan.addTask(r.as(), { title: 'to review' })
+      await w.core.plan.updateTask(r.as('dev'), { task_id: task.id, status: 'in_review' })
+      const { review } = await w.core.reviews.request(r.as('dev'), { target: { kind: 'task', task_id: task.id } })
+      await new Promise((res) => setTimeout(res, 50))
+      await w.store.client.del(w.store.keys.search().dirty)
+      await w.core.reviews.approve(r.as('lead'), { review_id: review.id })
+      await new Promise((res) => setTimeout(res, 50))
+      t.ok(Number(await marked(w, r.ref)) >= 1, 'approving a review of a task marks the room')
     })
 
     t.test('a sync longer than its lease keeps the room: the lease is renewed, no other node claims it', async (t) => {
@@ -437,14 +446,14 @@ for (const backend of BACKENDS) {
       },
     )
 
-    t.test('a listener of room scripts that throws does not fail the write, nor stop other listeners', async (t) => {
+    t.test('a committed listener that throws does not fail the write, nor stop other listeners', async (t) => {
       const w = world(t, backend)
       const r = await roomIn(w)
       let heard = 0
-      w.store.onRoomScript(() => {
+      w.store.onCommitted(() => {
         throw new Error('a faulty listener')
       })
-      w.store.onRoomScript(() => heard++)
+      w.store.onCommitted(() => heard++)
       const added = (await w.core.plan.addTask(r.as(), { title: 'still written' })) as { task: { id: string } }
       t.equal(added.task.id, 't1')
       t.equal(heard, 1, 'the next listener heard it')

@@ -2,7 +2,7 @@
 // test/unit/evalsha.test.ts): standalone and cluster, a lost script cache (SCRIPT FLUSH, as after a
 // restart or failover) costs an EVAL per call in flight and no failed call; text of any kind
 // survives the frame intact; with REDIS_AUTO_PIPELINING on, scripts go through ioredis' own
-// commands and are pipelined; event listeners hear the scripts that may append an event.
+// commands and are pipelined; committed listeners hear each write with its header's Effects.
 import t from 'tap'
 import { Cluster } from 'ioredis'
 import { newRoom, rawRoom } from '../helpers/core.js'
@@ -85,22 +85,38 @@ for (const backend of BACKENDS) {
       }
     })
 
-    t.test('onEventAppended: told after the scripts that may append an event, not after others', async (t) => {
+    t.test('onCommitted: told what each script that changed something may have changed', async (t) => {
       const room = await newRoom(t, backend)
       const heard: string[] = []
-      room.core.store.onEventAppended((ref) => heard.push(ref.roomId))
+      room.core.store.onCommitted((c) =>
+        heard.push(`${c.script} ${[...c.effects.words].join(',')}${c.effects.content ? ' (content)' : ''}`),
+      )
       const alice = room.as('alice')
       await room.core.presence.heartbeat(alice)
       await room.core.vars.set(alice, { name: 'flag', value: 'on' })
       const { task } = await room.core.plan.addTask(alice, { title: 'a task' })
-      t.same(heard, [], 'heartbeat, set_var and add_task append no event')
+      await room.core.plan.readPlan(alice, {})
       await room.core.events.post(alice, { type: 'status', text: 'hello' })
       await room.core.plan.updateTask(alice, { task_id: task.id, status: 'done' })
       await room.core.presence.leave(alice)
+      const refused = await room.core.plan.updateTask(alice, { task_id: 't999', status: 'done' }).catch((e: Error) => e)
+      t.match(refused, { code: 'not_found' }, 'the script itself refuses it')
       t.same(
         heard,
-        [room.roomId, room.roomId, room.roomId],
-        'post_event, update_task (which may override a claim) and leave_room',
+        [
+          'recordHeartbeat presence',
+          'setVar vars',
+          'addTask tasks (content)',
+          'postEvent events,reads (content)',
+          'updateTask tasks,events,reads (content)',
+          'leaveRoom events,reads,presence,reservations (content)',
+        ],
+        "a read (read_plan) and a write the script refused are not told; each write with its header's Effects",
+      )
+      t.equal(
+        heard.filter((h) => h.includes('events')).length,
+        3,
+        'post_event, update_task (which may override a claim) and leave_room may append an event',
       )
     })
   })

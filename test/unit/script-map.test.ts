@@ -117,7 +117,7 @@ export function parseHeader(header: string, kind: Kind): Contract | string {
   if (kind === 'room' && n < 6) return 'a room script declares ARGV[1..6], the common room arguments'
   const at = header.search(/\bReturns\b/)
   if (at < 0) return 'no Returns clause'
-  const clause = header.slice(at + 'Returns'.length).split(/\n[ \t]*\n|\n[ \t]*Publishes/)[0]!
+  const clause = header.slice(at + 'Returns'.length).split(/\n[ \t]*\n|\n[ \t]*(?:Publishes|Effects)\b/)[0]!
   const { groups, after } = replyGroups(clause)
   if (groups.length === 0) return 'the Returns clause has no {...}'
   const alternatives = groups.map((g) => {

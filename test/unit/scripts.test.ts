@@ -6,8 +6,9 @@ import { join } from 'node:path'
 import { ACCOUNT_KEYS, ROOM_KEYS } from '../../src/store/keys.js'
 import { LUA_DIR, loadScripts } from '../../src/store/scripts.js'
 
-/** A header declaring `keys` (for scratch scripts). */
-const head = (keys = 'KEYS[1]  a key') => `--[[\n  ${keys}\n  Returns {}.\n]]\n`
+/** A header declaring `keys` and `effects` (for scratch scripts). */
+const head = (keys = 'KEYS[1]  a key', effects = 'none') =>
+  `--[[\n  ${keys}\n  Returns {}.\n  Effects  ${effects}\n]]\n`
 
 function scratch(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'ar-lua-'))
@@ -43,28 +44,25 @@ t.test('a circular include is refused with its path', async (t) => {
   t.throws(() => loadScripts(dir), /circular include includes\/a -> includes\/b -> includes\/a/)
 })
 
-t.test('a script that calls appendEvent is flagged appendsEvent; including the helper is not enough', async (t) => {
-  const dir = scratch({
-    'includes/events.lua': 'local function appendEvent(R, ev) return 1 end\n',
-    'postIt-1.lua': head() + '--- @include "includes/events"\nreturn appendEvent(R, {})\n',
-    'readIt-1.lua': head() + '--- @include "includes/events"\nreturn 1\n',
-  })
-  t.same(
-    loadScripts(dir).map((s) => [s.name, s.appendsEvent]),
-    [
-      ['postIt', true],
-      ['readIt', false],
-    ],
-  )
-  t.same(
-    loadScripts()
-      .filter((s) => s.appendsEvent)
-      .map((s) => s.name)
-      .sort(),
-    ['leaveRoom', 'postEvent', 'updateTask'],
-    'the scripts of lua/ that append an event',
-  )
-})
+t.test(
+  "the Effects line: the loader keeps its words, and tells a room script's Lua whether it changes content",
+  async (t) => {
+    const one = (keys: string, effects: string) => loadScripts(scratch({ 'doIt.lua': head(keys, effects) }))[0]!
+    const post = one('KEYS[room]   r', 'tasks, events')
+    t.same([...post.effects.words], ['tasks', 'events'])
+    t.equal(post.effects.content, true)
+    t.match(post.source, /^local CHANGES_CONTENT = true\n--\[\[/, 'the prelude comes before the source')
+    const beat = one('KEYS[room]   r', 'presence')
+    t.equal(beat.effects.content, false)
+    t.match(beat.source, /^local CHANGES_CONTENT = false\n/)
+    const read = one('KEYS[room]   r', 'none')
+    t.same([...read.effects.words], [])
+    t.equal(one('KEYS[accounts]  a', 'sessions').source.startsWith('--[['), true, 'only room scripts get the prelude')
+    t.throws(() => one('KEYS[room]   r', 'tasks, gossip'), /Effects: unknown word "gossip"/)
+    t.throws(() => one('KEYS[room]   r', 'sessions'), /"sessions" is a word of account scripts, not room ones/)
+    t.throws(() => loadScripts(scratch({ 'doIt-1.lua': '--[[\n  KEYS[1]  k\n]]\n' })), /needs one Effects line/)
+  },
+)
 
 t.test('a badly named script is refused', async (t) => {
   t.throws(() => loadScripts(scratch({ 'do_it.lua': 'return 1' })), /verbNoun\.lua or verbNoun-<numKeys>\.lua/)

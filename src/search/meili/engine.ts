@@ -65,7 +65,7 @@ export class MeiliSearchEngine implements SearchEngine {
 
   async start(): Promise<void> {
     await this.fallback.start()
-    this.store.onRoomScript((script, ref) => this.indexer.onScript(script, ref))
+    this.store.onCommitted((c) => this.indexer.onCommitted(c))
     // Settings are applied before the first sync; an unreachable Meilisearch is retried by the indexer.
     await this.sink.ensureIndex().catch(() => undefined)
     this.indexer.start()

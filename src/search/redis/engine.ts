@@ -125,7 +125,7 @@ export class RedisSearchEngine implements SearchEngine {
     if (this.semantic && this.vectorIndexer) {
       await this.semantic.start()
       const indexer = this.vectorIndexer
-      this.store.onRoomScript((script, ref) => indexer.onScript(script, ref))
+      this.store.onCommitted((c) => indexer.onCommitted(c))
       indexer.start()
     }
   }

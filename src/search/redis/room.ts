@@ -1,17 +1,17 @@
 // One room's index on this node, kept in step with the room through its notices.
 //
-// The room is read in full once (in chunks that never hold Redis long: records.ts), then
-// followed: every notice that changes content carries the room's content seq (cseq,
-// lua/includes/notify.lua). Event notices carry the event, which is indexed at once; task and
-// context notices mark the record dirty. Each search first runs one script that returns the
-// dirty records and the room's current cseq (and counts as activity, and gives the caller's
-// unread count). When that cseq is ahead of the notices heard, their notices are in flight: the
-// search waits for them (bounded), fetches what they marked, and only then ranks. So a search
-// reflects every change acknowledged before it started, on any node. A gap in the cseqs (a lost
-// notice), a hub resync or a re-created room makes the next search read the room in full again;
-// a notice that is only late (a loaded node or Redis) does not: a full read costs seconds on a
-// big room, so the search waits a second time, longer, and reads the room again only when the
-// same notices are still missing then.
+// The room is read in full once (in chunks that never hold Redis long: records.ts), then followed:
+// every notice that changes content carries the room's content seq (cseq, lua/includes/notify.lua).
+// Event notices carry the event, which is indexed at once; task and context notices mark the record
+// dirty, and so do review notices their task. Each search first runs one script that returns the
+// dirty records and the room's current cseq (and counts as activity, and gives the caller's unread
+// count). When that cseq is ahead of the notices heard, their notices are in flight: the search
+// waits for them (bounded), fetches what they marked, and only then ranks. So a search reflects
+// every change acknowledged before it started, on any node. A gap in the cseqs (a lost notice), a
+// hub resync or a re-created room makes the next search read the room in full again; a notice that
+// is only late (a loaded node or Redis) does not: a full read costs seconds on a big room, so the
+// search waits a second time, longer, and reads the room again only when the same notices are still
+// missing then.
 //
 // Memory: events that notices add between searches are capped at the retention (the stream
 // holds no more), and the node's budget is checked as the index grows, during a full read too
@@ -191,6 +191,8 @@ export class RoomIndex {
       this.cache.grew(this)
     }
     if (n.k === 'task' && typeof n.id === 'string') this.dirty.set(docKey('task', n.id), c)
+    // A review requested or decided may move its task (in_review, done, in_progress).
+    if (n.k === 'review' && typeof n.task === 'string') this.dirty.set(docKey('task', n.task), c)
     if (n.k === 'context' && typeof n.type === 'string' && typeof n.key === 'string')
       this.dirty.set(docKey('context', `${n.type}/${n.key}`), c)
     if (n.k === 'event' && n.op === 'deleted' && typeof n.id === 'string' && this.index.remove(docKey('event', n.id)))
