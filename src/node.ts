@@ -11,12 +11,12 @@ import { Teams } from './auth/teams.js'
 import type { Settings } from './config.js'
 import { Core } from './core/index.js'
 import { adminRoutes } from './http/routes/admin.js'
-import { createDispatcher } from './http/dispatch.js'
+import { keyPolicy } from './http/credentials.js'
+import { Edge } from './http/edge.js'
 import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './shared/lifecycle.js'
 import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
-import { Router } from './http/router.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
@@ -28,7 +28,7 @@ import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
-import { mcpRoutes } from './http/mcp.js'
+import { mcpMount } from './http/mcp.js'
 import { McpHost } from './mcp/host.js'
 import { checkRedis } from './ops/redis-check.js'
 import { settingsWarnings } from './ops/start-warnings.js'
@@ -52,15 +52,16 @@ export interface NodeOptions {
   webhookResolver?: Resolver
 }
 
-function mcpOptions(opts: NodeOptions): { anonymous?: Principal } {
+function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
     ? {}
-    : { anonymous: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
+    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
 }
 
 export class ServiceNode {
-  readonly router = new Router()
   readonly lifecycle = new Lifecycle()
+  /** The node's one HTTP edge: the route table and the chain every request runs. */
+  readonly edge: Edge
   readonly metrics: Metrics
   readonly log: Logger
   readonly store: Store
@@ -77,8 +78,6 @@ export class ServiceNode {
   readonly accounts: Accounts
   readonly audit: Audit
   readonly mailer: Mailer
-  /** The sign-in and account pages; set once the node listens (links need the port). */
-  web: Web | undefined
   /** The base URL of links in mails and of the first-start sign-in link. */
   baseUrl = ''
   private server: HttpServer | undefined
@@ -117,14 +116,27 @@ export class ServiceNode {
     // Each route group and the MCP host get what they declare they use (their *Deps types).
     const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
     this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
-    this.router.add(
-      ...opsRoutes({ health: this.store.health, lifecycle, metrics, router: this.router }),
-      ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
-      ...webhookRoutes({ webhooks: this.webhooks, audit }),
-      ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
-      ...mcpRoutes({ keyring, rateLimiter: this.rateLimiter, metrics, settings }, this.mcp, mcpOptions(opts)),
-      ...searchRoutes({ search }),
-    )
+    this.edge = new Edge({ lifecycle, metrics, log: this.log, settings })
+    const keys = { keyring, rateLimiter: this.rateLimiter, metrics }
+    const router = this.edge.router
+    this.edge.mount({
+      name: 'api',
+      documented: true,
+      ...keyPolicy(keys),
+      routes: [
+        ...opsRoutes({ health: this.store.health, lifecycle, metrics, router }),
+        ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
+        ...webhookRoutes({ webhooks: this.webhooks, audit }),
+        ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
+        ...searchRoutes({ search }),
+      ],
+    })
+    this.edge.mount(mcpMount({ ...keys, settings }, this.mcp, mcpOptions(opts)))
+  }
+
+  /** The routes of the documented API (docs/http-api.md, /openapi.json). */
+  get router(): Pick<Edge['router'], 'list'> {
+    return this.edge.router
   }
 
   /** Connects, starts the hub, and listens. Resolves with the port actually bound. */
@@ -136,25 +148,11 @@ export class ServiceNode {
     await this.hub.start()
     await this.search.start()
     await this.mcp.start()
-    const dispatch = createDispatcher({
-      settings: this.settings,
-      router: this.router,
-      keyring: this.keyring,
-      rateLimiter: this.rateLimiter,
-      metrics: this.metrics,
-      log: this.log,
-      lifecycle: this.lifecycle,
-    })
-    this.server = await listen(
-      this.settings.host,
-      this.settings.port,
-      (ex) => this.web?.handle(ex) || dispatch(ex),
-      this.settings.httpHeaderBytes,
-    )
+    this.server = await listen(this.settings.host, this.settings.port, this.edge.handle, this.settings.httpHeaderBytes)
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    this.web = new Web({ accounts: this.accounts, teams: this.teams, lifecycle: this.lifecycle, log: this.log }, origin)
+    const web = new Web({ accounts: this.accounts, teams: this.teams }, origin)
     new AccountPages(
       {
         settings: this.settings,
@@ -167,7 +165,7 @@ export class ServiceNode {
         log: this.log,
       },
       origin,
-    ).register(this.web)
+    ).register(web)
     new Pages(
       {
         core: this.core,
@@ -187,7 +185,8 @@ export class ServiceNode {
         webhooks: { webhooks: this.webhooks, audit: this.audit },
       },
       this.baseUrl,
-    ).register(this.web)
+    ).register(web)
+    this.edge.mount(web.mount())
     if (this.mailer.toLog)
       this.log.warn(
         'SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)',

@@ -23,6 +23,9 @@ import { parseKey } from './secrets.js'
 
 /** How long a resolved key is trusted without asking Redis again. */
 export const CACHE_MS = 1000
+
+/** The refusal of a request that carries no key. */
+export const missingKey = () => unauthorized('missing Authorization header; send "Authorization: Bearer <key>"')
 /**
  * How long a key verified on this node keeps working while its team's Redis shard is unreachable
  * (stale-if-error). Safe against revocation: revoking writes to that same shard, so nothing can be
@@ -84,7 +87,7 @@ export class Keyring {
 
   /** The principal of an `Authorization` header value, or an unauthorized error saying why. */
   async authenticate(header: string | undefined): Promise<Principal> {
-    if (!header) throw unauthorized('missing Authorization header; send "Authorization: Bearer <key>"')
+    if (!header) throw missingKey()
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (!m) throw unauthorized('the Authorization header must be "Bearer <key>"')
     const key = m[1]!

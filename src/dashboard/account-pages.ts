@@ -1,7 +1,7 @@
 // The sign-in and account pages (docs/accounts.md): sign-in by e-mail link and OAuth/OIDC, the
 // waitlist, the team's members and invites, account deletion, and the operators' page. Sign-in,
 // waitlist and link requests are rate limited per address and per client IP (auth's
-// SignInLimiter). Served by Web (web.ts); registered before pages.ts, which replaces "/" with the
+// SignInLimiter). Mounted by Web (web.ts); registered before pages.ts, which replaces "/" with the
 // rooms page.
 import { z } from 'zod'
 import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'

@@ -1,7 +1,7 @@
 // What a dashboard page module is made of: the request its handler gets, the reply it gives and
 // the helpers that build replies, and how a signed-in person is named in an audit entry and in a
-// room. Web (web.ts) serves the pages; account-pages.ts, pages.ts and the modules it registers
-// add them.
+// room. Web (web.ts) mounts the pages on the node's HTTP edge; account-pages.ts, pages.ts and the
+// modules it registers add them.
 import type { VNode } from 'preact'
 import type { User } from '../auth/accounts.js'
 import type { Exchange } from '../http/exchange.js'

@@ -1,15 +1,15 @@
-// The dashboard's page server, beside the API on every node (docs/dashboard.md, docs/accounts.md):
-// a page request is matched here first; anything else goes on to the API dispatcher. Every POST
-// passes the same-origin check (CSRF); the session cookie makes the viewer; every page carries
-// the security headers of security.ts. The pages themselves come from account-pages.ts (sign-in,
-// team, account, operator) and pages.ts (rooms and what it registers), through page().
+// The dashboard's mount on the node's one HTTP edge (src/http/edge.ts; docs/dashboard.md,
+// docs/accounts.md): its pages and assets, and how the edge admits and answers them. Every POST
+// passes the same-origin check (CSRF: the edge's Origin step); the session cookie is the
+// credential that names the viewer (the authentication step); a page that needs a signed-in
+// person sends anyone else to /signin; failures are HTML pages; every page carries the security
+// headers of security.ts. The pages themselves come from account-pages.ts (sign-in, team,
+// account, operator) and pages.ts (rooms and what it registers), through page().
 import type { Accounts } from '../auth/accounts.js'
 import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
-import type { Lifecycle } from '../shared/lifecycle.js'
+import type { Credential, Ctx, Mount, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
-import { toStoreError } from '../store/store.js'
-import type { Logger } from '../shared/logger.js'
 import { ASSETS } from './assets.js'
 import { html, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
@@ -18,14 +18,22 @@ import * as V from './views.js'
 export interface WebDeps {
   accounts: Pick<Accounts, 'session' | 'isOperator'>
   teams: Pick<Teams, 'get'>
-  lifecycle: Lifecycle
-  log: Logger
 }
 
-const FORM_BYTES = 16 * 1024
+/** The largest form a page takes. */
+export const FORM_BYTES = 16 * 1024
+
+/**
+ * The failure of a request for a signed-in page from someone who is not (any more). No page
+ * handler raises `unauthorized` itself, so the failure page can tell it by its code.
+ */
+const signedOut = () => new AppError('unauthorized', 'Your session has ended; sign in again.')
 
 export class Web {
-  private readonly routes = new Map<string, { handler: Handler; signedIn: boolean }>()
+  private readonly pages = new Map<
+    string,
+    { method: 'GET' | 'POST'; path: string; handler: Handler; signedIn: boolean }
+  >()
 
   constructor(
     private readonly deps: WebDeps,
@@ -34,69 +42,60 @@ export class Web {
 
   /** Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this. */
   page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
-    this.routes.set(`${method} ${path}`, { handler, signedIn })
+    this.pages.set(`${method} ${path}`, { method, path, handler, signedIn })
   }
 
-  /** Serves the request when it is a page or an asset; false to leave it to the API. */
-  handle(ex: Exchange): boolean {
-    const { method, path } = ex.req
-    const asset = method === 'GET' || method === 'HEAD' ? ASSETS.find((a) => a.path === path) : undefined
-    if (asset) {
-      ex.send(200, asset.body, {
-        'Content-Type': asset.type,
-        'Cache-Control': 'public, max-age=31536000, immutable',
-        'X-Content-Type-Options': 'nosniff',
-      })
-      return true
+  /** The mount of the pages added so far and of the assets. */
+  mount(): Mount<V.Viewer> {
+    const assets: Route<V.Viewer>[] = ASSETS.map((a) => ({
+      method: 'GET',
+      path: a.path,
+      auth: 'none',
+      summary: `asset ${a.path}`,
+      handle: async ({ ex }) => {
+        ex.send(200, a.body, {
+          'Content-Type': a.type,
+          'Cache-Control': 'public, max-age=31536000, immutable',
+          'X-Content-Type-Options': 'nosniff',
+        })
+        return undefined
+      },
+    }))
+    const pages: Route<V.Viewer>[] = [...this.pages.values()].map((p) => ({
+      method: p.method,
+      path: p.path,
+      auth: p.signedIn ? 'any' : 'optional',
+      bodyKind: p.method === 'POST' ? 'raw' : 'none',
+      summary: `page ${p.path}`,
+      handle: (ctx) => this.serve(ctx, p.handler),
+    }))
+    const session: Credential<V.Viewer> = {
+      kind: 'session',
+      charged: false,
+      read: (req) => this.origin.sessionToken(req),
+      verify: (token) => this.viewer(token),
     }
-    const route = this.routes.get(`${method === 'HEAD' ? 'GET' : method} ${path}`)
-    if (!route) return false
-    const done = this.deps.lifecycle.begin()
-    const body = method === 'POST' ? ex.readBody(FORM_BYTES) : Promise.resolve(undefined)
-    body.catch(() => undefined)
-    void this.serve(ex, route, body).finally(done)
-    return true
+    return {
+      name: 'dashboard',
+      bodyBytes: FORM_BYTES,
+      routes: [...assets, ...pages],
+      origin: (req, route) => {
+        const why = route.method === 'POST' ? this.origin.crossSite(req) : undefined
+        return why
+          ? new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
+          : undefined
+      },
+      credentials: [session],
+      missing: signedOut,
+      render: (ex, err, viewer) => this.send(ex, this.failure(ex, err, viewer)),
+    }
   }
 
-  private async serve(
-    ex: Exchange,
-    route: { handler: Handler; signedIn: boolean },
-    bodyP: Promise<Buffer | undefined>,
-  ): Promise<void> {
-    let reply: Reply
-    let viewer: V.Viewer | undefined
-    const start = performance.now()
-    let signedInAt = start
-    try {
-      if (!this.deps.lifecycle.accepting)
-        throw new AppError('unavailable', 'this node is shutting down; retry in a moment')
-      if (ex.req.method === 'POST') {
-        const why = this.origin.crossSite(ex.req)
-        if (why) throw new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
-      }
-      const session = this.origin.sessionToken(ex.req)
-      viewer = await this.viewer(session)
-      signedInAt = performance.now()
-      if (route.signedIn && !viewer) {
-        reply =
-          ex.req.method === 'GET'
-            ? see('/signin')
-            : html(
-                V.MessagePage({
-                  title: 'Signed out',
-                  message: 'Your session has ended; sign in again.',
-                  link: { href: '/signin', text: 'Sign in' },
-                }),
-                401,
-              )
-      } else {
-        const raw = await bodyP
-        reply = await route.handler({ ex, form: new URLSearchParams(raw?.toString('utf8') ?? ''), viewer, session })
-      }
-    } catch (err) {
-      reply = this.failure(err, viewer)
-    }
-    if (reply.streamed) return
+  private async serve(ctx: Ctx<V.Viewer>, handler: Handler): Promise<undefined> {
+    const { ex, principal: viewer } = ctx
+    const session = this.origin.sessionToken(ex.req)
+    const reply = await handler({ ex, form: new URLSearchParams(ctx.raw?.toString('utf8') ?? ''), viewer, session })
+    if (reply.streamed) return undefined
     const rendering = performance.now()
     const text = reply.body ? V.page(reply.body) : ''
     // Server-Timing for signed-in pages: the session check, the page's reads, the rendering, as
@@ -106,21 +105,34 @@ export class Web {
     const timing: Headers = viewer
       ? {
           'Server-Timing': [
-            dur('session', start, signedInAt),
-            dur('app', signedInAt, rendering),
+            dur('session', ctx.started, ctx.authenticatedAt),
+            dur('app', ctx.authenticatedAt, rendering),
             dur('render', rendering, performance.now()),
           ].join(', '),
         }
       : {}
     ex.send(reply.status, text, { ...PAGE_HEADERS, ...timing, ...reply.headers })
+    return undefined
   }
 
-  private failure(thrown: unknown, viewer: V.Viewer | undefined): Reply {
-    // A Redis failure reached without the store's scripts (a plain read past its deadline) is
-    // `unavailable` or `store_full` here too, as on the API, not an unexpected error.
-    const err = toStoreError(thrown)
+  private send(ex: Exchange, reply: Reply): void {
+    ex.send(reply.status, reply.body ? V.page(reply.body) : '', { ...PAGE_HEADERS, ...reply.headers })
+  }
+
+  /** The page of a failure (an unexpected one is logged by the edge). */
+  private failure(ex: Exchange, err: unknown, viewer: V.Viewer | undefined): Reply {
+    if (err instanceof AppError && err.code === 'unauthorized')
+      return ex.req.method !== 'GET'
+        ? html(
+            V.MessagePage({
+              title: 'Signed out',
+              message: err.message,
+              link: { href: '/signin', text: 'Sign in' },
+            }),
+            401,
+          )
+        : see('/signin')
     if (!(err instanceof AppError)) {
-      this.deps.log.error({ err }, 'page failed')
       return html(
         V.MessagePage({
           title: 'Something went wrong',
@@ -149,7 +161,7 @@ export class Web {
     return html(V.MessagePage({ title, message: err.message, viewer, link }), err.status, headers)
   }
 
-  private async viewer(session: string | undefined): Promise<V.Viewer | undefined> {
+  private async viewer(session: string): Promise<V.Viewer | undefined> {
     const user = await this.deps.accounts.session(session)
     if (!user) return undefined
     const team = await this.deps.teams.get(user.team)

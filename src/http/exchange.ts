@@ -167,21 +167,24 @@ export class Exchange {
     else this.abortHandlers.push(fn)
   }
 
+  /** The 413 of a body whose Content-Length is over `limit`, or undefined. */
+  declaredTooLarge(limit: number): AppError | undefined {
+    const declared = Number(this.req.headers['content-length'] ?? 'NaN')
+    if (!Number.isFinite(declared) || declared <= limit) return undefined
+    return new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, {
+      field: 'body',
+      limit,
+      size: declared,
+    })
+  }
+
   /**
    * Reads the whole body, refusing more than `limit` bytes (413, before reading when
    * Content-Length says so). Must be called in the handler's first tick.
    */
   readBody(limit: number): Promise<Buffer> {
-    const declared = Number(this.req.headers['content-length'] ?? 'NaN')
-    if (Number.isFinite(declared) && declared > limit) {
-      return Promise.reject(
-        new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, {
-          field: 'body',
-          limit,
-          size: declared,
-        }),
-      )
-    }
+    const declared = this.declaredTooLarge(limit)
+    if (declared) return Promise.reject(declared)
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let size = 0

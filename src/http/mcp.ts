@@ -1,35 +1,110 @@
-// MCP over HTTP: the routes of /mcp, a thin transport in front of the MCP request pipeline
-// (src/mcp/pipeline.ts). POST hands the pipeline the headers, ?profile= and the raw body, and
-// answers through the Exchange: the key and rate limit checked by admit() (its AppError answered
-// by the dispatcher like any route's), whole bodies, and JSON or SSE replies (mcp-reply.ts). GET
-// and DELETE answer 405: there is no session and no standalone stream to open or close.
+// MCP over HTTP: the /mcp mount, a thin transport in front of the MCP pipeline
+// (src/mcp/pipeline.ts). The edge has applied the Origin rule and authenticated the caller by
+// the time POST runs; POST then reads what HTTP carries (?profile=, Accept, Content-Type, the
+// standard MCP headers, the raw body) into one inbound message for the pipeline and answers its
+// messages as JSON or SSE (mcp-reply.ts). GET and DELETE answer 405: there is no session and no
+// standalone stream to open or close.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
-import { mcpPipeline, refuse, type EndpointHost, type McpExchange, type ReplyShape } from '../mcp/pipeline.js'
-import { REFUSE } from '../mcp/wire.js'
-import { admit, type AdmitDeps } from './dispatch.js'
+import {
+  mcpPipeline,
+  type EndpointHost,
+  type McpExchange,
+  type McpInbound,
+  type Profile,
+  type Rejected,
+  type ReplyShape,
+} from '../mcp/pipeline.js'
+import { ERROR, refusal, type Rejection } from '../mcp/wire.js'
+import { AppError } from '../shared/errors.js'
+import { keyCredential, keylessCredential, keyPolicy, type KeyAuthDeps } from './credentials.js'
+import { Refusal } from './errors.js'
 import type { Exchange } from './exchange.js'
 import { HttpReply, type SseSettings } from './mcp-reply.js'
-import type { Route } from './router.js'
+import type { Mount } from './router.js'
 
-/** What the endpoint uses: keys and rate limits for admit(), allowed origins, SSE reply settings. */
-export interface McpRouteDeps extends AdmitDeps {
+/** What the endpoint uses: keys and rate limits, allowed origins, SSE reply settings. */
+export interface McpRouteDeps extends KeyAuthDeps {
   settings: { mcpAllowedOrigins: readonly string[]; sseKeepaliveMs: number; sseBufferBytes: number }
 }
 
-/** One POST as the pipeline sees it (a class: one allocation a call, on the hot path). */
+/** The transport's refusals of fixed text, in the order a request meets them (docs/mcp.md "Statuses"). */
+export const HTTP_REFUSE = {
+  origin: refusal('origin', 403, ERROR.transport, 'Forbidden: Origin not allowed'),
+  keylessHost: refusal(
+    'keyless-host',
+    403,
+    ERROR.transport,
+    'Forbidden: requests without a key must name a loopback Host',
+  ),
+  notAcceptable: refusal(
+    'accept',
+    406,
+    ERROR.transport,
+    'Not Acceptable: the client must accept application/json or text/event-stream',
+  ),
+  mediaType: refusal(
+    'content-type',
+    415,
+    ERROR.transport,
+    'Unsupported Media Type: Content-Type must be application/json',
+  ),
+  /** GET and DELETE: the modern era is POST-only and the legacy one is served stateless. */
+  httpMethod: refusal('http-method', 405, ERROR.transport, 'Method not allowed.'),
+} as const satisfies Record<string, Rejection>
+
+const JSON_TYPE = { 'Content-Type': 'application/json' }
+
+/** A refusal answered as a JSON-RPC error response under its HTTP status. */
+const refused = (r: Rejection, headers: Record<string, string> = {}) =>
+  new Refusal(r.httpStatus, JSON.stringify({ jsonrpc: '2.0', id: r.id, error: r.error }), { ...JSON_TYPE, ...headers })
+
+const ORIGIN = refused(HTTP_REFUSE.origin)
+const NOT_ACCEPTABLE = refused(HTTP_REFUSE.notAcceptable)
+const MEDIA_TYPE = refused(HTTP_REFUSE.mediaType)
+const METHOD = refused(HTTP_REFUSE.httpMethod, { Allow: 'POST' })
+
+/** Origins allowed to call: none but the node's own host unless configured (DNS-rebinding protection). */
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+): boolean {
+  if (origin === undefined || origin === 'null') return origin === undefined
+  if (allowed.includes('*') || allowed.includes(origin)) return true
+  try {
+    return host !== undefined && new URL(origin).host === host
+  } catch {
+    return false
+  }
+}
+
+/** The reply forms an Accept header allows, or undefined when it allows neither JSON nor SSE. */
+function acceptOf(accept: string | undefined): McpInbound['accept'] | undefined {
+  if (!accept) return { canStream: false, streamOnly: false }
+  const a = accept.toLowerCase()
+  const json = a.includes('application/json') || a.includes('*/*') || a.includes('application/*')
+  const sse = a.includes('text/event-stream')
+  return json || sse ? { canStream: sse, streamOnly: sse && !json } : undefined
+}
+
+function profileOf(param: string | null): Profile {
+  const p = param ?? 'full'
+  if (p !== 'full' && p !== 'core')
+    throw new AppError('invalid_request', 'profile: must be "core" or "full"', { field: 'profile' })
+  return p
+}
+
+/** One POST as the pipeline answers it (a class: one allocation a call, on the hot path). */
 class HttpMcpExchange implements McpExchange {
   constructor(
     private readonly ex: Exchange,
-    private readonly deps: AdmitDeps,
     private readonly sse: SseSettings,
   ) {}
 
-  authenticate(): Promise<Principal> {
-    return admit(this.deps, this.ex, 'any')
-  }
-
-  send(status: number, body: string, headers?: Record<string, string>): void {
-    this.ex.send(status, body, headers)
+  answer(status: number, message?: JSONRPCMessage | Rejected): void {
+    if (message === undefined) this.ex.send(status, '')
+    else this.ex.send(status, JSON.stringify(message), JSON_TYPE)
   }
 
   openReply(shape: ReplyShape): HttpReply {
@@ -45,48 +120,76 @@ class HttpMcpExchange implements McpExchange {
   }
 }
 
-export function mcpRoutes(deps: McpRouteDeps, host: EndpointHost, opts: { anonymous?: Principal } = {}): Route[] {
-  const serve = mcpPipeline(host, { allowedOrigins: deps.settings.mcpAllowedOrigins, anonymous: opts.anonymous })
+/**
+ * The /mcp mount: the keys of the API (and, TEST ONLY, `keyless`: who a request without a key
+ * acts as; it must name a loopback Host), the Origin rule on POST, the team rate limit.
+ */
+export function mcpMount(deps: McpRouteDeps, host: EndpointHost, opts: { keyless?: Principal } = {}): Mount {
+  const serve = mcpPipeline(host)
+  const allowed = deps.settings.mcpAllowedOrigins
   const sse: SseSettings = { keepaliveMs: deps.settings.sseKeepaliveMs, bufferBytes: deps.settings.sseBufferBytes }
-  const methodNotAllowed = async ({ ex }: { ex: Exchange }) => refuse(ex, REFUSE.httpMethod)
-  const post = async ({ ex, raw }: { ex: Exchange; raw?: Buffer }) => {
-    await serve(
-      { headers: ex.req.headers, profile: ex.req.query.get('profile') ?? undefined, body: raw },
-      new HttpMcpExchange(ex, deps, sse),
-    )
-    return undefined
+  const methodNotAllowed = async (): Promise<never> => {
+    throw METHOD
   }
-  return [
-    {
-      method: 'POST',
-      path: '/mcp',
-      auth: 'any',
-      authInHandler: true,
-      bodyKind: 'raw',
-      tag: 'mcp',
-      summary:
-        'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / ' +
-        '2025-03-26). ?profile=core lists only the typical-turn tools.',
-      description:
-        "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
-        'application/json, or text/event-stream when the client accepts only that or a call runs long.',
-      handle: post,
-    },
-    {
-      method: 'GET',
-      path: '/mcp',
-      auth: 'none',
-      tag: 'mcp',
-      summary: '405: no standalone stream (stateless server).',
-      handle: methodNotAllowed,
-    },
-    {
-      method: 'DELETE',
-      path: '/mcp',
-      auth: 'none',
-      tag: 'mcp',
-      summary: '405: no sessions to end (stateless server).',
-      handle: methodNotAllowed,
-    },
-  ]
+  const policy = keyPolicy(deps)
+  return {
+    ...policy,
+    name: 'mcp',
+    documented: true,
+    credentials: opts.keyless
+      ? [keyCredential(deps.keyring), keylessCredential(opts.keyless, () => refused(HTTP_REFUSE.keylessHost))]
+      : policy.credentials,
+    origin: (req, route) =>
+      route.method !== 'POST' || originAllowed(req.headers.origin, req.headers.host, allowed) ? undefined : ORIGIN,
+    routes: [
+      {
+        method: 'POST',
+        path: '/mcp',
+        auth: 'any',
+        bodyKind: 'raw',
+        tag: 'mcp',
+        summary:
+          'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / ' +
+          '2025-03-26). ?profile=core lists only the typical-turn tools.',
+        description:
+          "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
+          'application/json, or text/event-stream when the client accepts only that or a call runs long.',
+        handle: async ({ ex, raw, principal }) => {
+          const h = ex.req.headers
+          const profile = profileOf(ex.req.query.get('profile'))
+          const accept = acceptOf(h.accept)
+          if (!accept) throw NOT_ACCEPTABLE
+          const type = h['content-type']
+          if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) throw MEDIA_TYPE
+          const inbound: McpInbound = {
+            principal: principal!,
+            profile,
+            accept,
+            protocolVersion: h['mcp-protocol-version'],
+            method: h['mcp-method'],
+            name: h['mcp-name'],
+            body: raw,
+          }
+          await serve(inbound, new HttpMcpExchange(ex, sse))
+          return undefined
+        },
+      },
+      {
+        method: 'GET',
+        path: '/mcp',
+        auth: 'none',
+        tag: 'mcp',
+        summary: '405: no standalone stream (stateless server).',
+        handle: methodNotAllowed,
+      },
+      {
+        method: 'DELETE',
+        path: '/mcp',
+        auth: 'none',
+        tag: 'mcp',
+        summary: '405: no sessions to end (stateless server).',
+        handle: methodNotAllowed,
+      },
+    ],
+  }
 }

@@ -168,9 +168,10 @@ function envelopeInvalid(rule: string, issue: EnvelopeIssue, id: RequestId | nul
  * Classifies one POST /mcp (reference: classifyInboundRequest, then the supported-revision gate
  * and validateStandardRequestHeaders of createMcpHandler's serveModern, in that order).
  * Body-primary: the era comes from the body's envelope claim; headers only cross-check it.
- * Policies of this service on top of the reference: batches are refused in both eras, non-POST
- * is 405, and a legacy message with an MCP-Protocol-Version header outside LEGACY_REVISIONS is
- * refused as SDK 1.32's own HTTP transport does (our transport replaces it).
+ * Policies of this service on top of the reference: batches are refused in both eras (the
+ * transport answers an HTTP method other than POST itself), and a legacy message with an
+ * MCP-Protocol-Version header outside LEGACY_REVISIONS is refused as SDK 1.32's own HTTP
+ * transport does (our transport replaces it).
  */
 export function classify(input: InboundRequest): Route {
   const req: InboundRequest = {
@@ -179,9 +180,6 @@ export function classify(input: InboundRequest): Route {
       input.protocolVersionHeader === undefined ? undefined : stripOws(input.protocolVersionHeader),
     mcpMethodHeader: input.mcpMethodHeader === undefined ? undefined : stripOws(input.mcpMethodHeader),
     mcpNameHeader: input.mcpNameHeader === undefined ? undefined : stripOws(input.mcpNameHeader),
-  }
-  if (req.httpMethod.toUpperCase() !== 'POST') {
-    return REFUSE.httpMethod
   }
   const body = req.body
   if (Array.isArray(body)) return REFUSE.batch
@@ -333,10 +331,7 @@ function supportedRevisionGate(route: ModernRoute): Rejection | undefined {
  * MCP-Protocol-Version header, then Mcp-Method, then Mcp-Name when the body carries the value
  * it mirrors (base64 sentinel decoded). Reference: validateStandardRequestHeaders.
  */
-export function validateStandardHeaders(
-  req: Omit<InboundRequest, 'body' | 'httpMethod'>,
-  route: ModernRoute,
-): Rejection | undefined {
+export function validateStandardHeaders(req: Omit<InboundRequest, 'body'>, route: ModernRoute): Rejection | undefined {
   if (route.messageKind !== 'request') return undefined
   const { method, params, id } = route.message
   if (req.protocolVersionHeader === undefined)

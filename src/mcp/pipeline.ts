@@ -1,20 +1,18 @@
-// One MCP request, whatever carries it: guard -> parse -> classify -> dispatch. Each stage is a
-// function that hands its result to the next or ends the request with a refusal (wire.ts REFUSE
-// and era.ts build every refusal, one text per fault). Transport-neutral: the HTTP adapter
-// (src/http/mcp.ts) passes headers, the ?profile= value and the raw body, and an McpExchange to
-// answer through; nothing here knows HTTP beyond status numbers and header names.
+// One MCP message, whatever carries it: parse -> classify -> dispatch. Each stage is a function
+// that hands its result to the next or ends the request with a refusal (wire.ts REFUSE and era.ts
+// build every refusal, one text per fault). Messages in, messages out: the transport (for HTTP,
+// src/http/mcp.ts behind the edge) has already authenticated the caller, chosen the tool profile
+// and the reply forms it takes, and passes the standard metadata beside the body; the pipeline
+// answers through an McpExchange with messages and protocol-era statuses.
 //
-//   guard     Origin (403), keyless Host (403), key and rate limit (the transport's answer),
-//             profile, Accept (406), Content-Type (415)
 //   parse     JSON (-32700)
-//   classify  era rules (era.ts: batch, JSON-RPC shape, envelope, versions, standard headers),
+//   classify  era rules (era.ts: batch, JSON-RPC shape, envelope, versions, standard metadata),
 //             then what the message is: a request, a notification, a client's response, a
 //             modern notification to drop, server/discover, or a method the modern era lacks
 //   dispatch  202 for notifications and responses; server/discover answered here; a request
 //             to the host's fast path (plain tools/call) or else the SDK server via the transport
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
-import { AppError } from '../shared/errors.js'
 import { classify as eraRules } from './era.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from './modern.js'
 import type { MuxTransport, ReplySink, RequestData } from './transport.js'
@@ -52,12 +50,21 @@ export interface EndpointHost {
   ): Promise<unknown> | undefined
 }
 
-/** One inbound request as the transport received it. */
+/**
+ * One inbound message as the transport received it, from a caller the transport has
+ * authenticated: who, which tool profile, which reply forms it takes, and the standard metadata
+ * a transport carries beside the body (era.ts cross-checks it with the body).
+ */
 export interface McpInbound {
-  /** Header values by lower-case name. */
-  headers: Readonly<Record<string, string | undefined>>
-  /** The `profile` query parameter. */
-  profile: string | undefined
+  principal: Principal
+  profile: Profile
+  /** The caller takes streamed replies (SSE frames), and whether only those. */
+  accept: { canStream: boolean; streamOnly: boolean }
+  /** MCP-Protocol-Version, Mcp-Method and Mcp-Name as sent. */
+  protocolVersion?: string
+  method?: string
+  name?: string
+  /** The message as sent (parsed here: a parse error is answered -32700). */
   body: Buffer | undefined
 }
 
@@ -78,17 +85,18 @@ export interface ReplyChannel extends ReplySink {
   startStream(): void
 }
 
-/** What the pipeline needs from the transport that carries the request. */
+/** Where the pipeline answers: one whole message (or none), or a reply channel for a request. */
 export interface McpExchange {
-  /** Checks the key and the rate limit; throws the AppError the transport answers with. */
-  authenticate(): Promise<Principal>
-  /** Answers with one whole body. */
-  send(status: number, body: string, headers?: Record<string, string>): void
+  /** Answers with one message under `status` (a protocol-era status), or with none (202: accepted). */
+  answer(status: number, message?: JSONRPCMessage | Rejected): void
   /** Opens the reply of a request. */
   openReply(shape: ReplyShape): ReplyChannel
   readonly aborted: boolean
   onAbort(fn: () => void): void
 }
+
+/** The JSON-RPC error answer of a refusal. */
+export type Rejected = { jsonrpc: '2.0'; id: RequestId | null; error: Rejection['error'] }
 
 /** The request's AbortSignal, made on first use: most calls never ask for it, and each one costs. */
 export interface LazyAbort {
@@ -96,90 +104,7 @@ export interface LazyAbort {
   readonly signal: AbortSignal
 }
 
-export interface PipelineOptions {
-  /** Origins allowed besides the node's own host ('*': any). */
-  allowedOrigins: readonly string[]
-  /** TEST ONLY: who a request without a key acts as (it must name a loopback Host). */
-  anonymous?: Principal
-}
-
-const JSON_TYPE = { 'Content-Type': 'application/json' }
-
-/** Origins allowed to call: none but the node's own host unless configured (DNS-rebinding protection). */
-export function originAllowed(
-  origin: string | undefined,
-  host: string | undefined,
-  allowed: readonly string[],
-): boolean {
-  if (origin === undefined || origin === 'null') return origin === undefined
-  if (allowed.includes('*') || allowed.includes(origin)) return true
-  try {
-    return host !== undefined && new URL(origin).host === host
-  } catch {
-    return false
-  }
-}
-
-/**
- * Whether a Host header names this machine's loopback interface (localhost, 127.x.x.x, [::1]).
- * A request without a key proves nothing about where it comes from: a page whose DNS name was
- * rebound to 127.0.0.1 sends its own name as Host and as a matching Origin, so the same-host
- * Origin rule alone does not stop it. Keys do (a page cannot have one); keyless requests exist
- * only in the test-only anonymous mode, which therefore also requires a loopback Host.
- */
-export function loopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false
-  try {
-    const name = new URL(`http://${host}`).hostname
-    return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name)
-  } catch {
-    return false
-  }
-}
-
-interface Accept {
-  canStream: boolean
-  streamOnly: boolean
-}
-
-function acceptOf(accept: string | undefined): Accept | undefined {
-  if (!accept) return { canStream: false, streamOnly: false }
-  const a = accept.toLowerCase()
-  const json = a.includes('application/json') || a.includes('*/*') || a.includes('application/*')
-  const sse = a.includes('text/event-stream')
-  return json || sse ? { canStream: sse, streamOnly: sse && !json } : undefined
-}
-
-function profileOf(param: string | undefined): Profile {
-  const p = param ?? 'full'
-  if (p !== 'full' && p !== 'core')
-    throw new AppError('invalid_request', 'profile: must be "core" or "full"', { field: 'profile' })
-  return p
-}
-
 const refused = (v: object): v is Rejection => (v as { kind?: unknown }).kind === 'reject'
-
-/** Who is calling, with which tool profile, taking which reply forms. */
-interface Admitted {
-  kind: 'admitted'
-  principal: Principal
-  profile: Profile
-  accept: Accept
-}
-
-async function guard(req: McpInbound, io: McpExchange, opts: PipelineOptions): Promise<Admitted | Rejection> {
-  const h = req.headers
-  if (!originAllowed(h.origin, h.host, opts.allowedOrigins)) return REFUSE.origin
-  const keyless = h.authorization ? undefined : opts.anonymous
-  if (keyless && !loopbackHost(h.host)) return REFUSE.keylessHost
-  const principal = keyless ?? (await io.authenticate())
-  const profile = profileOf(req.profile)
-  const accept = acceptOf(h.accept)
-  if (!accept) return REFUSE.notAcceptable
-  const type = h['content-type']
-  if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) return REFUSE.mediaType
-  return { kind: 'admitted', principal, profile, accept }
-}
 
 function parse(raw: Buffer | undefined): { kind: 'parsed'; body: unknown } | Rejection {
   try {
@@ -200,12 +125,11 @@ type Work =
   | { kind: 'drop' }
   | { kind: 'discover'; id: RequestId }
 
-function classify(h: McpInbound['headers'], body: unknown): Work | Rejection {
+function classify(req: McpInbound, body: unknown): Work | Rejection {
   const route = eraRules({
-    httpMethod: 'POST',
-    protocolVersionHeader: h['mcp-protocol-version'],
-    mcpMethodHeader: h['mcp-method'],
-    mcpNameHeader: h['mcp-name'],
+    protocolVersionHeader: req.protocolVersion,
+    mcpMethodHeader: req.method,
+    mcpNameHeader: req.name,
     body,
   })
   if (route.kind === 'reject') return route
@@ -248,7 +172,7 @@ function hostError(id: RequestId, err: unknown): JSONRPCMessage {
 
 async function request(
   work: Extract<Work, { kind: 'request' }>,
-  who: Admitted,
+  who: McpInbound,
   io: McpExchange,
   host: EndpointHost,
 ): Promise<void> {
@@ -295,49 +219,40 @@ async function request(
   })
 }
 
-function dispatch(work: Work, who: Admitted, io: McpExchange, host: EndpointHost): Promise<void> | void {
+function dispatch(work: Work, who: McpInbound, io: McpExchange, host: EndpointHost): Promise<void> | void {
   switch (work.kind) {
     case 'request':
       return request(work, who, io, host)
     case 'discover':
-      return io.send(
-        200,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: work.id,
-          result: discoverResult(host.serverInfo, host.capabilities, host.instructions),
-        }),
-        JSON_TYPE,
-      )
+      return io.answer(200, {
+        jsonrpc: '2.0',
+        id: work.id,
+        result: discoverResult(host.serverInfo, host.capabilities, host.instructions),
+      } as JSONRPCMessage)
     case 'notification':
       host.transport.notification(work.message, { principal: who.principal, profile: who.profile })
-      return io.send(202, '')
+      return io.answer(202)
     case 'response':
       // A client's answer to a request the server sent during a call (legacy era only).
       host.transport.response(work.message, { principal: who.principal, profile: who.profile })
-      return io.send(202, '')
+      return io.answer(202)
     case 'drop':
-      return io.send(202, '')
+      return io.answer(202)
   }
 }
 
-/** Answers a refusal as a JSON-RPC error response under its HTTP status. */
-export function refuse(io: Pick<McpExchange, 'send'>, r: Rejection): void {
-  io.send(r.httpStatus, JSON.stringify({ jsonrpc: '2.0', id: r.id, error: r.error }), { ...JSON_TYPE, ...r.headers })
+/** Answers a refusal as a JSON-RPC error response under its status. */
+export function refuse(io: Pick<McpExchange, 'answer'>, r: Rejection): void {
+  io.answer(r.httpStatus, { jsonrpc: '2.0', id: r.id, error: r.error })
 }
 
-/** The pipeline for one MCP server: serve(request, exchange) answers one POST. */
-export function mcpPipeline(
-  host: EndpointHost,
-  opts: PipelineOptions,
-): (req: McpInbound, io: McpExchange) => Promise<void> {
+/** The pipeline for one MCP server: serve(message, exchange) answers one inbound message. */
+export function mcpPipeline(host: EndpointHost): (req: McpInbound, io: McpExchange) => Promise<void> {
   return async (req, io) => {
-    const who = await guard(req, io, opts)
-    if (refused(who)) return refuse(io, who)
     const parsed = parse(req.body)
     if (refused(parsed)) return refuse(io, parsed)
-    const work = classify(req.headers, parsed.body)
+    const work = classify(req, parsed.body)
     if (refused(work)) return refuse(io, work)
-    await dispatch(work, who, io, host)
+    await dispatch(work, req, io, host)
   }
 }

@@ -1,8 +1,9 @@
-// The JSON-RPC vocabulary of POST /mcp that every stage shares: revisions served, error codes,
-// message and route types, and REFUSE, the one table of the fixed-text refusals (Origin, key
-// without loopback Host, Accept, Content-Type, JSON, batch, HTTP method), so each fault has one
-// message whichever path meets it. Refusals whose text depends on the request (header mismatch,
-// envelope, versions) are built in era.ts, each by one function.
+// The JSON-RPC vocabulary every stage of the MCP pipeline shares: revisions served, error codes,
+// message and route types, and REFUSE, the table of the fixed-text refusals of a message (JSON,
+// batch), so each fault has one message whichever path meets it; the HTTP transport's own
+// refusals (Origin, Accept, Content-Type, method) are src/http/mcp.ts HTTP_REFUSE. Refusals whose
+// text depends on the request (header mismatch, envelope, versions) are built in era.ts, each by
+// one function.
 /** The modern revisions served (only ones >= 2026-07-28 belong here). */
 export const MODERN_REVISIONS: readonly string[] = ['2026-07-28']
 /** The initialize-era revisions served by the SDK 1.32 server. */
@@ -101,9 +102,8 @@ export interface Envelope {
   logLevel?: LogLevel
 }
 
-/** What classify() reads: the HTTP method, the three standard headers (raw values), the parsed body. */
+/** What classify() reads: the three standard headers (raw values), the parsed body. */
 export interface InboundRequest {
-  httpMethod: string
   protocolVersionHeader?: string
   mcpMethodHeader?: string
   mcpNameHeader?: string
@@ -118,7 +118,6 @@ export interface Rejection {
   httpStatus: number
   error: RpcError
   id: RequestId | null
-  headers?: Record<string, string>
 }
 /** Hand the body to the SDK 1.32 server unchanged. */
 export interface LegacyRoute {
@@ -135,37 +134,12 @@ export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
 }
 
-function refusal(
-  rule: string,
-  httpStatus: number,
-  code: number,
-  message: string,
-  headers?: Record<string, string>,
-): Rejection {
-  return { kind: 'reject', rule, httpStatus, error: { code, message }, id: null, ...(headers && { headers }) }
+export function refusal(rule: string, httpStatus: number, code: number, message: string): Rejection {
+  return { kind: 'reject', rule, httpStatus, error: { code, message }, id: null }
 }
 
-/** The refusals of fixed text, in the order the pipeline meets them (docs/mcp.md "Statuses"). */
+/** The refusals of fixed text of a message, in the order the pipeline meets them (docs/mcp.md "Statuses"). */
 export const REFUSE = {
-  origin: refusal('origin', 403, ERROR.transport, 'Forbidden: Origin not allowed'),
-  keylessHost: refusal(
-    'keyless-host',
-    403,
-    ERROR.transport,
-    'Forbidden: requests without a key must name a loopback Host',
-  ),
-  notAcceptable: refusal(
-    'accept',
-    406,
-    ERROR.transport,
-    'Not Acceptable: the client must accept application/json or text/event-stream',
-  ),
-  mediaType: refusal(
-    'content-type',
-    415,
-    ERROR.transport,
-    'Unsupported Media Type: Content-Type must be application/json',
-  ),
   parse: refusal('json', 400, ERROR.parseError, 'Parse error: the request body is not valid JSON'),
   batch: refusal(
     'batch',
@@ -173,6 +147,4 @@ export const REFUSE = {
     ERROR.invalidRequest,
     'Bad Request: batches are not supported (send one JSON-RPC message per POST)',
   ),
-  /** GET and DELETE: the modern era is POST-only and the legacy one is served stateless. */
-  httpMethod: refusal('http-method', 405, ERROR.transport, 'Method not allowed.', { Allow: 'POST' }),
 } as const satisfies Record<string, Rejection>

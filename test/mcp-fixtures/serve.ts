@@ -1,20 +1,19 @@
 // Serves the conformance fixture server (fixture.ts) through the node's own request path: the
-// HTTP dispatcher (src/http/dispatch.ts) and the /mcp routes (src/http/mcp.ts in front of
-// src/mcp/pipeline.ts) with the fixture as its MCP host. Requests without an Authorization header act as a team key
-// of team `conformance` (the conformance CLI cannot send one). Settings come from the
+// HTTP edge (src/http/edge.ts) and the /mcp mount (src/http/mcp.ts in front of
+// src/mcp/pipeline.ts) with the fixture as its MCP host. Requests without an Authorization
+// header act as a team key of team `conformance` (the conformance CLI cannot send one). Settings come from the
 // environment like the service's (REDIS_URL: keys and rate limits of requests that do send a
 // key; HOST, PORT — port 0 picks a free one). Prints `URL http://HOST:PORT/mcp` once listening;
 // stops on SIGTERM / SIGINT.
 import { Keyring } from '../../src/auth/keyring.js'
 import { RateLimiter } from '../../src/auth/ratelimit.js'
 import { loadSettings } from '../../src/config.js'
-import { createDispatcher } from '../../src/http/dispatch.js'
+import { Edge } from '../../src/http/edge.js'
 import { listen } from '../../src/http/exchange.js'
 import { Lifecycle } from '../../src/shared/lifecycle.js'
 import { Metrics } from '../../src/shared/metrics.js'
-import { Router } from '../../src/http/router.js'
 import { createLogger } from '../../src/shared/logger.js'
-import { mcpRoutes } from '../../src/http/mcp.js'
+import { mcpMount } from '../../src/http/mcp.js'
 import { Store } from '../../src/store/store.js'
 import { FixtureHost } from './fixture.js'
 
@@ -34,15 +33,10 @@ async function main(): Promise<void> {
   }
   const host = new FixtureHost()
   await host.start()
-  const router = new Router().add(
-    ...mcpRoutes(deps, host, { anonymous: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
+  const edge = new Edge(deps).mount(
+    mcpMount(deps, host, { keyless: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
   )
-  const server = await listen(
-    settings.host,
-    settings.port,
-    createDispatcher({ ...deps, router }),
-    settings.httpHeaderBytes,
-  )
+  const server = await listen(settings.host, settings.port, edge.handle, settings.httpHeaderBytes)
   process.stdout.write(`URL http://${settings.host}:${server.port}/mcp\n`)
   const stop = async () => {
     server.close()

@@ -1,6 +1,7 @@
 // The generated parts of the docs match the code's tables (docs and code cannot drift).
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
+import { HTTP_REFUSE } from '../../src/http/mcp.js'
 import { REFUSE } from '../../src/mcp/wire.js'
 import { GENERATED, generatedParts } from '../../scripts/docs.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES } from '../../src/mcp/tools/index.js'
@@ -22,8 +23,11 @@ t.test('no tool count is typed: every "<n> tools" of README.md and docs/ is gene
   }
 })
 
+/** The fixed refusals of /mcp: the HTTP transport's and the pipeline's. */
+const FIXED = { ...HTTP_REFUSE, ...REFUSE }
+
 /** The row of docs/mcp.md "Statuses" that describes each fixed refusal, by how it begins. */
-const STATUS_ROWS: Record<keyof typeof REFUSE, string> = {
+const STATUS_ROWS: Record<keyof typeof FIXED, string> = {
   origin: 'Origin header',
   keylessHost: 'No key, and a Host',
   notAcceptable: 'Accept header',
@@ -33,24 +37,24 @@ const STATUS_ROWS: Record<keyof typeof REFUSE, string> = {
   httpMethod: '`GET` or `DELETE`',
 }
 
-t.test('docs/mcp.md "Statuses" gives each fixed refusal (REFUSE) its HTTP status and JSON-RPC code', async (t) => {
-  const section = readFileSync('docs/mcp.md', 'utf8').split('### Statuses')[1]!.split('\n#')[0]!
-  const rows = section
-    .split('\n')
-    .filter((l) => l.startsWith('| '))
-    .map((l) =>
-      l
-        .split('|')
-        .slice(1, -1)
-        .map((c) => c.trim()),
-    )
-  for (const [rule, refusal] of Object.entries(REFUSE) as [
-    keyof typeof REFUSE,
-    (typeof REFUSE)[keyof typeof REFUSE],
-  ][]) {
-    const row = rows.find(([request]) => request!.startsWith(STATUS_ROWS[rule]))
-    t.ok(row, `${rule}: a row beginning "${STATUS_ROWS[rule]}"`)
-    t.match(row?.[1], new RegExp(`^${refusal.httpStatus}\\b`), `${rule}: HTTP ${refusal.httpStatus}`)
-    t.match(row?.[2], new RegExp(`^${refusal.error.code}\\b`), `${rule}: JSON-RPC ${refusal.error.code}`)
-  }
-})
+t.test(
+  'docs/mcp.md "Statuses" gives each fixed refusal (HTTP_REFUSE, REFUSE) its HTTP status and JSON-RPC code',
+  async (t) => {
+    const section = readFileSync('docs/mcp.md', 'utf8').split('### Statuses')[1]!.split('\n#')[0]!
+    const rows = section
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      )
+    for (const [rule, refusal] of Object.entries(FIXED) as [keyof typeof FIXED, (typeof FIXED)[keyof typeof FIXED]][]) {
+      const row = rows.find(([request]) => request!.startsWith(STATUS_ROWS[rule]))
+      t.ok(row, `${rule}: a row beginning "${STATUS_ROWS[rule]}"`)
+      t.match(row?.[1], new RegExp(`^${refusal.httpStatus}\\b`), `${rule}: HTTP ${refusal.httpStatus}`)
+      t.match(row?.[2], new RegExp(`^${refusal.error.code}\\b`), `${rule}: JSON-RPC ${refusal.error.code}`)
+    }
+  },
+)

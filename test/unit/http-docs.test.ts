@@ -10,6 +10,7 @@ import { ServiceNode } from '../../src/node.js'
 
 const AUTH_TEXT: Record<Route['auth'], string> = {
   none: 'none',
+  optional: 'none, or a key',
   team: 'team key',
   any: "team key or the room's invite key",
 }

@@ -18,7 +18,7 @@ t.test('every literal status sent from src has a reason phrase', async (t) => {
   const files = readdirSync('src', { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))
   const sent = new Set<number>()
   for (const f of files) {
-    for (const m of readFileSync(join('src', f), 'utf8').matchAll(/\.(?:json|send|stream)\(\s*(\d{3})\b/g))
+    for (const m of readFileSync(join('src', f), 'utf8').matchAll(/\.(?:json|send|stream|answer)\(\s*(\d{3})\b/g))
       sent.add(Number(m[1]))
   }
   t.ok(sent.has(200) && sent.has(202), 'the scan finds the statuses the routes send')

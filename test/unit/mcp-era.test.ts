@@ -43,7 +43,7 @@ function modern(method: string, params: JsonObject = {}, meta: JsonObject = enve
 /** A POST with the standard headers a modern client sends for `body`. */
 function post(body: unknown, headers: Partial<InboundRequest> = {}): InboundRequest {
   const method = (body as { method?: string }).method
-  return { httpMethod: 'POST', protocolVersionHeader: V, mcpMethodHeader: method, body, ...headers }
+  return { protocolVersionHeader: V, mcpMethodHeader: method, body, ...headers }
 }
 function rejected(t: Test, route: Route, httpStatus: number, code: number, rule?: string): Rejection {
   t.equal(route.kind, 'reject', `rejected${rule ? ` (${rule})` : ''}`)
@@ -57,15 +57,6 @@ function modernRoute(t: Test, route: Route): ModernRoute {
   t.equal(route.kind, 'modern', route.kind === 'reject' ? route.error.message : 'modern')
   return route as ModernRoute
 }
-
-t.test('GET, DELETE and any non-POST are 405 Method not allowed', async (t) => {
-  for (const httpMethod of ['GET', 'DELETE', 'put', 'get']) {
-    const r = rejected(t, classify({ httpMethod, body: undefined }), 405, -32000, 'http-method')
-    t.same(r.error, { code: -32000, message: 'Method not allowed.' })
-    t.same(r.headers, { Allow: 'POST' })
-    t.equal(r.id, null)
-  }
-})
 
 t.test('batches are refused in both eras, empty or not', async (t) => {
   const legacy = request('tools/list')
@@ -97,32 +88,27 @@ t.test('a body that is not one JSON-RPC message is -32600 / 400', async (t) => {
     { jsonrpc: '2.0', id: 1, result: 'not an object' },
     { jsonrpc: '2.0', id: null, error: { code: 1, message: 'm' } },
   ]
-  for (const body of bodies) rejected(t, classify({ httpMethod: 'POST', body }), 400, -32600, 'jsonrpc-shape')
-  const r = rejected(
-    t,
-    classify({ httpMethod: 'POST', body: { jsonrpc: '2.0', id: 'abc', method: 'x', extra: 1 } }),
-    400,
-    -32600,
-  )
+  for (const body of bodies) rejected(t, classify({ body }), 400, -32600, 'jsonrpc-shape')
+  const r = rejected(t, classify({ body: { jsonrpc: '2.0', id: 'abc', method: 'x', extra: 1 } }), 400, -32600)
   t.equal(r.id, 'abc', 'the id is echoed when the body names one')
 })
 
 t.test('posted responses are legacy traffic', async (t) => {
-  t.same(classify({ httpMethod: 'POST', body: { jsonrpc: '2.0', id: 3, result: {} } }), {
+  t.same(classify({ body: { jsonrpc: '2.0', id: 3, result: {} } }), {
     kind: 'legacy',
     reason: 'response',
   })
-  t.same(classify({ httpMethod: 'POST', body: { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'no' } } }), {
+  t.same(classify({ body: { jsonrpc: '2.0', id: 3, error: { code: -1, message: 'no' } } }), {
     kind: 'legacy',
     reason: 'response',
   })
-  t.same(classify({ httpMethod: 'POST', body: { jsonrpc: '2.0', error: { code: -1, message: 'no' } } }), {
+  t.same(classify({ body: { jsonrpc: '2.0', error: { code: -1, message: 'no' } } }), {
     kind: 'legacy',
     reason: 'response',
   })
   rejected(
     t,
-    classify({ httpMethod: 'POST', protocolVersionHeader: V, body: { jsonrpc: '2.0', id: 3, result: {} } }),
+    classify({ protocolVersionHeader: V, body: { jsonrpc: '2.0', id: 3, result: {} } }),
     400,
     -32000,
     'legacy-unsupported-version-header',
@@ -130,22 +116,22 @@ t.test('posted responses are legacy traffic', async (t) => {
 })
 
 t.test('legacy requests: no claim, no modern header', async (t) => {
-  t.same(classify({ httpMethod: 'POST', body: request('tools/list') }), { kind: 'legacy', reason: 'no-claim' })
+  t.same(classify({ body: request('tools/list') }), { kind: 'legacy', reason: 'no-claim' })
   for (const header of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', ' 2025-06-18\t']) {
     t.same(
-      classify({ httpMethod: 'POST', protocolVersionHeader: header, body: request('tools/call', { name: 'x' }) }),
+      classify({ protocolVersionHeader: header, body: request('tools/call', { name: 'x' }) }),
       { kind: 'legacy', reason: 'no-claim', requestedVersion: header.trim() },
       header,
     )
   }
   t.same(
-    classify({ httpMethod: 'POST', body: request('ping', { _meta: { progressToken: 1, other: 'x' } }) }),
+    classify({ body: request('ping', { _meta: { progressToken: 1, other: 'x' } }) }),
     { kind: 'legacy', reason: 'no-claim' },
     'other _meta keys are no claim',
   )
   const r = rejected(
     t,
-    classify({ httpMethod: 'POST', protocolVersionHeader: '2024-10-07', body: request('tools/list') }),
+    classify({ protocolVersionHeader: '2024-10-07', body: request('tools/list') }),
     400,
     -32000,
     'legacy-unsupported-version-header',
@@ -171,13 +157,13 @@ t.test('initialize is the legacy handshake, refused with a modern header', async
     capabilities: {},
     clientInfo: { name: 'c', version: '1' },
   })
-  t.same(classify({ httpMethod: 'POST', body: init }), {
+  t.same(classify({ body: init }), {
     kind: 'legacy',
     reason: 'initialize',
     requestedVersion: '2025-06-18',
   })
   t.same(
-    classify({ httpMethod: 'POST', protocolVersionHeader: '1999-01-01', body: init }),
+    classify({ protocolVersionHeader: '1999-01-01', body: init }),
     { kind: 'legacy', reason: 'initialize', requestedVersion: '2025-06-18' },
     'the legacy header gate skips initialize',
   )
@@ -191,7 +177,7 @@ t.test('initialize is the legacy handshake, refused with a modern header', async
   t.equal(r.id, 7)
   // A malformed claim does not turn initialize modern.
   const broken = request('initialize', { _meta: envelope({ [META.clientCapabilities]: undefined }) })
-  t.same(classify({ httpMethod: 'POST', body: broken }), { kind: 'legacy', reason: 'initialize' })
+  t.same(classify({ body: broken }), { kind: 'legacy', reason: 'initialize' })
 })
 
 t.test('initialize with a valid modern envelope is a modern request the era does not have', async (t) => {
@@ -435,29 +421,28 @@ t.test('notifications: legacy without claim or modern header; modern ones need n
     method: 'notifications/progress',
     ...(params && { params }),
   })
-  t.same(classify({ httpMethod: 'POST', body: note() }), { kind: 'legacy', reason: 'notification' })
-  t.same(classify({ httpMethod: 'POST', protocolVersionHeader: '2025-06-18', body: note() }), {
+  t.same(classify({ body: note() }), { kind: 'legacy', reason: 'notification' })
+  t.same(classify({ protocolVersionHeader: '2025-06-18', body: note() }), {
     kind: 'legacy',
     reason: 'notification',
     requestedVersion: '2025-06-18',
   })
   rejected(
     t,
-    classify({ httpMethod: 'POST', protocolVersionHeader: '2024-10-07', body: note() }),
+    classify({ protocolVersionHeader: '2024-10-07', body: note() }),
     400,
     -32000,
     'legacy-unsupported-version-header',
   )
 
-  let route = modernRoute(t, classify({ httpMethod: 'POST', protocolVersionHeader: V, body: note() }))
+  let route = modernRoute(t, classify({ protocolVersionHeader: V, body: note() }))
   t.same([route.messageKind, route.revision], ['notification', V], 'a modern header decides when there is no claim')
-  route = modernRoute(t, classify({ httpMethod: 'POST', body: note({ _meta: { [META.protocolVersion]: V } }) }))
+  route = modernRoute(t, classify({ body: note({ _meta: { [META.protocolVersion]: V } }) }))
   t.same([route.messageKind, route.revision], ['notification', V], 'a claim needs no headers and no full envelope')
 
   let r = rejected(
     t,
     classify({
-      httpMethod: 'POST',
       protocolVersionHeader: V,
       mcpMethodHeader: 'notifications/cancelled',
       body: note(),
@@ -470,7 +455,6 @@ t.test('notifications: legacy without claim or modern header; modern ones need n
   rejected(
     t,
     classify({
-      httpMethod: 'POST',
       protocolVersionHeader: '2025-06-18',
       body: note({ _meta: { [META.protocolVersion]: V } }),
     }),
@@ -480,7 +464,7 @@ t.test('notifications: legacy without claim or modern header; modern ones need n
   )
   r = rejected(
     t,
-    classify({ httpMethod: 'POST', body: note({ _meta: { [META.protocolVersion]: 1 } }) }),
+    classify({ body: note({ _meta: { [META.protocolVersion]: 1 } }) }),
     400,
     -32602,
     'notification-envelope-invalid',
@@ -488,13 +472,7 @@ t.test('notifications: legacy without claim or modern header; modern ones need n
   t.same(r.error.data, {
     envelope: { key: META.protocolVersion, problem: 'Invalid input: expected string, received number' },
   })
-  r = rejected(
-    t,
-    classify({ httpMethod: 'POST', protocolVersionHeader: '2027-01-01', body: note() }),
-    400,
-    -32022,
-    'unsupported-revision',
-  )
+  r = rejected(t, classify({ protocolVersionHeader: '2027-01-01', body: note() }), 400, -32022, 'unsupported-revision')
   t.same(r.error.data, { supported: [V], requested: '2027-01-01' })
   t.equal(r.id, null)
 })
@@ -550,7 +528,7 @@ t.test('modernDispatch: discover here, era methods to the SDK, others refused or
     )
   }
   const note = (method: string) =>
-    modernRoute(t, classify({ httpMethod: 'POST', protocolVersionHeader: V, body: { jsonrpc: '2.0', method } }))
+    modernRoute(t, classify({ protocolVersionHeader: V, body: { jsonrpc: '2.0', method } }))
   t.same(modernDispatch(note('notifications/cancelled')), { action: 'forward' })
   t.same(modernDispatch(note('notifications/initialized')), { action: 'drop' })
   t.same(modernDispatch(note('notifications/roots/list_changed')), { action: 'drop' })

@@ -1,0 +1,92 @@
+// The API's credential kinds and its rate limit, as the edge's authentication and rate-limit
+// steps use them (src/http/router.ts Credential and MountPolicy): team and room invite keys in
+// `Authorization: Bearer`, and the test-only keyless principal of /mcp.
+import { missingKey, type Keyring } from '../auth/keyring.js'
+import type { Principal } from '../auth/principal.js'
+import { RateLimiter } from '../auth/ratelimit.js'
+import { AppError } from '../shared/errors.js'
+import type { Metrics } from '../shared/metrics.js'
+import type { Exchange } from './exchange.js'
+import type { Credential, MountPolicy, Route } from './router.js'
+
+/** What the key credential and the team rate limit use. */
+export interface KeyAuthDeps {
+  keyring: Pick<Keyring, 'authenticate'>
+  rateLimiter: Pick<RateLimiter, 'check'>
+  metrics: Pick<Metrics, 'rateLimited'>
+}
+
+/** A team key or a room invite key, as `Authorization: Bearer <key>`. */
+export function keyCredential(keyring: Pick<Keyring, 'authenticate'>): Credential<Principal> {
+  return {
+    kind: 'key',
+    read: (req) => req.headers.authorization || undefined,
+    verify: (header) => keyring.authenticate(header),
+  }
+}
+
+/** `team` routes refuse a room invite key. */
+export function permits(who: Principal, route: Route<Principal>): void {
+  if (route.auth === 'team' && who.kind !== 'team')
+    throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room')
+}
+
+/** Charges a call to its team's rate limit; sets the RateLimit-* headers; throws rate_limited when used up. */
+export function teamRateLimit(deps: Pick<KeyAuthDeps, 'rateLimiter' | 'metrics'>) {
+  return async (who: Principal, ex: Exchange): Promise<void> => {
+    const decision = await deps.rateLimiter.check(who.teamId)
+    Object.assign(ex.extraHeaders, RateLimiter.headers(decision))
+    if (decision.allowed) return
+    deps.metrics.rateLimited.inc()
+    const retry = Math.max(1, decision.retryAfterS)
+    throw new AppError(
+      'rate_limited',
+      `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${retry} s`,
+      { limit: decision.limit, retry_after_s: retry },
+    )
+  }
+}
+
+/** The policy of the key-authenticated API: keys, team routes for team keys, the team rate limit. */
+export function keyPolicy(deps: KeyAuthDeps): Omit<MountPolicy<Principal>, 'name'> {
+  return {
+    credentials: [keyCredential(deps.keyring)],
+    missing: missingKey,
+    permits,
+    rateLimit: teamRateLimit(deps),
+  }
+}
+
+/**
+ * TEST ONLY (the MCP conformance run): a request without an Authorization header acts as
+ * `principal`, not charged to a rate limit. It must name a loopback Host (see loopbackHost);
+ * `refuse` is the answer when it does not.
+ */
+export function keylessCredential(principal: Principal, refuse: () => Error): Credential<Principal> {
+  return {
+    kind: 'keyless',
+    charged: false,
+    read: (req) => (req.headers.authorization ? undefined : ''),
+    verify: (_, req) => {
+      if (!loopbackHost(req.headers.host)) throw refuse()
+      return principal
+    },
+  }
+}
+
+/**
+ * Whether a Host header names this machine's loopback interface (localhost, 127.x.x.x, [::1]).
+ * A request without a key proves nothing about where it comes from: a page whose DNS name was
+ * rebound to 127.0.0.1 sends its own name as Host and as a matching Origin, so the same-host
+ * Origin rule alone does not stop it. Keys do (a page cannot have one); keyless requests exist
+ * only in the test-only mode, which therefore also requires a loopback Host.
+ */
+export function loopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false
+  try {
+    const name = new URL(`http://${host}`).hostname
+    return name === 'localhost' || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name)
+  } catch {
+    return false
+  }
+}
