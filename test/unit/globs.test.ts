@@ -6,6 +6,9 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { GlobError, matches, overlap, parseGlob } from '../../src/shared/globs.js'
+import { pinFuzzSeed } from '../helpers/fuzz.js'
+
+pinFuzzSeed(t)
 
 /** One segment's characters against one pattern segment, by backtracking. */
 function segMatch(p: string, s: string): boolean {
