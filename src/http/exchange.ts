@@ -113,6 +113,8 @@ export interface RequestInfo {
   method: string
   path: string
   query: URLSearchParams
+  /** The query string as sent, without its "?". */
+  rawQuery: string
   /** Lower-case header names. */
   headers: Record<string, string>
   /** The client's address as the socket sees it (a proxy's, behind one). */
@@ -125,10 +127,12 @@ function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
   const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
+  const rawQuery = req.getQuery() ?? ''
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),
     path: req.getUrl(),
-    query: new URLSearchParams(req.getQuery() ?? ''),
+    query: new URLSearchParams(rawQuery),
+    rawQuery,
     headers,
     remote,
   }
