@@ -151,6 +151,11 @@ export class Exchange {
   responded = false
   /** The status sent, once a response started. */
   status: number | undefined
+  /**
+   * The response closes the connection: set when a body is refused as too large, so a client still
+   * sending it is cut off at once rather than read to the end or left open until it gives up.
+   */
+  closeAfterResponse = false
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
   private readonly abortHandlers: (() => void)[] = []
@@ -175,6 +180,7 @@ export class Exchange {
   declaredTooLarge(limit: number): AppError | undefined {
     const declared = Number(this.req.headers['content-length'] ?? 'NaN')
     if (!Number.isFinite(declared) || declared <= limit) return undefined
+    this.closeAfterResponse = true
     return new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, {
       field: 'body',
       limit,
@@ -198,6 +204,7 @@ export class Exchange {
         size += chunk.byteLength
         if (size > limit) {
           failed = true
+          this.closeAfterResponse = true
           reject(
             new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, {
               field: 'body',
@@ -227,10 +234,11 @@ export class Exchange {
     if (this.aborted || this.responded) return
     this.responded = true
     this.status = status
+    const close = closeConnection || this.closeAfterResponse
     this.res.cork(() => {
       this.writeHead(status, headers)
-      if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), closeConnection)
-      else this.res.end(body, closeConnection)
+      if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), close)
+      else this.res.end(body, close)
     })
   }
 

@@ -46,5 +46,8 @@ t.test('url-encoded pairs decode strictly and name the field', async (t) => {
     ],
   )
   t.throws(() => parseUrlEncoded('name=u%C0%AF', 'the form'), { code: 'invalid_request', details: { field: 'name' } })
-  t.throws(() => parseUrlEncoded('%FF=1', 'the query'), { details: { field: 'a field name of the query' } })
+  t.throws(() => parseUrlEncoded('%FF=1', 'the query'), {
+    code: 'invalid_request',
+    details: { field: 'a field name of the query' },
+  })
 })
