@@ -17,6 +17,7 @@ import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './shared/lifecycle.js'
 import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
+import { reservationRoutes } from './http/routes/reservations.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
@@ -129,6 +130,7 @@ export class ServiceNode {
         ...webhookRoutes({ webhooks: this.webhooks, audit }),
         ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
         ...searchRoutes({ search }),
+        ...reservationRoutes({ core }),
       ],
     })
     this.edge.mount(mcpMount({ ...keys, settings }, this.mcp, mcpOptions(opts)))
