@@ -15,7 +15,6 @@ import t, { type Test } from 'tap'
 import type { Principal } from '../../src/auth/principal.js'
 import { McpHost } from '../../src/mcp/host.js'
 import { mcpPipeline, type McpExchange, type McpInbound } from '../../src/mcp/pipeline.js'
-import type { McpDeps } from '../../src/mcp/runner.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
 import { META } from '../../src/mcp/wire.js'
 
@@ -23,7 +22,7 @@ const TEAM = { kind: 'team', teamId: 'tm_portable', keyId: 'k1' } as Principal
 const MODERN = '2026-07-28'
 
 // Listing runs no tool, so the host needs none of the services a tool uses.
-const host = new McpHost({} as McpDeps)
+const host = new McpHost({} as ConstructorParameters<typeof McpHost>[0])
 const serve = mcpPipeline(host)
 t.before(() => host.start())
 t.teardown(() => host.stop())
