@@ -16,6 +16,7 @@ import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
 import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from './resources.js'
 import { runTool, type McpDeps } from './runner.js'
+import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
@@ -23,14 +24,11 @@ import { MuxTransport } from './transport.js'
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
-  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then ' +
-  'get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status ' +
-  'in_progress), record agreements with write_context and signals with post_event, release locks you hold, ' +
-  'optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes ' +
-  'room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by ' +
-  'it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and ' +
-  'changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and ' +
-  'read_context give whole records); a list that left items out says how many in more.'
+  'Shared room for coordinating with other agents. Each turn: heartbeat, then get_my_summary (consumes ' +
+  'your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record ' +
+  'agreements with write_context and signals with post_event, release your locks, optionally ' +
+  'wait_for_events. Use one agent_id on every call: presence, cursors, claims and locks are keyed by it. ' +
+  'null means absent. Lists are compact (get_task, read_context give whole records).'
 
 /**
  * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
@@ -64,9 +62,8 @@ function listedAnnotations(a: ToolDef['annotations']): Tool['annotations'] {
 export function listEntry(def: ToolDef): Tool {
   const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
-  // Unknown arguments are refused by name when called (runner.ts); the listing need not say so.
-  delete schema.additionalProperties
   trimSchema(schema)
+  portable(schema, def.name)
   return {
     name: def.name,
     title: def.title,
