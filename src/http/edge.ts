@@ -76,8 +76,8 @@ export interface EdgeDeps {
   lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
   metrics: Pick<Metrics, 'requests' | 'latency'>
   log: Pick<Logger, 'error' | 'debug' | 'isLevelEnabled'>
-  /** The default body limit (LIMIT_HTTP_BODY_BYTES); a mount may set its own. */
-  settings: { httpBodyBytes: number; trustedProxyHops: number; trustedProxyCidrs: readonly string[] }
+  /** The default body limit (LIMIT_HTTP_BODY_BYTES; a mount may set its own) and the trusted proxies (none if left out). */
+  settings: { httpBodyBytes: number; trustedProxyHops?: number; trustedProxyCidrs?: readonly string[] }
 }
 
 /** The policy of requests no route matches (404, and 405 whichever mount has the path): JSON answers. */
@@ -93,7 +93,8 @@ export class Edge {
   private readonly clients: ClientAddress
 
   constructor(private readonly deps: EdgeDeps) {
-    this.clients = new ClientAddress({ hops: deps.settings.trustedProxyHops, cidrs: deps.settings.trustedProxyCidrs })
+    const { trustedProxyHops: hops = 0, trustedProxyCidrs: cidrs = [] } = deps.settings
+    this.clients = new ClientAddress({ hops, cidrs })
     this.steps = [
       { name: 'gate', run: (f) => this.gate(f) },
       { name: 'log', run: (f) => this.logStep(f) },
