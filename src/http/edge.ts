@@ -76,7 +76,7 @@ export interface EdgeDeps {
   lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
   metrics: Pick<Metrics, 'requests' | 'latency'>
   log: Pick<Logger, 'error' | 'debug' | 'isLevelEnabled'>
-  /** The default body limit (LIMIT_HTTP_BODY_BYTES; a mount may set its own) and the trusted proxies (none if left out). */
+  /** The default body limit (LIMIT_HTTP_BODY_BYTES; a mount may set its own); trusted proxies (default none). */
   settings: { httpBodyBytes: number; trustedProxyHops?: number; trustedProxyCidrs?: readonly string[] }
 }
 
