@@ -3,6 +3,7 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
+import { requireRole } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
@@ -145,9 +146,13 @@ export class WebhooksPages {
     return html(WebhooksPage({ viewer: r.viewer!, hooks, ...extra }), status)
   }
 
+  /** Runs a change, for people whose role may change webhooks; a refused one changes nothing. */
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
     return changePage(
-      run,
+      () => {
+        requireRole(r.viewer!.user.role, 'webhooks.manage')
+        return run()
+      },
       (extra, status) => this.show(r, extra, status),
       (extra) => extra.secret !== undefined,
     )

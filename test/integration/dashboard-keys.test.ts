@@ -25,7 +25,7 @@ t.test('standalone', async (t) => {
     const long = await b.post('/team/keys', { label: 'x'.repeat(101) })
     t.equal(long.status, 400, 'a label over the limit is refused')
     t.match(long.body, 'must be at most 100 characters')
-    const minted = await b.post('/team/keys', { label: 'CI <bot>' })
+    const minted = await b.post('/team/keys', { label: 'CI <bot>', scope: 'admin' })
     t.equal(minted.status, 201)
     const key = secretIn(minted.body, 'minted-key')!
     t.match(key, /^ar_team_/, 'the new key, once')
@@ -54,7 +54,8 @@ t.test('standalone', async (t) => {
     t.match(page.body, '<td data-label="Label">agent solo</td>', 'with its label')
     t.match(
       page.body,
-      `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`,
+      `<td data-label="Label">agent solo</td><td data-label="Access">read and write</td>` +
+        `<td data-label="Minted by">${op}</td>`,
       'and who minted it',
     )
     const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
