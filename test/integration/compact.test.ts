@@ -115,7 +115,7 @@ for (const backend of BACKENDS) {
           {
             deps: { core: room.core },
             caller: room.as(agent),
-            principal: { kind: 'team', teamId: 'x', keyId: 'k' },
+            principal: { kind: 'team', teamId: 'x', keyId: 'k', scope: 'agent', access: 'write' },
             signal: new AbortController().signal,
             longRunning: () => undefined,
           } as Parameters<typeof updateTask.run>[0],
