@@ -25,7 +25,8 @@
 --- @include "includes/reservations"
 --- @include "includes/finish"
 
-local R, early = openRoom('reserveFiles')
+-- The version is what this caller read, not what it asked: a repeat binds to ARGV[8..] only.
+local R, early = openRoom('reserveFiles', 8)
 if not R then return early end
 local key, expected, ttl, limit = KEYS[ROOM_KEY_COUNT + 1], ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9])
 local exclusive, reason = ARGV[10] == '1', ARGV[11]

@@ -22,7 +22,7 @@ local function finish(R, res)
   end
   local packed = cmsgpack.pack(res)
   if R.idem ~= '' and R.mutated then
-    redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. idemStamp(R.agent) .. packed)
+    redis.call('HSET', R.k.idem, R.idem, R.op .. '\n' .. idemStamp(R.agent, R.idemFrom) .. packed)
     redis.call('ZADD', R.k.idemt, R.now, R.idem)
     local old = redis.call('ZRANGEBYSCORE', R.k.idemt, '-inf', R.now - tonumber(R.idemTtl), 'LIMIT', 0, 50)
     if #old > 0 then

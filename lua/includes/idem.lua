@@ -5,14 +5,16 @@
 -- that names it, so a second, different call is never silently dropped. (Replies stored before
 -- the binding, `<op>\n<packed>`, replay as they did: a packed map never starts with '='.)
 
--- The binding of a call: its agent and a digest of its own arguments.
-local function idemStamp(agent)
-  return '=' .. agent .. '\n' .. redis.sha1hex(table.concat(ARGV, '\0', 7)) .. '\n'
+-- The binding of a call: its agent and a digest of its own arguments, ARGV[from..] (from 7, the
+-- first op argument, unless a script's leading op arguments are state it read rather than what was
+-- asked: a version the caller decided against differs between a call and its repeat).
+local function idemStamp(agent, from)
+  return '=' .. agent .. '\n' .. redis.sha1hex(table.concat(ARGV, '\0', from or 7)) .. '\n'
 end
 
 -- What to answer when `prev`, the stored value of key `idem`, exists: the first reply, or a
 -- conflict naming the key and what differs.
-local function idemReplay(op, agent, idem, prev)
+local function idemReplay(op, agent, idem, prev, from)
   local sep = string.find(prev, '\n', 1, true)
   local used = 'idempotency_key "' .. idem .. '" was already used '
   local details = { field = 'idempotency_key', key = idem }
@@ -21,7 +23,7 @@ local function idemReplay(op, agent, idem, prev)
   end
   local rest = string.sub(prev, sep + 1)
   if string.sub(rest, 1, 1) ~= '=' then return rest end
-  local stamp = idemStamp(agent)
+  local stamp = idemStamp(agent, from)
   if string.sub(rest, 1, #stamp) == stamp then return string.sub(rest, #stamp + 1) end
   local stored = string.sub(rest, 2, string.find(rest, '\n', 1, true) - 1)
   if stored ~= agent then

@@ -7,7 +7,8 @@
 -- counts as activity, ARGV[6] idempotency TTL (ms). Op arguments start at ARGV[7].
 -- Returns R, or nil and a reply to return at once: not_found for a missing room, or the stored
 -- result of an earlier call with the same idempotency key (or a conflict: includes/idem).
-local function openRoom(op)
+-- `idemFrom`: the first ARGV the idempotency binding digests (7 when nil; includes/idem).
+local function openRoom(op, idemFrom)
   local t = redis.call('TIME')
   -- ttl, touchEvery and idemTtl stay the strings they came as: ttl only goes back to Redis
   -- (PEXPIRE), the other two are converted where used. In Redis' Lua a tonumber costs ~2k
@@ -16,7 +17,7 @@ local function openRoom(op)
   local R = {
     k = roomKeys(), op = op, agent = ARGV[1], idem = ARGV[2],
     ttl = ARGV[3], touchEvery = ARGV[4], touch = ARGV[5] == '1',
-    idemTtl = ARGV[6],
+    idemTtl = ARGV[6], idemFrom = idemFrom,
     now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000),
     dirty = {},
   }
@@ -31,7 +32,7 @@ local function openRoom(op)
   R.existing = R.k.meta
   if R.idem ~= '' then
     local prev = redis.call('HGET', R.k.idem, R.idem)
-    if prev then return nil, idemReplay(op, R.agent, R.idem, prev) end
+    if prev then return nil, idemReplay(op, R.agent, R.idem, prev, idemFrom) end
   end
   return R
 end

@@ -19,6 +19,43 @@ function schemaOf(s: z.ZodType): Record<string, unknown> {
   return json
 }
 
+type Node = Record<string, unknown>
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A request body's schema as the service reads it: null for an optional property means absent
+ * (src/shared/validate.ts), so each property outside `required` also admits null, at any depth of
+ * declared properties (free-form JSON, which declares none, is left as it is).
+ */
+function nullsAsAbsent(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(nullsAsAbsent)
+  if (!isNode(node)) return
+  const props = node.properties
+  if (isNode(props)) {
+    const required = new Set(Array.isArray(node.required) ? (node.required as string[]) : [])
+    for (const [k, v] of Object.entries(props)) {
+      nullsAsAbsent(v)
+      if (!required.has(k) && isNode(v)) props[k] = admitNull(v)
+    }
+  }
+  for (const k of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', 'prefixItems'])
+    if (k in node) nullsAsAbsent(node[k])
+}
+
+function admitNull(v: Node): Node {
+  if (typeof v.type === 'string' && !Array.isArray(v.enum) && !('const' in v)) return { ...v, type: [v.type, 'null'] }
+  if (Array.isArray(v.type) && !Array.isArray(v.enum) && !('const' in v))
+    return v.type.includes('null') ? v : { ...v, type: [...(v.type as string[]), 'null'] }
+  return { anyOf: [v, { type: 'null' }] }
+}
+
+/** The schema of a request body: schemaOf, with null admitted where it means absent. */
+function bodySchemaOf(s: z.ZodType): Record<string, unknown> {
+  const json = schemaOf(s)
+  nullsAsAbsent(json)
+  return json
+}
+
 /** The query parameters of a route's query schema (a zod object of optional fields). */
 function queryParameters(s: z.ZodType): Record<string, unknown>[] {
   const json = schemaOf(s) as { properties?: Record<string, Record<string, unknown>>; required?: string[] }
@@ -66,7 +103,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
       ...(params.length ? { parameters: params } : {}),
       ...(r.auth === 'none' ? { security: [] } : {}),
       ...(r.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(r.body) } } } }
+        ? { requestBody: { required: true, content: { 'application/json': { schema: bodySchemaOf(r.body) } } } }
         : {}),
       responses,
     }

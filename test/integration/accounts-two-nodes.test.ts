@@ -70,7 +70,8 @@ for (const backend of BACKENDS) {
       audit.entries.some((e) => e.action === 'registered webhook'),
       'the audit trail records the webhook',
     )
-    const extra = (await (await b.call('/admin/keys', { method: 'POST', key, json: { label: 'worker' } })).json()) as {
+    const minted = await b.call('/admin/keys', { method: 'POST', key, json: { label: 'worker', scope: 'admin' } })
+    const extra = (await minted.json()) as {
       key: string
     }
     const roomKey = (await (

@@ -64,6 +64,10 @@ function goodArgs(refs: { eventId: string; ownEventId: string; reviewA: string; 
     // After the release: a held lock is listed with its seconds left, counted from each call's
     // own clock, so a pair of calls straddling a whole second would differ (see the header).
     ['list_locks', {}],
+    // Reserved, then released: a live reservation is listed with its seconds left, like a lock.
+    ['reserve_files', { patterns: ['src/matrix/**'], reason: 'the matrix' }],
+    ['release_files', { patterns: ['src/matrix/**'] }],
+    ['list_reservations', {}],
     ['set_shared_var', { name: 'build.status', value: 'green' }],
     ['get_shared_var', { name: 'build.status' }],
     ['list_shared_vars', {}],
