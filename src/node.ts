@@ -2,6 +2,7 @@
 // Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
 import { Accounts } from './auth/accounts.js'
 import { Audit } from './auth/audit.js'
+import { Grants } from './auth/grants.js'
 import { Keyring } from './auth/keyring.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
@@ -29,12 +30,16 @@ import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
 import { Store } from './store/store.js'
 import { mcpMount } from './http/mcp.js'
+import { oauthMount, wellKnownMount, type OAuthHolder } from './http/oauth/routes.js'
+import { OAuthServer } from './http/oauth/server.js'
 import { McpHost } from './mcp/host.js'
 import { checkRedis } from './ops/redis-check.js'
 import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { Webhooks } from './webhooks/index.js'
+import { fetchGuarded } from './webhooks/fetch.js'
+import { readFileSync } from 'node:fs'
 
 export { VERSION } from './shared/version.js'
 
@@ -52,6 +57,9 @@ export interface NodeOptions {
   webhookResolver?: Resolver
 }
 
+/** The largest Client ID Metadata Document fetched (bytes). */
+const CIMD_MAX_BYTES = 5 * 1024
+
 function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
     ? {}
@@ -68,6 +76,10 @@ export class ServiceNode {
   readonly core: Core
   readonly teams: Teams
   readonly keyring: Keyring
+  /** Connected agents: OAuth grants a person consented to on the dashboard. */
+  readonly grants: Grants
+  /** The OAuth authorization server, once the node listens (undefined on a plain-http public URL). */
+  readonly oauth: OAuthHolder = { server: undefined }
   readonly rateLimiter: RateLimiter
   readonly hub: Hub
   readonly feeds: Feeds
@@ -81,6 +93,7 @@ export class ServiceNode {
   /** The base URL of links in mails and of the first-start sign-in link. */
   baseUrl = ''
   private server: HttpServer | undefined
+  private readonly webhookResolver: Resolver | undefined
   port = 0
 
   constructor(
@@ -99,10 +112,16 @@ export class ServiceNode {
     this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
     this.feeds = new Feeds(this.hub, this.store)
+    this.grants = new Grants(this.store, (tag) => this.keyring.publishRevocation(tag))
     this.hub.onControl((n) => {
-      if (n.k === 'revoked' && typeof n.hash === 'string') this.keyring.forget(n.hash)
+      if (n.k !== 'revoked' || typeof n.hash !== 'string') return
+      this.oauth.server?.forget(n.hash)
+      this.keyring.forget(n.hash)
     })
-    this.hub.onResync(() => this.keyring.resync())
+    this.hub.onResync(() => {
+      this.oauth.server?.resync()
+      this.keyring.resync()
+    })
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
     this.store.onCommitted((c) => this.webhooks.committed(c))
     this.hub.onControl((n) => {
@@ -131,7 +150,8 @@ export class ServiceNode {
         ...searchRoutes({ search }),
       ],
     })
-    this.edge.mount(mcpMount({ ...keys, settings }, this.mcp, mcpOptions(opts)))
+    this.edge.mount(mcpMount({ ...keys, settings }, this.mcp, { ...mcpOptions(opts), oauth: this.oauth }))
+    this.webhookResolver = opts.webhookResolver
   }
 
   /** The routes of the documented API (docs/http-api.md, /openapi.json). */
@@ -151,6 +171,7 @@ export class ServiceNode {
     this.server = await listen(this.settings.host, this.settings.port, this.edge.handle, this.settings.httpHeaderBytes)
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
+    await this.startOAuth()
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
     const web = new Web({ accounts: this.accounts, teams: this.teams }, origin)
     new AccountPages(
@@ -197,6 +218,33 @@ export class ServiceNode {
   }
 
   /**
+   * The authorization server for agents (docs/accounts.md): served when the public URL is https,
+   * or plain http on a loopback host (development); Client ID Metadata Documents are fetched
+   * under the webhooks' SSRF rules.
+   */
+  private async startOAuth(): Promise<void> {
+    const url = new URL(this.baseUrl)
+    if (url.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+      this.log.warn(
+        { public_url: this.baseUrl },
+        'PUBLIC_URL is plain http on a host that is not loopback: agents cannot sign in with OAuth (keys only)',
+      )
+      return
+    }
+    const caFile = this.settings.webhookTestLoopbackCa
+    const ca = caFile === undefined ? undefined : readFileSync(caFile)
+    this.oauth.server = await OAuthServer.start(this.baseUrl, {
+      store: this.store,
+      grants: this.grants,
+      keyring: this.keyring,
+      fetchDocument: (u) =>
+        fetchGuarded(u, { timeoutMs: 5000, maxBytes: CIMD_MAX_BYTES, resolve: this.webhookResolver, ca }),
+    })
+    this.edge.mount(wellKnownMount(this.oauth.server))
+    this.edge.mount(oauthMount(this.oauth.server))
+  }
+
+  /**
    * Graceful stop: stop accepting connections, end streams and long-polls cleanly, wait for the
    * requests in flight, then close Redis. Resolves within the shutdown grace period.
    */
@@ -208,6 +256,7 @@ export class ServiceNode {
     const result = await this.lifecycle.drain(Math.max(0, graceMs - 500))
     this.feeds.close()
     await this.mcp.stop().catch(() => undefined)
+    await this.oauth.server?.close().catch(() => undefined)
     await webhooksStopped
     await this.search.stop().catch(() => undefined)
     await this.hub.stop().catch(() => undefined)
