@@ -1,29 +1,56 @@
 // The agentrooms command line (docs/cli.md): argument parsing, the commands, exit codes. An HTTP
-// client of a running service only, with the address in AGENTROOMS_URL and a team key in
+// client of a running service only, with the address in AGENTROOMS_URL and a key in
 // AGENTROOMS_KEY. src/cli/main.ts is the process entry.
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRoom, parseAgents, renderText } from './create-room.js'
+import { ENV_AGENT, ENV_OVERRIDE, ENV_ROOM, GUARD_TIMEOUT_MS, guard, guardTarget, installGuard } from './guard.js'
 import { CliError, DEFAULT_URL, ENV_KEY, ENV_URL, Service } from './service.js'
 
-export const USAGE = `usage: agentrooms create-room <name> --agents <id,id,…> [options]
+export const USAGE = `usage: agentrooms <command> [options]
 
-Creates a room and prints, for every agent, MCP client configuration for Claude Code, Cursor,
-VS Code, Codex and other clients.
+  agentrooms create-room <name> --agents <id,id,…> [options]
+    Creates a room and prints, for every agent, MCP client configuration for Claude Code, Cursor,
+    VS Code, Codex and other clients.
 
-  <name>                 the room's name; its id is the name when it is a valid id, else a slug of it
-  --agents a,b,c         the agents' ids (agent_id in every tool call)
-  --template <t>         blank (default), web-app or incident
-  --id <roomId>          the room id to use instead of one made from the name
-  --invite               mint a room invite key per agent (reaches this room only) instead of
+    <name>               the room's name; its id is the name when it is a valid id, else a slug of it
+    --agents a,b,c       the agents' ids (agent_id in every tool call)
+    --template <t>       blank (default), web-app or incident
+    --id <roomId>        the room id to use instead of one made from the name
+    --invite             mint a room invite key per agent (reaches this room only) instead of
                          handing every agent the team key
-  --json                 print one JSON document (for scripts) instead of text
+    --json               print one JSON document (for scripts) instead of text
+
+  agentrooms guard --room <roomId> --agent <agentId>
+    The git pre-commit check: refuses a commit that stages files another agent reserved
+    exclusively (reserve_files). ${ENV_OVERRIDE}=1 commits over them; an unreachable service
+    lets the commit through with a warning.
+
+  agentrooms guard install [--room <roomId>] [--agent <agentId>] [--force]
+    Writes that check as the pre-commit hook of the repository in the current directory. Without
+    --room or --agent the hook reads ${ENV_ROOM} or ${ENV_AGENT} when it runs.
 
 environment:
   ${ENV_URL}         the service, default ${DEFAULT_URL}
-  ${ENV_KEY}         a team key (ar_team_…), printed at the service's first start
+  ${ENV_KEY}         a team key (ar_team_…), printed at the service's first start; guard also
+                         takes the agent's room invite key (ar_room_…)
 `
 
 type Out = (s: string) => void
+
+const COMMON = { help: { type: 'boolean', short: 'h', default: false } } as const
+const OPTIONS = {
+  'create-room': {
+    ...COMMON,
+    agents: { type: 'string' },
+    template: { type: 'string' },
+    id: { type: 'string' },
+    invite: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  },
+  guard: { ...COMMON, room: { type: 'string' }, agent: { type: 'string' }, force: { type: 'boolean', default: false } },
+} as const satisfies Record<string, ParseArgsConfig['options']>
+
+type Command = keyof typeof OPTIONS
 
 /** Runs the CLI; resolves with the process exit code (0 ok, 1 the service refused or is unreachable, 2 usage). */
 export async function runCli(
@@ -31,38 +58,53 @@ export async function runCli(
   env: Record<string, string | undefined>,
   out: Out,
   err: Out,
+  cwd: string = process.cwd(),
 ): Promise<number> {
   try {
+    // First with every command's options, to find the command wherever the options stand; then
+    // with that command's own, so an option of another command is refused.
+    const all = { ...OPTIONS['create-room'], ...OPTIONS.guard }
+    const command = parseArgs({ args: argv, allowPositionals: true, options: all }).positionals[0]
+    if (command === undefined || command === 'help') {
+      out(USAGE)
+      return command === undefined && !argv.some((a) => a === '-h' || a === '--help') ? 2 : 0
+    }
+    if (!Object.hasOwn(OPTIONS, command))
+      throw new CliError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`, 2)
     const { positionals, values } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: {
-        agents: { type: 'string' },
-        template: { type: 'string' },
-        id: { type: 'string' },
-        invite: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    })
-    const [command, name, ...rest] = positionals
-    if (values.help || command === 'help' || command === undefined) {
+      options: OPTIONS[command as Command],
+    }) as { positionals: string[]; values: Record<string, string | boolean | undefined> }
+    if (values.help) {
       out(USAGE)
-      return command === undefined && !values.help ? 2 : 0
+      return 0
     }
-    if (command !== 'create-room') throw new CliError(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`, 2)
+    const str = (k: string) => values[k] as string | undefined
+    const [, name, ...rest] = positionals
+    if (command === 'guard') {
+      if (name === 'install') {
+        if (rest.length > 0) throw new CliError(`guard install: unexpected ${JSON.stringify(rest.join(' '))}`, 2)
+        const file = await installGuard(cwd, { room: str('room'), agent: str('agent') }, values.force === true)
+        out(`Installed the agentrooms commit guard: ${file}\n`)
+        return 0
+      }
+      if (name !== undefined) throw new CliError(`guard: unexpected ${JSON.stringify(name)}\n\n${USAGE}`, 2)
+      const target = guardTarget({ room: str('room'), agent: str('agent') }, env, 'guard')
+      return await guard(Service.fromEnv(env, 'room', GUARD_TIMEOUT_MS), target, env, cwd, err)
+    }
     if (name === undefined || name.trim() === '')
       throw new CliError(`create-room: the room name is missing\n\n${USAGE}`, 2)
     if (rest.length > 0)
       throw new CliError(`create-room: unexpected ${JSON.stringify(rest.join(' '))}; quote a name with spaces`, 2)
-    const agents = parseAgents(values.agents)
+    const agents = parseAgents(str('agents'))
     const service = Service.fromEnv(env)
     const result = await createRoom(service, env[ENV_KEY]!.trim(), {
       name: name.trim(),
       agents,
-      template: values.template,
-      roomId: values.id,
-      invite: values.invite,
+      template: str('template'),
+      roomId: str('id'),
+      invite: values.invite === true,
     })
     out(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderText(result))
     return 0

@@ -18,6 +18,9 @@ export const ENV_KEY = 'AGENTROOMS_KEY'
 export const DEFAULT_URL = 'http://localhost:8080'
 const TIMEOUT_MS = 15_000
 
+/** What a command needs of the key: a team key (creating rooms), or any key that reaches the room. */
+export type KeyNeed = 'team' | 'room'
+
 interface ApiError {
   error?: { code?: string; message?: string }
 }
@@ -28,6 +31,9 @@ export class Service {
   constructor(
     base: string,
     private readonly key: string,
+    private readonly need: KeyNeed = 'team',
+    /** How long a request may take before the service counts as unreachable. */
+    readonly timeoutMs = TIMEOUT_MS,
   ) {
     let url: URL
     try {
@@ -41,21 +47,22 @@ export class Service {
   }
 
   /** Reads the URL and key from `env`; a missing or misplaced key is a usage error. */
-  static fromEnv(env: Record<string, string | undefined>): Service {
+  static fromEnv(env: Record<string, string | undefined>, need: KeyNeed = 'team', timeoutMs = TIMEOUT_MS): Service {
     const key = env[ENV_KEY]?.trim()
     if (!key) {
+      const which = need === 'team' ? 'the team key' : "the agent's room invite key (ar_room_…) or the team key"
       throw new CliError(
-        `${ENV_KEY} is not set: export the team key the service printed at its first start (ar_team_…), or ` +
+        `${ENV_KEY} is not set: export ${which} the service printed at its first start (ar_team_…), or ` +
           `mint one with \`npm run team -- mint-key default\``,
         2,
       )
     }
-    if (key.startsWith('ar_room_'))
+    if (need === 'team' && key.startsWith('ar_room_'))
       throw new CliError(
         `${ENV_KEY} holds a room invite key (ar_room_…); creating rooms needs a team key (ar_team_…)`,
         2,
       )
-    return new Service(env[ENV_URL]?.trim() || DEFAULT_URL, key)
+    return new Service(env[ENV_URL]?.trim() || DEFAULT_URL, key, need, timeoutMs)
   }
 
   /** A JSON request to the admin API; resolves with the parsed body of a 2xx answer. */
@@ -70,7 +77,7 @@ export class Service {
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.timeoutMs),
       })
     } catch (err) {
       throw this.unreachable(err)
@@ -103,7 +110,8 @@ export class Service {
       )
     if (res.status === 403)
       throw new CliError(
-        `the key in ${ENV_KEY} may not do this (${e.message}); creating rooms needs a team key (ar_team_…)`,
+        `the key in ${ENV_KEY} may not do this (${e.message})` +
+          (this.need === 'team' ? '; creating rooms needs a team key (ar_team_…)' : ''),
       )
     throw new ServiceError(res.status, e.code, e.message ?? '')
   }
@@ -111,14 +119,17 @@ export class Service {
   private unreachable(err: unknown): CliError {
     const e = err as { name?: string; cause?: { code?: string; message?: string } }
     if (e.name === 'TimeoutError')
-      return new CliError(`the service at ${this.base} did not answer within ${TIMEOUT_MS / 1000} s`)
+      return new Unreachable(`the service at ${this.base} did not answer within ${this.timeoutMs / 1000} s`)
     const why = e.cause?.code ?? e.cause?.message ?? String(err)
-    return new CliError(
+    return new Unreachable(
       `cannot reach the service at ${this.base} (${why}): is it running? Set ${ENV_URL} to its address ` +
         `(default ${DEFAULT_URL})`,
     )
   }
 }
+
+/** The service could not be reached or did not answer in time (nothing is known of what it holds). */
+export class Unreachable extends CliError {}
 
 /** An error answer of the service, with its stable code (docs/errors.md). */
 export class ServiceError extends CliError {

@@ -28,6 +28,28 @@ const B = 0.75
  * than an exact hit's saturation cap at this share).
  */
 export const PREFIX_WEIGHT = 0.5
+/**
+ * The last query word matches as a prefix only from this many characters (code points): a
+ * shorter one completes to too many unrelated words for the match to mean anything.
+ */
+export const MIN_PREFIX = 3
+/**
+ * Function words never matched as a prefix (they are matched whole, where IDF weighs them little):
+ * a query that ends "… when signing in" or "… for the" has finished its last word.
+ */
+export const PREFIX_STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and any are as at be but by can did do does for from had has have how if in into is it its ' +
+    'may no nor not of off on onto or our out per so than that the their them then there these they ' +
+    'this those to too up us via was we were what when where which while who why will with you your'
+  ).split(' '),
+)
+
+/** Whether the last query word `word` (folded) also matches as a prefix. */
+export function prefixable(word: string): boolean {
+  return Array.from(word).length >= MIN_PREFIX && !PREFIX_STOP_WORDS.has(word)
+}
+
 /** Most words one prefix expands to (the most frequent ones). */
 export const MAX_EXPANSIONS = 50
 /** Query words beyond this many are ignored. */
@@ -234,7 +256,7 @@ export class LexicalIndex<M> {
     qwords.forEach((word, i) => {
       touched.length = 0
       if (add(word, acc, [])) matched.add(word)
-      if (prefixLast && i === qwords.length - 1) {
+      if (prefixLast && i === qwords.length - 1 && prefixable(word)) {
         // Completions are not summed: a document counts its best one (see the header).
         for (const term of this.completions(word)) {
           inTerm.length = 0

@@ -3,7 +3,14 @@
 import { runInNewContext } from 'node:vm'
 import v8 from 'node:v8'
 import t from 'tap'
-import { FIELD_WEIGHTS, LexicalIndex, MAX_EXPANSIONS, type IndexDoc } from '../../src/search/lexical.js'
+import {
+  FIELD_WEIGHTS,
+  LexicalIndex,
+  MAX_EXPANSIONS,
+  MIN_PREFIX,
+  prefixable,
+  type IndexDoc,
+} from '../../src/search/lexical.js'
 import { cutBytes, fold, snippet, words } from '../../src/search/text.js'
 
 t.test('folding: case, accents, ligatures and full-width forms', async (t) => {
@@ -170,4 +177,21 @@ t.test('an empty index and a query without words answer nothing', async (t) => {
   t.same(idx.search('anything', 10).hits, [])
   idx.upsert(doc('a', { notes: 'text' }))
   t.same(idx.search('!!!', 10).hits, [])
+})
+
+t.test('the last word is a prefix only from MIN_PREFIX characters and never a stop word', async (t) => {
+  const idx = new LexicalIndex<Meta>()
+  idx.upsert(doc('inv', { title: 'Migrate invoices to a new Postgres schema' }))
+  idx.upsert(doc('theme', { title: 'Dark theme for dashboards' }))
+  idx.upsert(doc('when', { title: 'Whenever queues stall, page someone' }))
+  t.equal(MIN_PREFIX, 3)
+  t.same(order(idx, 'signing in'), [], '"in" is too short and a stop word: not a prefix of "invoices"')
+  t.same(order(idx, 'in'), [], 'alone too')
+  t.same(order(idx, 'inv'), ['inv'], 'three characters complete')
+  t.same(order(idx, 'colour the'), [], '"the" is a stop word: it does not complete to "theme"')
+  t.same(order(idx, 'dashboards for'), ['theme'], 'matched whole, "for" still counts as a word')
+  t.same(order(idx, 'when'), [], '"when" is a stop word: it does not complete to "whenever"')
+  t.same(order(idx, 'whene'), ['when'])
+  t.ok(prefixable('dep') && !prefixable('de') && !prefixable('for') && prefixable('日本語'), 'by code points')
+  t.notOk(prefixable('日本'))
 })

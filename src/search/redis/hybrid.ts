@@ -4,7 +4,7 @@
 // the time of the search (room.ts), so a deleted record never comes back through a vector not yet
 // removed, and a rewritten one is not found by its old meaning while it is embedded again.
 import { roundScore, type SearchHit, type ValidSearch } from '../engine.js'
-import { fuse, identifierLike } from '../fuse.js'
+import { fuse, identifierLike, type Fused } from '../fuse.js'
 import type { Answer, IndexDoc } from '../lexical.js'
 import type { HitBase } from '../records.js'
 import { textHash } from '../vectors/codec.js'
@@ -34,6 +34,23 @@ function hashOf(doc: IndexDoc<HitBase>, chars: number): string {
 }
 
 /**
+ * The hybrid order of a query's lexical answer and its nearest vectors (best first), without
+ * Redis: what `hybrid` ranks by, and what the unit tests and bench/search-quality.ts measure.
+ */
+export function rankHybrid(
+  query: string,
+  lexical: Answer<HitBase>,
+  near: readonly { key: string; cosine: number }[],
+  ratio: number,
+): Fused[] {
+  return fuse(
+    lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
+    near.map((h) => ({ key: h.key, cosine: h.cosine })),
+    { ratio, identifier: identifierLike(query) },
+  )
+}
+
+/**
  * Fuses the room's lexical hits with its nearest vectors (`pick`: Semantic.candidates), once the
  * lexical index is up to date.
  */
@@ -49,11 +66,7 @@ export async function hybrid(
     return doc !== undefined && hashOf(doc, opts.textChars) === hash
   }
   const near = await pick(accept)
-  const fused = fuse(
-    lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
-    near.hits.map((h) => ({ key: h.key, cosine: h.cosine })),
-    { ratio: opts.ratio, identifier: identifierLike(q.query) },
-  )
+  const fused = rankHybrid(q.query, lexical, near.hits, opts.ratio)
   const lex = new Map(lexical.hits.map((h) => [h.doc.key, h]))
   const max = Math.max(...fused.map((f) => f.score), Number.MIN_VALUE)
   const results: SearchHit[] = []

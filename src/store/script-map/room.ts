@@ -80,6 +80,7 @@ export interface RoomScripts {
   listVars: { args: [prefix: string]; reply: Record<string, never>; rows: true }
   markRead: { args: [eventId: string]; reply: { moved: boolean; cursor: string } }
   peekUnread: { args: []; reply: { unread: number } }
+  peekUnreadEvents: { args: [limit: number]; reply: { events: StoredEvent[] } }
   postEvent: {
     args: [type: string, text: string, data: string, replyTo: string, retained: number]
     reply: { event: StoredEvent }
