@@ -1,10 +1,10 @@
 // The search evaluation (test/fixtures/search-quality.ts, test/helpers/search-quality.ts): the
-// fixture is what docs/search.md says it is, its metrics are right, and the embedder cannot see the
-// labels.
+// fixture is what docs/search.md says it is, its metrics are right, the embedder cannot see the
+// labels, and hybrid ranking meets its goal on every slice.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { QUERIES, SLICES } from '../fixtures/search-quality.js'
-import { ndcg, qualityDocs, reciprocalRank } from '../helpers/search-quality.js'
+import { evaluate, ndcg, qualityDocs, RANKERS, reciprocalRank } from '../helpers/search-quality.js'
 
 t.test('the fixture: at least 60 queries in four slices, every label a record of the room', async (t) => {
   t.ok(QUERIES.length >= 60, `${QUERIES.length} queries`)
@@ -44,4 +44,23 @@ t.test('the embedder reads words only: it imports nothing that holds the labels'
   const src = readFileSync('test/helpers/quality-embedder.ts', 'utf8')
   t.notMatch(src, /\bimport\b/, 'no imports at all')
   t.notMatch(src, /fixtures|relevant|QUERIES/)
+})
+
+t.test('the goal: hybrid at least as good as the better of lexical and semantic on every slice', async (t) => {
+  const report = evaluate(RANKERS)
+  for (const slice of ['all', ...SLICES] as const) {
+    const { lexical, semantic, hybrid } = {
+      lexical: report.lexical[slice],
+      semantic: report.semantic[slice],
+      hybrid: report.hybrid[slice],
+    }
+    t.ok(
+      hybrid.ndcg >= Math.max(lexical.ndcg, semantic.ndcg),
+      `${slice} nDCG@10: hybrid ${hybrid.ndcg}, lexical ${lexical.ndcg}, semantic ${semantic.ndcg}`,
+    )
+    t.ok(
+      hybrid.mrr >= Math.max(lexical.mrr, semantic.mrr),
+      `${slice} MRR@10: hybrid ${hybrid.mrr}, lexical ${lexical.mrr}, semantic ${semantic.mrr}`,
+    )
+  }
 })
