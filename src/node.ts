@@ -65,7 +65,7 @@ const CIMD_MAX_BYTES = 5 * 1024
 function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
     ? {}
-    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
+    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous', scope: 'admin', access: 'write' } }
 }
 
 export class ServiceNode {

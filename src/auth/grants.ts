@@ -89,6 +89,8 @@ export class Grants {
       grantId: g.id,
       agentId: g.agent_id,
       access: g.access,
+      scope: 'agent',
+      by: g.user_id,
     }
   }
 

@@ -1,30 +1,46 @@
-// Who a request acts as, once its key is verified, and what that may reach.
+// Who a request acts as, once its credential is verified, and what that may reach. What each
+// principal may do is decided in src/auth/permissions.ts, from the fields here.
 import type { RoomRef } from '../store/keys.js'
 
-/**
- * A team key: the team's rooms and the admin API. A room invite key: its one room over MCP/SSE/snapshot.
- * A grant (an OAuth access token, over /mcp only): the room a person consented to (undefined: every
- * room of the team), as one agent id, read-only or read and write.
- */
-export type Principal =
-  | { kind: 'team'; teamId: string; keyId: string }
-  | { kind: 'room'; teamId: string; roomId: string; tokenId: string }
-  | GrantPrincipal
+/** What a credential reaches: `admin` adds the admin API (/admin) to `agent`'s rooms, stream and snapshot. */
+export type Scope = 'admin' | 'agent'
+/** `read`: only MCP tools annotated readOnlyHint and HTTP reads; `write`: every call its scope allows. */
+export type Access = 'read' | 'write'
 
-/** Who an OAuth access token names: its grant, as the person consented to it on the dashboard. */
-export interface GrantPrincipal {
-  kind: 'grant'
-  teamId: string
-  /** The one room it reaches, or undefined for every room of the team. */
-  roomId: string | undefined
-  grantId: string
-  /** The agent id the grant acts as. */
-  agentId: string
-  access: GrantAccess
+/** What every principal carries besides who it is. */
+export interface Reach {
+  scope: Scope
+  access: Access
+  /** The agent id the credential is bound to: calls act as it (absent: the caller names itself). */
+  agentId?: string
+  /** User id of the person whose credential it is (who minted it), when a person did. */
+  by?: string
 }
 
-/** read: only tools that change nothing (annotated readOnlyHint). write: every room tool. */
-export type GrantAccess = 'read' | 'write'
+/**
+ * A team key: every room of the team (and the admin API with the admin scope). A room invite key:
+ * its one room over MCP/SSE/snapshot, always the agent scope.
+ */
+export type Principal =
+  | ({ kind: 'team'; teamId: string; keyId: string } & Reach)
+  | ({ kind: 'room'; teamId: string; roomId: string; tokenId: string } & Reach)
+  | GrantPrincipal
+
+/**
+ * An OAuth access token (over /mcp only): its grant, as a person consented to it on the dashboard:
+ * the one room (undefined: every room of the team), the agent id it is bound to, read or write,
+ * always the agent scope; `by` is the person who consented.
+ */
+export type GrantPrincipal = {
+  kind: 'grant'
+  teamId: string
+  roomId: string | undefined
+  grantId: string
+  agentId: string
+} & Reach & { scope: 'agent' }
+
+/** A grant's access (Access): read-only, or read and write. */
+export type GrantAccess = Access
 
 /**
  * The room a principal may open, or undefined. A room the key cannot reach is reported exactly
@@ -33,4 +49,10 @@ export type GrantAccess = 'read' | 'write'
 export function roomFor(p: Principal, roomId: string): RoomRef | undefined {
   if (p.kind === 'team' || (p.kind === 'grant' && p.roomId === undefined)) return { teamId: p.teamId, roomId }
   return p.roomId === roomId ? { teamId: p.teamId, roomId } : undefined
+}
+
+/** The credential's name in the records it makes and in the audit trail: its id, never its secret. */
+export function credentialOf(p: Principal): string {
+  if (p.kind === 'grant') return `grant:${p.grantId}`
+  return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
 }

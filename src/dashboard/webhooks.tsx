@@ -3,11 +3,12 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
+import { requireRole } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
 export interface WebhooksDeps {
@@ -128,6 +129,8 @@ export function WebhooksPage(p: View) {
   )
 }
 
+const PATH = '/team/webhooks'
+
 export class WebhooksPages {
   constructor(private readonly deps: WebhooksDeps) {}
 
@@ -142,14 +145,19 @@ export class WebhooksPages {
 
   private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
     const hooks = await this.deps.webhooks.registry.list(r.viewer!.user.team)
-    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...extra }), status)
+    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...done<View>(r, PATH), ...extra }), status)
   }
 
+  /** Runs a change, for people whose role may change webhooks; a refused one changes nothing. */
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
     return changePage(
-      run,
+      r,
+      PATH,
+      () => {
+        requireRole(r.viewer!.user.role, 'webhooks.manage')
+        return run()
+      },
       (extra, status) => this.show(r, extra, status),
-      (extra) => extra.secret !== undefined,
     )
   }
 
