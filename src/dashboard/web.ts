@@ -30,6 +30,17 @@ export const FORM_BYTES = 16 * 1024
  */
 const signedOut = () => new AppError('unauthorized', 'Your session has ended; sign in again.')
 
+/**
+ * A posted form, each value's line endings made LF: browsers send a textarea's lines as CRLF,
+ * while what agents read and write (context, events, notes) is LF, so a body written from a page
+ * diffs and matches as one written by an agent.
+ */
+export function lineFeeds(posted: URLSearchParams): URLSearchParams {
+  const form = new URLSearchParams()
+  for (const [k, v] of posted) form.append(k, v.replace(/\r\n?/g, '\n'))
+  return form
+}
+
 export class Web {
   private readonly pages = new Map<
     string,
@@ -95,7 +106,7 @@ export class Web {
   private async serve(ctx: Ctx<V.Viewer>, handler: Handler): Promise<undefined> {
     const { ex, principal: viewer } = ctx
     const session = this.origin.sessionToken(ex.req)
-    const reply = await handler({ ex, form: parseForm(ctx.raw), viewer, session })
+    const reply = await handler({ ex, form: lineFeeds(parseForm(ctx.raw)), viewer, session })
     if (reply.streamed) return undefined
     const rendering = performance.now()
     const text = reply.body ? V.page(reply.body) : ''

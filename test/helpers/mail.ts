@@ -156,6 +156,20 @@ export class Browser {
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, body: await res.text() }
   }
 
+  /**
+   * A form sent the way a browser sends it: the post, then, when it answers with a redirect (Post/
+   * Redirect/Get), the page it redirects to, as `posted` says (the post's own answer otherwise).
+   */
+  async send(
+    path: string,
+    form: Record<string, string>,
+    opts: { site?: string; origin?: string } = {},
+  ): Promise<Page & { posted: Page }> {
+    const posted = await this.post(path, form, opts)
+    if (posted.status !== 303 || !posted.location) return { ...posted, posted }
+    return { ...(await this.get(posted.location)), posted }
+  }
+
   /** Follows a mailed link the way a person does: opens it, then presses Continue. */
   async follow(link: string): Promise<Page> {
     const url = new URL(link)

@@ -68,7 +68,7 @@ t.test('standalone', async (t) => {
       'a note is shown as text, escaped by the template library',
     )
     t.notMatch(list.body, '<script>alert', 'never as markup')
-    const approved = await o.post('/operator/waitlist', { email: person, decision: 'approve' })
+    const approved = await o.send('/operator/waitlist', { email: person, decision: 'approve' })
     t.match(approved.body, 'is approved')
 
     const link = linkIn(await inbox.next(person))
@@ -151,7 +151,7 @@ t.test('standalone', async (t) => {
 
   t.test('invite a member; the member signs in; deletion of member then owner leaves nothing', async (t) => {
     const member = `${uid('m')}@example.com`
-    const sent = await personBrowser.post('/team/invites', { email: member })
+    const sent = await personBrowser.send('/team/invites', { email: member })
     t.match(sent.body, `Invite sent to ${member}`)
     const mb = new Browser(n.base)
     const joined = await mb.follow(linkIn(await inbox.next(member)))

@@ -39,7 +39,7 @@ export interface RoomScripts {
   }
   createRoom: { args: [room: Buffer, starter: Buffer]; reply: { room: Meta } }
   decideReview: {
-    args: [decision: 'approved' | 'rejected', reviewId: string, note: string]
+    args: [decision: 'approved' | 'rejected', reviewId: string, note: string, override: '' | '1']
     reply: { review: StoredRecord; task_status?: StoredTaskStatus }
   }
   deleteContext: {
