@@ -27,6 +27,7 @@ import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
 import { AccountPages } from './dashboard/account-pages.js'
+import { ConsentPages } from './dashboard/consent.js'
 import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
@@ -208,11 +209,13 @@ export class ServiceNode {
           sse: this.sse,
           stillSignedIn: (token) => this.accounts.stillSignedIn(token),
         },
-        keys: { teams: this.teams, audit: this.audit, accounts: this.accounts },
+        keys: { teams: this.teams, audit: this.audit, accounts: this.accounts, grants: this.grants },
         webhooks: { webhooks: this.webhooks, audit: this.audit },
       },
       this.baseUrl,
     ).register(web)
+    if (this.oauth.server)
+      new ConsentPages({ oauth: this.oauth.server, core: this.core, audit: this.audit }).register(web)
     this.edge.mount(web.mount())
     if (this.mailer.toLog)
       this.log.warn(
@@ -243,6 +246,7 @@ export class ServiceNode {
       store: this.store,
       grants: this.grants,
       keyring: this.keyring,
+      log: this.log,
       fetchDocument: (u) =>
         fetchGuarded(u, { timeoutMs: 5000, maxBytes: CIMD_MAX_BYTES, resolve: this.webhookResolver, ca }),
     })

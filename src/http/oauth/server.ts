@@ -14,6 +14,7 @@ import { grantRevocationTag, Grants, type GrantInfo } from '../../auth/grants.js
 import type { Keyring } from '../../auth/keyring.js'
 import type { GrantAccess, GrantPrincipal } from '../../auth/principal.js'
 import { AppError } from '../../shared/errors.js'
+import type { Logger } from '../../shared/logger.js'
 import type { Store } from '../../store/store.js'
 import type { Fetched } from '../../webhooks/fetch.js'
 import type { Exchange } from '../exchange.js'
@@ -28,6 +29,7 @@ export interface OAuthDeps {
   grants: Pick<Grants, 'principal' | 'touch' | 'create'>
   keyring: Pick<Keyring, 'adopt'>
   fetchDocument(url: string): Promise<Fetched>
+  log: Pick<Logger, 'info'>
 }
 
 /** What the consent page shows about a pending authorization. */
@@ -84,6 +86,16 @@ export class OAuthServer {
       records: deps.store.oauth,
       fetchDocument: deps.fetchDocument,
     })
+    // A refused protocol request is logged with its RFC error: it happens before any team is named.
+    for (const event of REFUSALS)
+      provider.on(
+        event,
+        (ctx: { oidc?: { client?: { clientId?: string } } }, err: { error?: string; message?: string }) =>
+          deps.log.info(
+            { event, error: err.error ?? 'server_error', client_id: ctx.oidc?.client?.clientId },
+            `oauth refused: ${err.message ?? err.error}`,
+          ),
+      )
     const socketDir = mkdtempSync(join(tmpdir(), 'agentrooms-oauth-'))
     const server = createServer(provider.callback())
     await new Promise<void>((resolve, reject) => {
@@ -287,6 +299,15 @@ export class OAuthServer {
 
 const gone = () =>
   new AppError('not_found', 'This sign-in request has expired or was already answered; start again from the agent.')
+
+/** The library's events of a refused request. */
+const REFUSALS = [
+  'authorization.error',
+  'grant.error',
+  'registration_create.error',
+  'revocation.error',
+  'server_error',
+] as const
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer'])
 
