@@ -95,10 +95,10 @@ export function ConsentPage(p: View) {
         </datalist>
         <fieldset>
           <legend>Access</legend>
-          <label>
+          <label class="check">
             <input type="radio" name="access" value="write" checked={chosen.access === 'write'} /> Read and write
           </label>
-          <label>
+          <label class="check">
             <input type="radio" name="access" value="read" checked={chosen.access === 'read'} /> Read only (tools that
             change nothing)
           </label>
