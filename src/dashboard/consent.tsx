@@ -5,6 +5,7 @@
 // grant and sends the browser back to the authorization server, which sends the client its code;
 // declining sends the client access_denied. Every answer, and every refused one, is audited.
 import type { Audit } from '../auth/audit.js'
+import { requireRole } from '../auth/permissions.js'
 import type { GrantAccess } from '../auth/principal.js'
 import type { Core } from '../core/index.js'
 import { agentId as agentIdField, roomId as roomIdField } from '../core/fields.js'
@@ -191,6 +192,7 @@ export class ConsentPages {
       await this.deps.audit.record(user.team, actorOf(user), 'declined agent connection', who)
       return see(to, { 'Content-Security-Policy': cspFor(pending.redirectUri) })
     }
+    requireRole(user.role, 'keys.own')
     const room = r.form.get('room') ?? ''
     const agent = (r.form.get('agent') ?? '').trim()
     const access = r.form.get('access') ?? ''

@@ -4,19 +4,24 @@
 // streams and parked waits end. Each revocation is in the audit trail.
 import type { Audit } from '../auth/audit.js'
 import type { GrantInfo, Grants } from '../auth/grants.js'
+import { requireRole, roleMay, roleRefusal } from '../auth/permissions.js'
+import type { User } from '../auth/accounts.js'
 import { AppError } from '../shared/errors.js'
 import { Table, utc } from './layout.js'
 import { actorOf, changePage, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
 export interface GrantsDeps {
-  grants: Pick<Grants, 'list' | 'revoke'>
+  grants: Pick<Grants, 'list' | 'revoke' | 'get'>
   audit: Pick<Audit, 'record'>
 }
 
 const when = (iso: string | undefined) => (iso ? utc(iso, true) : '—')
 
-export function ConnectedAgents(p: { grants: GrantInfo[]; people: Map<string, string> }) {
+/** Whether `user` may revoke a grant: their own, or anyone's with the role for revoking others' keys. */
+const mayRevoke = (user: User, g: GrantInfo) => roleMay(user.role, 'keys.others') || g.user_id === user.id
+
+export function ConnectedAgents(p: { grants: GrantInfo[]; people: Map<string, string>; viewer: User }) {
   return (
     <>
       <h2>Connected agents</h2>
@@ -42,6 +47,8 @@ export function ConnectedAgents(p: { grants: GrantInfo[]; people: Map<string, st
               when(g.last_used_at),
               g.revoked_at ? (
                 `revoked ${when(g.revoked_at)}`
+              ) : !mayRevoke(p.viewer, g) ? (
+                'live'
               ) : (
                 <form class="inline" method="post" action="/team/grants/revoke">
                   <input type="hidden" name="grant" value={g.id} />
@@ -78,8 +85,12 @@ export class GrantsPages<V extends { notice?: string; error?: string }> {
   private async revoke(r: Request): Promise<Partial<V>> {
     const user = r.viewer!.user
     const id = r.form.get('grant') ?? ''
-    const g = await this.deps.grants.revoke(user.team, id)
-    if (!g) throw new AppError('not_found', `No connected agent ${id} in your team.`, { field: 'grant' })
+    requireRole(user.role, 'keys.own')
+    const found = await this.deps.grants.get(id)
+    if (!found || found.team_id !== user.team)
+      throw new AppError('not_found', `No connected agent ${id} in your team.`, { field: 'grant' })
+    if (!mayRevoke(user, found)) throw roleRefusal('keys.others', user.role)
+    const g = (await this.deps.grants.revoke(user.team, id))!
     await this.deps.audit.record(
       user.team,
       actorOf(user),

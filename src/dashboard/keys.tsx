@@ -157,7 +157,7 @@ export function KeysPage(p: View) {
           />
         </div>
       )}
-      <ConnectedAgents grants={p.grants} people={p.minters} />
+      <ConnectedAgents grants={p.grants} people={p.minters} viewer={user} />
     </Layout>
   )
 }
