@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
-import { Browser } from '../helpers/mail.js'
+import { Browser, linkIn } from '../helpers/mail.js'
 import { callTool } from '../helpers/mcp.js'
 import { MemoryAuthProvider } from '../helpers/mcp-oauth.js'
 import { uid } from '../helpers/shared.js'
@@ -17,7 +17,7 @@ import { uid } from '../helpers/shared.js'
 const REDIRECT = 'http://127.0.0.1:40222/callback'
 
 t.test('consent on the dashboard', async (t) => {
-  const { n, b } = await signedInOperator(t)
+  const { n, b, inbox } = await signedInOperator(t)
   const base = n.base.replace('127.0.0.1', 'localhost')
   const issuer = n.node.baseUrl
   b.base = base
@@ -113,6 +113,19 @@ t.test('consent on the dashboard', async (t) => {
     t.match(keys.body, /<td[^>]*>builder<\/td>/)
     const [grant] = await n.node.grants.list(teamId)
     t.ok(grant!.last_used_at, 'its last use is recorded and listed')
+  })
+
+  t.test("a member may not revoke another person's connected agent", async (t) => {
+    const email = `${uid('member')}@example.com`
+    t.equal((await b.send('/team/invites', { email })).status, 200)
+    const m = new Browser(n.base)
+    await m.follow(linkIn(await inbox.next(email)))
+    const builder = (await n.node.grants.list(teamId)).find((g) => g.agent_id === 'builder')!
+    t.notMatch((await m.get('/team/keys')).body, /Revoke builder/, 'no revoke button for it')
+    const refused = await m.send('/team/grants/revoke', { grant: builder.id })
+    t.equal(refused.status, 403)
+    t.match(refused.body, /needs the role owner or admin; you are member/)
+    t.equal((await n.node.grants.get(builder.id))!.revoked_at, undefined, 'still live')
   })
 
   t.test('revoking on the Keys page ends a parked wait and the tokens at once', async (t) => {
