@@ -29,11 +29,11 @@ interface View {
 const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 /**
- * Who minted a key: their address, their user id once the account is gone, or "—" for nobody (the
- * team's first key, operator tools).
+ * Who minted a key: their address, "a deleted user" once the account is gone, or "—" for nobody
+ * (the team's first key, operator tools).
  */
 const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) =>
-  createdBy ? (minters.get(createdBy) ?? createdBy) : '—'
+  createdBy ? (minters.get(createdBy) ?? 'a deleted user') : '—'
 
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
