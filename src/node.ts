@@ -57,7 +57,7 @@ export interface NodeOptions {
 function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
     ? {}
-    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
+    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous', scope: 'admin', access: 'write' } }
 }
 
 export class ServiceNode {
