@@ -17,6 +17,7 @@ import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
+import { clientBucket } from '../http/client-address.js'
 import type { Origin } from './security.js'
 import * as V from './views.js'
 import type { Web } from './web.js'
@@ -78,7 +79,7 @@ export class AccountPages {
   }
 
   private limitIp(r: Request): Promise<void> {
-    return this.deps.signInLimiter.check('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
+    return this.deps.signInLimiter.check('ip', clientBucket(r.ex.req.client), this.deps.settings.signInRatePerIp)
   }
 
   private link(token: string): string {
