@@ -237,6 +237,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
 
   // A new key, then the first one revoked: refused on both nodes.
   await page.goto(`${site}/team/keys`)
+  await page.getByLabel('Scope').selectOption('admin')
   await page.getByRole('button', { name: 'Mint a team key' }).click()
   const minted = (await page.getByLabel('The new team key').inputValue()).trim()
   const firstKeyId = (await page
