@@ -1,6 +1,7 @@
 --[[
-  Approves or rejects a pending review. When the review names a reviewer only that agent decides;
-  the requester never decides their own review. A task target waiting in_review moves to done on
+  Approves or rejects a pending review. When the review names a reviewer only that agent decides,
+  unless a person overrides it (ARGV[10]): the review then keeps the overruled reviewer in
+  `overrode`. The requester never decides their own review. A task target waiting in_review moves to done on
   approval and back to in_progress on rejection (the assignee is kept); a task in any other
   status is left alone. Approving and rejecting are distinct operations for idempotency keys.
 
@@ -9,6 +10,7 @@
   ARGV[7]      'approved' or 'rejected'
   ARGV[8]      review id
   ARGV[9]      decision note ('' = none)
+  ARGV[10]     '1': a person decides in place of the named reviewer ('' = no override)
 
   Returns {review, task_status?} (task targets that still exist: the task's status after the call);
   not_found, conflict (not pending; details status), forbidden (not the reviewer, or the requester).
@@ -19,7 +21,7 @@
 --- @include "includes/task"
 --- @include "includes/finish"
 
-local decision, id, note = ARGV[7], ARGV[8], ARGV[9]
+local decision, id, note, override = ARGV[7], ARGV[8], ARGV[9], ARGV[10] == '1'
 local R, early = openRoom(decision == 'approved' and 'approveReview' or 'rejectReview')
 if not R then return early end
 local raw = redis.call('HGET', R.k.reviews, id)
@@ -32,7 +34,10 @@ if review.status ~= 'pending' then
     tostring(review.decided_by) .. '; only a pending review can be decided',
     { field = 'review_id', status = review.status, decided_by = review.decided_by })
 end
-if review.reviewer and review.reviewer ~= R.agent then
+local overrode
+if review.reviewer and review.reviewer ~= R.agent and override then
+  overrode = review.reviewer
+elseif review.reviewer and review.reviewer ~= R.agent then
   return fail('forbidden', 'agent_id: review ' .. id .. ' names ' .. review.reviewer ..
     ' as reviewer; only ' .. review.reviewer .. ' may decide it', { field = 'agent_id', reviewer = review.reviewer })
 end
@@ -45,6 +50,7 @@ review.status = decision
 review.decided_by = R.agent
 review.decided_at = R.now
 if note ~= '' then review.decision_note = note end
+if overrode then review.overrode = overrode end
 redis.call('HSET', R.k.reviews, id, cmsgpack.pack(review))
 dirty(R, R.k.reviews)
 

@@ -22,6 +22,7 @@ import { reservationRoutes } from './http/routes/reservations.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
 import { webhookRoutes } from './http/routes/webhooks.js'
+import { SseSessions } from './http/sse-session.js'
 import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
@@ -65,6 +66,8 @@ export class ServiceNode {
   readonly lifecycle = new Lifecycle()
   /** The node's one HTTP edge: the route table and the chain every request runs. */
   readonly edge: Edge
+  /** The node's SSE sessions: every event stream it serves (room streams, the live view, MCP replies). */
+  readonly sse: SseSessions
   readonly metrics: Metrics
   readonly log: Logger
   readonly store: Store
@@ -120,6 +123,8 @@ export class ServiceNode {
     const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
     this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
     this.edge = new Edge({ lifecycle, metrics, log: this.log, settings })
+    this.sse = new SseSessions({ lifecycle, metrics, settings })
+    const { sse } = this
     const keys = { keyring, rateLimiter: this.rateLimiter, metrics }
     const router = this.edge.router
     this.edge.mount({
@@ -130,13 +135,13 @@ export class ServiceNode {
         ...opsRoutes({ health: this.store.health, lifecycle, metrics, router }),
         ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
         ...webhookRoutes({ webhooks: this.webhooks, audit }),
-        ...roomRoutes({ core, feeds, keyring, lifecycle, metrics, settings }),
+        ...roomRoutes({ core, feeds, keyring, sse }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
         ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle }),
       ],
     })
-    this.edge.mount(mcpMount({ ...keys, settings }, this.mcp, mcpOptions(opts)))
+    this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, mcpOptions(opts)))
   }
 
   /** The routes of the documented API (docs/http-api.md, /openapi.json). */
@@ -182,8 +187,7 @@ export class ServiceNode {
           rooms: this.core.rooms,
           feeds: this.feeds,
           hub: this.hub,
-          lifecycle: this.lifecycle,
-          settings: this.settings,
+          sse: this.sse,
           stillSignedIn: (token) => this.accounts.stillSignedIn(token),
         },
         keys: { teams: this.teams, audit: this.audit, accounts: this.accounts },

@@ -17,6 +17,8 @@ const REFUSAL: Record<RateKind, string> = {
   team: 'Too many invites mailed by this team',
 }
 
+const minutes = (n: number) => (n === 1 ? '1 minute' : `${n} minutes`)
+
 const short = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32)
 
 export class SignInLimiter {
@@ -29,7 +31,7 @@ export class SignInLimiter {
     const retry = Math.max(1, Math.ceil(r.retry_after_ms / 1000))
     throw new AppError(
       'rate_limited',
-      `${REFUSAL[kind]} (the limit is ${perHour} an hour). Try again in ${Math.ceil(retry / 60)} minute(s).`,
+      `${REFUSAL[kind]} (the limit is ${perHour} an hour). Try again in ${minutes(Math.ceil(retry / 60))}.`,
       { retry_after_s: retry, limit: perHour, ...(kind === 'address' ? { field: 'email' } : {}) },
     )
   }

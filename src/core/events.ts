@@ -284,6 +284,16 @@ export class Events {
     return r.unread ?? 0
   }
 
+  /**
+   * The caller's unread events, consuming nothing: the first `limit` the next consuming read would
+   * return, oldest first, and how many are unread in all.
+   */
+  async peekUnreadEvents(c: Caller, limit: number): Promise<{ events: RoomEvent[]; unread: number }> {
+    requireAgent(c)
+    const r = await this.store.room('peekUnreadEvents', c.room, callOptions(c, false), [limit])
+    return { events: r.events.map(eventFromReply), unread: r.unread ?? 0 }
+  }
+
   /** Moves the caller's cursor forward to an event (mark_event_read); never back (moved: false). */
   async markRead(c: Caller, input: unknown) {
     requireAgent(c)

@@ -33,6 +33,8 @@ export interface Review {
   note?: string
   decision_note?: string
   decided_by?: string
+  /** The named reviewer a person decided in place of. */
+  overrode?: string
   created_at: string
   decided_at?: string
 }
@@ -82,6 +84,11 @@ function matches(r: Review, f: ListFilter): boolean {
   )
 }
 
+/** How a review is decided: `override`, by a person in place of the reviewer the review names. */
+export interface Decide {
+  override?: boolean
+}
+
 const seq = (id: string) => Number(id.slice(1))
 
 export class Reviews {
@@ -109,14 +116,17 @@ export class Reviews {
     return this.decided(r)
   }
 
-  /** Approves a pending review; a task target in_review moves to done. */
-  async approve(c: Caller, input: unknown) {
-    return this.decide('approved', c, input)
+  /**
+   * Approves a pending review; a task target in_review moves to done. `override`: a person (the
+   * dashboard, never an agent's tool) decides a review that names another reviewer.
+   */
+  async approve(c: Caller, input: unknown, opts: Decide = {}) {
+    return this.decide('approved', c, input, opts)
   }
 
-  /** Rejects a pending review; a task target in_review goes back to in_progress. */
-  async reject(c: Caller, input: unknown) {
-    return this.decide('rejected', c, input)
+  /** Rejects a pending review; a task target in_review goes back to in_progress. `override` as for approve. */
+  async reject(c: Caller, input: unknown, opts: Decide = {}) {
+    return this.decide('rejected', c, input, opts)
   }
 
   /** Reviews matching every given filter, newest first, as compact items. */
@@ -131,10 +141,15 @@ export class Reviews {
     return { reviews, ...page(reviews.length, all.length, REVIEW_LIST_MAX), unread: r.unread }
   }
 
-  private async decide(decision: 'approved' | 'rejected', c: Caller, input: unknown) {
+  private async decide(decision: 'approved' | 'rejected', c: Caller, input: unknown, opts: Decide) {
     requireAgent(c)
     const v = parse(reviewSchemas.decide, input)
-    const r = await this.store.room('decideReview', c.room, callOptions(c), [decision, v.review_id, v.note ?? ''])
+    const r = await this.store.room('decideReview', c.room, callOptions(c), [
+      decision,
+      v.review_id,
+      v.note ?? '',
+      opts.override ? '1' : '',
+    ])
     return this.decided(r)
   }
 

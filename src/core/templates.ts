@@ -144,13 +144,13 @@ export const TEMPLATES: readonly Template[] = [
   },
 ]
 
-/** No input (list_templates' arguments come from here all the same: src/mcp/args.ts). */
-export const templateSchemas = { list: z.object({}) }
+/** list_templates' input: optionally one template, by id (an unknown id lists none). */
+export const templateSchemas = { list: z.object({ template: z.string().max(64).optional() }) }
 
 /** The templates as list_templates shows them: what each starts with, not the content itself. */
 export function listTemplates(input: unknown = {}) {
-  parse(templateSchemas.list, input)
-  return TEMPLATES.map((t) => ({
+  const v = parse(templateSchemas.list, input)
+  return TEMPLATES.filter((t) => v.template === undefined || t.id === v.template).map((t) => ({
     id: t.id,
     title: t.title,
     description: t.description,

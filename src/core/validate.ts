@@ -46,7 +46,46 @@ export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey | undefine
   return undefined
 }
 
-/** Parses `input` (undefined reads as {}), or throws an AppError naming the first bad field. */
+type Def = { type: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; shape?: z.ZodRawShape }
+const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def
+
+/** The object or array schema under optional, default, nullable and pipe wrappers, if any. */
+function container(schema: z.ZodType): Def | undefined {
+  let def = defOf(schema)
+  for (let i = 0; i < 8; i++) {
+    if (def.type === 'object' || def.type === 'array') return def
+    const inner = def.innerType ?? def.in
+    if (!inner) return undefined
+    def = defOf(inner)
+  }
+  return undefined
+}
+
+/**
+ * `input` with every null given for an optional field left out, in nested objects and arrays of
+ * objects too (never inside free-form JSON): strict-mode models send null for every optional
+ * argument they do not mean to give, so null reads as absent wherever absent is allowed. A null
+ * for a required field stays, and fails as the wrong type. The input itself is not changed.
+ */
+export function nullsAsAbsent(schema: z.ZodType, input: unknown): unknown {
+  if (typeof input !== 'object' || input === null) return input
+  const def = container(schema)
+  if (def?.type === 'array' && Array.isArray(input)) return input.map((v) => nullsAsAbsent(def.element!, v))
+  if (def?.type !== 'object' || Array.isArray(input)) return input
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(input)) {
+    const field = def.shape![k] as z.ZodType | undefined
+    if (field === undefined) out[k] = v
+    else if (v === null && field.safeParse(undefined).success) continue
+    else out[k] = nullsAsAbsent(field, v)
+  }
+  return out
+}
+
+/**
+ * Parses `input` (undefined reads as {}; null for an optional field reads as absent, see
+ * nullsAsAbsent), or throws an AppError naming the first bad field.
+ */
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const deep = tooDeep(input)
   if (deep !== undefined) {
@@ -57,7 +96,7 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
       { field, limit: MAX_DEPTH, unit: 'levels' },
     )
   }
-  const r = schema.safeParse(input === undefined ? {} : input)
+  const r = schema.safeParse(input === undefined ? {} : nullsAsAbsent(schema, input))
   if (r.success) return r.data
   // A misspelt field also makes the field meant missing: naming the unknown one says more.
   const unknown = r.error.issues.find((i) => i.code === 'unrecognized_keys')

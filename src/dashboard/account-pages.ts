@@ -15,7 +15,7 @@ import { parse } from '../core/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
-import { actorOf, html, refusal, see, type Reply, type Request } from './page.js'
+import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import type { Origin } from './security.js'
 import * as V from './views.js'
 import type { Web } from './web.js'
@@ -224,6 +224,7 @@ export class AccountPages {
 
   private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
+    extra = { ...done<{ notice: string }>(r, '/team'), ...extra }
     const [{ members, invites }, audit] = await Promise.all([
       this.deps.accounts.people(viewer.user.team),
       this.deps.audit.read(viewer.user.team, 50),
@@ -234,8 +235,7 @@ export class AccountPages {
   /** Runs a change of the home page; a refused one shows the home page with the error, changing nothing. */
   private async onHome(r: Request, change: () => Promise<string>): Promise<Reply> {
     try {
-      const notice = await change()
-      return await this.home(r, { notice })
+      return seeDone(r, '/team', { notice: await change() })
     } catch (err) {
       const refused = refusal(err)
       if (refused) return this.home(r, { error: refused.message }, refused.status)
@@ -365,13 +365,14 @@ export class AccountPages {
 
   private async operator(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = this.requireOperator(r)
+    extra = { ...done<{ notice: string }>(r, '/operator'), ...extra }
     return html(V.OperatorPage({ viewer, entries: await this.deps.accounts.waitlist(), ...extra }), status)
   }
 
   private async onOperator(r: Request, change: () => Promise<string>): Promise<Reply> {
     this.requireOperator(r)
     try {
-      return await this.operator(r, { notice: await change() })
+      return seeDone(r, '/operator', { notice: await change() })
     } catch (err) {
       if (err instanceof AppError && err.status < 500) return this.operator(r, { error: err.message }, err.status)
       throw err

@@ -6,7 +6,7 @@ import type { Accounts } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
 export interface KeysDeps {
@@ -120,6 +120,8 @@ export function KeysPage(p: View) {
   )
 }
 
+const PATH = '/team/keys'
+
 export class KeysPages {
   constructor(private readonly deps: KeysDeps) {}
 
@@ -137,16 +139,12 @@ export class KeysPages {
     const minters = await this.deps.accounts.emails(
       [...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])),
     )
-    return html(KeysPage({ viewer: r.viewer!, keys, invites, minters, ...extra }), status)
+    return html(KeysPage({ viewer: r.viewer!, keys, invites, minters, ...done<View>(r, PATH), ...extra }), status)
   }
 
   /** Runs a change; a refused one shows the page with the error, changing nothing. */
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    return changePage(
-      run,
-      (extra, status) => this.show(r, extra, status),
-      (extra) => extra.minted !== undefined,
-    )
+    return changePage(r, PATH, run, (extra, status) => this.show(r, extra, status))
   }
 
   private async mint(r: Request): Promise<Partial<View>> {

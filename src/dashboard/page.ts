@@ -6,6 +6,7 @@ import type { VNode } from 'preact'
 import type { User } from '../auth/accounts.js'
 import type { Exchange } from '../http/exchange.js'
 import { AppError } from '../shared/errors.js'
+import { seal, unseal } from './flash.js'
 import type { Viewer } from './views.js'
 
 export interface Request {
@@ -32,13 +33,16 @@ export function refusal(err: unknown): AppError | undefined {
 }
 
 /**
- * Runs a page's change and shows the page again (`show`) with what it returns (201 when
- * `created` says so), or with the refusal's message and status; anything else throws.
+ * Runs a page's change, then Post/Redirect/Get: on success a redirect (303) to `path`, which
+ * `done` gives what the change returned (sealed for this session: flash.ts), so a reload shows
+ * the outcome again and never repeats the change. A refusal shows the page (`show`) with its
+ * message and status, changing nothing; anything else throws.
  */
 export async function changePage<V extends { error?: string }>(
+  r: Request,
+  path: string,
   run: () => Promise<Partial<V>>,
   show: (extra: Partial<V>, status: number) => Promise<Reply>,
-  created: (extra: Partial<V>) => boolean,
 ): Promise<Reply> {
   let extra: Partial<V>
   try {
@@ -48,7 +52,21 @@ export async function changePage<V extends { error?: string }>(
     if (refused) return show({ error: refused.message } as Partial<V>, refused.status)
     throw err
   }
-  return show(extra, created(extra) ? 201 : 200)
+  return seeDone(r, path, extra)
+}
+
+/** A redirect to `path` (which may carry a query) with `value` sealed for it: `done` reads it there. */
+export function seeDone(r: Request, path: string, value: unknown, headers: Headers = {}): Reply {
+  const bare = path.split('?')[0]!
+  if (!r.session) return see(path, headers)
+  const sep = path.includes('?') ? '&' : '?'
+  return see(`${path}${sep}done=${seal(r.session, bare, value)}`, headers)
+}
+
+/** What the change that redirected here sealed for this page (nothing when absent, expired or another session's). */
+export function done<V>(r: Request, path: string): Partial<V> {
+  const v = unseal(r.session, path, r.ex.req.query.get('done'))
+  return v !== null && typeof v === 'object' ? (v as Partial<V>) : {}
 }
 
 export const actorOf = (u: User) => `user:${u.id} ${u.email}`

@@ -18,7 +18,8 @@ import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
 import { TEMPLATES } from '../core/templates.js'
-import { humanId, actorOf, html, refusal, type Reply, type Request } from './page.js'
+import { keep, type Kept } from './kept.js'
+import { humanId, actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import type { Logger } from '../shared/logger.js'
 import type { Web } from './web.js'
 import {
@@ -29,6 +30,13 @@ import {
   type RoomRow,
   TEAM_KEY_PLACEHOLDER,
 } from './rooms.js'
+
+/** What a room's creation (or "Connect more agents") seals for the page of configurations. */
+interface Created {
+  room: string
+  agents: { agent: string; key?: string | undefined }[]
+  added: boolean
+}
 
 export interface PagesDeps {
   core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
@@ -95,6 +103,7 @@ export class Pages {
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
     web.page('POST', '/room/agents', true, (r) => this.connect(r))
+    web.page('GET', '/rooms/created', true, (r) => this.created(r))
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
@@ -204,14 +213,45 @@ export class Pages {
       agents = agentList(r.form.get('agents') ?? '')
     } catch (err) {
       const refused = refusal(err)
-      if (refused) return this.room(r, { error: refused.message }, refused.status)
+      if (refused) return this.room(r, { kept: keep('agents', r.form, refused) }, refused.status)
       throw err
     }
     const v = roomIdField.safeParse(r.form.get('room') ?? '')
     if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
     const { room } = await this.deps.core.rooms.info({ room: { teamId: viewer.user.team, roomId: v.data } })
     const setups = await this.setups(viewer.user, room.room_id, agents, r.form.get('invite') === '1')
-    return html(CreatedPage({ viewer, room, agents: setups, added: true }), 201)
+    return this.seeCreated(r, room.room_id, setups, true)
+  }
+
+  /** Post/Redirect/Get to the agents' configuration, each invite key sealed for this session (flash.ts). */
+  private seeCreated(r: Request, roomId: string, setups: AgentSetup[], added: boolean): Reply {
+    const sealed: Created = {
+      room: roomId,
+      agents: setups.map((s) => ({ agent: s.access.agentId, key: s.invite ? s.access.key : undefined })),
+      added,
+    }
+    return seeDone(r, `/rooms/created?${new URLSearchParams({ id: roomId }).toString()}`, sealed)
+  }
+
+  /**
+   * The configuration of the agents a room was just created or extended with. Without its sealed
+   * outcome (reloaded past FLASH_MS, or opened by another session) the room page stands in: the
+   * invite keys were shown and are not kept.
+   */
+  private async created(r: Request): Promise<Reply> {
+    const viewer = r.viewer!
+    const v = roomIdField.safeParse(r.ex.req.query.get('id') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
+    const got = done<Created>(r, '/rooms/created')
+    if (got.room !== v.data || !Array.isArray(got.agents))
+      return see(`/room?${new URLSearchParams({ id: v.data }).toString()}`)
+    const { room } = await this.deps.core.rooms.info({ room: { teamId: viewer.user.team, roomId: v.data } })
+    const url = `${this.base}/mcp`
+    const agents = got.agents.map((a): AgentSetup => ({
+      access: { agentId: a.agent, roomId: room.room_id, key: a.key ?? TEAM_KEY_PLACEHOLDER, url },
+      invite: a.key !== undefined,
+    }))
+    return html(CreatedPage({ viewer, room, agents, added: got.added === true }))
   }
 
   private async create(r: Request): Promise<Reply> {
@@ -246,10 +286,7 @@ export class Pages {
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
-    return html(
-      CreatedPage({ viewer, room, agents: await this.setups(user, room.room_id, agents, form.invite === true) }),
-      201,
-    )
+    return this.seeCreated(r, room.room_id, await this.setups(user, room.room_id, agents, form.invite === true), false)
   }
 
   /**
@@ -257,7 +294,7 @@ export class Pages {
    * for a diff), &q= (search), &before=<event id> (earlier events), &<part>_from=<n> (a later page of
    * a board column or list).
    */
-  async room(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+  async room(r: Request, extra: { notice?: string; error?: string; kept?: Kept } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
     const q = r.ex.req.query
     const v = roomIdField.safeParse(q.get('id') ?? r.form.get('room') ?? '')
@@ -282,7 +319,8 @@ export class Pages {
       throw new AppError('invalid_request', 'reviews: must be "pending" (or absent, for every review)', {
         field: 'reviews',
       })
-    const taskId = q.get('task')
+    // A refused edit of a task shows that task open again, with the form as it was sent.
+    const taskId = q.get('task') ?? (extra.kept?.form.startsWith('task:') ? extra.kept.form.slice(5) : null)
     const ctx = q.get('ctx')
     const query = q.get('q')
     const reads = Promise.all([

@@ -4,6 +4,7 @@
 import type { RoomEvent } from '../core/events.js'
 import type { Here, RoomView } from './room.js'
 import { Select, num, utc } from './layout.js'
+import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
 /** Readers named per event; more are counted. */
@@ -26,7 +27,7 @@ function readBy(agents: string[]): string {
     : `read by ${named}`
 }
 
-export function Feed(props: { here: Here; view: RoomView }) {
+export function Feed(props: { here: Here; view: RoomView; kept?: Kept | undefined }) {
   const { here, view } = props
   const events = view.events
   const ids = new Set(events.map((e) => e.id))
@@ -36,8 +37,11 @@ export function Feed(props: { here: Here; view: RoomView }) {
   const roots = events.filter((e) => !e.reply_to || !ids.has(e.reply_to)).reverse()
   const readers = (id: string) => readersOf(view.reads, id)
   const before = here.get('before')
+  const post = keptOf(props.kept, 'post')
   const Item = (q: { e: RoomEvent }): preact.JSX.Element => {
     const kids = replies.get(q.e.id) ?? []
+    const kept = keptOf(props.kept, `reply:${q.e.id}`)
+    const fid = `reply-${q.e.id}`
     return (
       <li id={`event-${q.e.id}`} data-event={q.e.id} class={q.e.type === 'question' ? 'question' : undefined}>
         <div class="small">
@@ -47,16 +51,20 @@ export function Feed(props: { here: Here; view: RoomView }) {
         </div>
         <p class="event-text">{q.e.text}</p>
         <div class="small muted">{readBy(readers(q.e.id))}</div>
-        <details class="small">
+        <details class="small" open={kept !== undefined}>
           <summary>{`Reply to ${q.e.agent_id}`}</summary>
           <form class="stack" method="post" action="/room/events">
+            <FormError kept={kept} fields={['text']} />
             <input type="hidden" name="room" value={here.roomId} />
             <input type="hidden" name="reply_to" value={q.e.id} />
             <input type="hidden" name="type" value={q.e.type === 'question' ? 'answer' : 'message'} />
             <label>
               {`Your reply to ${q.e.id}`}
-              <textarea name="text" required />
+              <textarea name="text" required {...fieldAttrs(kept, 'text', fid)}>
+                {typed(kept, 'text')}
+              </textarea>
             </label>
+            <FieldError kept={kept} name="text" id={fid} />
             <button type="submit">Send reply</button>
           </form>
         </details>
@@ -82,18 +90,23 @@ export function Feed(props: { here: Here; view: RoomView }) {
           )
         </span>
       </h2>
-      <details class="post">
+      <details class="post" open={post !== undefined}>
         <summary>Post to the room</summary>
         <form class="stack" method="post" action="/room/events">
+          <FormError kept={post} fields={['text', 'type']} />
           <input type="hidden" name="room" value={here.roomId} />
           <label>
             Type
-            <Select name="type" options={EVENT_TYPES} value="message" />
+            <Select name="type" options={EVENT_TYPES} value={typed(post, 'type', 'message')} />
           </label>
+          <FieldError kept={post} name="type" id="post" />
           <label>
             Text
-            <textarea name="text" required />
+            <textarea name="text" required {...fieldAttrs(post, 'text', 'post')}>
+              {typed(post, 'text')}
+            </textarea>
           </label>
+          <FieldError kept={post} name="text" id="post" />
           <button type="submit">Post</button>
         </form>
       </details>

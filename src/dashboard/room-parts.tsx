@@ -4,8 +4,9 @@
 // Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
 import { Pager, Table, num, utc } from './layout.js'
+import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
-type Part = { view: RoomView; here: Here; size: number }
+type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
 
 /** Seconds as people read a lock's time left: "45 s", "4 min 12 s", "2 h 5 min". */
 export function duration(s: number): string {
@@ -14,8 +15,9 @@ export function duration(s: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
 }
 
-export function Agents(props: { view: RoomView; here: Here }) {
+export function Agents(props: { view: RoomView; here: Here; kept?: Kept | undefined }) {
   const { online, offline, online_count, offline_count } = props.view.presence
+  const kept = keptOf(props.kept, 'agents')
   return (
     <section aria-labelledby="agents" data-part="agents">
       <h2 id="agents">
@@ -45,14 +47,22 @@ export function Agents(props: { view: RoomView; here: Here }) {
             `${num(online_count + offline_count)} agents.`}
         </p>
       ) : null}
-      <details>
+      <details open={kept !== undefined}>
         <summary>Connect more agents</summary>
         <form class="stack" method="post" action="/room/agents">
+          <FormError kept={kept} fields={['agents']} />
           <input type="hidden" name="room" value={props.here.roomId} />
           <label>
             Agent ids, separated by commas
-            <input type="text" name="agents" required />
+            <input
+              type="text"
+              name="agents"
+              required
+              value={typed(kept, 'agents')}
+              {...fieldAttrs(kept, 'agents', 'connect')}
+            />
           </label>
+          <FieldError kept={kept} name="agents" id="connect" />
           <label class="check">
             <input type="checkbox" name="invite" value="1" checked />
             Give each agent a room invite key of its own (shown once)
@@ -92,46 +102,63 @@ export function Reviews(props: Part) {
         <p class="muted">{reviews.pending_only ? 'No review is waiting for a decision.' : 'No reviews requested.'}</p>
       ) : (
         <ul class="plain reviews">
-          {reviews.items.map((r) => (
-            <li key={r.id}>
-              <strong>{r.id}</strong>{' '}
-              {r.target.kind === 'task' ? (
-                <a href={here.href({ task: r.target.task_id }, 'open-task')}>{`task ${r.target.task_id}`}</a>
-              ) : (
-                <a
-                  href={here.href(
-                    { ctx: `${r.target.type}/${r.target.key}`, from: undefined, to: undefined },
-                    'context',
-                  )}
-                >{`context ${r.target.type}/${r.target.key}`}</a>
-              )}{' '}
-              <span class={`tag ${r.status}`}>{r.status}</span>
-              <div class="small muted">
-                asked by {r.requested_by}
-                {r.reviewer ? `, of ${r.reviewer}` : ''}, {utc(r.created_at)}
-              </div>
-              {r.note ? <p class="event-text">{r.note}</p> : null}
-              {r.decided_by ? (
-                <p class="small muted">
-                  {`${r.status} by ${r.decided_by}${r.decision_note ? `: ${r.decision_note}` : ''}`}
-                </p>
-              ) : null}
-              {r.status === 'pending' ? (
-                <form class="stack" method="post" action="/room/reviews">
-                  <input type="hidden" name="room" value={here.roomId} />
-                  <input type="hidden" name="review_id" value={r.id} />
-                  <label>
-                    {`Note on ${r.id} (optional)`}
-                    <input type="text" name="note" />
-                  </label>
-                  <div class="buttons">
-                    <button type="submit" name="decision" value="approve">{`Approve ${r.id}`}</button>
-                    <button type="submit" class="secondary" name="decision" value="reject">{`Reject ${r.id}`}</button>
-                  </div>
-                </form>
-              ) : null}
-            </li>
-          ))}
+          {reviews.items.map((r) => {
+            const kept = keptOf(props.kept, `review:${r.id}`)
+            return (
+              <li key={r.id}>
+                <strong>{r.id}</strong>{' '}
+                {r.target.kind === 'task' ? (
+                  <a href={here.href({ task: r.target.task_id }, 'open-task')}>{`task ${r.target.task_id}`}</a>
+                ) : (
+                  <a
+                    href={here.href(
+                      { ctx: `${r.target.type}/${r.target.key}`, from: undefined, to: undefined },
+                      'context',
+                    )}
+                  >{`context ${r.target.type}/${r.target.key}`}</a>
+                )}{' '}
+                <span class={`tag ${r.status}`}>{r.status}</span>
+                <div class="small muted">
+                  asked by {r.requested_by}
+                  {r.reviewer ? `, of ${r.reviewer}` : ''}, {utc(r.created_at)}
+                </div>
+                {r.note ? <p class="event-text">{r.note}</p> : null}
+                {r.decided_by ? (
+                  <p class="small muted">
+                    {`${r.status} by ${r.decided_by}${r.overrode ? ` in place of ${r.overrode}` : ''}` +
+                      `${r.decision_note ? `: ${r.decision_note}` : ''}`}
+                  </p>
+                ) : null}
+                {r.status === 'pending' ? (
+                  <form class="stack" method="post" action="/room/reviews">
+                    <FormError kept={kept} fields={['note']} />
+                    <input type="hidden" name="room" value={here.roomId} />
+                    <input type="hidden" name="review_id" value={r.id} />
+                    {r.reviewer ? (
+                      <p class="small">
+                        {`${r.reviewer} is asked to review this. ` +
+                          'Deciding it yourself overrides them; the audit trail says so.'}
+                      </p>
+                    ) : null}
+                    <label>
+                      {`Note on ${r.id} (optional)`}
+                      <input
+                        type="text"
+                        name="note"
+                        value={typed(kept, 'note')}
+                        {...fieldAttrs(kept, 'note', `note-${r.id}`)}
+                      />
+                    </label>
+                    <FieldError kept={kept} name="note" id={`note-${r.id}`} />
+                    <div class="buttons">
+                      <button type="submit" name="decision" value="approve">{`Approve ${r.id}`}</button>
+                      <button type="submit" class="secondary" name="decision" value="reject">{`Reject ${r.id}`}</button>
+                    </div>
+                  </form>
+                ) : null}
+              </li>
+            )
+          })}
         </ul>
       )}
       <Pager
@@ -260,6 +287,7 @@ export function Analytics(props: { view: RoomView }) {
 
 export function ContextSection(props: Part & { open: ContextView | undefined }) {
   const v = props.open
+  const kept = keptOf(props.kept, 'context')
   const { context } = props.view
   const { here } = props
   const ctxHref = (
@@ -352,24 +380,42 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
         size={props.size}
         href={(from) => here.href({ context_from: from || undefined }, 'context')}
       />
-      <details open={v !== undefined}>
+      <details open={v !== undefined || kept !== undefined}>
         <summary>{v ? `Write a new version of ${v.type}/${v.key}` : 'Write a context entry'}</summary>
         <form class="stack" method="post" action="/room/context">
+          <FormError kept={kept} fields={['type', 'key', 'body']} />
           <input type="hidden" name="room" value={here.roomId} />
           <label>
             Type (lowercase, e.g. spec, decision)
-            <input type="text" name="type" required value={v?.type ?? ''} maxLength={32} />
+            <input
+              type="text"
+              name="type"
+              required
+              value={typed(kept, 'type', v?.type ?? '')}
+              maxLength={32}
+              {...fieldAttrs(kept, 'type', 'ctx-type')}
+            />
           </label>
+          <FieldError kept={kept} name="type" id="ctx-type" />
           <label>
             Key
-            <input type="text" name="key" required value={v?.key ?? ''} maxLength={200} />
+            <input
+              type="text"
+              name="key"
+              required
+              value={typed(kept, 'key', v?.key ?? '')}
+              maxLength={200}
+              {...fieldAttrs(kept, 'key', 'ctx-key')}
+            />
           </label>
+          <FieldError kept={kept} name="key" id="ctx-key" />
           <label>
             Body
-            <textarea name="body" rows={8}>
-              {v?.body ?? ''}
+            <textarea name="body" rows={8} {...fieldAttrs(kept, 'body', 'ctx-body')}>
+              {typed(kept, 'body', v?.body ?? '')}
             </textarea>
           </label>
+          <FieldError kept={kept} name="body" id="ctx-body" />
           <button type="submit">Save context entry</button>
         </form>
       </details>

@@ -5,6 +5,7 @@ import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/p
 import type { Card } from '../core/room-page.js'
 import type { Here, OpenTask, RoomView } from './room.js'
 import { Pager, Select, num, utc } from './layout.js'
+import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 export const STATUS_TITLES: Record<TaskStatus, string> = {
   todo: 'To do',
@@ -18,15 +19,22 @@ export const STATUS_TITLES: Record<TaskStatus, string> = {
 const idList = (ids: string[], total = ids.length) =>
   `${ids.join(', ')}${total > ids.length ? ` and ${num(total - ids.length)} more` : ''}`
 
-export function Plan(props: { view: RoomView; here: Here; size: number; open: OpenTask | undefined }) {
+export function Plan(props: {
+  view: RoomView
+  here: Here
+  size: number
+  open: OpenTask | undefined
+  kept?: Kept | undefined
+}) {
   const { view, here } = props
+  const kept = keptOf(props.kept, 'task')
   const total = TASK_STATUSES.reduce((n, s) => n + view.columns[s].total, 0)
   return (
     <section aria-labelledby="plan" data-part="plan">
       <h2 id="plan">
         Plan <span class="muted">({num(total)} tasks)</span>
       </h2>
-      {props.open ? <TaskPanel here={here} open={props.open} /> : null}
+      {props.open ? <TaskPanel here={here} open={props.open} kept={props.kept} /> : null}
       {total === 0 ? <p class="muted">No tasks yet. Agents add them with add_task; you can add one below.</p> : null}
       <div class="board">
         {TASK_STATUSES.map((status) => {
@@ -52,26 +60,44 @@ export function Plan(props: { view: RoomView; here: Here; size: number; open: Op
           )
         })}
       </div>
-      <details>
+      <details open={kept !== undefined}>
         <summary>Add a task</summary>
         <form class="stack" method="post" action="/room/tasks">
+          <FormError kept={kept} fields={['title', 'priority', 'depends_on', 'notes']} />
           <input type="hidden" name="room" value={here.roomId} />
           <label>
             Title
-            <input type="text" name="title" required maxLength={200} />
+            <input
+              type="text"
+              name="title"
+              required
+              maxLength={200}
+              value={typed(kept, 'title')}
+              {...fieldAttrs(kept, 'title', 'new-title')}
+            />
           </label>
+          <FieldError kept={kept} name="title" id="new-title" />
           <label>
             Priority
-            <Select name="priority" options={PRIORITIES} value="normal" />
+            <Select name="priority" options={PRIORITIES} value={typed(kept, 'priority', 'normal')} />
           </label>
           <label>
             Depends on (task ids, separated by commas, e.g. t1, t2)
-            <input type="text" name="depends_on" />
+            <input
+              type="text"
+              name="depends_on"
+              value={typed(kept, 'depends_on')}
+              {...fieldAttrs(kept, 'depends_on', 'new-deps')}
+            />
           </label>
+          <FieldError kept={kept} name="depends_on" id="new-deps" />
           <label>
             Notes (optional)
-            <textarea name="notes" />
+            <textarea name="notes" {...fieldAttrs(kept, 'notes', 'new-notes')}>
+              {typed(kept, 'notes')}
+            </textarea>
           </label>
+          <FieldError kept={kept} name="notes" id="new-notes" />
           <button type="submit">Add task</button>
         </form>
       </details>
@@ -98,7 +124,7 @@ function TaskCard(props: { card: Card; here: Here }) {
 }
 
 /** The opened task: every field, its notes, and the form that edits it. */
-function TaskPanel(props: { here: Here; open: OpenTask }) {
+function TaskPanel(props: { here: Here; open: OpenTask; kept: Kept | undefined }) {
   const close = props.here.href({ task: undefined }, 'plan')
   if ('missing' in props.open) {
     return (
@@ -150,7 +176,7 @@ function TaskPanel(props: { here: Here; open: OpenTask }) {
       ) : (
         <p class="muted small">No notes.</p>
       )}
-      <EditTask roomId={props.here.roomId} task={t} />
+      <EditTask roomId={props.here.roomId} task={t} kept={keptOf(props.kept, `task:${t.id}`)} />
       <p>
         <a href={close}>{`Close ${t.id}`}</a>
       </p>
@@ -158,36 +184,61 @@ function TaskPanel(props: { here: Here; open: OpenTask }) {
   )
 }
 
-function EditTask(props: { roomId: string; task: Task }) {
+function EditTask(props: { roomId: string; task: Task; kept: Kept | undefined }) {
   const t = props.task
+  const kept = props.kept
+  const fields = ['title', 'status', 'assignee', 'priority', 'notes']
   return (
-    <details class="small">
+    <details class="small" open={kept !== undefined}>
       <summary>{`Edit ${t.id}`}</summary>
       <form class="stack" method="post" action="/room/tasks">
+        <FormError kept={kept} fields={fields} />
         <input type="hidden" name="room" value={props.roomId} />
         <input type="hidden" name="task_id" value={t.id} />
         <label>
           Title
-          <input type="text" name="title" value={t.title} maxLength={200} />
+          <input
+            type="text"
+            name="title"
+            value={typed(kept, 'title', t.title)}
+            maxLength={200}
+            {...fieldAttrs(kept, 'title', 'edit-title')}
+          />
         </label>
+        <FieldError kept={kept} name="title" id="edit-title" />
         <label>
           Status
-          <Select name="status" options={TASK_STATUSES.map((s) => [s, STATUS_TITLES[s]] as const)} value={t.status} />
+          <Select
+            name="status"
+            options={TASK_STATUSES.map((s) => [s, STATUS_TITLES[s]] as const)}
+            value={typed(kept, 'status', t.status)}
+          />
         </label>
+        <FieldError kept={kept} name="status" id="edit-status" />
         <label>
           Assignee (an agent id; empty: nobody)
-          <input type="text" name="assignee" value={t.assignee ?? ''} maxLength={128} />
+          <input
+            type="text"
+            name="assignee"
+            value={typed(kept, 'assignee', t.assignee ?? '')}
+            maxLength={128}
+            {...fieldAttrs(kept, 'assignee', 'edit-assignee')}
+          />
         </label>
+        <FieldError kept={kept} name="assignee" id="edit-assignee" />
         <label>
           Priority
-          <Select name="priority" options={PRIORITIES} value={t.priority} />
+          <Select name="priority" options={PRIORITIES} value={typed(kept, 'priority', t.priority)} />
         </label>
         <label>
           Notes
-          <textarea name="notes">{t.notes ?? ''}</textarea>
+          <textarea name="notes" {...fieldAttrs(kept, 'notes', 'edit-notes')}>
+            {typed(kept, 'notes', t.notes ?? '')}
+          </textarea>
         </label>
+        <FieldError kept={kept} name="notes" id="edit-notes" />
         <label class="check">
-          <input type="checkbox" name="force" value="1" />
+          <input type="checkbox" name="force" value="1" checked={kept?.values.get('force') === '1'} />
           Even if another agent holds it or it is blocked
         </label>
         <button type="submit">{`Save ${t.id}`}</button>

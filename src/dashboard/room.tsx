@@ -8,6 +8,7 @@ import type { ContextVersion } from '../core/context.js'
 import type { Task } from '../core/plan.js'
 import type { RoomPage as RoomPageRead } from '../core/room-page.js'
 import type { SearchAnswer, SearchHit } from '../search/engine.js'
+import type { Kept } from './kept.js'
 import { Feed } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
@@ -60,6 +61,8 @@ export interface RoomPageProps {
   search?: { query: string; answer?: SearchAnswer; error?: string }
   notice?: string
   error?: string
+  /** The form the room model refused, shown again as it was sent. */
+  kept?: Kept
 }
 
 export function RoomPage(p: RoomPageProps) {
@@ -94,18 +97,18 @@ export function RoomPage(p: RoomPageProps) {
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
-      <Plan view={view} here={here} size={p.size} open={p.task} />
+      <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
       <div class="room-grid">
-        <Feed here={here} view={view} />
+        <Feed here={here} view={view} kept={p.kept} />
         <div class="side">
-          <Agents view={view} here={here} />
-          <Reviews view={view} here={here} size={p.size} />
+          <Agents view={view} here={here} kept={p.kept} />
+          <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />
           <Analytics view={view} />
         </div>
       </div>
-      <ContextSection view={view} here={here} size={p.size} open={p.context} />
+      <ContextSection view={view} here={here} size={p.size} open={p.context} kept={p.kept} />
     </Layout>
   )
 }

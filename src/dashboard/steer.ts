@@ -9,12 +9,13 @@ import { AppError } from '../shared/errors.js'
 import { roomId as roomIdField } from '../core/fields.js'
 import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
+import { keep, type Kept } from './kept.js'
 
 export interface SteerDeps {
   core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context'>
   audit: Pick<Audit, 'record'>
-  /** Shows the room page with an error (pages.ts). */
-  roomPage(r: Request, extra: { error: string }, status: number): Promise<Reply>
+  /** Shows the room page with the refused form kept (pages.ts). */
+  roomPage(r: Request, extra: { kept: Kept }, status: number): Promise<Reply>
 }
 
 type Room = { teamId: string; roomId: string }
@@ -25,11 +26,23 @@ type Room = { teamId: string; roomId: string }
 type Done = { action: string; target: string; anchor: string; open?: { task: string } | { ctx: string } }
 type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<Done>
 
+/** Which form of the room page a post came from (kept.tsx): the page shows that one again when refused. */
+export function formKey(path: string, f: URLSearchParams): string {
+  const id = (name: string) => (f.get(name) ?? '').trim()
+  if (path === '/room/events') return id('reply_to') ? `reply:${id('reply_to')}` : 'post'
+  if (path === '/room/reviews') return `review:${id('review_id')}`
+  if (path === '/room/tasks') return id('task_id') ? `task:${id('task_id')}` : 'task'
+  return path.slice('/room/'.length)
+}
+
 /** An optional form field: absent or blank is undefined. */
 const opt = (f: URLSearchParams, name: string): string | undefined => {
   const v = f.get(name)
   return v === null || v.trim() === '' ? undefined : v
 }
+
+/** What the audit entry of a decision adds when the person decided in place of the named reviewer. */
+const overrode = (reviewer: string | undefined) => (reviewer ? `; in place of reviewer ${reviewer}` : '')
 
 /** A form field as the core names it (the core's messages name the field). */
 const req = (f: URLSearchParams, name: string): string => f.get(name) ?? ''
@@ -56,13 +69,16 @@ export class Steer {
       if (decision !== 'approve' && decision !== 'reject')
         throw new AppError('invalid_request', 'decision: must be approve or reject', { field: 'decision' })
       const input = { review_id: req(f, 'review_id'), ...(opt(f, 'note') ? { note: opt(f, 'note') } : {}) }
+      // A person may decide a review that names an agent as reviewer: an override, said in the
+      // review (`overrode`) and in the audit trail.
+      const how = { override: true }
       const { review } =
         decision === 'approve'
-          ? await core.reviews.approve({ room, agent }, input)
-          : await core.reviews.reject({ room, agent }, input)
+          ? await core.reviews.approve({ room, agent }, input, how)
+          : await core.reviews.reject({ room, agent }, input, how)
       return {
         action: decision === 'approve' ? 'approved review' : 'rejected review',
-        target: `${review.id} (room ${room.roomId})`,
+        target: `${review.id} (room ${room.roomId}${overrode(review.overrode)})`,
         anchor: 'reviews',
       }
     })
@@ -131,8 +147,8 @@ export class Steer {
       done = await change(room, humanId(user.name, user.email), r.form)
     } catch (err) {
       const refused = refusal(err)
-      if (refused && refused.code !== 'not_found')
-        return this.deps.roomPage(r, { error: refused.message }, refused.status)
+      if (refused && !(refused.code === 'not_found' && refused.details?.field === 'room_id'))
+        return this.deps.roomPage(r, { kept: keep(formKey(r.ex.req.path, r.form), r.form, refused) }, refused.status)
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)

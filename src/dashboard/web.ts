@@ -10,6 +10,7 @@ import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
 import type { Credential, Ctx, Mount, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
+import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { ASSETS } from './assets.js'
 import { html, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
@@ -28,6 +29,17 @@ export const FORM_BYTES = 16 * 1024
  * handler raises `unauthorized` itself, so the failure page can tell it by its code.
  */
 const signedOut = () => new AppError('unauthorized', 'Your session has ended; sign in again.')
+
+/**
+ * A posted form, each value's line endings made LF: browsers send a textarea's lines as CRLF,
+ * while what agents read and write (context, events, notes) is LF, so a body written from a page
+ * diffs and matches as one written by an agent.
+ */
+export function lineFeeds(posted: URLSearchParams): URLSearchParams {
+  const form = new URLSearchParams()
+  for (const [k, v] of posted) form.append(k, v.replace(/\r\n?/g, '\n'))
+  return form
+}
 
 export class Web {
   private readonly pages = new Map<
@@ -94,7 +106,7 @@ export class Web {
   private async serve(ctx: Ctx<V.Viewer>, handler: Handler): Promise<undefined> {
     const { ex, principal: viewer } = ctx
     const session = this.origin.sessionToken(ex.req)
-    const reply = await handler({ ex, form: new URLSearchParams(ctx.raw?.toString('utf8') ?? ''), viewer, session })
+    const reply = await handler({ ex, form: lineFeeds(parseForm(ctx.raw)), viewer, session })
     if (reply.streamed) return undefined
     const rendering = performance.now()
     const text = reply.body ? V.page(reply.body) : ''
@@ -167,4 +179,13 @@ export class Web {
     const team = await this.deps.teams.get(user.team)
     return { user, teamName: team?.name ?? user.team, operator: this.deps.accounts.isOperator(user.email) }
   }
+}
+
+/** An application/x-www-form-urlencoded body, decoded strictly (parseUrlEncoded). */
+export function parseForm(raw: Buffer | undefined): URLSearchParams {
+  if (!raw || raw.length === 0) return new URLSearchParams()
+  const decoded = decodeUtf8(raw)
+  if ('invalidAt' in decoded)
+    throw new AppError('invalid_request', invalidUtf8Message('the form', decoded.invalidAt), { field: 'body' })
+  return parseUrlEncoded(decoded.text, 'the form')
 }

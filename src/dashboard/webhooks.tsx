@@ -7,7 +7,7 @@ import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
-import { actorOf, changePage, html, type Reply, type Request } from './page.js'
+import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
 export interface WebhooksDeps {
@@ -128,6 +128,8 @@ export function WebhooksPage(p: View) {
   )
 }
 
+const PATH = '/team/webhooks'
+
 export class WebhooksPages {
   constructor(private readonly deps: WebhooksDeps) {}
 
@@ -142,15 +144,11 @@ export class WebhooksPages {
 
   private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
     const hooks = await this.deps.webhooks.registry.list(r.viewer!.user.team)
-    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...extra }), status)
+    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...done<View>(r, PATH), ...extra }), status)
   }
 
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    return changePage(
-      run,
-      (extra, status) => this.show(r, extra, status),
-      (extra) => extra.secret !== undefined,
-    )
+    return changePage(r, PATH, run, (extra, status) => this.show(r, extra, status))
   }
 
   private async create(r: Request): Promise<Partial<View>> {

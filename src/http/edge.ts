@@ -15,6 +15,7 @@ import type { Lifecycle } from '../shared/lifecycle.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
 import { toStoreError } from '../store/store.js'
+import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { parse } from '../core/validate.js'
 import { Refusal, sendError } from './errors.js'
 import type { Exchange } from './exchange.js'
@@ -196,6 +197,9 @@ export class Edge {
   /** Starts reading the body within the mount's limit (in the first tick); a declared size over it is 413 now. */
   private limits(flow: Flow): void {
     const r = flow.route
+    const { req } = flow.ex
+    // Percent-escapes that are not UTF-8 would decode to U+FFFD, making different values one.
+    if (req.rawQuery.includes('%')) req.query = parseUrlEncoded(req.rawQuery, 'the query')
     const kind = r ? (r.bodyKind ?? (r.method === 'POST' ? 'json' : 'none')) : 'none'
     if (kind === 'none') return
     const limit = flow.mount.bodyBytes ?? this.deps.settings.httpBodyBytes
@@ -288,8 +292,11 @@ function jsonObject(body: unknown): unknown {
 /** An empty body is `{}`; anything else must be JSON. */
 function parseJson(raw: Buffer | undefined): unknown {
   if (!raw || raw.length === 0) return {}
+  const decoded = decodeUtf8(raw)
+  if ('invalidAt' in decoded)
+    throw new AppError('invalid_request', invalidUtf8Message('body', decoded.invalidAt), { field: 'body' })
   try {
-    return JSON.parse(raw.toString('utf8'))
+    return JSON.parse(decoded.text)
   } catch (err) {
     throw new AppError('invalid_request', `body: not valid JSON (${(err as Error).message})`, { field: 'body' })
   }

@@ -113,6 +113,8 @@ export interface RequestInfo {
   method: string
   path: string
   query: URLSearchParams
+  /** The query string as sent, without its "?". */
+  rawQuery: string
   /** Lower-case header names. */
   headers: Record<string, string>
   /** The client's address as the socket sees it (a proxy's, behind one). */
@@ -125,10 +127,12 @@ function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
   const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
+  const rawQuery = req.getQuery() ?? ''
   return {
     method: req.getCaseSensitiveMethod().toUpperCase(),
     path: req.getUrl(),
-    query: new URLSearchParams(req.getQuery() ?? ''),
+    query: new URLSearchParams(rawQuery),
+    rawQuery,
     headers,
     remote,
   }
@@ -147,6 +151,11 @@ export class Exchange {
   responded = false
   /** The status sent, once a response started. */
   status: number | undefined
+  /**
+   * The response closes the connection: set when a body is refused as too large, so a client still
+   * sending it is cut off at once rather than read to the end or left open until it gives up.
+   */
+  closeAfterResponse = false
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
   private readonly abortHandlers: (() => void)[] = []
@@ -171,6 +180,7 @@ export class Exchange {
   declaredTooLarge(limit: number): AppError | undefined {
     const declared = Number(this.req.headers['content-length'] ?? 'NaN')
     if (!Number.isFinite(declared) || declared <= limit) return undefined
+    this.closeAfterResponse = true
     return new AppError('too_large', `body is ${declared} bytes; the limit is ${limit} bytes`, {
       field: 'body',
       limit,
@@ -194,6 +204,7 @@ export class Exchange {
         size += chunk.byteLength
         if (size > limit) {
           failed = true
+          this.closeAfterResponse = true
           reject(
             new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, {
               field: 'body',
@@ -223,10 +234,11 @@ export class Exchange {
     if (this.aborted || this.responded) return
     this.responded = true
     this.status = status
+    const close = closeConnection || this.closeAfterResponse
     this.res.cork(() => {
       this.writeHead(status, headers)
-      if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), closeConnection)
-      else this.res.end(body, closeConnection)
+      if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), close)
+      else this.res.end(body, close)
     })
   }
 

@@ -1,58 +1,47 @@
-// How one MCP request is answered over HTTP: a plain JSON body, or an SSE stream
-// (`event: message` frames) when the client accepts only text/event-stream, when the server
-// sends something before the response (progress, logging), or when a call runs long — then a
-// keep-alive comment every SSE_KEEPALIVE_S keeps proxies from cutting it.
+// How one MCP request is answered over HTTP: a plain JSON body, or an SSE session
+// (sse-session.ts: `event: message` frames, keep-alive comments) when the client accepts only
+// text/event-stream, when the server sends something before the response (progress, logging),
+// or when a call runs long. A reply stream carries no event ids and sends no retry hint: no
+// client resumes it. The node's drain does not cut it: the drain waits for the call to answer.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { ReplyChannel, ReplyShape } from '../mcp/pipeline.js'
-import type { Exchange, StreamWriter } from './exchange.js'
-
-/** The node's SSE settings: keep-alive interval, and how much a slow client may have buffered. */
-export interface SseSettings {
-  keepaliveMs: number
-  bufferBytes: number
-}
+import type { Exchange } from './exchange.js'
+import { sseFrame, type SseSession, type SseSessions } from './sse-session.js'
 
 const JSON_TYPE = { 'Content-Type': 'application/json' }
-const frame = (m: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(m)}\n\n`
+
+/** The SSE frame of one JSON-RPC message. */
+export const mcpFrame = (m: JSONRPCMessage): string => sseFrame('message', m)
 
 export class HttpReply implements ReplyChannel {
-  private stream: StreamWriter | undefined
-  private keepalive: NodeJS.Timeout | undefined
+  private session: SseSession | undefined
   done = false
 
   constructor(
     private readonly ex: Exchange,
     private readonly opts: ReplyShape,
-    private readonly sse: SseSettings,
+    private readonly sse: Pick<SseSessions, 'open'>,
   ) {
     if (opts.streamOnly) this.startStream()
   }
 
-  /** Switches to SSE (when the client accepts it) with keep-alive comments. */
+  /** Switches to SSE (when the client accepts it). */
   startStream(): void {
-    if (this.stream || !this.opts.canStream || this.done || this.ex.responded) return
-    this.stream = this.ex.stream(
-      200,
-      { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
-      this.sse.bufferBytes,
-    )
-    this.keepalive = setInterval(() => this.stream?.write(': keep-alive\n\n'), this.sse.keepaliveMs)
-    // A cancelled call (the client went away) never replies: stop the keep-alives with the connection.
-    this.ex.onAbort(() => clearInterval(this.keepalive))
+    if (this.session || !this.opts.canStream || this.done || this.ex.responded) return
+    this.session = this.sse.open(this.ex, { retryMs: 0, onDrain: false })
   }
 
   reply(message: JSONRPCMessage): void {
     if (this.done) return
     this.done = true
-    clearInterval(this.keepalive)
     const m = this.opts.decorate ? this.opts.decorate(message) : message
-    if (this.stream) this.stream.end(frame(m))
+    if (this.session) this.session.end(mcpFrame(m))
     else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
   }
 
   notify(message: JSONRPCMessage): void {
     if (this.done) return
     this.startStream()
-    this.stream?.write(frame(message))
+    this.session?.write(mcpFrame(message))
   }
 }

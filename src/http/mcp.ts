@@ -20,12 +20,14 @@ import { AppError } from '../shared/errors.js'
 import { keyCredential, keylessCredential, keyPolicy, type KeyAuthDeps } from './credentials.js'
 import { Refusal } from './errors.js'
 import type { Exchange } from './exchange.js'
-import { HttpReply, type SseSettings } from './mcp-reply.js'
+import { HttpReply } from './mcp-reply.js'
 import type { Mount } from './router.js'
+import type { SseSessions } from './sse-session.js'
 
-/** What the endpoint uses: keys and rate limits, allowed origins, SSE reply settings. */
+/** What the endpoint uses: keys and rate limits, allowed origins, the SSE sessions of streamed replies. */
 export interface McpRouteDeps extends KeyAuthDeps {
-  settings: { mcpAllowedOrigins: readonly string[]; sseKeepaliveMs: number; sseBufferBytes: number }
+  settings: { mcpAllowedOrigins: readonly string[] }
+  sse: Pick<SseSessions, 'open'>
 }
 
 /** The transport's refusals of fixed text, in the order a request meets them (docs/mcp.md "Statuses"). */
@@ -99,7 +101,7 @@ function profileOf(param: string | null): Profile {
 class HttpMcpExchange implements McpExchange {
   constructor(
     private readonly ex: Exchange,
-    private readonly sse: SseSettings,
+    private readonly sse: Pick<SseSessions, 'open'>,
   ) {}
 
   answer(status: number, message?: JSONRPCMessage | Rejected): void {
@@ -127,7 +129,7 @@ class HttpMcpExchange implements McpExchange {
 export function mcpMount(deps: McpRouteDeps, host: EndpointHost, opts: { keyless?: Principal } = {}): Mount {
   const serve = mcpPipeline(host)
   const allowed = deps.settings.mcpAllowedOrigins
-  const sse: SseSettings = { keepaliveMs: deps.settings.sseKeepaliveMs, bufferBytes: deps.settings.sseBufferBytes }
+  const sse = deps.sse
   const methodNotAllowed = async (): Promise<never> => {
     throw METHOD
   }

@@ -9,6 +9,7 @@
 // adds reaches it, or fails at load when required.
 import { z } from 'zod'
 import type { CoreSettings } from '../core/settings.js'
+import { invalid } from '../shared/errors.js'
 
 /** The names of the settings that are numbers (never undefined). */
 type NumericSetting = { [K in keyof CoreSettings]-?: CoreSettings[K] extends number ? K : never }[keyof CoreSettings]
@@ -143,4 +144,30 @@ export function coreArgs<K extends string>(
   ) as Record<K, z.ZodType>
   derivedSets.add(args)
   return args
+}
+
+/**
+ * A free-form JSON field of the core (event `data`) as a tool takes it: listed as JSON text, since
+ * an open object is what OpenAI's strict mode cannot express (and falls back from); any JSON value
+ * is taken as it is too, and fromJsonText turns text back into JSON before the core sees it.
+ */
+export function coreJsonText(schema: z.ZodObject, name: string, description: string): z.ZodType {
+  const field = schema.shape[name] as z.ZodType | undefined
+  if (field === undefined) throw new Error(`coreArgs: the core schema has no field ${name}`)
+  const type = (lighten(field) as unknown as { _zod: { def: Def } })._zod.def
+  const inner = type.type === 'optional' ? (type.innerType as unknown as { _zod: { def: Def } })._zod.def : type
+  if (inner.type !== 'unknown') throw new Error(`coreJsonText: the core field ${name} is not free-form JSON`)
+  const arg = z.unknown().optional().meta({ type: 'string', description })
+  derived.add(arg)
+  return arg
+}
+
+/** The JSON a coreJsonText argument carries: text parsed (naming `field` when it is not JSON), else as given. */
+export function fromJsonText(value: unknown, field: string): unknown {
+  if (typeof value !== 'string') return value
+  try {
+    return JSON.parse(value) as unknown
+  } catch {
+    throw invalid(`${field}: must be JSON (an object, or its JSON text such as {"pr": 12})`, { field })
+  }
 }

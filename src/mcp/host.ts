@@ -1,7 +1,7 @@
 // The node's one MCP server: @modelcontextprotocol/sdk 1.32's Server (protocol, initialize, ping,
-// cancellation) with our two tool handlers — tools/list served from a list built once per
-// profile, tools/call running our tool table (src/mcp/tools) over the core. Connected once to
-// the MuxTransport that every POST /mcp goes through.
+// cancellation) with our handlers — tools/list served from a list built once per profile,
+// tools/call running our tool table (src/mcp/tools) over the core, and the rooms as read-only
+// resources (resources.ts). Connected once to the MuxTransport that every POST /mcp goes through.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   ErrorCode,
@@ -11,9 +11,12 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import type { Principal } from '../auth/principal.js'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
+import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from './resources.js'
 import { runTool, type McpDeps } from './runner.js'
+import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
@@ -21,14 +24,11 @@ import { MuxTransport } from './transport.js'
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
 export const INSTRUCTIONS =
-  'Shared room for coordinating with other agents through structured state. Each turn: heartbeat, then ' +
-  'get_my_summary (consumes your unread events), claim work with get_unblocked_tasks + update_task (status ' +
-  'in_progress), record agreements with write_context and signals with post_event, release locks you hold, ' +
-  'optionally wait_for_events. Durable agreements go in context; signals go in events. Every room tool takes ' +
-  'room_id and agent_id (your own, the same on every call: presence, cursors, claims and locks are keyed by ' +
-  'it); a mutation takes an optional idempotency_key (a repeat within 24 h returns the first result and ' +
-  'changes nothing). Every result carries room_id and your unread count. Lists are compact (get_task and ' +
-  'read_context give whole records); a list that left items out says how many in more.'
+  'Shared room for coordinating with other agents. Each turn: heartbeat, then get_my_summary (consumes ' +
+  'your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record ' +
+  'agreements with write_context and signals with post_event, release your locks, optionally ' +
+  'wait_for_events. Use one agent_id on every call: presence, cursors, claims and locks are keyed by it. ' +
+  'null means absent. Lists are compact (get_task, read_context give whole records).'
 
 /**
  * Drops from a listed JSON Schema what only validation needs, which a model pays for in every
@@ -62,9 +62,8 @@ function listedAnnotations(a: ToolDef['annotations']): Tool['annotations'] {
 export function listEntry(def: ToolDef): Tool {
   const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
-  // Unknown arguments are refused by name when called (runner.ts); the listing need not say so.
-  delete schema.additionalProperties
   trimSchema(schema)
+  portable(schema, def.name)
   return {
     name: def.name,
     title: def.title,
@@ -80,22 +79,21 @@ export function listEntry(def: ToolDef): Tool {
  * and a raw zod dump; params are checked after that instead, answering -32602 (Invalid params):
  * by Server's own tools/call wrapper (CallToolRequestSchema), by our tools/list handler.
  */
-/**
- * A JSON-RPC error for the SDK to send as it is. McpError would prefix its message with
- * "MCP error -32602: ", and the SDK's client prefixes it again on the other side.
- */
-const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(message), { code })
+const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) })
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) })
+/** The caller a handler serves, as the transport passed it. */
+function principalOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Principal {
+  return (extra.authInfo?.extra as unknown as McpRequestData).principal
+}
 
 export class McpHost implements EndpointHost {
   readonly server: Server
   readonly transport = new MuxTransport()
   readonly serverInfo = SERVER_INFO
-  readonly capabilities = { tools: { listChanged: false } }
+  readonly capabilities = { tools: { listChanged: false }, resources: {} }
   readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef<ToolDeps>>
   /** tools/list results, built once per profile, for team keys and for room invite keys. */
@@ -103,8 +101,10 @@ export class McpHost implements EndpointHost {
   readonly inviteLists: Record<Profile, { tools: Tool[] }>
   /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
   fastPath = true
+  readonly resources: RoomResources
 
-  constructor(private readonly deps: McpDeps) {
+  constructor(private readonly deps: McpDeps & ResourceDeps) {
+    this.resources = new RoomResources(deps)
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
     const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
     const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
@@ -120,6 +120,21 @@ export class McpHost implements EndpointHost {
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
       return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
+    })
+    this.server.setRequestHandler(methodOnly('resources/list'), async (req, extra) => {
+      const cursor = (req.params as Record<string, unknown> | undefined)?.cursor
+      if (cursor !== undefined && typeof cursor !== 'string')
+        throw rpcError(ErrorCode.InvalidParams, 'Invalid params: resources/list takes only an optional string cursor')
+      return this.resources.list(principalOf(extra), cursor)
+    })
+    this.server.setRequestHandler(methodOnly('resources/templates/list'), async () => ({
+      resourceTemplates: RESOURCE_TEMPLATES,
+    }))
+    this.server.setRequestHandler(methodOnly('resources/read'), async (req, extra) => {
+      const uri = (req.params as Record<string, unknown> | undefined)?.uri
+      if (typeof uri !== 'string')
+        throw rpcError(ErrorCode.InvalidParams, 'Invalid params: params.uri is required: the resource URI to read')
+      return this.resources.read(principalOf(extra), uri)
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       // checked by fastCall (one line naming the fault) before the SDK sees it

@@ -16,7 +16,8 @@ import type { Principal } from '../auth/principal.js'
 import { classify as eraRules } from './era.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from './modern.js'
 import type { MuxTransport, ReplySink, RequestData } from './transport.js'
-import { REFUSE, type Implementation, type JsonObject, type Rejection, type RequestId } from './wire.js'
+import { decodeUtf8, invalidUtf8Message } from '../shared/utf8.js'
+import { ERROR, REFUSE, refusal, type Implementation, type JsonObject, type Rejection, type RequestId } from './wire.js'
 
 /** Which tools a request sees: all, or the `core` profile's (?profile=core). */
 export type Profile = 'full' | 'core'
@@ -107,8 +108,16 @@ export interface LazyAbort {
 const refused = (v: object): v is Rejection => (v as { kind?: unknown }).kind === 'reject'
 
 function parse(raw: Buffer | undefined): { kind: 'parsed'; body: unknown } | Rejection {
+  const decoded = decodeUtf8(raw ?? Buffer.alloc(0))
+  if ('invalidAt' in decoded)
+    return refusal(
+      'utf8',
+      400,
+      ERROR.parseError,
+      `Parse error: ${invalidUtf8Message('the request body', decoded.invalidAt)}`,
+    )
   try {
-    return { kind: 'parsed', body: JSON.parse((raw ?? Buffer.alloc(0)).toString('utf8')) }
+    return { kind: 'parsed', body: JSON.parse(decoded.text) }
   } catch {
     return REFUSE.parse
   }

@@ -67,11 +67,19 @@ export const idempotencyArg = {
 }
 
 /**
- * The common arguments as tools/list shows them: no descriptions (the server's instructions
- * describe them once, for every tool), patterns and limits left to validation.
+ * The common arguments as tools/list shows them: described in a few words, since many clients
+ * never pass the server's instructions to the model; patterns and limits left to validation.
  */
-const listedCommonArgs = { room_id: z.string(), agent_id: z.string() }
-const listedIdempotencyArg = { idempotency_key: z.string().optional() }
+export const LISTED_COMMON = {
+  room_id: 'Room id',
+  agent_id: 'Your agent id (one per agent)',
+  idempotency_key: 'Retry key: a repeat returns the first result',
+}
+const listedCommonArgs = {
+  room_id: z.string().describe(LISTED_COMMON.room_id),
+  agent_id: z.string().describe(LISTED_COMMON.agent_id),
+}
+const listedIdempotencyArg = { idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key) }
 
 /** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
 export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {

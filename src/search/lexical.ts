@@ -77,6 +77,12 @@ export interface Hit<M> {
   fields: number
   /** Query words the document has as whole words (not only as a prefix). */
   exact: number
+  /**
+   * How much of the query the document matches, 0-1: the IDF of the query words it has over the IDF
+   * of all of them (a word matched only as a prefix counts PREFIX_WEIGHT of its IDF). A word no
+   * record has weighs the most, so matching only the common words of a query is a weak match.
+   */
+  coverage: number
 }
 
 export interface Answer<M> {
@@ -139,6 +145,7 @@ export class LexicalIndex<M> {
   private score = new Float64Array(0)
   private count = new Uint8Array(0)
   private exact = new Uint8Array(0)
+  private cover = new Float64Array(0)
   private mask = new Uint8Array(0)
   /** UTF-16 length of the indexed text (what the node keeps in memory for snippets). */
   textLength = 0
@@ -229,7 +236,8 @@ export class LexicalIndex<M> {
     const live = this.byKey.size
     const avg = FIELDS.map((_, f) => (this.withField[f]! > 0 ? this.lenSum[f]! / this.withField[f]! : 1))
     this.ensureScratch()
-    const { acc, best, cur, score, count, exact, mask } = this
+    const { acc, best, cur, score, count, exact, cover, mask } = this
+    let idfSum = 0
     const all: number[] = []
     const touched: number[] = []
     const inTerm: number[] = []
@@ -269,9 +277,11 @@ export class LexicalIndex<M> {
       }
       const df = touched.length
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5))
+      idfSum += idf
       for (const slot of touched) {
         const w = Math.max(saturate(acc[slot]!), PREFIX_WEIGHT * saturate(best[slot]!))
         if (acc[slot]! > 0) exact[slot]! += 1
+        cover[slot]! += acc[slot]! > 0 ? idf : PREFIX_WEIGHT * idf
         acc[slot] = 0
         best[slot] = 0
         if (count[slot] === 0) all.push(slot)
@@ -288,10 +298,12 @@ export class LexicalIndex<M> {
           score: (score[slot]! * count[slot]!) / qwords.length,
           fields: mask[slot]!,
           exact: exact[slot]!,
+          coverage: idfSum > 0 ? Math.min(1, cover[slot]! / idfSum) : 0,
         })
       score[slot] = 0
       count[slot] = 0
       exact[slot] = 0
+      cover[slot] = 0
       mask[slot] = 0
     }
     return { hits: top.sorted(), matched, words: qwords.length }
@@ -307,6 +319,7 @@ export class LexicalIndex<M> {
     this.score = new Float64Array(size)
     this.count = new Uint8Array(size)
     this.exact = new Uint8Array(size)
+    this.cover = new Float64Array(size)
     this.mask = new Uint8Array(size)
   }
 

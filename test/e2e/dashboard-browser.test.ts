@@ -91,7 +91,8 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
       'GET /signin/link 200',
       'POST /signin/link 200',
       'GET /operator 200',
-      'POST /operator/waitlist 200',
+      'POST /operator/waitlist 303',
+      'GET /operator 200',
     ],
     opDocs,
   )
@@ -113,7 +114,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel(/^Agent ids/).fill('backend')
   await page.getByRole('button', { name: 'Create room' }).click()
   await page.getByRole('heading', { name: 'Room Web shop is ready' }).waitFor()
-  loaded('the room is created', ['GET / 200', 'POST /rooms 201'])
+  loaded('the room is created', ['GET / 200', 'POST /rooms 303', 'GET /rooms/created 200'])
   const snippet = page.locator('.copyable', { has: page.getByLabel("Claude Code (run in the agent's project)") })
   await snippet.getByRole('button', { name: 'Copy' }).click()
   await snippet.getByRole('button', { name: 'Copied' }).waitFor()
@@ -232,7 +233,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
     /^whsec_/,
     'the webhook is registered, its secret shown once',
   )
-  loaded('the webhook is registered', ['GET /team/webhooks 200', 'POST /team/webhooks 201'])
+  loaded('the webhook is registered', ['GET /team/webhooks 200', 'POST /team/webhooks 303', 'GET /team/webhooks 200'])
 
   // A new key, then the first one revoked: refused on both nodes.
   await page.goto(`${site}/team/keys`)
@@ -249,8 +250,10 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByText(`Key ${firstKeyId} is revoked`).waitFor()
   loaded('a key is minted, the first revoked', [
     'GET /team/keys 200',
-    'POST /team/keys 201',
-    'POST /team/keys/revoke 200',
+    'POST /team/keys 303',
+    'GET /team/keys 200',
+    'POST /team/keys/revoke 303',
+    'GET /team/keys 200',
   ])
   for (const n of [a, other])
     t.equal(

@@ -125,8 +125,15 @@ export class Browser {
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, body: await res.text() }
   }
 
-  /** A form post; `site` is what Sec-Fetch-Site says ('none' sends neither it nor Origin). */
-  async post(path: string, form: Record<string, string>, opts: { site?: string; origin?: string } = {}): Promise<Page> {
+  /**
+   * A form post; `site` is what Sec-Fetch-Site says ('none' sends neither it nor Origin). A string
+   * or Buffer `form` is sent as the body as it is.
+   */
+  async post(
+    path: string,
+    form: Record<string, string> | string | Buffer,
+    opts: { site?: string; origin?: string } = {},
+  ): Promise<Page> {
     const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded' }
     if (this.cookie) headers.Cookie = this.cookie
     const site = opts.site ?? 'same-origin'
@@ -138,10 +145,29 @@ export class Browser {
       method: 'POST',
       redirect: 'manual',
       headers,
-      body: new URLSearchParams(form).toString(),
+      body:
+        typeof form === 'string'
+          ? form
+          : Buffer.isBuffer(form)
+            ? new Uint8Array(form)
+            : new URLSearchParams(form).toString(),
     })
     this.remember(res)
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, body: await res.text() }
+  }
+
+  /**
+   * A form sent the way a browser sends it: the post, then, when it answers with a redirect (Post/
+   * Redirect/Get), the page it redirects to, as `posted` says (the post's own answer otherwise).
+   */
+  async send(
+    path: string,
+    form: Record<string, string>,
+    opts: { site?: string; origin?: string } = {},
+  ): Promise<Page & { posted: Page }> {
+    const posted = await this.post(path, form, opts)
+    if (posted.status !== 303 || !posted.location) return { ...posted, posted }
+    return { ...(await this.get(posted.location)), posted }
   }
 
   /** Follows a mailed link the way a person does: opens it, then presses Continue. */

@@ -1,4 +1,4 @@
-// An SSE client for tests: GET /rooms/:roomId/stream through fetch with a streaming body reader,
+// An SSE client for tests: any event stream (openSse; a room's, openStream) through fetch with a streaming body reader,
 // parsed into frames as the server writes them (id / event / data / retry lines and comments).
 import { eventually } from './realtime.js'
 
@@ -72,11 +72,13 @@ export async function openStream(base: string, roomId: string, opts: OpenOptions
   const headers = new Headers({ Accept: 'text/event-stream' })
   if (opts.key) headers.set('Authorization', `Bearer ${opts.key}`)
   if (opts.lastEventId !== undefined) headers.set('Last-Event-ID', opts.lastEventId)
+  return openSse(`${base}/rooms/${encodeURIComponent(roomId)}/stream${opts.query ? `?${opts.query}` : ''}`, headers)
+}
+
+/** Opens any event stream at `url` (GET, or `method`); returns once the response head arrived. */
+export async function openSse(url: string, headers = new Headers(), method = 'GET'): Promise<SseStream> {
   const ac = new AbortController()
-  const res = await fetch(`${base}/rooms/${encodeURIComponent(roomId)}/stream${opts.query ? `?${opts.query}` : ''}`, {
-    headers,
-    signal: ac.signal,
-  })
+  const res = await fetch(url, { method, headers, signal: ac.signal })
   const s: SseStream = {
     status: res.status,
     headers: res.headers,

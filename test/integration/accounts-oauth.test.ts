@@ -78,7 +78,7 @@ t.test('GitHub', async (t) => {
     const o = new Browser(n.base)
     gh.as = { id: 1002, login: 'op', name: 'Op', emails: [{ email: op, primary: true, verified: true }] }
     await viaProvider(o, 'github', ghAuthorize)
-    await o.post('/operator/waitlist', { email: person, decision: 'approve' })
+    await o.send('/operator/waitlist', { email: person, decision: 'approve' })
     t.ok(keyIn(await b.follow(linkIn(await inbox.next(person)))), 'the person has an account (by e-mail)')
 
     gh.as = { id: 1003, login: 'p', name: 'P', emails: [{ email: person, primary: true, verified: false }] }

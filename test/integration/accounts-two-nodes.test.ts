@@ -45,7 +45,7 @@ for (const backend of BACKENDS) {
     await opB.post('/signin', { email: op })
     t.equal((await opB.follow(linkIn(await inbox.next(op)))).status, 200, 'the operator signs in on B')
     t.match(
-      (await opB.post('/operator/waitlist', { email: owner, decision: 'approve' })).body,
+      (await opB.send('/operator/waitlist', { email: owner, decision: 'approve' })).body,
       'is approved',
       'and approves on B',
     )
@@ -81,7 +81,7 @@ for (const backend of BACKENDS) {
     const ownerB = new Browser(b.base)
     ownerB.cookie = ownerA.cookie
     t.match(
-      (await ownerB.post('/team/invites', { email: member })).body,
+      (await ownerB.send('/team/invites', { email: member })).body,
       'Invite sent',
       "the owner's session works on B: invite a member there",
     )

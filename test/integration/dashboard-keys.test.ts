@@ -22,11 +22,15 @@ t.test('standalone', async (t) => {
   })
 
   t.test('mint: shown once with a copy button, works; revoke: refused everywhere at once', async (t) => {
-    const long = await b.post('/team/keys', { label: 'x'.repeat(101) })
+    const long = await b.send('/team/keys', { label: 'x'.repeat(101) })
     t.equal(long.status, 400, 'a label over the limit is refused')
     t.match(long.body, 'must be at most 100 characters')
-    const minted = await b.post('/team/keys', { label: 'CI <bot>' })
-    t.equal(minted.status, 201)
+    const team = (await n.node.accounts.session(b.jar.get('ar_session')))!.team
+    const before = (await n.node.teams.listKeys(team)).length
+    const minted = await b.send('/team/keys', { label: 'CI <bot>' })
+    t.equal(minted.posted.status, 303, 'Post/Redirect/Get')
+    t.match(minted.posted.location, /^\/team\/keys\?done=[A-Za-z0-9_-]+$/)
+    t.equal(minted.status, 200)
     const key = secretIn(minted.body, 'minted-key')!
     t.match(key, /^ar_team_/, 'the new key, once')
     t.match(minted.body, 'data-copy="minted-key"', 'with a copy button')
@@ -34,17 +38,24 @@ t.test('standalone', async (t) => {
     t.match(minted.body, `<td data-label="Minted by">${op}</td>`, 'minted by the person signed in, named by address')
     t.equal((await n.call('/admin/me', { key })).status, 200, 'the key works')
     t.notMatch((await b.get('/team/keys')).body, key, 'and is not shown again')
+    const reload = await b.get(minted.posted.location!)
+    t.equal(secretIn(reload.body, 'minted-key'), key, 'a reload shows the same key')
+    t.equal((await n.node.teams.listKeys(team)).length, before + 1, 'and mints no other')
+    const stranger = new Browser(n.base)
+    stranger.cookie = b.cookie!.replace(/ar_session=[^;]+/, 'ar_session=not-this-session')
+    t.notMatch((await stranger.get(minted.posted.location!)).body, key, 'another session cannot open it')
     const keyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
-    const revoked = await b.post('/team/keys/revoke', { key: keyId })
+    const revoked = await b.send('/team/keys/revoke', { key: keyId })
+    t.equal(revoked.posted.status, 303)
     t.equal(revoked.status, 200)
     t.match(revoked.body, `Key ${keyId} is revoked`)
     t.equal((await n.call('/admin/me', { key })).status, 401, 'the API refuses it')
     t.equal((await n.call('/admin/me', { key: firstKey })).status, 200, 'the other key still works')
-    t.equal((await b.post('/team/keys/revoke', { key: 'key_nope' })).status, 404, 'an unknown key: not found')
+    t.equal((await b.send('/team/keys/revoke', { key: 'key_nope' })).status, 404, 'an unknown key: not found')
   })
 
   t.test('room invite keys: listed and revoked', async (t) => {
-    const made = await b.post('/rooms', { name: 'inv', agents: 'solo', template: 'blank', invite: '1' })
+    const made = await b.send('/rooms', { name: 'inv', agents: 'solo', template: 'blank', invite: '1' })
     const invite = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(made.body)![1]!
     const mcp = () => n.call('/room/inv', { key: invite })
     t.equal((await mcp()).status, 200, 'the invite key reaches its room')
@@ -57,7 +68,7 @@ t.test('standalone', async (t) => {
       `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`,
       'and who minted it',
     )
-    const revoked = await b.post('/team/invite-keys/revoke', { room: 'inv', token: token! })
+    const revoked = await b.send('/team/invite-keys/revoke', { room: 'inv', token: token! })
     t.match(revoked.body, 'is revoked')
     t.equal((await mcp()).status, 401, 'refused afterwards')
     const audit = (await (await n.call('/admin/audit', { key: firstKey })).json()) as { entries: { action: string }[] }
@@ -82,7 +93,7 @@ t.test('standalone', async (t) => {
   })
 
   t.test('cross-site and signed-out posts are refused', async (t) => {
-    t.equal((await b.post('/team/keys', {}, { site: 'cross-site', origin: 'https://evil.example' })).status, 403)
-    t.equal((await new Browser(n.base).post('/team/keys', {})).status, 401)
+    t.equal((await b.send('/team/keys', {}, { site: 'cross-site', origin: 'https://evil.example' })).status, 403)
+    t.equal((await new Browser(n.base).send('/team/keys', {})).status, 401)
   })
 })

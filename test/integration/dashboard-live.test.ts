@@ -58,7 +58,7 @@ t.test('standalone, two nodes', async (t) => {
   const b = new Browser(a.base)
   await b.post('/signin', { email: op })
   const teamKey = keyIn(await b.follow(linkIn(await inbox.next(op))))!
-  t.equal((await b.post('/rooms', { name: 'live', agents: 'dev', template: 'web-app' })).status, 201)
+  t.equal((await b.send('/rooms', { name: 'live', agents: 'dev', template: 'web-app' })).status, 200)
   const agent = await legacyClient(t, other, teamKey)
   const post = async (text: string) => {
     const r = await callTool(agent, 'post_event', { room_id: 'live', agent_id: 'dev', type: 'message', text })

@@ -8,7 +8,7 @@ import { signedInOperator } from '../helpers/accounts.js'
 
 t.test('standalone', async (t) => {
   const { n, b } = await signedInOperator(t)
-  t.equal((await b.post('/rooms', { name: 'big', agents: 'dev', template: 'blank' })).status, 201)
+  t.equal((await b.send('/rooms', { name: 'big', agents: 'dev', template: 'blank' })).status, 200)
   const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
   const room = { teamId: user.team, roomId: 'big' }
   const as = (agent: string) => ({ room, agent })

@@ -39,16 +39,16 @@ t.test('standalone', async (t) => {
   })
 
   t.test('bad input is refused naming the field, and creates nothing', async (t) => {
-    const none = await b.post('/rooms', { name: 'x', agents: ' , ', template: 'blank', invite: '1' })
+    const none = await b.send('/rooms', { name: 'x', agents: ' , ', template: 'blank', invite: '1' })
     t.equal(none.status, 400)
     t.match(none.body, 'Agent ids: give at least one')
-    const dup = await b.post('/rooms', { name: 'x', agents: 'a, a', template: 'blank' })
+    const dup = await b.send('/rooms', { name: 'x', agents: 'a, a', template: 'blank' })
     t.equal(dup.status, 400)
     t.match(dup.body, '&quot;a&quot; is listed twice')
-    const long = await b.post('/rooms', { name: 'y'.repeat(101), agents: 'a', template: 'blank' })
+    const long = await b.send('/rooms', { name: 'y'.repeat(101), agents: 'a', template: 'blank' })
     t.equal(long.status, 400)
     t.match(long.body, 'Name: must be at most 100 characters')
-    const tpl = await b.post('/rooms', { name: 'z', agents: 'a', template: 'nope' })
+    const tpl = await b.send('/rooms', { name: 'z', agents: 'a', template: 'nope' })
     t.equal(tpl.status, 400)
     t.match(tpl.body, /Template: must be one of blank/)
     t.match(tpl.body, 'value="z"', 'the form keeps what was typed')
@@ -57,13 +57,13 @@ t.test('standalone', async (t) => {
 
   let roomId = ''
   t.test("create a room with invite keys: each agent gets the CLI's snippets and a key that works", async (t) => {
-    const made = await b.post('/rooms', {
+    const made = await b.send('/rooms', {
       name: 'Shop <launch>',
       agents: 'planner, backend',
       template: 'web-app',
       invite: '1',
     })
-    t.equal(made.status, 201)
+    t.equal(made.status, 200)
     roomId = /Room <code>([^<]+)<\/code> was created/.exec(made.body)![1]!
     t.equal(roomId, 'shop-launch', 'the room id is made from the name')
     t.match(made.body, 'Shop &lt;launch>', 'the name shows as text')
@@ -108,18 +108,18 @@ t.test('standalone', async (t) => {
   })
 
   t.test('a second room of the same name is refused; without invites, the snippets carry a placeholder', async (t) => {
-    const again = await b.post('/rooms', { name: 'Shop <launch>', agents: 'x', template: 'blank' })
+    const again = await b.send('/rooms', { name: 'Shop <launch>', agents: 'x', template: 'blank' })
     t.equal(again.status, 409)
     t.match(again.body, 'already exists')
-    const plain = await b.post('/rooms', { name: 'plain', agents: 'solo', template: 'blank' })
-    t.equal(plain.status, 201)
+    const plain = await b.send('/rooms', { name: 'plain', agents: 'solo', template: 'blank' })
+    t.equal(plain.status, 200)
     t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')
     t.match(plain.body, 'Replace <code>YOUR_TEAM_KEY</code>')
   })
 
   t.test('more agents for a room that exists: their configuration, a key each', async (t) => {
-    const more = await b.post('/room/agents', { room: roomId, agents: 'tester', invite: '1' })
-    t.equal(more.status, 201)
+    const more = await b.send('/room/agents', { room: roomId, agents: 'tester', invite: '1' })
+    t.equal(more.status, 200)
     t.match(more.body, '<h1>Agents for room Shop &lt;launch></h1>')
     const key = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(textareaAfter(more.body, 'claude_code-0')!)?.[1]
     const client = await legacyClient(t, n, key!)
@@ -127,12 +127,12 @@ t.test('standalone', async (t) => {
       (await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'tester' })).isError,
       'the new agent works in the room',
     )
-    const bad = await b.post('/room/agents', { room: roomId, agents: 'a, a', invite: '1' })
+    const bad = await b.send('/room/agents', { room: roomId, agents: 'a, a', invite: '1' })
     t.equal(bad.status, 400)
     t.match(bad.body, 'is listed twice')
     t.match(bad.body, '<h1>Shop &lt;launch></h1>', 'on the room page')
     t.equal(
-      (await b.post('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status,
+      (await b.send('/room/agents', { room: 'not-ours', agents: 'x', invite: '1' })).status,
       404,
       'a room the team does not have',
     )
@@ -148,14 +148,14 @@ t.test('standalone', async (t) => {
         (e) => e.action === 'minted room invite',
       ).length
     const auditedBefore = await audited()
-    const more = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5, a6, a7', invite: '1' })
+    const more = await b.send('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5, a6, a7', invite: '1' })
     t.equal(more.status, 409, 'seven keys where five fit: refused')
     t.match(more.body, `the limit is ${INVITES_PER_ROOM}`, 'naming the limit')
     t.notMatch(more.body, /ar_room_\w{8}/, 'showing no key')
     t.equal(await live(), before, 'minting none')
     t.equal(await audited(), auditedBefore, 'and auditing none')
-    const fits = await b.post('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5', invite: '1' })
-    t.equal(fits.status, 201, 'five fit')
+    const fits = await b.send('/room/agents', { room: roomId, agents: 'a1, a2, a3, a4, a5', invite: '1' })
+    t.equal(fits.status, 200, 'five fit')
     t.equal(await live(), INVITES_PER_ROOM)
   })
 
@@ -222,7 +222,7 @@ t.test('standalone', async (t) => {
   t.test('signed out: no rooms page, and no creation', async (t) => {
     const stranger = new Browser(n.base)
     t.equal((await stranger.get('/')).location, '/signin')
-    t.equal((await stranger.post('/rooms', { name: 'evil', agents: 'a' })).status, 401)
+    t.equal((await stranger.send('/rooms', { name: 'evil', agents: 'a' })).status, 401)
     const cross = await b.post(
       '/rooms',
       { name: 'evil', agents: 'a' },

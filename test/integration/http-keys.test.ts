@@ -79,7 +79,7 @@ t.test('keys and invites name who minted them: a person, or nobody', async (t) =
   const firstKey = keyIn(first)!
   const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
   const person = `user:${user.id} ${op}`
-  const minted = await b.post('/team/keys', { label: 'by a person' })
+  const minted = await b.send('/team/keys', { label: 'by a person' })
   const personKeyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
   const personKey = new RegExp('<textarea id="minted-key"[^>]*>([^<]*)</textarea>').exec(minted.body)![1]!
   const inherited = await mint(n, personKey)
@@ -96,7 +96,7 @@ t.test('keys and invites name who minted them: a person, or nobody', async (t) =
   t.equal(by[personKeyId], person, 'a key minted on the dashboard: user:<id> <address>')
   t.equal(by[inherited.keyId], person)
   t.equal(by[gone.info.keyId], 'user:usr_gone', 'a person without an account (deleted): the user id')
-  await b.post('/rooms', { name: 'minted', agents: 'solo', template: 'blank', invite: '1' })
+  await b.send('/rooms', { name: 'minted', agents: 'solo', template: 'blank', invite: '1' })
   await n.node.core.rooms.create(user.team, { room_id: 'by-nobody' }, 'test')
   const api = await n.call('/admin/rooms/by-nobody/invite', { method: 'POST', key: firstKey, json: {} })
   t.equal(

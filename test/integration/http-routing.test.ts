@@ -1,6 +1,8 @@
 // Routing and request bodies on a real node: unknown route 404, wrong method 405 with Allow, bad
 // JSON 400 naming the body, a body over LIMIT_HTTP_BODY_BYTES 413 (with and without
 // Content-Length), and the error body's shape on each.
+import { connect } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import type { Route } from '../../src/http/router.js'
@@ -218,6 +220,31 @@ for (const backend of BACKENDS) {
       } as RequestInit)
       t.equal(small.status, 201, 'a chunked body within the limit is read')
       t.match(await small.json(), { room: { name: 'chunked' } })
+    })
+
+    t.test('a refused body closes its connection at once, the client still sending', async (t) => {
+      const port = Number(new URL(n.base).port)
+      for (const [name, head] of [
+        ['chunked', 'Transfer-Encoding: chunked'],
+        ['Content-Length', `Content-Length: ${BODY_LIMIT * 1000}`],
+      ] as const) {
+        const sock = connect(port, '127.0.0.1')
+        let answer = ''
+        sock.on('data', (d) => (answer += d.toString()))
+        const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
+        sock.on('error', () => undefined)
+        sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${team.key}\r\n${head}\r\n\r\n`)
+        // Keeps sending, as a large upload does, until the node closes the connection.
+        const chunk = 'x'.repeat(BODY_LIMIT)
+        const sending = setInterval(() => {
+          if (!sock.destroyed) sock.write(name === 'chunked' ? `${chunk.length.toString(16)}\r\n${chunk}\r\n` : chunk)
+        }, 20)
+        const waited = await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)])
+        clearInterval(sending)
+        sock.destroy()
+        t.ok(waited, `${name}: the node closed the connection`)
+        t.match(answer, /^HTTP\/1\.1 413 /, `${name}: after answering 413`)
+      }
     })
 
     t.test('POST /admin/rooms: Idempotency-Key, and a taken roomId', async (t) => {

@@ -15,22 +15,22 @@ t.test('invite mails: per address, then per team', async (t) => {
 
   const target = `${uid('target')}@example.com`
   for (let i = 0; i < 3; i++) {
-    const sent = await b.post('/team/invites', { email: target })
+    const sent = await b.send('/team/invites', { email: target })
     t.match(sent.body, `Invite sent to ${target}`, `invite ${i + 1} of 3 is sent`)
     await inbox.next(target)
     const [invite] = await pending(target)
-    await b.post('/team/invites/revoke', { invite: invite!.id })
+    await b.send('/team/invites/revoke', { invite: invite!.id })
   }
-  const refused = await b.post('/team/invites', { email: target })
+  const refused = await b.send('/team/invites', { email: target })
   t.equal(refused.status, 429, 'the fourth invite to the same address is refused')
   t.match(refused.body, 'Too many mails to this address (the limit is 3 an hour)')
   t.ok(Number(refused.headers.get('retry-after')) > 0, 'with Retry-After')
   t.same(await pending(target), [], 'and no invite is stored')
 
   const other = `${uid('other')}@example.com`
-  t.match((await b.post('/team/invites', { email: other })).body, `Invite sent to ${other}`, "the team's fourth mail")
+  t.match((await b.send('/team/invites', { email: other })).body, `Invite sent to ${other}`, "the team's fourth mail")
   const fifth = `${uid('fifth')}@example.com`
-  const overTeam = await b.post('/team/invites', { email: fifth })
+  const overTeam = await b.send('/team/invites', { email: fifth })
   t.equal(overTeam.status, 429, "the team's fifth is refused, to a fresh address too")
   t.match(overTeam.body, 'Too many invites mailed by this team (the limit is 4 an hour)')
   t.same(await pending(fifth), [], 'nothing stored')

@@ -47,6 +47,52 @@ t.test('inputs over MCP (standalone)', async (t) => {
     t.equal(await eventCount(), 1, 'only the accepted one was posted')
   })
 
+  await t.test('null for an optional argument is absent, at any depth; for a required one it is named', async (t) => {
+    const task = await call('add_task', {
+      title: 'nulls',
+      notes: null,
+      status: null,
+      assignee: null,
+      depends_on: null,
+      priority: null,
+      order: null,
+      idempotency_key: null,
+    })
+    t.notOk(task.isError, JSON.stringify(task.body))
+    const id = (task.body.task as { id: string }).id
+    t.match(await call('get_task', { task_id: id }), { body: { task: { status: 'todo', priority: 'normal' } } })
+    const review = await call('request_review', {
+      target: { kind: 'task', task_id: id, type: null, key: null },
+      reviewer: null,
+      note: null,
+    })
+    t.notOk(review.isError, `nested nulls: ${JSON.stringify(review.body)}`)
+    const ev = await call('post_event', { type: 'status', text: 'n', data: null, reply_to: null })
+    t.notOk(ev.isError)
+    t.notOk('data' in (ev.body.event as object), 'data null: no data')
+    const required = await call('post_event', { type: 'status', text: null })
+    t.match(required.body.error, { code: 'invalid_request', message: /^text: /, details: { field: 'text' } })
+    const room = await n.call('/admin/rooms', { method: 'POST', key, json: { name: 'Nulls', template: null } })
+    t.equal(room.status, 201, 'the HTTP API reads null as absent too')
+    const bad = await n.call('/admin/rooms', { method: 'POST', key, json: { name: 5 } })
+    t.equal(bad.status, 400)
+  })
+
+  await t.test('event data is taken as JSON text, or as JSON', async (t) => {
+    const text = await call('post_event', { type: 'status', text: 'pr', data: '{"pr": 12}' })
+    t.same((text.body.event as { data: unknown }).data, { pr: 12 }, 'text decoded')
+    const reply = await call('reply_to_event', {
+      event_id: (text.body.event as { id: string }).id,
+      text: 'ok',
+      data: { ok: true },
+    })
+    t.same((reply.body.event as { data: unknown }).data, { ok: true }, 'an object as it is')
+    const before = await eventCount()
+    const bad = await call('post_event', { type: 'status', text: 'x', data: '{pr: 12' })
+    t.match(bad.body.error, { code: 'invalid_request', message: /^data: must be JSON/, details: { field: 'data' } })
+    t.equal(await eventCount(), before, 'nothing posted')
+  })
+
   await t.test(
     'an idempotency key reused by another agent or with other arguments is refused, naming it',
     async (t) => {

@@ -56,6 +56,7 @@ function tour(): Op[] {
     ['events.read', (r) => r.core.events.read(r.as('a'))],
     ['events.unread', (r) => r.core.events.unread(r.as('b'))],
     ['events.peekUnread', (r) => r.core.events.peekUnread(r.as('b'))],
+    ['events.peekUnreadEvents', (r) => r.core.events.peekUnreadEvents(r.as('b'), 10)],
     ['events.markRead', (r) => r.core.events.markRead(r.as('c'), { event_id: ids.event })],
     ['events.reads', (r) => r.core.events.reads(r.as('a'), { event_id: ids.event })],
     [

@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
       const s = await openStream(b.base, room.roomId, { key: team.key })
       await live(t, s)
       t.match(s.headers.get('content-type'), /^text\/event-stream/)
-      t.equal(s.headers.get('cache-control'), 'no-cache, no-transform')
+      t.equal(s.headers.get('cache-control'), 'no-store, no-transform')
       t.match(s.text, /^retry: \d+\n/, 'the first bytes carry a retry hint')
       t.ok((s.frames[0]?.retry ?? 0) > 0, 'parsed as a retry field')
 

@@ -14,6 +14,7 @@ import { Lifecycle } from '../../src/shared/lifecycle.js'
 import { Metrics } from '../../src/shared/metrics.js'
 import { createLogger } from '../../src/shared/logger.js'
 import { mcpMount } from '../../src/http/mcp.js'
+import { SseSessions } from '../../src/http/sse-session.js'
 import { Store } from '../../src/store/store.js'
 import { FixtureHost } from './fixture.js'
 
@@ -31,10 +32,11 @@ async function main(): Promise<void> {
     log,
     lifecycle: new Lifecycle(),
   }
+  const sse = new SseSessions(deps)
   const host = new FixtureHost()
   await host.start()
   const edge = new Edge(deps).mount(
-    mcpMount(deps, host, { keyless: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
+    mcpMount({ ...deps, sse }, host, { keyless: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
   )
   const server = await listen(settings.host, settings.port, edge.handle, settings.httpHeaderBytes)
   process.stdout.write(`URL http://${settings.host}:${server.port}/mcp\n`)

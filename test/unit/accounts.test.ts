@@ -12,6 +12,7 @@ const req = (headers: Record<string, string>) => ({
   query: new URLSearchParams(),
   headers,
   remote: '127.0.0.1',
+  rawQuery: '',
 })
 
 t.test('https: a __Host- cookie marked Secure; plain-HTTP localhost: no prefix, not Secure', async (t) => {

@@ -154,25 +154,25 @@ t.test('tools/list stays within its token goals (Claude tokenizer, as bench/toke
   const tokens = (tools: readonly ToolDef[]) => countTokens(JSON.stringify(tools.map(listEntry)))
   const all = tokens(ALL_TOOLS)
   const core = tokens(ALL_TOOLS.filter((d) => d.core))
-  // 6,000 for the 44 tools of the spec, plus 500 for the three file reservation tools.
-  t.ok(all <= 6_500, `all tools: ${all} tokens`)
-  t.ok(core <= 1_500, `core profile: ${core} tokens`)
+  // The portable form (every property required, optional ones nullable, objects closed) and the
+  // shared arguments described in every schema cost about a third more than a bare listing.
+  t.ok(all <= 8_200, `all tools: ${all} tokens`)
+  t.ok(core <= 2_000, `core profile: ${core} tokens`)
 })
 
 t.test('a listed entry carries nothing a client can assume or the server checks anyway', async (t) => {
   for (const d of ALL_TOOLS) {
     const entry = listEntry(d)
     const text = JSON.stringify(entry)
-    t.notMatch(
-      text,
-      /9007199254740991|"pattern"|"additionalProperties"/,
-      `${d.name}: no integer bounds, patterns or additionalProperties`,
-    )
+    t.notMatch(text, /9007199254740991|"pattern"/, `${d.name}: no integer bounds or patterns`)
     const props = (entry.inputSchema.properties ?? {}) as Record<string, { description?: string }>
     // A team tool's room_id is another thing: the room create_room_from_template makes.
     const shared = d.scope === 'room' ? ['room_id', 'agent_id', 'idempotency_key'] : ['idempotency_key']
-    for (const arg of shared)
-      t.notOk(props[arg]?.description, `${d.name}: ${arg} is described once, in the instructions`)
+    for (const arg of shared) {
+      if (!(arg in props)) continue
+      const words = props[arg]!.description?.split(/\s+/).length ?? 0
+      t.ok(words >= 2 && words <= 8, `${d.name}: ${arg} describes itself in a few words`)
+    }
     const a = entry.annotations ?? {}
     t.notOk('title' in a, `${d.name}: the title is the tool's own`)
     t.equal(a.openWorldHint, false, `${d.name}: closed world`)
@@ -183,8 +183,9 @@ t.test('a listed entry carries nothing a client can assume or the server checks 
       `${d.name}: destructiveHint listed only when false`,
     )
   }
-  t.match(INSTRUCTIONS, /room_id and agent_id/)
-  t.match(INSTRUCTIONS, /idempotency_key/)
+  t.match(INSTRUCTIONS, /one agent_id on every call/)
+  t.match(INSTRUCTIONS, /null means absent/)
+  t.ok(INSTRUCTIONS.length <= 512, `instructions: ${INSTRUCTIONS.length} characters, within what Mastra passes on`)
 })
 
 t.test('tool arguments are derived from the core schemas, except the few restated (drift check)', async (t) => {

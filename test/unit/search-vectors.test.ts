@@ -1,8 +1,8 @@
 // The pure parts of semantic search: Q8 quantisation as Redis vector sets do it, the packed form,
-// the embedded text, the events a bounded room embeds, and reciprocal rank fusion with identifiers
+// the embedded text, the events a bounded room embeds, and the fusion of scores with identifiers
 // first.
 import t from 'tap'
-import { fuse, identifierLike, RRF_K } from '../../src/search/fuse.js'
+import { fuse, identifierLike, IDENTIFIER_RATIO_SHARE } from '../../src/search/fuse.js'
 import type { RoomListing } from '../../src/search/records.js'
 import { cosine, fp32, pack, quantize, textHash, unpack } from '../../src/search/vectors/codec.js'
 import { nearestOrder } from '../../src/search/vectors/follower.js'
@@ -72,10 +72,10 @@ t.test('identifiers are told from prose', async (t) => {
   for (const q of ['payment retries fail', 'migrating postgresql', 'a', 'Deploy']) t.notOk(identifierLike(q), q)
 })
 
-t.test('reciprocal rank fusion: both signals add up, identifiers first, ties in lexical order', async (t) => {
+t.test('fusion of normalised scores: both signals add up, identifiers first, ties in lexical order', async (t) => {
   const lexical = [
-    { key: 'a', exact: true },
-    { key: 'b', exact: false },
+    { key: 'a', score: 8, coverage: 1, exact: true },
+    { key: 'b', score: 4, coverage: 0.5, exact: false },
   ]
   const vectors = [
     { key: 'c', cosine: 0.9 },
@@ -83,18 +83,31 @@ t.test('reciprocal rank fusion: both signals add up, identifiers first, ties in 
   ]
   const f = fuse(lexical, vectors, { ratio: 0.5, identifier: false })
   t.same(
-    f.map((x) => [x.key, x.match]),
+    f.map((x) => [x.key, x.match, x.score]),
     [
-      ['b', 'both'],
-      ['a', 'lexical'],
-      ['c', 'semantic'],
+      ['b', 'both', 0.5 * ((4 / 8) * 0.5) + 0.5 * 0.8],
+      ['a', 'lexical', 0.5],
+      ['c', 'semantic', 0.45],
     ],
-    'b is in both lists; a and c tie, lexical first',
+    'lexical: score over the best, times coverage; meaning: the cosine; weighted by the ratio',
   )
-  t.equal(f[0]!.score, 1 / (RRF_K + 2) + 1 / (RRF_K + 2))
-  t.equal(f[0]!.similarity, 0.8)
+  t.equal(f.find((x) => x.key === 'b')!.similarity, 0.8)
+  const tie = fuse(
+    [
+      { key: 'x', score: 1, coverage: 1, exact: false },
+      { key: 'y', score: 1, coverage: 1, exact: false },
+    ],
+    [],
+    { ratio: 0.5, identifier: false },
+  )
+  t.same(
+    tie.map((x) => x.key),
+    ['x', 'y'],
+    'ties in lexical order',
+  )
   const id = fuse(lexical, vectors, { ratio: 0.5, identifier: true })
   t.equal(id[0]!.key, 'a', 'an identifier query: the exact match first')
+  t.equal(id.find((x) => x.key === 'c')!.score, 0.5 * IDENTIFIER_RATIO_SHARE * 0.9, 'and the vectors weigh less')
   t.same(
     fuse(lexical, vectors, { ratio: 1, identifier: false })
       .map((x) => x.key)
@@ -108,6 +121,11 @@ t.test('reciprocal rank fusion: both signals add up, identifiers first, ties in 
       .slice(0, 2),
     ['a', 'b'],
     'ratio 0: the words decide',
+  )
+  t.equal(
+    fuse([], [{ key: 'n', cosine: -0.4 }], { ratio: 0.5, identifier: false })[0]!.score,
+    0,
+    'a negative cosine counts 0',
   )
 })
 

@@ -8,7 +8,7 @@ import type { Core } from '../../core/index.js'
 import type { Feeds } from '../../realtime/feed.js'
 import type { Lifecycle } from '../../shared/lifecycle.js'
 import type { Metrics } from '../../shared/metrics.js'
-import { coreArgs, CORE_SETTINGS } from '../args.js'
+import { coreArgs, coreJsonText, CORE_SETTINGS, fromJsonText } from '../args.js'
 import { toolsOf, type ToolContext, type ToolDef } from '../tool.js'
 
 /**
@@ -41,6 +41,8 @@ export const waitSchema = z.object({
 
 const events = eventSchemas(CORE_SETTINGS)
 const id = coreArgs(events.eventRef, { event_id: undefined })
+/** Event data: JSON; listed as its text, which every strict-mode model can send. */
+const DATA = 'JSON object as text, e.g. {"pr": 12}'
 
 /**
  * Consumes the caller's unread events, parking until some arrive or the timeout. Race-free: each
@@ -115,16 +117,19 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     description:
       'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
     scope: 'room',
-    args: coreArgs(events.post, {
-      type: 'message, status, question, answer, blocker, ...',
-      text: undefined,
-      data: undefined,
-      reply_to: 'Event id this answers',
-    }),
+    args: {
+      ...coreArgs(events.post, {
+        type: 'message, status, question, answer, blocker, ...',
+        text: undefined,
+        data: undefined,
+        reply_to: 'Event id this answers',
+      }),
+      data: coreJsonText(events.post, 'data', DATA),
+    },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.post(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.post(caller, { ...a, data: fromJsonText(a.data, 'data') }),
   }),
   tool({
     name: 'read_events',
@@ -178,10 +183,13 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     title: 'Reply to event',
     description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
     scope: 'room',
-    args: coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
+    args: {
+      ...coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
+      data: coreJsonText(events.reply, 'data', DATA),
+    },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.reply(caller, a),
+    run: ({ deps, caller }, a) => deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }),
   }),
   tool({
     name: 'delete_event',

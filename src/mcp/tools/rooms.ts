@@ -9,7 +9,7 @@ import { listTemplates, templateSchemas, TEMPLATES } from '../../core/templates.
 import type { Core } from '../../core/index.js'
 import type { SearchEngine } from '../../search/engine.js'
 import { coreArgs } from '../args.js'
-import { toolsOf, type ToolDef } from '../tool.js'
+import { LISTED_COMMON, toolsOf, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
@@ -73,7 +73,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     title: 'List templates',
     description: 'Room templates for create_room_from_template, with their starter task and context counts.',
     scope: 'team',
-    args: coreArgs(templateSchemas.list, {}),
+    args: coreArgs(templateSchemas.list, { template: 'Only this template id' }),
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async (_ctx, a) => ({ templates: listTemplates(a) }),
@@ -89,7 +89,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
       ...coreArgs(roomSchemas.create, { room_id: '1-64 letters, digits, _ . -', name: 'Display name; default the id' }),
       // Required here though the core defaults it: a model should choose, not get a blank room.
       template: z.string().describe(`Template id: ${TEMPLATES.map((t) => t.id).join(', ')}`),
-      idempotency_key: z.string().optional(),
+      idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key),
     },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -1,5 +1,5 @@
 // Semantic (hybrid) search on the Redis engine: the room's lexical ranking and its nearest vectors
-// (vectors/semantic.ts), fused by reciprocal rank (fuse.ts). A vector counts only for a record the
+// (vectors/semantic.ts), fused by their normalised scores (fuse.ts). A vector counts only for a record the
 // search sees, with the text the vector was made from: the lexical index is exactly the room at
 // the time of the search (room.ts), so a deleted record never comes back through a vector not yet
 // removed, and a rewritten one is not found by its old meaning while it is embedded again.
@@ -44,7 +44,12 @@ export function rankHybrid(
   ratio: number,
 ): Fused[] {
   return fuse(
-    lexical.hits.map((h) => ({ key: h.doc.key, exact: h.exact >= lexical.words })),
+    lexical.hits.map((h) => ({
+      key: h.doc.key,
+      score: h.score,
+      coverage: h.coverage,
+      exact: h.exact >= lexical.words,
+    })),
     near.map((h) => ({ key: h.key, cosine: h.cosine })),
     { ratio, identifier: identifierLike(query) },
   )

@@ -39,7 +39,7 @@ export interface RoomScripts {
   }
   createRoom: { args: [room: Buffer, starter: Buffer]; reply: { room: Meta } }
   decideReview: {
-    args: [decision: 'approved' | 'rejected', reviewId: string, note: string]
+    args: [decision: 'approved' | 'rejected', reviewId: string, note: string, override: '' | '1']
     reply: { review: StoredRecord; task_status?: StoredTaskStatus }
   }
   deleteContext: {
@@ -80,6 +80,7 @@ export interface RoomScripts {
   listVars: { args: [prefix: string]; reply: Record<string, never>; rows: true }
   markRead: { args: [eventId: string]; reply: { moved: boolean; cursor: string } }
   peekUnread: { args: []; reply: { unread: number } }
+  peekUnreadEvents: { args: [limit: number]; reply: { events: StoredEvent[] } }
   postEvent: {
     args: [type: string, text: string, data: string, replyTo: string, retained: number]
     reply: { event: StoredEvent }

@@ -1,0 +1,216 @@
+// One Server-Sent Events session: the only code that writes an event stream. The room stream
+// (routes/sse.ts), the dashboard's live view (src/dashboard/live.ts) and MCP replies sent as SSE
+// (mcp-reply.ts) open one here; so does any later long-lived stream. A session owns, for every
+// stream alike:
+//   - the headers: text/event-stream, `Cache-Control: no-store, no-transform` (nothing may keep a
+//     copy of private room content, and no proxy may recompress or buffer it),
+//     `X-Accel-Buffering: no` (nginx), `X-Content-Type-Options: nosniff`;
+//   - the reconnection hint (`retry: SSE_RETRY_MS`) as its first bytes, unless the stream cannot
+//     be resumed;
+//   - a `: keep-alive` comment every SSE_KEEPALIVE_S, so proxies do not cut an idle stream;
+//   - the back-pressure cap: a client that stops reading is dropped once SSE_BUFFER_BYTES wait for
+//     it (Exchange.stream), and any failed write ends the session;
+//   - its end: on drain (a `shutdown` frame with a short retry hint), on whatever the stream ends
+//     on (revocation of its key, sign-out: endOn), on the client going away; every clean-up
+//     registered with onEnd runs once, whichever comes first;
+//   - the frames a follower of a room's feed needs: events, and `gap` (events lost behind the
+//     retained history, or the history reset);
+//   - the node's gauge of open streams (agentrooms_sse_connections).
+// Frames are built by sseFrame, which refuses CR or LF in an event name or id (a field with one
+// would split the frame); data is JSON, which never holds a raw line break.
+import { revokedError, type Keyring } from '../auth/keyring.js'
+import type { Principal } from '../auth/principal.js'
+import type { GapInfo } from '../realtime/feed.js'
+import { eventId } from '../core/fields.js'
+import { AppError } from '../shared/errors.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
+import type { Metrics } from '../shared/metrics.js'
+import type { Exchange, RequestInfo, StreamWriter } from './exchange.js'
+
+/** How long a client waits before it reconnects a stream that dropped, or that a draining node ended (ms). */
+export const SSE_RETRY_MS = 1000
+
+const HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-store, no-transform',
+  'X-Accel-Buffering': 'no',
+  'X-Content-Type-Options': 'nosniff',
+}
+
+const KEEPALIVE = ': keep-alive\n\n'
+const NO_BREAK = /^[^\r\n]*$/
+
+/** One frame: `id:` (when given), `event:`, `data:` the JSON of `data`. */
+export function sseFrame(event: string, data: unknown, id?: string): string {
+  if (!NO_BREAK.test(event)) throw new Error(`SSE event name with a line break: ${JSON.stringify(event)}`)
+  if (id === undefined) return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+  if (!NO_BREAK.test(id)) throw new Error(`SSE id with a line break: ${JSON.stringify(id)}`)
+  return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+/** The last frame of a stream the node ends because it drains: reconnect soon, to another node. */
+export const SHUTDOWN_FRAME = `retry: ${SSE_RETRY_MS}\n${sseFrame('shutdown', {})}`
+
+/** The last frame of a stream whose key was revoked: the unauthorized error of docs/errors.md. */
+export const revokedFrame = (): string => sseFrame('revoked', { error: revokedError().toJSON() })
+
+/**
+ * The event id a client resumes after: the Last-Event-ID header (EventSource sends it on
+ * reconnect), else `?lastEventId=` (a first connection cannot set the header); empty is none.
+ * A malformed one is refused (400, field Last-Event-ID).
+ */
+export function resumeOf(req: RequestInfo): string | undefined {
+  const given = req.headers['last-event-id'] || req.query.get('lastEventId') || undefined
+  if (given !== undefined && !eventId.safeParse(given).success) {
+    throw new AppError('invalid_request', 'Last-Event-ID: must be an event id like "1732263097123-42"', {
+      field: 'Last-Event-ID',
+    })
+  }
+  return given
+}
+
+/** What sessions use: the drain that ends them, the gauge that counts them, the node's SSE settings. */
+export interface SseSessionDeps {
+  lifecycle: Pick<Lifecycle, 'onDrain'>
+  metrics: Pick<Metrics, 'sseConnections'>
+  settings: { sseKeepaliveMs: number; sseBufferBytes: number }
+}
+
+export interface SseOpenOptions {
+  /** The reconnection hint sent first (ms; SSE_RETRY_MS by default); 0: none, for a stream no client resumes. */
+  retryMs?: number
+  /**
+   * The node's drain ends the session with this last frame (SHUTDOWN_FRAME by default); false: the
+   * drain leaves it to finish by itself (a reply the drain waits for).
+   */
+  onDrain?: string | false
+}
+
+/** Opens the node's SSE sessions (one per node: its settings, drain and gauge). */
+export class SseSessions {
+  constructor(private readonly deps: SseSessionDeps) {}
+
+  /** Starts the event stream on `ex` (status 200). */
+  open(ex: Exchange, opts: SseOpenOptions = {}): SseSession {
+    return new SseSession(ex, this.deps, opts)
+  }
+}
+
+export class SseSession {
+  private readonly out: StreamWriter
+  private readonly ends: (() => void)[] = []
+  private keepalive: NodeJS.Timeout | undefined
+  private ended = false
+
+  constructor(ex: Exchange, deps: SseSessionDeps, opts: SseOpenOptions) {
+    this.out = ex.stream(200, HEADERS, deps.settings.sseBufferBytes)
+    if (this.out.closed) {
+      // HEAD, or a client already gone: nothing was opened, nothing to count or end.
+      this.ended = true
+      return
+    }
+    const gauge = deps.metrics.sseConnections
+    gauge.inc()
+    this.ends.push(() => gauge.dec())
+    this.keepalive = setInterval(() => this.write(KEEPALIVE), deps.settings.sseKeepaliveMs)
+    const last = opts.onDrain ?? SHUTDOWN_FRAME
+    if (last !== false) this.ends.push(deps.lifecycle.onDrain(() => this.end(last)))
+    ex.onAbort(() => this.end())
+    const retry = opts.retryMs ?? SSE_RETRY_MS
+    if (retry > 0) this.write(`retry: ${retry}\n\n`)
+  }
+
+  /** True once the session ended (by end(), the client, the drain, or a dropped slow consumer). */
+  get closed(): boolean {
+    return this.ended
+  }
+
+  /** Writes a prepared frame (sseFrame); false, and the session ended, when the stream is gone or too far behind. */
+  write(frame: string): boolean {
+    if (this.ended) return false
+    if (this.out.write(frame)) return true
+    this.end()
+    return false
+  }
+
+  /** Writes one event frame. */
+  event(event: string, data: unknown, id?: string): boolean {
+    return this.write(sseFrame(event, data, id))
+  }
+
+  /** Writes a comment line (ignored by clients; `text` is one line). */
+  comment(text: string): boolean {
+    return this.write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`)
+  }
+
+  /**
+   * A `gap` frame: `{"lost": n}` when n events were trimmed away before this stream got them,
+   * `{"lost": 0, "rewound": true}` when the room's history was reset (the room recreated, Redis
+   * restored): what the client holds of it no longer follows on. The frame has no id, so it
+   * moves no resume point.
+   */
+  gap(info: GapInfo): boolean {
+    return this.write(sseFrame('gap', info.rewound ? { lost: 0, rewound: true } : { lost: info.lost }))
+  }
+
+  /** Runs `fn` once when the session ends (at once if it has). */
+  onEnd(fn: () => void): void {
+    if (this.ended) fn()
+    else this.ends.push(fn)
+  }
+
+  /**
+   * Ends the session with `last` when `subscribe`'s callback is called; `subscribe` returns its
+   * own remover, run when the session ends first.
+   */
+  endOn(subscribe: (end: () => void) => () => void, last?: string): void {
+    if (this.ended) return
+    this.onEnd(subscribe(() => this.end(last)))
+  }
+
+  /** Ends the session with a `revoked` frame when `principal`'s key is revoked, on any node. */
+  endOnRevocation(keyring: Pick<Keyring, 'hold'>, principal: Principal): void {
+    this.endOn((end) => keyring.hold(principal, end), revokedFrame())
+  }
+
+  /**
+   * Ends the session with `last` once `live()` resolves false, asked every `everyMs`. A check that
+   * fails (Redis unreachable) ends nothing: it is asked again at the next tick.
+   */
+  endUnless(live: () => Promise<boolean>, everyMs: number, last?: string): void {
+    this.endOn((end) => {
+      const timer = setInterval(() => {
+        live().then(
+          (ok) => ok || end(),
+          () => undefined,
+        )
+      }, everyMs)
+      return () => clearInterval(timer)
+    }, last)
+  }
+
+  /**
+   * Ties a subscription being made (a feed's follow, which delivers through this session before
+   * it resolves) to the session: its stop runs when the session ends. When it fails, the session
+   * ends (an error can no longer be answered once the stream started; the client reconnects after
+   * the retry hint) and the error is rethrown.
+   */
+  async attach(subscribing: Promise<() => void>): Promise<void> {
+    try {
+      this.onEnd(await subscribing)
+    } catch (err) {
+      this.end()
+      throw err
+    }
+  }
+
+  /** Ends the stream, after `last` when given; runs every clean-up once. */
+  end(last?: string): void {
+    if (this.ended) return
+    this.ended = true
+    clearInterval(this.keepalive)
+    for (let i = this.ends.length - 1; i >= 0; i--) this.ends[i]!()
+    this.ends.length = 0
+    this.out.end(last)
+  }
+}
