@@ -2,6 +2,7 @@
 // Contributing) and the layers below.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 
 // Who may import whom: a folder of src/ may import its own files and those of the folders listed.
 // Transports (dashboard, http, mcp) above services (core, auth, realtime, search, webhooks) above
@@ -33,47 +34,67 @@ const REDIS_ONLY_IN_STORE = [
   { name: 'cluster-key-slot', message: "Cluster slots are the store's business (src/store/subscriber.ts)." },
 ]
 
+const SRC = resolve(import.meta.dirname, 'src')
+const ROOT_MESSAGE =
+  'Nothing imports the composition root: declare the narrow interface you need ' +
+  '(a *Deps or *Settings type) and let src/node.ts hand it over.'
+
+/** Where a path of src/ belongs: a layer (its folder), 'root' (the composition root), or undefined outside src. */
+function placeOf(file) {
+  const rel = relative(SRC, file)
+  if (rel.startsWith('..') || isAbsolute(rel)) return undefined
+  const [first, ...rest] = rel.split(sep)
+  if (rest.length === 0) return ROOT_FILES.includes(first.replace(/\.[a-z]+$/, '')) ? 'root' : first
+  return ROOT_FOLDERS.includes(first) ? 'root' : first
+}
+
 /**
- * One config object per layer and folder depth, with ESLint's own no-restricted-imports: a file
- * `depth` folders below src/ names a folder X of src as exactly '../' x depth + 'X/...', so the
- * patterns match the folder an import lands in, not a look-alike string. (Flat config replaces a
- * rule's options per object rather than merging them, so each object restates the Redis paths.)
+ * layers/one-way: every module a file of src/ names, however deep the file and however it names
+ * it (import, export … from, import(), a type's import('…')), lands in a folder its layer may
+ * import (LAYERS), never in the composition root; ioredis and cluster-key-slot only in the store.
+ * A dynamic import() must name its module as a string, so the rule can check it.
  */
-function layerRules() {
-  const out = []
-  for (const [layer, may] of Object.entries(LAYERS)) {
-    const banned = [...Object.keys(LAYERS), ...ROOT_FOLDERS].filter((f) => f !== layer && !may.includes(f))
-    const allowed = may.length === 0 ? 'nothing else of src' : may.map((f) => `src/${f}`).join(', ')
-    for (const depth of [1, 2, 3]) {
-      const up = `(?:\\.\\./){${depth}}`
-      out.push({
-        files: [`src/${layer}/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
-        rules: {
-          'no-restricted-imports': [
-            'error',
-            {
-              paths: layer === 'store' ? [] : REDIS_ONLY_IN_STORE,
-              patterns: [
-                {
-                  regex: `^${up}(?:${banned.join('|')})/`,
-                  message:
-                    `src/${layer} may import ${allowed} ` +
-                    '(the layers: eslint.config.js LAYERS, docs/architecture.md).',
-                },
-                {
-                  regex: `^${up}(?:${ROOT_FILES.join('|')})\\.js$`,
-                  message:
-                    'Nothing imports the composition root: declare the narrow interface you need ' +
-                    '(a *Deps or *Settings type) and let src/node.ts hand it over.',
-                },
-              ],
-            },
-          ],
-        },
+const oneWay = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const from = placeOf(context.filename)
+    if (from === undefined || from === 'root') return {}
+    const check = (node, spec) => {
+      if (typeof spec !== 'string') {
+        context.report({ node, message: 'import() names its module as a string literal, so lint can check its layer.' })
+        return
+      }
+      const redis = REDIS_ONLY_IN_STORE.find((r) => r.name === spec)
+      if (redis && from !== 'store') return context.report({ node, message: `'${spec}': ${redis.message}` })
+      if (!spec.startsWith('.')) return
+      const to = placeOf(resolve(dirname(context.filename), spec))
+      if (to === undefined || to === from) return
+      if (to === 'root') return context.report({ node, message: `'${spec}': ${ROOT_MESSAGE}` })
+      const may = LAYERS[from] ?? []
+      if (may.includes(to)) return
+      const allowed = may.length === 0 ? 'nothing else of src' : may.map((f) => `src/${f}`).join(', ')
+      context.report({
+        node,
+        message:
+          `'${spec}': src/${from} may import ${allowed} ` +
+          '(the layers: eslint.config.js LAYERS, docs/architecture.md)',
       })
     }
-  }
-  return out
+    const literal = (n) =>
+      n && n.type === 'Literal'
+        ? n.value
+        : n?.type === 'TemplateLiteral' && n.expressions.length === 0
+          ? n.quasis[0].value.cooked
+          : null
+    const fromSource = (node) => node.source && check(node, node.source.value)
+    return {
+      ImportDeclaration: fromSource,
+      ExportNamedDeclaration: fromSource,
+      ExportAllDeclaration: fromSource,
+      ImportExpression: (node) => check(node, literal(node.source)),
+      TSImportType: (node) => check(node, literal(node.argument?.literal ?? node.argument)),
+    }
+  },
 }
 
 export default tseslint.config(
@@ -114,10 +135,14 @@ export default tseslint.config(
       ],
     },
   },
-  // The layers (docs/architecture.md): rules generated from LAYERS.
+  // The layers (docs/architecture.md): layers/one-way reads LAYERS.
   {
     files: ['src/config.ts', 'src/config/**'],
     rules: { 'no-restricted-imports': ['error', { paths: REDIS_ONLY_IN_STORE }] },
   },
-  ...layerRules(),
+  {
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { layers: { rules: { 'one-way': oneWay } } },
+    rules: { 'layers/one-way': 'error' },
+  },
 )

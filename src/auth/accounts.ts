@@ -5,9 +5,9 @@
 // only as SHA-256 hashes.
 import { randomBytes } from 'node:crypto'
 import { z } from 'zod'
-import { newId } from '../core/ids.js'
-import { iso } from '../core/records.js'
-import { parse } from '../core/validate.js'
+import { newId } from '../shared/ids.js'
+import { iso } from '../shared/time.js'
+import { parse } from '../shared/validate.js'
 import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../store/records.js'
 import type { SessionArgs } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'

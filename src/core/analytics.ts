@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { TASK_STATUSES } from './plan.js'
 import { callOptions, luaMap } from './records.js'
-import { parse } from './validate.js'
+import { parse } from '../shared/validate.js'
 
 export const analyticsSchema = z.object({ days: z.number().int().min(1).max(30).default(7) })
 

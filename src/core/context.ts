@@ -10,8 +10,9 @@ import type { Store } from '../store/store.js'
 import { invalid } from '../shared/errors.js'
 import { entryItem, page } from './compact.js'
 import { contextKey, contextType, requireAgent, type Caller } from './fields.js'
-import { callOptions, decodeRecord, iso, withIsoTimes } from './records.js'
-import { list, parse, text } from './validate.js'
+import { callOptions, decodeRecord, withIsoTimes } from './records.js'
+import { iso } from '../shared/time.js'
+import { list, parse, text } from '../shared/validate.js'
 
 /** An entry as results show it: its metadata, without body or history. */
 export interface ContextEntry {

@@ -10,8 +10,9 @@ import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { eventId, requireAgent, type Caller } from './fields.js'
-import { callOptions, decodeRecord, iso, pairs, withIsoTimes } from './records.js'
-import { parse, text } from './validate.js'
+import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { iso } from '../shared/time.js'
+import { parse, text } from '../shared/validate.js'
 
 export interface RoomEvent {
   id: string

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { name, requireAgent, type Caller } from './fields.js'
 import { callOptions, pairs, withIsoTimes } from './records.js'
-import { parse } from './validate.js'
+import { parse } from '../shared/validate.js'
 
 export interface Lock {
   name: string

@@ -10,7 +10,7 @@ import { blockersIn, page, taskItem } from './compact.js'
 import { AppError } from '../shared/errors.js'
 import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
-import { list, parse, text } from './validate.js'
+import { list, parse, text } from '../shared/validate.js'
 
 export const TASK_STATUSES = [
   'todo',

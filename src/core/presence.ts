@@ -6,8 +6,9 @@ import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { eventFromReply } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
-import { callOptions, iso } from './records.js'
-import { parse } from './validate.js'
+import { callOptions } from './records.js'
+import { iso } from '../shared/time.js'
+import { parse } from '../shared/validate.js'
 
 export interface PresenceEntry {
   agent_id: string

@@ -5,8 +5,7 @@ import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { agentId, idempotencyKey } from './fields.js'
 import { AppError } from '../shared/errors.js'
-
-export const iso = (ms: unknown): string => new Date(Number(ms)).toISOString()
+import { iso } from '../shared/time.js'
 
 /** Decodes a raw msgpack row; turns every `*_at` epoch-ms field into an ISO string. */
 export function decodeRecord<T>(raw: Buffer | Uint8Array): T {

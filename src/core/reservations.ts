@@ -13,8 +13,9 @@ import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { GLOB_MAX_LENGTH, GlobError, matches, overlap, parseGlob, type Glob } from '../shared/globs.js'
 import { requireAgent, type Caller } from './fields.js'
-import { callOptions, iso } from './records.js'
-import { parse } from './validate.js'
+import { callOptions } from './records.js'
+import { iso } from '../shared/time.js'
+import { parse } from '../shared/validate.js'
 
 /** Most patterns one reserve_files or release_files call takes. */
 export const PATTERNS_PER_CALL = 100

@@ -11,7 +11,7 @@ import { page, reviewItem } from './compact.js'
 import { agentId, contextKey, contextType, requireAgent, reviewId, taskId, type Caller } from './fields.js'
 import type { TaskStatus } from './plan.js'
 import { callOptions, decodeRecord, withIsoTimes } from './records.js'
-import { parse, text } from './validate.js'
+import { parse, text } from '../shared/validate.js'
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number]

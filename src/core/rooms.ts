@@ -9,10 +9,11 @@ import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { roomId, type Caller } from './fields.js'
-import { newId } from './ids.js'
-import { callOptions, iso } from './records.js'
+import { newId } from '../shared/ids.js'
+import { callOptions } from './records.js'
+import { iso } from '../shared/time.js'
 import { TEMPLATES, findTemplate, type Template } from './templates.js'
-import { parse } from './validate.js'
+import { parse } from '../shared/validate.js'
 
 export interface RoomSummary {
   room_id: string

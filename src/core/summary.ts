@@ -8,7 +8,7 @@ import { cursorResetOf, eventFromReply, lastEventAt } from './events.js'
 import { requireAgent, type Caller } from './fields.js'
 import { callOptions } from './records.js'
 import { toReview } from './reviews.js'
-import { parse } from './validate.js'
+import { parse } from '../shared/validate.js'
 
 export const summarySchema = z.object({
   event_limit: z.number().int().min(1).max(100).default(20),

@@ -1,7 +1,7 @@
 // Room templates: the starter plan and context a new room can begin with. Each task may depend on
 // earlier tasks of the same template by index; ids t1..tn are given in order at creation.
 import { z } from 'zod'
-import { parse } from './validate.js'
+import { parse } from '../shared/validate.js'
 
 export interface TemplateTask {
   title: string

@@ -6,7 +6,7 @@ import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { name, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
-import { parse, text } from './validate.js'
+import { parse, text } from '../shared/validate.js'
 
 export interface SharedVar {
   name: string

@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { roomFor, type Principal } from '../auth/principal.js'
 import { AppError } from '../shared/errors.js'
-import { parse } from '../core/validate.js'
+import { parse } from '../shared/validate.js'
 import { toStoreError } from '../store/store.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'

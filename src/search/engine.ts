@@ -5,7 +5,7 @@
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
 import type { Caller } from '../core/fields.js'
-import { parse } from '../core/validate.js'
+import { parse } from '../shared/validate.js'
 
 export const SEARCH_KINDS = ['task', 'context', 'event'] as const
 export type SearchKind = (typeof SEARCH_KINDS)[number]

@@ -8,7 +8,7 @@
 //      over.
 import { hostname } from 'node:os'
 import type { WebhookSettings } from './settings.js'
-import { randomBase32 } from '../core/ids.js'
+import { randomBase32 } from '../shared/ids.js'
 import type { Logger } from '../shared/logger.js'
 import type { LeaseKeeper } from '../store/leases.js'
 import type { Claim, ClaimedDelivery, HookTarget, Outcome, WebhookQueue } from '../store/webhooks.js'

@@ -1,5 +1,6 @@
 // The layer rule (docs/architecture.md): the page's table is eslint.config.js LAYERS; lint
-// refuses every import the table forbids, from any depth of a folder, and none it allows; and no
+// refuses every import the table forbids, from any depth of a folder and in any form (static,
+// export from, dynamic import(), a type's import()), and none it allows; and no
 // files of src import each other at run time, directly or in a ring.
 import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
@@ -34,36 +35,63 @@ t.test('docs/architecture.md shows the table lint enforces', async (t) => {
   )
 })
 
-t.test('lint refuses exactly the imports the table forbids', async (t) => {
+/** How a probe names a module: each form lint must check. */
+const FORMS: Record<string, (spec: string) => string> = {
+  import: (s) => `import '${s}'`,
+  'export from': (s) => `export * from '${s}'`,
+  'dynamic import()': (s) => `void import('${s}')`,
+  "a type's import()": (s) => `export type T = import('${s}').X`,
+}
+
+t.test('lint refuses exactly the imports the table forbids, at every depth and in every form', async (t) => {
   const eslint = new ESLint()
-  /** Which of `specs`, imported one a line by `file`, lint refuses (one lint run per file). */
-  const refused = async (file: string, specs: string[]): Promise<boolean[]> => {
-    const [r] = await eslint.lintText(specs.map((s) => `import '${s}'\n`).join(''), { filePath: file })
-    const lines = new Set(r!.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.line))
-    return specs.map((_, i) => lines.has(i + 1))
+  /** Which of `lines` (one import each) lint refuses in `file` (one lint run per file). */
+  const refused = async (file: string, lines: string[]): Promise<boolean[]> => {
+    const [r] = await eslint.lintText(lines.map((l) => `${l}\n`).join(''), { filePath: file })
+    const layered = r!.messages.filter((m) => m.ruleId === 'layers/one-way' || m.ruleId === 'no-restricted-imports')
+    const at = new Set(layered.map((m) => m.line))
+    return lines.map((_, i) => at.has(i + 1))
   }
   for (const [layer, may] of Object.entries(LAYERS)) {
-    for (const depth of [1, 2]) {
+    for (const depth of [1, 2, 3, 4]) {
       const file = `src/${layer}/${'sub/'.repeat(depth - 1)}probe.ts`
       const up = '../'.repeat(depth)
       const targets = FOLDERS.filter((f) => f !== layer)
       const roots = ['main', 'node', 'config']
-      const got = await refused(file, [
-        ...targets.map((f) => `${up}${f}/x.js`),
-        ...roots.map((r) => `${up}${r}.js`),
-        './x.js',
-      ])
-      targets.forEach((target, i) => {
-        const allowed = may.includes(target)
-        t.equal(got[i], !allowed, `${file} -> src/${target}/: ${allowed ? 'allowed' : 'refused'}`)
-      })
-      roots.forEach((root, i) => t.ok(got[targets.length + i], `${file} -> src/${root}.ts: refused`))
-      t.notOk(got.at(-1), `${file} -> its own folder: allowed`)
+      for (const [form, line] of Object.entries(FORMS)) {
+        // Every form at depths 1 and 3; the plain import at every depth.
+        if (form !== 'import' && depth !== 1 && depth !== 3) continue
+        const got = await refused(file, [
+          ...targets.map((f) => line(`${up}${f}/x.js`)),
+          ...roots.map((r) => line(`${up}${r}.js`)),
+          line('./x.js'),
+          line(`${up}${layer}/x.js`),
+        ])
+        targets.forEach((target, i) => {
+          const allowed = may.includes(target)
+          t.equal(got[i], !allowed, `${file} ${form} -> src/${target}/: ${allowed ? 'allowed' : 'refused'}`)
+        })
+        roots.forEach((root, i) => t.ok(got[targets.length + i], `${file} ${form} -> src/${root}.ts: refused`))
+        t.notOk(got.at(-2), `${file} ${form} -> its own folder: allowed`)
+        t.notOk(got.at(-1), `${file} ${form} -> its own folder from the top: allowed`)
+      }
     }
   }
-  t.same(await refused('src/core/probe.ts', ['ioredis']), [true], 'ioredis outside the store: refused')
-  t.same(await refused('src/store/probe.ts', ['ioredis']), [false], 'ioredis in the store: allowed')
-  t.same(await refused('src/node.ts', ['./http/x.js', './store/x.js']), [false, false], 'the root imports anything')
+  t.same(
+    await refused('src/core/probe.ts', ["const m = '../store/x.js'", 'void import(m)']),
+    [false, true],
+    'an import() of a computed name: refused (its layer cannot be checked)',
+  )
+  t.same(await refused('src/core/probe.ts', ["import 'ioredis'"]), [true], 'ioredis outside the store: refused')
+  t.same(await refused('src/core/a/b/probe.ts', ["void import('ioredis')"]), [true], 'also by import(), deep')
+  t.same(await refused('src/store/probe.ts', ["import 'ioredis'"]), [false], 'ioredis in the store: allowed')
+  t.same(await refused('src/config/probe.ts', ["import 'ioredis'"]), [true], 'ioredis in the settings: refused')
+  t.same(
+    await refused('src/node.ts', ["import './http/x.js'", "import './store/x.js'"]),
+    [false, false],
+    'the root imports anything',
+  )
+  t.same(await refused('src/ops/a/probe.ts', ["import '../../http/x.js'"]), [false], 'so do the operator tools')
 })
 
 /** The files of src that `file` imports at run time (type-only imports left out). */

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { roomFor, type Principal } from '../../auth/principal.js'
 import { roomId as roomIdField } from '../../core/fields.js'
-import { parse } from '../../core/validate.js'
+import { parse } from '../../shared/validate.js'
 import { AppError } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { Ctx } from '../router.js'

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { revokedError, type Keyring } from '../../auth/keyring.js'
 import { eventSchemas } from '../../core/events.js'
-import { parse } from '../../core/validate.js'
+import { parse } from '../../shared/validate.js'
 import type { Core } from '../../core/index.js'
 import type { Feeds } from '../../realtime/feed.js'
 import type { Lifecycle } from '../../shared/lifecycle.js'

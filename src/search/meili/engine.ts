@@ -12,7 +12,8 @@ import { MeilisearchApiError, type Hit } from 'meilisearch'
 import type { SearchSettings } from '../settings.js'
 import { AppError } from '../../shared/errors.js'
 import type { Caller } from '../../core/fields.js'
-import { callOptions, iso } from '../../core/records.js'
+import { callOptions } from '../../core/records.js'
+import { iso } from '../../shared/time.js'
 import type { Store } from '../../store/store.js'
 import {
   parseSearch,

@@ -1,9 +1,10 @@
-// Input validation for the domain core. Every operation parses its input with a zod schema; the
-// first problem becomes an AppError that names the field: `invalid_request`, or `too_large` for a
-// size limit (with the limit and the size sent). An argument the schema does not know is named
-// (strict objects), and input nested deeper than MAX_DEPTH is refused before zod walks it.
+// Input validation, for the core and every layer that parses input. Every operation parses its
+// input with a zod schema; the first problem becomes an AppError that names the field:
+// `invalid_request`, or `too_large` for a size limit (with the limit and the size sent). An
+// argument the schema does not know is named (strict objects), and input nested deeper than
+// MAX_DEPTH is refused before zod walks it.
 import { z } from 'zod'
-import { AppError, tooLarge } from '../shared/errors.js'
+import { AppError, tooLarge } from './errors.js'
 
 /**
  * How many levels below the input (the tool's arguments, a request body) an object or array may

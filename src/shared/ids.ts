@@ -1,4 +1,4 @@
-// Random identifiers: lowercase base32 (no look-alike characters to mistype in a CLI).
+// Random identifiers: lowercase base32 (no look-alike characters to mistype in a CLI), for every layer.
 import { randomBytes } from 'node:crypto'
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567'
