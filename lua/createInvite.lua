@@ -1,16 +1,17 @@
 --[[
-  Stores an invite and its single-use link token (hashed). A team owner invites an address to
-  their team as a member; an operator invites an address to a new team (its owner) or, at first
+  Stores an invite and its single-use link token (hashed). A person whose role may invite (ARGV[6])
+  invites an address to their team as a member; an operator invites an address to a new team (its owner) or, at first
   start, the default team's owner.
 
   KEYS[accounts]  the accounts directory (ACCOUNT_KEYS, includes/acctKeys)
   ARGV[1]  msgpack invite {id, email, team, role, new_team, by}
   ARGV[2]  sha256 of the invite's token      ARGV[3]  lifetime (ms)
-  ARGV[4]  user id of the inviter, who must own the team ('' for an operator)
+  ARGV[4]  user id of the inviter, a person of the team ('' for an operator)
   ARGV[5]  most pending invites a team may have
+  ARGV[6]  the roles that may invite, comma-separated (src/auth/permissions.ts, members.manage)
 
-  Returns {invite}; forbidden (the inviter is not the team's owner), conflict (the address has an
-  account, or a pending invite to this team), limit_reached.
+  Returns {invite}; forbidden (the inviter is not of the team, or has no role that may invite),
+  conflict (the address has an account, or a pending invite to this team), limit_reached.
   Effects  tokens, invites
 ]]
 --- @include "includes/fail"
@@ -23,8 +24,8 @@ local inv = cmsgpack.unpack(ARGV[1])
 if ARGV[4] ~= '' then
   local uraw = redis.call('HGET', K.users, ARGV[4])
   local u = uraw and cmsgpack.unpack(uraw)
-  if not u or u.team ~= inv.team or u.role ~= 'owner' then
-    return fail('forbidden', 'only the team\'s owner may invite members')
+  if not u or u.team ~= inv.team or not string.find(',' .. ARGV[6] .. ',', ',' .. u.role .. ',', 1, true) then
+    return fail('forbidden', 'inviting members needs the role ' .. ARGV[6] .. (u and ('; you are ' .. u.role) or ''))
   end
 end
 if redis.call('HEXISTS', K.emails, inv.email) == 1 then

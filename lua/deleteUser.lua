@@ -1,16 +1,18 @@
 --[[
   Deletes a person: their record, address, sign-in identities, membership, every session and
-  every sign-in link still out for the address. A
-  team's owner may go only as its last member; then every invite of the team goes too (records
-  and link tokens), and the caller removes the team itself (keys, rooms, webhooks; see
-  Teams.deleteTeam in src/auth/teams.ts).
+  every sign-in link still out for the address. The team's last owner may go only as its last
+  member; then every invite of the team goes too (records and link tokens), and the caller
+  removes the team itself (keys, rooms, webhooks; see Teams.deleteTeam in src/auth/teams.ts).
 
   KEYS[accounts]  the accounts directory (ACCOUNT_KEYS, includes/acctKeys)
   ARGV[1]  user id
-  ARGV[2]  user id of the team owner removing this member ('' when people delete themselves)
+  ARGV[2]  user id of the person of the team removing this one ('' when people delete themselves)
+  ARGV[3]  the roles that may remove a member, comma-separated (permissions.ts, members.manage)
+  ARGV[4]  the roles that may remove an owner, comma-separated (permissions.ts, members.roles)
 
   Returns {user, last = bool (no member of the team remains)}; not_found, forbidden (the remover
-  is not the member's team owner), conflict (an owner whose team has other members).
+  is not of the team, or has no role that may remove this person), conflict (the last owner of a
+  team that has other members).
   Effects  users, members, tokens, invites, sessions
 ]]
 --- @include "includes/fail"
@@ -23,17 +25,23 @@ local u = cmsgpack.unpack(raw)
 if ARGV[2] ~= '' and ARGV[2] ~= u.id then
   local oraw = redis.call('HGET', K.users, ARGV[2])
   local o = oraw and cmsgpack.unpack(oraw)
-  if not o or o.role ~= 'owner' or o.team ~= u.team then
-    return fail('forbidden', 'only the team\'s owner may remove a member')
+  local may = u.role == 'owner' and ARGV[4] or ARGV[3]
+  if not o or o.team ~= u.team or not string.find(',' .. may .. ',', ',' .. o.role .. ',', 1, true) then
+    return fail('forbidden', (u.role == 'owner' and 'removing an owner' or 'removing a member')
+      .. ' needs the role ' .. may .. (o and ('; you are ' .. o.role) or ''))
   end
 end
-local others = 0
+local others, owners = 0, 0
 for _, id in ipairs(teamMembers(K, u.team)) do
-  if id ~= u.id then others = others + 1 end
+  if id ~= u.id then
+    others = others + 1
+    local m = redis.call('HGET', K.users, id)
+    if m and cmsgpack.unpack(m).role == 'owner' then owners = owners + 1 end
+  end
 end
-if u.role == 'owner' and others > 0 then
-  return fail('conflict', 'the team has ' .. others .. ' other member(s); remove them first, then delete the account',
-    { field = 'members', members = others })
+if u.role == 'owner' and others > 0 and owners == 0 then
+  return fail('conflict', 'the last owner cannot leave: the team has ' .. others .. ' other member(s); make one of '
+    .. 'them an owner, or remove them, first', { field = 'members', members = others })
 end
 redis.call('HDEL', K.users, u.id)
 if redis.call('HGET', K.emails, u.email) == u.id then redis.call('HDEL', K.emails, u.email) end

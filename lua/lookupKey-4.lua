@@ -5,8 +5,10 @@
   KEYS[3]  invites hash       KEYS[4]  team hash
   ARGV[1]  sha256 of the presented key
 
-  Returns {kind = 'team', id} or {kind = 'room', id, room_id}, or {} when the key is unknown or
-  revoked (or its team is gone).
+  Returns {kind = 'team', id, scope, access, agent_id, created_by} or {kind = 'room', id, room_id,
+  scope, access, agent_id, created_by}, or {} when the key is unknown or revoked (or its team is
+  gone). The last four are what the record says of its reach, where it says it
+  (src/auth/keyring.ts decides for records without).
   Effects  none
 ]]
 local ref = redis.call('HGET', KEYS[1], ARGV[1])
@@ -16,5 +18,7 @@ local raw = redis.call('HGET', kind == 'k' and KEYS[2] or KEYS[3], id)
 if not raw then return cmsgpack.pack({ none = true }) end
 local rec = cmsgpack.unpack(raw)
 if rec.revoked_at or rec.hash ~= ARGV[1] then return cmsgpack.pack({ none = true }) end
-if kind == 'k' then return cmsgpack.pack({ kind = 'team', id = id }) end
-return cmsgpack.pack({ kind = 'room', id = id, room_id = rec.room_id })
+local out = { kind = kind == 'k' and 'team' or 'room', id = id, scope = rec.scope, access = rec.access,
+  agent_id = rec.agent_id, created_by = rec.created_by }
+if kind == 'i' then out.room_id = rec.room_id end
+return cmsgpack.pack(out)

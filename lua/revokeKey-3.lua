@@ -12,8 +12,11 @@
   ARGV[2]  record id
   ARGV[3]  for invites: the room id the invite must belong to ('' for team keys)
   ARGV[4]  retention of revoked records (ms)
+  ARGV[5]  a user id: the record must be one this person minted (created_by), else forbidden;
+           '' for any record (a revoker who may revoke others' keys)
 
-  Returns {record, hash}; not_found (no such live record), conflict (the team's last live key).
+  Returns {record, hash}; not_found (no such live record), forbidden (minted by someone else),
+  conflict (the team's last live key).
   Effects  keys
 ]]
 --- @include "includes/fail"
@@ -25,6 +28,10 @@ local raw = redis.call('HGET', KEYS[2], id)
 local rec = raw and cmsgpack.unpack(raw)
 if not rec or rec.revoked_at or (kind == 'i' and rec.room_id ~= room) then
   return fail('not_found', field .. ': no live ' .. (kind == 'k' and 'key ' or 'invite ') .. id, { field = field })
+end
+local only = ARGV[5] or ''
+if only ~= '' and rec.created_by ~= only then
+  return fail('forbidden', field .. ': ' .. id .. ' was minted by someone else', { field = field })
 end
 if kind == 'k' then
   local live = 0

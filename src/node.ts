@@ -59,7 +59,7 @@ export interface NodeOptions {
 function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
     ? {}
-    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous' } }
+    : { keyless: { kind: 'team', teamId: opts.mcpAnonymousTeam, keyId: 'anonymous', scope: 'admin', access: 'write' } }
 }
 
 export class ServiceNode {
@@ -121,7 +121,7 @@ export class ServiceNode {
     this.search = createSearchEngine(this.store, this.hub, settings, this.log)
     // Each route group and the MCP host get what they declare they use (their *Deps types).
     const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
-    this.mcp = new McpHost({ core, search, feeds, keyring, lifecycle, metrics, log: this.log })
+    this.mcp = new McpHost({ core, search, feeds, hub: this.hub, keyring, lifecycle, metrics, log: this.log })
     this.edge = new Edge({ lifecycle, metrics, log: this.log, settings })
     this.sse = new SseSessions({ lifecycle, metrics, settings })
     const { sse } = this

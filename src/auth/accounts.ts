@@ -12,9 +12,10 @@ import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../store/rec
 import type { SessionArgs } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
+import { rolesFor, type Role } from './permissions.js'
 import { hashKey } from './secrets.js'
 
-export type Role = 'owner' | 'member'
+export type { Role } from './permissions.js'
 
 export interface User {
   id: string
@@ -301,6 +302,7 @@ export class Accounts {
       opts.ttlMs ?? this.settings.inviteTtlMs,
       opts.by?.id ?? '',
       this.settings.limitPendingInvites,
+      rolesFor('members.manage').join(','),
     ])
     return { invite: toInvite(r.invite), token: t.secret }
   }
@@ -350,7 +352,18 @@ export class Accounts {
    * true when nobody of the team remains: the caller then removes the team (Teams.deleteTeam).
    */
   async deleteUser(userId: string, remover?: User): Promise<{ user: User; last: boolean }> {
-    const r = await this.store.account('deleteUser', [userId, remover?.id ?? ''])
+    const r = await this.store.account('deleteUser', [
+      userId,
+      remover?.id ?? '',
+      rolesFor('members.manage').join(','),
+      rolesFor('members.roles').join(','),
+    ])
     return { user: toUser(r.user), last: r.last }
+  }
+
+  /** Changes a person's role (`by`: who changes it, of the same team); the team keeps an owner. */
+  async setRole(userId: string, role: string, by: User): Promise<User> {
+    const r = await this.store.account('setRole', [userId, role, by.id, rolesFor('members.roles').join(',')])
+    return toUser(r.user)
   }
 }

@@ -18,11 +18,27 @@
 // held key is looked up again, so a missed notice cannot leave a stream open.
 import { AppError } from '../shared/errors.js'
 import type { Store } from '../store/store.js'
-import type { Principal } from './principal.js'
+import type { CredentialReach } from '../store/records.js'
+import type { Principal, Reach, Scope } from './principal.js'
 import { parseKey } from './secrets.js'
 
 /** How long a resolved key is trusted without asking Redis again. */
 export const CACHE_MS = 1000
+
+/**
+ * The scope of a team key whose record names none (minted before keys had scopes): the admin scope
+ * when no person minted it (the team's first key, operator tools), else the agent scope, so that
+ * what a member minted back then does not keep the admin API (docs/accounts.md).
+ */
+const legacyTeamScope = (r: CredentialReach): Scope => r.scope ?? (r.created_by ? 'agent' : 'admin')
+
+/** A key record's reach; a room invite key always has the agent scope. */
+function reachOf(r: CredentialReach, scope: Scope): Reach {
+  const reach: Reach = { scope, access: r.access ?? 'write' }
+  if (r.agent_id) reach.agentId = r.agent_id
+  if (r.created_by) reach.by = r.created_by
+  return reach
+}
 
 /** The refusal of a request that carries no key. */
 export const missingKey = () => unauthorized('missing Authorization header; send "Authorization: Bearer <key>"')
@@ -124,8 +140,8 @@ export class Keyring {
   private async resolve(teamId: string, hash: string): Promise<Principal | undefined> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run('lookupKey', [k.secrets, k.keys, k.invites, k.team], [hash])
-    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id }
-    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id, tokenId: r.id }
+    if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id, ...reachOf(r, legacyTeamScope(r)) }
+    if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id, tokenId: r.id, ...reachOf(r, 'agent') }
     return undefined
   }
 

@@ -1,9 +1,29 @@
-// Who a request acts as, once its key is verified, and what that may reach.
+// Who a request acts as, once its credential is verified, and what that may reach. What each
+// principal may do is decided in src/auth/permissions.ts, from the fields here.
 import type { RoomRef } from '../store/keys.js'
 
-/** A team key: the team's rooms and the admin API. A room invite key: its one room over MCP/SSE/snapshot. */
+/** What a credential reaches: `admin` adds the admin API (/admin) to `agent`'s rooms, stream and snapshot. */
+export type Scope = 'admin' | 'agent'
+/** `read`: only MCP tools annotated readOnlyHint and HTTP reads; `write`: every call its scope allows. */
+export type Access = 'read' | 'write'
+
+/** What every principal carries besides who it is. */
+export interface Reach {
+  scope: Scope
+  access: Access
+  /** The agent id the credential is bound to: calls act as it (absent: the caller names itself). */
+  agentId?: string
+  /** User id of the person whose credential it is (who minted it), when a person did. */
+  by?: string
+}
+
+/**
+ * A team key: every room of the team (and the admin API with the admin scope). A room invite key:
+ * its one room over MCP/SSE/snapshot, always the agent scope.
+ */
 export type Principal =
-  { kind: 'team'; teamId: string; keyId: string } | { kind: 'room'; teamId: string; roomId: string; tokenId: string }
+  | ({ kind: 'team'; teamId: string; keyId: string } & Reach)
+  | ({ kind: 'room'; teamId: string; roomId: string; tokenId: string } & Reach)
 
 /**
  * The room a principal may open, or undefined. A room the key cannot reach is reported exactly
@@ -12,4 +32,9 @@ export type Principal =
 export function roomFor(p: Principal, roomId: string): RoomRef | undefined {
   if (p.kind === 'team') return { teamId: p.teamId, roomId }
   return p.roomId === roomId ? { teamId: p.teamId, roomId } : undefined
+}
+
+/** The credential's name in the records it makes and in the audit trail: its id, never its secret. */
+export function credentialOf(p: Principal): string {
+  return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
 }

@@ -13,6 +13,8 @@ import type { StoredCredential } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { broadcastRevocation, type AnnounceRevocation } from './keyring.js'
+import { roleRefusal } from './permissions.js'
+import type { Access, Scope } from './principal.js'
 import { mintKey } from './secrets.js'
 
 /** Id of the team created at first start. */
@@ -31,6 +33,8 @@ export interface KeyInfo {
   keyId: string
   hint: string
   label?: string
+  scope: Scope
+  access: Access
   /** User id of the person who minted it (absent: nobody; see StoredCredential.created_by). */
   createdBy?: string
   createdAt: string
@@ -42,6 +46,7 @@ export interface InviteInfo {
   roomId: string
   hint: string
   label?: string
+  access: Access
   /** User id of the person who minted it (absent: nobody). */
   createdBy?: string
   createdAt: string
@@ -59,15 +64,34 @@ export const label = (max: number) =>
     .regex(/\S/, 'must not be blank')
     .transform((v) => v.trim())
 
+const access = z
+  .enum(['read', 'write'])
+  .default('write')
+  .describe('read: only tools annotated readOnlyHint, and HTTP reads; write (the default): every call its scope allows')
+
 export const teamSchemas = {
   createTeam: z.strictObject({ teamId: teamIdField.optional(), name: label(100) }),
-  mint: z.strictObject({ label: label(100).optional() }),
+  mint: z.strictObject({
+    label: label(100).optional(),
+    scope: z
+      .enum(['agent', 'admin'])
+      .default('agent')
+      .describe('agent (the default): rooms, stream, snapshot, search; admin: also the admin API (/admin)'),
+    access,
+  }),
+  invite: z.strictObject({ label: label(100).optional(), access }),
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
 
 function keyInfo(r: StoredCredential): KeyInfo {
-  const k: KeyInfo = { keyId: r.id, hint: r.hint, createdAt: iso(r.created_at) }
+  const k: KeyInfo = {
+    keyId: r.id,
+    hint: r.hint,
+    scope: r.scope ?? (r.created_by ? 'agent' : 'admin'),
+    access: r.access ?? 'write',
+    createdAt: iso(r.created_at),
+  }
   if (r.label) k.label = r.label
   if (r.created_by) k.createdBy = r.created_by
   if (r.revoked_at) k.revokedAt = iso(r.revoked_at)
@@ -75,11 +99,23 @@ function keyInfo(r: StoredCredential): KeyInfo {
 }
 
 function inviteInfo(r: StoredCredential): InviteInfo {
-  const i: InviteInfo = { tokenId: r.id, roomId: r.room_id ?? '', hint: r.hint, createdAt: iso(r.created_at) }
+  const i: InviteInfo = {
+    tokenId: r.id,
+    roomId: r.room_id ?? '',
+    hint: r.hint,
+    access: r.access ?? 'write',
+    createdAt: iso(r.created_at),
+  }
   if (r.label) i.label = r.label
   if (r.created_by) i.createdBy = r.created_by
   if (r.revoked_at) i.revokedAt = iso(r.revoked_at)
   return i
+}
+
+/** A key someone else minted, refused to a person who may revoke only their own: names the role it needs. */
+const othersKey = (err: unknown): never => {
+  if (err instanceof AppError && err.code === 'forbidden') throw roleRefusal('keys.others', undefined, err.message)
+  throw err
 }
 
 /** How long revoked keys and invites stay listed by default (REVOKED_KEY_RETENTION_S). */
@@ -132,7 +168,7 @@ export class Teams {
     const r = await this.store.run(
       'createTeam',
       [k.team, k.keys, k.secrets],
-      [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key' })],
+      [teamId, v.name, pack({ id: keyId, hash: minted.hash, hint: minted.hint, label: 'first key', scope: 'admin' })],
     )
     await this.store.auth.register(teamId)
     const t = r.team
@@ -162,7 +198,14 @@ export class Teams {
     const v = parse(teamSchemas.mint, input)
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
-    const rec = { id: newId('key'), hash: minted.hash, hint: minted.hint, label: v.label }
+    const rec = {
+      id: newId('key'),
+      hash: minted.hash,
+      hint: minted.hint,
+      label: v.label,
+      scope: v.scope,
+      access: v.access,
+    }
     const r = await this.store.run(
       'mintKey',
       [k.team, k.keys, k.secrets, k.keys],
@@ -199,10 +242,15 @@ export class Teams {
     return start + page.limit < all.length ? { keys, next: keys.at(-1)!.keyId } : { keys }
   }
 
-  /** Revokes a team key, on every node within a second. */
-  async revokeKey(teamId: string, keyId: string): Promise<{ info: KeyInfo }> {
+  /**
+   * Revokes a team key, on every node within a second. `onlyOf`: a user id; the key must be one
+   * that person minted (a member revoking their own), else forbidden and nothing changes.
+   */
+  async revokeKey(teamId: string, keyId: string, onlyOf?: string): Promise<{ info: KeyInfo }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs])
+    const r = await this.store
+      .run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs, onlyOf ?? ''])
+      .catch(othersKey)
     await this.announce(r.hash)
     return { info: keyInfo(r.record) }
   }
@@ -247,13 +295,14 @@ export class Teams {
     inputs: unknown[],
     by?: Minter,
   ): Promise<{ key: string; info: InviteInfo }[]> {
-    const labels = inputs.map((input) => parse(teamSchemas.mint, input).label)
+    const asked = inputs.map((input) => parse(teamSchemas.invite, input))
     parse(z.object({ roomId: roomIdField }), { roomId })
-    if (labels.length === 0) return []
+    if (asked.length === 0) return []
     const k = this.store.keys.team(teamId)
-    const minted = labels.map((label) => {
+    const minted = asked.map(({ label, access }) => {
       const m = mintKey('room', teamId)
-      return { key: m.key, rec: { id: newId('inv'), hash: m.hash, hint: m.hint, label, room_id: roomId } }
+      const rec = { id: newId('inv'), hash: m.hash, hint: m.hint, label, room_id: roomId, scope: 'agent', access }
+      return { key: m.key, rec }
     })
     const r = await this.store.run(
       'mintKey',
@@ -277,14 +326,12 @@ export class Teams {
     return roomId === undefined ? all.sort((a, b) => (a.roomId < b.roomId ? -1 : a.roomId > b.roomId ? 1 : 0)) : all
   }
 
-  /** Revokes a room invite key, on every node within a second. */
-  async revokeInvite(teamId: string, roomId: string, tokenId: string): Promise<{ info: InviteInfo }> {
+  /** Revokes a room invite key, on every node within a second; `onlyOf` as in revokeKey. */
+  async revokeInvite(teamId: string, roomId: string, tokenId: string, onlyOf?: string): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run(
-      'revokeKey',
-      [k.team, k.invites, k.secrets],
-      ['i', tokenId, roomId, this.retentionMs],
-    )
+    const r = await this.store
+      .run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs, onlyOf ?? ''])
+      .catch(othersKey)
     await this.announce(r.hash)
     return { info: inviteInfo(r.record) }
   }

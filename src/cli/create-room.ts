@@ -1,6 +1,7 @@
-// `agentrooms create-room <name> --agents a,b,c [--template t] [--id roomId] [--invite] [--json]`:
-// creates the room, mints what each agent needs (a room invite key per agent with --invite,
-// otherwise the team key) and renders MCP client configuration for every agent.
+// `agentrooms create-room <name> --agents a,b,c [--template t] [--id roomId] [--json]`: creates
+// the room, mints a room invite key per agent and renders MCP client configuration for every
+// agent. Agents never get the team key of AGENTROOMS_KEY: creating rooms needs the admin scope,
+// and an agent must not hold it.
 import { CliError, ServiceError, type Service } from './service.js'
 import { ROOM_ID, roomIdFromName } from '../shared/room-name.js'
 import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from '../shared/snippets.js'
@@ -13,7 +14,6 @@ export interface CreateRoomInput {
   agents: string[]
   template?: string | undefined
   roomId?: string | undefined
-  invite: boolean
 }
 
 /** The room as the admin API returns it (camelCase, docs/http-api.md). */
@@ -27,7 +27,8 @@ export interface Room {
 export interface AgentConfig {
   agent_id: string
   room_id: string
-  key_kind: 'invite' | 'team'
+  /** Always 'invite': each agent has a room invite key of its own. */
+  key_kind: 'invite'
   /** The invite's id (for revoking it: DELETE /admin/rooms/:roomId/invites/:tokenId). */
   invite_token_id?: string
   key: string
@@ -71,7 +72,7 @@ export function parseAgents(list: string | undefined): string[] {
   return agents
 }
 
-export async function createRoom(service: Service, teamKey: string, input: CreateRoomInput): Promise<CreateRoomResult> {
+export async function createRoom(service: Service, input: CreateRoomInput): Promise<CreateRoomResult> {
   const roomId = input.roomId ?? roomIdFor(input.name)
   if (!ROOM_ID.test(roomId))
     throw new CliError(
@@ -96,31 +97,29 @@ export async function createRoom(service: Service, teamKey: string, input: Creat
   const url = `${service.base}/mcp`
   const agents: AgentConfig[] = []
   for (const agentId of input.agents) {
-    let key = teamKey
-    let tokenId: string | undefined
-    if (input.invite) {
-      const label = `agent ${agentId}`.slice(0, 100)
-      try {
-        const inv = await service.request<{ key: string; tokenId: string }>(
-          'POST',
-          `/admin/rooms/${encodeURIComponent(roomId)}/invite`,
-          { label },
-        )
-        key = inv.key
-        tokenId = inv.tokenId
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err)
-        throw new CliError(
-          `room ${roomId} was created, but minting the invite key of agent ${JSON.stringify(agentId)} failed: ${why}`,
-        )
-      }
+    let key: string
+    let tokenId: string
+    const label = `agent ${agentId}`.slice(0, 100)
+    try {
+      const inv = await service.request<{ key: string; tokenId: string }>(
+        'POST',
+        `/admin/rooms/${encodeURIComponent(roomId)}/invite`,
+        { label },
+      )
+      key = inv.key
+      tokenId = inv.tokenId
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err)
+      throw new CliError(
+        `room ${roomId} was created, but minting the invite key of agent ${JSON.stringify(agentId)} failed: ${why}`,
+      )
     }
     const access = { agentId, roomId, key, url }
     agents.push({
       agent_id: agentId,
       room_id: roomId,
-      key_kind: input.invite ? 'invite' : 'team',
-      ...(tokenId === undefined ? {} : { invite_token_id: tokenId }),
+      key_kind: 'invite',
+      invite_token_id: tokenId,
       key,
       url,
       headers: { Authorization: authorization(key) },
@@ -138,11 +137,8 @@ export function renderText(r: CreateRoomResult): string {
   out.push(`Created room ${r.room.roomId} (${JSON.stringify(r.room.name)}${template}). MCP endpoint: ${r.mcp_url}`)
   out.push('')
   out.push(
-    r.agents[0]?.key_kind === 'invite'
-      ? 'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep ' +
-          'them secret.'
-      : 'The agents use the team key from AGENTROOMS_KEY (it reaches every room of the team). Use --invite for ' +
-          'a key per agent that reaches only this room.',
+    'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep ' +
+      'them secret.',
   )
   for (const a of r.agents) {
     if (out.at(-1) !== '') out.push('')

@@ -26,8 +26,8 @@ export const USAGE = `usage: agentrooms <command> [options]
     --agents a,b,c       the agents' ids (agent_id in every tool call)
     --template <t>       blank (default), web-app or incident
     --id <roomId>        the room id to use instead of one made from the name
-    --invite             mint a room invite key per agent (reaches this room only) instead of
-                         handing every agent the team key
+    --invite             accepted, and what always happens: each agent gets a room invite key
+                         of its own (it reaches this room only; never the team key)
     --json               print one JSON document (for scripts) instead of text
 
   agentrooms guard --room <roomId> --agent <agentId>
@@ -155,12 +155,11 @@ export async function runCli(
       throw new CliError(`create-room: unexpected ${JSON.stringify(rest.join(' '))}; quote a name with spaces`, 2)
     const agents = parseAgents(str('agents'))
     const service = Service.fromEnv(env)
-    const result = await createRoom(service, env[ENV_KEY]!.trim(), {
+    const result = await createRoom(service, {
       name: name.trim(),
       agents,
       template: str('template'),
       roomId: str('id'),
-      invite: values.invite === true,
     })
     out(values.json ? `${JSON.stringify(result, null, 2)}\n` : renderText(result))
     return 0

@@ -2,6 +2,7 @@
 // shutdown. Rows of the settings table (src/config.ts); read by src/node.ts, src/http and
 // src/auth/ratelimit.ts.
 import { z } from 'zod'
+import { cidrProblem } from '../http/client-address.js'
 import { int, seconds, type Row } from './row.js'
 
 export const SERVING_SETTINGS = {
@@ -63,6 +64,39 @@ export const SERVING_SETTINGS = {
       'Address the node listens on. The default reaches this machine only; containers set 0.0.0.0 ' +
       '(the Dockerfile and k8s/ do). With a loopback HOST and no PUBLIC_URL the node counts as a ' +
       "development one: at first start it prints the default team's key and its owner's sign-in link.",
+  },
+  trustedProxyHops: {
+    env: 'TRUSTED_PROXY_HOPS',
+    schema: int(0, 10, 0),
+    unit: 'proxies',
+    doc:
+      'How many proxies stand in front of the node, each appending to X-Forwarded-For (1 for the shipped ' +
+      'nginx, 1 for a Kubernetes ingress controller, 2 with a cloud load balancer before it). The client ' +
+      'address of per-client limits is then that many entries from the right. 0: the socket address. Set it ' +
+      'only when clients cannot reach the node except through those proxies.',
+  },
+  trustedProxyCidrs: {
+    env: 'TRUSTED_PROXY_CIDRS',
+    schema: z
+      .string()
+      .default('')
+      .transform((v) =>
+        v
+          .split(',')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      )
+      .superRefine((ranges, ctx) => {
+        for (const r of ranges) {
+          const problem = cidrProblem(r)
+          if (problem) ctx.addIssue({ code: 'custom', message: problem })
+        }
+      }),
+    unit: 'CIDR list',
+    doc:
+      'Address ranges of trusted proxies, e.g. "10.0.0.0/8,fd00::/8": the client address is the right-most ' +
+      'X-Forwarded-For entry outside them, when the socket peer is inside them. Replaces TRUSTED_PROXY_HOPS ' +
+      'when set.',
   },
   logLevel: {
     env: 'LOG_LEVEL',

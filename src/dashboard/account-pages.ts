@@ -10,12 +10,14 @@ import { inviteText, signInText } from '../auth/mail-text.js'
 import type { Mailer } from '../auth/mailer.js'
 import { providers, type OAuthSettings, type Provider } from '../auth/oauth.js'
 import type { SignInLimiter } from '../auth/signin-limit.js'
+import { requireRole } from '../auth/permissions.js'
 import type { Teams } from '../auth/teams.js'
 import { parse } from '../shared/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
+import { clientBucket } from '../http/client-address.js'
 import type { Origin } from './security.js'
 import * as V from './views.js'
 import type { Web } from './web.js'
@@ -67,6 +69,7 @@ export class AccountPages {
     web.page('POST', '/team/invites', true, (r) => this.invite(r))
     web.page('POST', '/team/invites/revoke', true, (r) => this.revokeInvite(r))
     web.page('POST', '/team/members/remove', true, (r) => this.removeMember(r))
+    web.page('POST', '/team/members/role', true, (r) => this.setRole(r))
     web.page('GET', '/account/delete', true, (r) => this.deletePage(r))
     web.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
     web.page('GET', '/operator', true, (r) => this.operator(r))
@@ -75,7 +78,7 @@ export class AccountPages {
   }
 
   private limitIp(r: Request): Promise<void> {
-    return this.deps.signInLimiter.check('ip', r.ex.req.remote, this.deps.settings.signInRatePerIp)
+    return this.deps.signInLimiter.check('ip', clientBucket(r.ex.req.client), this.deps.settings.signInRatePerIp)
   }
 
   private link(token: string): string {
@@ -253,6 +256,7 @@ export class AccountPages {
   private invite(r: Request): Promise<Reply> {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
+      requireRole(user.role, 'members.manage')
       await this.limitMail(r.form.get('email') ?? '', user.team)
       const { invite, token } = await this.deps.accounts.invite({ email: r.form.get('email') ?? '' }, { by: user })
       this.mail(
@@ -268,7 +272,7 @@ export class AccountPages {
   private revokeInvite(r: Request): Promise<Reply> {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
-      if (user.role !== 'owner') throw new AppError('forbidden', "only the team's owner may revoke invites")
+      requireRole(user.role, 'members.manage')
       const inv = await this.deps.accounts.revokeInvite(r.form.get('invite') ?? '', user.team)
       await this.deps.audit.record(user.team, actorOf(user), 'revoked invite', inv.email)
       return `The invite of ${inv.email} is revoked.`
@@ -279,11 +283,22 @@ export class AccountPages {
     return this.onHome(r, async () => {
       const user = r.viewer!.user
       const target = r.form.get('user') ?? ''
+      requireRole(user.role, 'members.manage')
       if (target === user.id) throw new AppError('invalid_request', 'to remove yourself, delete your account')
       const { user: gone } = await this.deps.accounts.deleteUser(target, user)
       await this.deps.audit.record(user.team, actorOf(user), 'removed member', gone.email)
       const n = await this.revokeKeysOf(gone, actorOf(user))
       return `${gone.email} is removed from the team${n > 0 ? `; the ${n} key(s) they minted are revoked` : ''}.`
+    })
+  }
+
+  private setRole(r: Request): Promise<Reply> {
+    return this.onHome(r, async () => {
+      const user = r.viewer!.user
+      requireRole(user.role, 'members.roles')
+      const changed = await this.deps.accounts.setRole(r.form.get('user') ?? '', r.form.get('role') ?? '', user)
+      await this.deps.audit.record(user.team, actorOf(user), `set role ${changed.role} of`, changed.email)
+      return `${changed.email} is now ${changed.role}.`
     })
   }
 
@@ -316,7 +331,8 @@ export class AccountPages {
     const viewer = r.viewer!
     const { members } = await this.deps.accounts.people(viewer.user.team)
     const others = members.filter((m) => m.id !== viewer.user.id).length
-    return html(V.DeletePage({ viewer, last: others === 0, others, ...(error ? { error } : {}) }), status)
+    const owners = members.filter((m) => m.role === 'owner').length
+    return html(V.DeletePage({ viewer, last: others === 0, others, owners, ...(error ? { error } : {}) }), status)
   }
 
   private async deleteAccount(r: Request): Promise<Reply> {

@@ -4,6 +4,7 @@
 // key within a second); each change is in the audit trail.
 import type { Accounts } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
+import { requireRole, roleMay, rolesFor } from '../auth/permissions.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
@@ -35,8 +36,15 @@ const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) =>
   createdBy ? (minters.get(createdBy) ?? createdBy) : '—'
 
+/** What a key or invite reaches, as the table shows it. */
+const reach = (scope: string, access: string) => (access === 'read' ? `${scope}, read-only` : scope)
+
 export function KeysPage(p: View) {
   const live = p.keys.filter((k) => !k.revokedAt).length
+  const { user } = p.viewer
+  /** Whether the viewer may revoke a key or invite: their own, or anyone's with the role for it. */
+  const mayRevoke = (createdBy: string | undefined) => roleMay(user.role, 'keys.others') || createdBy === user.id
+  const mayMint = roleMay(user.role, 'keys.own')
   return (
     <Layout title="Keys" viewer={p.viewer} wide>
       <h1>Keys of {p.viewer.teamName}</h1>
@@ -51,12 +59,13 @@ export function KeysPage(p: View) {
       ) : null}
       <h2>Team keys</h2>
       <p class="muted">
-        A team key reaches every room of the team and the HTTP admin API. Agents of one room are better served by a room
-        invite key.
+        A team key with the <strong>agent</strong> scope reaches every room of the team (MCP, stream, snapshot); one
+        with the <strong>admin</strong> scope also the HTTP admin API. Configure agents with agent keys, or better with
+        a room invite key: an agent never needs the admin scope. A read-only key may call only the tools that read.
       </p>
       <div class="scroll">
         <Table
-          cols={['Key', 'Label', 'Minted by', 'Created', 'State']}
+          cols={['Key', 'Label', 'Scope', 'Minted by', 'Created', 'State']}
           rows={p.keys}
           rowKey={(k) => k.keyId}
           cells={(k) => [
@@ -64,10 +73,13 @@ export function KeysPage(p: View) {
               {k.keyId} <span class="muted">…{k.hint}</span>
             </>,
             k.label ?? '',
+            reach(k.scope, k.access),
             mintedBy(k.createdBy, p.minters),
             day(k.createdAt),
             k.revokedAt ? (
               `revoked ${day(k.revokedAt)}`
+            ) : !mayRevoke(k.createdBy) ? (
+              <span class="muted">live</span>
             ) : live > 1 ? (
               <form class="inline" method="post" action="/team/keys/revoke">
                 <input type="hidden" name="key" value={k.keyId} />
@@ -79,20 +91,40 @@ export function KeysPage(p: View) {
           ]}
         />
       </div>
-      <form class="stack" method="post" action="/team/keys">
-        <label>
-          Label of a new key (optional, up to 100 characters)
-          <input type="text" name="label" maxLength={100} />
-        </label>
-        <button type="submit">Mint a team key</button>
-      </form>
+      {mayMint ? (
+        <form class="stack" method="post" action="/team/keys">
+          <label>
+            Label of a new key (optional, up to 100 characters)
+            <input type="text" name="label" maxLength={100} />
+          </label>
+          <label>
+            Scope
+            <select name="scope">
+              <option value="agent">agent: rooms, stream, snapshot (for agents)</option>
+              {roleMay(user.role, 'keys.admin') ? (
+                <option value="admin">admin: also the HTTP admin API (not for agents)</option>
+              ) : null}
+            </select>
+          </label>
+          <label>
+            Access
+            <select name="access">
+              <option value="write">read and write</option>
+              <option value="read">read-only: only the tools that read</option>
+            </select>
+          </label>
+          <button type="submit">Mint a team key</button>
+        </form>
+      ) : (
+        <p class="muted">{`Minting keys needs the role ${rolesFor('keys.own').join(', ')}; you are ${user.role}.`}</p>
+      )}
       <h2>Room invite keys</h2>
       {p.invites.length === 0 ? (
         <p class="muted">No room invite keys. Creating a room on the rooms page mints one per agent.</p>
       ) : (
         <div class="scroll">
           <Table
-            cols={['Room', 'Key', 'Label', 'Minted by', 'Created', 'State']}
+            cols={['Room', 'Key', 'Label', 'Access', 'Minted by', 'Created', 'State']}
             rows={p.invites}
             rowKey={(i) => i.tokenId}
             cells={(i) => [
@@ -101,10 +133,13 @@ export function KeysPage(p: View) {
                 {i.tokenId} <span class="muted">…{i.hint}</span>
               </>,
               i.label ?? '',
+              i.access === 'read' ? 'read-only' : 'read and write',
               mintedBy(i.createdBy, p.minters),
               day(i.createdAt),
               i.revokedAt ? (
                 `revoked ${day(i.revokedAt)}`
+              ) : !mayRevoke(i.createdBy) ? (
+                <span class="muted">live</span>
               ) : (
                 <form class="inline" method="post" action="/team/invite-keys/revoke">
                   <input type="hidden" name="room" value={i.roomId} />
@@ -150,21 +185,32 @@ export class KeysPages {
   private async mint(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
     const label = (r.form.get('label') ?? '').trim()
-    const minted = await this.deps.teams.mintTeamKey(user.team, label === '' ? {} : { label }, { user: user.id })
+    const scope = r.form.get('scope') ?? 'agent'
+    requireRole(user.role, scope === 'admin' ? 'keys.admin' : 'keys.own')
+    const input = { scope, access: r.form.get('access') ?? 'write', ...(label === '' ? {} : { label }) }
+    const minted = await this.deps.teams.mintTeamKey(user.team, input, { user: user.id })
     await this.deps.audit.record(user.team, actorOf(user), 'minted key', minted.info.keyId)
     return { minted }
   }
 
+  /** Whose keys the viewer may revoke: anyone's with the role for it (undefined), else only their own. */
+  private onlyOf(r: Request): string | undefined {
+    const user = r.viewer!.user
+    requireRole(user.role, 'keys.own')
+    return roleMay(user.role, 'keys.others') ? undefined : user.id
+  }
+
   private async revoke(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
-    const { info } = await this.deps.teams.revokeKey(user.team, r.form.get('key') ?? '')
+    const { info } = await this.deps.teams.revokeKey(user.team, r.form.get('key') ?? '', this.onlyOf(r))
     await this.deps.audit.record(user.team, actorOf(user), 'revoked key', info.keyId)
     return { notice: `Key ${info.keyId} is revoked: every node refuses it within a second.` }
   }
 
   private async revokeInvite(r: Request): Promise<Partial<View>> {
     const user = r.viewer!.user
-    const { info } = await this.deps.teams.revokeInvite(user.team, r.form.get('room') ?? '', r.form.get('token') ?? '')
+    const room = r.form.get('room') ?? ''
+    const { info } = await this.deps.teams.revokeInvite(user.team, room, r.form.get('token') ?? '', this.onlyOf(r))
     await this.deps.audit.record(
       user.team,
       actorOf(user),

@@ -2,6 +2,7 @@
 // (the signed-in home), room creation with each agent's client configuration, and the room page.
 // The dashboard acts for the signed-in person's team on the server: it calls the room model
 // directly, so no team key is ever needed in, or sent to, the browser.
+import { requireRole } from '../auth/permissions.js'
 import { z } from 'zod'
 import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
@@ -210,6 +211,7 @@ export class Pages {
     const viewer = r.viewer!
     let agents: string[]
     try {
+      requireRole(viewer.user.role, 'room.write')
       agents = agentList(r.form.get('agents') ?? '')
     } catch (err) {
       const refused = refusal(err)
@@ -266,6 +268,7 @@ export class Pages {
     let room
     let agents: string[]
     try {
+      requireRole(user.role, 'room.write')
       agents = agentList(form.agents!)
       const name = parseName(form.name!)
       const roomId = roomIdFromName(name)

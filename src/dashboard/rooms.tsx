@@ -145,7 +145,8 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
           <strong>Each agent's room invite key is shown on this page only: copy the configuration now.</strong>
         ) : (
           <>
-            Replace <code>{TEAM_KEY_PLACEHOLDER}</code> with your team key: the dashboard never shows it.
+            Replace <code>{TEAM_KEY_PLACEHOLDER}</code> with a team key of the agent scope (mint one on the Keys page;
+            never an admin key): the dashboard never shows it.
           </>
         )}
       </p>

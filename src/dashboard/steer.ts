@@ -3,6 +3,7 @@
 // same room model the agents' tools use, as `human:<name>` (so agents can tell a person apart),
 // and each change is recorded in the team's audit trail. Bad input changes nothing and shows the
 // room page with the error naming the field.
+import { requireRole } from '../auth/permissions.js'
 import type { Audit } from '../auth/audit.js'
 import type { Core } from '../core/index.js'
 import { AppError } from '../shared/errors.js'
@@ -144,6 +145,7 @@ export class Steer {
     const room = { teamId: user.team, roomId: v.data }
     let done
     try {
+      requireRole(user.role, 'room.write')
       done = await change(room, humanId(user.name, user.email), r.form)
     } catch (err) {
       const refused = refusal(err)

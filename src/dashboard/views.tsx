@@ -3,6 +3,7 @@
 // script or style (the CSP forbids both); forms post to the same origin.
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
+import { ROLES, roleMay } from '../auth/permissions.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export { page, type Viewer } from './layout.js'
@@ -104,7 +105,10 @@ export function HomePage(props: {
   error?: string
 }) {
   const { user } = props.viewer
-  const owner = user.role === 'owner'
+  const manager = roleMay(user.role, 'members.manage')
+  const setsRoles = roleMay(user.role, 'members.roles')
+  /** Whom the viewer may remove: not themselves; an owner only with the role that changes roles. */
+  const removable = (m: User) => m.id !== user.id && (m.role !== 'owner' || setsRoles)
   return (
     <Layout title="Team" viewer={props.viewer} wide>
       <h1>Team {props.viewer.teamName}</h1>
@@ -124,16 +128,30 @@ export function HomePage(props: {
       </ul>
       <h2>Members</h2>
       <Table
-        cols={owner ? ['Address', 'Role', 'Last sign-in', 'Action'] : ['Address', 'Role', 'Last sign-in']}
+        cols={manager ? ['Address', 'Role', 'Last sign-in', 'Action'] : ['Address', 'Role', 'Last sign-in']}
         rows={props.members}
         rowKey={(m) => m.id}
         cells={(m) => [
           m.email,
-          m.role,
+          setsRoles ? (
+            <form class="inline" method="post" action="/team/members/role">
+              <input type="hidden" name="user" value={m.id} />
+              <select name="role" aria-label={`Role of ${m.email}`}>
+                {ROLES.map((r) => (
+                  <option value={r} selected={r === m.role}>
+                    {r}
+                  </option>
+                ))}
+              </select>{' '}
+              <button class="link" type="submit">{`Set role of ${m.email}`}</button>
+            </form>
+          ) : (
+            m.role
+          ),
           utc(m.lastSignInAt, true),
-          ...(owner
+          ...(manager
             ? [
-                m.id !== user.id ? (
+                removable(m) ? (
                   <form class="inline" method="post" action="/team/members/remove">
                     <input type="hidden" name="user" value={m.id} />
                     <button class="link" type="submit">{`Remove ${m.email}`}</button>
@@ -143,7 +161,11 @@ export function HomePage(props: {
             : []),
         ]}
       />
-      {owner ? (
+      <p class="muted small">
+        {"Owners change roles and the team; admins invite and remove members, mint admin keys, revoke anyone's " +
+          'keys and change webhooks; members mint and revoke their own agent keys; viewers read.'}
+      </p>
+      {manager ? (
         <>
           <h2>Invite a member</h2>
           <form class="stack" method="post" action="/team/invites">
@@ -195,16 +217,16 @@ export function HomePage(props: {
   )
 }
 
-export function DeletePage(props: { viewer: Viewer; last: boolean; others: number; error?: string }) {
+export function DeletePage(props: { viewer: Viewer; last: boolean; others: number; owners: number; error?: string }) {
   const { user } = props.viewer
   return (
     <Layout title="Delete account" viewer={props.viewer}>
       <h1>Delete your account</h1>
       <Flash error={props.error} />
-      {user.role === 'owner' && !props.last ? (
+      {user.role === 'owner' && !props.last && props.owners <= 1 ? (
         <p class="error" role="alert">
-          {`Your team has ${props.others} other member(s). Remove them first; then you can delete your account ` +
-            `and the team.`}
+          {`You are the last owner and your team has ${props.others} other member(s). Make one of them an owner, ` +
+            `or remove them, first.`}
         </p>
       ) : (
         <>

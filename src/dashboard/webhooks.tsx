@@ -3,6 +3,7 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
+import { requireRole } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
@@ -147,8 +148,17 @@ export class WebhooksPages {
     return html(WebhooksPage({ viewer: r.viewer!, hooks, ...done<View>(r, PATH), ...extra }), status)
   }
 
+  /** Runs a change, for people whose role may change webhooks; a refused one changes nothing. */
   private change(r: Request, run: () => Promise<Partial<View>>): Promise<Reply> {
-    return changePage(r, PATH, run, (extra, status) => this.show(r, extra, status))
+    return changePage(
+      r,
+      PATH,
+      () => {
+        requireRole(r.viewer!.user.role, 'webhooks.manage')
+        return run()
+      },
+      (extra, status) => this.show(r, extra, status),
+    )
   }
 
   private async create(r: Request): Promise<Partial<View>> {

@@ -2,6 +2,7 @@
 // steps use them (src/http/router.ts Credential and MountPolicy): team and room invite keys in
 // `Authorization: Bearer`, and the test-only keyless principal of /mcp.
 import { missingKey, type Keyring } from '../auth/keyring.js'
+import { requireScope } from '../auth/permissions.js'
 import type { Principal } from '../auth/principal.js'
 import { RateLimiter } from '../auth/ratelimit.js'
 import { AppError } from '../shared/errors.js'
@@ -25,10 +26,18 @@ export function keyCredential(keyring: Pick<Keyring, 'authenticate'>): Credentia
   }
 }
 
-/** `team` routes refuse a room invite key. */
+/**
+ * What a credential may call (src/auth/permissions.ts): `team` routes (the admin API) need a team
+ * key with the admin scope, and what the route `needs`; every other route reads a room.
+ */
 export function permits(who: Principal, route: Route<Principal>): void {
-  if (route.auth === 'team' && who.kind !== 'team')
-    throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room')
+  if (route.auth !== 'team') return requireScope(who, 'room.read')
+  if (who.kind !== 'team')
+    throw new AppError('forbidden', 'this endpoint needs a team key; a room invite key reaches only its room', {
+      needs: { scopes: ['admin'] },
+    })
+  requireScope(who, 'admin.read')
+  if (route.needs) requireScope(who, route.needs)
 }
 
 /** Charges a call to its team's rate limit; sets the RateLimit-* headers; throws rate_limited when used up. */

@@ -17,6 +17,7 @@ import type { Metrics } from '../shared/metrics.js'
 import { toStoreError } from '../store/store.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { parse } from '../shared/validate.js'
+import { ClientAddress } from './client-address.js'
 import { Refusal, sendError } from './errors.js'
 import type { Exchange } from './exchange.js'
 import { Router, type Credential, type Ctx, type Mount, type MountPolicy, type Mounted, type Route } from './router.js'
@@ -75,8 +76,8 @@ export interface EdgeDeps {
   lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
   metrics: Pick<Metrics, 'requests' | 'latency'>
   log: Pick<Logger, 'error' | 'debug' | 'isLevelEnabled'>
-  /** The default body limit (LIMIT_HTTP_BODY_BYTES); a mount may set its own. */
-  settings: { httpBodyBytes: number }
+  /** The default body limit (LIMIT_HTTP_BODY_BYTES; a mount may set its own); trusted proxies (default none). */
+  settings: { httpBodyBytes: number; trustedProxyHops?: number; trustedProxyCidrs?: readonly string[] }
 }
 
 /** The policy of requests no route matches (404, and 405 whichever mount has the path): JSON answers. */
@@ -89,8 +90,11 @@ let idSeq = 0
 export class Edge {
   readonly router = new Router()
   private readonly steps: { name: string; run: Step }[]
+  private readonly clients: ClientAddress
 
   constructor(private readonly deps: EdgeDeps) {
+    const { trustedProxyHops: hops = 0, trustedProxyCidrs: cidrs = [] } = deps.settings
+    this.clients = new ClientAddress({ hops, cidrs })
     this.steps = [
       { name: 'gate', run: (f) => this.gate(f) },
       { name: 'log', run: (f) => this.logStep(f) },
@@ -177,7 +181,9 @@ export class Edge {
 
   /** Names the request, and records its route, status and time when it is finished. */
   private logStep(flow: Flow): void {
-    const given = flow.ex.req.headers['x-request-id']
+    const { req } = flow.ex
+    req.client = this.clients.of(req.remote, req.headers['x-forwarded-for'])
+    const given = req.headers['x-request-id']
     flow.id = given !== undefined && REQUEST_ID.test(given) ? given : `${ID_BASE}-${(++idSeq).toString(36)}`
     flow.after(() => {
       const { ex } = flow

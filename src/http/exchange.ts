@@ -119,6 +119,8 @@ export interface RequestInfo {
   headers: Record<string, string>
   /** The client's address as the socket sees it (a proxy's, behind one). */
   remote: string
+  /** The client's address behind the trusted proxies (src/http/client-address.ts); `remote` until the edge sets it. */
+  client: string
 }
 
 function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
@@ -135,6 +137,7 @@ function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
     rawQuery,
     headers,
     remote,
+    client: remote,
   }
 }
 

@@ -4,6 +4,7 @@
 // "no such path" (404) from "path exists, other method" (405 with the methods allowed); a path
 // without ":name" segments is found by one map lookup.
 import type { z } from 'zod'
+import type { Action } from '../auth/permissions.js'
 import type { Principal } from '../auth/principal.js'
 import type { Exchange, RequestInfo } from './exchange.js'
 
@@ -54,6 +55,12 @@ export interface Route<W = Principal> {
   errors?: number[]
   /** Returns the JSON body to send, or undefined when it responded itself (streams, pages). */
   handle(ctx: Ctx<W>): Promise<unknown>
+  /**
+   * What a credential must be allowed to do (src/auth/permissions.ts) on a `team` route besides
+   * reading the admin API; the mount's `permits` checks it. Every `team` route that changes
+   * something names one.
+   */
+  needs?: Action
   /** Documentation-only description (OpenAPI). */
   description?: string
   tag?: string

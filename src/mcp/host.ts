@@ -8,18 +8,22 @@ import {
   ListToolsRequestSchema,
   type CallToolRequest,
   type CallToolResult,
+  type JSONRPCMessage,
+  type RequestId,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import { VERSION } from '../shared/version.js'
-import type { EndpointHost, LazyAbort, McpRequestData, Profile } from './pipeline.js'
+import type { EndpointHost, LazyAbort, McpExchange, McpRequestData, Profile, ReplyChannel } from './pipeline.js'
 import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from './resources.js'
 import { runTool, type McpDeps } from './runner.js'
+import { Listens, type ListenDeps } from './listen.js'
 import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
+import type { JsonObject } from './wire.js'
 
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
@@ -93,7 +97,17 @@ export class McpHost implements EndpointHost {
   readonly server: Server
   readonly transport = new MuxTransport()
   readonly serverInfo = SERVER_INFO
-  readonly capabilities = { tools: { listChanged: false }, resources: {} }
+  /**
+   * What server/discover declares (2026-07-28): resource subscriptions and list changes, both
+   * served on subscriptions/listen streams.
+   */
+  readonly capabilities = { tools: { listChanged: false }, resources: { subscribe: true, listChanged: true } }
+  /**
+   * What initialize declares (the legacy eras): resources without subscribe or listChanged. Those
+   * eras deliver them on a session's standalone GET stream or through resources/subscribe, and a
+   * stateless server has neither: a promise that could not be kept.
+   */
+  readonly legacyCapabilities = { tools: { listChanged: false }, resources: {} }
   readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef<ToolDeps>>
   /** tools/list results, built once per profile, for team keys and for room invite keys. */
@@ -102,9 +116,11 @@ export class McpHost implements EndpointHost {
   /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
   fastPath = true
   readonly resources: RoomResources
+  readonly listens: Listens
 
-  constructor(private readonly deps: McpDeps & ResourceDeps) {
+  constructor(private readonly deps: McpDeps & ResourceDeps & ListenDeps) {
     this.resources = new RoomResources(deps)
+    this.listens = new Listens(deps)
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
     const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
     const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
@@ -114,7 +130,7 @@ export class McpHost implements EndpointHost {
     this.lists = { full: entries(full, false), core: entries(core, false) }
     // An invite key reaches one room: the team tools it could never call are not listed to it.
     this.inviteLists = { full: entries(full, true), core: entries(core, true) }
-    this.server = new Server(SERVER_INFO, { capabilities: this.capabilities, instructions: INSTRUCTIONS })
+    this.server = new Server(SERVER_INFO, { capabilities: this.legacyCapabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
       if (!ListToolsRequestSchema.safeParse(req).success)
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
@@ -201,6 +217,41 @@ export class McpHost implements EndpointHost {
       return Promise.reject(err)
     }
     return runTool(this.deps, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
+  }
+
+  /**
+   * A subscriptions/listen stream (listen.ts) on `reply`: a refused filter is answered as its
+   * JSON-RPC error; once acknowledged, the stream lives until the client goes away, the key is
+   * revoked or the node drains.
+   */
+  async listen(
+    message: { id: RequestId; params?: unknown },
+    principal: Principal,
+    reply: ReplyChannel,
+    io: McpExchange,
+  ): Promise<void> {
+    const sink = {
+      notify: (m: JsonObject) => {
+        reply.startStream()
+        reply.notify(m as JSONRPCMessage)
+      },
+      end: (m: JsonObject) => reply.reply(m as JSONRPCMessage),
+    }
+    try {
+      io.onAbort(await this.listens.open(principal, message.id, message.params, sink))
+    } catch (err) {
+      const code = (err as { code?: unknown }).code
+      if (typeof code !== 'number') this.deps.log.error({ err }, 'subscriptions/listen failed')
+      const data = (err as { data?: unknown }).data
+      reply.reply({
+        jsonrpc: '2.0',
+        id: message.id,
+        error:
+          typeof code === 'number'
+            ? { code, message: (err as Error).message, ...(data !== undefined ? { data } : {}) }
+            : { code: ErrorCode.InternalError, message: 'Internal error' },
+      } as JSONRPCMessage)
+    }
   }
 
   async start(): Promise<void> {

@@ -9,8 +9,9 @@
 //   classify  era rules (era.ts: batch, JSON-RPC shape, envelope, versions, standard metadata),
 //             then what the message is: a request, a notification, a client's response, a
 //             modern notification to drop, server/discover, or a method the modern era lacks
-//   dispatch  202 for notifications and responses; server/discover answered here; a request
-//             to the host's fast path (plain tools/call) or else the SDK server via the transport
+//   dispatch  202 for notifications and responses; server/discover answered here;
+//             subscriptions/listen to the host's listen streams; a request to the host's fast
+//             path (plain tools/call) or else the SDK server via the transport
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import type { Principal } from '../auth/principal.js'
 import { classify as eraRules } from './era.js'
@@ -49,6 +50,17 @@ export interface EndpointHost {
     data: McpRequestData,
     abort: LazyAbort,
   ): Promise<unknown> | undefined
+  /**
+   * Serves a 2026-07-28 subscriptions/listen request on `reply` (McpHost: listen.ts); without
+   * it the request goes to the SDK server like any other. Answers pre-stream refusals on
+   * `reply` too.
+   */
+  listen?(
+    message: { id: RequestId; params?: unknown },
+    principal: Principal,
+    reply: ReplyChannel,
+    io: McpExchange,
+  ): Promise<void>
 }
 
 /**
@@ -133,6 +145,7 @@ type Work =
   /** A modern notification the era does not define: accepted, not delivered. */
   | { kind: 'drop' }
   | { kind: 'discover'; id: RequestId }
+  | { kind: 'listen'; message: Message & { id: RequestId; method: string } }
 
 function classify(req: McpInbound, body: unknown): Work | Rejection {
   const route = eraRules({
@@ -155,6 +168,7 @@ function classify(req: McpInbound, body: unknown): Work | Rejection {
   if (action.action === 'drop') return { kind: 'drop' }
   if (route.messageKind === 'notification') return { kind: 'notification', message: route.message }
   if (action.action === 'discover') return { kind: 'discover', id: route.message.id }
+  if (route.message.method === 'subscriptions/listen') return { kind: 'listen', message: route.message }
   return { kind: 'request', message: route.message, modern: true }
 }
 
@@ -228,8 +242,46 @@ async function request(
   })
 }
 
+/**
+ * A listen request: a reply stream the host keeps open (listen.ts). A client that does not take
+ * SSE cannot be served one: -32600 in-band.
+ */
+function listen(
+  work: Extract<Work, { kind: 'listen' }>,
+  who: McpInbound,
+  io: McpExchange,
+  host: EndpointHost & Required<Pick<EndpointHost, 'listen'>>,
+): Promise<void> | void {
+  const { message } = work
+  const out = io.openReply({
+    canStream: who.accept.canStream,
+    streamOnly: who.accept.streamOnly,
+    statusOf: (m) => ('error' in m ? httpStatusForError(m.error.code, false) : 200),
+    decorate: (m) =>
+      'result' in m
+        ? ({
+            ...m,
+            result: decorateModernResult(message.method, m.result as JsonObject, host.serverInfo),
+          } as JSONRPCMessage)
+        : m,
+  })
+  if (!who.accept.canStream)
+    return out.reply({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: ERROR.invalidRequest,
+        message: 'Invalid request: subscriptions/listen answers with a stream: Accept must include text/event-stream',
+      },
+    })
+  return host.listen(message, who.principal, out, io)
+}
+
 function dispatch(work: Work, who: McpInbound, io: McpExchange, host: EndpointHost): Promise<void> | void {
   switch (work.kind) {
+    case 'listen':
+      if (host.listen) return listen(work, who, io, host as EndpointHost & Required<Pick<EndpointHost, 'listen'>>)
+      return request({ kind: 'request', message: work.message, modern: true }, who, io, host)
     case 'request':
       return request(work, who, io, host)
     case 'discover':

@@ -4,6 +4,7 @@
 // room_id and the caller's unread count. Failures are results with isError: true and the error
 // object of docs/errors.md, so a model can read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { requireScope } from '../auth/permissions.js'
 import { roomFor, type Principal } from '../auth/principal.js'
 import { AppError } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
@@ -65,6 +66,7 @@ export async function runTool(
       longRunning: opts.longRunning,
       caller: undefined as never,
     }
+    requireScope(opts.principal, def.annotations.readOnlyHint === true ? 'room.read' : 'room.write')
     if (def.scope === 'team') {
       if (opts.principal.kind !== 'team')
         throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)

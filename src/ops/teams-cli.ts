@@ -1,6 +1,6 @@
 // Operator command for teams, talking to Redis directly (settings from the environment, like a
 // node): `npm run team -- create "Payments" [--id payments]`, `npm run team -- list`,
-// `npm run team -- mint-key <teamId> [--label ci]`. A new team's first key is printed once.
+// `npm run team -- mint-key <teamId> [--label ci] [--scope agent]`. A new team's first key is printed once.
 // It finds Redis as a node does (REDIS_CLUSTER_NODES, REDIS_URL, else the Redis at LOCAL_REDIS)
 // but never starts one: with `npm start`'s own Redis, run it while the service runs.
 import { parseArgs } from 'node:util'
@@ -18,7 +18,8 @@ import { existingRedis } from './local-redis.js'
 const USAGE = `usage:
   team create <name> [--id <teamId>]     create a team and print its first key (once)
   team list                              list teams
-  team mint-key <teamId> [--label <l>]   mint an extra key for a team and print it (once)
+  team mint-key <teamId> [--label <l>] [--scope admin|agent]
+                                         mint an extra key (admin scope unless --scope agent), print it once
   team waitlist list                     list the waitlist (address, state, since, note)
   team waitlist approve <email>          approve an address and mail it a sign-in link
   team waitlist decline <email>          decline an address (nothing is mailed)
@@ -34,7 +35,7 @@ export async function runTeamsCli(
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { id: { type: 'string' }, label: { type: 'string' } },
+    options: { id: { type: 'string' }, label: { type: 'string' }, scope: { type: 'string' } },
   })
   const [command, arg, third] = positionals
   const waitlistOk = command === 'waitlist' && (arg === 'list' || ((arg === 'approve' || arg === 'decline') && third))
@@ -87,8 +88,9 @@ export async function runTeamsCli(
       for (const t of await teams.list()) out(`${t.teamId}\t${t.name}\t${t.createdAt}\n`)
     } else {
       await teams.requireTeam(arg!)
-      const { key, info } = await teams.mintTeamKey(arg!, values.label ? { label: values.label } : {})
-      out(`minted ${info.keyId} for team ${arg}\nkey (shown once): ${key}\n`)
+      const input = { scope: values.scope ?? 'admin', ...(values.label ? { label: values.label } : {}) }
+      const { key, info } = await teams.mintTeamKey(arg!, input)
+      out(`minted ${info.keyId} (${info.scope} scope) for team ${arg}\nkey (shown once): ${key}\n`)
     }
     return 0
   } catch (err) {

@@ -53,13 +53,16 @@ export type StoredReservation = {
 /** A presence entry of listPresence. */
 export type PresenceRow = { agent_id: string; last_seen_at: number }
 
+/** A person's role in their team (src/auth/permissions.ts says what each may do). */
+export type StoredRole = 'owner' | 'admin' | 'member' | 'viewer'
+
 /** A person of the accounts directory. */
 export type StoredUser = {
   id: string
   email: string
   name: string
   team: string
-  role: 'owner' | 'member'
+  role: StoredRole
   created_at: number
   last_sign_in_at?: number
   idents?: LuaList<string>
@@ -70,7 +73,7 @@ export type StoredInvite = {
   id: string
   email: string
   team: string
-  role: 'owner' | 'member'
+  role: StoredRole
   new_team: boolean
   by: string
   state: 'pending' | 'accepted' | 'revoked'
@@ -87,18 +90,29 @@ export type StoredWaitlistEntry = {
   decided_at?: number
 }
 
-/** A team key or a room invite key (only its hash: the secret is never stored). */
-export type StoredCredential = {
-  id: string
-  hash: string
-  hint: string
-  label?: string
-  room_id?: string
+/**
+ * What a key record says of its reach (src/auth/principal.ts Reach); records minted before these
+ * were recorded have none, and src/auth/keyring.ts decides for them.
+ */
+export type CredentialReach = {
+  scope?: 'admin' | 'agent'
+  access?: 'read' | 'write'
+  /** The agent id the key is bound to. */
+  agent_id?: string
   /**
    * User id of the person who minted it (absent: the team's first key, operator tools, keys minted
    * before it was recorded).
    */
   created_by?: string
+}
+
+/** A team key or a room invite key (only its hash: the secret is never stored). */
+export type StoredCredential = CredentialReach & {
+  id: string
+  hash: string
+  hint: string
+  label?: string
+  room_id?: string
   created_at: number
   revoked_at?: number
 }

@@ -78,3 +78,10 @@ export async function signedInOperator(
   const first = await b.follow(linkIn(await inbox.next(op)))
   return { inbox, op, n, b, first }
 }
+
+/** The user id of the person listed with `email` on a team page (each member's forms carry it). */
+export function userIdIn(page: string, email: string): string | undefined {
+  const rows = page.split('<tr').slice(1)
+  const row = rows.find((r) => r.includes(`>${email}<`))
+  return row && /name="user" value="(usr_[^"]+)"/.exec(row)?.[1]
+}

@@ -5,7 +5,7 @@
 // the audit trail. Keys of other people keep working. A member deleting their own account loses
 // theirs the same way.
 import t from 'tap'
-import { signedInOperator } from '../helpers/accounts.js'
+import { signedInOperator, userIdIn } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn } from '../helpers/mail.js'
 import { openStream } from '../helpers/sse.js'
 import { uid } from '../helpers/shared.js'
@@ -18,20 +18,21 @@ t.test('standalone', async (t) => {
   const ownerKey = keyIn(first)!
 
   /** Invites a new member, who signs in: their browser and user id. */
-  async function newMember(): Promise<{ email: string; b: Browser; id: string }> {
+  async function newMember(role = 'member'): Promise<{ email: string; b: Browser; id: string }> {
     const email = `${uid('m')}@example.com`
     await owner.send('/team/invites', { email })
     const b = new Browser(n.base)
     t.equal((await b.follow(linkIn(await inbox.next(email)))).status, 303, 'the member signs in')
     const home = (await owner.get('/team')).body
-    const id = new RegExp(`name="user" value="([^"]+)"[^]*?Remove ${email.replace(/[.]/g, '\\.')}`).exec(home)?.[1]
+    const id = home.includes(`Remove ${email}`) ? userIdIn(home, email) : undefined
     t.ok(id, 'the owner sees the member, with a remove button')
+    if (role !== 'member') t.equal((await owner.send('/team/members/role', { user: id!, role })).status, 200)
     return { email, b, id: id! }
   }
 
-  /** A team key minted on the dashboard by the person of `b`. */
-  async function mintOnPage(b: Browser, label: string): Promise<string> {
-    const page = await b.send('/team/keys', { label })
+  /** A team key minted on the dashboard by the person of `b`, of the admin scope unless said otherwise. */
+  async function mintOnPage(b: Browser, label: string, scope = 'admin'): Promise<string> {
+    const page = await b.send('/team/keys', { label, scope })
     t.equal(page.status, 200)
     return secretIn(page.body, 'minted-key')!
   }
@@ -39,12 +40,12 @@ t.test('standalone', async (t) => {
   const status = async (path: string, key: string) => (await n.call(path, { key })).status
 
   t.test('the owner removes a member: every key the member minted is revoked, and its open stream ends', async (t) => {
-    const m = await newMember()
+    const m = await newMember('admin')
     const pageKey = await mintOnPage(m.b, 'member laptop')
     const apiMint = await n.call('/admin/keys', {
       key: pageKey,
       method: 'POST',
-      json: { label: 'minted with the member key' },
+      json: { label: 'minted with the member key', scope: 'admin' },
     })
     t.equal(apiMint.status, 201)
     const apiKey = ((await apiMint.json()) as { key: string }).key
@@ -107,8 +108,8 @@ t.test('standalone', async (t) => {
 
   t.test('a member who deletes their own account loses the keys they minted', async (t) => {
     const m = await newMember()
-    const key = await mintOnPage(m.b, 'mine')
-    t.equal(await status('/admin/me', key), 200)
+    const key = await mintOnPage(m.b, 'mine', 'agent')
+    t.equal(await status('/admin/me', key), 403, 'their agent key is live (and has no admin API)')
     const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
       .exec((await m.b.get('/account/delete')).body)![1]!
       .replaceAll('&#39;', "'")

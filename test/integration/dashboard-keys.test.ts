@@ -27,7 +27,7 @@ t.test('standalone', async (t) => {
     t.match(long.body, 'must be at most 100 characters')
     const team = (await n.node.accounts.session(b.jar.get('ar_session')))!.team
     const before = (await n.node.teams.listKeys(team)).length
-    const minted = await b.send('/team/keys', { label: 'CI <bot>' })
+    const minted = await b.send('/team/keys', { label: 'CI <bot>', scope: 'admin' })
     t.equal(minted.posted.status, 303, 'Post/Redirect/Get')
     t.match(minted.posted.location, /^\/team\/keys\?done=[A-Za-z0-9_-]+$/)
     t.equal(minted.status, 200)
@@ -65,7 +65,8 @@ t.test('standalone', async (t) => {
     t.match(page.body, '<td data-label="Label">agent solo</td>', 'with its label')
     t.match(
       page.body,
-      `<td data-label="Label">agent solo</td><td data-label="Minted by">${op}</td>`,
+      `<td data-label="Label">agent solo</td><td data-label="Access">read and write</td>` +
+        `<td data-label="Minted by">${op}</td>`,
       'and who minted it',
     )
     const revoked = await b.send('/team/invite-keys/revoke', { room: 'inv', token: token! })

@@ -28,7 +28,7 @@ t.test('the edge', async (t) => {
       const teamId = header.slice('Bearer probe-'.length)
       if (teamId === 'nobody') return undefined
       if (teamId === 'refused') throw new AppError('unauthorized', 'probe token refused')
-      return { kind: 'team', teamId, keyId: 'probe' }
+      return { kind: 'team', teamId, keyId: 'probe', scope: 'admin', access: 'write' }
     },
   }
   const seen: string[] = []
@@ -72,7 +72,7 @@ t.test('the edge', async (t) => {
     t.equal(res.status, 200, 'the probe kind names a principal')
     t.same(await res.json(), {
       name: 'a b',
-      principal: { kind: 'team', teamId: team.teamId, keyId: 'probe' },
+      principal: { kind: 'team', teamId: team.teamId, keyId: 'probe', scope: 'admin', access: 'write' },
       body: { x: 1 },
     })
     t.ok(res.headers.get('ratelimit-limit'), 'and it is charged to the team rate limit')

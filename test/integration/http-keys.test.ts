@@ -79,7 +79,7 @@ t.test('keys and invites name who minted them: a person, or nobody', async (t) =
   const firstKey = keyIn(first)!
   const user = (await n.node.accounts.session(b.jar.get('ar_session')))!
   const person = `user:${user.id} ${op}`
-  const minted = await b.send('/team/keys', { label: 'by a person' })
+  const minted = await b.send('/team/keys', { label: 'by a person', scope: 'admin' })
   const personKeyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
   const personKey = new RegExp('<textarea id="minted-key"[^>]*>([^<]*)</textarea>').exec(minted.body)![1]!
   const inherited = await mint(n, personKey)

@@ -43,7 +43,7 @@ t.test('resync: a missed revocation takes effect, a verified key outlives its Re
   await n.node.teams.mintTeamKey(team.teamId, { label: 'the one left' })
   // Revoked without the notice reaching this node (as while its subscription was down).
   const k = store.keys.team(team.teamId)
-  await store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', (first as { keyId: string }).keyId, '', 60_000])
+  await store.run('revokeKey', [k.team, k.keys, k.secrets], ['k', (first as { keyId: string }).keyId, '', 60_000, ''])
   t.equal(await keyring.authenticate(header), again, 'within its cache lifetime the key is trusted')
   keyring.resync()
   await t.rejects(

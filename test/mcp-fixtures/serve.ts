@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   const host = new FixtureHost()
   await host.start()
   const edge = new Edge(deps).mount(
-    mcpMount({ ...deps, sse }, host, { keyless: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous' } }),
+    mcpMount({ ...deps, sse }, host, {
+      keyless: { kind: 'team', teamId: ANONYMOUS_TEAM, keyId: 'anonymous', scope: 'admin', access: 'write' },
+    }),
   )
   const server = await listen(settings.host, settings.port, edge.handle, settings.httpHeaderBytes)
   process.stdout.write(`URL http://${settings.host}:${server.port}/mcp\n`)

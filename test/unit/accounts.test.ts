@@ -13,6 +13,7 @@ const req = (headers: Record<string, string>) => ({
   headers,
   remote: '127.0.0.1',
   rawQuery: '',
+  client: '127.0.0.1',
 })
 
 t.test('https: a __Host- cookie marked Secure; plain-HTTP localhost: no prefix, not Secure', async (t) => {

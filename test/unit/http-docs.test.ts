@@ -11,7 +11,7 @@ import { ServiceNode } from '../../src/node.js'
 const AUTH_TEXT: Record<Route['auth'], string> = {
   none: 'none',
   optional: 'none, or a key',
-  team: 'team key',
+  team: 'team key with the admin scope',
   any: "team key or the room's invite key",
 }
 

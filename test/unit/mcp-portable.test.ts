@@ -18,7 +18,7 @@ import { mcpPipeline, type McpExchange, type McpInbound } from '../../src/mcp/pi
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
 import { META } from '../../src/mcp/wire.js'
 
-const TEAM = { kind: 'team', teamId: 'tm_portable', keyId: 'k1' } as Principal
+const TEAM: Principal = { kind: 'team', teamId: 'tm_portable', keyId: 'k1', scope: 'admin', access: 'write' }
 const MODERN = '2026-07-28'
 
 // Listing runs no tool, so the host needs none of the services a tool uses.

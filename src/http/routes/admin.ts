@@ -36,6 +36,8 @@ const keyView = z.object({
   keyId: z.string(),
   hint: z.string(),
   label: z.string().optional(),
+  scope: z.enum(['agent', 'admin']),
+  access: z.enum(['read', 'write']),
   createdBy: mintedBy,
   createdAt: z.string(),
   revokedAt: z.string().optional(),
@@ -45,6 +47,7 @@ const inviteView = z.object({
   roomId: z.string(),
   hint: z.string(),
   label: z.string().optional(),
+  access: z.enum(['read', 'write']),
   createdBy: mintedBy,
   createdAt: z.string(),
   revokedAt: z.string().optional(),
@@ -65,6 +68,7 @@ export const adminSchemas = {
     after: z.string().max(64).optional(),
   }),
   mint: teamSchemas.mint,
+  invite: teamSchemas.invite,
 }
 
 export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
@@ -162,6 +166,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       method: 'POST',
       path: '/admin/rooms',
       auth: 'team',
+      needs: 'room.write',
       tag: 'admin',
       status: 201,
       summary: 'Create a room, optionally with a given roomId and from a template (blank, web-app, incident).',
@@ -226,6 +231,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       method: 'POST',
       path: '/admin/keys',
       auth: 'team',
+      needs: 'keys.own',
       tag: 'admin',
       status: 201,
       summary:
@@ -259,6 +265,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       method: 'DELETE',
       path: '/admin/keys/:keyId',
       auth: 'team',
+      needs: 'keys.others',
       tag: 'admin',
       summary: "Revoke a team key, on every node within a second. The team's last live key cannot be revoked (409).",
       response: z.object({ revoked: keyView }),
@@ -295,12 +302,13 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       method: 'POST',
       path: '/admin/rooms/:roomId/invite',
       auth: 'team',
+      needs: 'keys.own',
       tag: 'admin',
       status: 201,
       summary:
         'Create a room invite key: it reaches this one room (MCP, SSE, snapshot) and nothing else. The full ' +
         'key is in this response only.',
-      body: adminSchemas.mint,
+      body: adminSchemas.invite,
       response: inviteView.extend({ key: z.string() }),
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
@@ -333,6 +341,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       method: 'DELETE',
       path: '/admin/rooms/:roomId/invites/:tokenId',
       auth: 'team',
+      needs: 'keys.others',
       tag: 'admin',
       summary: 'Revoke a room invite key, on every node within a second.',
       response: z.object({ revoked: inviteView }),

@@ -21,6 +21,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       method: 'POST',
       path: '/admin/webhooks',
       auth: 'team',
+      needs: 'webhooks.manage',
       tag: 'webhooks',
       status: 201,
       summary:
@@ -54,6 +55,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       method: 'DELETE',
       path: '/admin/webhooks/:webhookId',
       auth: 'team',
+      needs: 'webhooks.manage',
       tag: 'webhooks',
       summary:
         'Delete a webhook: no delivery of it starts afterwards. The answer carries its delivery health as it ' +
@@ -69,6 +71,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       method: 'POST',
       path: '/admin/webhooks/:webhookId/rotate-secret',
       auth: 'team',
+      needs: 'webhooks.manage',
       tag: 'webhooks',
       summary:
         `Give a webhook a new secret, in this response only. The previous one keeps signing beside it for ` +
@@ -89,6 +92,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       method: 'POST',
       path: '/admin/webhooks/:webhookId/test',
       auth: 'team',
+      needs: 'webhooks.manage',
       tag: 'webhooks',
       summary:
         'Send a test request to the webhook now ({id, type: "webhook.test", team_id, webhook_id, sent_at}, ' +
@@ -112,6 +116,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       method: 'POST',
       path: '/admin/webhooks/:webhookId/deliveries/:deliveryId/replay',
       auth: 'team',
+      needs: 'webhooks.manage',
       tag: 'webhooks',
       status: 202,
       summary:

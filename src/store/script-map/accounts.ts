@@ -20,14 +20,17 @@ type SignedIn = { user: StoredUser; new_user: boolean; created_team: boolean }
 export interface AccountScripts {
   consumeToken: { args: [tokenHash: string, ...session: SessionArgs]; reply: SignedIn }
   createInvite: {
-    args: [invite: Buffer, tokenHash: string, ttlMs: number, by: string, limit: number]
+    args: [invite: Buffer, tokenHash: string, ttlMs: number, by: string, limit: number, roles: string]
     reply: { invite: StoredInvite }
   }
   decideWaitlist: {
     args: [email: string, decision: 'approve' | 'decline', tokenHash: string, ttlMs: number]
     reply: { entry: StoredWaitlistEntry & { decided_at: number } }
   }
-  deleteUser: { args: [userId: string, remover: string]; reply: { user: StoredUser; last: boolean } }
+  deleteUser: {
+    args: [userId: string, remover: string, removeRoles: string, removeOwnerRoles: string]
+    reply: { user: StoredUser; last: boolean }
+  }
   endSession: { args: [sessionHash: string]; reply: { ended: boolean } }
   joinWaitlist: { args: [email: string, note: string, limit: number]; reply: { ok: true } }
   readSession: {
@@ -40,6 +43,7 @@ export interface AccountScripts {
     reply: { issued: boolean }
   }
   revokeInvite: { args: [inviteId: string, teamId: string]; reply: { invite: StoredInvite } }
+  setRole: { args: [userId: string, role: string, by: string, roles: string]; reply: { user: StoredUser } }
   signInIdentity: {
     args: [ident: string, email: string, ...rest: [...SessionArgs, trustedForEmail: '0' | '1']]
     reply: SignedIn & { linked: boolean }

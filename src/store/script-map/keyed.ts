@@ -2,7 +2,10 @@
 // indexing, vectors, leases, the rate limit. Each one's keys (KEYS[1..]), arguments (ARGV[1..])
 // and reply; `rows: true` when raw records follow the reply. Checked against each script's
 // header by test/unit/script-map.test.ts.
-import type { StoredCredential, StoredHealth, StoredWebhook } from '../records.js'
+import type { CredentialReach, StoredCredential, StoredHealth, StoredWebhook } from '../records.js'
+
+type Scope = NonNullable<CredentialReach['scope']>
+type Access = NonNullable<CredentialReach['access']>
 import type { Delivery, Outcome } from '../webhooks.js'
 
 type Flag = '0' | '1'
@@ -87,7 +90,18 @@ export interface KeyedScripts {
   lookupKey: {
     keys: [secrets: Key, keys: Key, invites: Key, team: Key]
     args: [hash: string]
-    reply: { kind: 'team'; id: string } | { kind: 'room'; id: string; room_id: string } | { kind?: undefined }
+    reply:
+      | { kind: 'team'; id: string; scope?: Scope; access?: Access; agent_id?: string; created_by?: string }
+      | {
+          kind: 'room'
+          id: string
+          room_id: string
+          scope?: Scope
+          access?: Access
+          agent_id?: string
+          created_by?: string
+        }
+      | { kind?: undefined }
   }
   mintKey: {
     keys: [team: Key, records: Key, secrets: Key, keys: Key]
@@ -129,7 +143,7 @@ export interface KeyedScripts {
   }
   revokeKey: {
     keys: [team: Key, records: Key, secrets: Key]
-    args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number]
+    args: [kind: 'k' | 'i', id: string, roomId: string, retentionMs: number, onlyOf: string]
     reply: { record: StoredCredential; hash: string }
   }
   revokeMemberKeys: {

@@ -1,0 +1,301 @@
+// subscriptions/listen (2026-07-28): a long-lived reply stream that carries
+// notifications/resources/updated for the room resources a client subscribed to, and
+// notifications/resources/list_changed for the rooms it watches. Every stream of every room on
+// this node shares one hub listener per room (the same hub as the SSE streams): a change made on
+// any node reaches every listener through the room's pub/sub notice, with no Redis connection or
+// command of a stream's own. A notice is a wake-up: the stream says which URIs changed and the
+// client reads them again. After a hub resync (notices may have been lost) every subscribed URI
+// is announced once. The stream ends with the listen request's result when the node drains, and
+// with an error when its key is revoked.
+import type { Principal } from '../auth/principal.js'
+import { revokedError, type Keyring } from '../auth/keyring.js'
+import type { Notice } from '../core/events.js'
+import type { Core } from '../core/index.js'
+import type { Hub } from '../realtime/hub.js'
+import type { Lifecycle } from '../shared/lifecycle.js'
+import type { RoomRef } from '../store/keys.js'
+import { ERROR, isObject, type JsonObject, type RequestId } from './wire.js'
+import { parseResourceUri, notFound, resourceUri, roomOfUri, rpcError, type ResourceRef } from './resources.js'
+
+/** What the listen streams use: the hub they share, the room check, the key holds, the drain. */
+export interface ListenDeps {
+  hub: Pick<Hub, 'listen' | 'onResync' | 'whenSubscribed'>
+  core: Pick<Core, 'rooms'>
+  keyring: Pick<Keyring, 'hold'>
+  lifecycle: Pick<Lifecycle, 'onDrain'>
+}
+
+/** URIs one listen request may subscribe to at most. */
+export const MAX_SUBSCRIPTIONS = 100
+
+export const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId'
+
+/** The part of the request's filter this server honours (the acknowledgement's `notifications`). */
+export interface Honoured {
+  resourcesListChanged?: true
+  resourceSubscriptions?: string[]
+}
+
+/** Where a stream writes: notifications, then one final message that ends it. */
+export interface ListenSink {
+  notify(message: JsonObject): void
+  end(message: JsonObject): void
+}
+
+/** What a room notice changed, in terms of the resources. */
+export interface RoomChange {
+  plan?: true
+  presence?: true
+  context?: { type: string; key: string }
+  /** Whose unread events changed: one agent, or every agent but the author of a new event. */
+  unread?: { agent: string } | { allBut: string | undefined }
+  /** The room's resources/list changed (a context entry created or deleted, the room created). */
+  listChanged?: true
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/**
+ * What a room notice announces, by its kind (`k`, published by the script that made the change,
+ * in the same call): tasks and reviews change the plan, context notices one entry, presence the
+ * presence, and every notice with a new event (`event_id`) the unread events of every agent but
+ * its author; a read moves one agent's cursor, a deleted event may have been unread by anyone.
+ */
+export function changeOf(n: Notice): RoomChange {
+  const c: RoomChange = {}
+  const event = isObject(n.event) ? n.event : undefined
+  if (typeof n.event_id === 'string') c.unread = { allBut: str(event?.agent_id) }
+  switch (n.k) {
+    case 'room':
+      c.plan = c.presence = c.listChanged = true
+      break
+    case 'task':
+      c.plan = true
+      break
+    case 'review':
+      if (n.task !== undefined) c.plan = true
+      break
+    case 'presence':
+      c.presence = true
+      break
+    case 'context': {
+      const type = str(n.type)
+      const key = str(n.key)
+      if (type !== undefined && key !== undefined) c.context = { type, key }
+      if (n.op === 'deleted' || (n.op === 'written' && n.version === 1)) c.listChanged = true
+      break
+    }
+    case 'event':
+      if (n.op === 'read' && typeof n.agent === 'string') c.unread = { agent: n.agent }
+      else if (n.op === 'deleted') c.unread = { allBut: undefined }
+      break
+  }
+  return c
+}
+
+/** The subscribed URIs of one room, by what changes them. */
+interface RoomWatch {
+  readonly ref: RoomRef
+  plan?: string
+  presence?: string
+  readonly context: Map<string, string>
+  readonly unread: Map<string, string>
+  listChanged: boolean
+}
+
+const contextKeyOf = (type: string, key: string) => `${type}\n${key}`
+/** A room's key in the maps of this file (ids never hold a newline). */
+const tagOf = (ref: RoomRef) => `${ref.teamId}\n${ref.roomId}`
+
+function watchOf(ref: RoomRef): RoomWatch {
+  return { ref, context: new Map(), unread: new Map(), listChanged: false }
+}
+
+/** The URIs of `w` that `c` changed, in a fixed order. */
+function changedUris(w: RoomWatch, c: RoomChange): string[] {
+  const out: string[] = []
+  if (c.plan && w.plan) out.push(w.plan)
+  if (c.presence && w.presence) out.push(w.presence)
+  if (c.context) {
+    const uri = w.context.get(contextKeyOf(c.context.type, c.context.key))
+    if (uri) out.push(uri)
+  }
+  const u = c.unread
+  if (u && 'agent' in u) {
+    const uri = w.unread.get(u.agent)
+    if (uri) out.push(uri)
+  } else if (u) for (const [agent, uri] of w.unread) if (agent !== u.allBut) out.push(uri)
+  return out
+}
+
+function allUris(w: RoomWatch): string[] {
+  return [w.plan, w.presence, ...w.context.values(), ...w.unread.values()].filter((u): u is string => !!u)
+}
+
+/** One open stream: its id, the rooms it watches, where it writes. */
+class Stream {
+  live = false
+  constructor(
+    readonly id: RequestId,
+    readonly rooms: Map<string, RoomWatch>,
+    readonly sink: ListenSink,
+  ) {}
+
+  tag(params: JsonObject): JsonObject {
+    return { ...params, _meta: { [SUBSCRIPTION_ID]: this.id } }
+  }
+
+  updated(uris: string[], listChanged: boolean): void {
+    if (!this.live) return
+    for (const uri of uris)
+      this.sink.notify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: this.tag({ uri }) })
+    if (listChanged)
+      this.sink.notify({ jsonrpc: '2.0', method: 'notifications/resources/list_changed', params: this.tag({}) })
+  }
+}
+
+/** Validates a listen request's filter: what is honoured, and the rooms it watches (by tag). */
+function filterOf(p: Principal, params: unknown): { honoured: Honoured; rooms: Map<string, RoomWatch> } {
+  const notifications = isObject(params) ? params.notifications : undefined
+  if (!isObject(notifications))
+    throw rpcError(ERROR.invalidParams, 'Invalid params: params.notifications is required: an object (the filter)')
+  for (const f of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    const v = notifications[f]
+    if (v !== undefined && typeof v !== 'boolean')
+      throw rpcError(ERROR.invalidParams, `Invalid params: notifications.${f} must be a boolean`)
+  }
+  const subs = notifications.resourceSubscriptions ?? []
+  if (!Array.isArray(subs) || subs.some((u) => typeof u !== 'string'))
+    throw rpcError(ERROR.invalidParams, 'Invalid params: notifications.resourceSubscriptions must be an array of URIs')
+  const uris = [...new Set(subs as string[])]
+  if (uris.length > MAX_SUBSCRIPTIONS)
+    throw rpcError(
+      ERROR.invalidParams,
+      `Invalid params: notifications.resourceSubscriptions: ${uris.length} URIs; the limit is ${MAX_SUBSCRIPTIONS}`,
+      { limit: MAX_SUBSCRIPTIONS, size: uris.length },
+    )
+  const rooms = new Map<string, RoomWatch>()
+  const watch = (ref: RoomRef) => {
+    const tag = tagOf(ref)
+    let w = rooms.get(tag)
+    if (!w) rooms.set(tag, (w = watchOf(ref)))
+    return w
+  }
+  for (const uri of uris) {
+    const ref = parseResourceUri(uri)
+    if (!ref) throw notFound(uri)
+    add(watch(roomOfUri(p, uri, ref)), ref, uri)
+  }
+  const honoured: Honoured = {}
+  // The list of the rooms the stream watches: an invite key's room, or the rooms of its URIs.
+  const one = (p as { roomId?: unknown }).roomId
+  if (notifications.resourcesListChanged === true) {
+    if (typeof one === 'string') watch({ teamId: p.teamId, roomId: one })
+    for (const w of rooms.values()) w.listChanged = true
+    if (rooms.size > 0) honoured.resourcesListChanged = true
+  }
+  if (uris.length > 0) honoured.resourceSubscriptions = uris
+  return { honoured, rooms }
+}
+
+function add(w: RoomWatch, ref: ResourceRef, uri: string): void {
+  if (ref.kind === 'plan') w.plan = uri
+  else if (ref.kind === 'presence') w.presence = uri
+  else if (ref.kind === 'context') w.context.set(contextKeyOf(ref.type, ref.key), uri)
+  else w.unread.set(ref.agent, uri)
+}
+
+interface SharedRoom {
+  readonly streams: Set<Stream>
+  readonly unlisten: () => void
+}
+
+export class Listens {
+  private readonly rooms = new Map<string, SharedRoom>()
+  private readonly streams = new Set<Stream>()
+
+  constructor(private readonly deps: ListenDeps) {
+    deps.hub.onResync(() => {
+      for (const s of this.streams) for (const w of s.rooms.values()) s.updated(allUris(w), w.listChanged)
+    })
+  }
+
+  stats(): { streams: number; rooms: number } {
+    return { streams: this.streams.size, rooms: this.rooms.size }
+  }
+
+  /**
+   * Opens one stream: checks the filter and that every room it names exists for this key
+   * (otherwise throws the -32602 naming the first URI that does not), waits until the rooms'
+   * channels are subscribed, then acknowledges. From the acknowledgement on, every change reaches
+   * the sink until `close` is called, the key is revoked or the node drains. Returns `close`.
+   */
+  async open(p: Principal, id: RequestId, params: unknown, sink: ListenSink): Promise<() => void> {
+    const { honoured, rooms } = filterOf(p, params)
+    for (const w of rooms.values()) {
+      if (!(await this.deps.core.rooms.exists(w.ref)))
+        throw notFound(firstUri(w) ?? resourceUri({ kind: 'plan', roomId: w.ref.roomId }))
+    }
+    const stream = new Stream(id, rooms, sink)
+    let closed = false
+    const close = () => {
+      if (closed) return
+      closed = true
+      stream.live = false
+      this.streams.delete(stream)
+      for (const tag of rooms.keys()) this.leave(tag, stream)
+      undrain()
+      unhold()
+    }
+    this.streams.add(stream)
+    for (const [tag, w] of rooms) this.join(tag, w.ref, stream)
+    const undrain = this.deps.lifecycle.onDrain(() => {
+      const result = { _meta: { [SUBSCRIPTION_ID]: id } }
+      close()
+      sink.end({ jsonrpc: '2.0', id, result })
+    })
+    const unhold = this.deps.keyring.hold(p, () => {
+      close()
+      const error = revokedError().toJSON()
+      sink.end({ jsonrpc: '2.0', id, error: { code: ERROR.transport, message: error.message, data: { error } } })
+    })
+    await Promise.all([...rooms.values()].map((w) => this.deps.hub.whenSubscribed(w.ref)))
+    if (closed) return close
+    sink.notify({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: stream.tag({ notifications: honoured }),
+    })
+    stream.live = true
+    return close
+  }
+
+  private join(tag: string, ref: RoomRef, stream: Stream): void {
+    let room = this.rooms.get(tag)
+    if (!room) {
+      const streams = new Set<Stream>()
+      const unlisten = this.deps.hub.listen(ref, (n) => {
+        const c = changeOf(n)
+        for (const s of streams) {
+          const w = s.rooms.get(tag)
+          if (w) s.updated(changedUris(w, c), c.listChanged === true && w.listChanged)
+        }
+      })
+      this.rooms.set(tag, (room = { streams, unlisten }))
+    }
+    room.streams.add(stream)
+  }
+
+  private leave(tag: string, stream: Stream): void {
+    const room = this.rooms.get(tag)
+    if (!room) return
+    room.streams.delete(stream)
+    if (room.streams.size > 0) return
+    this.rooms.delete(tag)
+    room.unlisten()
+  }
+}
+
+function firstUri(w: RoomWatch): string | undefined {
+  return allUris(w)[0]
+}
