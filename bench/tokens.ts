@@ -1,5 +1,5 @@
 // What agents pay in tokens: the replies of the typical turn (src/mcp/host.ts INSTRUCTIONS) in a standard room,
-// the replies of the list and read tools, and the tools/list entries, with the Claude tokenizer
+// the replies of the list and read tools and of search, and the tools/list entries, with the Claude tokenizer
 // and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
 // for a reply, the JSON of the entry for tools/list. Nothing here is timed.
 //
@@ -10,6 +10,7 @@
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { parseArgs } from 'node:util'
+import { startTestEmbedder, TEST_MODEL } from '../test/helpers/embedder.js'
 import { defaultKey, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({ options: { show: { type: 'boolean', default: false } } })
@@ -39,9 +40,13 @@ const STANDARD_TITLES = [
 ]
 
 const redis = await startRedis()
+// An embedder (the test model) for the semantic search replies; the other replies do not depend on it.
+const embedder = await startTestEmbedder()
 const node = await startChild('src/main.ts', {
   REDIS_URL: `redis://127.0.0.1:${redis.port}`,
   RATE_LIMIT_PER_MIN: '10000000',
+  EMBEDDER_URL: embedder.url,
+  EMBEDDER_MODEL: TEST_MODEL,
 })
 const key = await defaultKey(node)
 const headers = {
@@ -158,6 +163,23 @@ const others: [string, string, Record<string, unknown>][] = [
 ]
 for (const [agent, name, args] of others) line(`reply ${name}`, await call(agent, name, args))
 
+// Search replies in the standard room: ten results, words only and hybrid (once the room's vectors
+// are made: an answer without a note).
+const searches: [string, Record<string, unknown>][] = [
+  ['search', { query: 'retry webhook' }],
+  ['search semantic', { query: 'retry webhook', semantic: true }],
+  ['search partial', { query: 'webhook retry timeout' }],
+  ['search partial semantic', { query: 'webhook retry timeout', semantic: true }],
+]
+for (const [label, args] of searches) {
+  let text = await call(me, 'search', args)
+  for (let i = 0; i < 100 && (JSON.parse(text) as { note?: string }).note; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    text = await call(me, 'search', args)
+  }
+  line(`reply ${label}`, text)
+}
+
 // tools/list: every entry, then the totals.
 const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: { name: string }[] }).tools
 // Both lists first: counting takes long enough for the server to close an idle keep-alive socket.
@@ -184,4 +206,5 @@ for (const [label, tools] of [
 }
 
 await node.stop()
+await embedder.close()
 await redis.stop()

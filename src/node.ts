@@ -132,7 +132,7 @@ export class ServiceNode {
       documented: true,
       ...keyPolicy(keys),
       routes: [
-        ...opsRoutes({ health: this.store.health, lifecycle, metrics, router }),
+        ...opsRoutes({ health: this.store.health, lifecycle, metrics, router, metricsToken: settings.metricsToken }),
         ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
         ...webhookRoutes({ webhooks: this.webhooks, audit }),
         ...roomRoutes({ core, feeds, keyring, sse }),

@@ -4,7 +4,7 @@
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
-import { roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
+import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -47,6 +47,8 @@ export interface InviteInfo {
   hint: string
   label?: string
   access: Access
+  /** The agent id the key is bound to (absent: its calls name their agent). */
+  agentId?: string
   /** User id of the person who minted it (absent: nobody). */
   createdBy?: string
   createdAt: string
@@ -79,7 +81,13 @@ export const teamSchemas = {
       .describe('agent (the default): rooms, stream, snapshot, search; admin: also the admin API (/admin)'),
     access,
   }),
-  invite: z.strictObject({ label: label(100).optional(), access }),
+  invite: z.strictObject({
+    label: label(100).optional(),
+    access,
+    agentId: agentIdField
+      .optional()
+      .describe('The agent the key is bound to: its calls act as this agent_id and may not name another'),
+  }),
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
@@ -106,6 +114,7 @@ function inviteInfo(r: StoredCredential): InviteInfo {
     access: r.access ?? 'write',
     createdAt: iso(r.created_at),
   }
+  if (r.agent_id) i.agentId = r.agent_id
   if (r.label) i.label = r.label
   if (r.created_by) i.createdBy = r.created_by
   if (r.revoked_at) i.revokedAt = iso(r.revoked_at)
@@ -299,9 +308,18 @@ export class Teams {
     parse(z.object({ roomId: roomIdField }), { roomId })
     if (asked.length === 0) return []
     const k = this.store.keys.team(teamId)
-    const minted = asked.map(({ label, access }) => {
+    const minted = asked.map(({ label, access, agentId }) => {
       const m = mintKey('room', teamId)
-      const rec = { id: newId('inv'), hash: m.hash, hint: m.hint, label, room_id: roomId, scope: 'agent', access }
+      const rec = {
+        id: newId('inv'),
+        hash: m.hash,
+        hint: m.hint,
+        label,
+        room_id: roomId,
+        scope: 'agent',
+        access,
+        agent_id: agentId,
+      }
       return { key: m.key, rec }
     })
     const r = await this.store.run(

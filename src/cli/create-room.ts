@@ -104,7 +104,7 @@ export async function createRoom(service: Service, input: CreateRoomInput): Prom
       const inv = await service.request<{ key: string; tokenId: string }>(
         'POST',
         `/admin/rooms/${encodeURIComponent(roomId)}/invite`,
-        { label },
+        { label, agentId },
       )
       key = inv.key
       tokenId = inv.tokenId

@@ -98,6 +98,21 @@ export const SERVING_SETTINGS = {
       'X-Forwarded-For entry outside them, when the socket peer is inside them. Replaces TRUSTED_PROXY_HOPS ' +
       'when set.',
   },
+  metricsToken: {
+    env: 'METRICS_TOKEN',
+    schema: z
+      .string()
+      .regex(
+        /^([A-Za-z0-9._~+/=-]{16,256})?$/,
+        'must be 16-256 characters of a bearer token (letters, digits, ._~+/=-)',
+      )
+      .default(''),
+    unit: 'secret',
+    doc:
+      'When set, GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise), so ' +
+      'a node reachable from outside does not show its metrics to anyone. Unset: /metrics is open, for a ' +
+      'scraper on a network that only it and the nodes share.',
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -7,7 +7,6 @@ import type { CoreSettings } from './settings.js'
 import type { StoredPriority, StoredTaskStatus } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { blockersIn, page, taskItem } from './compact.js'
-import { AppError } from '../shared/errors.js'
 import { assignee, requireAgent, taskId, type Caller } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from '../shared/validate.js'
@@ -187,16 +186,12 @@ export class Plan {
       priority: v.priority,
       order: v.order,
     }
-    const r = await this.store
-      .room('updateTask', c.room, callOptions(c), [
-        v.task_id,
-        pack(patch),
-        v.force ? '1' : '0',
-        this.settings.eventsRetained,
-      ])
-      .catch((err: unknown) => {
-        throw claimHint(err)
-      })
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [
+      v.task_id,
+      pack(patch),
+      v.force ? '1' : '0',
+      this.settings.eventsRetained,
+    ])
     const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
       task: taskFromReply(r.task, r.notes),
       changed: r.changed,
@@ -274,32 +269,6 @@ export class Plan {
     const tasks = pairs(r.rows).map(([t]) => itemOfRow(t))
     return { tasks, ...page(tasks.length, r.total, TASK_LIST_MAX), unread: r.unread }
   }
-}
-
-/**
- * A refused claim tells the agent what to do next: the holder or the blockers are in the message
- * and details already; the hint points at the work it can take instead.
- */
-function claimHint(err: unknown): unknown {
-  if (!(err instanceof AppError) || err.code !== 'conflict') return err
-  const d = err.details ?? {}
-  if (typeof d.holder === 'string') {
-    return new AppError(
-      err.code,
-      err.message,
-      d,
-      `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`,
-    )
-  }
-  if (Array.isArray(d.blocked_by)) {
-    return new AppError(
-      err.code,
-      err.message,
-      d,
-      `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`,
-    )
-  }
-  return err
 }
 
 const RANK: Record<Priority, number> = { urgent: 0, high: 1, normal: 2, low: 3 }

@@ -180,7 +180,7 @@ export class Pages {
     const minted = await this.deps.teams.mintInvites(
       user.team,
       roomId,
-      agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100) })),
+      agents.map((agentId) => ({ label: `agent ${agentId}`.slice(0, 100), agentId })),
       { user: user.id },
     )
     try {

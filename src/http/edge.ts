@@ -83,6 +83,9 @@ export interface EdgeDeps {
 /** The policy of requests no route matches (404, and 405 whichever mount has the path): JSON answers. */
 const UNMATCHED: MountPolicy<Principal> = { name: 'unmatched' }
 
+/** The method label of the request metrics: these as sent, any other as `other` (a client picks the method). */
+const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/
 const ID_BASE = `${process.pid.toString(36)}${Date.now().toString(36)}`
 let idSeq = 0
@@ -190,8 +193,9 @@ export class Edge {
       const label = flow.route?.path ?? (flow.allowed ? 'method_not_allowed' : 'not_found')
       const status = String(ex.status ?? 0)
       const seconds = (performance.now() - flow.started) / 1000
-      this.deps.metrics.requests.inc({ route: label, method: ex.req.method, status })
-      this.deps.metrics.latency.observe({ route: label, method: ex.req.method }, seconds)
+      const method = METHOD_LABELS.has(ex.req.method) ? ex.req.method : 'other'
+      this.deps.metrics.requests.inc({ route: label, method, status })
+      this.deps.metrics.latency.observe({ route: label, method }, seconds)
       if (this.deps.log.isLevelEnabled('debug'))
         this.deps.log.debug(
           { request_id: flow.id, method: ex.req.method, route: label, status, ms: seconds * 1000 },

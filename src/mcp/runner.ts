@@ -43,6 +43,30 @@ const text = (body: unknown, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : {}),
 })
 
+/**
+ * The arguments of a room tool as the credential's agent: a credential bound to an agent acts as
+ * it (agent_id may be left out) and may not name another; `human:` ids belong to people signed in
+ * to the dashboard, so no credential may name one.
+ */
+function asBoundAgent(p: Principal, given: Record<string, unknown>): Record<string, unknown> {
+  const bound = p.agentId
+  const named = given.agent_id
+  if (bound !== undefined) {
+    if (named === undefined) return { ...given, agent_id: bound }
+    if (named !== bound)
+      throw new AppError(
+        'forbidden',
+        `agent_id: this key is bound to agent ${JSON.stringify(bound)}; it may not act as ${JSON.stringify(named)}`,
+        { field: 'agent_id', bound_agent_id: bound },
+      )
+  }
+  if (typeof named === 'string' && named.startsWith('human:'))
+    throw new AppError('forbidden', 'agent_id: human: ids are reserved for people signed in to the dashboard', {
+      field: 'agent_id',
+    })
+  return given
+}
+
 export async function runTool(
   deps: McpDeps,
   def: ToolDef<ToolDeps>,
@@ -54,8 +78,9 @@ export async function runTool(
     if (rawArgs !== undefined && (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs))) {
       throw new AppError('invalid_request', 'arguments: must be an object', { field: 'arguments' })
     }
-    const given = (rawArgs ?? {}) as Record<string, unknown>
+    let given = (rawArgs ?? {}) as Record<string, unknown>
     if (def.scope === 'room' && typeof given.room_id === 'string') roomId = given.room_id
+    if (def.scope === 'room') given = asBoundAgent(opts.principal, given)
     const args = parse(schemaOf(def), given) as Record<string, unknown>
     const ctx: ToolContext<ToolDeps> = {
       deps,

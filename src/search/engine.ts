@@ -67,6 +67,11 @@ export type SearchHit = {
   field: string
   snippet: string
   score: number
+  /**
+   * Redis engine: the query words (folded) it has, exactly or as a prefix, when it has some but not
+   * all of them; absent when it has them all, or was found by its meaning alone.
+   */
+  words?: string[]
   /** Semantic searches: which ranking found it, by its words, by its meaning (vectors), or both. */
   match?: 'lexical' | 'semantic' | 'both'
   /** Semantic searches: cosine similarity of its vector to the query's, when the vectors found it. */

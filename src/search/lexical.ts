@@ -83,6 +83,8 @@ export interface Hit<M> {
    * record has weighs the most, so matching only the common words of a query is a weak match.
    */
   coverage: number
+  /** The query words it matched, exact or as a prefix: bit i = Answer.terms[i]. */
+  words: number
 }
 
 export interface Answer<M> {
@@ -91,6 +93,8 @@ export interface Answer<M> {
   matched: Set<string>
   /** Query words ranked (distinct, at most MAX_QUERY_WORDS): a hit with `exact` equal to it has them all. */
   words: number
+  /** Those words, folded, in query order. */
+  terms: string[]
 }
 
 interface Slot<M> {
@@ -146,6 +150,7 @@ export class LexicalIndex<M> {
   private count = new Uint8Array(0)
   private exact = new Uint8Array(0)
   private cover = new Float64Array(0)
+  private wmask = new Uint16Array(0)
   private mask = new Uint8Array(0)
   /** UTF-16 length of the indexed text (what the node keeps in memory for snippets). */
   textLength = 0
@@ -230,13 +235,13 @@ export class LexicalIndex<M> {
   search(query: string, limit: number, kinds?: ReadonlySet<string>): Answer<M> {
     const qwords = [...new Set(words(query))].slice(0, MAX_QUERY_WORDS)
     const matched = new Set<string>()
-    if (qwords.length === 0 || this.byKey.size === 0) return { hits: [], matched, words: qwords.length }
+    if (qwords.length === 0 || this.byKey.size === 0) return { hits: [], matched, words: qwords.length, terms: qwords }
     // The last word is typed in part unless the query ends with a separator ("auth " is complete).
     const prefixLast = /[\p{L}\p{N}\p{M}]$/u.test(query)
     const live = this.byKey.size
     const avg = FIELDS.map((_, f) => (this.withField[f]! > 0 ? this.lenSum[f]! / this.withField[f]! : 1))
     this.ensureScratch()
-    const { acc, best, cur, score, count, exact, cover, mask } = this
+    const { acc, best, cur, score, count, exact, cover, wmask, mask } = this
     let idfSum = 0
     const all: number[] = []
     const touched: number[] = []
@@ -282,6 +287,7 @@ export class LexicalIndex<M> {
         const w = Math.max(saturate(acc[slot]!), PREFIX_WEIGHT * saturate(best[slot]!))
         if (acc[slot]! > 0) exact[slot]! += 1
         cover[slot]! += acc[slot]! > 0 ? idf : PREFIX_WEIGHT * idf
+        wmask[slot]! |= 1 << i
         acc[slot] = 0
         best[slot] = 0
         if (count[slot] === 0) all.push(slot)
@@ -299,14 +305,16 @@ export class LexicalIndex<M> {
           fields: mask[slot]!,
           exact: exact[slot]!,
           coverage: idfSum > 0 ? Math.min(1, cover[slot]! / idfSum) : 0,
+          words: wmask[slot]!,
         })
       score[slot] = 0
       count[slot] = 0
       exact[slot] = 0
       cover[slot] = 0
+      wmask[slot] = 0
       mask[slot] = 0
     }
-    return { hits: top.sorted(), matched, words: qwords.length }
+    return { hits: top.sorted(), matched, words: qwords.length, terms: qwords }
   }
 
   private ensureScratch(): void {
@@ -320,6 +328,7 @@ export class LexicalIndex<M> {
     this.count = new Uint8Array(size)
     this.exact = new Uint8Array(size)
     this.cover = new Float64Array(size)
+    this.wmask = new Uint16Array(size)
     this.mask = new Uint8Array(size)
   }
 

@@ -3,6 +3,7 @@
 // to get them; an empty consuming read says when the last event was.
 import t from 'tap'
 import { AppError, ERRORS } from '../../src/shared/errors.js'
+import { planTools } from '../../src/mcp/tools/plan.js'
 import { newRoom } from '../helpers/core.js'
 import { BACKENDS } from '../helpers/shared.js'
 
@@ -107,7 +108,23 @@ for (const backend of BACKENDS) {
           () => t.fail('expected a refusal') as never,
           (e: unknown) => e as AppError,
         )
-      const held = await refused(plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress' }))
+      // The core names the holder or the blockers; the update_task tool adds a hint in tools' words.
+      const updateTask = planTools.find((d) => d.name === 'update_task')!
+      const asTool = (agent: string, a: { task_id: string; status: 'in_progress' }) =>
+        updateTask.run(
+          {
+            deps: { core: room.core },
+            caller: room.as(agent),
+            principal: { kind: 'team', teamId: 'x', keyId: 'k', scope: 'agent', access: 'write' },
+            signal: new AbortController().signal,
+            longRunning: () => undefined,
+          } as Parameters<typeof updateTask.run>[0],
+          a as Parameters<typeof updateTask.run>[1],
+        )
+      const core = await refused(plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress' }))
+      t.match(core.toJSON(), { code: 'conflict', message: /held by alice/, details: { holder: 'alice' } })
+      t.notMatch(core.hint ?? '', /get_unblocked_tasks|post_event/, 'the core names no tool')
+      const held = await refused(asTool('bob', { task_id: 't1', status: 'in_progress' }))
       t.ok(held instanceof AppError)
       t.match(held.toJSON(), {
         code: 'conflict',
@@ -115,7 +132,7 @@ for (const backend of BACKENDS) {
         hint: 'alice holds it: call get_unblocked_tasks and claim another task, or post_event to ask alice.',
         details: { holder: 'alice' },
       })
-      const blocked = await refused(plan.updateTask(room.as('bob'), { task_id: 't2', status: 'in_progress' }))
+      const blocked = await refused(asTool('bob', { task_id: 't2', status: 'in_progress' }))
       t.match(blocked.toJSON(), {
         code: 'conflict',
         hint: 'Wait for t1 to be done, or call get_unblocked_tasks for a task you can claim now.',

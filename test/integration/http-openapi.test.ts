@@ -176,6 +176,13 @@ for (const backend of BACKENDS) {
         1,
         'unknown paths share one label, not one per path',
       )
+      for (const odd of ['FOOBAR', 'BREW', 'PROPFIND']) await (await n.call('/admin/me', { method: odd })).arrayBuffer()
+      const after = await (await n.call('/metrics')).text()
+      const methods = new Set(
+        [...after.matchAll(/^agentrooms_http_requests_total\{[^}]*method="([^"]+)"/gm)].map((x) => x[1]),
+      )
+      t.notOk(methods.has('FOOBAR') || methods.has('BREW') || methods.has('PROPFIND'), 'no label per method sent')
+      t.ok(methods.has('other'), 'methods outside the usual ones count as other')
       for (const name of [
         'agentrooms_http_requests_total',
         'agentrooms_http_request_duration_seconds',

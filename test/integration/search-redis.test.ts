@@ -89,6 +89,22 @@ for (const backend of BACKENDS) {
       return { engine, newRoom: (tt, opts) => roomOn(tt, backend, opts), settle: async () => {} }
     })
 
+    t.test('a hit that has some of the query words names them; one with all of them does not', async (t) => {
+      const { engine } = await engineFor(t, backend)
+      const r = await roomOn(t, backend)
+      await r.core.plan.addTask(r.as('a'), { title: 'Retry webhook deliveries' })
+      await r.core.plan.addTask(r.as('a'), { title: 'Webhook signatures' })
+      const a = await engine.search(r.as('a'), { query: 'retry webhook deliv' })
+      t.same(
+        a.results.map((h) => [h.ref, h.words]),
+        [
+          ['task t1', undefined],
+          ['task t2', ['webhook']],
+        ],
+        'the words as folded, a prefix match included',
+      )
+    })
+
     t.test('a change whose notice was lost is still found: the search waits, then reads the room again', async (t) => {
       const { engine, store } = await engineFor(t, backend)
       const r = await roomOn(t, backend)

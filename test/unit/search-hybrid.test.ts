@@ -3,6 +3,7 @@
 import t from 'tap'
 import { LexicalIndex, type IndexDoc } from '../../src/search/lexical.js'
 import type { HitBase } from '../../src/search/records.js'
+import { partialWords } from '../../src/search/redis/hits.js'
 import { rankHybrid } from '../../src/search/redis/hybrid.js'
 import { fuse } from '../../src/search/fuse.js'
 
@@ -91,4 +92,21 @@ t.test('over many rooms: coverage under 0.3 and a cosine under 0.05 stay below a
     }
   }
   t.pass('the record close in meaning first in every room, the weak one the best lexical score of its room')
+})
+
+t.test('a partial match names the query words it has, a prefix included; a full one names none', async (t) => {
+  const idx = new LexicalIndex<HitBase>()
+  idx.upsert(task('t1', 'Retry webhook deliveries'))
+  idx.upsert(task('t2', 'Webhook signatures'))
+  idx.upsert(task('t3', 'Deliveries by mail'))
+  const answer = idx.search('Retry WEBHOOK deliv', 10)
+  t.same(answer.terms, ['retry', 'webhook', 'deliv'])
+  t.same(
+    answer.hits.map((h) => [h.doc.key, partialWords(h, answer)]),
+    [
+      ['task:t1', undefined],
+      ['task:t2', ['webhook']],
+      ['task:t3', ['deliv']],
+    ],
+  )
 })

@@ -48,6 +48,7 @@ const inviteView = z.object({
   hint: z.string(),
   label: z.string().optional(),
   access: z.enum(['read', 'write']),
+  agentId: z.string().optional().describe('The agent the key is bound to'),
   createdBy: mintedBy,
   createdAt: z.string(),
   revokedAt: z.string().optional(),

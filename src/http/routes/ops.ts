@@ -1,5 +1,7 @@
 // Operational endpoints: liveness, readiness, Prometheus metrics, the OpenAPI document.
+import { createHash, timingSafeEqual } from 'node:crypto'
 import { z } from 'zod'
+import { AppError } from '../../shared/errors.js'
 import type { Lifecycle } from '../../shared/lifecycle.js'
 import type { Metrics } from '../../shared/metrics.js'
 import type { StoreHealth } from '../../store/health.js'
@@ -13,6 +15,8 @@ export interface OpsDeps {
   lifecycle: Pick<Lifecycle, 'accepting'>
   metrics: Pick<Metrics, 'registry'>
   router: Pick<Router, 'list'>
+  /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <it>`. */
+  metricsToken?: string
 }
 
 export function opsRoutes(deps: OpsDeps): Route[] {
@@ -59,8 +63,13 @@ export function opsRoutes(deps: OpsDeps): Route[] {
       method: 'GET',
       path: '/metrics',
       auth: 'none',
-      summary: 'Prometheus metrics of this node.',
+      summary:
+        'Prometheus metrics of this node. With METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>` ' +
+        '(401 otherwise); label values come from fixed sets (routes as declared, methods outside the usual ' +
+        'seven as other), so what clients send never adds series.',
       handle: async ({ ex }) => {
+        if (deps.metricsToken && !sameSecret(ex.req.headers.authorization ?? '', `Bearer ${deps.metricsToken}`))
+          throw new AppError('unauthorized', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"')
         const text = await deps.metrics.registry.metrics()
         ex.send(200, text, { 'Content-Type': deps.metrics.registry.contentType })
         return undefined
@@ -78,4 +87,10 @@ export function opsRoutes(deps: OpsDeps): Route[] {
       },
     },
   ]
+}
+
+/** Compares two secrets in time that does not depend on where they differ. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (v: string) => createHash('sha256').update(v).digest()
+  return timingSafeEqual(digest(given), digest(expected))
 }

@@ -4,6 +4,7 @@ import { summarySchema } from '../../core/summary.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import { AppError } from '../../shared/errors.js'
 
 const plan = planSchemas(CORE_SETTINGS)
 const id = coreArgs(plan.taskRef, { task_id: undefined })
@@ -79,7 +80,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.updateTask(caller, a),
+    run: ({ deps, caller }, a) =>
+      deps.core.plan.updateTask(caller, a).catch((err: unknown) => {
+        throw claimHint(err)
+      }),
   }),
   tool({
     name: 'get_unblocked_tasks',
@@ -149,3 +153,29 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
   }),
 ]
+
+/**
+ * A refused claim tells the agent what to do next, in the tools' words: the core's conflict names
+ * the holder or the blockers (message and details); the hint points at the tools for other work.
+ */
+function claimHint(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'conflict') return err
+  const d = err.details ?? {}
+  if (typeof d.holder === 'string') {
+    return new AppError(
+      err.code,
+      err.message,
+      d,
+      `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`,
+    )
+  }
+  if (Array.isArray(d.blocked_by)) {
+    return new AppError(
+      err.code,
+      err.message,
+      d,
+      `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`,
+    )
+  }
+  return err
+}

@@ -31,7 +31,7 @@ import { SearchReader } from '../records.js'
 import { RoomVectors } from '../vectors/follower.js'
 import { Semantic } from '../vectors/semantic.js'
 import { generationOf, VectorSink } from '../vectors/sink.js'
-import { hitOf } from './hits.js'
+import { hitOf, partialWords } from './hits.js'
 import { CANDIDATES, hybrid } from './hybrid.js'
 import { RoomIndex, type RoomCache } from './room.js'
 
@@ -199,7 +199,12 @@ export class RedisSearchEngine implements SearchEngine {
       else if (behind) note = NOTE_BEHIND
     } else {
       const top = lexical.hits[0]?.score ?? 1
-      results = lexical.hits.map((h) => hitOf(h.doc, h.score / top, h.fields, lexical.matched))
+      results = lexical.hits.map((h) => {
+        const hit = hitOf(h.doc, h.score / top, h.fields, lexical.matched)
+        const words = partialWords(h, lexical)
+        if (words) hit.words = words
+        return hit
+      })
     }
     this.fitBudget(room)
     const answer: SearchAnswer = { results, engine: 'redis', semantic: q.semantic }

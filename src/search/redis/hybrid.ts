@@ -10,7 +10,7 @@ import type { HitBase } from '../records.js'
 import { textHash } from '../vectors/codec.js'
 import type { Accept, PickNearest } from '../vectors/semantic.js'
 import { embedText } from '../vectors/sink.js'
-import { hitOf } from './hits.js'
+import { hitOf, partialWords } from './hits.js'
 import type { RoomIndex } from './room.js'
 
 /** Candidates taken from each ranking before fusion. */
@@ -82,7 +82,10 @@ export async function hybrid(
     if (!doc) continue
     // Scores follow the order (identifier matches come first whatever their fused score).
     last = Math.min(last, f.score / max)
-    const hit = hitOf(doc, last, lex.get(f.key)?.fields ?? 0, lexical.matched)
+    const found = lex.get(f.key)
+    const hit = hitOf(doc, last, found?.fields ?? 0, lexical.matched)
+    const words = found && partialWords(found, lexical)
+    if (words) hit.words = words
     hit.match = f.match
     if (f.similarity !== undefined) hit.similarity = roundScore(f.similarity)
     results.push(hit)
