@@ -17,6 +17,7 @@ import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './shared/lifecycle.js'
 import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
+import { hookRoutes } from './http/routes/hooks.js'
 import { reservationRoutes } from './http/routes/reservations.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
@@ -29,6 +30,7 @@ import { AccountPages } from './dashboard/account-pages.js'
 import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
+import { Wake } from './realtime/wake.js'
 import { Store } from './store/store.js'
 import { mcpMount } from './http/mcp.js'
 import { McpHost } from './mcp/host.js'
@@ -136,6 +138,7 @@ export class ServiceNode {
         ...roomRoutes({ core, feeds, keyring, sse }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
+        ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle }),
       ],
     })
     this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, mcpOptions(opts)))
