@@ -1,9 +1,8 @@
 --[[
   The caller leaves the room (leave_room): its presence is cleared and the service posts an
-  `agent_left` event by it, whether or not it was still online. An agent that is not present at
-  all (never was, already left, or forgotten after the forget-after time) posts nothing: nobody
-  is told that an agent they never saw left. Either way the agent's file reservations are
-  released (includes/reservations).
+  `agent_left` event by it, whatever its presence was (online, offline, or never seen: an agent
+  that joined without a heartbeat still says it is gone). Its file reservations are released
+  (includes/reservations).
 
   KEYS[room]   the room's fixed keys (ROOM_KEYS, includes/roomKeys)
   KEYS[room+1] the room's reservations hash (store.keys.reservations)
@@ -11,9 +10,8 @@
   ARGV[7]      events kept per room
   ARGV[8]      presence TTL (ms), to tell whether it was online
 
-  Returns {left = true, event, was_online, released}, or {left = false, was_online = false,
-  released} when the agent was not present; released lists the patterns of the reservations it
-  released.
+  Returns {left = true, event, was_present, was_online, released}: was_present whether it had a
+  presence to clear; released lists the patterns of the reservations it released.
   Publishes {k = 'presence', op = 'offline', agent, event_id, type = 'agent_left', event}: one notice
   that both clears presence and announces the new event (event_id, and the record itself as
   `event`, as postEvent does) to feed listeners; and {k = 'reservation', op = 'released', agent,
@@ -34,10 +32,9 @@ if #released > 0 then
   notify(R, { k = 'reservation', op = 'released', agent = R.agent, patterns = released })
 end
 local prev = redis.call('ZSCORE', R.k.presence, R.agent)
-if prev == false then return finish(R, { left = false, was_online = false, released = released }) end
 local wasOnline = prev ~= false and tonumber(prev) >= R.now - ttl
-if redis.call('ZREM', R.k.presence, R.agent) == 1 then dirty(R, R.k.presence) end
+if prev ~= false and redis.call('ZREM', R.k.presence, R.agent) == 1 then dirty(R, R.k.presence) end
 local ev = { type = 'agent_left', agent_id = R.agent, text = R.agent .. ' left the room' }
 local id = appendEvent(R, ev, retained)
 notify(R, { k = 'presence', op = 'offline', agent = R.agent, event_id = id, type = 'agent_left', event = ev })
-return finish(R, { left = true, event = ev, was_online = wasOnline, released = released })
+return finish(R, { left = true, event = ev, was_present = prev ~= false, was_online = wasOnline, released = released })

@@ -18,6 +18,7 @@ import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './shared/lifecycle.js'
 import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
+import { hookRoutes } from './http/routes/hooks.js'
 import { reservationRoutes } from './http/routes/reservations.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
@@ -31,6 +32,7 @@ import { ConsentPages } from './dashboard/consent.js'
 import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
+import { Wake } from './realtime/wake.js'
 import { Store } from './store/store.js'
 import { mcpMount } from './http/mcp.js'
 import { oauthMount, wellKnownMount, type OAuthHolder } from './http/oauth/routes.js'
@@ -156,6 +158,7 @@ export class ServiceNode {
         ...roomRoutes({ core, feeds, keyring, sse }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
+        ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle }),
       ],
     })
     this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, { ...mcpOptions(opts), oauth: this.oauth }))

@@ -43,13 +43,16 @@ export class Presence {
     this.ttlMs = settings.presenceTtlMs
   }
 
-  /** Marks the caller online now (heartbeat). Returns how many agents are online. */
+  /**
+   * Marks the caller online now (heartbeat). Returns how many agents are online as online_count,
+   * the name get_presence gives the count (its online is the list).
+   */
   async heartbeat(c: Caller, input: unknown = {}) {
     const agent = requireAgent(c)
     parse(presenceSchemas.heartbeat, input)
     const r = await this.store.room('recordHeartbeat', c.room, callOptions(c), [this.ttlMs, PRESENCE_FORGET_MS])
     return {
-      online: r.online,
+      online_count: r.online,
       you: { agent_id: agent, last_seen_at: iso(r.last_seen_at) },
       presence_ttl_s: this.settings.presenceTtlMs / 1000,
       unread: r.unread,
@@ -86,8 +89,8 @@ export class Presence {
   }
 
   /**
-   * The caller leaves the room (leave_room): presence cleared, an `agent_left` event posted. An
-   * agent that was not present leaves nothing behind: left false, no event.
+   * The caller leaves the room (leave_room): presence cleared, an `agent_left` event posted,
+   * whatever its presence was (was_present: whether it had one).
    */
   async leave(c: Caller, input: unknown = {}) {
     requireAgent(c)
@@ -100,7 +103,13 @@ export class Presence {
       [this.store.keys.reservations(c.room)],
     )
     const released = [...(r.released ?? [])].sort()
-    if (!r.left) return { left: false, was_online: false, released, unread: r.unread }
-    return { left: true, was_online: r.was_online, event: eventFromReply(r.event), released, unread: r.unread }
+    return {
+      left: true,
+      was_present: r.was_present,
+      was_online: r.was_online,
+      event: eventFromReply(r.event),
+      released,
+      unread: r.unread,
+    }
   }
 }

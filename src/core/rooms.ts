@@ -1,6 +1,7 @@
 // Rooms: creation (optionally from a template), info with counts, the team's room list. A room
 // belongs to one team and its id is unique within that team. A room with no activity for
 // ROOM_TTL_S disappears by key expiry; the team's room index is pruned of such rooms lazily.
+import { roomIdFromName } from '../shared/room-name.js'
 import { encode } from '@msgpack/msgpack'
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
@@ -111,8 +112,11 @@ export class Rooms {
     idempotencyKey?: string,
   ): Promise<{ room: RoomSummary }> {
     const v = parse(roomSchemas.create, input)
-    // A retried creation without a room id must name the same room, so the retry replays.
-    const id = v.room_id ?? (idempotencyKey ? roomIdFor(teamId, idempotencyKey) : newRoomId())
+    // Without a room id, a creation with an idempotency key names the room after the key, so a
+    // retry replays and the key reused with another body is refused; else a room made from a name
+    // gets the name's slug, as the CLI and the dashboard make it.
+    const fromName = v.name === undefined ? undefined : roomIdFromName(v.name)
+    const id = v.room_id ?? (idempotencyKey ? roomIdFor(teamId, idempotencyKey) : (fromName ?? newRoomId()))
     const template = findTemplate(v.template)!
     const indexKey = this.store.keys.teamRooms(teamId)
     const index = () => this.store.run('indexRoom', [indexKey], [id, this.settings.roomsPerTeam])

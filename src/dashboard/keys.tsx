@@ -36,11 +36,11 @@ interface View {
 const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 /**
- * Who minted a key: their address, their user id once the account is gone, or "—" for nobody (the
- * team's first key, operator tools).
+ * Who minted a key: their address, "a deleted user" once the account is gone, or "—" for nobody
+ * (the team's first key, operator tools).
  */
 const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) =>
-  createdBy ? (minters.get(createdBy) ?? createdBy) : '—'
+  createdBy ? (minters.get(createdBy) ?? 'a deleted user') : '—'
 
 /** What a key or invite reaches, as the table shows it. */
 const reach = (scope: string, access: string) => (access === 'read' ? `${scope}, read-only` : scope)

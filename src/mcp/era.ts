@@ -74,6 +74,30 @@ function isResponse(b: JsonObject): boolean {
   )
 }
 
+/** What makes `body` no JSON-RPC message, in a few words naming the member at fault. */
+export function jsonRpcFault(body: unknown): string {
+  if (!isObject(body)) return 'it must be a JSON object'
+  if (!('jsonrpc' in body)) return 'jsonrpc is missing; it must be "2.0"'
+  if (body.jsonrpc !== '2.0') return `jsonrpc is ${JSON.stringify(body.jsonrpc)}; it must be "2.0"`
+  if ('result' in body || 'error' in body) {
+    if ('method' in body) return 'a message has either method (a request) or result/error (a response), not both'
+    if ('result' in body && 'error' in body) return 'a response has result or error, not both'
+    if ('result' in body) {
+      if (!isId(body.id)) return 'a response needs an id: a string or an integer'
+      if (!isObject(body.result)) return 'result must be an object'
+    } else if (!isObject(body.error) || !Number.isInteger(body.error.code) || typeof body.error.message !== 'string')
+      return 'error must be an object with an integer code and a string message'
+    const extra = Object.keys(body).filter((k) => !['jsonrpc', 'id', 'result', 'error'].includes(k))
+    return `unknown member ${extra[0] ?? '?'}`
+  }
+  if (!('method' in body)) return 'method is missing: a request or notification names the method it calls'
+  if (typeof body.method !== 'string') return 'method must be a string'
+  if ('id' in body && !isId(body.id)) return 'id must be a string or an integer'
+  if (body.params !== undefined && !isObject(body.params)) return 'params must be an object'
+  const extra = Object.keys(body).filter((k) => !['jsonrpc', 'id', 'method', 'params'].includes(k))
+  return `unknown member ${extra[0] ?? '?'}`
+}
+
 /** The id an error answer echoes: a single request's id, else null (reference: echoableRequestId). */
 export function echoId(body: unknown): RequestId | null {
   return isObject(body) &&
@@ -192,7 +216,7 @@ export function classify(input: InboundRequest): Route {
       'jsonrpc-shape',
       400,
       ERROR.invalidRequest,
-      'Bad Request: the request body is not a valid JSON-RPC message',
+      `Bad Request: the request body is not a valid JSON-RPC message: ${jsonRpcFault(body)}`,
       undefined,
       echoId(body),
     )

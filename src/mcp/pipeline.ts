@@ -193,6 +193,15 @@ function hostError(id: RequestId, err: unknown): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code, message: (err as Error).message } }
 }
 
+/**
+ * The SDK server's -32601 names no method ("Method not found"); the answer names the one asked
+ * for, as the modern era's does, so a client's log says what it called.
+ */
+function namingMethod(m: JSONRPCMessage, method: string): JSONRPCMessage {
+  if (!('error' in m) || m.error.code !== ERROR.methodNotFound || m.error.message !== 'Method not found') return m
+  return { ...m, error: { ...m.error, message: `Method not found: ${method}` } }
+}
+
 async function request(
   work: Extract<Work, { kind: 'request' }>,
   who: McpInbound,
@@ -231,7 +240,7 @@ async function request(
   await new Promise<void>((resolve) => {
     const sink = {
       reply: (m: JSONRPCMessage) => {
-        out.reply(m)
+        out.reply(namingMethod(m, message.method))
         resolve()
       },
       notify: (m: JSONRPCMessage) => out.notify(m),

@@ -42,6 +42,11 @@ export interface ToolDef<D = never, S extends z.ZodRawShape = z.ZodRawShape> {
   scope: 'room' | 'team'
   /** Tool-specific arguments (room_id, agent_id, idempotency_key are added for room tools). */
   args: S
+  /**
+   * Arguments still accepted under an old name for a release, never listed; the tool's result
+   * says what replaces them (`deprecated`).
+   */
+  deprecatedArgs?: z.ZodRawShape
   /** Mutations accept idempotency_key. */
   mutates: boolean
   annotations: ToolAnnotations
@@ -83,8 +88,9 @@ const listedIdempotencyArg = { idempotency_key: z.string().optional().describe(L
 
 /** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
 export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {
-  if (def.scope === 'team') return z.object(def.args).strict()
+  const old = forListing ? {} : (def.deprecatedArgs ?? {})
+  if (def.scope === 'team') return z.object({ ...def.args, ...old }).strict()
   const common = forListing ? listedCommonArgs : commonArgs
   const idem = forListing ? listedIdempotencyArg : idempotencyArg
-  return z.object({ ...common, ...def.args, ...(def.mutates ? idem : {}) }).strict()
+  return z.object({ ...common, ...def.args, ...(def.mutates ? idem : {}), ...old }).strict()
 }

@@ -72,7 +72,8 @@ for (const backend of BACKENDS) {
     )
     const created = await alice0.ok('create_room_from_template', { template: 'web-app', name: 'Flow room' }, true)
     const roomId = created.room.room_id as string
-    t.match(created.room, { name: 'Flow room', template: 'web-app' })
+    t.match(created.room, { name: 'Flow room', template: 'web-app', room_id: 'flow-room' })
+    t.notOk('deprecated' in created, 'no deprecation note without room_id')
     const rooms = await alice0.ok('list_rooms', {}, true)
     t.ok(
       (rooms.rooms as Body[]).some((r) => r.room_id === roomId),
@@ -88,8 +89,8 @@ for (const backend of BACKENDS) {
       })
 
     await step('turn start: presence, summary, claimable work', async (t) => {
-      t.equal((await alice.ok('heartbeat')).online, 1)
-      t.equal((await bob.ok('heartbeat')).online, 2)
+      t.equal((await alice.ok('heartbeat')).online_count, 1)
+      t.equal((await bob.ok('heartbeat')).online_count, 2)
       const presence = await alice.ok('get_presence')
       t.same((presence.online as Body[]).map((p) => p.agent_id).sort(), ['alice', 'bob'])
       const info = await alice.ok('get_room_info')

@@ -202,6 +202,39 @@ t.test('inputs over MCP (standalone)', async (t) => {
     }
   })
 
+  await t.test(
+    'a body that is no JSON-RPC message, or an unknown method, is answered naming what is wrong',
+    async (t) => {
+      for (const [body, message] of [
+        [{ jsonrpc: '2.0', id: 1 }, /not a valid JSON-RPC message: method is missing/],
+        [{ id: 1, method: 'tools/list' }, /not a valid JSON-RPC message: jsonrpc is missing; it must be "2.0"/],
+        [{ jsonrpc: '1.0', id: 1, method: 'tools/list' }, /: jsonrpc is "1.0"; it must be "2.0"/],
+        [{ jsonrpc: '2.0', id: 1, method: 'tools/list', extra: 1 }, /: unknown member extra/],
+        [{ jsonrpc: '2.0', id: 1, method: 'tools/explode' }, /^Method not found: tools\/explode$/],
+      ] as const) {
+        const r = await post(n, body, {}, { key })
+        t.match((r.json?.error as { message: string }).message, message, JSON.stringify(body))
+      }
+    },
+  )
+
+  await t.test('create_room_from_template: new_room_id, a slug of name, and room_id deprecated', async (t) => {
+    const team = (tool: string, args: Record<string, unknown>) =>
+      post(n, legacyCall(tool, args), {}, { key }).then((r) => toolReplyOf(r.json))
+    const named = await team('create_room_from_template', { template: 'blank', name: 'CLI Audit Room' })
+    t.match(named.body, { room: { room_id: 'cli-audit-room', name: 'CLI Audit Room' } }, 'a slug of the name')
+    const byId = await team('create_room_from_template', { template: 'blank', new_room_id: 'by-new-id' })
+    t.match(byId.body, { room: { room_id: 'by-new-id' } })
+    t.notOk('deprecated' in byId.body)
+    const old = await team('create_room_from_template', { template: 'blank', room_id: 'by-old-id' })
+    t.match(old.body, { room: { room_id: 'by-old-id' }, deprecated: /room_id is deprecated.*new_room_id/ })
+    const both = await team('create_room_from_template', { template: 'blank', room_id: 'a', new_room_id: 'b' })
+    t.match(both.body.error, { code: 'invalid_request', details: { field: 'room_id' } })
+    const http = await n.call('/admin/rooms', { method: 'POST', key, json: { name: 'HTTP Audit Room' } })
+    t.equal(http.status, 201)
+    t.match(await http.json(), { room: { roomId: 'http-audit-room' } }, 'POST /admin/rooms {name} slugs alike')
+  })
+
   await t.test('a bad MCP-Protocol-Version lists every revision served, 2026-07-28 included', async (t) => {
     const r = await post(
       n,

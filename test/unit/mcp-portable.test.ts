@@ -21,8 +21,9 @@ import { META } from '../../src/mcp/wire.js'
 const TEAM: Principal = { kind: 'team', teamId: 'tm_portable', keyId: 'k1', scope: 'admin', access: 'write' }
 const MODERN = '2026-07-28'
 
-// Listing runs no tool, so the host needs none of the services a tool uses.
-const host = new McpHost({} as ConstructorParameters<typeof McpHost>[0])
+// Only the realtime hub's resync hook is touched when the host is made (listen streams); the
+// rest is used by tool calls and listens, which this test never makes.
+const host = new McpHost({ hub: { onResync: () => () => {} } } as unknown as ConstructorParameters<typeof McpHost>[0])
 const serve = mcpPipeline(host)
 t.before(() => host.start())
 t.teardown(() => host.stop())

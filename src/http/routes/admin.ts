@@ -56,7 +56,7 @@ const inviteView = z.object({
 
 export const adminSchemas = {
   createRoom: z.strictObject({
-    roomId: roomIdField.optional().describe('Room id within the team; generated when omitted'),
+    roomId: roomIdField.optional().describe('Room id within the team; default a slug of name, else generated'),
     name: label(100).optional(),
     template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
   }),

@@ -15,7 +15,7 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'heartbeat',
     title: 'Heartbeat',
-    description: 'Marks you online; call first in every turn. Returns how many agents are online.',
+    description: 'Marks you online; call first in every turn. online_count: how many agents are online.',
     scope: 'room',
     args: coreArgs(presenceSchemas.heartbeat, {}),
     mutates: true,

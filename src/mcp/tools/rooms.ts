@@ -2,13 +2,13 @@
 // calling agent's view of its room (info, leaving).
 import { z } from 'zod'
 import type { Principal } from '../../auth/principal.js'
-import { AppError } from '../../shared/errors.js'
+import { AppError, invalid } from '../../shared/errors.js'
 import { presenceSchemas } from '../../core/presence.js'
 import { roomSchemas } from '../../core/rooms.js'
 import { listTemplates, templateSchemas, TEMPLATES } from '../../core/templates.js'
 import type { Core } from '../../core/index.js'
 import type { SearchEngine } from '../../search/engine.js'
-import { coreArgs } from '../args.js'
+import { coreArgs, coreField } from '../args.js'
 import { LISTED_COMMON, toolsOf, type ToolDef } from '../tool.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
@@ -28,6 +28,10 @@ export interface RoomToolDeps {
 
 const tool = toolsOf<RoomToolDeps>()
 
+/** What create_room_from_template answers a caller that still names the new room room_id. */
+export const DEPRECATED_ROOM_ID =
+  'room_id is deprecated here and accepted until the next release: name the new room new_room_id'
+
 export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
@@ -45,8 +49,8 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'leave_room',
     title: 'Leave room',
     description:
-      'Call when you are done with the room: clears your presence and posts an agent_left event (nothing ' +
-      'when you were not present: left false). Release your locks and hand off your tasks first.',
+      'Call when you are done with the room: clears your presence and posts an agent_left event. Release ' +
+      'your locks and hand off your tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
     mutates: true,
@@ -83,24 +87,31 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     title: 'Create room from template',
     description:
       "Creates a room for the team, pre-filled with a template's starter plan and context (see " +
-      'list_templates). Omit room_id to get a generated one.',
+      'list_templates). Its id: new_room_id, else a slug of name, else a generated one.',
     scope: 'team',
     args: {
-      ...coreArgs(roomSchemas.create, { room_id: '1-64 letters, digits, _ . -', name: 'Display name; default the id' }),
+      new_room_id: coreField(roomSchemas.create, 'room_id', "The new room's id: 1-64 letters, digits, _ . -"),
+      name: coreField(roomSchemas.create, 'name', 'Display name; default the id'),
       // Required here though the core defaults it: a model should choose, not get a blank room.
       template: z.string().describe(`Template id: ${TEMPLATES.map((t) => t.id).join(', ')}`),
       idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key),
     },
+    // Team tools take no room_id; an agent that passes its own room out of habit is told so.
+    deprecatedArgs: { room_id: coreField(roomSchemas.create, 'room_id') },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, principal }, a) => {
       const key = teamKey(principal)
-      return deps.core.rooms.create(
+      const old = (a as { room_id?: string }).room_id
+      if (old !== undefined && a.new_room_id !== undefined && old !== a.new_room_id)
+        throw invalid('room_id: deprecated; pass only new_room_id', { field: 'room_id' })
+      const r = await deps.core.rooms.create(
         key.teamId,
-        { room_id: a.room_id, name: a.name, template: a.template },
+        { room_id: a.new_room_id ?? old, name: a.name, template: a.template },
         `key:${key.keyId}`,
         a.idempotency_key,
       )
+      return old === undefined ? r : { ...r, deprecated: DEPRECATED_ROOM_ID }
     },
   }),
 ]

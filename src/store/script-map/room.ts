@@ -55,9 +55,7 @@ export interface RoomScripts {
   leaveRoom: {
     args: [retained: number, presenceTtlMs: number]
     keys: [reservations: string]
-    reply: ({ left: true; event: StoredEvent; was_online: boolean } | { left: false; was_online: false }) & {
-      released: string[]
-    }
+    reply: { left: true; event: StoredEvent; was_present: boolean; was_online: boolean; released: string[] }
   }
   listContext: { args: [type: string]; reply: { total: number }; rows: true }
   listLocks: { args: []; reply: { now: number }; rows: true }
