@@ -2,6 +2,7 @@
 // Cluster), with its realtime hub. Stateless: any number of nodes serve the same Redis.
 import { Accounts } from './auth/accounts.js'
 import { Audit } from './auth/audit.js'
+import { Grants } from './auth/grants.js'
 import { Keyring } from './auth/keyring.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
@@ -17,6 +18,7 @@ import { assertNativeHttp, listen, type HttpServer } from './http/exchange.js'
 import { Lifecycle } from './shared/lifecycle.js'
 import { Metrics } from './shared/metrics.js'
 import { opsRoutes } from './http/routes/ops.js'
+import { hookRoutes } from './http/routes/hooks.js'
 import { reservationRoutes } from './http/routes/reservations.js'
 import { roomRoutes } from './http/routes/room.js'
 import { searchRoutes } from './http/routes/search.js'
@@ -26,17 +28,23 @@ import { Origin } from './dashboard/security.js'
 import { Pages } from './dashboard/pages.js'
 import { Web } from './dashboard/web.js'
 import { AccountPages } from './dashboard/account-pages.js'
+import { ConsentPages } from './dashboard/consent.js'
 import { createLogger, type Logger } from './shared/logger.js'
 import { Feeds } from './realtime/feed.js'
 import { Hub } from './realtime/hub.js'
+import { Wake } from './realtime/wake.js'
 import { Store } from './store/store.js'
 import { mcpMount } from './http/mcp.js'
+import { oauthMount, wellKnownMount, type OAuthHolder } from './http/oauth/routes.js'
+import { OAuthServer } from './http/oauth/server.js'
 import { McpHost } from './mcp/host.js'
 import { checkRedis } from './ops/redis-check.js'
 import { settingsWarnings } from './ops/start-warnings.js'
 import { createSearchEngine, type SearchEngine } from './search/index.js'
 import type { Resolver } from './webhooks/guard.js'
 import { Webhooks } from './webhooks/index.js'
+import { fetchGuarded } from './webhooks/fetch.js'
+import { readFileSync } from 'node:fs'
 
 export { VERSION } from './shared/version.js'
 
@@ -53,6 +61,9 @@ export interface NodeOptions {
   /** TEST ONLY: the DNS resolver of webhook targets (DNS rebinding tests). */
   webhookResolver?: Resolver
 }
+
+/** The largest Client ID Metadata Document fetched (bytes). */
+const CIMD_MAX_BYTES = 5 * 1024
 
 function mcpOptions(opts: NodeOptions): { keyless?: Principal } {
   return opts.mcpAnonymousTeam === undefined
@@ -72,6 +83,10 @@ export class ServiceNode {
   readonly core: Core
   readonly teams: Teams
   readonly keyring: Keyring
+  /** Connected agents: OAuth grants a person consented to on the dashboard. */
+  readonly grants: Grants
+  /** The OAuth authorization server, once the node listens (undefined on a plain-http public URL). */
+  readonly oauth: OAuthHolder = { server: undefined }
   readonly rateLimiter: RateLimiter
   readonly hub: Hub
   readonly feeds: Feeds
@@ -85,6 +100,7 @@ export class ServiceNode {
   /** The base URL of links in mails and of the first-start sign-in link. */
   baseUrl = ''
   private server: HttpServer | undefined
+  private readonly webhookResolver: Resolver | undefined
   port = 0
 
   constructor(
@@ -103,10 +119,16 @@ export class ServiceNode {
     this.rateLimiter = new RateLimiter(this.store, settings, this.log)
     this.hub = new Hub(this.store, { probeIntervalMs: opts.hubProbeMs, log: this.log })
     this.feeds = new Feeds(this.hub, this.store)
+    this.grants = new Grants(this.store, (tag) => this.keyring.publishRevocation(tag))
     this.hub.onControl((n) => {
-      if (n.k === 'revoked' && typeof n.hash === 'string') this.keyring.forget(n.hash)
+      if (n.k !== 'revoked' || typeof n.hash !== 'string') return
+      this.oauth.server?.forget(n.hash)
+      this.keyring.forget(n.hash)
     })
-    this.hub.onResync(() => this.keyring.resync())
+    this.hub.onResync(() => {
+      this.oauth.server?.resync()
+      this.keyring.resync()
+    })
     this.webhooks = new Webhooks(this.store, settings, { log: this.log, resolve: opts.webhookResolver })
     this.store.onCommitted((c) => this.webhooks.committed(c))
     this.hub.onControl((n) => {
@@ -136,9 +158,11 @@ export class ServiceNode {
         ...roomRoutes({ core, feeds, keyring, sse }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
+        ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle }),
       ],
     })
-    this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, mcpOptions(opts)))
+    this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, { ...mcpOptions(opts), oauth: this.oauth }))
+    this.webhookResolver = opts.webhookResolver
   }
 
   /** The routes of the documented API (docs/http-api.md, /openapi.json). */
@@ -158,6 +182,7 @@ export class ServiceNode {
     this.server = await listen(this.settings.host, this.settings.port, this.edge.handle, this.settings.httpHeaderBytes)
     this.port = this.server.port
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
+    await this.startOAuth()
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
     const web = new Web({ accounts: this.accounts, teams: this.teams }, origin)
     new AccountPages(
@@ -187,11 +212,13 @@ export class ServiceNode {
           sse: this.sse,
           stillSignedIn: (token) => this.accounts.stillSignedIn(token),
         },
-        keys: { teams: this.teams, audit: this.audit, accounts: this.accounts },
+        keys: { teams: this.teams, audit: this.audit, accounts: this.accounts, grants: this.grants },
         webhooks: { webhooks: this.webhooks, audit: this.audit },
       },
       this.baseUrl,
     ).register(web)
+    if (this.oauth.server)
+      new ConsentPages({ oauth: this.oauth.server, core: this.core, audit: this.audit }).register(web)
     this.edge.mount(web.mount())
     if (this.mailer.toLog)
       this.log.warn(
@@ -200,6 +227,34 @@ export class ServiceNode {
     this.webhooks.start()
     this.log.info({ port: this.port, redis: this.store.mode, node: process.versions.node }, 'listening')
     return this.port
+  }
+
+  /**
+   * The authorization server for agents (docs/accounts.md): served when the public URL is https,
+   * or plain http on a loopback host (development); Client ID Metadata Documents are fetched
+   * under the webhooks' SSRF rules.
+   */
+  private async startOAuth(): Promise<void> {
+    const url = new URL(this.baseUrl)
+    if (url.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+      this.log.warn(
+        { public_url: this.baseUrl },
+        'PUBLIC_URL is plain http on a host that is not loopback: agents cannot sign in with OAuth (keys only)',
+      )
+      return
+    }
+    const caFile = this.settings.webhookTestLoopbackCa
+    const ca = caFile === undefined ? undefined : readFileSync(caFile)
+    this.oauth.server = await OAuthServer.start(this.baseUrl, {
+      store: this.store,
+      grants: this.grants,
+      keyring: this.keyring,
+      log: this.log,
+      fetchDocument: (u) =>
+        fetchGuarded(u, { timeoutMs: 5000, maxBytes: CIMD_MAX_BYTES, resolve: this.webhookResolver, ca }),
+    })
+    this.edge.mount(wellKnownMount(this.oauth.server))
+    this.edge.mount(oauthMount(this.oauth.server))
   }
 
   /**
@@ -214,6 +269,7 @@ export class ServiceNode {
     const result = await this.lifecycle.drain(Math.max(0, graceMs - 500))
     this.feeds.close()
     await this.mcp.stop().catch(() => undefined)
+    await this.oauth.server?.close().catch(() => undefined)
     await webhooksStopped
     await this.search.stop().catch(() => undefined)
     await this.hub.stop().catch(() => undefined)

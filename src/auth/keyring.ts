@@ -79,8 +79,14 @@ const RECENT_MS = 5000
 /** The error a revoked key's open stream or parked wait ends with. */
 export const revokedError = () => unauthorized('this key was revoked while the call was open; use a live key')
 
-interface Holds {
+interface Held {
   teamId: string
+  hash: string
+  /** Whether the credential is still live, for a principal this keyring did not resolve (adopt()). */
+  live?: () => Promise<boolean>
+}
+
+interface Holds extends Held {
   ends: Set<() => void>
 }
 
@@ -89,7 +95,7 @@ export class Keyring {
   private readonly cache = new Map<string, Entry>()
   private readonly byHash = new Map<string, string>()
   /** The hash each principal was resolved from (principals are the cached objects). */
-  private readonly hashes = new WeakMap<Principal, { teamId: string; hash: string }>()
+  private readonly hashes = new WeakMap<Principal, Held>()
   /** Open streams and parked waits, by the hash of their key. */
   private readonly holds = new Map<string, Holds>()
   /** Hashes revoked in the last RECENT_MS, with when. */
@@ -175,7 +181,7 @@ export class Keyring {
       return () => undefined
     }
     let h = this.holds.get(of.hash)
-    if (!h) this.holds.set(of.hash, (h = { teamId: of.teamId, ends: new Set() }))
+    if (!h) this.holds.set(of.hash, (h = { ...of, ends: new Set() }))
     const holds = h
     const entry = () => end()
     holds.ends.add(entry)
@@ -183,6 +189,14 @@ export class Keyring {
       holds.ends.delete(entry)
       if (holds.ends.size === 0 && this.holds.get(of.hash) === holds) this.holds.delete(of.hash)
     }
+  }
+
+  /**
+   * Lets another credential kind's principal be held like a key's (an OAuth grant's): a revocation
+   * notice carrying `tag` ends its holds, and after a rebuild `live` tells whether it still is.
+   */
+  adopt(principal: Principal, teamId: string, tag: string, live: () => Promise<boolean>): void {
+    this.hashes.set(principal, { teamId, hash: tag, live })
   }
 
   private endHolds(hash: string): void {
@@ -211,7 +225,8 @@ export class Keyring {
   private async recheckHolds(): Promise<void> {
     for (const [hash, h] of [...this.holds]) {
       try {
-        if (!(await this.resolve(h.teamId, hash))) this.endHolds(hash)
+        const live = h.live ? await h.live() : (await this.resolve(h.teamId, hash)) !== undefined
+        if (!live) this.endHolds(hash)
       } catch {
         // Redis unreachable: the next rebuild checks again
       }

@@ -8,6 +8,8 @@ export interface Mail {
   to: string
   subject: string
   text: string
+  /** The same mail as HTML, sent beside the text as multipart/alternative. */
+  html?: string
 }
 
 /** The settings the mailer reads (src/config.ts has them all, with their environment names). */
@@ -46,7 +48,13 @@ export class Mailer {
       )
       return
     }
-    await this.transport.sendMail({ from: this.settings.mailFrom, to: mail.to, subject: mail.subject, text: mail.text })
+    await this.transport.sendMail({
+      from: this.settings.mailFrom,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.html !== undefined ? { html: mail.html } : {}),
+    })
   }
 
   close(): void {

@@ -127,7 +127,7 @@ export function scopeMay(p: Pick<Principal, 'scope' | 'access'>, action: Action)
 export function requireScope(p: Principal, action: Action): void {
   if (scopeMay(p, action)) return
   const rule = PERMISSIONS[action]
-  const kind = p.kind === 'team' ? 'this key' : 'this room invite key'
+  const kind = p.kind === 'team' ? 'this key' : p.kind === 'grant' ? 'this connected agent' : 'this room invite key'
   if (rule.scopes.length === 0)
     throw new AppError(
       'forbidden',

@@ -24,17 +24,35 @@ export interface Reach {
 export type Principal =
   | ({ kind: 'team'; teamId: string; keyId: string } & Reach)
   | ({ kind: 'room'; teamId: string; roomId: string; tokenId: string } & Reach)
+  | GrantPrincipal
+
+/**
+ * An OAuth access token (over /mcp only): its grant, as a person consented to it on the dashboard:
+ * the one room (undefined: every room of the team), the agent id it is bound to, read or write,
+ * always the agent scope; `by` is the person who consented.
+ */
+export type GrantPrincipal = {
+  kind: 'grant'
+  teamId: string
+  roomId: string | undefined
+  grantId: string
+  agentId: string
+} & Reach & { scope: 'agent' }
+
+/** A grant's access (Access): read-only, or read and write. */
+export type GrantAccess = Access
 
 /**
  * The room a principal may open, or undefined. A room the key cannot reach is reported exactly
  * like a room that does not exist (not_found), so a key learns nothing about other rooms.
  */
 export function roomFor(p: Principal, roomId: string): RoomRef | undefined {
-  if (p.kind === 'team') return { teamId: p.teamId, roomId }
+  if (p.kind === 'team' || (p.kind === 'grant' && p.roomId === undefined)) return { teamId: p.teamId, roomId }
   return p.roomId === roomId ? { teamId: p.teamId, roomId } : undefined
 }
 
 /** The credential's name in the records it makes and in the audit trail: its id, never its secret. */
 export function credentialOf(p: Principal): string {
+  if (p.kind === 'grant') return `grant:${p.grantId}`
   return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
 }

@@ -4,7 +4,14 @@
 // and an agent must not hold it.
 import { CliError, ServiceError, type Service } from './service.js'
 import { ROOM_ID, roomIdFromName } from '../shared/room-name.js'
-import { SNIPPET_TITLES, agentBrief, authorization, snippetsFor, type Snippets } from '../shared/snippets.js'
+import {
+  SNIPPET_TITLES,
+  agentBrief,
+  authorization,
+  oauthSnippetsFor,
+  snippetsFor,
+  type Snippets,
+} from '../shared/snippets.js'
 
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
@@ -42,6 +49,8 @@ export interface CreateRoomResult {
   room: Room
   mcp_url: string
   agents: AgentConfig[]
+  /** The configuration without a secret: the agent's client signs in (OAuth) and the person consents. */
+  oauth_snippets: Snippets
 }
 
 /** A room id from a display name: the name itself when it is one, else a slug of it. */
@@ -127,7 +136,7 @@ export async function createRoom(service: Service, input: CreateRoomInput): Prom
       snippets: snippetsFor(access),
     })
   }
-  return { room, mcp_url: url, agents }
+  return { room, mcp_url: url, agents, oauth_snippets: oauthSnippetsFor(url) }
 }
 
 /** The human form of a result: the room, then one section per agent with every snippet. */
@@ -140,6 +149,14 @@ export function renderText(r: CreateRoomResult): string {
     'Each agent has its own room invite key (it reaches this room only). Keys are shown this once; keep ' +
       'them secret.',
   )
+  out.push(
+    '',
+    'Or connect an agent by URL alone, no secret: its client opens a browser on the service, you sign in and ' +
+      `choose room ${r.room.roomId}, the agent id and the access:`,
+    '',
+  )
+  for (const [name, title] of Object.entries(SNIPPET_TITLES) as [keyof Snippets, string][])
+    out.push(`${title}, signing in:`, r.oauth_snippets[name], '')
   for (const a of r.agents) {
     if (out.at(-1) !== '') out.push('')
     out.push(`=== agent_id ${JSON.stringify(a.agent_id)} in room_id ${JSON.stringify(a.room_id)} ===`, '')

@@ -3,7 +3,17 @@
 // AGENTROOMS_KEY. src/cli/main.ts is the process entry.
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { createRoom, parseAgents, renderText } from './create-room.js'
-import { ENV_AGENT, ENV_OVERRIDE, ENV_ROOM, GUARD_TIMEOUT_MS, guard, guardTarget, installGuard } from './guard.js'
+import {
+  ENV_AGENT,
+  ENV_OVERRIDE,
+  ENV_ROOM,
+  GUARD_TIMEOUT_MS,
+  guard,
+  guardTarget,
+  installGuard,
+  selfCommand,
+} from './guard.js'
+import { HOOK_CLIENTS, HOOK_WAIT_MAX_S, MAX_BLOCKS_DEFAULT, hookConfigs, runStopHook, type HookClient } from './hook.js'
 import { CliError, DEFAULT_URL, ENV_KEY, ENV_URL, Service } from './service.js'
 
 export const USAGE = `usage: agentrooms <command> [options]
@@ -29,6 +39,18 @@ export const USAGE = `usage: agentrooms <command> [options]
     Writes that check as the pre-commit hook of the repository in the current directory. Without
     --room or --agent the hook reads ${ENV_ROOM} or ${ENV_AGENT} when it runs.
 
+  agentrooms hook claude-stop|codex-stop|cursor-stop --room <roomId> --agent <agentId> [options]
+    A coding agent's Stop hook: reads the hook's JSON on stdin and keeps the agent going (prints the
+    client's "continue" answer with what to read) when something is new for it, or prints nothing.
+    It consumes nothing.
+
+    --wait <s>           wait up to s seconds for something new (0-${HOOK_WAIT_MAX_S}, default 0: look once)
+    --mentions           only events that name @agent or reply to its events (tasks and reviews always)
+    --max-blocks <n>     let the agent stop after n consecutive blocks in a session (default ${MAX_BLOCKS_DEFAULT})
+
+  agentrooms hook config --room <roomId> --agent <agentId> [--wait s] [--mentions] [--max-blocks n]
+    Prints the hook configuration of Claude Code (command and HTTP), Codex and Cursor.
+
 environment:
   ${ENV_URL}         the service, default ${DEFAULT_URL}
   ${ENV_KEY}         a team key (ar_team_…), printed at the service's first start; guard also
@@ -48,6 +70,14 @@ const OPTIONS = {
     json: { type: 'boolean', default: false },
   },
   guard: { ...COMMON, room: { type: 'string' }, agent: { type: 'string' }, force: { type: 'boolean', default: false } },
+  hook: {
+    ...COMMON,
+    room: { type: 'string' },
+    agent: { type: 'string' },
+    wait: { type: 'string' },
+    mentions: { type: 'boolean', default: false },
+    'max-blocks': { type: 'string' },
+  },
 } as const satisfies Record<string, ParseArgsConfig['options']>
 
 type Command = keyof typeof OPTIONS
@@ -59,11 +89,12 @@ export async function runCli(
   out: Out,
   err: Out,
   cwd: string = process.cwd(),
+  stdin: () => Promise<string> = async () => '',
 ): Promise<number> {
   try {
     // First with every command's options, to find the command wherever the options stand; then
     // with that command's own, so an option of another command is refused.
-    const all = { ...OPTIONS['create-room'], ...OPTIONS.guard }
+    const all = { ...OPTIONS['create-room'], ...OPTIONS.guard, ...OPTIONS.hook }
     const command = parseArgs({ args: argv, allowPositionals: true, options: all }).positionals[0]
     if (command === undefined || command === 'help') {
       out(USAGE)
@@ -93,6 +124,31 @@ export async function runCli(
       const target = guardTarget({ room: str('room'), agent: str('agent') }, env, 'guard')
       return await guard(Service.fromEnv(env, 'room', GUARD_TIMEOUT_MS), target, env, cwd, err)
     }
+    if (command === 'hook') {
+      if (rest.length > 0) throw new CliError(`hook: unexpected ${JSON.stringify(rest.join(' '))}`, 2)
+      const target = guardTarget({ room: str('room'), agent: str('agent') }, env, 'hook')
+      const waitS = whole(str('wait'), '--wait', 0, HOOK_WAIT_MAX_S, 0)
+      const maxBlocks = whole(str('max-blocks'), '--max-blocks', 1, 1000, MAX_BLOCKS_DEFAULT)
+      const mentions = values.mentions === true
+      if (name === 'config') {
+        const base = Service.fromEnv({ ...env, [ENV_KEY]: env[ENV_KEY] || 'unset' }, 'room').base
+        const configs = hookConfigs({ command: selfCommand(), base, ...target, waitS, mentions, maxBlocks })
+        out(configs.map((c) => `${c.title}, ${c.file}:\n${c.text}\n`).join('\n'))
+        return 0
+      }
+      const client = HOOK_CLIENTS.find((c) => name === `${c}-stop`)
+      if (client === undefined)
+        throw new CliError(
+          `hook: ${name === undefined ? 'which hook?' : `unknown hook ${JSON.stringify(name)}`} (one of ` +
+            `${HOOK_CLIENTS.map((c) => `${c}-stop`).join(', ')}, config)\n\n${USAGE}`,
+          2,
+        )
+      const service = Service.fromEnv(env, 'room', (waitS + 15) * 1000)
+      const opts = { client: client as HookClient, ...target, waitS, mentions, maxBlocks }
+      const answer = await runStopHook(service, opts, await stdin(), env)
+      if (answer !== '') out(`${answer}\n`)
+      return 0
+    }
     if (name === undefined || name.trim() === '')
       throw new CliError(`create-room: the room name is missing\n\n${USAGE}`, 2)
     if (rest.length > 0)
@@ -119,4 +175,13 @@ export async function runCli(
     }
     throw e
   }
+}
+
+/** A whole number option within [min, max], or `dflt` when absent. */
+function whole(v: string | undefined, flag: string, min: number, max: number, dflt: number): number {
+  if (v === undefined) return dflt
+  const n = Number(v)
+  if (!/^\d+$/.test(v.trim()) || n < min || n > max)
+    throw new CliError(`${flag}: must be a whole number from ${min} to ${max} (got ${JSON.stringify(v)})`, 2)
+  return n
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod'
 import { type Accounts, type SignedIn, type User, email as emailField } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
-import { inviteText, signInText } from '../auth/mail-text.js'
+import { approvalMail, inviteMail, signInMail, type MailBody } from '../auth/mail-text.js'
 import type { Mailer } from '../auth/mailer.js'
 import { providers, type OAuthSettings, type Provider } from '../auth/oauth.js'
 import type { SignInLimiter } from '../auth/signin-limit.js'
@@ -72,6 +72,7 @@ export class AccountPages {
     web.page('POST', '/team/members/role', true, (r) => this.setRole(r))
     web.page('GET', '/account/delete', true, (r) => this.deletePage(r))
     web.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
+    web.page('GET', '/account/deleted', false, (r) => this.deleted(r))
     web.page('GET', '/operator', true, (r) => this.operator(r))
     web.page('POST', '/operator/waitlist', true, (r) => this.decide(r))
     web.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
@@ -86,9 +87,9 @@ export class AccountPages {
   }
 
   /** Sends a mail without making the page wait for it (so timing tells nothing either). */
-  private mail(to: string, subject: string, text: string): void {
+  private mail(to: string, subject: string, body: MailBody): void {
     this.deps.mailer
-      .send({ to, subject, text })
+      .send({ to, subject, ...body })
       .catch((err: unknown) => this.deps.log.error({ err: (err as Error).message, to }, 'mail not sent'))
   }
 
@@ -104,7 +105,7 @@ export class AccountPages {
       this.mail(
         v.data,
         'Your agentrooms sign-in link',
-        signInText(this.link(token), this.deps.settings.signInLinkTtlMs),
+        signInMail(this.link(token), this.deps.settings.signInLinkTtlMs, this.origin.base),
       )
     return html(V.CheckMailPage({ email: v.data }))
   }
@@ -262,7 +263,7 @@ export class AccountPages {
       this.mail(
         invite.email,
         `${user.email} invites you to agentrooms`,
-        inviteText(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs),
+        inviteMail(user.email, r.viewer!.teamName, this.link(token), this.deps.settings.inviteTtlMs, this.origin.base),
       )
       await this.deps.audit.record(user.team, actorOf(user), 'invited member', invite.email)
       return `Invite sent to ${invite.email}.`
@@ -361,14 +362,35 @@ export class AccountPages {
       if (err instanceof AppError && err.code === 'conflict') return this.deletePage(r, err.message, 409)
       throw err
     }
-    if (last) await this.deps.teams.deleteTeam(viewer.user.team)
-    else {
+    let message: string
+    if (last) {
+      await this.deps.teams.deleteTeam(viewer.user.team)
+      message =
+        `Your account and team ${viewer.teamName} are deleted: every key of the team is revoked and every ` +
+        'room is gone.'
+    } else {
       await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
-      await this.revokeKeysOf(viewer.user, actorOf(viewer.user))
+      const n = await this.revokeKeysOf(viewer.user, actorOf(viewer.user))
+      const keys =
+        n === 0 ? '' : n === 1 ? ', and the key you minted is revoked' : `, and the ${n} keys you minted are revoked`
+      message =
+        `Your account is deleted${keys}. ` + `Team ${viewer.teamName} and its rooms stay with its other members.`
     }
-    const gone = last ? `Your account and team ${viewer.teamName} are deleted.` : 'Your account is deleted.'
+    // Post/Redirect/Get: the confirmation is sealed with the (now ended) session's token, which
+    // the browser still sends once, to the page that clears it.
+    return seeDone(r, '/account/deleted', { message })
+  }
+
+  /** The confirmation of a deletion; it clears the session cookie. */
+  private async deleted(r: Request): Promise<Reply> {
+    const { message } = done<{ message: string }>(r, '/account/deleted')
     return html(
-      V.MessagePage({ title: 'Account deleted', message: gone, link: { href: '/signin', text: 'Sign in page' } }),
+      V.MessagePage({
+        title: 'Account deleted',
+        message: typeof message === 'string' ? message : 'This account is deleted.',
+        tone: 'done',
+        link: { href: '/signin', text: 'Sign in page' },
+      }),
       200,
       { 'Set-Cookie': this.origin.clearCookie() },
     )
@@ -407,7 +429,7 @@ export class AccountPages {
         this.mail(
           entry.email,
           'You are in: your agentrooms sign-in link',
-          signInText(this.link(token), this.deps.settings.signInLinkTtlMs),
+          approvalMail(this.link(token), this.deps.settings.signInLinkTtlMs, this.origin.base),
         )
       return decision === 'approve'
         ? `${entry.email} is approved; a sign-in link is on its way.`
@@ -422,7 +444,13 @@ export class AccountPages {
       this.mail(
         invite.email,
         'You are invited to agentrooms',
-        inviteText('An operator', 'a new team of your own', this.link(token), this.deps.settings.inviteTtlMs),
+        inviteMail(
+          'An operator',
+          'a new team of your own',
+          this.link(token),
+          this.deps.settings.inviteTtlMs,
+          this.origin.base,
+        ),
       )
       return `Invite to a new team sent to ${invite.email}.`
     })

@@ -1,11 +1,14 @@
 // The team's keys page (/team/keys): team keys (mint with the secret shown once and a copy
-// button, label, hint, revoke) and the room invite keys of every room (hint, label, revoke).
+// button, label, hint, revoke), the room invite keys of every room (hint, label, revoke), and the
+// connected agents (OAuth grants, grants.tsx).
 // Revocation goes through the same path as the API's (Teams announces it: every node refuses the
 // key within a second); each change is in the audit trail.
 import type { Accounts } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import { requireRole, roleMay, rolesFor } from '../auth/permissions.js'
+import type { GrantInfo } from '../auth/grants.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
+import { ConnectedAgents, GrantsPages, type GrantsDeps } from './grants.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -14,12 +17,15 @@ export interface KeysDeps {
   teams: Pick<Teams, 'mintTeamKey' | 'listKeys' | 'revokeKey' | 'listInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
   accounts: Pick<Accounts, 'emails'>
+  grants: GrantsDeps['grants']
 }
 
 interface View {
   viewer: Viewer
   keys: KeyInfo[]
   invites: InviteInfo[]
+  /** Connected agents (OAuth grants), newest first. */
+  grants: GrantInfo[]
   /** E-mail address of each person who minted a listed key (user id -> address), where the account remains. */
   minters: Map<string, string>
   minted?: { key: string; info: KeyInfo }
@@ -30,11 +36,11 @@ interface View {
 const day = (iso: string | undefined) => (iso ? utc(iso, true) : '')
 
 /**
- * Who minted a key: their address, their user id once the account is gone, or "—" for nobody (the
- * team's first key, operator tools).
+ * Who minted a key: their address, "a deleted user" once the account is gone, or "—" for nobody
+ * (the team's first key, operator tools).
  */
 const mintedBy = (createdBy: string | undefined, minters: Map<string, string>) =>
-  createdBy ? (minters.get(createdBy) ?? createdBy) : '—'
+  createdBy ? (minters.get(createdBy) ?? 'a deleted user') : '—'
 
 /** What a key or invite reaches, as the table shows it. */
 const reach = (scope: string, access: string) => (access === 'read' ? `${scope}, read-only` : scope)
@@ -151,6 +157,7 @@ export function KeysPage(p: View) {
           />
         </div>
       )}
+      <ConnectedAgents grants={p.grants} people={p.minters} viewer={user} />
     </Layout>
   )
 }
@@ -165,16 +172,25 @@ export class KeysPages {
     web.page('POST', '/team/keys', true, (r) => this.change(r, () => this.mint(r)))
     web.page('POST', '/team/keys/revoke', true, (r) => this.change(r, () => this.revoke(r)))
     web.page('POST', '/team/invite-keys/revoke', true, (r) => this.change(r, () => this.revokeInvite(r)))
+    new GrantsPages<View>(this.deps, PATH, (r, extra, status) => this.show(r, extra, status)).register(web)
   }
 
   private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
     const team = r.viewer!.user.team
     // Every room's invite keys in one read (it was one read a room, and only of the first 500 rooms).
-    const [keys, invites] = await Promise.all([this.deps.teams.listKeys(team), this.deps.teams.listInvites(team)])
-    const minters = await this.deps.accounts.emails(
-      [...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])),
+    const [keys, invites, grants] = await Promise.all([
+      this.deps.teams.listKeys(team),
+      this.deps.teams.listInvites(team),
+      this.deps.grants.list(team),
+    ])
+    const minters = await this.deps.accounts.emails([
+      ...[...keys, ...invites].flatMap((k) => (k.createdBy ? [k.createdBy] : [])),
+      ...grants.map((g) => g.user_id),
+    ])
+    return html(
+      KeysPage({ viewer: r.viewer!, keys, invites, grants, minters, ...done<View>(r, PATH), ...extra }),
+      status,
     )
-    return html(KeysPage({ viewer: r.viewer!, keys, invites, minters, ...done<View>(r, PATH), ...extra }), status)
   }
 
   /** Runs a change; a refused one shows the page with the error, changing nothing. */

@@ -3,7 +3,7 @@
 // prints (src/shared/snippets.ts), so both say the same thing. Rendered on the server; every value is
 // escaped by preact-render-to-string.
 import type { AgentAccess, Snippets } from '../shared/snippets.js'
-import { SNIPPET_TITLES, agentBrief, snippetsFor } from '../shared/snippets.js'
+import { SNIPPET_TITLES, agentBrief, oauthSnippetsFor, snippetsFor } from '../shared/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
@@ -165,6 +165,24 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
           </section>
         )
       })}
+      {props.agents[0] ? <SignInSnippets url={props.agents[0].access.url} roomId={props.room.room_id} /> : null}
     </Layout>
+  )
+}
+
+/** The configuration without a secret: the client signs in and the person consents, choosing the room there. */
+function SignInSnippets(props: { url: string; roomId: string }) {
+  const snippets = oauthSnippetsFor(props.url)
+  return (
+    <section class="agent" aria-labelledby="sign-in">
+      <h2 id="sign-in">Or connect by signing in (no secret)</h2>
+      <p class="muted">
+        The agent's client opens a browser on this site; sign in, then choose room <code>{props.roomId}</code>, the
+        agent id and the access. The connection is listed on the Keys page, where you can revoke it.
+      </p>
+      {SNIPPET_ORDER.map((k) => (
+        <Copyable key={k} id={`oauth-${k}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />
+      ))}
+    </section>
   )
 }

@@ -66,13 +66,21 @@ export function MessagePage(props: {
   message: string
   viewer?: Viewer | undefined
   link?: { href: string; text: string }
+  /** `done`: a confirmation (a notice), not a failure. */
+  tone?: 'error' | 'done'
 }) {
   return (
     <Layout title={props.title} viewer={props.viewer}>
       <h1>{props.title}</h1>
-      <p class="error" role="alert">
-        {props.message}
-      </p>
+      {props.tone === 'done' ? (
+        <p class="notice" role="status">
+          {props.message}
+        </p>
+      ) : (
+        <p class="error" role="alert">
+          {props.message}
+        </p>
+      )}
       <p>
         <a href={props.link?.href ?? '/'}>{props.link?.text ?? 'Back'}</a>
       </p>
@@ -243,7 +251,14 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
                 <li>every webhook and pending delivery, every invite, and the audit trail.</li>
               </>
             ) : (
-              <li>your membership of team {props.viewer.teamName} (the team and its keys stay).</li>
+              <>
+                <li>your membership of team {props.viewer.teamName};</li>
+                <li>
+                  every team key and room invite key you minted: they are revoked, and agents using them get 401 on
+                  every node within a second.
+                </li>
+                <li class="muted">The team, its rooms and the keys other members minted stay.</li>
+              </>
             )}
           </ul>
           <form class="stack" method="post" action="/account/delete">

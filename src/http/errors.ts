@@ -6,10 +6,14 @@ import type { Exchange } from './exchange.js'
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
 
-/** Sends an AppError; 401s carry WWW-Authenticate, errors with details.retry_after_s a Retry-After. */
-export function sendError(ex: Exchange, err: AppError): void {
+/**
+ * Sends an AppError; 401s carry WWW-Authenticate (`challenge`, or the plain Bearer realm), errors
+ * with details.retry_after_s a Retry-After.
+ */
+export function sendError(ex: Exchange, err: AppError, challenge?: string): void {
   const retry = err.details?.retry_after_s
-  const headers: Record<string, string> = err.code === 'unauthorized' ? { ...WWW_AUTHENTICATE } : {}
+  const headers: Record<string, string> =
+    err.code !== 'unauthorized' ? {} : challenge ? { 'WWW-Authenticate': challenge } : { ...WWW_AUTHENTICATE }
   if (typeof retry === 'number') headers['Retry-After'] = String(retry)
   ex.error(err, headers)
 }

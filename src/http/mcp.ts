@@ -18,7 +18,9 @@ import {
 import { ERROR, refusal, type Rejection } from '../mcp/wire.js'
 import { AppError } from '../shared/errors.js'
 import { keyCredential, keylessCredential, keyPolicy, type KeyAuthDeps } from './credentials.js'
-import { Refusal } from './errors.js'
+import { Refusal, sendError } from './errors.js'
+import { renderJson } from './edge.js'
+import { tokenCredential, type OAuthHolder } from './oauth/routes.js'
 import type { Exchange } from './exchange.js'
 import { HttpReply } from './mcp-reply.js'
 import type { Mount } from './router.js'
@@ -126,7 +128,11 @@ class HttpMcpExchange implements McpExchange {
  * The /mcp mount: the keys of the API (and, TEST ONLY, `keyless`: who a request without a key
  * acts as; it must name a loopback Host), the Origin rule on POST, the team rate limit.
  */
-export function mcpMount(deps: McpRouteDeps, host: EndpointHost, opts: { keyless?: Principal } = {}): Mount {
+export function mcpMount(
+  deps: McpRouteDeps,
+  host: EndpointHost,
+  opts: { keyless?: Principal; oauth?: OAuthHolder } = {},
+): Mount {
   const serve = mcpPipeline(host)
   const allowed = deps.settings.mcpAllowedOrigins
   const sse = deps.sse
@@ -138,9 +144,18 @@ export function mcpMount(deps: McpRouteDeps, host: EndpointHost, opts: { keyless
     ...policy,
     name: 'mcp',
     documented: true,
-    credentials: opts.keyless
-      ? [keyCredential(deps.keyring), keylessCredential(opts.keyless, () => refused(HTTP_REFUSE.keylessHost))]
-      : policy.credentials,
+    credentials: [
+      ...(opts.oauth ? [tokenCredential(opts.oauth)] : []),
+      keyCredential(deps.keyring),
+      ...(opts.keyless ? [keylessCredential(opts.keyless, () => refused(HTTP_REFUSE.keylessHost))] : []),
+    ],
+    // A 401 names the protected resource metadata (RFC 9728), where a client finds how to sign in.
+    render: (ex, err) => {
+      const server = opts.oauth?.server
+      if (server && err instanceof AppError && err.code === 'unauthorized')
+        sendError(ex, err, server.challenge(ex.req.headers.authorization !== undefined))
+      else renderJson(ex, err)
+    },
     origin: (req, route) =>
       route.method !== 'POST' || originAllowed(req.headers.origin, req.headers.host, allowed) ? undefined : ORIGIN,
     routes: [

@@ -135,7 +135,7 @@ export class McpHost implements EndpointHost {
       if (!ListToolsRequestSchema.safeParse(req).success)
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
-      return (data?.principal.kind === 'room' ? this.inviteLists : this.lists)[data?.profile ?? 'full']
+      return (data?.principal.kind === 'team' ? this.lists : this.inviteLists)[data?.profile ?? 'full']
     })
     this.server.setRequestHandler(methodOnly('resources/list'), async (req, extra) => {
       const cursor = (req.params as Record<string, unknown> | undefined)?.cursor

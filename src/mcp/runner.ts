@@ -91,10 +91,16 @@ export async function runTool(
       longRunning: opts.longRunning,
       caller: undefined as never,
     }
+    const p = opts.principal
     requireScope(opts.principal, def.annotations.readOnlyHint === true ? 'room.read' : 'room.write')
     if (def.scope === 'team') {
-      if (opts.principal.kind !== 'team')
-        throw new AppError('forbidden', `${def.name} needs a team key; a room invite key reaches only its room`)
+      if (p.kind !== 'team')
+        throw new AppError(
+          'forbidden',
+          p.kind === 'grant'
+            ? `${def.name} needs a team key; a connected agent reaches the rooms it was granted`
+            : `${def.name} needs a team key; a room invite key reaches only its room`,
+        )
     } else {
       const room = roomFor(opts.principal, args.room_id as string)
       if (!room) throw new AppError('not_found', 'room not found', { field: 'room_id' })

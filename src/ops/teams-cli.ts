@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 import { Accounts, OWNER_LINK_TTL_MS } from '../auth/accounts.js'
 import { Mailer } from '../auth/mailer.js'
 import { DEFAULT_TEAM_ID, Teams } from '../auth/teams.js'
-import { signInText } from '../auth/mail-text.js'
+import { approvalMail } from '../auth/mail-text.js'
 import { createLogger } from '../shared/logger.js'
 import { loadSettings, type Settings } from '../config.js'
 import { AppError } from '../shared/errors.js'
@@ -130,7 +130,7 @@ async function waitlist(
       await mailer.send({
         to: entry.email,
         subject: 'You are in: your agentrooms sign-in link',
-        text: signInText(link, settings.signInLinkTtlMs),
+        ...approvalMail(link, settings.signInLinkTtlMs, new URL(link).origin),
       })
       out(`approved ${entry.email}; a sign-in link was mailed to it\n`)
     }

@@ -1,6 +1,7 @@
 // MCP client configuration for one agent, in each client's own format: the text to paste or to
-// write to the named file. Every form carries the same URL and the same Authorization header, so
-// a test can take any of them apart and connect with exactly what it holds. Pure functions.
+// write to the named file. Every key form carries the same URL and the same Authorization header,
+// so a test can take any of them apart and connect with exactly what it holds; every OAuth form
+// carries the URL only (the client signs in). Pure functions.
 
 /** The MCP server's name in every client configuration. */
 export const SERVER_NAME = 'agentrooms'
@@ -78,6 +79,26 @@ export function snippetsFor(a: AgentAccess): Snippets {
       `http_headers = { Authorization = ${tomlString(authorization(a.key))} }`,
     ].join('\n'),
     generic: json({ mcpServers: { [SERVER_NAME]: { type: 'http', url: a.url, headers } } }),
+  }
+}
+
+/**
+ * The same clients configured by URL alone: no secret in them. The client signs in when it first
+ * connects (OAuth): a browser opens on the service, the person signs in and consents, choosing the
+ * room, the agent id and the access there.
+ */
+export function oauthSnippetsFor(url: string): Snippets {
+  const json = (v: unknown) => JSON.stringify(v, null, 2)
+  return {
+    claude_code: ['claude', 'mcp', 'add', '--transport', 'http', SERVER_NAME, url].map(shellWord).join(' '),
+    cursor: json({ mcpServers: { [SERVER_NAME]: { url } } }),
+    vscode: json({ servers: { [SERVER_NAME]: { type: 'http', url } } }),
+    codex: [
+      `# then sign in: codex mcp login ${SERVER_NAME}`,
+      `[mcp_servers.${SERVER_NAME}]`,
+      `url = ${tomlString(url)}`,
+    ].join('\n'),
+    generic: json({ mcpServers: { [SERVER_NAME]: { type: 'http', url } } }),
   }
 }
 

@@ -117,6 +117,8 @@ export class Keys {
       secrets: `${base}secrets`, //   hash: sha256 of a live key -> "k:<keyId>" or "i:<tokenId>"
       rooms: `${base}rooms`, //       sorted set: room id -> creation time
       rate: `${base}rate`, //         hash: 1 s bucket -> calls, the team's rolling rate window (lua/rateLimit-1.lua)
+      grants: `${base}grants`, //   hash: grant id -> JSON connected-agent record (src/auth/grants.ts)
+      grantUse: `${base}grantuse`, // hash: grant id -> when its tokens were last used (ms)
       audit: `${base}audit`, //       stream: the team's audit trail, one field "d" -> msgpack {actor, action,
       //                              target?, detail?}; trimmed to 90 days
     }
@@ -148,6 +150,31 @@ export class Keys {
   /** Set of every team id (operators list teams with it). */
   teams(): string {
     return `${this.prefix}:teams`
+  }
+
+  /**
+   * One record of the OAuth authorization server (docs/accounts.md): `model` is the protocol
+   * library's record kind (AccessToken, RefreshToken, Client, Grant, Interaction, ...), `idHash`
+   * the sha256 of its id, so no token is stored as given. Each record has its own slot: nothing
+   * writes two of them atomically.
+   */
+  oauth(model: string, idHash: string): string {
+    return `${this.prefix}:oauth:${model}:${idHash}`
+  }
+
+  /** Set of the record keys (oauth()) issued under one grant, for revoking them together. */
+  oauthGrantIndex(grantHash: string): string {
+    return `${this.prefix}:oauth:grantidx:${grantHash}`
+  }
+
+  /** A session's id by its uid (hashed like oauth()). */
+  oauthSessionUid(uidHash: string): string {
+    return `${this.prefix}:oauth:sessuid:${uidHash}`
+  }
+
+  /** The authorization server's own keys (cookie signing, token signing), shared by every node. */
+  oauthSecrets(): string {
+    return `${this.prefix}:oauth:secrets`
   }
 
   /** A team's webhook keys, all under the team's hash tag (docs/webhooks.md). */
@@ -273,6 +300,8 @@ export interface TeamKeys {
   readonly secrets: string
   readonly rooms: string
   readonly rate: string
+  readonly grants: string
+  readonly grantUse: string
   readonly audit: string
 }
 

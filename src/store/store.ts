@@ -9,6 +9,7 @@ import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
 import { AppError, isErrorCode } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
+import { OAuthRecords } from './oauth.js'
 import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
@@ -125,6 +126,8 @@ export class Store<S extends StoreSettings = StoreSettings> {
   readonly rooms: RoomRecords
   /** Auth's records outside its scripts: team directory, credential listings, audit trail, accounts. */
   readonly auth: AuthRecords
+  /** The OAuth authorization server's records (src/http/oauth/) and the teams' connected agents. */
+  readonly oauth: OAuthRecords
   private readonly ttlMs: string
   private readonly touchEvery: string
   private readonly idemTtlMs: string
@@ -149,6 +152,7 @@ export class Store<S extends StoreSettings = StoreSettings> {
     this.client = gated(this.redis, this.health)
     this.rooms = new RoomRecords(this.client, this.keys)
     this.auth = new AuthRecords(this.client, this.keys)
+    this.oauth = new OAuthRecords(this.client, this.keys)
     this.ttlMs = String(settings.roomTtlMs)
     this.touchEvery = String(touchEveryMs(settings.roomTtlMs))
     this.idemTtlMs = String(settings.idempotencyTtlMs)

@@ -157,6 +157,15 @@ for (const backend of BACKENDS) {
         'the room exists with its name and template',
       )
 
+      t.match(
+        r.stdout,
+        new RegExp(
+          /^Claude Code \(run in the agent's project\), signing in:\n/.source +
+            /claude mcp add --transport http agentrooms http:\/\/127\.0\.0\.1:\d+\/mcp$/.source,
+          'm',
+        ),
+        'the OAuth form, the URL alone, beside the key forms',
+      )
       const agents = sections(r.stdout)
       t.same([...agents.keys()], ['planner', 'backend', 'frontend'], 'one section per agent, each naming its agent_id')
       for (const [agent, snippets] of agents) {

@@ -237,6 +237,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
 
   // A new key, then the first one revoked: refused on both nodes.
   await page.goto(`${site}/team/keys`)
+  await page.getByLabel('Scope').selectOption('admin')
   await page.getByRole('button', { name: 'Mint a team key' }).click()
   const minted = (await page.getByLabel('The new team key').inputValue()).trim()
   const firstKeyId = (await page
@@ -282,7 +283,12 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByLabel(/^Type the team name/).fill(teamName)
   await page.getByRole('button', { name: 'Delete my account' }).click()
   await page.getByRole('heading', { name: 'Account deleted' }).waitFor()
-  loaded('the account is deleted', ['GET /team 200', 'GET /account/delete 200', 'POST /account/delete 200'])
+  loaded('the account is deleted', [
+    'GET /team 200',
+    'GET /account/delete 200',
+    'POST /account/delete 303',
+    'GET /account/deleted 200',
+  ])
   const invite = auth!.replace('Bearer ', '')
   for (const n of [a, other]) {
     for (const [what, key] of [

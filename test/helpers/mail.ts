@@ -9,6 +9,8 @@ export interface Received {
   to: string
   subject: string
   text: string
+  /** The HTML part, when the mail has one. */
+  html?: string
 }
 
 export interface Inbox {
@@ -38,7 +40,12 @@ export async function startSmtp(t: Test): Promise<Inbox> {
       simpleParser(stream)
         .then((parsed) => {
           for (const r of session.envelope.rcptTo)
-            deliver({ to: r.address.toLowerCase(), subject: parsed.subject ?? '', text: parsed.text ?? '' })
+            deliver({
+              to: r.address.toLowerCase(),
+              subject: parsed.subject ?? '',
+              text: parsed.text ?? '',
+              ...(typeof parsed.html === 'string' ? { html: parsed.html } : {}),
+            })
           callback()
         })
         .catch(callback)

@@ -110,11 +110,20 @@ t.test('standalone', async (t) => {
     const m = await newMember()
     const key = await mintOnPage(m.b, 'mine', 'agent')
     t.equal(await status('/admin/me', key), 403, 'their agent key is live (and has no admin API)')
-    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
-      .exec((await m.b.get('/account/delete')).body)![1]!
-      .replaceAll('&#39;', "'")
-    t.equal((await m.b.post('/account/delete', { confirm: teamName })).status, 200, 'the member deletes the account')
+    const asked = (await m.b.get('/account/delete')).body
+    t.match(asked, 'every team key and room invite key you minted: they are revoked', 'the page says what goes')
+    t.notMatch(asked, 'its keys stay')
+    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec(asked)![1]!.replaceAll('&#39;', "'")
+    const gone = await m.b.send('/account/delete', { confirm: teamName })
+    t.equal(gone.posted.status, 303, 'Post/Redirect/Get')
+    t.equal(gone.status, 200, 'the member deletes the account')
+    t.match(gone.body, /<p class="notice" role="status">Your account is deleted, and the key you minted is revoked\./)
+    t.notMatch(gone.body, 'class="error"', 'a confirmation, not an error')
+    t.equal(m.b.cookie, undefined, 'and the session cookie is cleared')
     t.equal(await status('/admin/me', key), 401, 'their key: 401')
+    const keys = (await owner.get('/team/keys')).body
+    t.match(keys, '<td data-label="Minted by">a deleted user</td>', 'the Keys page names no raw id')
+    t.notMatch(keys, m.id, "not the deleted person's user id")
     t.equal(await status('/admin/me', ownerKey), 200, "the owner's key works")
   })
 })

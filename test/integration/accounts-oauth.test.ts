@@ -98,7 +98,7 @@ t.test('GitHub', async (t) => {
     const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
       .exec((await nb.get('/account/delete')).body)![1]!
       .replaceAll('&#39;', "'")
-    t.equal((await nb.post('/account/delete', { confirm: teamName })).status, 200, 'the person deletes the account')
+    t.equal((await nb.send('/account/delete', { confirm: teamName })).status, 200, 'the person deletes the account')
     t.same(await traces(raw, prefix, [person, 'github:1003']), [], 'the linked identity goes with it')
     t.equal(
       (await viaProvider(new Browser(n.base), 'github', ghAuthorize)).status,

@@ -97,7 +97,7 @@ for (const backend of BACKENDS) {
       .exec((await memberB.get('/account/delete')).body)![1]!
       .replaceAll('&#39;', "'")
     t.equal(
-      (await memberB.post('/account/delete', { confirm: teamName })).status,
+      (await memberB.send('/account/delete', { confirm: teamName })).status,
       200,
       'the member deletes their account on B',
     )
@@ -114,7 +114,7 @@ for (const backend of BACKENDS) {
       'streams of a team key on A and a room invite key on B are open',
     )
     t.equal(
-      (await ownerB.post('/account/delete', { confirm: teamName })).status,
+      (await ownerB.send('/account/delete', { confirm: teamName })).status,
       200,
       'the owner deletes the account and the team on B',
     )

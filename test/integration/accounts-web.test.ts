@@ -168,7 +168,7 @@ t.test('standalone', async (t) => {
     const teamName = /Type the team name, <strong>([^<]+)<\/strong>/
       .exec((await mb.get('/account/delete')).body)![1]!
       .replaceAll('&#39;', "'")
-    t.equal((await mb.post('/account/delete', { confirm: teamName })).status, 200, 'the member deletes the account')
+    t.equal((await mb.send('/account/delete', { confirm: teamName })).status, 200, 'the member deletes the account')
     const replay = new Browser(n.base)
     replay.cookie = memberCookie
     t.equal((await replay.get('/')).location, '/signin', "the deleted member's cookie is dead")
@@ -195,7 +195,7 @@ t.test('standalone', async (t) => {
     t.match(page.body, 'every team key and room invite key', 'the page states what will go')
     await n.call('/admin/rooms', { method: 'POST', key: teamKey, json: { roomId: 'doomed' } })
     t.equal(
-      (await personBrowser.post('/account/delete', { confirm: teamName })).status,
+      (await personBrowser.send('/account/delete', { confirm: teamName })).status,
       200,
       'the owner deletes the account',
     )

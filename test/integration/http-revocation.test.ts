@@ -36,7 +36,7 @@ for (const backend of BACKENDS) {
 
     t.test('a team key revoked on node A is refused by node B within 1 s', async (t) => {
       const minted = (await (
-        await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'worker' } })
+        await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'worker', scope: 'admin' } })
       ).json()) as { key: string; keyId: string }
       t.equal((await b.call('/admin/me', { key: minted.key })).status, 200, 'B accepts the key (and caches it)')
       const del = await a.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: team.key })
@@ -101,7 +101,7 @@ for (const backend of BACKENDS) {
       "a key revoked outside any node (an operator tool's Teams) is refused by both nodes within 1 s",
       async (t) => {
         const minted = (await (
-          await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'ops' } })
+          await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'ops', scope: 'admin' } })
         ).json()) as { key: string; keyId: string }
         t.equal((await a.call('/admin/me', { key: minted.key })).status, 200, 'A accepts it (and caches it)')
         t.equal((await b.call('/admin/me', { key: minted.key })).status, 200, 'B too')

@@ -17,6 +17,10 @@ const ROOTS = ['', 'src', 'lua', 'lua/includes']
 const NOT_IN_REPO: Record<string, string> = {
   '.cursor/mcp.json': "Cursor's settings, in the user's project",
   '.vscode/mcp.json': "VS Code's settings, in the user's project",
+  '.claude/settings.json': "Claude Code's settings (its hooks), in the user's project",
+  'settings.json': "Claude Code's settings file, as the docs name it for short",
+  '.codex/hooks.json': "Codex's hooks, in the user's project",
+  '.cursor/hooks.json': "Cursor's hooks, in the user's project",
   'dist-bench/': 'the compiled benches, made by bench/ab.ts',
   'appendonlydir/': "Redis's append-only files, in its data directory",
   'uWebSockets.js': 'an npm package',

@@ -48,5 +48,6 @@ export function teamOf(ctx: Ctx): string {
 /** The caller's name in records it creates: the key id (never the secret). */
 export function actorOf(p: Principal | undefined): string {
   if (!p) return 'anonymous'
+  if (p.kind === 'grant') return `grant:${p.grantId}`
   return p.kind === 'team' ? `key:${p.keyId}` : `invite:${p.tokenId}`
 }

@@ -1,0 +1,100 @@
+// An MCP client that signs in with OAuth, for the authorization tests: the SDK 1.x client's own
+// auth provider interface kept in memory, and a browser of fetch() calls with a cookie jar that
+// follows the authorization server's redirects until they leave it (the client's redirect URI).
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js'
+
+/** The SDK's client-side OAuth state, in memory. */
+export class MemoryAuthProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ''
+  /** The authorization URL the client would open in a browser. */
+  authorizationUrl: URL | undefined
+
+  constructor(
+    readonly redirect: string,
+    readonly clientMetadataUrl?: string,
+    readonly name = 'Test Agent',
+  ) {}
+
+  get redirectUrl(): string {
+    return this.redirect
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
+  }
+
+  clientInformation() {
+    return this.info
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+/** A browser's cookies and redirects, as fetch() calls. */
+export class Jar {
+  readonly cookies = new Map<string, string>()
+
+  constructor(readonly origin: string) {}
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers)
+    if (this.cookies.size > 0) headers.set('Cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '))
+    const res = await fetch(new URL(url, this.origin), { ...init, headers, redirect: 'manual' })
+    for (const c of res.headers.getSetCookie()) {
+      const pair = c.split(';')[0]!
+      const name = pair.slice(0, pair.indexOf('='))
+      const value = pair.slice(pair.indexOf('=') + 1)
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(c)) this.cookies.delete(name)
+      else this.cookies.set(name, value)
+    }
+    return res
+  }
+
+  /**
+   * Follows redirects from `url` while they stay on this origin. Returns the first answer that is
+   * not such a redirect: a redirect elsewhere (its Location), or a page.
+   */
+  async follow(url: string, init: RequestInit = {}): Promise<{ res: Response; location?: URL }> {
+    let next = url
+    let opts = init
+    for (let hop = 0; hop < 10; hop++) {
+      const res = await this.fetch(next, opts)
+      const to = res.headers.get('location')
+      if (!to || res.status < 300 || res.status >= 400) return { res }
+      const location = new URL(to, new URL(next, this.origin))
+      if (location.origin !== this.origin) return { res, location }
+      next = location.toString()
+      opts = {}
+    }
+    throw new Error('too many redirects')
+  }
+}
