@@ -122,7 +122,7 @@ for (const backend of BACKENDS) {
       const left = await room.core.presence.leave(room.as('a'))
       t.same(left.released, ['src/**'])
       const gone = await room.core.presence.leave(room.as('b'))
-      t.equal(gone.left, false, 'b was never present…')
+      t.equal(gone.was_present, false, 'b was never present…')
       t.same(gone.released, ['docs/**', 'tmp/x'], '…and its reservations go all the same')
       t.same((await rs.list(room.as('x'))).reservations, [])
     })
