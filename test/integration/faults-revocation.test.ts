@@ -106,7 +106,9 @@ for (const backend of BACKENDS) {
     })
 
     t.test('a stream opened with a key revoked a moment before is ended', async (t) => {
-      const minted = (await (await a.call('/admin/keys', { method: 'POST', key: team.key, json: {} })).json()) as {
+      const minted = (await (
+        await a.call('/admin/keys', { method: 'POST', key: team.key, json: { scope: 'admin' } })
+      ).json()) as {
         key: string
         keyId: string
       }

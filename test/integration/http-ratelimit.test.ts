@@ -140,7 +140,7 @@ for (const backend of BACKENDS) {
         ]),
       })
       const k1 = (await n.node.teams.create({ teamId: one, name: 'one' })).key!
-      const k1b = (await n.node.teams.mintTeamKey(one, {})).key
+      const k1b = (await n.node.teams.mintTeamKey(one, { scope: 'admin' })).key
       const k2 = (await n.node.teams.create({ teamId: two, name: 'two' })).key!
       const seq = []
       for (const key of [k1, k1b, k1, k1b]) seq.push((await n.call('/admin/me', { key })).status)

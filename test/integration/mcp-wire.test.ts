@@ -48,7 +48,7 @@ t.test('the /mcp wire (standalone)', async (t) => {
     )
     const hb = await callTool(client, 'heartbeat', { room_id: roomId, agent_id: 'modern' })
     t.notOk(hb.isError)
-    t.match(hb.body, { room_id: roomId, online: 1, unread: 0 })
+    t.match(hb.body, { room_id: roomId, online_count: 1, unread: 0 })
     const posted = await callTool(client, 'post_event', {
       room_id: roomId,
       agent_id: 'modern',
