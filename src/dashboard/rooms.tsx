@@ -181,7 +181,7 @@ function SignInSnippets(props: { url: string; roomId: string }) {
         agent id and the access. The connection is listed on the Keys page, where you can revoke it.
       </p>
       {SNIPPET_ORDER.map((k) => (
-        <Copyable key={k} id={`oauth-${k}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />
+        <Copyable key={k} id={`oauth-${k}`} label={`${SNIPPET_TITLES[k]}, signing in`} text={snippets[k]} />
       ))}
     </section>
   )

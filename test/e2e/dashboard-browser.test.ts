@@ -115,7 +115,9 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   await page.getByRole('button', { name: 'Create room' }).click()
   await page.getByRole('heading', { name: 'Room Web shop is ready' }).waitFor()
   loaded('the room is created', ['GET / 200', 'POST /rooms 303', 'GET /rooms/created 200'])
-  const snippet = page.locator('.copyable', { has: page.getByLabel("Claude Code (run in the agent's project)") })
+  const snippet = page.locator('.copyable', {
+    has: page.getByLabel("Claude Code (run in the agent's project)", { exact: true }),
+  })
   await snippet.getByRole('button', { name: 'Copy' }).click()
   await snippet.getByRole('button', { name: 'Copied' }).waitFor()
   const copied = (await page.evaluate(() => navigator.clipboard.readText())) as string
