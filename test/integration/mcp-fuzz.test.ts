@@ -90,6 +90,15 @@ t.test('random arguments for every tool (standalone)', async (t) => {
   /** A well-typed value for a JSON Schema property of the tools/list entry (enums, ints, strings, ...). */
   const fromSchema = (p: Record<string, any>): fc.Arbitrary<unknown> => {
     if (Array.isArray(p.enum)) return fc.constantFrom(...(p.enum as unknown[]))
+    // The listing's optional properties are nullable (["string", "null"]): null, which reads as
+    // absent, or a value of the other type.
+    if (Array.isArray(p.type)) {
+      const types = (p.type as string[]).filter((x) => x !== 'null')
+      const value = fromSchema({ ...p, type: types.length === 1 ? types[0] : types })
+      return p.type.includes('null')
+        ? fc.oneof({ weight: 4, arbitrary: value }, { weight: 1, arbitrary: fc.constant(null) })
+        : value
+    }
     switch (p.type) {
       case 'string':
         return fc.oneof(
