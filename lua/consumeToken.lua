@@ -67,7 +67,7 @@ else
     user.team, user.role = inv.team, inv.role
     created_team = inv.new_team == true
     inv.state, inv.accepted_at, inv.user = 'accepted', now, user.id
-    redis.call('HSET', K.invites, inv.id, cmsgpack.pack(inv))
+    storeInvite(K, inv)
   else
     user.team, user.role = ARGV[7], 'owner'
     created_team = true

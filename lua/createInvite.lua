@@ -11,7 +11,11 @@
   ARGV[6]  the roles that may invite, comma-separated (src/auth/permissions.ts, members.manage)
 
   Returns {invite}; forbidden (the inviter is not of the team, or has no role that may invite),
-  conflict (the address has an account, or a pending invite to this team), limit_reached.
+  conflict (the address is a member of this team already, or has a pending invite to it; for an
+  operator also: the address has an account in any team), limit_reached.
+  A person inviting an address that has an account in another team gets the answer a new address
+  gets, so the form tells nothing about other teams: the invite is stored and mailed, and its link
+  then tells the address's owner that a person belongs to one team (consumeToken).
   Effects  tokens, invites
 ]]
 --- @include "includes/fail"
@@ -28,14 +32,23 @@ if ARGV[4] ~= '' then
     return fail('forbidden', 'inviting members needs the role ' .. ARGV[6] .. (u and ('; you are ' .. u.role) or ''))
   end
 end
-if redis.call('HEXISTS', K.emails, inv.email) == 1 then
-  return fail('conflict', 'email: ' .. inv.email .. ' has an account already; a person belongs to one team',
-    { field = 'email' })
+local holder = redis.call('HGET', K.emails, inv.email)
+if holder then
+  local hraw = redis.call('HGET', K.users, holder)
+  local h = hraw and cmsgpack.unpack(hraw)
+  if h and h.team == inv.team then
+    return fail('conflict', 'email: ' .. inv.email .. ' is a member of this team already', { field = 'email' })
+  end
+  if ARGV[4] == '' then
+    return fail('conflict', 'email: ' .. inv.email .. ' has an account already; a person belongs to one team',
+      { field = 'email' })
+  end
 end
+indexInvites(K)
+local invites = teamInvites(K, inv.team)
 local pending = 0
-for _, raw in ipairs(redis.call('HVALS', K.invites)) do
-  local o = cmsgpack.unpack(raw)
-  if o.team == inv.team and o.state == 'pending' and o.expires_at > now then
+for _, o in ipairs(invites) do
+  if o.state == 'pending' and o.expires_at > now then
     if o.email == inv.email then
       return fail('conflict', 'email: ' .. inv.email
         .. ' has a pending invite to this team; revoke it first to send a new one',
@@ -51,7 +64,8 @@ if pending >= max then
     { field = 'invites', limit = max })
 end
 pruneAccounts(K, now)
+pruneInvites(K, now, invites)
 inv.hash, inv.state, inv.created_at, inv.expires_at = ARGV[2], 'pending', now, now + tonumber(ARGV[3])
-redis.call('HSET', K.invites, inv.id, cmsgpack.pack(inv))
+storeInvite(K, inv)
 storeToken(K, ARGV[2], { kind = 'invite', email = inv.email, invite = inv.id }, inv.expires_at)
 return cmsgpack.pack({ invite = inv })

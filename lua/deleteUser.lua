@@ -10,8 +10,9 @@
   ARGV[3]  the roles that may remove a member, comma-separated (permissions.ts, members.manage)
   ARGV[4]  the roles that may remove an owner, comma-separated (permissions.ts, members.roles)
 
-  Returns {user, last = bool (no member of the team remains)}; not_found, forbidden (the remover
-  is not of the team, or has no role that may remove this person), conflict (the last owner of a
+  Returns {user, last = bool (no member of the team remains)}; not_found (no such user, or one of
+  another team than the remover's: the same answer), forbidden (the remover has no role that may
+  remove this person, or is no longer a person at all), conflict (the last owner of a
   team that has other members).
   Effects  users, members, tokens, invites, sessions
 ]]
@@ -20,13 +21,19 @@
 
 local K = acctKeys()
 local raw = redis.call('HGET', K.users, ARGV[1])
-if not raw then return fail('not_found', 'no such user', { field = 'user' }) end
-local u = cmsgpack.unpack(raw)
-if ARGV[2] ~= '' and ARGV[2] ~= u.id then
+local u = raw and cmsgpack.unpack(raw)
+local o
+if ARGV[2] ~= '' and ARGV[2] ~= ARGV[1] then
   local oraw = redis.call('HGET', K.users, ARGV[2])
-  local o = oraw and cmsgpack.unpack(oraw)
+  o = oraw and cmsgpack.unpack(oraw)
+end
+-- A person of another team is, to the remover, as absent as an unknown id: one answer for both.
+if not u or (o and o.team ~= u.team) then
+  return fail('not_found', 'user: no such person in the team', { field = 'user' })
+end
+if ARGV[2] ~= '' and ARGV[2] ~= u.id then
   local may = u.role == 'owner' and ARGV[4] or ARGV[3]
-  if not o or o.team ~= u.team or not string.find(',' .. may .. ',', ',' .. o.role .. ',', 1, true) then
+  if not o or not string.find(',' .. may .. ',', ',' .. o.role .. ',', 1, true) then
     return fail('forbidden', (u.role == 'owner' and 'removing an owner' or 'removing a member')
       .. ' needs the role ' .. may .. (o and ('; you are ' .. o.role) or ''))
   end
@@ -54,13 +61,10 @@ for i = 1, #toks, 2 do
   if cmsgpack.unpack(toks[i + 1]).email == u.email then dropToken(K, toks[i]) end
 end
 if others == 0 then
-  local flat = redis.call('HGETALL', K.invites)
-  for i = 1, #flat, 2 do
-    local inv = cmsgpack.unpack(flat[i + 1])
-    if inv.team == u.team then
-      redis.call('HDEL', K.invites, flat[i])
-      dropToken(K, inv.hash)
-    end
+  indexInvites(K)
+  for _, inv in ipairs(teamInvites(K, u.team)) do
+    dropInvite(K, inv)
+    dropToken(K, inv.hash)
   end
 end
 return cmsgpack.pack({ user = u, last = others == 0 })

@@ -16,7 +16,8 @@
   ARGV[1]  'k' (team key) or 'i' (invite)
   ARGV[2]  msgpack list of records {id, hash, hint, label?, room_id?} (invites: all of one room)
   ARGV[3]  most live records of this kind the team (or, for invites, the room) may have
-  ARGV[4]  retention of revoked records (ms): older ones are deleted here
+  ARGV[4]  retention of revoked records (ms): older ones are deleted here, and the oldest past the
+           cap of includes/revoked
   ARGV[5]  who mints: 'u:<userId>' (a person), 'k:<keyId>' (a team key, through the admin API) or
            '' (operator tools)
 
@@ -26,7 +27,7 @@
   Effects  keys
 ]]
 --- @include "includes/fail"
---- @include "includes/inSlices"
+--- @include "includes/revoked"
 
 if redis.call('EXISTS', KEYS[1]) == 0 then return fail('not_found', 'team not found', { field = 'team' }) end
 local kind, recs, limit = ARGV[1], cmsgpack.unpack(ARGV[2]), tonumber(ARGV[3])
@@ -44,15 +45,13 @@ elseif string.sub(by, 1, 2) == 'k:' then
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local live, expired = 0, {}
+local live, records = 0, {}
 for _, raw in ipairs(redis.call('HVALS', KEYS[2])) do
   local r = cmsgpack.unpack(raw)
   if not r.revoked_at and (kind == 'k' or r.room_id == room) then live = live + 1 end
-  if r.revoked_at and r.revoked_at < now - tonumber(ARGV[4] or '2592000000') then expired[#expired + 1] = r.id end
+  records[#records + 1] = r
 end
--- Revoked records are kept for the retention only (REVOKED_KEY_RETENTION_S), so the list stays short.
--- Revocations are not limited in number, so neither are the records that expire at once.
-inSlices('HDEL', KEYS[2], expired)
+pruneRevoked(KEYS[2], records, now, tonumber(ARGV[4] or '2592000000'))
 if live + #recs > limit then
   local what = kind == 'k' and 'team keys' or 'invites of this room'
   local asked = #recs == 1 and '' or ('; ' .. #recs .. ' more were asked for, ' .. math.max(0, limit - live) .. ' fit')

@@ -18,7 +18,9 @@ local inv = raw and cmsgpack.unpack(raw)
 if not inv or inv.state ~= 'pending' or (ARGV[2] ~= '' and inv.team ~= ARGV[2]) then
   return fail('not_found', 'inviteId: no pending invite ' .. ARGV[1], { field = 'inviteId' })
 end
-inv.state, inv.revoked_at = 'revoked', nowMs()
-redis.call('HSET', K.invites, inv.id, cmsgpack.pack(inv))
+local now = nowMs()
+inv.state, inv.revoked_at = 'revoked', now
+storeInvite(K, inv)
+pruneInvites(K, now)
 dropToken(K, inv.hash)
 return cmsgpack.pack({ invite = inv })

@@ -2,8 +2,8 @@
   Revokes a team key or an invite: its secret stops authenticating at once (nodes drop their
   cached copy when the node that revoked it publishes the revocation; see src/auth/keyring.ts).
   The record stays, marked revoked_at, so listings show what was revoked and when, for the
-  retention (REVOKED_KEY_RETENTION_S); revoked records older than that are deleted here (and in
-  mintKey).
+  retention (REVOKED_KEY_RETENTION_S), 100 at most per team (or per team's room invites); older
+  ones and the oldest past that are deleted here (and in mintKey).
 
   KEYS[1]  team hash
   KEYS[2]  records hash (team keys, or invites)
@@ -20,7 +20,7 @@
   Effects  keys
 ]]
 --- @include "includes/fail"
---- @include "includes/inSlices"
+--- @include "includes/revoked"
 
 local kind, id, room = ARGV[1], ARGV[2], ARGV[3]
 local field = kind == 'k' and 'keyId' or 'tokenId'
@@ -33,10 +33,12 @@ local only = ARGV[5] or ''
 if only ~= '' and rec.created_by ~= only then
   return fail('forbidden', field .. ': ' .. id .. ' was minted by someone else', { field = field })
 end
+local records = {}
+for _, r in ipairs(redis.call('HVALS', KEYS[2])) do records[#records + 1] = cmsgpack.unpack(r) end
 if kind == 'k' then
   local live = 0
-  for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
-    if not cmsgpack.unpack(r).revoked_at then live = live + 1 end
+  for _, r in ipairs(records) do
+    if not r.revoked_at then live = live + 1 end
   end
   if live <= 1 then
     return fail('conflict', 'keyId: ' .. id
@@ -46,15 +48,10 @@ if kind == 'k' then
 end
 local t = redis.call('TIME')
 rec.revoked_at = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local expired = {}
-for _, r in ipairs(redis.call('HVALS', KEYS[2])) do
-  local old = cmsgpack.unpack(r)
-  if old.revoked_at and old.revoked_at < rec.revoked_at - tonumber(ARGV[4] or '2592000000') then
-    expired[#expired + 1] = old.id
-  end
-end
--- Revocations are not limited in number, so neither are the records that expire at once.
-inSlices('HDEL', KEYS[2], expired)
 redis.call('HSET', KEYS[2], id, cmsgpack.pack(rec))
+for i, r in ipairs(records) do
+  if r.id == id then records[i] = rec end
+end
+pruneRevoked(KEYS[2], records, rec.revoked_at, tonumber(ARGV[4] or '2592000000'))
 redis.call('HDEL', KEYS[3], rec.hash)
 return cmsgpack.pack({ record = rec, hash = rec.hash })

@@ -4,6 +4,7 @@ import { Accounts } from './auth/accounts.js'
 import { Audit } from './auth/audit.js'
 import { Grants } from './auth/grants.js'
 import { Keyring } from './auth/keyring.js'
+import { OpenCaps } from './auth/open-caps.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
@@ -83,6 +84,8 @@ export class ServiceNode {
   readonly core: Core
   readonly teams: Teams
   readonly keyring: Keyring
+  /** What each tenant holds open on this node (streams, parked waits), under OPEN_PER_CREDENTIAL and OPEN_PER_TEAM. */
+  readonly openCaps: OpenCaps
   /** Connected agents: OAuth grants a person consented to on the dashboard. */
   readonly grants: Grants
   /** The OAuth authorization server, once the node listens (undefined on a plain-http public URL). */
@@ -140,8 +143,9 @@ export class ServiceNode {
     this.mailer = new Mailer(settings, this.log)
     this.search = createSearchEngine(this.store, this.hub, settings, this.log)
     // Each route group and the MCP host get what they declare they use (their *Deps types).
-    const { core, teams, audit, keyring, feeds, lifecycle, metrics, search } = this
-    this.mcp = new McpHost({ core, search, feeds, hub: this.hub, keyring, lifecycle, metrics, log: this.log })
+    this.openCaps = new OpenCaps(settings)
+    const { core, teams, audit, keyring, feeds, lifecycle, metrics, search, openCaps } = this
+    this.mcp = new McpHost({ core, search, feeds, hub: this.hub, keyring, lifecycle, metrics, openCaps, log: this.log })
     this.edge = new Edge({ lifecycle, metrics, log: this.log, settings })
     this.sse = new SseSessions({ lifecycle, metrics, settings })
     const { sse } = this
@@ -155,10 +159,10 @@ export class ServiceNode {
         ...opsRoutes({ health: this.store.health, lifecycle, metrics, router, metricsToken: settings.metricsToken }),
         ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
         ...webhookRoutes({ webhooks: this.webhooks, audit }),
-        ...roomRoutes({ core, feeds, keyring, sse }),
+        ...roomRoutes({ core, feeds, keyring, sse, openCaps }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
-        ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle }),
+        ...hookRoutes({ core, wake: new Wake({ core, hub: this.hub }), keyring, lifecycle, openCaps }),
       ],
     })
     this.edge.mount(mcpMount({ ...keys, settings, sse }, this.mcp, { ...mcpOptions(opts), oauth: this.oauth }))
@@ -210,6 +214,7 @@ export class ServiceNode {
           feeds: this.feeds,
           hub: this.hub,
           sse: this.sse,
+          openCaps: this.openCaps,
           stillSignedIn: (token) => this.accounts.stillSignedIn(token),
         },
         keys: { teams: this.teams, audit: this.audit, accounts: this.accounts, grants: this.grants },

@@ -16,6 +16,65 @@ local function pruneAccounts(K, now)
   end
 end
 
+-- Member invites: each is indexed under its team (tinvites) and has a deletion time (invexp): its
+-- end (expiry, revocation, acceptance) plus INVITE_KEEP_MS, so finished invites stay listed for a
+-- while and then go. A team keeps at most INVITE_FINISHED_MAX finished ones besides its pending
+-- ones (capped by LIMIT_PENDING_INVITES): no read or write of a team's invites grows with history.
+local INVITE_KEEP_MS = 30 * 86400000
+local INVITE_FINISHED_MAX = 100
+
+-- Indexes invites stored before the index existed; O(1) once every invite is indexed.
+local function indexInvites(K)
+  if redis.call('HLEN', K.invites) == redis.call('ZCARD', K.tinvites) then return end
+  local flat = redis.call('HGETALL', K.invites)
+  for i = 1, #flat, 2 do
+    local inv = cmsgpack.unpack(flat[i + 1])
+    redis.call('ZADD', K.tinvites, 0, inv.team .. '|' .. inv.id)
+    local ended = inv.accepted_at or inv.revoked_at or inv.expires_at
+    redis.call('ZADD', K.invexp, 'NX', ended + INVITE_KEEP_MS, inv.id)
+  end
+end
+
+local function storeInvite(K, inv)
+  redis.call('HSET', K.invites, inv.id, cmsgpack.pack(inv))
+  redis.call('ZADD', K.tinvites, 0, inv.team .. '|' .. inv.id)
+  local ended = inv.accepted_at or inv.revoked_at or inv.expires_at
+  redis.call('ZADD', K.invexp, ended + INVITE_KEEP_MS, inv.id)
+end
+
+local function dropInvite(K, inv)
+  redis.call('HDEL', K.invites, inv.id)
+  redis.call('ZREM', K.tinvites, inv.team .. '|' .. inv.id)
+  redis.call('ZREM', K.invexp, inv.id)
+end
+
+-- A team's invites (every state).
+local function teamInvites(K, team)
+  local out = {}
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', K.tinvites, '[' .. team .. '|', '[' .. team .. '|\255')) do
+    local raw = redis.call('HGET', K.invites, string.sub(m, #team + 2))
+    if raw then out[#out + 1] = cmsgpack.unpack(raw) end
+  end
+  return out
+end
+
+-- Deletes up to 20 invites past their retention, and a team's oldest finished invites past
+-- INVITE_FINISHED_MAX (`invites`: the team's, as teamInvites returns them).
+local function pruneInvites(K, now, invites)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', K.invexp, '-inf', now, 'LIMIT', 0, 20)) do
+    local raw = redis.call('HGET', K.invites, id)
+    if raw then dropInvite(K, cmsgpack.unpack(raw)) else redis.call('ZREM', K.invexp, id) end
+  end
+  if not invites then return end
+  local finished = {}
+  for _, inv in ipairs(invites) do
+    if inv.state ~= 'pending' or inv.expires_at <= now then finished[#finished + 1] = inv end
+  end
+  if #finished <= INVITE_FINISHED_MAX then return end
+  table.sort(finished, function(a, b) return a.created_at < b.created_at end)
+  for i = 1, #finished - INVITE_FINISHED_MAX do dropInvite(K, finished[i]) end
+end
+
 local function storeToken(K, hash, rec, exp)
   rec.exp = exp
   redis.call('HSET', K.tokens, hash, cmsgpack.pack(rec))

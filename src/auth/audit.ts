@@ -1,10 +1,12 @@
 // A team's audit trail (docs/accounts.md): who signed in, minted or revoked a key or invite,
 // registered a webhook, invited or removed a member. One Redis stream per team under the team's
-// tag; each append trims entries older than 90 days, so the trail keeps 90 days and no more.
+// tag; each append trims entries older than 90 days and past the newest 10,000 (approximately:
+// whole stream nodes go), so the trail keeps 90 days, and no more than that many entries.
 import { decode, encode } from '@msgpack/msgpack'
 import type { Store } from '../store/store.js'
 
 export const AUDIT_KEEP_MS = 90 * 86_400_000
+export const AUDIT_KEEP_MAX = 10_000
 
 export interface AuditEntry {
   id: string
@@ -23,6 +25,7 @@ export class Audit {
       teamId,
       Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })),
       AUDIT_KEEP_MS,
+      AUDIT_KEEP_MAX,
     )
   }
 

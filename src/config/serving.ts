@@ -137,6 +137,20 @@ export const SERVING_SETTINGS = {
     unit: 'bytes',
     doc: 'Unsent bytes a slow SSE consumer may hold on the node before its stream is closed.',
   },
+  openPerCredential: {
+    env: 'OPEN_PER_CREDENTIAL',
+    schema: int(1, 1_000_000, 2000),
+    unit: 'streams',
+    doc:
+      'Event streams (room stream, dashboard live view, subscriptions/listen) and parked waits (wait_for_events, ' +
+      'Stop hooks) one credential or person may hold open on one node at once; more are refused (409 limit_reached).',
+  },
+  openPerTeam: {
+    env: 'OPEN_PER_TEAM',
+    schema: int(1, 10_000_000, 10_000),
+    unit: 'streams',
+    doc: "Open streams and parked waits of all one team's credentials and people on one node; more are refused.",
+  },
   mcpAllowedOrigins: {
     env: 'MCP_ALLOWED_ORIGINS',
     schema: z

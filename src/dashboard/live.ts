@@ -10,6 +10,7 @@
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
+import type { OpenCaps } from '../auth/open-caps.js'
 import { AppError } from '../shared/errors.js'
 import type { RoomEvent } from '../core/events.js'
 import { roomId as roomIdField } from '../core/fields.js'
@@ -25,6 +26,7 @@ export interface LiveDeps {
   feeds: Pick<Feeds, 'follow'>
   hub: Pick<Hub, 'listen'>
   sse: Pick<SseSessions, 'open'>
+  openCaps: Pick<OpenCaps, 'take'>
   /** The person of a session if it is still live (not moving its idle deadline). */
   stillSignedIn: (token: string | undefined) => Promise<{ team: string } | undefined>
 }
@@ -56,7 +58,9 @@ export class Live {
       throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'id' })
     if (ex.aborted) return { status: 0, streamed: true }
 
+    const release = this.deps.openCaps.take({ teamId: room.teamId, credential: `user:${r.viewer!.user.id}` })
     const s = this.deps.sse.open(ex)
+    s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
     let changeTimer: NodeJS.Timeout | undefined

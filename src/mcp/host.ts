@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
+import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpExchange, McpRequestData, Profile, ReplyChannel } from './pipeline.js'
 import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from './resources.js'
@@ -23,7 +24,7 @@ import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
-import type { JsonObject } from './wire.js'
+import { ERROR, type JsonObject } from './wire.js'
 
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
@@ -240,18 +241,24 @@ export class McpHost implements EndpointHost {
     try {
       io.onAbort(await this.listens.open(principal, message.id, message.params, sink))
     } catch (err) {
-      const code = (err as { code?: unknown }).code
-      if (typeof code !== 'number') this.deps.log.error({ err }, 'subscriptions/listen failed')
-      const data = (err as { data?: unknown }).data
-      reply.reply({
-        jsonrpc: '2.0',
-        id: message.id,
-        error:
-          typeof code === 'number'
-            ? { code, message: (err as Error).message, ...(data !== undefined ? { data } : {}) }
-            : { code: ErrorCode.InternalError, message: 'Internal error' },
-      } as JSONRPCMessage)
+      reply.reply({ jsonrpc: '2.0', id: message.id, error: this.listenError(err) } as JSONRPCMessage)
     }
+  }
+
+  /**
+   * A refused listen's JSON-RPC error: a protocol fault as it was raised; a service refusal (a cap,
+   * the store unavailable) as the transport error carrying the docs/errors.md object, like the
+   * revocation that ends a stream; anything else as an internal error, logged.
+   */
+  private listenError(err: unknown): { code: number; message: string; data?: unknown } {
+    if (err instanceof AppError) return { code: ERROR.transport, message: err.message, data: { error: err.toJSON() } }
+    const code = (err as { code?: unknown }).code
+    if (typeof code !== 'number') {
+      this.deps.log.error({ err }, 'subscriptions/listen failed')
+      return { code: ErrorCode.InternalError, message: 'Internal error' }
+    }
+    const data = (err as { data?: unknown }).data
+    return { code, message: (err as Error).message, ...(data !== undefined ? { data } : {}) }
   }
 
   async start(): Promise<void> {

@@ -9,6 +9,7 @@
 // with an error when its key is revoked.
 import type { Principal } from '../auth/principal.js'
 import { revokedError, type Keyring } from '../auth/keyring.js'
+import { holderOf, type OpenCaps } from '../auth/open-caps.js'
 import type { Notice } from '../core/events.js'
 import type { Core } from '../core/index.js'
 import type { Hub } from '../realtime/hub.js'
@@ -23,6 +24,7 @@ export interface ListenDeps {
   core: Pick<Core, 'rooms'>
   keyring: Pick<Keyring, 'hold'>
   lifecycle: Pick<Lifecycle, 'onDrain'>
+  openCaps: Pick<OpenCaps, 'take'>
 }
 
 /** URIs one listen request may subscribe to at most. */
@@ -236,6 +238,7 @@ export class Listens {
       if (!(await this.deps.core.rooms.exists(w.ref)))
         throw notFound(firstUri(w) ?? resourceUri({ kind: 'plan', roomId: w.ref.roomId }))
     }
+    const release = this.deps.openCaps.take(holderOf(p))
     const stream = new Stream(id, rooms, sink)
     let closed = false
     const close = () => {
@@ -246,6 +249,7 @@ export class Listens {
       for (const tag of rooms.keys()) this.leave(tag, stream)
       undrain()
       unhold()
+      release()
     }
     this.streams.add(stream)
     for (const [tag, w] of rooms) this.join(tag, w.ref, stream)

@@ -2,6 +2,7 @@
 // and account records a listing shows, and the audit trail (a stream per team, trimmed on
 // append). Records come back as stored (msgpack), for auth to decode.
 import type { Keys } from './keys.js'
+import { execResults } from './rooms.js'
 import type { RedisClient } from './store.js'
 
 export class AuthRecords {
@@ -31,8 +32,17 @@ export class AuthRecords {
   }
 
   /** Appends an entry (msgpack) to the team's audit trail, dropping entries older than `keepMs`. */
-  async appendAudit(teamId: string, entry: Buffer, keepMs: number): Promise<void> {
-    await this.client.xadd(this.keys.team(teamId).audit, 'MINID', '~', `${Date.now() - keepMs}-0`, '*', 'd', entry)
+  /** Appends to the team's audit trail, which keeps `keepMs` and at most about `keepMax` entries. */
+  async appendAudit(teamId: string, entry: Buffer, keepMs: number, keepMax: number): Promise<void> {
+    const key = this.keys.team(teamId).audit
+    execResults(
+      await this.client
+        .multi()
+        .xadd(key, 'MINID', '~', `${Date.now() - keepMs}-0`, '*', 'd', entry)
+        .xtrim(key, 'MAXLEN', '~', keepMax)
+        .exec(),
+      'appending to the audit trail',
+    )
   }
 
   /** The newest `limit` entries of the team's audit trail, newest first: [stream id, entry]. */

@@ -52,7 +52,7 @@ export const EFFECT_WORDS = {
   users: account(['users', 'emails', 'idents'], 'creates, changes or deletes people, their addresses and identities'),
   members: account(['members'], 'changes who is a member of which team'),
   tokens: account(['tokens', 'tokexp'], 'stores or consumes link tokens'),
-  invites: account(['invites'], 'creates, accepts or revokes member invites'),
+  invites: account(['invites', 'tinvites', 'invexp'], 'creates, accepts, revokes or prunes member invites'),
   waitlist: account(['waitlist'], 'adds to or decides the waitlist'),
   sessions: account(['sessions', 'sessexp', 'usess'], 'opens, refreshes or ends browser sessions'),
   teams: keyed("creates or deletes a team's records"),

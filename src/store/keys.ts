@@ -58,6 +58,9 @@ export const ACCOUNT_KEYS = [
   'sessions', // hash: sha256 of a session token -> msgpack {user, created_at, abs, seen}
   'sessexp', //  sorted set: session hash -> idle deadline (ms), for pruning
   'usess', //    sorted set, all scores 0: "<userId>|<session hash>" (a user's sessions by ZRANGEBYLEX)
+  'tinvites', // sorted set, all scores 0: "<teamId>|<inviteId>" (a team's member invites by ZRANGEBYLEX)
+  'invexp', //   sorted set: invite id -> when its record is deleted (ms): its end (expiry, revocation or
+  //             acceptance) plus the retention (lua/includes/acct.lua, INVITE_KEEP_MS)
 ] as const
 
 export type AccountKeyName = (typeof ACCOUNT_KEYS)[number]

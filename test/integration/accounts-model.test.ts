@@ -145,7 +145,7 @@ for (const backend of BACKENDS) {
       t.equal(
         await code(accounts.invite({ email: owner.user.email }, { by: owner.user })),
         'conflict',
-        'an address with an account',
+        'an address of a member of the team',
       )
       const member = await accounts.consume(inv.token)
       t.same([member.user.team, member.user.role, member.createdTeam], [teamId, 'member', false])
@@ -192,5 +192,103 @@ for (const backend of BACKENDS) {
         'nothing of the team or its people is left',
       )
     })
+    t.test('other teams are invisible: an address or id there gets the answer an unknown one gets', async (t) => {
+      const ownerOf = async () => {
+        const o = await accounts.consume((await accounts.invite({ email: `${uid('o')}@example.com` }, {})).token)
+        await teams.create({ teamId: o.user.team, name: 'T' })
+        return o.user
+      }
+      const a = await ownerOf()
+      const b = await ownerOf()
+      const invited = await accounts.invite({ email: b.email }, { by: a })
+      const unknown = await accounts.invite({ email: `${uid('n')}@example.com` }, { by: a })
+      t.same(
+        [invited.invite.state, invited.invite.team],
+        [unknown.invite.state, unknown.invite.team],
+        'an address with an account in another team is invited like an unknown one',
+      )
+      const follow = await accounts.consume(invited.token).then(
+        () => 'accepted',
+        (e: AppError) => `${e.code}: ${e.message}`,
+      )
+      t.match(follow, /^conflict: email: .* already has an account in a team/, "the link tells the address's owner")
+      t.equal(
+        await code(accounts.invite({ email: b.email }, {})),
+        'conflict',
+        'an operator still sees that the address has an account',
+      )
+      const answer = (p: Promise<unknown>) =>
+        p.then(
+          () => 'ok',
+          (e: AppError) => `${e.code} ${e.message} ${JSON.stringify(e.details ?? {})}`,
+        )
+      t.equal(
+        await answer(accounts.deleteUser(b.id, a)),
+        await answer(accounts.deleteUser(`usr_${uid()}`, a)),
+        "removing another team's person answers as for an unknown id",
+      )
+      t.ok(await accounts.session((await accounts.consume((await accounts.requestSignIn(b.email))!)).session))
+      t.equal((await accounts.people(b.team)).members.length, 1, 'and removes nobody')
+    })
+
+    t.test(
+      "a team's finished invites are capped, pruned after their retention, and listed from its index",
+      async (t) => {
+        const owner = await accounts.consume((await accounts.invite({ email: `${uid('o')}@example.com` }, {})).token)
+        const team = owner.user.team
+        await teams.create({ teamId: team, name: 'Churn' })
+        const K = store.keys.accounts()
+        for (let i = 0; i < 103; i++) {
+          const inv = await accounts.invite({ email: `${uid('c')}@example.com` }, { by: owner.user })
+          await accounts.revokeInvite(inv.invite.id, team)
+        }
+        const pending = await accounts.invite({ email: `${uid('p')}@example.com` }, { by: owner.user })
+        const listed = (await accounts.people(team)).invites
+        t.equal(listed.filter((i) => i.state !== 'pending').length, 100, 'at most 100 finished invites are kept')
+        t.ok(
+          listed.some((i) => i.id === pending.invite.id && i.state === 'pending'),
+          'pending ones are never dropped',
+        )
+        t.equal(
+          await raw.zlexcount(K.tinvites, `[${team}|`, `[${team}|\xff`),
+          listed.length,
+          'the index holds what is listed',
+        )
+        const oldest = listed.filter((i) => i.state === 'revoked').at(-1)!
+        await raw.zadd(K.invexp, Date.now() - 1, oldest.id)
+        await accounts.revokeInvite(pending.invite.id, team)
+        t.notOk(
+          (await accounts.people(team)).invites.some((i) => i.id === oldest.id),
+          'an invite past its retention is deleted by the next invite change',
+        )
+        t.equal(await raw.hexists(K.invites, oldest.id), 0, 'record and index both')
+
+        const legacy = { ...pending.invite, id: `inv_${uid()}` }
+        await raw.hset(
+          K.invites,
+          legacy.id,
+          Buffer.from(
+            encode({
+              id: legacy.id,
+              email: legacy.email,
+              team,
+              role: 'member',
+              new_team: false,
+              by: owner.user.id,
+              hash: 'h',
+              created_at: Date.now(),
+              expires_at: Date.now() + 60_000,
+              state: 'pending',
+            }),
+          ),
+        )
+        t.ok(
+          (await accounts.people(team)).invites.some((i) => i.id === legacy.id),
+          'an invite stored without the index is still listed',
+        )
+        await accounts.invite({ email: `${uid('q')}@example.com` }, { by: owner.user })
+        t.equal(await raw.zscore(K.tinvites, `${team}|${legacy.id}`), '0', 'and the next invite indexes it')
+      },
+    )
   })
 }

@@ -1,7 +1,9 @@
 // GET /admin/keys pages (limit + after), and revoked keys are kept for REVOKED_KEY_RETENTION_S
-// only, so a team that mints and revokes keys in a loop does not grow a list without end.
+// only, and 100 at most, so a team that mints and revokes keys in a loop does not grow a list (and
+// the scan every mint and revocation makes of it) without end.
 // Keys and invites name the person who minted them (createdBy), as the audit trail names people.
 import t from 'tap'
+import { AUDIT_KEEP_MS } from '../../src/auth/audit.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { keyIn } from '../helpers/mail.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
@@ -74,6 +76,29 @@ t.test('revoked keys are kept for the retention only', async (t) => {
   t.equal(stored, 2, 'and the next mint deleted the expired records: two live keys remain stored')
 })
 
+t.test('at most 100 revoked keys are kept, the newest, however long the retention', async (t) => {
+  const n = await startNode(t, 'standalone', { rateLimitPerMin: 1_000_000 })
+  const team = await newTeam(n)
+  const revoked: string[] = []
+  for (let i = 0; i < 104; i++) {
+    const k = await mint(n, team.key)
+    t.equal((await revoke(n, team.key, k.keyId)).status, 200)
+    revoked.push(k.keyId)
+  }
+  const stored = await n.node.store.client.hlen(n.node.store.keys.team(team.teamId).keys)
+  t.equal(stored, 101, 'the live key and 100 revoked ones are stored, whatever the loop did')
+  const listed = (await list(n, team.key, '?limit=200')).body.keys
+  const ids = new Set(listed.map((k) => k.keyId))
+  t.notOk(
+    revoked.slice(0, 4).some((id) => ids.has(id)),
+    'the four oldest revocations are gone',
+  )
+  t.ok(
+    revoked.slice(4).every((id) => ids.has(id)),
+    'the newest 100 are listed',
+  )
+})
+
 t.test('keys and invites name who minted them: a person, or nobody', async (t) => {
   const { n, b, op, first } = await signedInOperator(t)
   const firstKey = keyIn(first)!
@@ -121,4 +146,16 @@ t.test('keys and invites name who minted them: a person, or nobody', async (t) =
   )
   const revoked = (await (await revoke(n, firstKey, personKeyId)).json()) as { revoked: Key }
   t.equal(revoked.revoked.createdBy, person, 'and so does a revocation')
+})
+
+t.test('the audit trail keeps about AUDIT_KEEP_MAX entries, the newest, however busy the team', async (t) => {
+  const n = await startNode(t, 'standalone')
+  const team = await newTeam(n)
+  const key = n.node.store.keys.team(team.teamId).audit
+  const entry = Buffer.from('{}')
+  for (let i = 0; i < 600; i++) await n.node.store.auth.appendAudit(team.teamId, entry, AUDIT_KEEP_MS, 150)
+  const kept = await n.node.store.client.xlen(key)
+  t.ok(kept >= 150 && kept < 600, `trimmed to about the cap, by whole stream nodes (kept ${kept} of 600)`)
+  await n.node.audit.record(team.teamId, 'operator', 'test')
+  t.equal((await n.node.audit.read(team.teamId, 1))[0]!.action, 'test', 'the newest entry is always kept')
 })

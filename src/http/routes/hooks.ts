@@ -6,6 +6,7 @@
 // seconds (JSON allows leading whitespace), so no proxy or idle timeout cuts the request.
 import { z } from 'zod'
 import type { Keyring } from '../../auth/keyring.js'
+import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
 import { agentId } from '../../core/fields.js'
 import type { Core } from '../../core/index.js'
 import type { Wake } from '../../realtime/wake.js'
@@ -24,6 +25,7 @@ export interface HookRouteDeps {
   wake: Pick<Wake, 'look'>
   keyring: Pick<Keyring, 'hold'>
   lifecycle: Pick<Lifecycle, 'onDrain'>
+  openCaps: Pick<OpenCaps, 'take'>
 }
 
 const hookQuery = z.strictObject({
@@ -70,6 +72,7 @@ export function hookRoutes(deps: HookRouteDeps): Route[] {
         if (!(await deps.core.rooms.exists(room)))
           throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'roomId' })
         if (ex.aborted) return undefined
+        const release = q.wait_s > 0 ? deps.openCaps.take(holderOf(ctx.principal!)) : () => {}
         const stop = new AbortController()
         const end = () => stop.abort()
         ex.onAbort(end)
@@ -89,6 +92,7 @@ export function hookRoutes(deps: HookRouteDeps): Route[] {
           clearInterval(keepalive)
           undrain()
           unhold()
+          release()
           // A stream already started can no longer carry an error: it lets the agent stop.
           out?.end(JSON.stringify(answer))
         }

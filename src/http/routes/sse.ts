@@ -7,6 +7,7 @@
 // {"lost": n}. A stream whose key is revoked ends with an `event: revoked` frame carrying the
 // unauthorized error (on every node, with the revocation notice).
 import type { Keyring } from '../../auth/keyring.js'
+import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
 import { AppError } from '../../shared/errors.js'
 import type { RoomEvent } from '../../core/events.js'
 import type { Core } from '../../core/index.js'
@@ -30,6 +31,7 @@ export interface SseDeps {
   feeds: Pick<Feeds, 'follow'>
   keyring: Pick<Keyring, 'hold'>
   sse: Pick<SseSessions, 'open'>
+  openCaps: Pick<OpenCaps, 'take'>
 }
 
 export function sseRoute(deps: SseDeps): Route {
@@ -52,7 +54,9 @@ export function sseRoute(deps: SseDeps): Route {
         throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
       if (ex.aborted) return undefined
 
+      const release = deps.openCaps.take(holderOf(ctx.principal!))
       const s = deps.sse.open(ex)
+      s.onEnd(release)
       s.endOnRevocation(deps.keyring, ctx.principal!)
       await s.attach(
         deps.feeds.follow(

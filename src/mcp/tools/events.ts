@@ -2,6 +2,7 @@
 // long-poll that parks on the node's realtime feed instead of holding a Redis connection.
 import { z } from 'zod'
 import { revokedError, type Keyring } from '../../auth/keyring.js'
+import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
 import { eventSchemas } from '../../core/events.js'
 import { parse } from '../../shared/validate.js'
 import type { Core } from '../../core/index.js'
@@ -21,6 +22,7 @@ export interface EventToolDeps {
   keyring: Pick<Keyring, 'hold'>
   lifecycle: Pick<Lifecycle, 'onDrain'>
   metrics: Pick<Metrics, 'parkedWaiters'>
+  openCaps: Pick<OpenCaps, 'take'>
 }
 
 const tool = toolsOf<EventToolDeps>()
@@ -72,6 +74,7 @@ async function waitForEvents(ctx: ToolContext<EventToolDeps>, input: unknown) {
     if (revoked) throw revokedError()
   }
   let parked = false
+  let release = () => {}
   try {
     if (stop.signal.aborted) {
       // Gone or draining before the first look: consume nothing, report the count.
@@ -89,6 +92,8 @@ async function waitForEvents(ctx: ToolContext<EventToolDeps>, input: unknown) {
         if (r.events.length > 0 || r.cursor_reset !== undefined || stop.signal.aborted || Date.now() >= deadline)
           return r
         if (!parked) {
+          // Refused past the caps before it parks: nothing was consumed (r is empty).
+          release = deps.openCaps.take(holderOf(ctx.principal))
           parked = true
           ctx.longRunning()
           deps.metrics.parkedWaiters.inc()
@@ -104,6 +109,7 @@ async function waitForEvents(ctx: ToolContext<EventToolDeps>, input: unknown) {
     }
   } finally {
     if (parked) deps.metrics.parkedWaiters.dec()
+    release()
     unhold()
     offDrain()
     signal.removeEventListener('abort', onStop)
