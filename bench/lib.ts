@@ -135,6 +135,36 @@ export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
   heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
   post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
   get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
+  // A claim of t1 (benchRoom adds it), repeated by its holder: the claim path of update_task.
+  update_task: { room_id: 'bench', agent_id: 'bench-agent', task_id: 't1', status: 'in_progress' },
+}
+
+/**
+ * Creates the room "bench" the MCP benches call on :port with `key`, and its task t1 (the
+ * update_task claim's). Throws with the answer when either is refused.
+ */
+export async function benchRoom(port: number, key: string): Promise<void> {
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  }
+  const r = await fetch(`http://127.0.0.1:${port}/admin/rooms`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ roomId: 'bench' }),
+  })
+  if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
+  const args = { room_id: 'bench', agent_id: 'bench-agent', title: 'bench task' }
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'add_task', arguments: args },
+  })
+  const t = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body })
+  const text = await t.text()
+  if (t.status !== 200 || !text.includes('t1')) throw new Error(`add_task: ${t.status} ${text.slice(0, 300)}`)
 }
 
 /** The JSON-RPC body of a tools/call of `tool` with its BENCH_CALLS arguments. */
