@@ -117,8 +117,8 @@ export default tseslint.config(
   },
   {
     // The store is the only Redis seam (src/store/store.ts): outside src/store nothing reaches for
-    // a store's client (and nothing imports ioredis: REDIS_ONLY_IN_STORE below). The composition
-    // root and operator tools may.
+    // a store's client (and nothing imports ioredis: REDIS_ONLY_IN_STORE below), nor maps a Redis
+    // failure itself (toStoreError). The composition root and operator tools may.
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: ['src/store/**', 'src/ops/**', 'src/node.ts', 'src/main.ts'],
     rules: {
@@ -131,6 +131,10 @@ export default tseslint.config(
         {
           selector: "MemberExpression[property.name='client'][object.property.name='store']",
           message: STORE_CLIENT,
+        },
+        {
+          selector: "ImportSpecifier[imported.name='toStoreError']",
+          message: 'The store throws Redis failures as AppErrors (unavailable, store_full) itself: test their code.',
         },
       ],
     },

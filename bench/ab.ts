@@ -16,7 +16,17 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
-import { callBody, checkout, compiled, defaultKey, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
+import {
+  benchRoom,
+  callBody,
+  checkout,
+  compiled,
+  defaultKey,
+  startChild,
+  startRedis,
+  wrkScript,
+  type ChildNode,
+} from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -59,13 +69,9 @@ try {
       label === 'work' ? process.execPath : baseNode,
     )
     const key = await defaultKey(node)
-    const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }
-    const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ roomId: 'bench' }),
+    await benchRoom(node.port, key).catch((err: Error) => {
+      throw new Error(`${label}: ${err.message}`)
     })
-    if (r.status !== 201) throw new Error(`${label}: room creation: ${r.status}`)
     nodes.push({
       label,
       node,

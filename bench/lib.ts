@@ -135,6 +135,36 @@ export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
   heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
   post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
   get_unread_events: { room_id: 'bench', agent_id: 'reader', limit: 10 },
+  // A claim of t1 (benchRoom adds it), repeated by its holder: the claim path of update_task.
+  update_task: { room_id: 'bench', agent_id: 'bench-agent', task_id: 't1', status: 'in_progress' },
+}
+
+/**
+ * Creates the room "bench" the MCP benches call on :port with `key`, and its task t1 (the
+ * update_task claim's). Throws with the answer when either is refused.
+ */
+export async function benchRoom(port: number, key: string): Promise<void> {
+  const headers = {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+  }
+  const r = await fetch(`http://127.0.0.1:${port}/admin/rooms`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ roomId: 'bench' }),
+  })
+  if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
+  const args = { room_id: 'bench', agent_id: 'bench-agent', title: 'bench task' }
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'add_task', arguments: args },
+  })
+  const t = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body })
+  const text = await t.text()
+  if (t.status !== 200 || !text.includes('t1')) throw new Error(`add_task: ${t.status} ${text.slice(0, 300)}`)
 }
 
 /** The JSON-RPC body of a tools/call of `tool` with its BENCH_CALLS arguments. */
@@ -269,4 +299,87 @@ export async function startRedisUnderCallgrind(
       else rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** What a V8 heap snapshot holds, by kind of object: `count` objects taking `bytes` (self size). */
+export type HeapCensus = Map<string, { count: number; bytes: number }>
+
+/**
+ * The objects of a `.heapsnapshot` file summed by self size and grouped by kind: objects by
+ * constructor, closures by function name, strings, code and V8's internal kinds by type and name.
+ * (Code objects named `(script line ends)` are made by the snapshot itself, for its locations.)
+ */
+export function heapCensus(file: string): HeapCensus {
+  const s = JSON.parse(readFileSync(file, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
+    nodes: number[]
+    strings: string[]
+  }
+  const fields = s.snapshot.meta.node_fields
+  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f)) as [
+    number,
+    number,
+    number,
+  ]
+  const types = s.snapshot.meta.node_types[0]
+  const out: HeapCensus = new Map()
+  for (let i = 0; i < s.nodes.length; i += fields.length) {
+    const type = types[s.nodes[i + typeAt]!]!
+    const name = s.strings[s.nodes[i + nameAt]!]!
+    const kind = /string/.test(type)
+      ? '(strings)'
+      : type === 'object'
+        ? name
+        : `(${type}) ${name.length > 60 ? name.slice(0, 57) + '...' : name}`
+    const at = out.get(kind) ?? { count: 0, bytes: 0 }
+    at.count++
+    at.bytes += s.nodes[i + sizeAt]!
+    out.set(kind, at)
+  }
+  return out
+}
+
+/** The growth from `before` to `after` per one of `n` units (streams), largest first: lines to print. */
+export function censusGrowth(before: HeapCensus, after: HeapCensus, n: number, top = 25): string[] {
+  const rows = [...after].map(([k, a]) => {
+    const b = before.get(k) ?? { count: 0, bytes: 0 }
+    return { k, count: (a.count - b.count) / n, bytes: (a.bytes - b.bytes) / n }
+  })
+  const total = rows.reduce((x, r) => x + r.bytes, 0)
+  return [
+    `${fmt(total, 0)} bytes of heap per unit, by kind (objects per unit, bytes per unit):`,
+    ...rows
+      .sort((x, y) => y.bytes - x.bytes)
+      .slice(0, top)
+      .map((r) => `${fmt(r.bytes, 0).padStart(6)} B ${fmt(r.count, 2).padStart(6)} x ${r.k}`),
+  ]
+}
+
+/** The MCP protocol version of `subscriptions/listen`. */
+export const LISTEN_VERSION = '2026-07-28'
+
+/**
+ * A raw HTTP/1.1 `subscriptions/listen` request (2026-07-28, one JSON-RPC request on POST /mcp)
+ * subscribing to `uris` and the list changes of their rooms, with `key`; the stream it opens starts
+ * with `notifications/subscriptions/acknowledged`.
+ */
+export function listenRequest(key: string, uris: string[], id: number | string = 1): string {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'subscriptions/listen',
+    params: {
+      notifications: { resourceSubscriptions: uris, resourcesListChanged: true },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': LISTEN_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '0.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  })
+  return (
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+    `Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${LISTEN_VERSION}\r\n` +
+    `Mcp-Method: subscriptions/listen\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  )
 }

@@ -1,18 +1,30 @@
-// tools/call throughput and latency on one node for heartbeat, post_event and get_unread_events,
-// against a reference server built the SDK's documented way (Express + stateless Streamable HTTP,
-// a new server per request) doing the same Redis work, in the same run on the same Redis.
+// tools/call throughput and latency on one node for heartbeat, post_event, get_unread_events and
+// an update_task claim, against a reference server built the SDK's documented way (Express +
+// stateless Streamable HTTP, a new server per request) doing the same Redis work, in the same run
+// on the same Redis. --floor compares with bench/floor-node.ts instead: the least work a node can
+// do for the same request shapes (this machine's floor); then the p99 ratio is printed too.
 // Also the size of tools/list in tokens (full set and core profile).
 // Load comes from wrk (Debian package `wrk`, C, one thread) when it is installed, else autocannon:
 // autocannon is JavaScript and on this 2-core machine takes about as much CPU as the node it
 // drives, which caps what any server can show; wrk costs a fraction of that (bench/HISTORY.md).
 //   npx tsx bench/mcp-throughput.ts [--duration 10] [--connections 50] [--rounds 3] [--tools
-//   heartbeat,post_event] [--loader wrk|autocannon]
+//   heartbeat,post_event] [--loader wrk|autocannon] [--floor]
 import autocannon from 'autocannon'
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { execFile, execFileSync } from 'node:child_process'
 import { parseArgs, promisify } from 'node:util'
-import { BENCH_CALLS, callBody, defaultKey, fmt, startChild, startRedis, wrkScript, type ChildNode } from './lib.js'
+import {
+  BENCH_CALLS,
+  benchRoom,
+  callBody,
+  defaultKey,
+  fmt,
+  startChild,
+  startRedis,
+  wrkScript,
+  type ChildNode,
+} from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +33,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     tools: { type: 'string' },
     loader: { type: 'string' },
+    floor: { type: 'boolean', default: false },
   },
 })
 const hasWrk = (() => {
@@ -41,14 +54,9 @@ const redis = await startRedis()
 const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }
 const ours = await startChild('src/main.ts', env)
 const key = await defaultKey(ours)
-const reference = await startChild('bench/reference-server.ts', env)
-
-const created = await fetch(`http://127.0.0.1:${ours.port}/admin/rooms`, {
-  method: 'POST',
-  headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-  body: JSON.stringify({ roomId: 'bench' }),
-})
-if (created.status !== 201) throw new Error(`room creation: ${created.status} ${await created.text()}`)
+const otherName = values.floor ? 'floor' : 'reference'
+const other = await startChild(values.floor ? 'bench/floor-node.ts' : 'bench/reference-server.ts', env)
+await benchRoom(ours.port, key)
 
 const headers = {
   Authorization: `Bearer ${key}`,
@@ -102,28 +110,37 @@ async function load(node: ChildNode, name: string) {
 
 console.log(
   `# ${new Date().toISOString()} node ${process.version}, ${loader}, ${connections} connections, ${duration} ` +
-    `s per run, ${rounds} rounds`,
+    `s per run, ${rounds} rounds, against the ${otherName}`,
 )
-// Each round runs agentrooms then the reference back to back, so a slow spell of the (shared)
-// machine hits both; the ratio reported is the median of the rounds' ratios.
+// Each round runs agentrooms and the other node back to back (which goes first alternates), so a
+// slow spell of the (shared) machine hits both; the ratios reported are the medians of the rounds'.
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
 const only = values.tools?.split(',')
-for (const name of Object.keys(BENCH_CALLS).filter((n) => !only || only.includes(n))) {
+const names = Object.keys(BENCH_CALLS).filter((n) => !only || only.includes(n))
+// The reference server answers the first three tools only.
+for (const name of values.floor ? names : names.filter((n) => n !== 'update_task')) {
   await check(ours, name)
-  await check(reference, name)
+  await check(other, name)
   const ratios: number[] = []
+  const tails: number[] = []
   for (let round = 1; round <= rounds; round++) {
-    const a = await load(ours, name)
-    const b = await load(reference, name)
+    const pair = round % 2 ? [ours, other] : [other, ours]
+    const first = await load(pair[0]!, name)
+    const second = await load(pair[1]!, name)
+    const [a, b] = round % 2 ? [first, second] : [second, first]
     ratios.push(a.rps / b.rps)
-    console.log(
-      `${name} round ${round} agentrooms: ${fmt(a.rps, 0)} calls/s p50 ${a.p50} ms p99 ${a.p99} ms errors ${a.errors}`,
-    )
-    console.log(
-      `${name} round ${round} reference: ${fmt(b.rps, 0)} calls/s p50 ${b.p50} ms p99 ${b.p99} ms errors ${b.errors}`,
-    )
+    tails.push(a.p99 / b.p99)
+    for (const [label, x] of [
+      ['agentrooms', a],
+      [otherName, b],
+    ] as const)
+      console.log(
+        `${name} round ${round} ${label}: ${fmt(x.rps, 0)} calls/s p50 ${x.p50} ms p99 ${x.p99} ms errors ${x.errors}`,
+      )
   }
-  console.log(`${name} ratio: median ${fmt(median(ratios), 1)}x (rounds: ${ratios.map((r) => fmt(r, 1)).join(', ')})`)
+  const list = (xs: number[]) => xs.map((r) => fmt(r, 2)).join(', ')
+  console.log(`${name} calls/s ratio: median ${fmt(median(ratios), 2)}x (rounds: ${list(ratios)})`)
+  if (values.floor) console.log(`${name} p99 ratio: median ${fmt(median(tails), 2)}x (rounds: ${list(tails)})`)
 }
 
 async function toolsList(profile: string): Promise<string> {
@@ -147,5 +164,5 @@ for (const [label, profile] of [
 }
 
 await ours.stop()
-await reference.stop()
+await other.stop()
 await redis.stop()

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 /** name → arguments after `node`; BENCHMARKS.md shows each as the command to run it alone. */
 export const STANDARD: Record<string, string[]> = {
   'mcp-throughput': ['--import', 'tsx', 'bench/mcp-throughput.ts', '--rounds', '3'],
+  'mcp-floor': ['--import', 'tsx', 'bench/mcp-throughput.ts', '--floor', '--rounds', '3', '--duration', '5'],
   'script-cost': ['--import', 'tsx', 'bench/script-cost.ts'],
   'sse-latency': ['--import', 'tsx', 'bench/sse-latency.ts'],
   'sse-floor': ['--import', 'tsx', 'bench/sse-latency.ts', '--floor'],

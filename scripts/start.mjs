@@ -2,9 +2,10 @@
 // no dependencies, because it runs before they are installed, on whatever Node the machine has:
 // installs the dependencies (npm ci) when node_modules is missing or older than
 // package-lock.json (after a pull that changed them), makes sure it runs on Node 22 (the pinned
-// Node of the dependencies when the machine has another), compiles when a source file is newer
-// than the last build, then runs dist/src/main.js in this very process, so SIGTERM and Ctrl-C
-// reach the service itself and it drains (npm does not pass signals on to its scripts).
+// Node of the dependencies when the machine has another), builds (as `npm run build`: tsc, then
+// the dashboard's assets) when a source file is newer than the last build, then runs
+// dist/src/main.js in this very process, so SIGTERM and Ctrl-C reach the service itself and it
+// drains (npm does not pass signals on to its scripts).
 // Containers run `node dist/src/main.js` directly.
 /* global process, console, setInterval */
 import { spawn } from 'node:child_process'
@@ -14,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { fail, installDependencies, serviceNode, root, sh } from './deps.mjs'
 
 const MAIN = join(root, 'dist', 'src', 'main.js')
+const ASSETS = join(root, 'dist', 'assets', 'manifest.json')
 
 /** Newest modification time (ms) of the files under `path` (0 when there is none). */
 function newest(path) {
@@ -30,7 +32,7 @@ await ensureServiceNode()
 
 const sources = ['src', 'types', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => join(root, p))
 // tsc rewrites every output file, so dist/src/main.js is as old as the last build.
-const built = existsSync(MAIN) ? statSync(MAIN).mtimeMs : 0
+const built = existsSync(MAIN) && existsSync(ASSETS) ? statSync(MAIN).mtimeMs : 0
 if (Math.max(...sources.map(newest)) > built) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   if (!existsSync(tsc)) {
@@ -42,6 +44,7 @@ if (Math.max(...sources.map(newest)) > built) {
   }
   console.log('agentrooms: compiling (tsc)…')
   sh(process.execPath, [tsc, '-p', 'tsconfig.build.json'])
+  sh(process.execPath, [join(root, 'scripts', 'build-assets.mjs')])
 }
 
 /**

@@ -12,7 +12,7 @@
 // fails over, and reads go on while Redis is full. One log line when a team's limit turns off, one
 // when it is back.
 import { AppError } from '../shared/errors.js'
-import { toStoreError, type Store } from '../store/store.js'
+import type { Store } from '../store/store.js'
 
 export const RATE_PERIOD_MS = 60_000
 /** How long a call waits for its rate decision before it goes through unlimited (ms). */
@@ -113,8 +113,7 @@ export class RateLimiter {
   }
 
   private isStoreFailure(err: unknown): boolean {
-    const e = toStoreError(err)
-    return e instanceof AppError && (e.code === 'unavailable' || e.code === 'store_full')
+    return err instanceof AppError && (err.code === 'unavailable' || err.code === 'store_full')
   }
 
   private closed(teamId: string): void {

@@ -14,7 +14,6 @@ import { AppError } from '../shared/errors.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
-import { toStoreError } from '../store/store.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { parse } from '../shared/validate.js'
 import { ClientAddress } from './client-address.js'
@@ -161,10 +160,8 @@ export class Edge {
   }
 
   /** The error mapping: the mount answers a failure; one not meant for a client is logged first. */
-  private fail(flow: Flow, caught: unknown): void {
+  private fail(flow: Flow, err: unknown): void {
     try {
-      // A Redis failure that is not a bug (unreachable, full) becomes its AppError.
-      const err = toStoreError(caught)
       const known = err instanceof AppError || err instanceof Refusal
       if (!known && flow.ex.aborted) return
       if (!known) this.deps.log.error({ err, route: flow.route?.path, request_id: flow.id }, 'request failed')

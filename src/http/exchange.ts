@@ -149,8 +149,67 @@ export interface StreamWriter {
   readonly closed: boolean
 }
 
+/**
+ * What uWS's abort callback touches, kept apart from the Exchange: a long-lived stream keeps this
+ * and its writer alive, and the request's details (headers, query, extra headers) are collected
+ * once the handler is done with them.
+ */
+interface AbortState {
+  aborted: boolean
+  /** Replaced by one of the exact size on each add: a push would reserve room for 17. */
+  handlers: (() => void)[]
+}
+
+/** A started streamed response: a class, so an idle stream costs one small object and no closures. */
+class ResponseStream implements StreamWriter {
+  private backlog = 0
+  private ended: boolean
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly state: AbortState,
+    private readonly bufferLimit: number,
+    closed: boolean,
+  ) {
+    this.ended = closed
+  }
+
+  get closed(): boolean {
+    return this.ended || this.state.aborted
+  }
+
+  write(chunk: string): boolean {
+    if (this.closed) return false
+    const res = this.res
+    let ok = true
+    res.cork(() => {
+      ok = res.write(chunk)
+    })
+    if (!ok) {
+      this.backlog += Buffer.byteLength(chunk)
+      if (this.backlog > this.bufferLimit) {
+        this.ended = true
+        res.close()
+        return false
+      }
+      res.onWritable(() => {
+        this.backlog = 0
+        return true
+      })
+    }
+    return true
+  }
+
+  end(chunk?: string): void {
+    if (this.closed) return
+    this.ended = true
+    this.res.cork(() => this.res.end(chunk ?? ''))
+  }
+}
+
+const CLOSED: StreamWriter = { write: () => false, end: () => undefined, closed: true }
+
 export class Exchange {
-  aborted = false
   responded = false
   /** The status sent, once a response started. */
   status: number | undefined
@@ -161,22 +220,30 @@ export class Exchange {
   closeAfterResponse = false
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
-  private readonly abortHandlers: (() => void)[] = []
+  private readonly abort: AbortState = { aborted: false, handlers: [] }
 
   constructor(
     private readonly res: HttpResponse,
     readonly req: RequestInfo,
   ) {
+    const state = this.abort
     res.onAborted(() => {
-      this.aborted = true
-      for (const h of this.abortHandlers.splice(0)) h()
+      state.aborted = true
+      const handlers = state.handlers
+      state.handlers = []
+      for (const h of handlers) h()
     })
+  }
+
+  /** True once the client went away before the response ended. */
+  get aborted(): boolean {
+    return this.abort.aborted
   }
 
   /** Runs `fn` when the client goes away before the response ended (at once if it already has). */
   onAbort(fn: () => void): void {
-    if (this.aborted) fn()
-    else this.abortHandlers.push(fn)
+    if (this.abort.aborted) fn()
+    else this.abort.handlers = this.abort.handlers.concat(fn)
   }
 
   /** The 413 of a body whose Content-Length is over `limit`, or undefined. */
@@ -218,11 +285,16 @@ export class Exchange {
           return
         }
         chunks.push(Buffer.from(new Uint8Array(chunk)))
-        if (isLast) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+        if (!isLast) return
+        // Read: the abort no longer concerns the body (a stream answered after it would keep the
+        // chunks alive through this handler).
+        this.abort.handlers = this.abort.handlers.filter((h) => h !== onAbort)
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })
-      this.onAbort(() => {
+      const onAbort = () => {
         if (!failed) reject(new Error('aborted'))
-      })
+      }
+      this.onAbort(onAbort)
     })
   }
 
@@ -270,51 +342,14 @@ export class Exchange {
    * `bufferLimit` bytes wait on the node for it, so a slow consumer never holds the node's memory.
    */
   stream(status: number, headers: Record<string, string>, bufferLimit: number): StreamWriter {
-    const res = this.res
     if (this.req.method === 'HEAD') {
       this.send(status, '', headers)
-      return { write: () => false, end: () => undefined, closed: true }
+      return CLOSED
     }
-    let closed = this.aborted || this.responded
-    let backlog = 0
+    const closed = this.aborted || this.responded
     this.responded = true
     this.status = status
-    if (!closed) {
-      this.res.cork(() => this.writeHead(status, headers))
-    }
-    this.onAbort(() => {
-      closed = true
-    })
-    const writer: StreamWriter = {
-      get closed() {
-        return closed
-      },
-      write(chunk: string) {
-        if (closed) return false
-        let ok = true
-        res.cork(() => {
-          ok = res.write(chunk)
-        })
-        if (!ok) {
-          backlog += Buffer.byteLength(chunk)
-          if (backlog > bufferLimit) {
-            closed = true
-            res.close()
-            return false
-          }
-          res.onWritable(() => {
-            backlog = 0
-            return true
-          })
-        }
-        return true
-      },
-      end(chunk?: string) {
-        if (closed) return
-        closed = true
-        res.cork(() => res.end(chunk ?? ''))
-      },
-    }
-    return writer
+    if (!closed) this.res.cork(() => this.writeHead(status, headers))
+    return new ResponseStream(this.res, this.abort, bufferLimit, closed)
   }
 }

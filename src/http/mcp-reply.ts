@@ -15,20 +15,25 @@ export const mcpFrame = (m: JSONRPCMessage): string => sseFrame('message', m)
 
 export class HttpReply implements ReplyChannel {
   private session: SseSession | undefined
+  /** The request, until the reply is sent or its stream started: a long stream does not keep it. */
+  private ex: Exchange | undefined
   done = false
 
   constructor(
-    private readonly ex: Exchange,
+    ex: Exchange,
     private readonly opts: ReplyShape,
     private readonly sse: Pick<SseSessions, 'open'>,
   ) {
+    this.ex = ex
     if (opts.streamOnly) this.startStream()
   }
 
   /** Switches to SSE (when the client accepts it). */
   startStream(): void {
-    if (this.session || !this.opts.canStream || this.done || this.ex.responded) return
-    this.session = this.sse.open(this.ex, { retryMs: 0, onDrain: false })
+    const ex = this.ex
+    if (this.session || !this.opts.canStream || this.done || !ex || ex.responded) return
+    this.session = this.sse.open(ex, { retryMs: 0, onDrain: false })
+    this.ex = undefined
   }
 
   reply(message: JSONRPCMessage): void {
@@ -36,7 +41,8 @@ export class HttpReply implements ReplyChannel {
     this.done = true
     const m = this.opts.decorate ? this.opts.decorate(message) : message
     if (this.session) this.session.end(mcpFrame(m))
-    else this.ex.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
+    else this.ex?.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
+    this.ex = undefined
   }
 
   notify(message: JSONRPCMessage): void {

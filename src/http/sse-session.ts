@@ -7,12 +7,14 @@
 //     `X-Accel-Buffering: no` (nginx), `X-Content-Type-Options: nosniff`;
 //   - the reconnection hint (`retry: SSE_RETRY_MS`) as its first bytes, unless the stream cannot
 //     be resumed;
-//   - a `: keep-alive` comment every SSE_KEEPALIVE_S, so proxies do not cut an idle stream;
+//   - a `: keep-alive` comment every SSE_KEEPALIVE_S (one timer of the node's for all its streams:
+//     the first comes within that time of the stream's start), so proxies do not cut an idle stream;
 //   - the back-pressure cap: a client that stops reading is dropped once SSE_BUFFER_BYTES wait for
 //     it (Exchange.stream), and any failed write ends the session;
-//   - its end: on drain (a `shutdown` frame with a short retry hint), on whatever the stream ends
-//     on (revocation of its key, sign-out: endOn), on the client going away; every clean-up
-//     registered with onEnd runs once, whichever comes first;
+//   - its end: on drain (a `shutdown` frame with a short retry hint; one drain hook of the node's
+//     for all its streams), on whatever the stream ends on (revocation of its key, sign-out:
+//     endOn), on the client going away; every clean-up registered with onEnd runs once,
+//     whichever comes first;
 //   - the frames a follower of a room's feed needs: events, and `gap` (events lost behind the
 //     retained history, or the history reset);
 //   - the node's gauge of open streams (agentrooms_sse_connections).
@@ -86,38 +88,82 @@ export interface SseOpenOptions {
   onDrain?: string | false
 }
 
-/** Opens the node's SSE sessions (one per node: its settings, drain and gauge). */
+/**
+ * Opens the node's SSE sessions (one per node: its settings, drain and gauge). The sessions share
+ * one keep-alive timer and one drain hook: an idle session costs its objects and no timer or
+ * closure of its own for either.
+ */
 export class SseSessions {
-  constructor(private readonly deps: SseSessionDeps) {}
+  private readonly live = new Set<SseSession>()
+  private ticker: NodeJS.Timeout | undefined
+  private draining = false
+
+  constructor(private readonly deps: SseSessionDeps) {
+    deps.lifecycle.onDrain(() => {
+      this.draining = true
+      for (const s of [...this.live]) s.drained()
+    })
+  }
 
   /** Starts the event stream on `ex` (status 200). */
   open(ex: Exchange, opts: SseOpenOptions = {}): SseSession {
-    return new SseSession(ex, this.deps, opts)
+    const s = new SseSession(ex, this, opts)
+    if (this.draining) s.drained()
+    return s
+  }
+
+  /** @internal A session started: counted, kept alive. */
+  added(s: SseSession): void {
+    this.live.add(s)
+    this.deps.metrics.sseConnections.inc()
+    this.ticker ??= setInterval(() => {
+      for (const one of this.live) one.write(KEEPALIVE)
+    }, this.deps.settings.sseKeepaliveMs)
+  }
+
+  /** @internal A session ended. */
+  removed(s: SseSession): void {
+    if (!this.live.delete(s)) return
+    this.deps.metrics.sseConnections.dec()
+    if (this.live.size > 0) return
+    clearInterval(this.ticker)
+    this.ticker = undefined
+  }
+
+  /** @internal */
+  get bufferBytes(): number {
+    return this.deps.settings.sseBufferBytes
   }
 }
 
 export class SseSession {
   private readonly out: StreamWriter
-  private readonly ends: (() => void)[] = []
-  private keepalive: NodeJS.Timeout | undefined
+  private ends: (() => void)[] | undefined
+  /** The last frame the node's drain ends the session with; false: the drain leaves it. */
+  private readonly drainFrame: string | false
   private ended = false
 
-  constructor(ex: Exchange, deps: SseSessionDeps, opts: SseOpenOptions) {
-    this.out = ex.stream(200, HEADERS, deps.settings.sseBufferBytes)
+  constructor(
+    ex: Exchange,
+    private readonly sessions: SseSessions,
+    opts: SseOpenOptions,
+  ) {
+    this.drainFrame = opts.onDrain ?? SHUTDOWN_FRAME
+    this.out = ex.stream(200, HEADERS, sessions.bufferBytes)
     if (this.out.closed) {
       // HEAD, or a client already gone: nothing was opened, nothing to count or end.
       this.ended = true
       return
     }
-    const gauge = deps.metrics.sseConnections
-    gauge.inc()
-    this.ends.push(() => gauge.dec())
-    this.keepalive = setInterval(() => this.write(KEEPALIVE), deps.settings.sseKeepaliveMs)
-    const last = opts.onDrain ?? SHUTDOWN_FRAME
-    if (last !== false) this.ends.push(deps.lifecycle.onDrain(() => this.end(last)))
+    sessions.added(this)
     ex.onAbort(() => this.end())
     const retry = opts.retryMs ?? SSE_RETRY_MS
     if (retry > 0) this.write(`retry: ${retry}\n\n`)
+  }
+
+  /** @internal The node drains: the session ends with its drain frame, unless it has none. */
+  drained(): void {
+    if (this.drainFrame !== false) this.end(this.drainFrame)
   }
 
   /** True once the session ended (by end(), the client, the drain, or a dropped slow consumer). */
@@ -156,28 +202,30 @@ export class SseSession {
   /** Runs `fn` once when the session ends (at once if it has). */
   onEnd(fn: () => void): void {
     if (this.ended) fn()
-    else this.ends.push(fn)
+    // A new array of the exact size each time: a push would reserve room for 17 (136 bytes more
+    // for each of thousands of idle streams), and a session has a handful of clean-ups.
+    else this.ends = this.ends ? this.ends.concat(fn) : [fn]
   }
 
   /**
-   * Ends the session with `last` when `subscribe`'s callback is called; `subscribe` returns its
-   * own remover, run when the session ends first.
+   * Ends the session with `last` (a frame, or what makes it, called then) when `subscribe`'s
+   * callback is called; `subscribe` returns its own remover, run when the session ends first.
    */
-  endOn(subscribe: (end: () => void) => () => void, last?: string): void {
+  endOn(subscribe: (end: () => void) => () => void, last?: string | (() => string)): void {
     if (this.ended) return
-    this.onEnd(subscribe(() => this.end(last)))
+    this.onEnd(subscribe(() => this.end(typeof last === 'function' ? last() : last)))
   }
 
   /** Ends the session with a `revoked` frame when `principal`'s key is revoked, on any node. */
   endOnRevocation(keyring: Pick<Keyring, 'hold'>, principal: Principal): void {
-    this.endOn((end) => keyring.hold(principal, end), revokedFrame())
+    this.endOn((end) => keyring.hold(principal, end), revokedFrame)
   }
 
   /**
    * Ends the session with `last` once `live()` resolves false, asked every `everyMs`. A check that
    * fails (Redis unreachable) ends nothing: it is asked again at the next tick.
    */
-  endUnless(live: () => Promise<boolean>, everyMs: number, last?: string): void {
+  endUnless(live: () => Promise<boolean>, everyMs: number, last?: string | (() => string)): void {
     this.endOn((end) => {
       const timer = setInterval(() => {
         live().then(
@@ -208,9 +256,10 @@ export class SseSession {
   end(last?: string): void {
     if (this.ended) return
     this.ended = true
-    clearInterval(this.keepalive)
-    for (let i = this.ends.length - 1; i >= 0; i--) this.ends[i]!()
-    this.ends.length = 0
+    const ends = this.ends
+    this.ends = undefined
+    if (ends) for (let i = ends.length - 1; i >= 0; i--) ends[i]!()
+    this.sessions.removed(this)
     this.out.end(last)
   }
 }

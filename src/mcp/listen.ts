@@ -95,13 +95,18 @@ export function changeOf(n: Notice): RoomChange {
   return c
 }
 
-/** The subscribed URIs of one room, by what changes them. */
+/**
+ * The subscribed URIs of one room, by what changes them (the maps made on first use: thousands of
+ * idle streams each hold one of these per room).
+ */
 interface RoomWatch {
   readonly ref: RoomRef
+  /** The room's key in the maps of this file. */
+  readonly tag: string
   plan?: string
   presence?: string
-  readonly context: Map<string, string>
-  readonly unread: Map<string, string>
+  context?: Map<string, string>
+  unread?: Map<string, string>
   listChanged: boolean
 }
 
@@ -110,7 +115,7 @@ const contextKeyOf = (type: string, key: string) => `${type}\n${key}`
 const tagOf = (ref: RoomRef) => `${ref.teamId}\n${ref.roomId}`
 
 function watchOf(ref: RoomRef): RoomWatch {
-  return { ref, context: new Map(), unread: new Map(), listChanged: false }
+  return { ref, tag: tagOf(ref), plan: undefined, presence: undefined, listChanged: false }
 }
 
 /** The URIs of `w` that `c` changed, in a fixed order. */
@@ -119,27 +124,32 @@ function changedUris(w: RoomWatch, c: RoomChange): string[] {
   if (c.plan && w.plan) out.push(w.plan)
   if (c.presence && w.presence) out.push(w.presence)
   if (c.context) {
-    const uri = w.context.get(contextKeyOf(c.context.type, c.context.key))
+    const uri = w.context?.get(contextKeyOf(c.context.type, c.context.key))
     if (uri) out.push(uri)
   }
   const u = c.unread
   if (u && 'agent' in u) {
-    const uri = w.unread.get(u.agent)
+    const uri = w.unread?.get(u.agent)
     if (uri) out.push(uri)
-  } else if (u) for (const [agent, uri] of w.unread) if (agent !== u.allBut) out.push(uri)
+  } else if (u && w.unread) for (const [agent, uri] of w.unread) if (agent !== u.allBut) out.push(uri)
   return out
 }
 
 function allUris(w: RoomWatch): string[] {
-  return [w.plan, w.presence, ...w.context.values(), ...w.unread.values()].filter((u): u is string => !!u)
+  return [w.plan, w.presence, ...(w.context?.values() ?? []), ...(w.unread?.values() ?? [])].filter(
+    (u): u is string => !!u,
+  )
 }
 
 /** One open stream: its id, the rooms it watches, where it writes. */
 class Stream {
   live = false
+  closed = false
+  /** Lets go of the key's hold (made once the stream is registered). */
+  unhold: (() => void) | undefined = undefined
   constructor(
     readonly id: RequestId,
-    readonly rooms: Map<string, RoomWatch>,
+    readonly rooms: readonly RoomWatch[],
     readonly sink: ListenSink,
   ) {}
 
@@ -157,7 +167,7 @@ class Stream {
 }
 
 /** Validates a listen request's filter: what is honoured, and the rooms it watches (by tag). */
-function filterOf(p: Principal, params: unknown): { honoured: Honoured; rooms: Map<string, RoomWatch> } {
+function filterOf(p: Principal, params: unknown): { honoured: Honoured; rooms: RoomWatch[] } {
   const notifications = isObject(params) ? params.notifications : undefined
   if (!isObject(notifications))
     throw rpcError(ERROR.invalidParams, 'Invalid params: params.notifications is required: an object (the filter)')
@@ -197,28 +207,35 @@ function filterOf(p: Principal, params: unknown): { honoured: Honoured; rooms: M
     if (rooms.size > 0) honoured.resourcesListChanged = true
   }
   if (uris.length > 0) honoured.resourceSubscriptions = uris
-  return { honoured, rooms }
+  return { honoured, rooms: [...rooms.values()] }
 }
 
 function add(w: RoomWatch, ref: ResourceRef, uri: string): void {
   if (ref.kind === 'plan') w.plan = uri
   else if (ref.kind === 'presence') w.presence = uri
-  else if (ref.kind === 'context') w.context.set(contextKeyOf(ref.type, ref.key), uri)
-  else w.unread.set(ref.agent, uri)
+  else if (ref.kind === 'context') (w.context ??= new Map()).set(contextKeyOf(ref.type, ref.key), uri)
+  else (w.unread ??= new Map()).set(ref.agent, uri)
 }
 
 interface SharedRoom {
-  readonly streams: Set<Stream>
+  /** The room's streams, each with what it watches of the room. */
+  readonly streams: Map<Stream, RoomWatch>
   readonly unlisten: () => void
 }
 
 export class Listens {
   private readonly rooms = new Map<string, SharedRoom>()
   private readonly streams = new Set<Stream>()
+  private draining = false
 
   constructor(private readonly deps: ListenDeps) {
     deps.hub.onResync(() => {
-      for (const s of this.streams) for (const w of s.rooms.values()) s.updated(allUris(w), w.listChanged)
+      for (const s of this.streams) for (const w of s.rooms) s.updated(allUris(w), w.listChanged)
+    })
+    // One drain hook for every stream of the node: each ends with the listen request's result.
+    deps.lifecycle.onDrain(() => {
+      this.draining = true
+      for (const s of [...this.streams]) this.drained(s)
     })
   }
 
@@ -234,37 +251,31 @@ export class Listens {
    */
   async open(p: Principal, id: RequestId, params: unknown, sink: ListenSink): Promise<() => void> {
     const { honoured, rooms } = filterOf(p, params)
-    for (const w of rooms.values()) {
+    for (const w of rooms) {
       if (!(await this.deps.core.rooms.exists(w.ref)))
         throw notFound(firstUri(w) ?? resourceUri({ kind: 'plan', roomId: w.ref.roomId }))
     }
     const release = this.deps.openCaps.take(holderOf(p))
     const stream = new Stream(id, rooms, sink)
-    let closed = false
-    const close = () => {
-      if (closed) return
-      closed = true
-      stream.live = false
-      this.streams.delete(stream)
-      for (const tag of rooms.keys()) this.leave(tag, stream)
-      undrain()
-      unhold()
-      release()
+    stream.unhold = release
+    const close = () => this.close(stream)
+    if (this.draining) {
+      this.drained(stream)
+      return close
     }
     this.streams.add(stream)
-    for (const [tag, w] of rooms) this.join(tag, w.ref, stream)
-    const undrain = this.deps.lifecycle.onDrain(() => {
-      const result = { _meta: { [SUBSCRIPTION_ID]: id } }
-      close()
-      sink.end({ jsonrpc: '2.0', id, result })
-    })
+    for (const w of rooms) this.join(w, stream)
     const unhold = this.deps.keyring.hold(p, () => {
-      close()
+      this.close(stream)
       const error = revokedError().toJSON()
       sink.end({ jsonrpc: '2.0', id, error: { code: ERROR.transport, message: error.message, data: { error } } })
     })
-    await Promise.all([...rooms.values()].map((w) => this.deps.hub.whenSubscribed(w.ref)))
-    if (closed) return close
+    stream.unhold = () => {
+      unhold()
+      release()
+    }
+    await Promise.all(rooms.map((w) => this.deps.hub.whenSubscribed(w.ref)))
+    if (stream.closed) return close
     sink.notify({
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
@@ -274,20 +285,34 @@ export class Listens {
     return close
   }
 
-  private join(tag: string, ref: RoomRef, stream: Stream): void {
-    let room = this.rooms.get(tag)
+  /** Stops the stream's notifications and lets go of what it holds; once. */
+  private close(stream: Stream): void {
+    if (stream.closed) return
+    stream.closed = true
+    stream.live = false
+    if (this.streams.delete(stream)) for (const w of stream.rooms) this.leave(w.tag, stream)
+    stream.unhold?.()
+    stream.unhold = undefined
+  }
+
+  /** The node drains: the stream ends with the listen request's result. */
+  private drained(stream: Stream): void {
+    if (stream.closed) return
+    this.close(stream)
+    stream.sink.end({ jsonrpc: '2.0', id: stream.id, result: { _meta: { [SUBSCRIPTION_ID]: stream.id } } })
+  }
+
+  private join(watch: RoomWatch, stream: Stream): void {
+    let room = this.rooms.get(watch.tag)
     if (!room) {
-      const streams = new Set<Stream>()
-      const unlisten = this.deps.hub.listen(ref, (n) => {
+      const streams = new Map<Stream, RoomWatch>()
+      const unlisten = this.deps.hub.listen(watch.ref, (n) => {
         const c = changeOf(n)
-        for (const s of streams) {
-          const w = s.rooms.get(tag)
-          if (w) s.updated(changedUris(w, c), c.listChanged === true && w.listChanged)
-        }
+        for (const [s, w] of streams) s.updated(changedUris(w, c), c.listChanged === true && w.listChanged)
       })
-      this.rooms.set(tag, (room = { streams, unlisten }))
+      this.rooms.set(watch.tag, (room = { streams, unlisten }))
     }
-    room.streams.add(stream)
+    room.streams.set(stream, watch)
   }
 
   private leave(tag: string, stream: Stream): void {

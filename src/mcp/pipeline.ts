@@ -262,16 +262,17 @@ function listen(
   host: EndpointHost & Required<Pick<EndpointHost, 'listen'>>,
 ): Promise<void> | void {
   const { message } = work
+  // The reply lives as long as the stream: its functions keep the method and the server's name,
+  // not the request.
+  const { method } = message
+  const { serverInfo } = host
   const out = io.openReply({
     canStream: who.accept.canStream,
     streamOnly: who.accept.streamOnly,
     statusOf: (m) => ('error' in m ? httpStatusForError(m.error.code, false) : 200),
     decorate: (m) =>
       'result' in m
-        ? ({
-            ...m,
-            result: decorateModernResult(message.method, m.result as JsonObject, host.serverInfo),
-          } as JSONRPCMessage)
+        ? ({ ...m, result: decorateModernResult(method, m.result as JsonObject, serverInfo) } as JSONRPCMessage)
         : m,
   })
   if (!who.accept.canStream)

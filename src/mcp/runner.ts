@@ -8,7 +8,6 @@ import { requireScope } from '../auth/permissions.js'
 import { roomFor, type Principal } from '../auth/principal.js'
 import { AppError } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
-import { toStoreError } from '../store/store.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
 import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
@@ -111,9 +110,8 @@ export async function runTool(
     if (roomId === undefined) return text(result)
     const { unread, ...rest } = result
     return text({ room_id: roomId, ...rest, unread })
-  } catch (caught) {
+  } catch (err) {
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
-    const err = toStoreError(caught)
     const appErr = err instanceof AppError ? err : undefined
     if (!appErr) deps.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()

@@ -106,6 +106,20 @@ export function isUnreachable(message: string): boolean {
   return UNREACHABLE.test(message)
 }
 
+/**
+ * The AppError of a Redis failure that is not a bug: `unavailable` (unreachable, failing over,
+ * loading) and `store_full` (a write refused for memory); an AppError, and any other error, as it
+ * is. The store applies it to every call it makes (scripts, repository commands, transactions and
+ * their replies), so the layers above see AppErrors and never an ioredis error.
+ */
+export function toStoreError(err: unknown): Error {
+  if (err instanceof AppError) return err
+  const message = err instanceof Error ? err.message : String(err)
+  if (isOom(message)) return storeFull()
+  if (isUnreachable(message)) return unavailable()
+  return err instanceof Error ? err : new Error(message)
+}
+
 export class StoreHealth {
   private reachable = true
   /** Whether calls go to Redis without asking first: false from a loss until a check passes. */

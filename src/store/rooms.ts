@@ -3,6 +3,7 @@
 // of one room is one MULTI on the room's slot, so what it returns agrees with itself.
 import { AppError } from '../shared/errors.js'
 import type { RoomRef } from './keys.js'
+import { toStoreError } from './health.js'
 import type { RedisClient } from './store.js'
 import type { Keys } from './keys.js'
 
@@ -10,7 +11,7 @@ import type { Keys } from './keys.js'
 export function execResults(res: [Error | null, unknown][] | null, what: string): unknown[] {
   if (!res) throw new Error(`${what}: the transaction was aborted`)
   return res.map(([err, value]) => {
-    if (err) throw err
+    if (err) throw toStoreError(err)
     return value
   })
 }

@@ -13,7 +13,7 @@ import { OAuthRecords } from './oauth.js'
 import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
-import { isOom, isUnreachable, StoreHealth, storeFull, unavailable } from './health.js'
+import { StoreHealth, toStoreError } from './health.js'
 import type { AccountScripts, KeyedScripts, ReplyOf, RoomCall, RoomReply, RoomScripts } from './script-map/index.js'
 import type { Effects } from './effects.js'
 import { loadScripts } from './scripts.js'
@@ -331,27 +331,20 @@ function isScriptError(r: unknown): r is ScriptError {
 }
 
 /**
- * The AppError of a Redis failure that is not a bug: `unavailable` (unreachable, failing over,
- * loading) and `store_full` (a write refused for memory); any other error as it is. Also used
- * where a call reached Redis without the store (raw reads of listings).
- */
-export function toStoreError(err: unknown): Error {
-  if (err instanceof AppError) return err
-  const message = err instanceof Error ? err.message : String(err)
-  if (isOom(message)) return storeFull()
-  if (isUnreachable(message)) return unavailable()
-  return err instanceof Error ? err : new Error(message)
-}
-
-/**
  * `client` whose Redis commands (and their …Buffer forms) first ask `health.admit()`: a command
  * made while Redis is known to be unreachable waits for one quick check and is refused with
- * `unavailable` when it fails (multi() cannot wait: it throws at once). Everything else (events,
- * options, pipeline(), sendCommand) is the client's own.
+ * `unavailable` when it fails (multi() cannot wait: it throws at once). A command that fails, and
+ * a transaction's exec(), rejects with what toStoreError makes of the failure, and the failure is
+ * counted by `health` as a script's is: nothing above the store sees an ioredis error. Everything
+ * else (events, options, pipeline(), sendCommand) is the client's own.
  */
 function gated(client: RedisClient, health: StoreHealth): RedisClient {
   const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))
   const wrapped = new Map<string, (...args: unknown[]) => unknown>()
+  const mapped = (err: unknown): never => {
+    health.failed(err instanceof Error ? err.message : String(err))
+    throw toStoreError(err)
+  }
   return new Proxy(client, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown
@@ -360,16 +353,23 @@ function gated(client: RedisClient, health: StoreHealth): RedisClient {
       if (!fn) {
         const command = value as (...args: unknown[]) => unknown
         // multi() answers a transaction to chain commands on, not a promise: it throws instead
-        // (every caller is an async function, so the throw is its rejection).
+        // (every caller is an async function, so the throw is its rejection), and its exec()
+        // rejects as a command does. The replies of the commands inside are read by execResults.
         fn =
           prop === 'multi'
             ? (...args: unknown[]) => {
                 health.gate()
-                return command.apply(target, args)
+                const tx = command.apply(target, args) as { exec: (...a: unknown[]) => Promise<unknown> }
+                const exec = tx.exec.bind(tx)
+                tx.exec = (...a: unknown[]) => exec(...a).catch(mapped)
+                return tx
               }
             : (...args: unknown[]) => {
                 const admitted = health.admit()
-                return admitted ? admitted.then(() => command.apply(target, args)) : command.apply(target, args)
+                const sent = admitted
+                  ? admitted.then(() => command.apply(target, args) as Promise<unknown>)
+                  : (command.apply(target, args) as Promise<unknown>)
+                return sent.catch(mapped)
               }
         wrapped.set(prop, fn)
       }

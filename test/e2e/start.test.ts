@@ -290,6 +290,18 @@ t.test(
       'and its room page shows the agent',
     )
     t.equal((await new Browser(base).follow(signInLink!)).status, 400, 'the link works once')
+    // The compiled node serves the stylesheet the build wrote to dist/assets, by its manifest.
+    const manifest = JSON.parse(readFileSync(join(dir, 'dist', 'assets', 'manifest.json'), 'utf8')) as {
+      assets: { path: string; file: string }[]
+    }
+    const css = manifest.assets.find((a) => a.path.endsWith('.css'))!
+    t.match(signedIn.body, `<link rel="stylesheet" href="${css.path}"/>`, 'the page links the built stylesheet')
+    const served = await fetch(base + css.path)
+    t.equal(
+      await served.text(),
+      readFileSync(join(dir, 'dist', 'assets', css.file), 'utf8'),
+      'and the node serves the file the build wrote',
+    )
 
     // SIGTERM to the whole process group, as a terminal's or systemd's stop does.
     process.kill(-first.child.pid!, 'SIGTERM')

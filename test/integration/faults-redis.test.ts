@@ -215,6 +215,13 @@ t.test('Redis full: reads work, writes fail with store_full', async (t) => {
   const created = await n.call('/admin/rooms', { method: 'POST', key: team.key, json: { roomId: 'when-full' } })
   t.equal(created.status, 507, 'POST /admin/rooms is 507')
   t.match(await created.json(), { error: { code: 'store_full' } })
+  // A repository's plain command (no script) is refused by Redis itself: the store throws it as
+  // its AppError, so no layer above sees the ioredis error.
+  await t.rejects(
+    n.node.store.oauth.putGrant(team.teamId, 'when-full', 'x'.repeat(4096)),
+    { name: 'AppError', code: 'store_full' },
+    "a repository's write fails with store_full, an AppError",
+  )
   t.ok(await eventually(async () => (await ready(n)).body.status === 'read_only', 5000), '/ready says read_only')
   t.match(await ready(n), { status: 200, body: { redis: true, writable: false } }, 'still 200: reads are served')
 

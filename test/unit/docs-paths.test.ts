@@ -22,6 +22,7 @@ const NOT_IN_REPO: Record<string, string> = {
   '.codex/hooks.json': "Codex's hooks, in the user's project",
   '.cursor/hooks.json': "Cursor's hooks, in the user's project",
   'dist-bench/': 'the compiled benches, made by bench/ab.ts',
+  'dist/assets/': "the dashboard's built stylesheet and script, made by npm run build",
   'appendonlydir/': "Redis's append-only files, in its data directory",
   'uWebSockets.js': 'an npm package',
   'src/api/': "the example project of the file reservations' docs (docs/agents.md, docs/mcp.md)",

@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// The dashboard's one script (bundled by esbuild, served fingerprinted; client-bundle.ts). It
+// The dashboard's one script (bundled by esbuild, served fingerprinted; bundle.ts). It
 // follows the room's live stream (/live, same origin, the session cookie authenticates) and, on
 // any change, re-reads the page and swaps in the parts that changed — never the part holding
 // the focus, and keeping open <details> open — so the page follows the room within a second,
@@ -115,7 +115,7 @@ function follow(root: HTMLElement): void {
 
 /**
  * Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this
- * script imports nothing (client-bundle.ts).
+ * script imports nothing.
  */
 function duration(s: number): string {
   if (s < 60) return `${s} s`
