@@ -88,7 +88,7 @@ for (const backend of BACKENDS) {
       t.match((await b.get('/team')).body, /owner of team <code>default<\/code>/)
       const again = await ownerLink()
       t.equal(again.code, 1, 'once the owner has an account, no second owner invite')
-      t.match(again.out, 'has an account already')
+      t.match(again.out, 'is a member of this team already')
     })
 
     t.test("the first start's link signs the default team's owner in", async (t) => {
