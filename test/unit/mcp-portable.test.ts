@@ -21,9 +21,12 @@ import { META } from '../../src/mcp/wire.js'
 const TEAM: Principal = { kind: 'team', teamId: 'tm_portable', keyId: 'k1', scope: 'admin', access: 'write' }
 const MODERN = '2026-07-28'
 
-// Only the realtime hub's resync hook is touched when the host is made (listen streams); the
-// rest is used by tool calls and listens, which this test never makes.
-const host = new McpHost({ hub: { onResync: () => () => {} } } as unknown as ConstructorParameters<typeof McpHost>[0])
+// Only the realtime hub's resync hook and the node's drain hook are touched when the host is made
+// (listen streams); the rest is used by tool calls and listens, which this test never makes.
+const host = new McpHost({
+  hub: { onResync: () => () => {} },
+  lifecycle: { onDrain: () => () => {} },
+} as unknown as ConstructorParameters<typeof McpHost>[0])
 const serve = mcpPipeline(host)
 t.before(() => host.start())
 t.teardown(() => host.stop())
