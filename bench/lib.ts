@@ -155,6 +155,30 @@ export function percentile(sorted: number[], p: number): number {
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
 
+/** Twenty task titles of 40-50 characters, as a planner writes them. */
+export const STANDARD_TITLES = [
+  'Add rate limiting to the public payments API',
+  'Write integration tests for the refund flow',
+  'Migrate the orders table to the new schema',
+  'Add retry with backoff to the webhook sender',
+  'Document the error codes of the checkout API',
+  'Split the invoice service into two modules',
+  'Add an index on customers(email) for lookups',
+  'Replace the cron job with a queue consumer',
+  'Validate currency codes on every POST body',
+  'Add tracing spans around the database calls',
+  'Fix the flaky test in payments/settle.test',
+  'Expose refund status on the dashboard page',
+  'Move secrets from env files to the vault',
+  'Add pagination to the transactions endpoint',
+  'Handle partial captures in the card adapter',
+  'Cache exchange rates for five minutes each',
+  'Log a warning when a webhook retry gives up',
+  'Reject negative amounts in the payout API',
+  'Add a health check for the ledger database',
+  'Write the runbook for a stuck settlement job',
+]
+
 /** The tools/call arguments the MCP benches send, by tool, in the room "bench" each bench creates. */
 export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
   heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
