@@ -300,7 +300,8 @@ export class AccountPages {
       const changed = await this.deps.accounts.setRole(r.form.get('user') ?? '', r.form.get('role') ?? '', user)
       await this.deps.audit.record(user.team, actorOf(user), `set role ${changed.role} of`, changed.email)
       const n = await this.revokeBeyondRole(changed, actorOf(user))
-      return `${changed.email} is now ${changed.role}${n > 0 ? `; the ${n} key(s) they minted beyond it are revoked` : ''}.`
+      const revoked = n > 0 ? `; the ${n} key(s) they minted beyond it are revoked` : ''
+      return `${changed.email} is now ${changed.role}${revoked}.`
     })
   }
 
