@@ -99,9 +99,10 @@ export function InboxPage(p: {
       <p class="muted" data-part="inbox-head">
         {count === 0
           ? `Nothing waits for you in the team's ${num(p.rooms.length)} rooms.`
-          : `${num(count)} ${count === 1 ? 'thing waits' : 'things wait'} for you in ${num(waiting.length)} of ` +
-            `${num(p.rooms.length)} rooms: questions and blockers nobody answered, reviews waiting for a person, ` +
-            'and work held by agents gone offline.'}
+          : `${num(count)} ${count === 1 ? 'thing waits' : 'things wait'} for you in ` +
+            (p.rooms.length === 1 ? 'your one room' : `${num(waiting.length)} of ${num(p.rooms.length)} rooms`) +
+            ': questions and blockers nobody answered, reviews waiting for a person, and work held by agents ' +
+            'gone offline.'}
       </p>
       <p class="small">
         <button type="button" class="secondary" id="notify" hidden>
