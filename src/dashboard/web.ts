@@ -13,7 +13,7 @@ import type { Credential, Ctx, Mount, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { ASSETS } from './assets.js'
-import { html, see, type Handler, type Headers, type Reply } from './page.js'
+import { html, inPageWords, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
 
@@ -160,7 +160,8 @@ export class Web {
   }
 
   /** The page of a failure (an unexpected one is logged by the edge). */
-  private failure(ex: Exchange, err: unknown, viewer: V.Viewer | undefined): Reply {
+  private failure(ex: Exchange, raised: unknown, viewer: V.Viewer | undefined): Reply {
+    const err = raised instanceof AppError ? inPageWords(raised, viewer) : raised
     if (err instanceof AppError && err.code === 'unauthorized')
       return ex.req.method !== 'GET'
         ? html(
