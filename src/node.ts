@@ -225,7 +225,7 @@ export class ServiceNode {
       this.baseUrl,
     ).register(web)
     if (this.oauth.server)
-      new ConsentPages({ oauth: this.oauth.server, core: this.core, audit: this.audit }).register(web)
+      new ConsentPages({ oauth: this.oauth.server, origin, core: this.core, audit: this.audit }).register(web)
     this.edge.mount(web.mount())
     if (this.mailer.toLog)
       this.log.warn(

@@ -141,18 +141,21 @@ export class AccountPages {
         )
       throw err
     }
-    return this.signedIn(signed, [], 'an e-mail link')
+    return this.signedIn(r, signed, [], 'an e-mail link')
   }
 
   /**
    * After a sign-in: the session cookie, the new team (and its key, shown once) of a first sign-in,
-   * the audit entry.
+   * the audit entry; then the page this browser was sent to sign in from (a consent request, the
+   * only kind kept: Origin.returnTo), or the home page.
    */
-  private async signedIn(signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
+  private async signedIn(r: Request, signed: SignedIn, cookies: string[], how: string): Promise<Reply> {
+    const back = this.origin.returnTo(r.ex.req)
     const cookie = {
       'Set-Cookie': [
         this.origin.sessionCookie(signed.session, Math.ceil(this.deps.settings.sessionMaxMs / 1000)),
         ...cookies,
+        ...(back ? [this.origin.clearCookie(this.origin.returnCookieName)] : []),
       ],
     }
     const { user } = signed
@@ -167,9 +170,9 @@ export class AccountPages {
       actorOf(user),
       `${signed.newUser ? 'joined and signed in' : 'signed in'} with ${how}`,
     )
-    if (!key) return see('/', cookie)
+    if (!key) return see(back ?? '/', cookie)
     const viewer = await this.viewerOf(user)
-    return html(V.KeyOncePage({ viewer, key }), 200, cookie)
+    return html(V.KeyOncePage({ viewer, key, next: back }), 200, cookie)
   }
 
   private async oauthStart(r: Request, p: Provider): Promise<Reply> {
@@ -197,7 +200,7 @@ export class AccountPages {
       nonce: nonce ?? '',
     })
     const signed = await this.deps.accounts.signInIdentity(identity.ident, identity.email, identity.name, r.session)
-    return this.signedIn(signed, [this.origin.clearCookie(this.origin.flowCookieName)], p.label)
+    return this.signedIn(r, signed, [this.origin.clearCookie(this.origin.flowCookieName)], p.label)
   }
 
   private async viewerOf(user: User): Promise<V.Viewer> {

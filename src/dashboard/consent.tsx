@@ -13,11 +13,12 @@ import type { OAuthServer, PendingAuthorization } from '../http/oauth/server.js'
 import { AppError } from '../shared/errors.js'
 import { Flash, Layout, type Viewer } from './layout.js'
 import { actorOf, html, refusal, see, type Reply, type Request } from './page.js'
-import { PAGE_HEADERS } from './security.js'
+import { PAGE_HEADERS, returnPath, type Origin } from './security.js'
 import type { Web } from './web.js'
 
 export interface ConsentDeps {
   oauth: Pick<OAuthServer, 'pending' | 'consent' | 'deny'>
+  origin: Pick<Origin, 'returnCookie'>
   core: { rooms: Pick<Core['rooms'], 'page' | 'info'>; presence: Pick<Core['presence'], 'list'> }
   audit: Pick<Audit, 'record'>
 }
@@ -117,16 +118,13 @@ export function ConsentPage(p: View) {
   )
 }
 
-export function SignInFirstPage(props: { url: string }) {
+export function SignInFirstPage() {
   return (
     <Layout title="Sign in to connect an agent">
       <h1>Sign in to connect an agent</h1>
       <p>
-        An agent asks to be connected to your team. <a href="/signin">Sign in</a>, then open this page again within ten
-        minutes:
-      </p>
-      <p>
-        <code>{props.url}</code>
+        An agent asks to be connected to your team. <a href="/signin">Sign in</a> in this browser within ten minutes:
+        you come back to this request afterwards, by e-mail link or by your sign-in provider.
       </p>
     </Layout>
   )
@@ -171,7 +169,11 @@ export class ConsentPages {
   }
 
   private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
-    if (!r.viewer) return html(SignInFirstPage({ url: r.ex.req.path }), 200)
+    if (!r.viewer) {
+      // The next sign-in in this browser comes back here (only a consent path is ever kept).
+      const back = returnPath(r.ex.req.path)
+      return html(SignInFirstPage(), 200, back ? { 'Set-Cookie': this.deps.origin.returnCookie(back) } : {})
+    }
     const pending = await this.pendingOf(r)
     const team = r.viewer.user.team
     const { rooms } = await this.deps.core.rooms.page(team, undefined, ROOMS_OFFERED)

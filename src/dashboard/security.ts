@@ -18,6 +18,16 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 }
 
+/**
+ * The one kind of place a sign-in returns to besides the home page: a consent request of the
+ * authorization server, `/oauth/consent/<uid>` with a uid of URL-safe characters. Anything else
+ * (another host, a scheme, "//", a backslash, dot segments, another page) is undefined, so a
+ * redirect after sign-in never leaves this site nor goes where someone else's link chose.
+ */
+export function returnPath(raw: string): string | undefined {
+  return /^\/oauth\/consent\/[A-Za-z0-9_-]{1,128}$/.test(raw) ? raw : undefined
+}
+
 /** Where the dashboard is served and how its session cookie is named and marked. */
 export class Origin {
   /** The origins browser requests may come from (one, or the loopback forms in development). */
@@ -50,6 +60,30 @@ export class Origin {
 
   clearCookie(name = this.cookieName): string {
     return `${name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${this.secure ? '; Secure' : ''}`
+  }
+
+  /** The cookie naming where this browser's next sign-in returns to (returnPath()). */
+  get returnCookieName(): string {
+    return this.secure ? '__Host-ar_return' : 'ar_return'
+  }
+
+  /** Set-Cookie of a return path, for as long as an authorization waits for consent (10 minutes). */
+  returnCookie(path: string): string {
+    return (
+      `${this.returnCookieName}=${encodeURIComponent(path)}; Path=/; HttpOnly; SameSite=Lax; ` +
+      `Max-Age=600${this.secure ? '; Secure' : ''}`
+    )
+  }
+
+  /** Where a sign-in in this browser returns to: a path returnPath() accepts, or undefined. */
+  returnTo(req: RequestInfo): string | undefined {
+    const raw = cookie(req, this.returnCookieName)
+    if (raw === undefined) return undefined
+    try {
+      return returnPath(decodeURIComponent(raw))
+    } catch {
+      return undefined
+    }
   }
 
   /** The OAuth flow cookie (state, PKCE verifier, nonce) between redirect and callback: 10 minutes. */

@@ -88,7 +88,7 @@ export function MessagePage(props: {
   )
 }
 
-export function KeyOncePage(props: { viewer: Viewer; key: string }) {
+export function KeyOncePage(props: { viewer: Viewer; key: string; next?: string | undefined }) {
   return (
     <Layout title="Your team key" viewer={props.viewer}>
       <h1>Welcome. Here is your team key</h1>
@@ -97,9 +97,15 @@ export function KeyOncePage(props: { viewer: Viewer; key: string }) {
         shown <strong>this once</strong>: copy it now and keep it secret. Later you see only its last four characters.
       </p>
       <Copyable id="team-key" label="Team key" text={props.key} wrap />
-      <p>
-        <a href="/">Continue to your rooms</a>: create a room there and copy each agent's configuration.
-      </p>
+      {props.next ? (
+        <p>
+          <a href={props.next}>Continue connecting the agent</a> that sent you here.
+        </p>
+      ) : (
+        <p>
+          <a href="/">Continue to your rooms</a>: create a room there and copy each agent's configuration.
+        </p>
+      )}
     </Layout>
   )
 }

@@ -1,6 +1,12 @@
-// An MCP client that signs in with OAuth, for the authorization tests: the SDK 1.x client's own
-// auth provider interface kept in memory, and a browser of fetch() calls with a cookie jar that
+// An MCP client that signs in with OAuth, for the authorization tests: the SDK 1.x and 2.x
+// clients' own auth provider interfaces kept in memory, and a browser of fetch() calls with a cookie jar that
 // follows the authorization server's redirects until they leave it (the client's redirect URI).
+import type {
+  OAuthClientProvider as ModernOAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client'
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import type {
   OAuthClientInformationMixed,
@@ -96,5 +102,73 @@ export class Jar {
       opts = {}
     }
     throw new Error('too many redirects')
+  }
+}
+
+/**
+ * The SDK 2.x client's OAuth state, in memory. With `clientMetadataUrl` the client registers by
+ * its Client ID Metadata Document (the URL is its client id); without, by Dynamic Client Registration.
+ */
+export class ModernAuthProvider implements ModernOAuthClientProvider {
+  info: StoredOAuthClientInformation | undefined
+  saved: StoredOAuthTokens | undefined
+  verifier = ''
+  discovery: OAuthDiscoveryState | undefined
+  /** The authorization URL the client would open in a browser. */
+  authorizationUrl: URL | undefined
+
+  constructor(
+    readonly redirect: string,
+    readonly clientMetadataUrl?: string,
+    readonly name = 'Test Agent 2.x',
+  ) {}
+
+  get redirectUrl(): string {
+    return this.redirect
+  }
+
+  get clientMetadata(): ModernOAuthClientProvider['clientMetadata'] {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
+  }
+
+  clientInformation() {
+    return this.info
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.info = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state
+  }
+  discoveryState() {
+    return this.discovery
+  }
+  /** What the client drops when the server refused it (a revoked grant: its tokens). */
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'client') this.info = undefined
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined
+    if (scope === 'all' || scope === 'verifier') this.verifier = ''
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined
   }
 }

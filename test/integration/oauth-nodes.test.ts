@@ -1,6 +1,7 @@
 // OAuth across nodes: two nodes of one service (one public URL, one Redis), on both backends. A
 // token revoked through node A (RFC 7009, or on the Keys page) is refused by node B at once, and
-// the stream and the parked wait B holds for it end with unauthorized. An authorization code
+// the stream and the parked wait B holds for it end with unauthorized; another client cannot
+// revoke it. An authorization code
 // redeemed at A and again at B, or at both at the same moment, yields one set of tokens, and the
 // second redemption gets invalid_grant and revokes the grant; so does a rotated refresh token used
 // again at the other node. Each revocation is in the team's audit trail with its cause.
@@ -150,6 +151,16 @@ for (const backend of BACKENDS) {
       const tokens = await connect('rfc7009')
       t.equal(await toolsList(b, tokens.access_token), 200, 'B accepts the token (and caches it)')
       const held = await holdAtB(t, tokens.access_token, 'rfc7009')
+      const reg2 = await fetch(`${publicUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Another', redirect_uris: [REDIRECT] }),
+      })
+      const another = ((await reg2.json()) as { client_id: string }).client_id
+      const foreign = await fetch(`${a.base}/oauth/revoke`, form({ token: tokens.access_token, client_id: another }))
+      t.equal(foreign.status, 200, 'another client revoking it is answered 200 (RFC 7009 §2.2)')
+      t.equal(await toolsList(b, tokens.access_token), 200, 'and changes nothing')
+      t.equal((await grantOf('rfc7009')).revoked_at, undefined)
       const revoked = await fetch(`${a.base}/oauth/revoke`, form({ token: tokens.access_token, client_id: clientId }))
       const since = Date.now()
       t.equal(revoked.status, 200, 'A revokes it')

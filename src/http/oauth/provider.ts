@@ -173,7 +173,12 @@ export async function createProvider(setup: ProviderSetup): Promise<Provider> {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
-      revocation: { enabled: true },
+      // RFC 7009 §2.1: a client revokes only its own tokens (another's answers 200 and changes nothing).
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx: unknown, client: { clientId: string }, token: { clientId?: string }) =>
+          token.clientId === client.clientId,
+      },
       userinfo: { enabled: false },
       resourceIndicators: {
         enabled: true,
