@@ -3,6 +3,8 @@ import { contextSchemas } from '../../core/context.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const context = contextSchemas(CORE_SETTINGS)
 /** The entry's address; its conventions are described once, on write_context. */
@@ -30,6 +32,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
       body: 'Full text (markdown)',
       expected_version: expectedVersion,
     }),
+    output: { entry: o.entry, changed: z.boolean(), created: z.boolean() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -41,6 +44,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     description: "An entry's body (current or a kept older version) with its whole metadata.",
     scope: 'room',
     args: coreArgs(context.read, { ...ref, version: undefined }),
+    output: { entry: o.entry, body: o.str, current_version: o.int },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -60,6 +64,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
       body: undefined,
       expected_version: expectedVersion,
     }),
+    output: { entry: o.entry, changed: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.context.update(caller, a),
@@ -70,6 +75,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     description: 'Context entries, without bodies: type, key, version, size, last update. Optionally one type.',
     scope: 'room',
     args: coreArgs(context.list, { type: 'Only this type', limit: 'Default 50' }),
+    output: { entries: z.array(o.entryItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.list(caller, a),
@@ -80,6 +86,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
     description: 'Deletes an entry, its kept versions and its pending reviews, for good.',
     scope: 'room',
     args: coreArgs(context.ref, ref),
+    output: { deleted: z.object({ type: o.str, key: o.str, version: o.int }), reviews_removed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.context.delete(caller, a),
@@ -91,6 +98,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
       "An entry's kept versions, newest first: version, author, time, size (read one with read_context version).",
     scope: 'room',
     args: coreArgs(context.ref, ref),
+    output: { entry: o.entry, versions: z.array(o.entryVersion) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.history(caller, a),
@@ -103,6 +111,16 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
       'See what changed since you read it.',
     scope: 'room',
     args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
+    output: {
+      type: o.str,
+      key: o.str,
+      from_version: o.int,
+      to_version: o.int,
+      current_version: o.int,
+      added: o.int,
+      removed: o.int,
+      patch: o.str,
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.diff(caller, a),

@@ -11,6 +11,7 @@ import type { Lifecycle } from '../../shared/lifecycle.js'
 import type { Metrics } from '../../shared/metrics.js'
 import { coreArgs, coreJsonText, CORE_SETTINGS, fromJsonText } from '../args.js'
 import { toolsOf, type ToolContext, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
 /**
  * What the event tools use: the core's events and, for wait_for_events, the feed it parks on, the
@@ -132,6 +133,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       }),
       data: coreJsonText(events.post, 'data', DATA),
     },
+    output: { event: o.event },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -150,6 +152,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       limit: '1-100, default 20',
       type: 'Only this type',
     }),
+    output: { events: z.array(o.event), prev: o.str.optional(), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.events.read(caller, a),
@@ -160,6 +163,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     description: 'Consumes your unread events, oldest first; remaining: how many are still unread.',
     scope: 'room',
     args: coreArgs(events.unread, { limit: '1-100, default 50' }),
+    output: o.consumed,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.events.unread(caller, a),
@@ -170,6 +174,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     description: 'Moves your read cursor forward to this event (never back).',
     scope: 'room',
     args: id,
+    output: { moved: z.boolean(), cursor: o.str },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.events.markRead(caller, a),
@@ -180,6 +185,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     description: 'Which agents have read an event, and its author.',
     scope: 'room',
     args: id,
+    output: { event_id: o.str, author: o.str, read_by: o.strs },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.events.reads(caller, a),
@@ -193,6 +199,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       ...coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
       data: coreJsonText(events.reply, 'data', DATA),
     },
+    output: { event: o.event },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }),
@@ -203,6 +210,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
     description: 'Deletes an event you posted. Cannot be undone.',
     scope: 'room',
     args: id,
+    output: { deleted: o.str },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.events.delete(caller, a),
@@ -214,6 +222,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
     scope: 'room',
     args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: undefined }),
+    output: o.consumed,
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -6,6 +6,8 @@ import { searchSchema, type SearchEngine } from '../../search/engine.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 /** What the insight tools use. */
 export interface InsightToolDeps {
@@ -23,6 +25,14 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
       'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
     scope: 'room',
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
+    output: {
+      tasks: z.object({ total: o.int, by_status: o.counts }),
+      counts: o.counts,
+      completion_rate: z.number().nullable(),
+      online_agents: o.strs,
+      online_count: o.int,
+      events_per_day: z.array(z.object({ date: o.str, events: o.int, tasks_done: o.int })),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.analytics.room(caller, a),
@@ -41,6 +51,12 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
       limit: '1-50, default 10',
       semantic: undefined,
     }),
+    output: {
+      results: z.array(o.searchHit),
+      engine: z.enum(['redis', 'meilisearch']),
+      semantic: z.boolean(),
+      note: o.str.optional(),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.search.search(caller, a),

@@ -5,6 +5,8 @@ import { reservationSchemas } from '../../core/reservations.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const locks = lockSchemas(CORE_SETTINGS)
 const reservations = reservationSchemas(CORE_SETTINGS)
@@ -25,6 +27,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
       'it. Release with release_lock.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
+    output: { lock: o.lock, extended: z.boolean() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -36,6 +39,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     description: 'Releases a lock you hold; released: false if it was free (safe to repeat).',
     scope: 'room',
     args: coreArgs(locks.release, { name: undefined, token: 'Only this acquisition' }),
+    output: { released: z.boolean(), name: o.str, token: o.int.optional(), reason: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -47,6 +51,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     description: 'Locks held now: name, owner, token, expiry.',
     scope: 'room',
     args: coreArgs(locks.list, {}),
+    output: { locks: z.array(o.lock) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.locks.list(caller, a),
@@ -64,6 +69,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
       ttl_s: undefined,
       reason: undefined,
     }),
+    output: { reservations: z.array(o.reservation) },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.reserve(caller, a),
@@ -74,6 +80,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     description: 'Releases your reservations of patterns, or all of yours (also on leave_room).',
     scope: 'room',
     args: coreArgs(reservations.release, { patterns: undefined }),
+    output: { released: o.strs, not_held: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.release(caller, a),
@@ -84,6 +91,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     description: 'File reservations held now, by every agent.',
     scope: 'room',
     args: coreArgs(reservations.list, { agent: 'Only this holder' }),
+    output: { reservations: z.array(o.reservation) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.list(caller, a),

@@ -5,6 +5,8 @@ import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
 import { AppError } from '../../shared/errors.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const plan = planSchemas(CORE_SETTINGS)
 const id = coreArgs(plan.taskRef, { task_id: undefined })
@@ -27,6 +29,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       'get_my_tasks in a normal turn.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
+    output: { tasks: z.array(o.taskItem), counts: o.counts, ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.readPlan(caller, a),
@@ -47,6 +50,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       priority: 'Default normal',
       order: ORDER,
     }),
+    output: { task: o.task },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
@@ -57,6 +61,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'One task, whole: notes, dependencies, history fields, and blocked_by.',
     scope: 'room',
     args: id,
+    output: { task: o.task, blocked_by: o.strs },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.getTask(caller, a),
@@ -77,6 +82,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       notes: undefined,
       force: "Override a conflict or another's task; only when told to",
     }),
+    output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -92,6 +98,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
     scope: 'room',
     args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
+    output: { tasks: z.array(o.taskItem), ...o.page },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -103,6 +110,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Your tasks not done or cancelled (include_done: all), with blocked_by.',
     scope: 'room',
     args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
+    output: { tasks: z.array(o.taskItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.myTasks(caller, a),
@@ -115,6 +123,18 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       'many tasks are claimable.',
     scope: 'room',
     args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
+    output: {
+      agent_id: o.str,
+      events: z.array(o.event),
+      remaining_unread: o.int,
+      my_tasks: z.array(o.taskItem),
+      my_tasks_total: o.int,
+      reviews_for_me: z.array(o.reviewItem),
+      unblocked_tasks: o.int,
+      online_agents: o.int,
+      last_event_at: o.time.optional(),
+      cursor_reset: o.cursorReset.optional(),
+    },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -128,6 +148,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       'which keeps history.',
     scope: 'room',
     args: id,
+    output: { deleted: o.str, dependents: o.strs, reviews_removed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.deleteTask(caller, a),
@@ -138,6 +159,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Sets priority and/or order (lower first within a priority).',
     scope: 'room',
     args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: ORDER }),
+    output: { task: o.task, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
@@ -148,6 +170,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Makes task_id wait for depends_on. A cycle is refused and named.',
     scope: 'room',
     args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
+    output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),

@@ -3,6 +3,8 @@ import { presenceSchemas } from '../../core/presence.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 /** What the presence tools use. */
 export interface PresenceToolDeps {
@@ -18,6 +20,7 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
     description: 'Marks you online; call first in every turn. online_count: how many agents are online.',
     scope: 'room',
     args: coreArgs(presenceSchemas.heartbeat, {}),
+    output: { online_count: o.int, you: o.presenceEntry, presence_ttl_s: z.number() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -30,6 +33,13 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
       'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
     scope: 'room',
     args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
+    output: {
+      online: z.array(o.presenceEntry),
+      online_count: o.int,
+      offline: z.array(o.presenceEntry).optional(),
+      offline_count: o.int.optional(),
+      presence_ttl_s: z.number(),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.presence.list(caller, a),

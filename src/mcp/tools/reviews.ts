@@ -4,6 +4,7 @@ import { reviewSchemas } from '../../core/reviews.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, coreField } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
 const decide = coreArgs(reviewSchemas.decide, { review_id: undefined, note: undefined })
 
@@ -36,6 +37,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
       reviewer: coreField(reviewSchemas.request, 'reviewer', 'Default anyone'),
       note: coreField(reviewSchemas.request, 'note', 'What to check'),
     },
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.reviews.request(caller, a),
@@ -46,6 +48,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     description: 'Approves a pending review (not your own); its task becomes done.',
     scope: 'room',
     args: decide,
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.approve(caller, a),
@@ -56,6 +59,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     description: 'Rejects a pending review (not your own); its task goes back to in_progress. Say what to fix in note.',
     scope: 'room',
     args: decide,
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.reject(caller, a),
@@ -73,6 +77,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
       task_id: undefined,
       limit: '1-200, default 20',
     }),
+    output: { reviews: z.array(o.reviewItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.list(caller, a),

@@ -10,6 +10,7 @@ import type { Core } from '../../core/index.js'
 import type { SearchEngine } from '../../search/engine.js'
 import { coreArgs, coreField } from '../args.js'
 import { LISTED_COMMON, toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
@@ -41,6 +42,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
       "previous page's next.",
     scope: 'team',
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
+    output: { rooms: z.array(o.roomSummary), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
@@ -53,6 +55,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
       'your locks and hand off your tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
+    output: { left: z.boolean(), was_present: z.boolean(), was_online: z.boolean(), event: o.event, released: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.presence.leave(caller, a),
@@ -65,6 +68,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
       '...), whether semantic search works here.',
     scope: 'room',
     args: coreArgs(roomSchemas.info, {}),
+    output: { room: o.roomSummary, counts: o.counts, expires_at: o.time, semantic_search: z.boolean() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ deps, caller }, a) => {
@@ -78,6 +82,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     description: 'Room templates for create_room_from_template, with their starter task and context counts.',
     scope: 'team',
     args: coreArgs(templateSchemas.list, { template: 'Only this template id' }),
+    output: { templates: z.array(o.templateItem) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async (_ctx, a) => ({ templates: listTemplates(a) }),
@@ -98,6 +103,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     },
     // Team tools take no room_id; an agent that passes its own room out of habit is told so.
     deprecatedArgs: { room_id: coreField(roomSchemas.create, 'room_id') },
+    output: { room: o.roomSummary, deprecated: o.str.optional() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, principal }, a) => {

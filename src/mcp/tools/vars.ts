@@ -4,6 +4,8 @@ import { varSchemas } from '../../core/vars.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, coreField, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const vars = varSchemas(CORE_SETTINGS)
 const varName = 'Var name, e.g. "build.status"'
@@ -30,6 +32,7 @@ export const varTools: ToolDef<VarToolDeps>[] = [
       increment: coreField(vars.increment, 'by', 'Add to the counter instead', { optional: true }),
       expected_version: coreField(vars.set, 'expected_version', 'Only if still at this version; 0: absent'),
     },
+    output: { var: o.sharedVar },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, caller }, a) => {
@@ -55,6 +58,7 @@ export const varTools: ToolDef<VarToolDeps>[] = [
     description: 'One shared var: value, version, who set it and when.',
     scope: 'room',
     args: coreArgs(vars.get, { name: varName }),
+    output: { var: o.sharedVar },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.vars.get(caller, a),
@@ -65,6 +69,7 @@ export const varTools: ToolDef<VarToolDeps>[] = [
     description: 'Every shared var (optionally those whose name starts with prefix), sorted by name, with values.',
     scope: 'room',
     args: coreArgs(vars.list, { prefix: 'Only names starting with this' }),
+    output: { vars: z.array(o.sharedVar) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.vars.list(caller, a),
