@@ -178,6 +178,23 @@ export function Pager(props: {
 }
 
 /** A read-only block of text with its label and a copy button (the button works with the client script). */
+/**
+ * Panels of which one shows at a time once the page's script runs: it builds the tab list (arrow
+ * keys, Home and End move between tabs) and hides the other panels. Without the script every
+ * panel shows, each under its own label, so nothing is out of reach.
+ */
+export function Tabs(props: { id: string; label: string; panels: { title: string; body: ComponentChildren }[] }) {
+  return (
+    <div class="tabs" data-tabs={props.label}>
+      {props.panels.map((p, i) => (
+        <div class="tab-panel" key={i} id={`${props.id}-${i}`} data-tab-title={p.title}>
+          {p.body}
+        </div>
+      ))}
+    </div>
+  )
+}
+
 export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
   const rows = Math.min(12, props.text.split('\n').length + 1)
   return (
