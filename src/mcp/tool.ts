@@ -110,5 +110,8 @@ export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {
   if (def.scope === 'team') return z.object({ ...def.args, ...old }).strict()
   const common = forListing ? listedCommonArgs : commonArgs
   const idem = forListing ? listedIdempotencyArg : idempotencyArg
-  return z.object({ ...common, ...def.args, ...(def.mutates ? idem : {}), ...old }).strict()
+  // Listed where a repeat would act twice; a tool marked idempotent takes it unlisted (a retry of
+  // it is safe without one, and each listing costs every context that holds it).
+  const keyed = def.mutates && (!forListing || def.annotations.idempotentHint !== true)
+  return z.object({ ...common, ...def.args, ...(keyed ? idem : {}), ...old }).strict()
 }

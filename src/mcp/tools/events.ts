@@ -43,7 +43,7 @@ export const waitSchema = z.object({
 })
 
 const events = eventSchemas(CORE_SETTINGS)
-const id = coreArgs(events.eventRef, { event_id: undefined })
+const id = coreArgs(events.eventRef, { event_id: 'Event id' })
 /** Event data: JSON; listed as its text, which every strict-mode model can send. */
 const DATA = 'JSON object as text, e.g. {"pr": 12}'
 
@@ -121,13 +121,12 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description:
-      'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
+    description: "Posts a short signal to the room's feed, unread for others. Long text goes in context.",
     scope: 'room',
     args: {
       ...coreArgs(events.post, {
         type: 'message, status, question, answer, blocker, ...',
-        text: undefined,
+        text: 'The message',
         data: undefined,
         reply_to: 'Event id this answers',
       }),
@@ -142,13 +141,11 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'read_events',
     title: 'Read events',
-    description:
-      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next ' +
-      'of a page).',
+    description: 'A page of the feed, oldest first, consuming nothing.',
     scope: 'room',
     args: coreArgs(events.read, {
-      before: undefined,
-      after: undefined,
+      before: 'Older than this event id',
+      after: 'Newer than this event id',
       limit: '1-100, default 20',
       type: 'Only this type',
     }),
@@ -160,7 +157,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'get_unread_events',
     title: 'Get unread events',
-    description: 'Consumes your unread events, oldest first; remaining: how many are still unread.',
+    description: 'Consumes your unread events, oldest first.',
     scope: 'room',
     args: coreArgs(events.unread, { limit: '1-100, default 50' }),
     output: o.consumed,
@@ -171,7 +168,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'mark_event_read',
     title: 'Mark event read',
-    description: 'Moves your read cursor forward to this event (never back).',
+    description: 'Moves your read cursor forward to an event.',
     scope: 'room',
     args: id,
     output: { moved: z.boolean(), cursor: o.str },
@@ -182,7 +179,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'get_event_reads',
     title: 'Get event reads',
-    description: 'Which agents have read an event, and its author.',
+    description: 'Which agents have read an event.',
     scope: 'room',
     args: id,
     output: { event_id: o.str, author: o.str, read_by: o.strs },
@@ -193,10 +190,15 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'reply_to_event',
     title: 'Reply to event',
-    description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
+    description: 'Posts an event answering another (threaded by reply_to).',
     scope: 'room',
     args: {
-      ...coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
+      ...coreArgs(events.reply, {
+        event_id: 'Event to answer',
+        text: 'The answer',
+        type: 'Default message',
+        data: undefined,
+      }),
       data: coreJsonText(events.reply, 'data', DATA),
     },
     output: { event: o.event },
@@ -207,7 +209,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'delete_event',
     title: 'Delete event',
-    description: 'Deletes an event you posted. Cannot be undone.',
+    description: 'Deletes an event you posted, for good.',
     scope: 'room',
     args: id,
     output: { deleted: o.str },
@@ -218,10 +220,9 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description:
-      'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
+    description: 'Waits up to timeout_s for unread events and consumes them; returns at once if some are unread.',
     scope: 'room',
-    args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: undefined }),
+    args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: '1-100, default 50' }),
     output: o.consumed,
     mutates: true,
     core: true,

@@ -21,8 +21,7 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
-    description:
-      'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
+    description: 'Progress: completion rate, tasks by status, online agents, activity per day.',
     scope: 'room',
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
     output: {
@@ -41,15 +40,13 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context and retained events, best first; the last word matches as a ' +
-      'prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related ' +
-      'wording, where enabled.',
+      'Full-text search over tasks, context and recent events, best first; results name the record (ref) with a snippet.',
     scope: 'room',
     args: coreArgs(searchSchema, {
-      query: undefined,
+      query: 'Words; the last one matches as a prefix',
       kinds: 'Default all',
       limit: '1-50, default 10',
-      semantic: undefined,
+      semantic: 'Also related wording, where enabled',
     }),
     output: {
       results: z.array(o.searchHit),

@@ -23,10 +23,9 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends ' +
-      'it. Release with release_lock.',
+      'Exclusive lock on a named resource for ttl_s; again while holding extends it. Conflict names the holder.',
     scope: 'room',
-    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
+    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: 'Seconds to hold it' }),
     output: { lock: o.lock, extended: z.boolean() },
     mutates: true,
     core: true,
@@ -36,9 +35,9 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'release_lock',
     title: 'Release lock',
-    description: 'Releases a lock you hold; released: false if it was free (safe to repeat).',
+    description: 'Releases a lock you hold; safe to repeat.',
     scope: 'room',
-    args: coreArgs(locks.release, { name: undefined, token: 'Only this acquisition' }),
+    args: coreArgs(locks.release, { name: 'Lock name', token: 'Only this acquisition' }),
     output: { released: z.boolean(), name: o.str, token: o.int.optional(), reason: o.str.optional() },
     mutates: true,
     core: true,
@@ -48,7 +47,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'list_locks',
     title: 'List locks',
-    description: 'Locks held now: name, owner, token, expiry.',
+    description: 'Locks held now, with owner and expiry.',
     scope: 'room',
     args: coreArgs(locks.list, {}),
     output: { locks: z.array(o.lock) },
@@ -59,15 +58,13 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'reserve_files',
     title: 'Reserve files',
-    description:
-      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. ' +
-      'Conflict names holder, pattern, expiry. Again: renews.',
+    description: 'Reserves globs of files you will change, exclusive or shared, for ttl_s; all or none. Again renews.',
     scope: 'room',
     args: coreArgs(reservations.reserve, {
       patterns: 'From the repo root',
       exclusive: 'Default true',
-      ttl_s: undefined,
-      reason: undefined,
+      ttl_s: 'Seconds to hold them',
+      reason: 'What you will change',
     }),
     output: { reservations: z.array(o.reservation) },
     mutates: true,
@@ -77,9 +74,9 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'release_files',
     title: 'Release files',
-    description: 'Releases your reservations of patterns, or all of yours (also on leave_room).',
+    description: 'Releases your file reservations (given patterns, or all).',
     scope: 'room',
-    args: coreArgs(reservations.release, { patterns: undefined }),
+    args: coreArgs(reservations.release, { patterns: 'Default all of yours' }),
     output: { released: o.strs, not_held: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

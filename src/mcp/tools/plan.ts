@@ -9,7 +9,7 @@ import * as o from '../outputs.js'
 import { z } from 'zod'
 
 const plan = planSchemas(CORE_SETTINGS)
-const id = coreArgs(plan.taskRef, { task_id: undefined })
+const id = coreArgs(plan.taskRef, { task_id: 'Task id, e.g. t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
 const ORDER = 'Lower first within a priority (0 or more)'
 
@@ -25,8 +25,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'read_plan',
     title: 'Read plan',
     description:
-      'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or ' +
-      'get_my_tasks in a normal turn.',
+      'Every task, best first, compact, with counts per status. In a normal turn prefer get_unblocked_tasks.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     output: { tasks: z.array(o.taskItem), counts: o.counts, ...o.page },
@@ -37,16 +36,14 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_task',
     title: 'Add task',
-    description:
-      'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to ' +
-      'claim it for assignee (default you).',
+    description: 'Adds a task (ids t1, t2, ...); status in_progress claims it for assignee (default you).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
       notes: 'Details, acceptance criteria',
-      status: undefined,
-      assignee: undefined,
-      depends_on: undefined,
+      status: 'in_progress: claim it',
+      assignee: 'Agent id; default you if in_progress',
+      depends_on: 'Task ids to finish first',
       priority: 'Default normal',
       order: ORDER,
     }),
@@ -58,7 +55,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_task',
     title: 'Get task',
-    description: 'One task, whole: notes, dependencies, history fields, and blocked_by.',
+    description: 'One whole task: notes, dependencies, history, blocked_by.',
     scope: 'room',
     args: id,
     output: { task: o.task, blocked_by: o.strs },
@@ -70,16 +67,14 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), ' +
-      'atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" ' +
-      "unassigns. Another agent's claimed task needs force.",
+      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. done lists what it unblocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
-      task_id: undefined,
-      status: undefined,
-      assignee: undefined,
-      title: undefined,
-      notes: undefined,
+      task_id: 'Task id, e.g. t3',
+      status: 'in_progress claims it',
+      assignee: 'Agent id; "" unassigns',
+      title: 'New title',
+      notes: 'New notes',
       force: "Override a conflict or another's task; only when told to",
     }),
     output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
@@ -94,8 +89,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
-    description:
-      'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
+    description: 'Todo tasks you can start now, best first. Claim one with update_task.',
     scope: 'room',
     args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
     output: { tasks: z.array(o.taskItem), ...o.page },
@@ -107,9 +101,9 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_tasks',
     title: 'Get my tasks',
-    description: 'Your tasks not done or cancelled (include_done: all), with blocked_by.',
+    description: 'Your open tasks (include_done: all), with blocked_by.',
     scope: 'room',
-    args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
+    args: coreArgs(plan.myTasks, { include_done: 'Also done and cancelled', limit: '1-200, default 20' }),
     output: { tasks: z.array(o.taskItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
@@ -118,11 +112,9 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description:
-      'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how ' +
-      'many tasks are claimable.',
+    description: 'Start of a turn: consumes your unread events; your open tasks, reviews for you, claimable count.',
     scope: 'room',
-    args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
+    args: coreArgs(summarySchema, { event_limit: '1-100, default 20', task_limit: '1-100, default 20' }),
     output: {
       agent_id: o.str,
       events: z.array(o.event),
@@ -143,9 +135,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description:
-      "Deletes a task, drops it from others' dependencies and its pending reviews. Prefer status cancelled, " +
-      'which keeps history.',
+    description: 'Deletes a task for good, with its pending reviews. Prefer status cancelled.',
     scope: 'room',
     args: id,
     output: { deleted: o.str, dependents: o.strs, reviews_removed: o.strs },
@@ -156,9 +146,9 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'set_task_priority',
     title: 'Set task priority',
-    description: 'Sets priority and/or order (lower first within a priority).',
+    description: 'Sets priority and/or order of a task.',
     scope: 'room',
-    args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: ORDER }),
+    args: coreArgs(plan.setPriority, { task_id: 'Task id, e.g. t3', priority: 'New priority', order: ORDER }),
     output: { task: o.task, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -167,9 +157,9 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_dependency',
     title: 'Add dependency',
-    description: 'Makes task_id wait for depends_on. A cycle is refused and named.',
+    description: 'Makes task_id wait for depends_on; a cycle is refused.',
     scope: 'room',
-    args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
+    args: coreArgs(plan.addDependency, { task_id: 'Task that waits', depends_on: 'Task to finish first' }),
     output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

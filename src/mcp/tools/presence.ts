@@ -17,7 +17,7 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'heartbeat',
     title: 'Heartbeat',
-    description: 'Marks you online; call first in every turn. online_count: how many agents are online.',
+    description: 'Marks you online; call first in every turn.',
     scope: 'room',
     args: coreArgs(presenceSchemas.heartbeat, {}),
     output: { online_count: o.int, you: o.presenceEntry, presence_ttl_s: z.number() },
@@ -29,8 +29,7 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'get_presence',
     title: 'Get presence',
-    description:
-      'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
+    description: 'Online agents with their last heartbeat, newest first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
     output: {

@@ -37,9 +37,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
-    description:
-      "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the " +
-      "previous page's next.",
+    description: "The team's rooms, oldest first; page with after = the previous next.",
     scope: 'team',
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
     output: { rooms: z.array(o.roomSummary), next: o.str.optional() },
@@ -50,9 +48,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'leave_room',
     title: 'Leave room',
-    description:
-      'Call when you are done with the room: clears your presence and posts an agent_left event. Release ' +
-      'your locks and hand off your tasks first.',
+    description: 'Leaving the room: clears your presence, posts agent_left. Release locks and hand off tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
     output: { left: z.boolean(), was_present: z.boolean(), was_online: z.boolean(), event: o.event, released: o.strs },
@@ -63,9 +59,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'get_room_info',
     title: 'Get room info',
-    description:
-      'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ' +
-      '...), whether semantic search works here.',
+    description: 'The room: name, template, activity, expiry, counts, whether semantic search works.',
     scope: 'room',
     args: coreArgs(roomSchemas.info, {}),
     output: { room: o.roomSummary, counts: o.counts, expires_at: o.time, semantic_search: z.boolean() },
@@ -79,7 +73,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_templates',
     title: 'List templates',
-    description: 'Room templates for create_room_from_template, with their starter task and context counts.',
+    description: 'Room templates for create_room_from_template, with their sizes.',
     scope: 'team',
     args: coreArgs(templateSchemas.list, { template: 'Only this template id' }),
     output: { templates: z.array(o.templateItem) },
@@ -91,8 +85,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'create_room_from_template',
     title: 'Create room from template',
     description:
-      "Creates a room for the team, pre-filled with a template's starter plan and context (see " +
-      'list_templates). Its id: new_room_id, else a slug of name, else a generated one.',
+      "Creates a team room from a template's starter plan and context. Id: new_room_id, else a slug of name.",
     scope: 'team',
     args: {
       new_room_id: coreField(roomSchemas.create, 'room_id', "The new room's id: 1-64 letters, digits, _ . -"),
