@@ -6,6 +6,7 @@
 import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
+import type { Via } from '../core/fields.js'
 import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {
@@ -140,6 +141,20 @@ export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 /** An ISO time as people read it here: `2026-11-25 12:09:57 UTC` (to the minute with `minutes`). */
 export const utc = (iso: string | undefined, minutes = false): string =>
   iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—'
+
+/**
+ * The credential a record was written with, as the room page says it beside the agent id:
+ * "via key 'ci-bot'", "via room invite key 'alice'", "via agent grant 'Claude Code'", "via Dana's
+ * sign-in"; a credential without a label by its id. '' for none (records from before credentials
+ * were recorded, the service's own).
+ */
+export function viaText(via: Via | undefined): string {
+  if (via === undefined) return ''
+  const named = via.label !== undefined && via.label !== '' ? `'${via.label}'` : via.id
+  if (via.kind === 'person') return `via ${via.label || 'a person'}'s sign-in`
+  if (via.kind === 'grant') return `via agent grant ${named}`
+  return via.kind === 'invite' ? `via room invite key ${named}` : `via key ${named}`
+}
 
 /** A count with thousands separated (toLocaleString took 0.7 ms of each room page in a profile). */
 export const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
