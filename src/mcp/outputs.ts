@@ -16,6 +16,16 @@ const time = z.string()
 const status = z.enum(TASK_STATUSES)
 const priority = z.enum(PRIORITIES)
 
+/** The credential a write was made with: a key, an invite key, a connected agent's grant, a person. */
+export const via = z
+  .object({
+    kind: z.enum(['key', 'invite', 'grant', 'person']),
+    id: str,
+    label: str.optional(),
+    person: str.optional(),
+  })
+  .optional()
+
 /** A whole task (get_task, and what a change answers). */
 export const task = z.object({
   id: str,
@@ -28,6 +38,9 @@ export const task = z.object({
   notes: str.optional(),
   created_by: str.optional(),
   updated_by: str.optional(),
+  created_via: via,
+  updated_via: via,
+  claimed_via: via,
   created_at: time,
   updated_at: time,
 })
@@ -54,9 +67,11 @@ export const entry = z.object({
   updated_at: time,
   created_at: time,
   created_by: str.optional(),
+  created_via: via,
+  updated_via: via,
 })
-export const entryItem = entry.omit({ created_at: true, created_by: true })
-export const entryVersion = z.object({ version: int, updated_by: str.optional(), updated_at: time, size: int })
+export const entryItem = entry.omit({ created_at: true, created_by: true, created_via: true, updated_via: true })
+export const entryVersion = z.object({ version: int, updated_by: str.optional(), via, updated_at: time, size: int })
 
 export const event = z.object({
   id: str,
@@ -65,6 +80,7 @@ export const event = z.object({
   text: str,
   data: z.record(z.string(), z.unknown()).optional(),
   reply_to: str.optional(),
+  via,
   created_at: time,
 })
 
