@@ -40,7 +40,8 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context and recent events, best first; results name the record (ref) with a snippet.',
+      'Full-text search over tasks, context and recent events, best first; results name the record (ref) ' +
+      'with a snippet.',
     scope: 'room',
     args: coreArgs(searchSchema, {
       query: 'Words; the last one matches as a prefix',

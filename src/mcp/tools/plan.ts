@@ -67,7 +67,8 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. done lists what it unblocked.',
+      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. ' +
+      'done lists what it unblocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
       task_id: 'Task id, e.g. t3',
