@@ -1,7 +1,10 @@
 // What agents pay in tokens: the replies of the typical turn (src/mcp/host.ts INSTRUCTIONS) in a standard room,
 // the replies of the list and read tools and of search, and the tools/list entries, with the Claude tokenizer
 // and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
-// for a reply, the JSON of the entry for tools/list. Nothing here is timed.
+// for a reply (structuredContent is the same object again, for the client), and for tools/list
+// the JSON of what agent frameworks hand the model of each entry: name, description, inputSchema
+// (src/mcp/host.ts modelVisible; the token goals apply to it). The whole tools/list on the wire
+// (with title, annotations and outputSchema) is reported beside it. Nothing here is timed.
 //
 // The standard room: 20 add_task calls by a planner (titles of ~45 characters, one line of notes)
 // and one context entry. The typical turn, by a new agent: heartbeat, get_my_summary,
@@ -10,6 +13,8 @@
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { parseArgs } from 'node:util'
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import { modelVisible } from '../src/mcp/host.js'
 import { startTestEmbedder, TEST_MODEL } from '../test/helpers/embedder.js'
 import { defaultKey, STANDARD_TITLES, startChild, startRedis } from './lib.js'
 
@@ -156,14 +161,14 @@ for (const [label, args] of searches) {
   line(`reply ${label}`, text)
 }
 
-// tools/list: every entry, then the totals.
-const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: { name: string }[] }).tools
+// tools/list: every entry as the model sees it, then the totals, model-visible and on the wire.
+const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: Tool[] }).tools
 // Both lists first: counting takes long enough for the server to close an idle keep-alive socket.
 const all = await list('/mcp')
 const core = await list('/mcp?profile=core')
-const allText = JSON.stringify(all)
-const allTokens = claudeTokens(allText)
-for (const entry of all) {
+const seen = (tools: Tool[]) => tools.map(modelVisible)
+const allTokens = claudeTokens(JSON.stringify(seen(all)))
+for (const entry of seen(all)) {
   const c = count(JSON.stringify(entry))
   console.log(
     `tools/list entry ${entry.name}: ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} tokens ` +
@@ -174,11 +179,16 @@ for (const [label, tools] of [
   ['full', all],
   ['core', core],
 ] as const) {
-  const c = count(JSON.stringify(tools))
-  console.log(
-    `tools/list ${label}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ${c.o200k} ` +
-      `tokens (o200k)`,
-  )
+  for (const [view, json] of [
+    ['model-visible', JSON.stringify(seen(tools))],
+    ['on the wire', JSON.stringify(tools)],
+  ] as const) {
+    const c = count(json)
+    console.log(
+      `tools/list ${label} ${view}: ${tools.length} tools, ${c.bytes} bytes, ${c.claude} tokens (Claude), ` +
+        `${c.o200k} tokens (o200k)`,
+    )
+  }
 }
 
 await node.stop()

@@ -21,7 +21,7 @@ import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from '
 import { inToolWords, runTool, type McpDeps } from './runner.js'
 import { Listens, type ListenDeps } from './listen.js'
 import { portable } from './portable.js'
-import { inputSchema, type ToolDef } from './tool.js'
+import { inputSchema, outputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
 import { ERROR } from './wire.js'
@@ -63,7 +63,31 @@ function listedAnnotations(a: ToolDef['annotations']): Tool['annotations'] {
   return out
 }
 
-/** The tools/list entry of a tool: JSON Schema of its input, annotations, description. */
+/**
+ * Opens every object of a listed output schema (drops `additionalProperties: false`): a reply
+ * that gains a field stays valid for a client that cached the older schema.
+ */
+function openObjects(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(openObjects)
+  if (typeof node !== 'object' || node === null) return
+  const o = node as Record<string, unknown>
+  if (o.additionalProperties === false) delete o.additionalProperties
+  for (const v of Object.values(o)) openObjects(v)
+}
+
+/**
+ * The outputSchema of a tool: JSON Schema (2020-12, the MCP default dialect, so no `$schema`) of
+ * what a success answers, as structuredContent and as the JSON of its text.
+ */
+export function listedOutputSchema(def: ToolDef): Record<string, unknown> {
+  const schema = z.toJSONSchema(outputSchema(def), { io: 'output' }) as Record<string, unknown>
+  delete schema.$schema
+  trimSchema(schema)
+  openObjects(schema)
+  return schema
+}
+
+/** The tools/list entry of a tool: JSON Schema of its input and output, annotations, description. */
 export function listEntry(def: ToolDef): Tool {
   const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
@@ -74,8 +98,18 @@ export function listEntry(def: ToolDef): Tool {
     title: def.title,
     description: def.description,
     inputSchema: schema as Tool['inputSchema'],
+    outputSchema: listedOutputSchema(def) as Tool['outputSchema'],
     annotations: listedAnnotations(def.annotations),
   }
+}
+
+/**
+ * What of a tools/list entry reaches the model: agent frameworks (OpenAI Agents, the AI SDK,
+ * LangChain, Mastra) hand it the name, the description and the input schema, and keep the rest
+ * (title, annotations, outputSchema) for themselves. The token goals apply to this view.
+ */
+export function modelVisible(entry: Tool): Pick<Tool, 'name' | 'description' | 'inputSchema'> {
+  return { name: entry.name, description: entry.description, inputSchema: entry.inputSchema }
 }
 
 /**

@@ -1,8 +1,9 @@
 // Runs one tool call: validates arguments (strictly: an unknown argument is named), checks the
 // key's scope (team tools need a team key; a room outside the key's reach is not_found, like a
 // room that does not exist), calls the tool, and shapes the result as compact JSON text carrying
-// room_id and the caller's unread count. Failures are results with isError: true and the error
-// object of docs/errors.md, so a model can read what to do next.
+// room_id and the caller's unread count, with the same object as structuredContent. Failures are
+// results with isError: true and the error object of docs/errors.md (text only), so a model can
+// read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { requireScope } from '../auth/permissions.js'
 import { roomFor, viaFor, type Principal } from '../auth/principal.js'
@@ -37,9 +38,18 @@ function schemaOf(def: ToolDef) {
   return s
 }
 
-const text = (body: unknown, isError = false): CallToolResult => ({
+const failure = (body: Record<string, unknown>): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(body) }],
-  ...(isError ? { isError: true } : {}),
+  isError: true,
+})
+
+/**
+ * A success: the reply as JSON text (what every client reads) and the same object as
+ * structuredContent (what the tool's outputSchema describes), so the two cannot differ.
+ */
+const success = (body: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+  structuredContent: body,
 })
 
 /**
@@ -112,15 +122,15 @@ export async function runTool(
     }
     const result = await def.run(ctx, args)
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
-    if (roomId === undefined) return text(result)
+    if (roomId === undefined) return success(result)
     const { unread, ...rest } = result
-    return text({ room_id: roomId, ...rest, unread })
+    return success({ room_id: roomId, ...rest, unread })
   } catch (err) {
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
     const appErr = err instanceof AppError ? inToolWords(err) : undefined
     if (!appErr) deps.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()
-    return text(roomId === undefined ? { error } : { room_id: roomId, error }, true)
+    return failure(roomId === undefined ? { error } : { room_id: roomId, error })
   }
 }
 

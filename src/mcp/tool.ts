@@ -47,6 +47,11 @@ export interface ToolDef<D = never, S extends z.ZodRawShape = z.ZodRawShape> {
    * says what replaces them (`deprecated`).
    */
   deprecatedArgs?: z.ZodRawShape
+  /**
+   * What a success answers (src/mcp/outputs.ts), room_id and unread left out: room tools gain them
+   * (outputSchema). Both the text reply and structuredContent are this object.
+   */
+  output: z.ZodRawShape
   /** Mutations accept idempotency_key. */
   mutates: boolean
   annotations: ToolAnnotations
@@ -86,11 +91,27 @@ const listedCommonArgs = {
 }
 const listedIdempotencyArg = { idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key) }
 
+/**
+ * What a success of the tool answers: its output, with room_id first and the caller's unread count
+ * last for room tools (the order the runner writes them in).
+ */
+export function outputSchema(def: ToolDef): z.ZodObject {
+  if (def.scope === 'team') return z.object(def.output)
+  return z.object({
+    room_id: z.string(),
+    ...def.output,
+    unread: z.number().int().describe('Your unread events (get_my_summary or get_unread_events reads them)'),
+  })
+}
+
 /** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
 export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {
   const old = forListing ? {} : (def.deprecatedArgs ?? {})
   if (def.scope === 'team') return z.object({ ...def.args, ...old }).strict()
   const common = forListing ? listedCommonArgs : commonArgs
   const idem = forListing ? listedIdempotencyArg : idempotencyArg
-  return z.object({ ...common, ...def.args, ...(def.mutates ? idem : {}), ...old }).strict()
+  // Listed where a repeat would act twice; a tool marked idempotent takes it unlisted (a retry of
+  // it is safe without one, and each listing costs every context that holds it).
+  const keyed = def.mutates && (!forListing || def.annotations.idempotentHint !== true)
+  return z.object({ ...common, ...def.args, ...(keyed ? idem : {}), ...old }).strict()
 }

@@ -3,10 +3,12 @@ import { contextSchemas } from '../../core/context.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const context = contextSchemas(CORE_SETTINGS)
 /** The entry's address; its conventions are described once, on write_context. */
-const ref = { type: undefined, key: undefined }
+const ref = { type: 'Entry type, e.g. spec', key: 'Entry key' }
 const expectedVersion = 'Only if still at this version; 0: must not exist'
 
 /** What the context tools use. */
@@ -20,9 +22,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'write_context',
     title: 'Write context',
-    description:
-      'Creates or replaces entry (type, key) with a text body; old versions stay in history. For durable ' +
-      'agreements, specs, handoffs. Partial change: update_context.',
+    description: 'Creates or replaces a durable text entry (specs, decisions, handoffs); old versions stay in history.',
     scope: 'room',
     args: coreArgs(context.write, {
       type: 'brief, spec, handoff, change_request, decision, runbook, ...',
@@ -30,6 +30,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
       body: 'Full text (markdown)',
       expected_version: expectedVersion,
     }),
+    output: { entry: o.entry, changed: z.boolean(), created: z.boolean() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -38,9 +39,10 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'read_context',
     title: 'Read context',
-    description: "An entry's body (current or a kept older version) with its whole metadata.",
+    description: "An entry's body and metadata, current or an older version.",
     scope: 'room',
-    args: coreArgs(context.read, { ...ref, version: undefined }),
+    args: coreArgs(context.read, { ...ref, version: 'Default current' }),
+    output: { entry: o.entry, body: o.str, current_version: o.int },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -49,17 +51,16 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'update_context',
     title: 'Update context',
-    description:
-      'Patches an entry into a new version. Exactly one of: append, edits (exact old→new; each old must ' +
-      'match once), body (replace all).',
+    description: 'Patches an entry: exactly one of append, edits (each old text must match once), body.',
     scope: 'room',
     args: coreArgs(context.update, {
       ...ref,
-      append: undefined,
+      append: 'Text to add at the end',
       edits: 'Applied in order',
-      body: undefined,
+      body: 'New whole text',
       expected_version: expectedVersion,
     }),
+    output: { entry: o.entry, changed: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.context.update(caller, a),
@@ -67,9 +68,10 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'list_context',
     title: 'List context',
-    description: 'Context entries, without bodies: type, key, version, size, last update. Optionally one type.',
+    description: 'Context entries without bodies, optionally of one type.',
     scope: 'room',
     args: coreArgs(context.list, { type: 'Only this type', limit: 'Default 50' }),
+    output: { entries: z.array(o.entryItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.list(caller, a),
@@ -77,9 +79,10 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'delete_context',
     title: 'Delete context',
-    description: 'Deletes an entry, its kept versions and its pending reviews, for good.',
+    description: 'Deletes an entry and its history for good.',
     scope: 'room',
     args: coreArgs(context.ref, ref),
+    output: { deleted: z.object({ type: o.str, key: o.str, version: o.int }), reviews_removed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.context.delete(caller, a),
@@ -87,10 +90,10 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'get_context_history',
     title: 'Get context history',
-    description:
-      "An entry's kept versions, newest first: version, author, time, size (read one with read_context version).",
+    description: "An entry's kept versions, newest first.",
     scope: 'room',
     args: coreArgs(context.ref, ref),
+    output: { entry: o.entry, versions: z.array(o.entryVersion) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.history(caller, a),
@@ -98,11 +101,23 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'diff_context',
     title: 'Diff context',
-    description:
-      'Unified diff between two kept versions of an entry (default previous → current), with line counts. ' +
-      'See what changed since you read it.',
+    description: 'Unified diff of an entry between two versions (default previous to current).',
     scope: 'room',
-    args: coreArgs(context.diff, { ...ref, from_version: 'Default previous; 0 is empty', to_version: undefined }),
+    args: coreArgs(context.diff, {
+      ...ref,
+      from_version: 'Default previous; 0 is empty',
+      to_version: 'Default current',
+    }),
+    output: {
+      type: o.str,
+      key: o.str,
+      from_version: o.int,
+      to_version: o.int,
+      current_version: o.int,
+      added: o.int,
+      removed: o.int,
+      patch: o.str,
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.context.diff(caller, a),

@@ -11,6 +11,7 @@ import type { Lifecycle } from '../../shared/lifecycle.js'
 import type { Metrics } from '../../shared/metrics.js'
 import { coreArgs, coreJsonText, CORE_SETTINGS, fromJsonText } from '../args.js'
 import { toolsOf, type ToolContext, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
 /**
  * What the event tools use: the core's events and, for wait_for_events, the feed it parks on, the
@@ -42,7 +43,7 @@ export const waitSchema = z.object({
 })
 
 const events = eventSchemas(CORE_SETTINGS)
-const id = coreArgs(events.eventRef, { event_id: undefined })
+const id = coreArgs(events.eventRef, { event_id: 'Event id' })
 /** Event data: JSON; listed as its text, which every strict-mode model can send. */
 const DATA = 'JSON object as text, e.g. {"pr": 12}'
 
@@ -120,18 +121,18 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description:
-      'Posts a short signal to the feed (unread for others). Durable agreements and long text go in context.',
+    description: "Posts a short signal to the room's feed, unread for others. Long text goes in context.",
     scope: 'room',
     args: {
       ...coreArgs(events.post, {
         type: 'message, status, question, answer, blocker, ...',
-        text: undefined,
+        text: 'The message',
         data: undefined,
         reply_to: 'Event id this answers',
       }),
       data: coreJsonText(events.post, 'data', DATA),
     },
+    output: { event: o.event },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -140,16 +141,15 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'read_events',
     title: 'Read events',
-    description:
-      'A page of the feed, oldest first, consuming nothing: the latest, or before / after an id (prev / next ' +
-      'of a page).',
+    description: 'A page of the feed, oldest first, consuming nothing.',
     scope: 'room',
     args: coreArgs(events.read, {
-      before: undefined,
-      after: undefined,
+      before: 'Older than this event id',
+      after: 'Newer than this event id',
       limit: '1-100, default 20',
       type: 'Only this type',
     }),
+    output: { events: z.array(o.event), prev: o.str.optional(), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.events.read(caller, a),
@@ -157,9 +157,10 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'get_unread_events',
     title: 'Get unread events',
-    description: 'Consumes your unread events, oldest first; remaining: how many are still unread.',
+    description: 'Consumes your unread events, oldest first.',
     scope: 'room',
     args: coreArgs(events.unread, { limit: '1-100, default 50' }),
+    output: o.consumed,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.events.unread(caller, a),
@@ -167,9 +168,10 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'mark_event_read',
     title: 'Mark event read',
-    description: 'Moves your read cursor forward to this event (never back).',
+    description: 'Moves your read cursor forward to an event.',
     scope: 'room',
     args: id,
+    output: { moved: z.boolean(), cursor: o.str },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.events.markRead(caller, a),
@@ -177,9 +179,10 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'get_event_reads',
     title: 'Get event reads',
-    description: 'Which agents have read an event, and its author.',
+    description: 'Which agents have read an event.',
     scope: 'room',
     args: id,
+    output: { event_id: o.str, author: o.str, read_by: o.strs },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.events.reads(caller, a),
@@ -187,12 +190,18 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'reply_to_event',
     title: 'Reply to event',
-    description: 'Posts an event answering another one (threaded by reply_to); type defaults to message.',
+    description: 'Posts an event answering another (threaded by reply_to).',
     scope: 'room',
     args: {
-      ...coreArgs(events.reply, { event_id: undefined, text: undefined, type: undefined, data: undefined }),
+      ...coreArgs(events.reply, {
+        event_id: 'Event to answer',
+        text: 'The answer',
+        type: 'Default message',
+        data: undefined,
+      }),
       data: coreJsonText(events.reply, 'data', DATA),
     },
+    output: { event: o.event },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }),
@@ -200,9 +209,10 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'delete_event',
     title: 'Delete event',
-    description: 'Deletes an event you posted. Cannot be undone.',
+    description: 'Deletes an event you posted, for good.',
     scope: 'room',
     args: id,
+    output: { deleted: o.str },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.events.delete(caller, a),
@@ -210,10 +220,10 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description:
-      'Waits up to timeout_s for unread events and consumes them; at once if some are unread. Empty: none came.',
+    description: 'Waits up to timeout_s for unread events and consumes them; returns at once if some are unread.',
     scope: 'room',
-    args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: undefined }),
+    args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: '1-100, default 50' }),
+    output: o.consumed,
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -6,6 +6,8 @@ import { searchSchema, type SearchEngine } from '../../search/engine.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 /** What the insight tools use. */
 export interface InsightToolDeps {
@@ -19,10 +21,17 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
-    description:
-      'Progress at a glance: completion rate, tasks by status, online agents, events and finished tasks per day.',
+    description: 'Progress: completion rate, tasks by status, online agents, activity per day.',
     scope: 'room',
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
+    output: {
+      tasks: z.object({ total: o.int, by_status: o.counts }),
+      counts: o.counts,
+      completion_rate: z.number().nullable(),
+      online_agents: o.strs,
+      online_count: o.int,
+      events_per_day: z.array(z.object({ date: o.str, events: o.int, tasks_done: o.int })),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.analytics.room(caller, a),
@@ -31,16 +40,21 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
     name: 'search',
     title: 'Search',
     description:
-      'Full-text search over tasks, context and retained events, best first; the last word matches as a ' +
-      'prefix. Results name the record (ref) with a highlighted snippet. semantic: true also finds related ' +
-      'wording, where enabled.',
+      'Full-text search over tasks, context and recent events, best first; results name the record (ref) ' +
+      'with a snippet.',
     scope: 'room',
     args: coreArgs(searchSchema, {
-      query: undefined,
+      query: 'Words; the last one matches as a prefix',
       kinds: 'Default all',
       limit: '1-50, default 10',
-      semantic: undefined,
+      semantic: 'Also related wording, where enabled',
     }),
+    output: {
+      results: z.array(o.searchHit),
+      engine: z.enum(['redis', 'meilisearch']),
+      semantic: z.boolean(),
+      note: o.str.optional(),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.search.search(caller, a),

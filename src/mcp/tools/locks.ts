@@ -5,6 +5,8 @@ import { reservationSchemas } from '../../core/reservations.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const locks = lockSchemas(CORE_SETTINGS)
 const reservations = reservationSchemas(CORE_SETTINGS)
@@ -21,10 +23,10 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; conflict names the holder. Again while holding: extends ' +
-      'it. Release with release_lock.',
+      'Exclusive lock on a named resource for ttl_s; again while holding extends it. Conflict names the holder.',
     scope: 'room',
-    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: undefined }),
+    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: 'Seconds to hold it' }),
+    output: { lock: o.lock, extended: z.boolean() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -33,9 +35,10 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'release_lock',
     title: 'Release lock',
-    description: 'Releases a lock you hold; released: false if it was free (safe to repeat).',
+    description: 'Releases a lock you hold; safe to repeat.',
     scope: 'room',
-    args: coreArgs(locks.release, { name: undefined, token: 'Only this acquisition' }),
+    args: coreArgs(locks.release, { name: 'Lock name', token: 'Only this acquisition' }),
+    output: { released: z.boolean(), name: o.str, token: o.int.optional(), reason: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -44,9 +47,10 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'list_locks',
     title: 'List locks',
-    description: 'Locks held now: name, owner, token, expiry.',
+    description: 'Locks held now, with owner and expiry.',
     scope: 'room',
     args: coreArgs(locks.list, {}),
+    output: { locks: z.array(o.lock) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.locks.list(caller, a),
@@ -54,16 +58,15 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'reserve_files',
     title: 'Reserve files',
-    description:
-      'Reserve files you will change: globs (src/api/**, *.md), exclusive or shared, for ttl_s; all or none. ' +
-      'Conflict names holder, pattern, expiry. Again: renews.',
+    description: 'Reserves globs of files you will change, exclusive or shared, for ttl_s; all or none. Again renews.',
     scope: 'room',
     args: coreArgs(reservations.reserve, {
       patterns: 'From the repo root',
       exclusive: 'Default true',
-      ttl_s: undefined,
-      reason: undefined,
+      ttl_s: 'Seconds to hold them',
+      reason: 'What you will change',
     }),
+    output: { reservations: z.array(o.reservation) },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.reserve(caller, a),
@@ -71,9 +74,10 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'release_files',
     title: 'Release files',
-    description: 'Releases your reservations of patterns, or all of yours (also on leave_room).',
+    description: 'Releases your file reservations (given patterns, or all).',
     scope: 'room',
-    args: coreArgs(reservations.release, { patterns: undefined }),
+    args: coreArgs(reservations.release, { patterns: 'Default all of yours' }),
+    output: { released: o.strs, not_held: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.release(caller, a),
@@ -84,6 +88,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     description: 'File reservations held now, by every agent.',
     scope: 'room',
     args: coreArgs(reservations.list, { agent: 'Only this holder' }),
+    output: { reservations: z.array(o.reservation) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.reservations.list(caller, a),

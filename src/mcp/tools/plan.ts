@@ -5,9 +5,11 @@ import type { Core } from '../../core/index.js'
 import { coreArgs, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
 import { AppError } from '../../shared/errors.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const plan = planSchemas(CORE_SETTINGS)
-const id = coreArgs(plan.taskRef, { task_id: undefined })
+const id = coreArgs(plan.taskRef, { task_id: 'Task id, e.g. t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
 const ORDER = 'Lower first within a priority (0 or more)'
 
@@ -23,10 +25,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'read_plan',
     title: 'Read plan',
     description:
-      'Every task, best first (compact: no notes), plus counts per status. Prefer get_unblocked_tasks or ' +
-      'get_my_tasks in a normal turn.',
+      'Every task, best first, compact, with counts per status. In a normal turn prefer get_unblocked_tasks.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
+    output: { tasks: z.array(o.taskItem), counts: o.counts, ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.readPlan(caller, a),
@@ -34,19 +36,18 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_task',
     title: 'Add task',
-    description:
-      'Adds a task (ids t1, t2, ...). depends_on: tasks to finish first. Status todo, or in_progress to ' +
-      'claim it for assignee (default you).',
+    description: 'Adds a task (ids t1, t2, ...); status in_progress claims it for assignee (default you).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
       notes: 'Details, acceptance criteria',
-      status: undefined,
-      assignee: undefined,
-      depends_on: undefined,
+      status: 'in_progress: claim it',
+      assignee: 'Agent id; default you if in_progress',
+      depends_on: 'Task ids to finish first',
       priority: 'Default normal',
       order: ORDER,
     }),
+    output: { task: o.task },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
@@ -54,9 +55,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_task',
     title: 'Get task',
-    description: 'One task, whole: notes, dependencies, history fields, and blocked_by.',
+    description: 'One whole task: notes, dependencies, history, blocked_by.',
     scope: 'room',
     args: id,
+    output: { task: o.task, blocked_by: o.strs },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.getTask(caller, a),
@@ -65,18 +67,18 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes status, assignee, title or notes. Claim: status in_progress (assignee defaults to you), ' +
-      'atomic; conflict if held by another agent or blocked. done lists what it unblocked. assignee "" ' +
-      "unassigns. Another agent's claimed task needs force.",
+      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. ' +
+      'done lists what it unblocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
-      task_id: undefined,
-      status: undefined,
-      assignee: undefined,
-      title: undefined,
-      notes: undefined,
+      task_id: 'Task id, e.g. t3',
+      status: 'in_progress claims it',
+      assignee: 'Agent id; "" unassigns',
+      title: 'New title',
+      notes: 'New notes',
       force: "Override a conflict or another's task; only when told to",
     }),
+    output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -88,10 +90,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
-    description:
-      'Todo tasks you can start (dependencies done, not assigned to others), best first. Claim one with update_task.',
+    description: 'Todo tasks you can start now, best first. Claim one with update_task.',
     scope: 'room',
     args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
+    output: { tasks: z.array(o.taskItem), ...o.page },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
@@ -100,9 +102,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_tasks',
     title: 'Get my tasks',
-    description: 'Your tasks not done or cancelled (include_done: all), with blocked_by.',
+    description: 'Your open tasks (include_done: all), with blocked_by.',
     scope: 'room',
-    args: coreArgs(plan.myTasks, { include_done: undefined, limit: '1-200, default 20' }),
+    args: coreArgs(plan.myTasks, { include_done: 'Also done and cancelled', limit: '1-200, default 20' }),
+    output: { tasks: z.array(o.taskItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.myTasks(caller, a),
@@ -110,11 +113,21 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description:
-      'Start of a turn: your unread events (consumes them), your open tasks, reviews waiting for you, how ' +
-      'many tasks are claimable.',
+    description: 'Start of a turn: consumes your unread events; your open tasks, reviews for you, claimable count.',
     scope: 'room',
-    args: coreArgs(summarySchema, { event_limit: undefined, task_limit: undefined }),
+    args: coreArgs(summarySchema, { event_limit: '1-100, default 20', task_limit: '1-100, default 20' }),
+    output: {
+      agent_id: o.str,
+      events: z.array(o.event),
+      remaining_unread: o.int,
+      my_tasks: z.array(o.taskItem),
+      my_tasks_total: o.int,
+      reviews_for_me: z.array(o.reviewItem),
+      unblocked_tasks: o.int,
+      online_agents: o.int,
+      last_event_at: o.time.optional(),
+      cursor_reset: o.cursorReset.optional(),
+    },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -123,11 +136,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description:
-      "Deletes a task, drops it from others' dependencies and its pending reviews. Prefer status cancelled, " +
-      'which keeps history.',
+    description: 'Deletes a task for good, with its pending reviews. Prefer status cancelled.',
     scope: 'room',
     args: id,
+    output: { deleted: o.str, dependents: o.strs, reviews_removed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.deleteTask(caller, a),
@@ -135,9 +147,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'set_task_priority',
     title: 'Set task priority',
-    description: 'Sets priority and/or order (lower first within a priority).',
+    description: 'Sets priority and/or order of a task.',
     scope: 'room',
-    args: coreArgs(plan.setPriority, { task_id: undefined, priority: undefined, order: ORDER }),
+    args: coreArgs(plan.setPriority, { task_id: 'Task id, e.g. t3', priority: 'New priority', order: ORDER }),
+    output: { task: o.task, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
@@ -145,9 +158,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_dependency',
     title: 'Add dependency',
-    description: 'Makes task_id wait for depends_on. A cycle is refused and named.',
+    description: 'Makes task_id wait for depends_on; a cycle is refused.',
     scope: 'room',
-    args: coreArgs(plan.addDependency, { task_id: undefined, depends_on: 'Task to finish first' }),
+    args: coreArgs(plan.addDependency, { task_id: 'Task that waits', depends_on: 'Task to finish first' }),
+    output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),

@@ -3,6 +3,8 @@ import { presenceSchemas } from '../../core/presence.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 /** What the presence tools use. */
 export interface PresenceToolDeps {
@@ -15,9 +17,10 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'heartbeat',
     title: 'Heartbeat',
-    description: 'Marks you online; call first in every turn. online_count: how many agents are online.',
+    description: 'Marks you online; call first in every turn.',
     scope: 'room',
     args: coreArgs(presenceSchemas.heartbeat, {}),
+    output: { online_count: o.int, you: o.presenceEntry, presence_ttl_s: z.number() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -26,10 +29,16 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'get_presence',
     title: 'Get presence',
-    description:
-      'Online agents with their last heartbeat, newest first; include_offline adds agents seen in the last day.',
+    description: 'Online agents with their last heartbeat, newest first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.list, { include_offline: 'Also agents seen in the last day' }),
+    output: {
+      online: z.array(o.presenceEntry),
+      online_count: o.int,
+      offline: z.array(o.presenceEntry).optional(),
+      offline_count: o.int.optional(),
+      presence_ttl_s: z.number(),
+    },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.presence.list(caller, a),

@@ -4,8 +4,9 @@ import { reviewSchemas } from '../../core/reviews.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, coreField } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
-const decide = coreArgs(reviewSchemas.decide, { review_id: undefined, note: undefined })
+const decide = coreArgs(reviewSchemas.decide, { review_id: 'Review id, e.g. r1', note: 'Why; on reject, what to fix' })
 
 /** What the review tools use. */
 export interface ReviewToolDeps {
@@ -18,9 +19,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
   tool({
     name: 'request_review',
     title: 'Request review',
-    description:
-      'Asks for a review of a task (in_progress moves to in_review) or a context entry, by reviewer or any ' +
-      'other agent, who answers with approve or reject.',
+    description: 'Asks another agent to review a task (in_progress becomes in_review) or a context entry.',
     scope: 'room',
     args: {
       // One object rather than the core's union of two: shorter to list, and the core names
@@ -36,6 +35,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
       reviewer: coreField(reviewSchemas.request, 'reviewer', 'Default anyone'),
       note: coreField(reviewSchemas.request, 'note', 'What to check'),
     },
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.reviews.request(caller, a),
@@ -46,6 +46,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     description: 'Approves a pending review (not your own); its task becomes done.',
     scope: 'room',
     args: decide,
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.approve(caller, a),
@@ -53,9 +54,10 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
   tool({
     name: 'reject',
     title: 'Reject review',
-    description: 'Rejects a pending review (not your own); its task goes back to in_progress. Say what to fix in note.',
+    description: 'Rejects a pending review (not your own); its task goes back to in_progress.',
     scope: 'room',
     args: decide,
+    output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.reject(caller, a),
@@ -66,13 +68,14 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     description: 'Reviews matching every given filter, newest first.',
     scope: 'room',
     args: coreArgs(reviewSchemas.list, {
-      status: undefined,
-      reviewer: undefined,
-      requested_by: undefined,
-      target_kind: undefined,
-      task_id: undefined,
+      status: 'Only this status',
+      reviewer: 'Only this reviewer',
+      requested_by: 'Only this requester',
+      target_kind: 'Only this kind',
+      task_id: 'Only this task',
       limit: '1-200, default 20',
     }),
+    output: { reviews: z.array(o.reviewItem), ...o.page },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.reviews.list(caller, a),

@@ -10,6 +10,7 @@ import type { Core } from '../../core/index.js'
 import type { SearchEngine } from '../../search/engine.js'
 import { coreArgs, coreField } from '../args.js'
 import { LISTED_COMMON, toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
 
 /** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
@@ -36,11 +37,10 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
-    description:
-      "The team's rooms, oldest first: id, name, template, created and last active. Page with after = the " +
-      "previous page's next.",
+    description: "The team's rooms, oldest first; page with after = the previous next.",
     scope: 'team',
     args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
+    output: { rooms: z.array(o.roomSummary), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
@@ -48,11 +48,10 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'leave_room',
     title: 'Leave room',
-    description:
-      'Call when you are done with the room: clears your presence and posts an agent_left event. Release ' +
-      'your locks and hand off your tasks first.',
+    description: 'Leaving the room: clears your presence, posts agent_left. Release locks and hand off tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
+    output: { left: z.boolean(), was_present: z.boolean(), was_online: z.boolean(), event: o.event, released: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: ({ deps, caller }, a) => deps.core.presence.leave(caller, a),
@@ -60,11 +59,10 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'get_room_info',
     title: 'Get room info',
-    description:
-      'The room: name, template, creation, activity, expiry, counts (tasks, context, events, online agents, ' +
-      '...), whether semantic search works here.',
+    description: 'The room: name, template, activity, expiry, counts, whether semantic search works.',
     scope: 'room',
     args: coreArgs(roomSchemas.info, {}),
+    output: { room: o.roomSummary, counts: o.counts, expires_at: o.time, semantic_search: z.boolean() },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async ({ deps, caller }, a) => {
@@ -75,9 +73,10 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_templates',
     title: 'List templates',
-    description: 'Room templates for create_room_from_template, with their starter task and context counts.',
+    description: 'Room templates for create_room_from_template, with their sizes.',
     scope: 'team',
     args: coreArgs(templateSchemas.list, { template: 'Only this template id' }),
+    output: { templates: z.array(o.templateItem) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: async (_ctx, a) => ({ templates: listTemplates(a) }),
@@ -86,8 +85,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     name: 'create_room_from_template',
     title: 'Create room from template',
     description:
-      "Creates a room for the team, pre-filled with a template's starter plan and context (see " +
-      'list_templates). Its id: new_room_id, else a slug of name, else a generated one.',
+      "Creates a team room from a template's starter plan and context. Id: new_room_id, else a slug of name.",
     scope: 'team',
     args: {
       new_room_id: coreField(roomSchemas.create, 'room_id', "The new room's id: 1-64 letters, digits, _ . -"),
@@ -98,6 +96,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     },
     // Team tools take no room_id; an agent that passes its own room out of habit is told so.
     deprecatedArgs: { room_id: coreField(roomSchemas.create, 'room_id') },
+    output: { room: o.roomSummary, deprecated: o.str.optional() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, principal }, a) => {

@@ -4,6 +4,8 @@ import { varSchemas } from '../../core/vars.js'
 import type { Core } from '../../core/index.js'
 import { coreArgs, coreField, CORE_SETTINGS } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
+import * as o from '../outputs.js'
+import { z } from 'zod'
 
 const vars = varSchemas(CORE_SETTINGS)
 const varName = 'Var name, e.g. "build.status"'
@@ -20,16 +22,16 @@ export const varTools: ToolDef<VarToolDeps>[] = [
     name: 'set_shared_var',
     title: 'Set shared var',
     description:
-      'Sets a small string value (flags, status; long text goes in context), or atomically adds increment to ' +
-      'a counter (absent is 0). Exactly one of value / increment.',
+      'Sets a small named value, or adds increment to a counter atomically. Exactly one of value, increment.',
     scope: 'room',
     // Two core operations behind one tool: value goes to vars.set, increment to vars.increment's by.
     args: {
       name: coreField(vars.set, 'name', varName),
-      value: coreField(vars.set, 'value', undefined, { optional: true }),
+      value: coreField(vars.set, 'value', 'Small string', { optional: true }),
       increment: coreField(vars.increment, 'by', 'Add to the counter instead', { optional: true }),
       expected_version: coreField(vars.set, 'expected_version', 'Only if still at this version; 0: absent'),
     },
+    output: { var: o.sharedVar },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ deps, caller }, a) => {
@@ -52,9 +54,10 @@ export const varTools: ToolDef<VarToolDeps>[] = [
   tool({
     name: 'get_shared_var',
     title: 'Get shared var',
-    description: 'One shared var: value, version, who set it and when.',
+    description: 'One shared var with its version and setter.',
     scope: 'room',
     args: coreArgs(vars.get, { name: varName }),
+    output: { var: o.sharedVar },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.vars.get(caller, a),
@@ -62,9 +65,10 @@ export const varTools: ToolDef<VarToolDeps>[] = [
   tool({
     name: 'list_shared_vars',
     title: 'List shared vars',
-    description: 'Every shared var (optionally those whose name starts with prefix), sorted by name, with values.',
+    description: 'Shared vars by name, with values.',
     scope: 'room',
     args: coreArgs(vars.list, { prefix: 'Only names starting with this' }),
+    output: { vars: z.array(o.sharedVar) },
     mutates: false,
     annotations: { readOnlyHint: true },
     run: ({ deps, caller }, a) => deps.core.vars.list(caller, a),
