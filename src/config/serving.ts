@@ -50,6 +50,14 @@ export const SERVING_SETTINGS = {
     unit: 'team=calls/min list',
     doc: 'Per-team rate limits that replace RATE_LIMIT_PER_MIN, e.g. "default=5000,tm-abc=300".',
   },
+  dashboardActionsPerMin: {
+    env: 'DASHBOARD_ACTIONS_PER_MIN',
+    schema: int(1, 100_000, 120),
+    unit: 'forms/min',
+    doc:
+      "Forms one signed-in person may post per rolling minute; each also counts against the team's " +
+      'RATE_LIMIT_PER_MIN. Reading pages is not counted.',
+  },
   port: {
     env: 'PORT',
     schema: int(0, 65535, 8080),

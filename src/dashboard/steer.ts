@@ -6,7 +6,7 @@
 import { requireRole } from '../auth/permissions.js'
 import type { Audit } from '../auth/audit.js'
 import type { Core } from '../core/index.js'
-import { AppError } from '../shared/errors.js'
+import { AppError, RoomNotFound } from '../shared/errors.js'
 import { roomId as roomIdField } from '../core/fields.js'
 import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -149,7 +149,7 @@ export class Steer {
       done = await change(room, humanId(user.name, user.email), r.form)
     } catch (err) {
       const refused = refusal(err)
-      if (refused && !(refused.code === 'not_found' && refused.details?.field === 'room_id'))
+      if (refused && !(refused instanceof RoomNotFound))
         return this.deps.roomPage(r, { kept: keep(formKey(r.ex.req.path, r.form), r.form, refused) }, refused.status)
       throw err
     }

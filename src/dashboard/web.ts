@@ -6,19 +6,22 @@
 // headers of security.ts. The pages themselves come from account-pages.ts (sign-in, team,
 // account, operator) and pages.ts (rooms and what it registers), through page().
 import type { Accounts } from '../auth/accounts.js'
+import type { ActionLimiter } from '../auth/action-limit.js'
 import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
 import type { Credential, Ctx, Mount, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { ASSETS } from './assets.js'
-import { html, see, type Handler, type Headers, type Reply } from './page.js'
+import { html, inPageWords, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
 
 export interface WebDeps {
   accounts: Pick<Accounts, 'session' | 'isOperator'>
   teams: Pick<Teams, 'get'>
+  /** Charges a signed-in person's posted form to their budget and their team's. */
+  actions: Pick<ActionLimiter, 'charge'>
 }
 
 /** The largest form a page takes. */
@@ -41,16 +44,38 @@ export function lineFeeds(posted: URLSearchParams): URLSearchParams {
   return form
 }
 
+/** See Web.onCrossSite. */
+export type CrossSiteListener = (path: string, why: string, viewer: V.Viewer | undefined) => Promise<void>
+
 export class Web {
   private readonly pages = new Map<
     string,
     { method: 'GET' | 'POST'; path: string; handler: Handler; signedIn: boolean }
   >()
 
+  /** Told of POSTs refused as cross-site under a path prefix (onCrossSite). */
+  private readonly crossSiteListeners: { prefix: string; listener: CrossSiteListener }[] = []
+
   constructor(
     private readonly deps: WebDeps,
     private readonly origin: Origin,
   ) {}
+
+  /**
+   * Tells `listener` of every POST under `prefix` refused as cross-site, after the refusal was
+   * answered, with the person whose session cookie it carried (undefined: none, or not live).
+   * For pages whose refusals belong in a team's audit trail; a failing listener changes nothing.
+   */
+  onCrossSite(prefix: string, listener: CrossSiteListener): void {
+    this.crossSiteListeners.push({ prefix, listener })
+  }
+
+  private crossSiteRefused(path: string, token: string | undefined, why: string): void {
+    const listeners = this.crossSiteListeners.filter((l) => path.startsWith(l.prefix))
+    if (listeners.length === 0) return
+    const viewer = token === undefined ? Promise.resolve(undefined) : this.viewer(token)
+    void viewer.then((v) => Promise.all(listeners.map((l) => l.listener(path, why, v)))).catch(() => undefined)
+  }
 
   /** Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this. */
   page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
@@ -83,7 +108,6 @@ export class Web {
     }))
     const session: Credential<V.Viewer> = {
       kind: 'session',
-      charged: false,
       read: (req) => this.origin.sessionToken(req),
       verify: (token) => this.viewer(token),
     }
@@ -93,12 +117,16 @@ export class Web {
       routes: [...assets, ...pages],
       origin: (req, route) => {
         const why = route.method === 'POST' ? this.origin.crossSite(req) : undefined
+        if (why) this.crossSiteRefused(req.path, this.origin.sessionToken(req), why)
         return why
           ? new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
           : undefined
       },
       credentials: [session],
       missing: signedOut,
+      // A form a signed-in person posts is an action: charged to their budget and their team's.
+      rateLimit: (viewer, ex) =>
+        ex.req.method === 'POST' ? this.deps.actions.charge(viewer.user.id, viewer.user.team) : undefined,
       render: (ex, err, viewer) => this.send(ex, this.failure(ex, err, viewer)),
     }
   }
@@ -132,7 +160,8 @@ export class Web {
   }
 
   /** The page of a failure (an unexpected one is logged by the edge). */
-  private failure(ex: Exchange, err: unknown, viewer: V.Viewer | undefined): Reply {
+  private failure(ex: Exchange, raised: unknown, viewer: V.Viewer | undefined): Reply {
+    const err = raised instanceof AppError ? inPageWords(raised, viewer) : raised
     if (err instanceof AppError && err.code === 'unauthorized')
       return ex.req.method !== 'GET'
         ? html(
