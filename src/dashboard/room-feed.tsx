@@ -5,7 +5,7 @@
 import { EVENT_TYPES, type RoomEvent } from '../core/events.js'
 import { FEED_SCAN_LIMIT, type FeedFilter, type FeedPage } from '../core/room-page.js'
 import type { Here, RoomView } from './room.js'
-import { Ago, Select, num } from './layout.js'
+import { Ago, Select, num, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 /** Readers named per event; more are counted. */
@@ -129,7 +129,8 @@ export function Feed(props: {
     return (
       <li id={`event-${e.id}`} data-event={e.id} class={open ? 'question' : undefined}>
         <div class="small">
-          <strong>{e.agent_id}</strong> <span class={`tag ${e.type}`}>{e.type}</span>{' '}
+          <strong>{e.agent_id}</strong>
+          {e.via ? <span class="muted"> {viaText(e.via)}</span> : null} <span class={`tag ${e.type}`}>{e.type}</span>{' '}
           <Ago at={e.created_at} now={now} />
           {parent ? (
             <span class="muted">
