@@ -125,12 +125,13 @@ export function Feed(props: {
     const parent = e.reply_to && !ids.has(e.reply_to) ? e.reply_to : undefined
     const thread = q.root ? threadOf(e.id) : []
     const lastReply = thread.at(-1)
+    const via = e.via ? viaText(e.via) : undefined
     const keptInThread = thread.some((r) => props.kept?.form === `reply:${r.id}`)
     return (
       <li id={`event-${e.id}`} data-event={e.id} class={open ? 'question' : undefined}>
         <div class="small">
           <strong>{e.agent_id}</strong>
-          {e.via ? <span class="muted"> {viaText(e.via)}</span> : null} <span class={`tag ${e.type}`}>{e.type}</span>{' '}
+          {via ? <span class="muted"> {via}</span> : null} <span class={`tag ${e.type}`}>{e.type}</span>{' '}
           <Ago at={e.created_at} now={now} />
           {parent ? (
             <span class="muted">
