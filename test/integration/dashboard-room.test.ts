@@ -68,7 +68,8 @@ t.test('standalone', async (t) => {
     t.match(body, /blocks [^<]*t\d+/, 'and t1 what it blocks')
     t.match(body, '<span class="tag urgent">urgent</span>')
     const thread = new RegExp(
-      `<li id="event-${qid}"[\\s\\S]*?<details class="thread small"><summary>1 reply, the last by lead [\\s\\S]*?aria-label="Replies to dev"><li[^>]*>[\\s\\S]*?Postgres, please`,
+      `<li id="event-${qid}"[\\s\\S]*?<details class="thread small"><summary>1 reply, the last by lead ` +
+        `[\\s\\S]*?aria-label="Replies to dev"><li[^>]*>[\\s\\S]*?Postgres, please`,
     ).exec(body)
     t.ok(thread, 'the answer is threaded under the question')
     t.match(
