@@ -13,6 +13,7 @@ import type { Store } from '../store/store.js'
 import { completionRate, perDay } from './analytics.js'
 import { toEntry, type ContextEntry } from './context.js'
 import type { Caller } from './fields.js'
+import { eventsOf, type RoomEvent } from './events.js'
 import { decodeRaw, toLock, type Lock } from './locks.js'
 import { TASK_STATUSES, taskFromReply, type Task, type TaskStatus } from './plan.js'
 import { callOptions, decodeRecord, luaMap } from './records.js'
@@ -39,6 +40,25 @@ export interface PageOptions {
   ids: number
   /** List only the pending reviews (every review is then read and decoded to know). */
   pendingReviews?: boolean
+}
+
+/** Most events one filtered page of the feed looks through (readFeed.lua). */
+export const FEED_SCAN_LIMIT = 5000
+
+/** Which events the feed shows: those of a type, of an agent, or the open questions (no reply yet). */
+export interface FeedFilter {
+  type?: string | undefined
+  agent?: string | undefined
+  open?: boolean | undefined
+}
+
+export interface FeedPage {
+  /** Oldest first. */
+  events: RoomEvent[]
+  /** Pass as `before` for the next (older) page; absent when no older event matches. */
+  next?: string
+  /** The page looked through FEED_SCAN_LIMIT events and stopped before the feed's start. */
+  exhausted: boolean
 }
 
 /** One page of a list: where it starts, how many there are in all, and the items. */
@@ -141,6 +161,22 @@ export class RoomPage {
       },
       generated_at: iso(x.now),
     }
+  }
+
+  /**
+   * A page of the feed with a filter, newest first from `before` (or the latest), without
+   * counting as activity: at most `limit` events, looking through at most FEED_SCAN_LIMIT.
+   */
+  async feed(c: Caller, f: FeedFilter & { before?: string | undefined; limit: number }): Promise<FeedPage> {
+    const r = await this.store.room('readFeed', c.room, callOptions(c, false), [
+      f.before ?? '',
+      f.limit,
+      f.type ?? '',
+      f.agent ?? '',
+      f.open ? '1' : '0',
+      FEED_SCAN_LIMIT,
+    ])
+    return { events: eventsOf(r.rows), exhausted: r.exhausted, ...(r.next ? { next: r.next } : {}) }
   }
 
   /** The records of the names shown (readRecords.lua); a record deleted since the first read is left out. */

@@ -10,7 +10,9 @@ import type { Teams } from '../auth/teams.js'
 import type { Core } from '../core/index.js'
 import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { agentId as agentIdField, eventId as eventIdField, roomId as roomIdField } from '../core/fields.js'
-import { PAGED, type Paged } from '../core/room-page.js'
+import { EVENT_TYPE } from '../core/events.js'
+import { PAGED, type FeedFilter, type Paged } from '../core/room-page.js'
+import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
@@ -55,6 +57,8 @@ export interface PagesDeps {
 export const ROOMS_SHOWN = 100
 /** Cards per board column and rows per list on the room page; the rest is a page away. */
 export const ROOM_PAGE_SIZE = 20
+/** Events a page of the room's feed shows. */
+export const FEED_PAGE = SNAPSHOT_EVENTS
 /** Days of the room page's events-per-day chart. */
 export const CHART_DAYS = 7
 /** Task ids a card lists under "blocked by" and "blocks" before "and N more". */
@@ -298,7 +302,8 @@ export class Pages {
 
   /**
    * The room page: ?id=<roomId>, optionally &task=<id> (the task opened), &ctx=<type>/<key> (&from=&to=
-   * for a diff), &q= (search), &before=<event id> (earlier events), &<part>_from=<n> (a later page of
+   * for a diff), &q= (search), &before=<event id> (earlier events), &type=, &agent=, &open=1 (the
+   * feed filtered: by event type, by agent, only open questions), &<part>_from=<n> (a later page of
    * a board column or list).
    */
   async room(r: Request, extra: { notice?: string; error?: string; kept?: Kept } = {}, status = 200): Promise<Reply> {
@@ -321,6 +326,7 @@ export class Pages {
         })
       from[part] = Number(raw)
     }
+    const filter = feedFilter(q)
     const reviews = q.get('reviews')
     if (reviews !== null && reviews !== 'pending')
       throw new AppError('invalid_request', 'reviews: must be "pending" (or absent, for every review)', {
@@ -343,9 +349,10 @@ export class Pages {
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
       this.deps.core.needs.read(c),
+      filter ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE }) : undefined,
     ])
     // A missing room is RoomNotFound, which the failure page words (inPageWords).
-    const [view, task, context, search, needs] = await reads
+    const [view, task, context, search, needs, feed] = await reads
     const props: RoomPageProps = {
       viewer,
       view,
@@ -358,6 +365,7 @@ export class Pages {
     if (task) props.task = task
     if (context) props.context = context
     if (search) props.search = search
+    if (filter && feed) props.feed = { filter, page: feed }
     return html(RoomPage(props), status)
   }
 
@@ -403,6 +411,23 @@ export class Pages {
     }
     return view
   }
+}
+
+/** The feed's filter from the page's address, or undefined when it shows every event. */
+function feedFilter(q: URLSearchParams): FeedFilter | undefined {
+  const type = q.get('type') || undefined
+  if (type !== undefined && !EVENT_TYPE.test(type))
+    throw new AppError('invalid_request', 'type: must be an event type like "question" (1-32 of a-z 0-9 _ . -)', {
+      field: 'type',
+    })
+  const agent = q.get('agent') || undefined
+  if (agent !== undefined && !agentIdField.safeParse(agent).success)
+    throw new AppError('invalid_request', 'agent: must be an agent id like "backend"', { field: 'agent' })
+  const open = q.get('open')
+  if (open !== null && open !== '' && open !== '1')
+    throw new AppError('invalid_request', 'open: must be 1 (only open questions), or absent', { field: 'open' })
+  if (type === undefined && agent === undefined && open !== '1') return undefined
+  return { type, agent, open: open === '1' }
 }
 
 const nameField = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')

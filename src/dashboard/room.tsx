@@ -6,10 +6,10 @@
 // swap carries `data-part`.
 import type { ContextVersion } from '../core/context.js'
 import type { Task } from '../core/plan.js'
-import type { RoomPage as RoomPageRead } from '../core/room-page.js'
+import type { FeedFilter, FeedPage, RoomPage as RoomPageRead } from '../core/room-page.js'
 import type { SearchAnswer, SearchHit } from '../search/engine.js'
 import type { Kept } from './kept.js'
-import { Feed } from './room-feed.js'
+import { Feed, eventHref } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
@@ -41,6 +41,11 @@ export class Here {
     return this.params.get(name) ?? undefined
   }
 
+  /** The page's parameters but those named, in order (for a form that sets the named ones). */
+  others(names: readonly string[]): [string, string][] {
+    return [...this.params].filter(([k]) => !names.includes(k))
+  }
+
   /** This page with `changes` (undefined removes a parameter), then `#anchor`. */
   href(changes: Record<string, string | number | undefined>, anchor?: string): string {
     const p = new URLSearchParams([['id', this.roomId]])
@@ -63,6 +68,8 @@ export interface RoomPageProps {
   task?: OpenTask
   context?: ContextView
   search?: { query: string; answer?: SearchAnswer; error?: string }
+  /** The feed filtered (?type, ?agent, ?open), read apart from the room's latest events. */
+  feed?: { filter: FeedFilter; page: FeedPage }
   notice?: string
   error?: string
   /** The form the room model refused, shown again as it was sent. */
@@ -104,7 +111,7 @@ export function RoomPage(p: RoomPageProps) {
       </p>
       <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
       <div class="room-grid">
-        <Feed here={here} view={view} kept={p.kept} />
+        <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
@@ -123,9 +130,8 @@ function hitHref(here: Here, h: SearchHit): string | undefined {
   if (h.kind === 'task') return here.href({ task: h.id }, 'open-task')
   if (h.kind === 'context' && h.type && h.key)
     return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'context')
-  const m = /^(\d+)-(\d+)$/.exec(h.id)
   // The feed shows the events before an id: just after this one puts it first.
-  if (h.kind === 'event' && m) return here.href({ before: `${m[1]}-${Number(m[2]) + 1}` }, `event-${h.id}`)
+  if (h.kind === 'event') return eventHref(here, h.id)
   return undefined
 }
 

@@ -96,7 +96,7 @@ t.test('standalone', async (t) => {
     t.match(earlier, '>event 4<')
     t.match(earlier, '>event 0<')
     t.notMatch(earlier, '>event 5<', 'and only those')
-    t.match(earlier, 'Back to the latest')
+    t.match(earlier, 'Show the latest events')
     t.equal((await b.get('/room?id=big&before=nope')).status, 400, 'before must be an event id')
   })
 

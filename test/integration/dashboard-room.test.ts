@@ -41,6 +41,7 @@ t.test('standalone', async (t) => {
     const qid = (q.event as { id: string }).id
     await call('reply_to_event', { agent_id: 'lead', event_id: qid, text: 'Postgres, please' })
     await call('get_unread_events', { agent_id: 'dev' })
+    await call('get_unread_events', { agent_id: 'lead' })
     await call('write_context', {
       agent_id: 'dev',
       type: 'spec',
@@ -67,13 +68,14 @@ t.test('standalone', async (t) => {
     t.match(body, /blocks [^<]*t\d+/, 'and t1 what it blocks')
     t.match(body, '<span class="tag urgent">urgent</span>')
     const thread = new RegExp(
-      `<li id="event-${qid}"[\\s\\S]*?aria-label="Replies to ${qid}"><li[^>]*>[\\s\\S]*?Postgres, please`,
+      `<li id="event-${qid}"[\\s\\S]*?<details class="thread small"><summary>1 reply, the last by lead ` +
+        `[\\s\\S]*?aria-label="Replies to dev"><li[^>]*>[\\s\\S]*?Postgres, please`,
     ).exec(body)
     t.ok(thread, 'the answer is threaded under the question')
     t.match(
       body,
-      /Which &lt;b>database&lt;\/b>\?<\/p><div class="small muted">read by dev/,
-      'the question shows who read it',
+      /Which &lt;b>database&lt;\/b>\?<\/p><div class="small muted">read by lead</,
+      'the question shows who read it (its author aside)',
     )
     t.match(body, '<a href="/room?id=work&amp;ctx=spec%2Fapi#context">spec/api</a>')
     t.match(body, /<strong>dev<\/strong> <span class="small">online, last seen /, 'presence')

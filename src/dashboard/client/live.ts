@@ -297,3 +297,36 @@ busyForms()
 notifyButton()
 const root = document.querySelector<HTMLElement>('[data-live]')
 if (root) follow(root)
+
+/** layout.tsx's ago(), restated (this script imports nothing). */
+function ago(iso: string, now: number): string {
+  const s = Math.floor((now - Date.parse(iso)) / 1000)
+  if (s < 60) return 'just now'
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
+  const days = Math.floor(s / 86400)
+  if (days === 1) return 'yesterday'
+  if (days < 7) return `${days} days ago`
+  return iso.slice(0, 10)
+}
+
+/** Keeps "4 min ago" true while the page stays open. */
+function tickTimes(): void {
+  window.setInterval(() => {
+    document.querySelectorAll<HTMLTimeElement>('time[data-ago]').forEach((el) => {
+      const text = ago(el.dateTime, Date.now())
+      if (el.textContent !== text) el.textContent = text
+    })
+  }, 30_000)
+}
+
+/** The element the address points at (#event-…) is shown, even inside a collapsed thread. */
+function revealTarget(): void {
+  const id = decodeURIComponent(location.hash.slice(1))
+  let el = id ? document.getElementById(id) : null
+  for (; el; el = el.parentElement) if (el instanceof HTMLDetailsElement) el.open = true
+}
+
+tickTimes()
+revealTarget()
+window.addEventListener('hashchange', revealTarget)

@@ -91,6 +91,11 @@ export interface RoomScripts {
     rows: true
   }
   readEvent: { args: [eventId: string, field: string]; reply: Record<string, never>; rows: true }
+  readFeed: {
+    args: [before: string, limit: number, type: string, agent: string, open: Flag, scanLimit: number]
+    reply: { count: number; next?: string; exhausted: boolean }
+    rows: true
+  }
   readEvents: {
     args: [mode: 'latest' | 'after' | 'before', boundary: string, limit: number, type: string, scanLimit: number]
     reply: { count: number; prev?: string; next?: string }
