@@ -1,11 +1,20 @@
 // Shared pieces of the benchmarks: a Redis of their own, service nodes as child processes (so the
 // load generator never shares their event loop), and percentile helpers.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { freePort, startRedis, waitForPing, type RedisProcess } from '../test/helpers/redis.js'
 
@@ -24,19 +33,34 @@ let build: Promise<unknown> | undefined
 
 /**
  * The compiled JavaScript of a TypeScript file of this repository (`src/main.ts` ->
- * `dist-bench/src/main.js`), built with tsc once per bench run (tsconfig.bench.json, incremental).
+ * `dist-bench/src/main.js`), built with tsc once per bench run (tsconfig.bench.json, incremental),
+ * with the dashboard's assets the compiled node serves (dist-bench/assets).
  * Servers under measurement run compiled, as `npm start` and the container run them: under tsx
  * the same node made 8-20% fewer calls/s (bench/HISTORY.md).
  */
 export async function compiled(script: string): Promise<string> {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  build ??= promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.bench.json')], { cwd: root }).catch(
-    (err: { stdout?: string }) => {
+  build ??= promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.bench.json')], { cwd: root })
+    .catch((err: { stdout?: string }) => {
       throw new Error(`tsc -p tsconfig.bench.json failed:\n${err.stdout ?? String(err)}`)
-    },
-  )
+    })
+    .then(() => buildAssets(root))
   await build
   return join(root, 'dist-bench', script.replace(/\.ts$/, '.js'))
+}
+
+/**
+ * Writes the dashboard's assets of the tree at `tree` into its dist-bench/assets, where its compiled
+ * node reads them (a compiled node refuses to start without them), with the tree's own compiled
+ * bundler. A tree whose sources have no bundler needs none and is left as it is.
+ */
+async function buildAssets(tree: string): Promise<void> {
+  const bundler = join(tree, 'dist-bench', 'src', 'dashboard', 'bundle.js')
+  if (!existsSync(bundler)) return
+  const { writeAssets } = (await import(pathToFileURL(bundler).href)) as {
+    writeAssets?: (root: string, dir: string) => Promise<unknown>
+  }
+  if (writeAssets) await writeAssets(tree, join(tree, 'dist-bench', 'assets'))
 }
 
 /**
@@ -102,6 +126,7 @@ export async function checkout(commit: string): Promise<{ sha: string; tree: str
     symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'))
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
     await promisify(execFile)(process.execPath, [tsc, '-p', join(tree, 'tsconfig.bench.json')], { cwd: tree })
+    await buildAssets(tree)
   } catch (err) {
     remove()
     throw err

@@ -41,7 +41,7 @@ const hasWrk = (() => {
     execFileSync('wrk', ['--version'], { stdio: 'ignore' })
     return true
   } catch (err) {
-    return (err as { status?: number }).status !== undefined // wrk --version exits 1 but exists
+    return typeof (err as { status?: number | null }).status === 'number' // wrk --version exits 1 but exists
   }
 })()
 const loader = values.loader ?? (hasWrk ? 'wrk' : 'autocannon')

@@ -8,6 +8,7 @@ import { OpenCaps } from './auth/open-caps.js'
 import { Mailer } from './auth/mailer.js'
 import type { Principal } from './auth/principal.js'
 import { RateLimiter } from './auth/ratelimit.js'
+import { ActionLimiter } from './auth/action-limit.js'
 import { SignInLimiter } from './auth/signin-limit.js'
 import { Teams } from './auth/teams.js'
 import type { Settings } from './config.js'
@@ -188,7 +189,8 @@ export class ServiceNode {
     this.baseUrl = (this.settings.publicUrl ?? `http://localhost:${this.port}`).replace(/\/+$/, '')
     await this.startOAuth()
     const origin = new Origin(this.baseUrl, this.port, this.settings.publicUrl !== undefined)
-    const web = new Web({ accounts: this.accounts, teams: this.teams }, origin)
+    const actions = new ActionLimiter(this.store, this.settings, this.rateLimiter)
+    const web = new Web({ accounts: this.accounts, teams: this.teams, actions }, origin)
     new AccountPages(
       {
         settings: this.settings,

@@ -55,9 +55,18 @@ export const SERVING_SETTINGS = {
     schema: int(0, 10_000_000, 0),
     unit: 'calls/min',
     doc:
-      'Calls each credential (a team key, a room invite key, an OAuth grant) may make per rolling minute, ' +
+      'Calls each credential (a team key, a room invite key, an OAuth grant, a person on the dashboard) may ' +
+      'make per rolling minute, ' +
       "inside its team's limit, so that one busy agent cannot use up the others' allowance. 0: none below the " +
       "team's limit.",
+  },
+  dashboardActionsPerMin: {
+    env: 'DASHBOARD_ACTIONS_PER_MIN',
+    schema: int(1, 100_000, 120),
+    unit: 'forms/min',
+    doc:
+      "Forms one signed-in person may post per rolling minute; each also counts against the team's " +
+      'RATE_LIMIT_PER_MIN. Reading pages is not counted.',
   },
   port: {
     env: 'PORT',

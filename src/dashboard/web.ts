@@ -6,6 +6,7 @@
 // headers of security.ts. The pages themselves come from account-pages.ts (sign-in, team,
 // account, operator) and pages.ts (rooms and what it registers), through page().
 import type { Accounts } from '../auth/accounts.js'
+import type { ActionLimiter } from '../auth/action-limit.js'
 import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
 import type { Credential, Ctx, Mount, Route } from '../http/router.js'
@@ -19,6 +20,8 @@ import * as V from './views.js'
 export interface WebDeps {
   accounts: Pick<Accounts, 'session' | 'isOperator'>
   teams: Pick<Teams, 'get'>
+  /** Charges a signed-in person's posted form to their budget and their team's. */
+  actions: Pick<ActionLimiter, 'charge'>
 }
 
 /** The largest form a page takes. */
@@ -83,7 +86,6 @@ export class Web {
     }))
     const session: Credential<V.Viewer> = {
       kind: 'session',
-      charged: false,
       read: (req) => this.origin.sessionToken(req),
       verify: (token) => this.viewer(token),
     }
@@ -99,6 +101,9 @@ export class Web {
       },
       credentials: [session],
       missing: signedOut,
+      // A form a signed-in person posts is an action: charged to their budget and their team's.
+      rateLimit: (viewer, ex) =>
+        ex.req.method === 'POST' ? this.deps.actions.charge(viewer.user.id, viewer.user.team) : undefined,
       render: (ex, err, viewer) => this.send(ex, this.failure(ex, err, viewer)),
     }
   }

@@ -158,6 +158,11 @@ export class Keys {
     return `${this.prefix}:{rl:${kind}:${id}}`
   }
 
+  /** The GCRA rate key of one person's dashboard actions (src/auth/action-limit.ts). */
+  actionRate(userId: string): string {
+    return `${this.prefix}:{rl:person:${userId}}`
+  }
+
   /** Set of every team id (operators list teams with it). */
   teams(): string {
     return `${this.prefix}:teams`
