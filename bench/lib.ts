@@ -155,6 +155,30 @@ export function percentile(sorted: number[], p: number): number {
 
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
 
+/** Twenty task titles of 40-50 characters, as a planner writes them. */
+export const STANDARD_TITLES = [
+  'Add rate limiting to the public payments API',
+  'Write integration tests for the refund flow',
+  'Migrate the orders table to the new schema',
+  'Add retry with backoff to the webhook sender',
+  'Document the error codes of the checkout API',
+  'Split the invoice service into two modules',
+  'Add an index on customers(email) for lookups',
+  'Replace the cron job with a queue consumer',
+  'Validate currency codes on every POST body',
+  'Add tracing spans around the database calls',
+  'Fix the flaky test in payments/settle.test',
+  'Expose refund status on the dashboard page',
+  'Move secrets from env files to the vault',
+  'Add pagination to the transactions endpoint',
+  'Handle partial captures in the card adapter',
+  'Cache exchange rates for five minutes each',
+  'Log a warning when a webhook retry gives up',
+  'Reject negative amounts in the payout API',
+  'Add a health check for the ledger database',
+  'Write the runbook for a stuck settlement job',
+]
+
 /** The tools/call arguments the MCP benches send, by tool, in the room "bench" each bench creates. */
 export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
   heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
@@ -384,12 +408,12 @@ export function censusGrowth(before: HeapCensus, after: HeapCensus, n: number, t
 export const LISTEN_VERSION = '2026-07-28'
 
 /**
- * A raw HTTP/1.1 `subscriptions/listen` request (2026-07-28, one JSON-RPC request on POST /mcp)
- * subscribing to `uris` and the list changes of their rooms, with `key`; the stream it opens starts
- * with `notifications/subscriptions/acknowledged`.
+ * The JSON-RPC body of a `subscriptions/listen` request (2026-07-28) subscribing to `uris` and the
+ * list changes of their rooms; the stream it opens starts with
+ * `notifications/subscriptions/acknowledged`.
  */
-export function listenRequest(key: string, uris: string[], id: number | string = 1): string {
-  const body = JSON.stringify({
+export function listenBody(uris: string[], id: number | string = 1): string {
+  return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'subscriptions/listen',
@@ -402,9 +426,25 @@ export function listenRequest(key: string, uris: string[], id: number | string =
       },
     },
   })
+}
+
+/** The headers of a `subscriptions/listen` POST /mcp with `key` (besides Host and Content-Length). */
+export function listenHeaders(key: string): Record<string, string> {
+  return {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': LISTEN_VERSION,
+    'Mcp-Method': 'subscriptions/listen',
+  }
+}
+
+/** A raw HTTP/1.1 `subscriptions/listen` request on POST /mcp (listenBody, listenHeaders). */
+export function listenRequest(key: string, uris: string[], id: number | string = 1): string {
+  const body = listenBody(uris, id)
+  const headers = Object.entries(listenHeaders(key)).map(([k, v]) => `${k}: ${v}\r\n`)
   return (
-    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
-    `Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${LISTEN_VERSION}\r\n` +
-    `Mcp-Method: subscriptions/listen\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.join('')}Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `\r\n${body}`
   )
 }

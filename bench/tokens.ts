@@ -11,33 +11,9 @@ import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { parseArgs } from 'node:util'
 import { startTestEmbedder, TEST_MODEL } from '../test/helpers/embedder.js'
-import { defaultKey, startChild, startRedis } from './lib.js'
+import { defaultKey, STANDARD_TITLES, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({ options: { show: { type: 'boolean', default: false } } })
-
-/** Twenty task titles of 40-50 characters, as a planner writes them. */
-const STANDARD_TITLES = [
-  'Add rate limiting to the public payments API',
-  'Write integration tests for the refund flow',
-  'Migrate the orders table to the new schema',
-  'Add retry with backoff to the webhook sender',
-  'Document the error codes of the checkout API',
-  'Split the invoice service into two modules',
-  'Add an index on customers(email) for lookups',
-  'Replace the cron job with a queue consumer',
-  'Validate currency codes on every POST body',
-  'Add tracing spans around the database calls',
-  'Fix the flaky test in payments/settle.test',
-  'Expose refund status on the dashboard page',
-  'Move secrets from env files to the vault',
-  'Add pagination to the transactions endpoint',
-  'Handle partial captures in the card adapter',
-  'Cache exchange rates for five minutes each',
-  'Log a warning when a webhook retry gives up',
-  'Reject negative amounts in the payout API',
-  'Add a health check for the ledger database',
-  'Write the runbook for a stuck settlement job',
-]
 
 const redis = await startRedis()
 // An embedder (the test model) for the semantic search replies; the other replies do not depend on it.

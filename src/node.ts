@@ -256,6 +256,7 @@ export class ServiceNode {
       store: this.store,
       grants: this.grants,
       keyring: this.keyring,
+      audit: this.audit,
       log: this.log,
       fetchDocument: (u) =>
         fetchGuarded(u, { timeoutMs: 5000, maxBytes: CIMD_MAX_BYTES, resolve: this.webhookResolver, ca }),

@@ -71,6 +71,7 @@ declare module 'oidc-provider' {
 
   export const errors: {
     InvalidTarget: new (description?: string) => OIDCProviderError
+    InvalidGrant: new (description?: string) => OIDCProviderError
     InvalidRedirectUri: new (description?: string) => OIDCProviderError
     InvalidClientMetadata: new (description?: string) => OIDCProviderError
     AccessDenied: new (description?: string) => OIDCProviderError

@@ -138,6 +138,13 @@ export class ConsentPages {
   register(web: Web): void {
     web.page('GET', `${PREFIX}:uid`, false, (r) => this.show(r))
     web.page('POST', `${PREFIX}:uid`, true, (r) => this.answer(r))
+    // The edge refuses a consent POST from another origin before any page runs; when it carried
+    // a live session, that person's team trail records it like any other refused answer.
+    web.onCrossSite(PREFIX, async (path, why, viewer) => {
+      if (!viewer) return
+      const target = `consent ${path.slice(PREFIX.length)}: a POST from another origin (${why})`
+      await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'refused agent connection', target)
+    })
   }
 
   private uidOf(r: Request): string {

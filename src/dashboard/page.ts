@@ -5,7 +5,7 @@
 import type { VNode } from 'preact'
 import type { User } from '../auth/accounts.js'
 import type { Exchange } from '../http/exchange.js'
-import { AppError } from '../shared/errors.js'
+import { AppError, RoomNotFound } from '../shared/errors.js'
 import { seal, unseal } from './flash.js'
 import type { Viewer } from './views.js'
 
@@ -26,6 +26,21 @@ export const see = (location: string, headers: Headers = {}): Reply => ({
   headers: { Location: location, ...headers },
 })
 export const html = (body: VNode, status = 200, headers: Headers = {}): Reply => ({ status, body, headers })
+
+/**
+ * A domain error in the dashboard's words, for a person: a missing room says what may have
+ * happened and where to look (the room page's `id` named it).
+ */
+export function inPageWords(err: AppError, viewer: Viewer | undefined): AppError {
+  if (!(err instanceof RoomNotFound)) return err
+  const team = viewer ? ` in team ${viewer.teamName}` : ''
+  return new AppError(
+    'not_found',
+    `There is no room "${err.roomId}"${team}. A room is removed after a long time without activity ` +
+      `(30 days by default); your rooms page lists every room there is.`,
+    { field: 'id' },
+  )
+}
 
 /** A refusal the person can act on (a 4xx other than rate limiting): pages show its message and change nothing. */
 export function refusal(err: unknown): AppError | undefined {

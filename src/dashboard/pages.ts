@@ -8,7 +8,7 @@ import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
 import type { Core } from '../core/index.js'
-import { AppError } from '../shared/errors.js'
+import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { agentId as agentIdField, eventId as eventIdField, roomId as roomIdField } from '../core/fields.js'
 import { PAGED, type Paged } from '../core/room-page.js'
 import { roomIdFromName } from '../shared/room-name.js'
@@ -281,7 +281,7 @@ export class Pages {
       const refused = refusal(err)
       if (refused) {
         const message =
-          refused.code === 'conflict'
+          refused instanceof RoomExists
             ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.`
             : fieldMessage(refused)
         return this.rooms(r, { form, error: message }, refused.status)
@@ -339,17 +339,8 @@ export class Pages {
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
     ])
-    const [view, task, context, search] = await reads.catch((err: unknown) => {
-      if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
-        throw new AppError(
-          'not_found',
-          `There is no room "${room.roomId}" in team ${viewer.teamName}. A room is removed after a long time ` +
-            `without activity (30 days by default); your rooms page lists every room there is.`,
-          { field: 'id' },
-        )
-      }
-      throw err
-    })
+    // A missing room is RoomNotFound, which the failure page words (inPageWords).
+    const [view, task, context, search] = await reads
     const props: RoomPageProps = {
       viewer,
       view,
@@ -368,7 +359,7 @@ export class Pages {
     try {
       return await this.deps.core.plan.getTask(c, { task_id: taskId }, false)
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found' && err.details?.field !== 'room_id')
+      if (err instanceof AppError && err.code === 'not_found' && !(err instanceof RoomNotFound))
         return { missing: taskId }
       throw err
     }

@@ -13,7 +13,7 @@ import type { Credential, Ctx, Mount, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { ASSETS } from './assets.js'
-import { html, see, type Handler, type Headers, type Reply } from './page.js'
+import { html, inPageWords, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
 
@@ -44,16 +44,38 @@ export function lineFeeds(posted: URLSearchParams): URLSearchParams {
   return form
 }
 
+/** See Web.onCrossSite. */
+export type CrossSiteListener = (path: string, why: string, viewer: V.Viewer | undefined) => Promise<void>
+
 export class Web {
   private readonly pages = new Map<
     string,
     { method: 'GET' | 'POST'; path: string; handler: Handler; signedIn: boolean }
   >()
 
+  /** Told of POSTs refused as cross-site under a path prefix (onCrossSite). */
+  private readonly crossSiteListeners: { prefix: string; listener: CrossSiteListener }[] = []
+
   constructor(
     private readonly deps: WebDeps,
     private readonly origin: Origin,
   ) {}
+
+  /**
+   * Tells `listener` of every POST under `prefix` refused as cross-site, after the refusal was
+   * answered, with the person whose session cookie it carried (undefined: none, or not live).
+   * For pages whose refusals belong in a team's audit trail; a failing listener changes nothing.
+   */
+  onCrossSite(prefix: string, listener: CrossSiteListener): void {
+    this.crossSiteListeners.push({ prefix, listener })
+  }
+
+  private crossSiteRefused(path: string, token: string | undefined, why: string): void {
+    const listeners = this.crossSiteListeners.filter((l) => path.startsWith(l.prefix))
+    if (listeners.length === 0) return
+    const viewer = token === undefined ? Promise.resolve(undefined) : this.viewer(token)
+    void viewer.then((v) => Promise.all(listeners.map((l) => l.listener(path, why, v)))).catch(() => undefined)
+  }
 
   /** Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this. */
   page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
@@ -95,6 +117,7 @@ export class Web {
       routes: [...assets, ...pages],
       origin: (req, route) => {
         const why = route.method === 'POST' ? this.origin.crossSite(req) : undefined
+        if (why) this.crossSiteRefused(req.path, this.origin.sessionToken(req), why)
         return why
           ? new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
           : undefined
@@ -137,7 +160,8 @@ export class Web {
   }
 
   /** The page of a failure (an unexpected one is logged by the edge). */
-  private failure(ex: Exchange, err: unknown, viewer: V.Viewer | undefined): Reply {
+  private failure(ex: Exchange, raised: unknown, viewer: V.Viewer | undefined): Reply {
+    const err = raised instanceof AppError ? inPageWords(raised, viewer) : raised
     if (err instanceof AppError && err.code === 'unauthorized')
       return ex.req.method !== 'GET'
         ? html(

@@ -18,7 +18,7 @@ import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpExchange, McpRequestData, Profile, ReplyChannel } from './pipeline.js'
 import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from './resources.js'
-import { runTool, type McpDeps } from './runner.js'
+import { inToolWords, runTool, type McpDeps } from './runner.js'
 import { Listens, type ListenDeps } from './listen.js'
 import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
@@ -251,7 +251,10 @@ export class McpHost implements EndpointHost {
    * revocation that ends a stream; anything else as an internal error, logged.
    */
   private listenError(err: unknown): { code: number; message: string; data?: unknown } {
-    if (err instanceof AppError) return { code: ERROR.transport, message: err.message, data: { error: err.toJSON() } }
+    if (err instanceof AppError) {
+      const worded = inToolWords(err)
+      return { code: ERROR.transport, message: worded.message, data: { error: worded.toJSON() } }
+    }
     const code = (err as { code?: unknown }).code
     if (typeof code !== 'number') {
       this.deps.log.error({ err }, 'subscriptions/listen failed')

@@ -5,8 +5,8 @@
 // object of docs/errors.md, so a model can read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { requireScope } from '../auth/permissions.js'
-import { roomFor, type Principal } from '../auth/principal.js'
-import { AppError } from '../shared/errors.js'
+import { roomFor, viaFor, type Principal } from '../auth/principal.js'
+import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
@@ -102,8 +102,13 @@ export async function runTool(
         )
     } else {
       const room = roomFor(opts.principal, args.room_id as string)
-      if (!room) throw new AppError('not_found', 'room not found', { field: 'room_id' })
-      ctx.caller = { room, agent: args.agent_id as string, idempotencyKey: args.idempotency_key as string | undefined }
+      if (!room) throw new RoomNotFound(args.room_id as string)
+      ctx.caller = {
+        room,
+        agent: args.agent_id as string,
+        idempotencyKey: args.idempotency_key as string | undefined,
+        via: viaFor(p),
+      }
     }
     const result = await def.run(ctx, args)
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
@@ -112,9 +117,19 @@ export async function runTool(
     return text({ room_id: roomId, ...rest, unread })
   } catch (err) {
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
-    const appErr = err instanceof AppError ? err : undefined
+    const appErr = err instanceof AppError ? inToolWords(err) : undefined
     if (!appErr) deps.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()
     return text(roomId === undefined ? { error } : { room_id: roomId, error }, true)
   }
+}
+
+/**
+ * A domain error in the tools' words: the room_id argument named the room (a room the key may
+ * not see reads exactly like one that does not exist, so the message does not repeat the id).
+ */
+export function inToolWords(err: AppError): AppError {
+  if (err instanceof RoomNotFound) return new AppError('not_found', 'room not found', { field: 'room_id' })
+  if (err instanceof RoomExists) return new AppError('conflict', err.message, { field: 'room_id' })
+  return err
 }

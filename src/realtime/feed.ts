@@ -13,7 +13,7 @@
 // One concern in one file: followers and waiters share one queue per
 // room, and that queue's order is the guarantee above. Reading the stream (pages, positions,
 // rewinds) is apart, in stream.ts.
-import { AppError } from '../shared/errors.js'
+import { AppError, RoomNotFound } from '../shared/errors.js'
 import { noticeEvent, type Notice, type RoomEvent } from '../core/events.js'
 import { eventId } from '../core/fields.js'
 import type { RoomRef } from '../store/keys.js'
@@ -108,7 +108,7 @@ export class Feeds {
    * Delivers the room's events to `onEvent`, oldest first: those after `opts.after` (read from the
    * stream), then new ones as they come, until the returned function is called. When `after` is
    * behind the trimmed history, `onGap` gets the number lost and delivery goes on from the oldest
-   * retained event. Throws not_found for a room that does not exist. The catch-up is delivered
+   * retained event. Throws RoomNotFound for a room that does not exist. The catch-up is delivered
    * before this resolves: be ready to write events before calling it.
    */
   async follow(
@@ -134,7 +134,7 @@ export class Feeds {
       this.release(room)
     }
     try {
-      if (!(await room.ready)) throw new AppError('not_found', 'room not found', { field: 'room_id' })
+      if (!(await room.ready)) throw new RoomNotFound(ref.roomId)
       if (from) await this.catchUp(room, f)
       await this.enqueue(room, () => this.join(room, f, from === undefined), true)
     } catch (err) {

@@ -79,6 +79,26 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * The room named does not exist, or the caller may not see it (the two read alike, so nothing
+ * leaks). A domain error: it carries the room, not a transport's name for the argument that named
+ * it; each transport words it for its callers (src/mcp, src/http, src/dashboard).
+ */
+export class RoomNotFound extends AppError {
+  constructor(readonly roomId: string) {
+    super('not_found', `room ${roomId} not found`)
+    this.name = 'RoomNotFound'
+  }
+}
+
+/** A room is to be created with an id its team already uses. A domain error, like RoomNotFound. */
+export class RoomExists extends AppError {
+  constructor(readonly roomId: string) {
+    super('conflict', 'a room with this id already exists in this team')
+    this.name = 'RoomExists'
+  }
+}
+
 export const invalid = (message: string, details?: Record<string, unknown>) =>
   new AppError('invalid_request', message, details)
 export const notFound = (message: string, details?: Record<string, unknown>) =>

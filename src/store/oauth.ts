@@ -56,15 +56,23 @@ export class OAuthRecords {
 
   /**
    * Marks a record consumed (a redeemed code, a rotated refresh token), keeping its expiry.
-   * Returns false when it was consumed already or is gone: a second redemption.
+   * Returns false when it was consumed already or is gone: a second redemption. Two nodes
+   * consuming the same record at once get one true between them: the claim is a SET NX of a
+   * marker beside the record, living as long as it.
    */
   async consume(model: string, id: string): Promise<boolean> {
     const key = this.keys.oauth(model, sha256(id))
-    const raw = await this.client.get(key)
+    const [raw, ttlMs] = await Promise.all([this.client.get(key), this.client.pttl(key)])
     if (raw === null) return false
     const payload = JSON.parse(raw) as Record<string, unknown>
     if (payload.consumed !== undefined) return false
-    payload.consumed = Math.floor(Date.now() / 1000)
+    const now = Math.floor(Date.now() / 1000)
+    const claimed =
+      ttlMs > 0
+        ? await this.client.set(`${key}:consumed`, String(now), 'PX', ttlMs, 'NX')
+        : await this.client.set(`${key}:consumed`, String(now), 'NX')
+    if (claimed === null) return false
+    payload.consumed = now
     await this.client.set(key, JSON.stringify(payload), 'KEEPTTL')
     return true
   }

@@ -7,7 +7,7 @@
 // lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
-import { AppError, isErrorCode } from '../shared/errors.js'
+import { AppError, isErrorCode, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
 import { OAuthRecords } from './oauth.js'
 import { Keys, type RoomRef } from './keys.js'
@@ -190,7 +190,9 @@ export class Store<S extends StoreSettings = StoreSettings> {
       ...own,
     ]
     const def = this.script(script, keys.length + more.length)
-    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv)
+    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv).catch((err: unknown) => {
+      throw roomError(err, ref)
+    })
     this.committed(def, ref)
     return reply
   }
@@ -427,4 +429,15 @@ export function createSubscriber(settings: RedisSettings, name?: string): RedisC
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
   })
+}
+
+/**
+ * A room script's refusal about the room itself (lua/includes/openRoom.lua, lua/createRoom.lua
+ * name the room's record field) as the domain error that carries the room; any other as it is.
+ */
+function roomError(err: unknown, ref: RoomRef): unknown {
+  if (!(err instanceof AppError) || err.details?.field !== 'room_id') return err
+  if (err.code === 'not_found') return new RoomNotFound(ref.roomId)
+  if (err.code === 'conflict') return new RoomExists(ref.roomId)
+  return err
 }

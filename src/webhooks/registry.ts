@@ -3,7 +3,7 @@
 // entered in the global schedule of webhook teams (docs/webhooks.md), before its first webhook.
 import { decode, encode } from '@msgpack/msgpack'
 import { z } from 'zod'
-import { AppError } from '../shared/errors.js'
+import { AppError, RoomNotFound } from '../shared/errors.js'
 import { EVENT_TYPE } from '../core/events.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
@@ -309,7 +309,7 @@ export class WebhookRegistry {
       .room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId'])
       .catch((err: unknown) => {
         // The room itself is gone (expired or deleted): name what the caller sent.
-        if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id') {
+        if (err instanceof RoomNotFound) {
           throw new AppError(
             'not_found',
             `deliveryId: the room of ${deliveryId}, ${String(found.room)}, no longer exists`,

@@ -9,6 +9,7 @@ import { Feeds, type FeedsOptions, type GapInfo } from '../../src/realtime/feed.
 import type { Hub } from '../../src/realtime/hub.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
+import { RoomNotFound } from '../../src/shared/errors.js'
 import { newRoom, type TestRoom } from '../helpers/core.js'
 import { killConnections, proxiedStore, startHub } from '../helpers/realtime.js'
 import { BACKENDS, rawClient, storeFor, type Backend } from '../helpers/shared.js'
@@ -244,7 +245,7 @@ for (const backend of BACKENDS) {
       )
       await t.rejects(
         node.feeds.follow({ teamId: room.teamId, roomId: 'missing' }, {}, () => {}),
-        { code: 'not_found', details: { field: 'room_id' } },
+        RoomNotFound,
       )
       const f = await follow(t, node.feeds, refOf(room))
       const g = await follow(t, node.feeds, refOf(room)) // still following: the fence

@@ -3,6 +3,7 @@ import t from 'tap'
 import { coreFor, newRoom } from '../helpers/core.js'
 import { BACKENDS, uid } from '../helpers/shared.js'
 import { TEMPLATES } from '../../src/core/templates.js'
+import { RoomExists } from '../../src/shared/errors.js'
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
@@ -11,10 +12,7 @@ for (const backend of BACKENDS) {
       const team = uid('tm')
       const { room } = await core.rooms.create(team, { room_id: 'payments-api', name: 'Payments API' }, 'alice')
       t.match(room, { room_id: 'payments-api', name: 'Payments API', template: 'blank', created_by: 'alice' })
-      await t.rejects(core.rooms.create(team, { room_id: 'payments-api' }, 'bob'), {
-        code: 'conflict',
-        details: { field: 'room_id' },
-      })
+      await t.rejects(core.rooms.create(team, { room_id: 'payments-api' }, 'bob'), RoomExists)
       const other = await core.rooms.create(uid('tm'), { room_id: 'payments-api' }, 'carol')
       t.equal(other.room.room_id, 'payments-api', 'another team may use the same id: ids are per team')
     })

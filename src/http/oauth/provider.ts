@@ -46,8 +46,14 @@ export const OAUTH_ROUTES = {
 /** The consent page of an interaction (the dashboard serves it). */
 export const consentPath = (uid: string) => `/oauth/consent/${encodeURIComponent(uid)}`
 
-/** The store's records as the library's adapter: one instance per record kind. */
-export function adapterClass(records: OAuthRecords): new (name: string) => Adapter {
+/**
+ * The store's records as the library's adapter: one instance per record kind. `revoked` is told
+ * (and awaited, so the request answers after it) whenever the library revokes a grant as a whole,
+ * and whenever a code or refresh token is redeemed twice at the same moment (on two nodes): the
+ * library sees both as unused, the store lets one consume it, and the other is refused with
+ * invalid_grant after its grant is revoked, as for a redemption that comes later.
+ */
+export function adapterClass(records: OAuthRecords, revoked: ProviderSetup['revoked']): new (name: string) => Adapter {
   return class RedisAdapter implements Adapter {
     constructor(private readonly name: string) {}
     upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined) {
@@ -63,10 +69,18 @@ export function adapterClass(records: OAuthRecords): new (name: string) => Adapt
       return records.findSessionByUid(uid)
     }
     async consume(id: string) {
-      await records.consume(this.name, id)
+      if (await records.consume(this.name, id)) return
+      const grantId = (await records.find(this.name, id))?.grantId
+      const what = this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'
+      if (typeof grantId === 'string') {
+        await records.revokeByGrant(grantId)
+        await revoked(grantId, `its ${what} was redeemed twice`)
+      }
+      throw new errors.InvalidGrant(`${what} already consumed`)
     }
-    destroy(id: string) {
-      return records.destroy(this.name, id)
+    async destroy(id: string) {
+      await records.destroy(this.name, id)
+      if (this.name === 'Grant') await revoked(id)
     }
     revokeByGrantId(grantId: string) {
       return records.revokeByGrant(grantId)
@@ -100,6 +114,11 @@ export interface ProviderSetup {
   records: OAuthRecords
   /** Fetches a Client ID Metadata Document under the SSRF rules. */
   fetchDocument(url: string): Promise<Fetched>
+  /**
+   * Ends the service's grant `grantId` (adapterClass says when). With `why` it is audited too; the
+   * library's own revocations are audited from its grant.revoked event, which knows the cause.
+   */
+  revoked(grantId: string, why?: string): Promise<void>
 }
 
 /** The secrets every node shares: the cookie signing key and the token signing key (id tokens). */
@@ -121,7 +140,7 @@ export async function createProvider(setup: ProviderSetup): Promise<Provider> {
     accessTokenFormat: 'opaque',
   }
   const provider = new Provider(setup.issuer, {
-    adapter: adapterClass(setup.records),
+    adapter: adapterClass(setup.records, setup.revoked),
     clients: [],
     jwks: { keys: [jwk] },
     cookies: { keys: [cookieKey], short: { sameSite: 'lax' }, long: { sameSite: 'lax' } },
@@ -139,6 +158,9 @@ export async function createProvider(setup: ProviderSetup): Promise<Provider> {
     clientAuthMethods: ['none'],
     ttl: OAUTH_TTL,
     rotateRefreshToken: true,
+    // A revoked token (RFC 7009) ends its whole grant: the library deletes every token issued
+    // under it either way, and the connected agent must not stay listed as live without them.
+    revokeGrantPolicy: () => true,
     issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) =>
       client.grantTypeAllowed('refresh_token'),
     // Every authorization asks the person again: each connection is its own agent and room choice.

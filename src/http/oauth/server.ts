@@ -10,6 +10,7 @@ import { createServer, request, Agent, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Provider from 'oidc-provider'
+import type { Audit } from '../../auth/audit.js'
 import { grantRevocationTag, Grants, type GrantInfo } from '../../auth/grants.js'
 import type { Keyring } from '../../auth/keyring.js'
 import type { GrantAccess, GrantPrincipal } from '../../auth/principal.js'
@@ -26,8 +27,9 @@ const CACHE_MAX = 10_000
 
 export interface OAuthDeps {
   store: Pick<Store, 'oauth'>
-  grants: Pick<Grants, 'principal' | 'touch' | 'create'>
+  grants: Pick<Grants, 'principal' | 'touch' | 'create' | 'revoke' | 'get'>
   keyring: Pick<Keyring, 'adopt'>
+  audit: Pick<Audit, 'record'>
   fetchDocument(url: string): Promise<Fetched>
   log: Pick<Logger, 'info'>
 }
@@ -85,6 +87,12 @@ export class OAuthServer {
       resource: `${issuer}/mcp`,
       records: deps.store.oauth,
       fetchDocument: deps.fetchDocument,
+      revoked: (grantId, why) => endGrant(deps, grantId, why),
+    })
+    // The library revoked a whole grant (RFC 7009, a code or refresh token used again): the
+    // adapter has ended it already (revoked() above); the team's trail gets the cause.
+    provider.on('grant.revoked', (ctx: RevokedContext, grantId: string) => {
+      void auditEnded(deps, grantId, causeOf(ctx)).catch(() => undefined)
     })
     // A refused protocol request is logged with its RFC error: it happens before any team is named.
     for (const event of REFUSALS)
@@ -295,6 +303,44 @@ export class OAuthServer {
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)))
     return interaction.returnTo
   }
+}
+
+/**
+ * Ends a grant the authorization server revoked (its record marked, its tokens deleted, the
+ * revocation announced to every node), audited when `why` is given.
+ */
+async function endGrant(deps: OAuthDeps, grantId: string, why: string | undefined): Promise<void> {
+  const teamId = Grants.teamOf(grantId)
+  if (teamId === undefined) return
+  const g = await deps.grants.revoke(teamId, grantId)
+  if (g && why !== undefined) await recordEnded(deps, g, why)
+}
+
+async function auditEnded(deps: OAuthDeps, grantId: string, why: string): Promise<void> {
+  const teamId = Grants.teamOf(grantId)
+  const g = teamId === undefined ? undefined : await deps.grants.get(grantId)
+  if (g) await recordEnded(deps, g, why)
+}
+
+const recordEnded = (deps: OAuthDeps, g: GrantInfo, why: string) =>
+  deps.audit.record(
+    g.team_id,
+    `client:${g.client_id}`,
+    'revoked connected agent',
+    `${g.id} (${g.client_name}, agent ${g.agent_id}): ${why}`,
+  )
+
+interface RevokedContext {
+  oidc?: { route?: string; params?: { grant_type?: unknown } }
+}
+
+/** Why the library revoked a grant, from the request that made it. */
+function causeOf(ctx: RevokedContext): string {
+  if (ctx.oidc?.route === 'revocation') return 'its client revoked a token (RFC 7009)'
+  const grantType = ctx.oidc?.params?.grant_type
+  if (grantType === 'authorization_code') return 'its authorization code was redeemed again'
+  if (grantType === 'refresh_token') return 'a rotated refresh token was used again'
+  return 'the authorization server revoked it'
 }
 
 const gone = () =>

@@ -4,35 +4,20 @@ import { z } from 'zod'
 import { roomFor, type Principal } from '../../auth/principal.js'
 import { roomId as roomIdField } from '../../core/fields.js'
 import { parse } from '../../shared/validate.js'
-import { AppError } from '../../shared/errors.js'
+import { RoomNotFound } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { Ctx } from '../router.js'
 
-/** The one answer for a room a key cannot see, whether or not it exists: nothing leaks. */
-export const roomNotFound = (roomId: string) =>
-  new AppError('not_found', `room ${roomId} not found`, { field: 'roomId' })
-
-/** The room a request may open: another team's room, or another room than an invite's, is not_found. */
+/**
+ * The room a request may open: another team's room, or another room than an invite's, is
+ * RoomNotFound, as a room that does not exist is (nothing leaks; src/http/errors.ts words it).
+ */
 export function roomOf(ctx: Ctx): RoomRef {
   const roomId = ctx.params.roomId!
   parse(z.object({ roomId: roomIdField }), { roomId })
   const ref = ctx.principal && roomFor(ctx.principal, roomId)
-  if (!ref) throw roomNotFound(roomId)
+  if (!ref) throw new RoomNotFound(roomId)
   return ref
-}
-
-/**
- * Runs a core read of `ref`. The core reports a missing room in MCP terms (field room_id); over
- * HTTP it becomes roomNotFound, so every 404 for a room reads alike whichever check refused it.
- */
-export async function inRoom<T>(ref: RoomRef, read: () => Promise<T>): Promise<T> {
-  try {
-    return await read()
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'not_found' && err.details?.field === 'room_id')
-      throw roomNotFound(ref.roomId)
-    throw err
-  }
 }
 
 /** Who mints on a `team`-auth route: its team key (the new key is the person's who minted that one, if any). */

@@ -6,7 +6,7 @@ import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
 import { label, teamSchemas, type Teams } from '../../auth/teams.js'
-import { AppError } from '../../shared/errors.js'
+import { AppError, RoomNotFound } from '../../shared/errors.js'
 import { idempotencyKey, roomId as roomIdField } from '../../core/fields.js'
 import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
@@ -14,7 +14,7 @@ import { TEMPLATES } from '../../core/templates.js'
 import { parse } from '../../shared/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
-import { actorOf, inRoom, minterOf, roomNotFound, teamOf } from './access.js'
+import { actorOf, minterOf, teamOf } from './access.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -128,7 +128,7 @@ export interface AdminDeps {
 export function adminRoutes(deps: AdminDeps): Route[] {
   const requireRoom = async (teamId: string, roomId: string) => {
     parse(z.object({ roomId: roomIdField }), { roomId })
-    if (!(await deps.core.rooms.exists({ teamId, roomId }))) throw roomNotFound(roomId)
+    if (!(await deps.core.rooms.exists({ teamId, roomId }))) throw new RoomNotFound(roomId)
   }
   return [
     {
@@ -183,9 +183,6 @@ export function adminRoutes(deps: AdminDeps): Route[] {
             idempotencyKeyOf(ctx),
           )
           .catch((err: unknown) => {
-            // The core names its fields in MCP terms; this API says roomId.
-            if (err instanceof AppError && err.details?.field === 'room_id')
-              throw new AppError(err.code, `roomId: ${err.message}`, { ...err.details, field: 'roomId' })
             if (err instanceof AppError && err.details?.field === 'idempotency_key') {
               throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), {
                 ...err.details,
@@ -223,7 +220,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
         const roomId = ctx.params.roomId!
         parse(z.object({ roomId: roomIdField }), { roomId })
         const room = { teamId: teamOf(ctx), roomId }
-        const stats = await inRoom(room, () => deps.core.analytics.room({ room }, {}, false))
+        const stats = await deps.core.analytics.room({ room }, {}, false)
         const { unread: _unread, ...rest } = stats
         return { roomId, ...rest }
       },

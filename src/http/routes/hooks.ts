@@ -12,7 +12,7 @@ import type { Core } from '../../core/index.js'
 import type { Wake } from '../../realtime/wake.js'
 import { WAKE_WAIT_MAX_S, wakeReason } from '../../realtime/wake.js'
 import { parse } from '../../shared/validate.js'
-import { AppError } from '../../shared/errors.js'
+import { RoomNotFound } from '../../shared/errors.js'
 import type { Lifecycle } from '../../shared/lifecycle.js'
 import type { Route } from '../router.js'
 import { roomOf } from './access.js'
@@ -69,8 +69,7 @@ export function hookRoutes(deps: HookRouteDeps): Route[] {
         const q = ctx.query as z.infer<typeof hookQuery>
         const agent = parse(z.object({ agentId }), { agentId: ctx.params.agentId }).agentId
         const fresh = (ctx.body as z.infer<typeof hookBody>).stop_hook_active !== true
-        if (!(await deps.core.rooms.exists(room)))
-          throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'roomId' })
+        if (!(await deps.core.rooms.exists(room))) throw new RoomNotFound(room.roomId)
         if (ex.aborted) return undefined
         const release = q.wait_s > 0 ? deps.openCaps.take(holderOf(ctx.principal!)) : () => {}
         const stop = new AbortController()

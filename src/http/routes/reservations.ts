@@ -6,7 +6,7 @@ import { agentId } from '../../core/fields.js'
 import type { Core } from '../../core/index.js'
 import { PATHS_PER_CHECK } from '../../core/reservations.js'
 import type { Route } from '../router.js'
-import { inRoom, roomOf } from './access.js'
+import { roomOf } from './access.js'
 
 const checkBody = z.strictObject({
   agent_id: agentId.describe('The committing agent: its own reservations never conflict'),
@@ -42,9 +42,7 @@ export function reservationRoutes(deps: { core: Pick<Core, 'reservations'> }): R
       handle: async (ctx) => {
         const room = roomOf(ctx)
         const b = ctx.body as z.infer<typeof checkBody>
-        const r = await inRoom(room, () =>
-          deps.core.reservations.check({ room, agent: b.agent_id }, { paths: b.paths }),
-        )
+        const r = await deps.core.reservations.check({ room, agent: b.agent_id }, { paths: b.paths })
         return { room_id: room.roomId, checked: r.checked, conflicts: r.conflicts }
       },
     },

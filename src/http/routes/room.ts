@@ -2,7 +2,7 @@
 // the SSE stream of new events.
 import type { Core } from '../../core/index.js'
 import type { Route } from '../router.js'
-import { inRoom, roomOf } from './access.js'
+import { roomOf } from './access.js'
 import { sseRoute, type SseDeps } from './sse.js'
 
 /** What the room endpoints use: the snapshot, and what the stream uses. */
@@ -20,7 +20,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
         'presence, locks, vars, reviews. Not counted as room activity.',
       handle: async (ctx) => {
         const room = roomOf(ctx)
-        return inRoom(room, () => deps.core.snapshot.room({ room }))
+        return deps.core.snapshot.room({ room })
       },
     },
     sseRoute(deps),

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { AppError } from '../../shared/errors.js'
 import { SEARCH_KINDS, type SearchEngine } from '../../search/engine.js'
 import type { Route } from '../router.js'
-import { inRoom, roomOf } from './access.js'
+import { roomOf } from './access.js'
 
 const searchQuery = z.strictObject({
   q: z.string().describe('Words to find (the last one also matches as a prefix)'),
@@ -43,7 +43,7 @@ export function searchRoutes(deps: { search: Pick<SearchEngine, 'search'> }): Ro
         const q = ctx.query as z.infer<typeof searchQuery>
         const input = { query: q.q, kinds: q.kinds?.split(','), limit: q.limit, semantic: q.semantic === 'true' }
         try {
-          const answer = await inRoom(room, () => deps.search.search({ room }, input))
+          const answer = await deps.search.search({ room }, input)
           return { room_id: room.roomId, ...answer }
         } catch (err) {
           throw inHttpTerms(err)

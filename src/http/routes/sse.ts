@@ -8,7 +8,7 @@
 // unauthorized error (on every node, with the revocation notice).
 import type { Keyring } from '../../auth/keyring.js'
 import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
-import { AppError } from '../../shared/errors.js'
+import { RoomNotFound } from '../../shared/errors.js'
 import type { RoomEvent } from '../../core/events.js'
 import type { Core } from '../../core/index.js'
 import type { Feeds } from '../../realtime/feed.js'
@@ -50,8 +50,7 @@ export function sseRoute(deps: SseDeps): Route {
     handle: async ({ ex, ...ctx }) => {
       const ref = roomOf({ ex, ...ctx })
       const resume = resumeOf(ex.req)
-      if (!(await deps.core.rooms.exists(ref)))
-        throw new AppError('not_found', `room ${ref.roomId} not found`, { field: 'roomId' })
+      if (!(await deps.core.rooms.exists(ref))) throw new RoomNotFound(ref.roomId)
       if (ex.aborted) return undefined
 
       const release = deps.openCaps.take(holderOf(ctx.principal!))

@@ -99,7 +99,15 @@ export interface KeyedScripts {
     keys: [secrets: Key, keys: Key, invites: Key, team: Key]
     args: [hash: string]
     reply:
-      | { kind: 'team'; id: string; scope?: Scope; access?: Access; agent_id?: string; created_by?: string }
+      | {
+          kind: 'team'
+          id: string
+          scope?: Scope
+          access?: Access
+          agent_id?: string
+          created_by?: string
+          label?: string
+        }
       | {
           kind: 'room'
           id: string
@@ -108,6 +116,7 @@ export interface KeyedScripts {
           access?: Access
           agent_id?: string
           created_by?: string
+          label?: string
         }
       | { kind?: undefined }
   }
