@@ -15,9 +15,11 @@
 //
 // A call with nothing left to spend waits for a lease: the calls of a team that arrive meanwhile
 // wait for the same one (one lease at a time per team), which asks for what they need. It waits at
-// most one Redis command, so no longer than the command deadline (REDIS_COMMAND_TIMEOUT_MS); when
-// that lease fails (its Redis unreachable, stalled or full), the calls that waited answer that
-// failure, as any call whose Redis fails does.
+// most one Redis command, so no longer than the command deadline (REDIS_COMMAND_TIMEOUT_MS). When
+// that lease fails at once (its shard refusing, Redis full), the calls that waited go through
+// unlimited; when it took a quarter of the deadline or more (a stalled Redis), they answer its
+// failure (unavailable), as any call whose Redis fails does, rather than wait again for their own
+// scripts.
 //
 // Then the limit fails open: the team's next calls go through at once, unlimited and without
 // RateLimit-* headers, while one of them every OPEN_MS asks the store again in the background. A
@@ -67,6 +69,8 @@ export interface RateLimitSettings {
   rateLimitOverrides: Map<string, number>
   /** Each credential's own calls per rolling minute, inside its team's ceiling; 0: none below the ceiling. */
   rateLimitPerCredentialPerMin: number
+  /** The store's command deadline (REDIS_COMMAND_TIMEOUT_MS): tells a stalled lease from a refused one. */
+  redisCommandTimeoutMs?: number | undefined
 }
 
 /** What this node holds of one rate window. */
@@ -258,6 +262,10 @@ export class RateLimiter {
       s.openUntil = now + OPEN_MS
       void this.lease(s, c)
     }
+    return this.unchecked(s, c)
+  }
+
+  private unchecked(s: Team, c: Credential): RateDecision {
     const limit = c.pool?.limit ?? s.pool.limit
     return {
       allowed: true,
@@ -293,10 +301,18 @@ export class RateLimiter {
       if (cp && r.cred) settle(cp, r.cred, sent)
     } catch (err) {
       s.leasing = false
-      if (this.isStoreFailure(err)) this.opened(s, messageOf(err))
       const waiting = s.waiting
       s.waiting = []
-      for (const w of waiting) w.reject(err)
+      if (!this.isStoreFailure(err)) return waiting.forEach((w) => w.reject(err))
+      this.opened(s, messageOf(err))
+      // A failure that came at once (a shard refusing, Redis full) lets the calls through, unlimited;
+      // one that took a good part of the command deadline (a stalled Redis) is their answer: their
+      // own scripts would wait as long again.
+      const deadline = this.settings.redisCommandTimeoutMs
+      const slow = deadline !== undefined && Date.now() - sent >= deadline / 4
+      for (const w of waiting)
+        if (slow) w.reject(err)
+        else w.resolve(this.unchecked(s, w.cred))
       return
     }
     s.leasing = false
