@@ -24,7 +24,7 @@ import { portable } from './portable.js'
 import { inputSchema, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
-import { ERROR, type JsonObject } from './wire.js'
+import { ERROR } from './wire.js'
 
 export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: VERSION }
 
@@ -231,15 +231,8 @@ export class McpHost implements EndpointHost {
     reply: ReplyChannel,
     io: McpExchange,
   ): Promise<void> {
-    const sink = {
-      notify: (m: JsonObject) => {
-        reply.startStream()
-        reply.notify(m as JSONRPCMessage)
-      },
-      end: (m: JsonObject) => reply.reply(m as JSONRPCMessage),
-    }
     try {
-      io.onAbort(await this.listens.open(principal, message.id, message.params, sink))
+      io.onAbort(await this.listens.open(principal, message.id, message.params, reply))
     } catch (err) {
       reply.reply({ jsonrpc: '2.0', id: message.id, error: this.listenError(err) } as JSONRPCMessage)
     }

@@ -15,6 +15,7 @@ import type { Core } from '../core/index.js'
 import type { Hub } from '../realtime/hub.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
 import type { RoomRef } from '../store/keys.js'
+import type { ReplySink } from './transport.js'
 import { ERROR, isObject, type JsonObject, type RequestId } from './wire.js'
 import { parseResourceUri, notFound, resourceUri, roomOfUri, rpcError, type ResourceRef } from './resources.js'
 
@@ -38,11 +39,11 @@ export interface Honoured {
   resourceSubscriptions?: string[]
 }
 
-/** Where a stream writes: notifications, then one final message that ends it. */
-export interface ListenSink {
-  notify(message: JsonObject): void
-  end(message: JsonObject): void
-}
+/**
+ * Where a stream writes: notifications, then one final message (`reply`) that ends it. The MCP
+ * reply channel of the listen request is one as it is: no adapter object per stream.
+ */
+export type ListenSink = ReplySink
 
 /** What a room notice changed, in terms of the resources. */
 export interface RoomChange {
@@ -268,7 +269,7 @@ export class Listens {
     const unhold = this.deps.keyring.hold(p, () => {
       this.close(stream)
       const error = revokedError().toJSON()
-      sink.end({ jsonrpc: '2.0', id, error: { code: ERROR.transport, message: error.message, data: { error } } })
+      sink.reply({ jsonrpc: '2.0', id, error: { code: ERROR.transport, message: error.message, data: { error } } })
     })
     stream.unhold = () => {
       unhold()
@@ -299,7 +300,7 @@ export class Listens {
   private drained(stream: Stream): void {
     if (stream.closed) return
     this.close(stream)
-    stream.sink.end({ jsonrpc: '2.0', id: stream.id, result: { _meta: { [SUBSCRIPTION_ID]: stream.id } } })
+    stream.sink.reply({ jsonrpc: '2.0', id: stream.id, result: { _meta: { [SUBSCRIPTION_ID]: stream.id } } })
   }
 
   private join(watch: RoomWatch, stream: Stream): void {

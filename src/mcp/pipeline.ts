@@ -168,7 +168,7 @@ function classify(req: McpInbound, body: unknown): Work | Rejection {
   if (action.action === 'drop') return { kind: 'drop' }
   if (route.messageKind === 'notification') return { kind: 'notification', message: route.message }
   if (action.action === 'discover') return { kind: 'discover', id: route.message.id }
-  if (route.message.method === 'subscriptions/listen') return { kind: 'listen', message: route.message }
+  if (route.message.method === LISTEN) return { kind: 'listen', message: route.message }
   return { kind: 'request', message: route.message, modern: true }
 }
 
@@ -251,6 +251,26 @@ async function request(
   })
 }
 
+const LISTEN = 'subscriptions/listen'
+const listenShapes = new WeakMap<EndpointHost, Pick<ReplyShape, 'statusOf' | 'decorate'>>()
+
+/** The functions of every listen reply of `host`: its status rule and its result decoration. */
+function listenShape(host: EndpointHost): Pick<ReplyShape, 'statusOf' | 'decorate'> {
+  let shape = listenShapes.get(host)
+  if (!shape) {
+    const { serverInfo } = host
+    shape = {
+      statusOf: (m) => ('error' in m ? httpStatusForError(m.error.code, false) : 200),
+      decorate: (m) =>
+        'result' in m
+          ? ({ ...m, result: decorateModernResult(LISTEN, m.result as JsonObject, serverInfo) } as JSONRPCMessage)
+          : m,
+    }
+    listenShapes.set(host, shape)
+  }
+  return shape
+}
+
 /**
  * A listen request: a reply stream the host keeps open (listen.ts). A client that does not take
  * SSE cannot be served one: -32600 in-band.
@@ -262,19 +282,9 @@ function listen(
   host: EndpointHost & Required<Pick<EndpointHost, 'listen'>>,
 ): Promise<void> | void {
   const { message } = work
-  // The reply lives as long as the stream: its functions keep the method and the server's name,
-  // not the request.
-  const { method } = message
-  const { serverInfo } = host
-  const out = io.openReply({
-    canStream: who.accept.canStream,
-    streamOnly: who.accept.streamOnly,
-    statusOf: (m) => ('error' in m ? httpStatusForError(m.error.code, false) : 200),
-    decorate: (m) =>
-      'result' in m
-        ? ({ ...m, result: decorateModernResult(method, m.result as JsonObject, serverInfo) } as JSONRPCMessage)
-        : m,
-  })
+  // The reply lives as long as the stream, and thousands of idle streams may be open: its shape
+  // holds functions made once per host, and two flags.
+  const out = io.openReply({ ...listenShape(host), canStream: who.accept.canStream, streamOnly: who.accept.streamOnly })
   if (!who.accept.canStream)
     return out.reply({
       jsonrpc: '2.0',
