@@ -8,7 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod'
 import { Keyring } from '../src/auth/keyring.js'
 import { RateLimiter } from '../src/auth/ratelimit.js'
-import { roomFor } from '../src/auth/principal.js'
+import { credentialOf, roomFor } from '../src/auth/principal.js'
 import { loadSettings } from '../src/config.js'
 import { Core } from '../src/core/index.js'
 import { Store } from '../src/store/store.js'
@@ -28,7 +28,7 @@ function buildServer(key: string | undefined): McpServer {
     fn: (c: { room: { teamId: string; roomId: string }; agent: string }) => Promise<unknown>,
   ) => {
     const principal = await keyring.authenticate(key)
-    await limiter.check(principal.teamId)
+    await limiter.check(principal.teamId, credentialOf(principal))
     const ref = roomFor(principal, roomId)
     if (!ref) throw new Error('not found')
     const result = await fn({ room: ref, agent })

@@ -34,14 +34,17 @@ export class ActionLimiter {
         { limit: perMin, retry_after_s: retry },
       )
     }
-    const d = await this.team.check(teamId)
+    const d = await this.team.check(teamId, `user:${userId}`)
     if (d.allowed) return
     const retry = Math.max(1, d.retryAfterS)
-    throw new AppError(
-      'rate_limited',
-      `Your team's rate limit of ${d.limit} calls per minute (its keys, agents and pages together) is used up; ` +
-        `try again in ${retry} s.`,
-      { limit: d.limit, retry_after_s: retry },
-    )
+    const whose =
+      d.scope === 'team'
+        ? `Your team's rate limit of ${d.limit} calls per minute (its keys, agents and pages together)`
+        : `Your own rate limit of ${d.limit} calls per minute (RATE_LIMIT_PER_CREDENTIAL_PER_MIN)`
+    throw new AppError('rate_limited', `${whose} is used up; try again in ${retry} s.`, {
+      limit: d.limit,
+      limit_scope: d.scope,
+      retry_after_s: retry,
+    })
   }
 }

@@ -25,7 +25,7 @@ export const SERVING_SETTINGS = {
     env: 'RATE_LIMIT_PER_MIN',
     schema: int(1, 10_000_000, 1200),
     unit: 'calls/min',
-    doc: 'Calls a team may make per rolling minute (all its keys together, HTTP and MCP).',
+    doc: 'Calls a team may make per rolling minute (all its credentials together, HTTP and MCP).',
   },
   rateLimitOverrides: {
     env: 'RATE_LIMIT_OVERRIDES',
@@ -49,6 +49,16 @@ export const SERVING_SETTINGS = {
       ),
     unit: 'team=calls/min list',
     doc: 'Per-team rate limits that replace RATE_LIMIT_PER_MIN, e.g. "default=5000,tm-abc=300".',
+  },
+  rateLimitPerCredentialPerMin: {
+    env: 'RATE_LIMIT_PER_CREDENTIAL_PER_MIN',
+    schema: int(0, 10_000_000, 0),
+    unit: 'calls/min',
+    doc:
+      'Calls each credential (a team key, a room invite key, an OAuth grant, a person on the dashboard) may ' +
+      'make per rolling minute, ' +
+      "inside its team's limit, so that one busy agent cannot use up the others' allowance. 0: none below the " +
+      "team's limit.",
   },
   dashboardActionsPerMin: {
     env: 'DASHBOARD_ACTIONS_PER_MIN',

@@ -3,8 +3,8 @@
 // `Authorization: Bearer`, and the test-only keyless principal of /mcp.
 import { missingKey, type Keyring } from '../auth/keyring.js'
 import { requireScope } from '../auth/permissions.js'
-import type { Principal } from '../auth/principal.js'
-import { RateLimiter } from '../auth/ratelimit.js'
+import { credentialOf, type Principal } from '../auth/principal.js'
+import { RateLimiter, type RateDecision } from '../auth/ratelimit.js'
 import { AppError } from '../shared/errors.js'
 import type { Metrics } from '../shared/metrics.js'
 import type { Exchange } from './exchange.js'
@@ -40,20 +40,33 @@ export function permits(who: Principal, route: Route<Principal>): void {
   if (route.needs) requireScope(who, route.needs)
 }
 
-/** Charges a call to its team's rate limit; sets the RateLimit-* headers; throws rate_limited when used up. */
+/**
+ * Charges a call to its credential's and its team's rate limits; sets the RateLimit-* headers; throws
+ * rate_limited, naming the limit, when one is used up. Synchronous while the limiter answers at once.
+ */
 export function teamRateLimit(deps: Pick<KeyAuthDeps, 'rateLimiter' | 'metrics'>) {
-  return async (who: Principal, ex: Exchange): Promise<void> => {
-    const decision = await deps.rateLimiter.check(who.teamId)
+  const charge = (ex: Exchange, decision: RateDecision): void => {
     Object.assign(ex.extraHeaders, RateLimiter.headers(decision))
     if (decision.allowed) return
     deps.metrics.rateLimited.inc()
-    const retry = Math.max(1, decision.retryAfterS)
-    throw new AppError(
-      'rate_limited',
-      `the team's rate limit of ${decision.limit} calls per minute is used up; retry in ${retry} s`,
-      { limit: decision.limit, retry_after_s: retry },
-    )
+    throw rateLimited(decision)
   }
+  return (who: Principal, ex: Exchange): Promise<void> | void => {
+    const decision = deps.rateLimiter.check(who.teamId, credentialOf(who))
+    if (decision instanceof Promise) return decision.then((d) => charge(ex, d))
+    charge(ex, decision)
+  }
+}
+
+/** The rate_limited error of a refusal: which limit, how many calls a minute, when to retry. */
+export function rateLimited(d: RateDecision): AppError {
+  const retry = Math.max(1, d.retryAfterS)
+  const whose = d.scope === 'team' ? "the team's rate limit" : "this credential's own rate limit"
+  return new AppError('rate_limited', `${whose} of ${d.limit} calls per minute is used up; retry in ${retry} s`, {
+    limit: d.limit,
+    limit_scope: d.scope,
+    retry_after_s: retry,
+  })
 }
 
 /** The policy of the key-authenticated API: keys, team routes for team keys, the team rate limit. */

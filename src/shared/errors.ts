@@ -21,7 +21,10 @@ export const ERRORS = {
       'cloud metadata ones).',
   },
   too_large: { status: 413, hint: 'Send less: shorten the named field to within its limit.' },
-  rate_limited: { status: 429, hint: 'Too many calls for this team this minute; wait Retry-After seconds.' },
+  rate_limited: {
+    status: 429,
+    hint: 'Too many calls this minute for this credential or its team; wait Retry-After seconds.',
+  },
   semantic_search_disabled: { status: 400, hint: 'Call search without semantic: true; lexical search always works.' },
   unavailable: {
     status: 503,

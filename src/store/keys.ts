@@ -145,6 +145,14 @@ export class Keys {
     return this.accountCache
   }
 
+  /**
+   * The rate window of one credential of a team (`key:<id>`, `invite:<id>`, `grant:<id>`, `user:<id>`),
+   * beside the team's own (TeamKeys.rate) under the team's hash tag: one script counts both.
+   */
+  credentialRate(teamId: string, credential: string): string {
+    return `${this.prefix}:{t:${teamId}}:rate:${credential}`
+  }
+
   /** A GCRA rate key of sign-in requests, per address or per client IP (`id` is a hash of it). */
   signInRate(kind: 'address' | 'ip' | 'team', id: string): string {
     return `${this.prefix}:{rl:${kind}:${id}}`

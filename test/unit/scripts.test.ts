@@ -159,7 +159,7 @@ const BOUNDED: Record<string, string> = {
     'the cards shown: 5 columns of the page size',
   'readSnapshot.lua: if #open > 0 then card.blocked_by = { unpack(open, 1, math.min(ids, #open)) } end':
     'at most ARGV[15] ids a card',
-  "rateLimit-1.lua: if #stale > 0 then redis.call('HDEL', KEYS[1], unpack(stale)) end":
+  "includes/rateWindow.lua: if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end":
     'buckets of one period: about 61 (the key expires after it)',
   "roomAnalytics.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',

@@ -11,6 +11,14 @@ import type { Delivery, Outcome } from '../webhooks.js'
 type Flag = '0' | '1'
 type Key = string
 
+/** One rate window's part of a lease (lua/leaseRate-2.lua): calls granted, left, until full, until one more fits. */
+export interface RateWindow {
+  granted: number
+  remaining: number
+  reset_ms: number
+  retry_ms: number
+}
+
 export interface KeyedScripts {
   ackSearchRoom: {
     keys: [dirty: Key, leases: Key, tokens: Key]
@@ -116,6 +124,11 @@ export interface KeyedScripts {
     keys: [team: Key, records: Key, secrets: Key, keys: Key]
     args: [kind: 'k' | 'i', records: Buffer, limit: number, retentionMs: number, by: string]
     reply: { records: StoredCredential[] }
+  }
+  leaseRate: {
+    keys: [team: Key, credential: Key]
+    args: [periodMs: number, teamLimit: number, teamWant: number, credLimit: number, credWant: number, teamHeld: number]
+    reply: { team: RateWindow; cred?: RateWindow }
   }
   rateLimit: {
     keys: [window: Key]
