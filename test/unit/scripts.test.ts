@@ -161,6 +161,10 @@ const BOUNDED: Record<string, string> = {
     'at most ARGV[15] ids a card',
   "includes/rateWindow.lua: if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end":
     'buckets of one period: about 61 (the key expires after it)',
+  "readNeeds.lua: local raws = redis.call('HMGET', R.k.reviews, unpack(ids))":
+    'the latest reviews requested: NEEDS_REVIEWS, 200',
+  "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
+    'tasks in progress: LIMIT 0, NEEDS_TASKS, 200',
   "roomAnalytics.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',
   "claimDeliveries-7.lua: redis.call('ZREM', KEYS[4], unpack(due))": 'CLEAR_BATCH, 1,000',
