@@ -408,12 +408,12 @@ export function censusGrowth(before: HeapCensus, after: HeapCensus, n: number, t
 export const LISTEN_VERSION = '2026-07-28'
 
 /**
- * A raw HTTP/1.1 `subscriptions/listen` request (2026-07-28, one JSON-RPC request on POST /mcp)
- * subscribing to `uris` and the list changes of their rooms, with `key`; the stream it opens starts
- * with `notifications/subscriptions/acknowledged`.
+ * The JSON-RPC body of a `subscriptions/listen` request (2026-07-28) subscribing to `uris` and the
+ * list changes of their rooms; the stream it opens starts with
+ * `notifications/subscriptions/acknowledged`.
  */
-export function listenRequest(key: string, uris: string[], id: number | string = 1): string {
-  const body = JSON.stringify({
+export function listenBody(uris: string[], id: number | string = 1): string {
+  return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'subscriptions/listen',
@@ -426,9 +426,25 @@ export function listenRequest(key: string, uris: string[], id: number | string =
       },
     },
   })
+}
+
+/** The headers of a `subscriptions/listen` POST /mcp with `key` (besides Host and Content-Length). */
+export function listenHeaders(key: string): Record<string, string> {
+  return {
+    Authorization: `Bearer ${key}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': LISTEN_VERSION,
+    'Mcp-Method': 'subscriptions/listen',
+  }
+}
+
+/** A raw HTTP/1.1 `subscriptions/listen` request on POST /mcp (listenBody, listenHeaders). */
+export function listenRequest(key: string, uris: string[], id: number | string = 1): string {
+  const body = listenBody(uris, id)
+  const headers = Object.entries(listenHeaders(key)).map(([k, v]) => `${k}: ${v}\r\n`)
   return (
-    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
-    `Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: ${LISTEN_VERSION}\r\n` +
-    `Mcp-Method: subscriptions/listen\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.join('')}Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    `\r\n${body}`
   )
 }

@@ -4,15 +4,21 @@
 // Every client must get every event once, in order (lost, dup and out-of-order are counted).
 // --floor runs the same load against bench/floor-node.ts instead: the same processes and hops
 // with the least work a node can do, which is this machine's floor for the figures.
-//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10] [--floor]
+// --listen adds, in the same run and for the same events, as many MCP subscriptions/listen streams
+// on B (2026-07-28; each subscribed to the unread events of an agent of its own, so every post is
+// one notifications/resources/updated on each): their latency is post sent on A -> notification
+// parsed on B (the n-th notification of a stream is the room's n-th new event, in the order the
+// room's channel carried them), with its ratio to the SSE clients' of the same run.
+//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10] [--floor | --listen]
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
-import { decode } from '@msgpack/msgpack'
 import { Redis } from 'ioredis'
+import { decodeNotice } from '../src/core/events.js'
 import { Keys } from '../src/store/keys.js'
+import { resourceUri } from '../src/mcp/resources.js'
 import { parseFrames } from '../test/helpers/sse.js'
-import { defaultKey, fmt, percentile, startChild, startRedis } from './lib.js'
+import { defaultKey, fmt, listenBody, listenHeaders, percentile, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -20,8 +26,10 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
     floor: { type: 'boolean', default: false },
+    listen: { type: 'boolean', default: false },
   },
 })
+if (values.floor && values.listen) throw new Error('--listen: not with --floor (the floor node has no listen streams)')
 const clientCounts = values.clients.split(',').map(Number)
 const rate = Number(values.rate)
 const seconds = Number(values.seconds)
@@ -43,6 +51,50 @@ interface Client {
  * delivery by B, at sub-millisecond resolution.
  */
 const published = new Map<number, number>()
+/** The room's new events in the order its channel carried them: the bench's (index, send time) or another's ({}). */
+const eventOrder: { i?: number; t?: number }[] = []
+
+/** A subscriptions/listen stream: when each notifications/resources/updated came. */
+interface Listener {
+  arrivals: number[]
+  connected: boolean
+  close(): void
+}
+
+/** A listen stream on node:http (its own connection) on the unread events of `agent`. */
+function openListener(port: number, roomId: string, key: string, agent: string, id: number): Listener {
+  const l: Listener = { arrivals: [], connected: false, close: () => req.destroy() }
+  let rest = ''
+  const body = listenBody([resourceUri({ kind: 'unread', roomId, agent })], id)
+  const req = request(
+    {
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      agent: false,
+      headers: { ...listenHeaders(key), 'Content-Length': Buffer.byteLength(body) },
+    },
+    (res) => {
+      if (res.statusCode !== 200) throw new Error(`listen: HTTP ${res.statusCode}`)
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        const now = performance.now()
+        const parsed = parseFrames(rest + chunk)
+        rest = parsed.rest
+        for (const f of parsed.frames) {
+          if (f.data === undefined) continue
+          const m = (JSON.parse(f.data) as { method?: string }).method
+          if (m === 'notifications/subscriptions/acknowledged') l.connected = true
+          else if (m === 'notifications/resources/updated') l.arrivals.push(now)
+        }
+      })
+    },
+  )
+  req.on('error', () => undefined)
+  req.end(body)
+  return l
+}
 
 /** An SSE client on node:http (its own connection); records the latency of every event frame. */
 function openClient(port: number, roomId: string, key: string): Client {
@@ -103,10 +155,16 @@ async function watchPublishes(port: number, roomId: string): Promise<() => void>
     const now = performance.now()
     // The floor publishes "<id>\n<event JSON>"; the service a msgpack notice whose event carries
     // its data as JSON text.
-    const data = values.floor
-      ? (JSON.parse(msg.toString().slice(msg.indexOf(10) + 1)) as { data?: { i?: number } }).data
-      : (JSON.parse((decode(msg) as { event?: { data?: string } }).event?.data ?? '{}') as { i?: number })
-    if (typeof data?.i === 'number') published.set(data.i, now)
+    if (values.floor) {
+      const data = (JSON.parse(msg.toString().slice(msg.indexOf(10) + 1)) as { data?: { i?: number } }).data
+      if (typeof data?.i === 'number') published.set(data.i, now)
+      return
+    }
+    const notice = decodeNotice(msg)
+    const rec = notice?.event as { data?: string } | undefined
+    const data = JSON.parse(rec?.data ?? '{}') as { i?: number; t?: number }
+    if (typeof data.i === 'number') published.set(data.i, now)
+    if (notice?.event_id !== undefined) eventOrder.push(typeof data.i === 'number' ? data : {})
   })
   await sub.ssubscribe(
     values.floor ? `floor:{${roomId}}` : new Keys(env.KEY_PREFIX).room({ teamId: 'default', roomId }).channel,
@@ -213,15 +271,20 @@ warm.close()
 const what = values.floor ? 'floor: stand-in nodes A and B (bench/floor-node.ts)' : 'nodes A and B'
 console.log(
   `# ${new Date().toISOString()} node ${process.version}; ${what} on one Redis; ${rate} events/s for ` +
-    `${seconds} s through A; SSE clients on B`,
+    `${seconds} s through A; SSE clients on B${values.listen ? ', and as many listen streams' : ''}`,
 )
 for (const k of clientCounts) {
   const roomId = `lat-${k}`
   await createRoom(roomId)
   published.clear()
+  eventOrder.length = 0
   const unwatch = await watchPublishes(redis.port, roomId)
   const clients = Array.from({ length: k }, () => openClient(b.port, roomId, key))
-  if (!(await until(() => clients.every((c) => c.connected), 30_000))) throw new Error(`${k} clients did not connect`)
+  const listeners = values.listen
+    ? Array.from({ length: k }, (_, j) => openListener(b.port, roomId, key, `listener-${j}`, j + 1))
+    : []
+  if (!(await until(() => clients.every((c) => c.connected) && listeners.every((l) => l.connected), 30_000)))
+    throw new Error(`${k} clients did not connect`)
   await new Promise((r) => setTimeout(r, 500)) // the streams follow the room a moment after "connected"
 
   // Open loop at a steady rate: every tick sends what is due, without waiting for replies.
@@ -230,7 +293,10 @@ for (const k of clientCounts) {
   const cpu0 = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)]
   const ok = await postAtRate(roomId, total)
   const postSeconds = (performance.now() - started) / 1000
-  await until(() => clients.every((c) => c.ids.length >= ok), 10_000)
+  await until(
+    () => clients.every((c) => c.ids.length >= ok) && listeners.every((l) => l.arrivals.length >= eventOrder.length),
+    10_000,
+  )
   const wall = (performance.now() - started) / 1000
   const cpu = [cpuSeconds(a.proc.pid!), cpuSeconds(b.proc.pid!), cpuSeconds(process.pid)].map(
     (x, i) => (100 * (x - cpu0[i]!)) / wall,
@@ -259,7 +325,40 @@ for (const k of clientCounts) {
     `${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ` +
       `${fmt(cpu[2]!, 0)}`,
   )
+  if (values.listen) {
+    // The n-th notification of a stream is the room's n-th new event.
+    const lat: number[] = []
+    const fromPublish: number[] = []
+    for (const l of listeners)
+      l.arrivals.forEach((at, n) => {
+        const e = eventOrder[n]
+        if (e?.t === undefined) return
+        lat.push(at - e.t)
+        const p = published.get(e.i!)
+        if (p !== undefined) fromPublish.push(at - p)
+      })
+    lat.sort((x, y) => x - y)
+    const got = listeners.reduce((n, l) => n + l.arrivals.length, 0)
+    const ll = `${label} listen`
+    console.log(`${ll} p50: ${fmt(percentile(lat, 50), 2)} ms`)
+    console.log(`${ll} p99: ${fmt(percentile(lat, 99), 2)} ms`)
+    console.log(`${ll} max: ${fmt(lat.at(-1) ?? NaN, 2)} ms`)
+    console.log(`${ll} published -> notification (delivery by B): ${split(fromPublish)}`)
+    console.log(`${ll} notifications: ${got} for ${eventOrder.length} events x ${k} streams`)
+    console.log(
+      `${ll} lost: ${Math.max(0, eventOrder.length * k - got)}, extra: ${Math.max(0, got - eventOrder.length * k)}`,
+    )
+    const sseDelivery = clients.flatMap((c) => c.fromPublish).sort((x, y) => x - y)
+    fromPublish.sort((x, y) => x - y)
+    const ratio = (x: number[], y: number[], p: number) => fmt(percentile(x, p) / percentile(y, p), 2)
+    console.log(`${ll} / sse: p50 ${ratio(lat, all, 50)}x, p99 ${ratio(lat, all, 99)}x`)
+    console.log(
+      `${ll} / sse, delivery by B alone: p50 ${ratio(fromPublish, sseDelivery, 50)}x, p99 ` +
+        `${ratio(fromPublish, sseDelivery, 99)}x`,
+    )
+  }
   for (const c of clients) c.close()
+  for (const l of listeners) l.close()
   unwatch()
 }
 

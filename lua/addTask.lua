@@ -7,6 +7,8 @@
   ARGV[8]      notes ('' for none)
   ARGV[9]      tasks-per-room limit
   ARGV[10]     '1' to add it in_progress even when blocked
+  ARGV[11]     the credential that adds it, as JSON text kept as it is (created_via, and claimed_via
+               when added in_progress), '' = none
 
   Returns {task, notes?}; limit_reached, not_found (a dependency), conflict (blocked claim).
   Publishes {k = 'task', op = 'added', id}.
@@ -20,6 +22,7 @@ local R, early = openRoom('addTask')
 if not R then return early end
 local input = cmsgpack.unpack(ARGV[7])
 local notes, limit, force = ARGV[8], tonumber(ARGV[9]), ARGV[10] == '1'
+local via = ARGV[11] ~= '' and ARGV[11] or nil
 
 if redis.call('HLEN', R.k.tasks) >= limit then
   return fail('limit_reached', 'the room has ' .. limit .. ' tasks; the tasks-per-room limit is ' .. limit,
@@ -45,6 +48,7 @@ local task = {
   id = 't' .. n, title = input.title, status = input.status, assignee = input.assignee,
   depends_on = input.depends_on, priority = input.priority, order = input.order or n,
   created_at = R.now, updated_at = R.now, created_by = R.agent ~= '' and R.agent or nil,
+  created_via = via, claimed_via = input.status == 'in_progress' and via or nil,
 }
 saveTask(R, task)
 addEdges(R, task, task.depends_on)

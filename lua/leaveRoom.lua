@@ -9,6 +9,7 @@
   ARGV[1..6]   common room arguments (includes/openRoom); ARGV[1] is the agent (required)
   ARGV[7]      events kept per room
   ARGV[8]      presence TTL (ms), to tell whether it was online
+  ARGV[9]      the credential that leaves, as JSON text kept on the event (`via`), '' = none
 
   Returns {left = true, event, was_present, was_online, released}: was_present whether it had a
   presence to clear; released lists the patterns of the reservations it released.
@@ -26,6 +27,7 @@
 local R, early = openRoom('leaveRoom')
 if not R then return early end
 local retained, ttl = tonumber(ARGV[7]), tonumber(ARGV[8])
+R.via = ARGV[9]
 local released = releaseAllOf(R, KEYS[ROOM_KEY_COUNT + 1], R.agent)
 if #released > 0 then
   reservationsChanged(R, KEYS[ROOM_KEY_COUNT + 1])

@@ -8,10 +8,11 @@
   ARGV[9]      data as compact JSON text, '' = none
   ARGV[10]     reply_to event id, '' = none
   ARGV[11]     events kept per room (older ones are trimmed)
+  ARGV[12]     the credential that posts, as JSON text kept as it is (`via`), '' = none
   (Plain strings, not one msgpack argument: a binary argument switches ioredis to its buffer
   path for the whole pipeline it joins, which cost the node ~10% CPU per call; BENCHMARKS.md.)
 
-  Returns {event = {id, type, agent_id, text, data?, reply_to?, created_at}};
+  Returns {event = {id, type, agent_id, text, data?, reply_to?, via?, created_at}};
   not_found when reply_to is not a retained event.
   Publishes {k = 'event', op = 'posted', id, type, event}: `event` is the stored record with its id
   (as returned), so a follower next in line delivers it without reading the stream.
@@ -27,6 +28,7 @@ local input = { type = ARGV[7], text = ARGV[8] }
 if ARGV[9] ~= '' then input.data = ARGV[9] end
 if ARGV[10] ~= '' then input.reply_to = ARGV[10] end
 local retained = tonumber(ARGV[11])
+R.via = ARGV[12]
 
 if input.reply_to then
   local parent, missing = requireEvent(R, input.reply_to, 'reply_to')

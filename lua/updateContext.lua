@@ -12,6 +12,7 @@
   ARGV[11]     expected version ('' = any)
   ARGV[12]     body limit (bytes): the patched body must fit
   ARGV[13]     versions to keep (current one included)
+  ARGV[14]     the credential that writes, as JSON text kept with the version (`via`), '' = none
 
   Returns {entry (metadata without hist), changed}; not_found (entry), conflict (expected version,
   with details {expected_version, version}), invalid_request (an edit's `old` found 0 or several
@@ -27,6 +28,7 @@ local R, early = openRoom('updateContext')
 if not R then return early end
 local ctype, key, mode, payload, expected = ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11]
 local maxBytes, keep = tonumber(ARGV[12]), tonumber(ARGV[13])
+R.via = ARGV[14]
 local field = ctxField(ctype, key)
 local meta = loadEntry(R, field)
 if not meta then return missingEntry(ctype, key) end

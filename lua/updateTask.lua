@@ -14,6 +14,8 @@
   ARGV[8]      msgpack patch {title?, notes?, status?, assignee? ('' clears), priority?, order?}
   ARGV[9]      '1' to override the claim checks
   ARGV[10]     events kept per room (for the task_overridden event)
+  ARGV[11]     the credential that changes it, as JSON text kept as it is (updated_via; claimed_via
+               when this change claims it; via of the task_overridden event), '' = none
 
   Returns {task, notes?, changed = [field], unblocked = [id], overrode? = holder}; not_found,
   conflict.
@@ -32,6 +34,7 @@ local task = loadTask(R, ARGV[7])
 if not task then return fail('not_found', 'task ' .. ARGV[7] .. ' does not exist', { field = 'task_id' }) end
 local patch = cmsgpack.unpack(ARGV[8])
 local force = ARGV[9] == '1'
+R.via = ARGV[11]
 -- Held by another agent: in progress and assigned to someone other than the caller.
 local held = task.status == 'in_progress' and task.assignee and task.assignee ~= R.agent and task.assignee or nil
 
@@ -55,6 +58,8 @@ if not force and newStatus == 'in_progress' and task.status ~= 'in_progress' the
   end
 end
 
+-- A claim: the task goes in progress, or in progress to another assignee.
+local claims = newStatus == 'in_progress' and (task.status ~= 'in_progress' or newAssignee ~= task.assignee)
 local changed = {}
 local function set(field, value)
   if task[field] ~= value then
@@ -96,6 +101,10 @@ local unblocked = {}
 if #changed > 0 then
   task.updated_at = R.now
   if R.agent ~= '' then task.updated_by = R.agent end
+  if R.via ~= '' then
+    task.updated_via = R.via
+    if claims then task.claimed_via = R.via end
+  end
   saveTask(R, task)
   if isFinished(task.status) then
     -- Its dependents (includes/board: in creation order) that now wait for nothing.

@@ -10,6 +10,7 @@
   ARGV[10]     expected version ('' = any; '0' = the entry must not exist yet)
   ARGV[11]     context-entries-per-room limit
   ARGV[12]     versions to keep (current one included)
+  ARGV[13]     the credential that writes, as JSON text kept with the version (`via`), '' = none
 
   Returns {entry (metadata without hist), changed, created}; conflict (expected version, with
   details {expected_version, version}), limit_reached.
@@ -24,6 +25,7 @@ local R, early = openRoom('writeContext')
 if not R then return early end
 local ctype, key, body, expected = ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local limit, keep = tonumber(ARGV[11]), tonumber(ARGV[12])
+R.via = ARGV[13]
 local field = ctxField(ctype, key)
 local meta = loadEntry(R, field)
 

@@ -14,7 +14,7 @@ const OUT = process.env.SCREENSHOTS_DIR ?? 'docs/dashboard'
 const ALL_PHONE = process.env.SCREENSHOTS_PHONE === 'all'
 const OWNER = 'owner@example.com'
 /** Pages also shown at 375 px in the docs. */
-const PHONE = new Set(['signin', 'rooms', 'room', 'room-task', 'team', 'keys'])
+const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'team', 'keys'])
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })

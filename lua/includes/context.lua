@@ -1,7 +1,9 @@
 -- Context entries. Metadata lives in the ctx hash under "<type>/<key>" (msgpack {type, key,
--- version, size, created_at, created_by, updated_at, updated_by, hist}); the body of every kept
--- version, the current one included, lives in the ctxv hash under "<type>/<key>#<version>"
--- (msgpack {body, by, at}). hist lists the kept versions oldest first as {v, by, at, size}; kept
+-- version, size, created_at, created_by, created_via, updated_at, updated_by, updated_via, hist});
+-- the body of every kept version, the current one included, lives in the ctxv hash under
+-- "<type>/<key>#<version>" (msgpack {body, by, via, at}). `via` is the credential that wrote a
+-- version (JSON text from the calling script's R.via, kept as it is). hist lists the kept versions
+-- oldest first as {v, by, via, at, size}; kept
 -- versions are always consecutive, ending with the current one. Types never contain "/", so a
 -- field names exactly one entry.
 
@@ -25,8 +27,8 @@ end
 local function compactEntry(meta)
   return {
     type = meta.type, key = meta.key, version = meta.version, size = meta.size,
-    created_at = meta.created_at, created_by = meta.created_by,
-    updated_at = meta.updated_at, updated_by = meta.updated_by,
+    created_at = meta.created_at, created_by = meta.created_by, created_via = meta.created_via,
+    updated_at = meta.updated_at, updated_by = meta.updated_by, updated_via = meta.updated_via,
   }
 end
 
@@ -73,20 +75,21 @@ end
 local function commitVersion(R, ctype, key, meta, body, keep, op)
   local field = ctxField(ctype, key)
   local by = R.agent ~= '' and R.agent or nil
+  local via = R.via ~= nil and R.via ~= '' and R.via or nil
   if not meta then
-    meta = { type = ctype, key = key, version = 0, created_at = R.now, created_by = by, hist = {} }
+    meta = { type = ctype, key = key, version = 0, created_at = R.now, created_by = by, created_via = via, hist = {} }
   end
   local v = meta.version + 1
-  meta.version, meta.size, meta.updated_at, meta.updated_by = v, #body, R.now, by
+  meta.version, meta.size, meta.updated_at, meta.updated_by, meta.updated_via = v, #body, R.now, by, via
   local hist = meta.hist or {}
-  hist[#hist + 1] = { v = v, by = by, at = R.now, size = #body }
+  hist[#hist + 1] = { v = v, by = by, via = via, at = R.now, size = #body }
   while #hist > keep do
     local gone = table.remove(hist, 1)
     redis.call('HDEL', R.k.ctxv, field .. '#' .. gone.v)
   end
   meta.hist = hist
   redis.call('HSET', R.k.ctx, field, cmsgpack.pack(meta))
-  redis.call('HSET', R.k.ctxv, field .. '#' .. v, cmsgpack.pack({ body = body, by = by, at = R.now }))
+  redis.call('HSET', R.k.ctxv, field .. '#' .. v, cmsgpack.pack({ body = body, by = by, via = via, at = R.now }))
   dirty(R, R.k.ctx)
   dirty(R, R.k.ctxv)
   notify(R, { k = 'context', op = op, type = ctype, key = key, version = v })

@@ -83,7 +83,8 @@ end
 
 --[[
   Appends an event to the feed and returns its id.
-  ev: {type, agent_id, text, data? (JSON text), reply_to?}; created_at is set here. The stored
+  ev: {type, agent_id, text, data? (JSON text), reply_to?}; created_at is set here, and via (the
+  credential that made it, JSON text) from R.via when the calling script set it. The stored
   record does not carry the id (the stream id is the event id); after the append ev.id is set,
   so the caller can reply with ev as it is.
   Also: counts the event for its day, trims the feed to `retained` entries, and, its own event
@@ -93,6 +94,7 @@ end
   sends its one notice.
 ]]
 local function appendEvent(R, ev, retained)
+  if R.via and R.via ~= '' then ev.via = R.via end
   local m = redis.call('HMGET', R.k.meta, 'eseq', 'trim', 'lastms')
   local head, trim, lastms = tonumber(m[1] or '0'), tonumber(m[2] or '0'), tonumber(m[3] or '0')
   local unread, cursor, own = unreadAt(R, ev.agent_id, head, trim, lastms)

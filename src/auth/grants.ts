@@ -91,6 +91,7 @@ export class Grants {
       access: g.access,
       scope: 'agent',
       by: g.user_id,
+      label: g.client_name,
     }
   }
 

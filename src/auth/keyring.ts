@@ -37,6 +37,7 @@ function reachOf(r: CredentialReach, scope: Scope): Reach {
   const reach: Reach = { scope, access: r.access ?? 'write' }
   if (r.agent_id) reach.agentId = r.agent_id
   if (r.created_by) reach.by = r.created_by
+  if (r.label) reach.label = r.label
   return reach
 }
 

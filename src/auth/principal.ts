@@ -1,5 +1,6 @@
 // Who a request acts as, once its credential is verified, and what that may reach. What each
 // principal may do is decided in src/auth/permissions.ts, from the fields here.
+import type { Via } from '../core/fields.js'
 import type { RoomRef } from '../store/keys.js'
 
 /** What a credential reaches: `admin` adds the admin API (/admin) to `agent`'s rooms, stream and snapshot. */
@@ -15,6 +16,8 @@ export interface Reach {
   agentId?: string
   /** User id of the person whose credential it is (who minted it), when a person did. */
   by?: string
+  /** The key's or invite's label, or the connected agent's client name: how records name it. */
+  label?: string
 }
 
 /**
@@ -49,6 +52,22 @@ export type GrantAccess = Access
 export function roomFor(p: Principal, roomId: string): RoomRef | undefined {
   if (p.kind === 'team' || (p.kind === 'grant' && p.roomId === undefined)) return { teamId: p.teamId, roomId }
   return p.roomId === roomId ? { teamId: p.teamId, roomId } : undefined
+}
+
+/**
+ * The credential as the room records it makes keep it (`via`): its kind, id, label and person,
+ * never its secret. Made from the verified principal only, so a caller cannot name another.
+ */
+export function viaFor(p: Principal): Via {
+  const via: Via =
+    p.kind === 'team'
+      ? { kind: 'key', id: p.keyId }
+      : p.kind === 'room'
+        ? { kind: 'invite', id: p.tokenId }
+        : { kind: 'grant', id: p.grantId }
+  if (p.label !== undefined && p.label !== '') via.label = p.label
+  if (p.by !== undefined) via.person = p.by
+  return via
 }
 
 /** The credential's name in the records it makes and in the audit trail: its id, never its secret. */

@@ -13,13 +13,9 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { CliError, ENV_KEY, type Service } from './service.js'
+import { hookPath, type HookClient } from '../shared/hook-configs.js'
+import { CliError, type Service } from './service.js'
 
-export const HOOK_CLIENTS = ['claude', 'codex', 'cursor'] as const
-export type HookClient = (typeof HOOK_CLIENTS)[number]
-
-/** Default of --max-blocks: consecutive blocks of one session before the hook lets the agent stop. */
-export const MAX_BLOCKS_DEFAULT = 8
 /** Longest --wait, in seconds (the service's limit). */
 export const HOOK_WAIT_MAX_S = 540
 /** Largest hook input read from stdin. */
@@ -82,10 +78,6 @@ function readCount(file: string): number {
   }
 }
 
-/** The service's Stop-hook route of an agent. */
-const hookPath = (room: string, agent: string) =>
-  `/rooms/${encodeURIComponent(room)}/agents/${encodeURIComponent(agent)}/hooks/stop`
-
 /** The client's output for a blocked stop. */
 export function blockOutput(client: HookClient, reason: string): string {
   return JSON.stringify(client === 'cursor' ? { followup_message: reason } : { decision: 'block', reason })
@@ -141,73 +133,4 @@ export async function readStdin(stream: NodeJS.ReadableStream): Promise<string> 
     chunks.push(b)
   }
   return Buffer.concat(chunks).toString('utf8')
-}
-
-/** A word as one shell word in single quotes. */
-export function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
-}
-
-export interface HookConfigInput {
-  command: string[]
-  base: string
-  room: string
-  agent: string
-  waitS: number
-  mentions: boolean
-  maxBlocks: number
-}
-
-/** Each client's hook configuration, as the text of the file it goes in. */
-export function hookConfigs(c: HookConfigInput): { file: string; title: string; text: string }[] {
-  const cmd = (client: HookClient) => {
-    const args = ['hook', `${client}-stop`, '--room', c.room, '--agent', c.agent, '--wait', String(c.waitS)]
-    if (c.mentions) args.push('--mentions')
-    if (c.maxBlocks !== MAX_BLOCKS_DEFAULT) args.push('--max-blocks', String(c.maxBlocks))
-    return [...c.command, ...args].map(shellQuote).join(' ')
-  }
-  // The client's timeout must outlast the wait, with room for the request itself.
-  const timeout = c.waitS + 30
-  const q = new URLSearchParams({ wait_s: String(c.waitS) })
-  if (c.mentions) q.set('mentions', 'true')
-  const url = `${c.base}${hookPath(c.room, c.agent)}?${q}`
-  const json = (v: unknown) => JSON.stringify(v, null, 2)
-  return [
-    {
-      file: '.claude/settings.json',
-      title: 'Claude Code, command hook',
-      text: json({ hooks: { Stop: [{ hooks: [{ type: 'command', command: cmd('claude'), timeout }] }] } }),
-    },
-    {
-      file: '.claude/settings.json',
-      title: 'Claude Code, HTTP hook (no local command; the key comes from the environment)',
-      text: json({
-        hooks: {
-          Stop: [
-            {
-              hooks: [
-                {
-                  type: 'http',
-                  url,
-                  headers: { Authorization: `Bearer $${ENV_KEY}` },
-                  allowedEnvVars: [ENV_KEY],
-                  timeout,
-                },
-              ],
-            },
-          ],
-        },
-      }),
-    },
-    {
-      file: '.codex/hooks.json',
-      title: 'Codex',
-      text: json({ hooks: { Stop: [{ hooks: [{ type: 'command', command: cmd('codex'), timeout }] }] } }),
-    },
-    {
-      file: '.cursor/hooks.json',
-      title: 'Cursor',
-      text: json({ version: 1, hooks: { stop: [{ command: cmd('cursor'), loop_limit: c.maxBlocks }] } }),
-    },
-  ]
 }

@@ -13,7 +13,8 @@ import {
   installGuard,
   selfCommand,
 } from './guard.js'
-import { HOOK_CLIENTS, HOOK_WAIT_MAX_S, MAX_BLOCKS_DEFAULT, hookConfigs, runStopHook, type HookClient } from './hook.js'
+import { HOOK_CLIENTS, MAX_BLOCKS_DEFAULT, hookConfigs, type HookClient } from '../shared/hook-configs.js'
+import { HOOK_WAIT_MAX_S, runStopHook } from './hook.js'
 import { CliError, DEFAULT_URL, ENV_KEY, ENV_URL, Service } from './service.js'
 
 export const USAGE = `usage: agentrooms <command> [options]

@@ -2,6 +2,8 @@
 // Every failure becomes a CliError whose message says what to do, so the CLI never prints a
 // stack trace for a wrong address, a wrong key or a taken name.
 
+import { ENV_KEY } from '../shared/hook-configs.js'
+
 export class CliError extends Error {
   constructor(
     message: string,
@@ -14,7 +16,7 @@ export class CliError extends Error {
 
 /** The environment variables the CLI reads (documented in docs/cli.md). */
 export const ENV_URL = 'AGENTROOMS_URL'
-export const ENV_KEY = 'AGENTROOMS_KEY'
+export { ENV_KEY }
 export const DEFAULT_URL = 'http://localhost:8080'
 const TIMEOUT_MS = 15_000
 

@@ -9,7 +9,7 @@ import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { invalid } from '../shared/errors.js'
 import { entryItem, page } from './compact.js'
-import { contextKey, contextType, requireAgent, type Caller } from './fields.js'
+import { contextKey, contextType, requireAgent, viaArg, viaOf, type Caller, type Via } from './fields.js'
 import { callOptions, decodeRecord, withIsoTimes } from './records.js'
 import { iso } from '../shared/time.js'
 import { list, parse, text } from '../shared/validate.js'
@@ -24,20 +24,29 @@ export interface ContextEntry {
   updated_at: string
   created_at: string
   created_by?: string
+  /** The credentials that made its first and its current (or the version read) version. */
+  created_via?: Via
+  updated_via?: Via
 }
 
 /** One kept version, as get_context_history lists them. */
 export interface ContextVersion {
   version: number
   updated_by?: string
+  /** The credential that wrote this version. */
+  via?: Via
   updated_at: string
   size: number
 }
 
-/** The stored metadata (ctx hash): the entry plus its kept versions, oldest first. */
-type StoredMeta = ContextEntry & { hist?: { v: number; by?: string; at: number; size: number }[] }
+/** The stored metadata (ctx hash): the entry plus its kept versions, oldest first; `via`s are JSON text. */
+type StoredMeta = Omit<ContextEntry, 'created_via' | 'updated_via'> & {
+  created_via?: string
+  updated_via?: string
+  hist?: { v: number; by?: string; via?: string; at: number; size: number }[]
+}
 /** The stored record of one version (ctxv hash). */
-type StoredVersion = { body: string; by?: string; at?: number }
+type StoredVersion = { body: string; by?: string; via?: string; at?: number }
 
 /** Entries list_context returns unless given a limit. */
 export const CONTEXT_LIST_DEFAULT = 50
@@ -108,6 +117,10 @@ export function toEntry(rec: Record<string, unknown>): ContextEntry {
   }
   if (m.updated_by !== undefined) e.updated_by = m.updated_by
   if (m.created_by !== undefined) e.created_by = m.created_by
+  const created = viaOf(m.created_via)
+  const updated = viaOf(m.updated_via)
+  if (created !== undefined) e.created_via = created
+  if (updated !== undefined) e.updated_via = updated
   return e
 }
 
@@ -152,6 +165,7 @@ export class Context {
       expected(v.expected_version),
       this.settings.contextPerRoom,
       this.settings.contextHistory,
+      viaArg(c),
     ])
     return { entry: toEntry(r.entry), changed: r.changed, created: r.created, unread: r.unread }
   }
@@ -168,6 +182,7 @@ export class Context {
       size: Buffer.byteLength(rec.body),
       updated_at: rec.at ?? meta.updated_at,
       updated_by: rec.by,
+      updated_via: rec.via,
     })
     return { entry, body: rec.body, current_version: meta.version as number, unread: r.unread }
   }
@@ -193,6 +208,7 @@ export class Context {
       expected(v.expected_version),
       this.settings.contextBodyBytes,
       this.settings.contextHistory,
+      viaArg(c),
     ])
     return { entry: toEntry(r.entry), changed: r.changed, unread: r.unread }
   }
@@ -222,6 +238,8 @@ export class Context {
       .map((h) => {
         const out: ContextVersion = { version: h.v, updated_at: iso(h.at), size: h.size }
         if (h.by !== undefined) out.updated_by = h.by
+        const via = viaOf(h.via)
+        if (via !== undefined) out.via = via
         return out
       })
       .reverse()

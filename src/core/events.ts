@@ -9,7 +9,7 @@ import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
-import { eventId, requireAgent, type Caller } from './fields.js'
+import { eventId, requireAgent, viaArg, viaOf, type Caller, type Via } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { iso } from '../shared/time.js'
 import { parse, text } from '../shared/validate.js'
@@ -24,6 +24,8 @@ export interface RoomEvent {
   data?: unknown
   /** The event this one answers (reply_to_event). */
   reply_to?: string
+  /** The credential that posted it (absent on events from before credentials were recorded). */
+  via?: Via
   created_at: string
 }
 
@@ -110,6 +112,8 @@ function toEvent(id: string, rec: Record<string, unknown>): RoomEvent {
   }
   if (typeof r.data === 'string') ev.data = JSON.parse(r.data)
   if (typeof r.reply_to === 'string') ev.reply_to = r.reply_to
+  const via = viaOf(r.via)
+  if (via !== undefined) ev.via = via
   return ev
 }
 
@@ -217,6 +221,7 @@ export class Events {
       data,
       ev.reply_to ?? '',
       this.settings.eventsRetained,
+      viaArg(c),
     ])
     return { event: eventFromReply(r.event), unread: r.unread }
   }

@@ -6,11 +6,43 @@ import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
 import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED } from '../shared/fields.js'
 
+/**
+ * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
+ * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
+ * dashboard. It is made by the service from the verified credential, never from call arguments,
+ * so no credential can name another.
+ */
+export interface Via {
+  kind: 'key' | 'invite' | 'grant' | 'person'
+  /** The key id, invite key id, grant id or user id. */
+  id: string
+  /** The key's or invite's label, the connected agent's client name, the person's name. */
+  label?: string
+  /** User id of the person behind the credential: who minted the key or consented to the grant. */
+  person?: string
+}
+
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {
   readonly room: RoomRef
   readonly agent?: string | undefined
   readonly idempotencyKey?: string | undefined
+  /** The credential the call came with; writes record it (absent: the service's own calls). */
+  readonly via?: Via | undefined
+}
+
+/** The `via` argument of a writing room script: the credential as compact JSON, '' for none. */
+export const viaArg = (c: Caller): string => (c.via === undefined ? '' : JSON.stringify(c.via))
+
+/** A stored `via` (the JSON text a script kept) as read APIs return it; undefined when absent or unreadable. */
+export function viaOf(stored: unknown): Via | undefined {
+  if (typeof stored !== 'string' || stored === '') return undefined
+  try {
+    const v = JSON.parse(stored) as Via
+    return typeof v === 'object' && v !== null && typeof v.id === 'string' ? v : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** An assignee: an agent id, or "" (unassigns). */

@@ -7,7 +7,7 @@ import type { CoreSettings } from './settings.js'
 import type { StoredPriority, StoredTaskStatus } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { blockersIn, page, taskItem } from './compact.js'
-import { assignee, requireAgent, taskId, type Caller } from './fields.js'
+import { assignee, requireAgent, taskId, viaArg, viaOf, type Caller, type Via } from './fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { list, parse, text } from '../shared/validate.js'
 
@@ -35,6 +35,10 @@ export interface Task {
   updated_at: string
   created_by?: string
   updated_by?: string
+  /** The credentials that added it, last changed it and last claimed it (src/core/fields.ts Via). */
+  created_via?: Via
+  updated_via?: Via
+  claimed_via?: Via
 }
 
 const pack = (v: unknown) => Buffer.from(encode(v))
@@ -110,6 +114,9 @@ const TASK_FIELDS = [
   'notes',
   'created_by',
   'updated_by',
+  'created_via',
+  'updated_via',
+  'claimed_via',
   'created_at',
   'updated_at',
 ] as const
@@ -119,6 +126,9 @@ function ordered(rec: Record<string, unknown>, notes: unknown): Task {
     ...rec,
     depends_on: rec.depends_on ?? [],
     notes: typeof notes === 'string' && notes !== '' ? notes : undefined,
+    created_via: viaOf(rec.created_via),
+    updated_via: viaOf(rec.updated_via),
+    claimed_via: viaOf(rec.claimed_via),
   }
   const t: Record<string, unknown> = {}
   for (const f of TASK_FIELDS) if (src[f] !== undefined) t[f] = src[f]
@@ -163,6 +173,7 @@ export class Plan {
       v.notes ?? '',
       this.settings.tasksPerRoom,
       v.force ? '1' : '0',
+      viaArg(c),
     ])
     return { task: taskFromReply(r.task, r.notes), unread: r.unread }
   }
@@ -191,6 +202,7 @@ export class Plan {
       pack(patch),
       v.force ? '1' : '0',
       this.settings.eventsRetained,
+      viaArg(c),
     ])
     const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
       task: taskFromReply(r.task, r.notes),
@@ -210,6 +222,7 @@ export class Plan {
       pack({ priority: v.priority, order: v.order }),
       '0',
       this.settings.eventsRetained,
+      viaArg(c),
     ])
     return { task: taskFromReply(r.task, r.notes), changed: r.changed, unread: r.unread }
   }

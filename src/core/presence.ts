@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { eventFromReply } from './events.js'
-import { requireAgent, type Caller } from './fields.js'
+import { requireAgent, viaArg, type Caller } from './fields.js'
 import { callOptions } from './records.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -99,7 +99,7 @@ export class Presence {
       'leaveRoom',
       c.room,
       callOptions(c),
-      [this.settings.eventsRetained, this.ttlMs],
+      [this.settings.eventsRetained, this.ttlMs, viaArg(c)],
       [this.store.keys.reservations(c.room)],
     )
     const released = [...(r.released ?? [])].sort()

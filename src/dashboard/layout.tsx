@@ -6,6 +6,7 @@
 import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
+import type { Via } from '../core/fields.js'
 import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {
@@ -141,6 +142,20 @@ export const page = (node: VNode) => `<!doctype html>${renderToString(node)}`
 export const utc = (iso: string | undefined, minutes = false): string =>
   iso ? `${iso.replace('T', ' ').slice(0, minutes ? 16 : 19)} UTC` : '—'
 
+/**
+ * The credential a record was written with, as the room page says it beside the agent id:
+ * "via key 'ci-bot'", "via room invite key 'alice'", "via agent grant 'Claude Code'", "via Dana's
+ * sign-in"; a credential without a label by its id. '' for none (records from before credentials
+ * were recorded, the service's own).
+ */
+export function viaText(via: Via | undefined): string {
+  if (via === undefined) return ''
+  const named = via.label !== undefined && via.label !== '' ? `'${via.label}'` : via.id
+  if (via.kind === 'person') return `via ${via.label || 'a person'}'s sign-in`
+  if (via.kind === 'grant') return `via agent grant ${named}`
+  return via.kind === 'invite' ? `via room invite key ${named}` : `via key ${named}`
+}
+
 /** A count with thousands separated (toLocaleString took 0.7 ms of each room page in a profile). */
 export const num = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 
@@ -178,6 +193,23 @@ export function Pager(props: {
 }
 
 /** A read-only block of text with its label and a copy button (the button works with the client script). */
+/**
+ * Panels of which one shows at a time once the page's script runs: it builds the tab list (arrow
+ * keys, Home and End move between tabs) and hides the other panels. Without the script every
+ * panel shows, each under its own label, so nothing is out of reach.
+ */
+export function Tabs(props: { id: string; label: string; panels: { title: string; body: ComponentChildren }[] }) {
+  return (
+    <div class="tabs" data-tabs={props.label}>
+      {props.panels.map((p, i) => (
+        <div class="tab-panel" key={i} id={`${props.id}-${i}`} data-tab-title={p.title}>
+          {p.body}
+        </div>
+      ))}
+    </div>
+  )
+}
+
 export function Copyable(props: { id: string; label: string; text: string; wrap?: boolean }) {
   const rows = Math.min(12, props.text.split('\n').length + 1)
   return (

@@ -3,7 +3,7 @@
 // forms that post an event and reply to one.
 import type { RoomEvent } from '../core/events.js'
 import type { Here, RoomView } from './room.js'
-import { Select, num, utc } from './layout.js'
+import { Select, num, utc, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 const EVENT_TYPES = ['message', 'question', 'answer', 'status', 'blocker']
@@ -45,8 +45,9 @@ export function Feed(props: { here: Here; view: RoomView; kept?: Kept | undefine
     return (
       <li id={`event-${q.e.id}`} data-event={q.e.id} class={q.e.type === 'question' ? 'question' : undefined}>
         <div class="small">
-          <strong>{q.e.agent_id}</strong> <span class={`tag ${q.e.type}`}>{q.e.type}</span>{' '}
-          <time datetime={q.e.created_at}>{utc(q.e.created_at)}</time>
+          <strong>{q.e.agent_id}</strong>
+          {q.e.via ? <span class="muted"> {viaText(q.e.via)}</span> : null}{' '}
+          <span class={`tag ${q.e.type}`}>{q.e.type}</span> <time datetime={q.e.created_at}>{utc(q.e.created_at)}</time>
           {q.e.reply_to && !ids.has(q.e.reply_to) ? <span class="muted"> · reply to {q.e.reply_to}</span> : null}
         </div>
         <p class="event-text">{q.e.text}</p>

@@ -3,7 +3,7 @@
 // server, and context entries with the viewer, version history and a diff between versions.
 // Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
-import { Pager, Table, num, utc } from './layout.js'
+import { Pager, Table, num, utc, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
@@ -312,7 +312,8 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
           <ul class="plain">
             {v.versions.map((h) => (
               <li key={h.version}>
-                v{h.version} · {utc(h.updated_at)} {h.updated_by ? `by ${h.updated_by}` : ''} · {num(h.size)} bytes{' '}
+                v{h.version} · {utc(h.updated_at)} {h.updated_by ? `by ${h.updated_by}` : ''}
+                {h.via ? ` ${viaText(h.via)}` : ''} · {num(h.size)} bytes{' '}
                 {h.version > 1 ? (
                   <a
                     href={ctxHref(v.type, v.key, { from: h.version - 1, to: h.version })}

@@ -4,7 +4,7 @@
 import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/plan.js'
 import type { Card } from '../core/room-page.js'
 import type { Here, OpenTask, RoomView } from './room.js'
-import { Pager, Select, num, utc } from './layout.js'
+import { Pager, Select, num, utc, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 export const STATUS_TITLES: Record<TaskStatus, string> = {
@@ -147,7 +147,10 @@ function TaskPanel(props: { here: Here; open: OpenTask; kept: Kept | undefined }
         <dt>Status</dt>
         <dd>{STATUS_TITLES[t.status]}</dd>
         <dt>Assignee</dt>
-        <dd>{t.assignee ?? 'nobody'}</dd>
+        <dd>
+          {t.assignee ?? 'nobody'}
+          {t.assignee && t.claimed_via ? ` (claimed ${viaText(t.claimed_via)})` : ''}
+        </dd>
         <dt>Priority</dt>
         <dd>{t.priority}</dd>
         <dt>Depends on</dt>
@@ -162,11 +165,13 @@ function TaskPanel(props: { here: Here; open: OpenTask; kept: Kept | undefined }
         <dd>
           {utc(t.created_at)}
           {t.created_by ? ` by ${t.created_by}` : ''}
+          {t.created_via ? ` ${viaText(t.created_via)}` : ''}
         </dd>
         <dt>Updated</dt>
         <dd>
           {utc(t.updated_at)}
           {t.updated_by ? ` by ${t.updated_by}` : ''}
+          {t.updated_via ? ` ${viaText(t.updated_via)}` : ''}
         </dd>
       </dl>
       {t.notes ? (

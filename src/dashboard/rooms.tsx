@@ -2,11 +2,12 @@
 // room, and, once created, each agent's MCP client configuration — the same snippets the CLI
 // prints (src/shared/snippets.ts), so both say the same thing. Rendered on the server; every value is
 // escaped by preact-render-to-string.
+import { hookConfigs, MAX_BLOCKS_DEFAULT } from '../shared/hook-configs.js'
 import type { AgentAccess, Snippets } from '../shared/snippets.js'
 import { SNIPPET_TITLES, agentBrief, oauthSnippetsFor, snippetsFor } from '../shared/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
+import { Copyable, Flash, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -123,6 +124,52 @@ export interface AgentSetup {
 }
 
 const SNIPPET_ORDER: (keyof Snippets)[] = ['claude_code', 'cursor', 'vscode', 'codex']
+const TAB_TITLES: Record<keyof Snippets, string> = {
+  claude_code: 'Claude Code',
+  cursor: 'Cursor',
+  vscode: 'VS Code',
+  codex: 'Codex',
+  generic: 'Other clients',
+}
+/** How long the printed Stop hooks wait for news before they let the agent stop (seconds). */
+export const HOOK_WAIT_S = 300
+
+/** The service's base URL, from an agent's MCP endpoint. */
+const baseOf = (mcpUrl: string) => mcpUrl.replace(/\/mcp$/, '')
+
+/** An agent's Stop-hook configurations, one tab per client, as `agentrooms hook config` prints them. */
+function HookTabs(props: { access: AgentAccess; i: number }) {
+  const { access: a, i } = props
+  const configs = hookConfigs({
+    command: ['npx', 'agentrooms'],
+    base: baseOf(a.url),
+    room: a.roomId,
+    agent: a.agentId,
+    waitS: HOOK_WAIT_S,
+    mentions: false,
+    maxBlocks: MAX_BLOCKS_DEFAULT,
+  })
+  return (
+    <>
+      <h3 id={`hooks-${i}`}>Wake it when it stops (optional)</h3>
+      <p class="muted small">
+        A Stop hook keeps the agent going when something new arrives for it within {HOOK_WAIT_S / 60} minutes: its
+        unread events, tasks unblocked or assigned to it, reviews decided. The HTTP hook needs only{' '}
+        <code>AGENTROOMS_KEY</code> set to the agent's key in its environment; the command hooks run the agentrooms CLI
+        (<code>npx agentrooms</code> inside a clone of the service, or{' '}
+        <code>node &lt;clone&gt;/bin/agentrooms.mjs</code>).
+      </p>
+      <Tabs
+        id={`hook-${i}`}
+        label={`Stop hook for ${a.agentId}`}
+        panels={configs.map((c, j) => ({
+          title: c.title.replace(/ hook.*$/, ''),
+          body: <Copyable id={`hook-${i}-${j}`} label={`${c.title}: ${c.file}`} text={c.text} />,
+        }))}
+      />
+    </>
+  )
+}
 
 export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: AgentSetup[]; added?: boolean }) {
   const invites = props.agents.some((a) => a.invite)
@@ -159,9 +206,15 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
           <section class="agent" key={a.access.agentId} aria-labelledby={`agent-${i}`}>
             <h2 id={`agent-${i}`}>Agent {a.access.agentId}</h2>
             <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} wrap />
-            {SNIPPET_ORDER.map((k) => (
-              <Copyable key={k} id={`${k}-${i}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />
-            ))}
+            <Tabs
+              id={`mcp-${i}`}
+              label={`MCP client configuration for ${a.access.agentId}`}
+              panels={SNIPPET_ORDER.map((k) => ({
+                title: TAB_TITLES[k],
+                body: <Copyable id={`${k}-${i}`} label={SNIPPET_TITLES[k]} text={snippets[k]} />,
+              }))}
+            />
+            <HookTabs access={a.access} i={i} />
           </section>
         )
       })}
@@ -180,9 +233,14 @@ function SignInSnippets(props: { url: string; roomId: string }) {
         The agent's client opens a browser on this site; sign in, then choose room <code>{props.roomId}</code>, the
         agent id and the access. The connection is listed on the Keys page, where you can revoke it.
       </p>
-      {SNIPPET_ORDER.map((k) => (
-        <Copyable key={k} id={`oauth-${k}`} label={`${SNIPPET_TITLES[k]}, signing in`} text={snippets[k]} />
-      ))}
+      <Tabs
+        id="oauth"
+        label="MCP client configuration, signing in"
+        panels={SNIPPET_ORDER.map((k) => ({
+          title: TAB_TITLES[k],
+          body: <Copyable id={`oauth-${k}`} label={`${SNIPPET_TITLES[k]}, signing in`} text={snippets[k]} />,
+        }))}
+      />
     </section>
   )
 }

@@ -7,6 +7,7 @@ import { requireRole } from '../auth/permissions.js'
 import type { Audit } from '../auth/audit.js'
 import type { Core } from '../core/index.js'
 import { AppError, RoomNotFound } from '../shared/errors.js'
+import type { Caller } from '../core/fields.js'
 import { roomId as roomIdField } from '../shared/fields.js'
 import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -25,7 +26,8 @@ type Room = { teamId: string; roomId: string }
  * task or ctx to open).
  */
 type Done = { action: string; target: string; anchor: string; open?: { task: string } | { ctx: string } }
-type Change = (room: Room, agent: string, form: URLSearchParams) => Promise<Done>
+/** A change, made as the signed-in person (`human:<name>`, via their sign-in) in `c.room`. */
+type Change = (c: Caller & { room: Room }, form: URLSearchParams) => Promise<Done>
 
 /** Which form of the room page a post came from (kept.tsx): the page shows that one again when refused. */
 export function formKey(path: string, f: URLSearchParams): string {
@@ -53,9 +55,9 @@ export class Steer {
 
   register(web: Web): void {
     const core = this.deps.core
-    this.on(web, '/room/events', async (room, agent, f) => {
+    this.on(web, '/room/events', async (caller, f) => {
+      const room = caller.room
       const replyTo = opt(f, 'reply_to')
-      const caller = { room, agent }
       const { event } = replyTo
         ? await core.events.reply(caller, { event_id: replyTo, text: req(f, 'text'), type: opt(f, 'type') ?? 'answer' })
         : await core.events.post(caller, { type: opt(f, 'type') ?? 'message', text: req(f, 'text') })
@@ -65,7 +67,8 @@ export class Steer {
         anchor: `event-${event.id}`,
       }
     })
-    this.on(web, '/room/reviews', async (room, agent, f) => {
+    this.on(web, '/room/reviews', async (caller, f) => {
+      const room = caller.room
       const decision = f.get('decision')
       if (decision !== 'approve' && decision !== 'reject')
         throw new AppError('invalid_request', 'decision: must be approve or reject', { field: 'decision' })
@@ -75,30 +78,28 @@ export class Steer {
       const how = { override: true }
       const { review } =
         decision === 'approve'
-          ? await core.reviews.approve({ room, agent }, input, how)
-          : await core.reviews.reject({ room, agent }, input, how)
+          ? await core.reviews.approve(caller, input, how)
+          : await core.reviews.reject(caller, input, how)
       return {
         action: decision === 'approve' ? 'approved review' : 'rejected review',
         target: `${review.id} (room ${room.roomId}${overrode(review.overrode)})`,
         anchor: 'reviews',
       }
     })
-    this.on(web, '/room/tasks', async (room, agent, f) => {
+    this.on(web, '/room/tasks', async (caller, f) => {
+      const room = caller.room
       const taskId = opt(f, 'task_id')
       if (taskId === undefined) {
         const deps = (opt(f, 'depends_on') ?? '')
           .split(',')
           .map((d) => d.trim())
           .filter((d) => d !== '')
-        const { task } = await core.plan.addTask(
-          { room, agent },
-          {
-            title: req(f, 'title'),
-            priority: opt(f, 'priority') ?? 'normal',
-            depends_on: deps,
-            ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}),
-          },
-        )
+        const { task } = await core.plan.addTask(caller, {
+          title: req(f, 'title'),
+          priority: opt(f, 'priority') ?? 'normal',
+          depends_on: deps,
+          ...(opt(f, 'notes') ? { notes: opt(f, 'notes') } : {}),
+        })
         return {
           action: 'added task',
           target: `${task.id} (room ${room.roomId})`,
@@ -112,7 +113,7 @@ export class Steer {
       if (f.has('assignee')) patch.assignee = (f.get('assignee') ?? '').trim()
       if (f.has('notes')) patch.notes = f.get('notes') ?? ''
       if (f.get('force') === '1') patch.force = true
-      const { task } = await core.plan.updateTask({ room, agent }, patch)
+      const { task } = await core.plan.updateTask(caller, patch)
       return {
         action: 'edited task',
         target: `${task.id} (room ${room.roomId})`,
@@ -120,11 +121,13 @@ export class Steer {
         open: { task: task.id },
       }
     })
-    this.on(web, '/room/context', async (room, agent, f) => {
-      const { entry } = await core.context.write(
-        { room, agent },
-        { type: req(f, 'type'), key: req(f, 'key'), body: req(f, 'body') },
-      )
+    this.on(web, '/room/context', async (caller, f) => {
+      const room = caller.room
+      const { entry } = await core.context.write(caller, {
+        type: req(f, 'type'),
+        key: req(f, 'key'),
+        body: req(f, 'body'),
+      })
       return {
         action: 'wrote context',
         target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`,
@@ -146,7 +149,8 @@ export class Steer {
     let done
     try {
       requireRole(user.role, 'room.write')
-      done = await change(room, humanId(user.name, user.email), r.form)
+      const via = { kind: 'person' as const, id: user.id, label: user.name || user.email }
+      done = await change({ room, agent: humanId(user.name, user.email), via }, r.form)
     } catch (err) {
       const refused = refusal(err)
       if (refused && !(refused instanceof RoomNotFound))

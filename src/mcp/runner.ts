@@ -5,7 +5,7 @@
 // object of docs/errors.md, so a model can read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { requireScope } from '../auth/permissions.js'
-import { roomFor, type Principal } from '../auth/principal.js'
+import { roomFor, viaFor, type Principal } from '../auth/principal.js'
 import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
@@ -103,7 +103,12 @@ export async function runTool(
     } else {
       const room = roomFor(opts.principal, args.room_id as string)
       if (!room) throw new RoomNotFound(args.room_id as string)
-      ctx.caller = { room, agent: args.agent_id as string, idempotencyKey: args.idempotency_key as string | undefined }
+      ctx.caller = {
+        room,
+        agent: args.agent_id as string,
+        idempotencyKey: args.idempotency_key as string | undefined,
+        via: viaFor(p),
+      }
     }
     const result = await def.run(ctx, args)
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })

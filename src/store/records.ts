@@ -104,6 +104,8 @@ export type CredentialReach = {
    * before it was recorded).
    */
   created_by?: string
+  /** Its label, as records made with it name it. */
+  label?: string
 }
 
 /** A team key or a room invite key (only its hash: the secret is never stored). */
@@ -111,7 +113,6 @@ export type StoredCredential = CredentialReach & {
   id: string
   hash: string
   hint: string
-  label?: string
   room_id?: string
   created_at: number
   revoked_at?: number

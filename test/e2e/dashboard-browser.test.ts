@@ -126,6 +126,23 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
   t.match(copied, /^claude mcp add --transport http agentrooms /, 'the copied Claude Code command')
   t.match(auth, /^Bearer ar_room_/, 'with a room invite key of its own')
   t.equal(new URL(url!).port, new URL(a.base).port, 'pointing at this service')
+  await snippet.getByRole('button', { name: 'Copy', exact: true }).waitFor()
+  t.pass('"Copied" turns back into "Copy"')
+  // The clients' configurations are tabs: one shows at a time, arrow keys move between them.
+  const clients = page.getByRole('tablist', { name: 'MCP client configuration for backend' })
+  await clients.getByRole('tab', { name: 'Cursor' }).click()
+  t.ok(await page.getByLabel('Cursor (.cursor/mcp.json)', { exact: true }).isVisible(), 'the Cursor tab shows its file')
+  t.notOk(await snippet.isVisible(), 'and hides the Claude Code command')
+  await page.keyboard.press('ArrowRight')
+  t.equal(
+    await clients.getByRole('tab', { selected: true }).textContent(),
+    'VS Code',
+    'ArrowRight selects the next tab',
+  )
+  t.ok(
+    await page.getByRole('tablist', { name: 'Stop hook for backend' }).isVisible(),
+    'the Stop hooks have tabs of their own',
+  )
 
   // The room page is open when the agent starts, on the other node, configured from the copy.
   await page.goto(`${site}/room?id=web-shop`)

@@ -4,6 +4,8 @@
 // reaches the page.
 import t from 'tap'
 import { snippetsFor } from '../../src/shared/snippets.js'
+import { hookConfigs, MAX_BLOCKS_DEFAULT } from '../../src/shared/hook-configs.js'
+import { HOOK_WAIT_S } from '../../src/dashboard/rooms.js'
 import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
 import { INVITES_PER_ROOM } from '../../src/auth/teams.js'
 import { signedInOperator } from '../helpers/accounts.js'
@@ -78,6 +80,25 @@ t.test('standalone', async (t) => {
     t.equal(textareaAfter(made.body, 'vscode-1'), expected.vscode)
     t.equal(textareaAfter(made.body, 'codex-1'), expected.codex)
     t.match(textareaAfter(made.body, 'brief-1')!, 'You are agent "backend"')
+    const hooks = hookConfigs({
+      command: ['npx', 'agentrooms'],
+      base: n.node.baseUrl,
+      room: roomId,
+      agent: 'backend',
+      waitS: HOOK_WAIT_S,
+      mentions: false,
+      maxBlocks: MAX_BLOCKS_DEFAULT,
+    })
+    hooks.forEach((h, j) =>
+      t.equal(textareaAfter(made.body, `hook-1-${j}`), h.text, `the Stop hook as the CLI prints it: ${h.title}`),
+    )
+    const http = JSON.parse(hooks[1]!.text).hooks.Stop[0].hooks[0] as { url: string }
+    const stop = await fetch(http.url.replace('wait_s=300', 'wait_s=0'), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ hook_event_name: 'Stop', stop_hook_active: false }),
+    })
+    t.equal(stop.status, 200, "the HTTP hook's URL answers the agent's key")
     const planner = /Bearer (ar_room_[A-Za-z0-9_.-]+)/.exec(textareaAfter(made.body, 'claude_code-0')!)?.[1]
     t.not(planner, key, 'every agent has its own key')
 

@@ -9,6 +9,8 @@
 // loads this script; only the room page follows a stream.
 
 const RETRY_MS = 1000
+/** How long a copy button says "Copied" before it reads "Copy" again. */
+const COPIED_MS = 2000
 
 function copyButtons(root: ParentNode): void {
   root.querySelectorAll<HTMLButtonElement>('button[data-copy]').forEach((b) => {
@@ -16,15 +18,79 @@ function copyButtons(root: ParentNode): void {
     if (!area || b.dataset.ready) return
     b.dataset.ready = '1'
     b.hidden = false
+    let reset: ReturnType<typeof setTimeout> | undefined
+    const say = (text: string) => {
+      b.textContent = text
+      clearTimeout(reset)
+      reset = setTimeout(() => (b.textContent = 'Copy'), COPIED_MS)
+    }
     b.addEventListener('click', () => {
       void navigator.clipboard.writeText(area.value).then(
-        () => (b.textContent = 'Copied'),
+        () => say('Copied'),
         () => {
           area.select()
-          b.textContent = 'Press Ctrl+C to copy'
+          say('Press Ctrl+C to copy')
         },
       )
     })
+  })
+}
+
+/** Turns each [data-tabs] group of panels into a tab list showing one panel at a time. */
+function tabs(root: ParentNode): void {
+  root.querySelectorAll<HTMLElement>('[data-tabs]').forEach((group) => {
+    if (group.dataset.ready) return
+    group.dataset.ready = '1'
+    const panels = Array.from(group.querySelectorAll<HTMLElement>(':scope > .tab-panel'))
+    const list = document.createElement('div')
+    list.setAttribute('role', 'tablist')
+    list.setAttribute('aria-label', group.dataset.tabs ?? '')
+    const buttons = panels.map((panel, i) => {
+      const b = document.createElement('button')
+      b.type = 'button'
+      b.id = `${panel.id}-tab`
+      b.textContent = panel.dataset.tabTitle ?? String(i + 1)
+      b.setAttribute('role', 'tab')
+      b.setAttribute('aria-controls', panel.id)
+      panel.setAttribute('role', 'tabpanel')
+      panel.setAttribute('aria-labelledby', b.id)
+      b.addEventListener('click', () => select(i))
+      list.append(b)
+      return b
+    })
+    const select = (n: number, focus = false) => {
+      buttons.forEach((b, i) => {
+        b.setAttribute('aria-selected', String(i === n))
+        b.tabIndex = i === n ? 0 : -1
+        panels[i]!.hidden = i !== n
+      })
+      if (focus) buttons[n]!.focus()
+    }
+    list.addEventListener('keydown', (e) => {
+      const at = buttons.indexOf(document.activeElement as HTMLButtonElement)
+      if (at < 0) return
+      const last = buttons.length - 1
+      const to =
+        e.key === 'ArrowRight'
+          ? at === last
+            ? 0
+            : at + 1
+          : e.key === 'ArrowLeft'
+            ? at === 0
+              ? last
+              : at - 1
+            : e.key === 'Home'
+              ? 0
+              : e.key === 'End'
+                ? last
+                : undefined
+      if (to === undefined) return
+      e.preventDefault()
+      select(to, true)
+    })
+    group.prepend(list)
+    group.classList.add('tabbed')
+    select(0)
   })
 }
 
@@ -164,6 +230,7 @@ function busyForms(): void {
 }
 
 copyButtons(document)
+tabs(document)
 countDown()
 busyForms()
 const root = document.querySelector<HTMLElement>('[data-live]')

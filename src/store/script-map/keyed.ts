@@ -91,7 +91,15 @@ export interface KeyedScripts {
     keys: [secrets: Key, keys: Key, invites: Key, team: Key]
     args: [hash: string]
     reply:
-      | { kind: 'team'; id: string; scope?: Scope; access?: Access; agent_id?: string; created_by?: string }
+      | {
+          kind: 'team'
+          id: string
+          scope?: Scope
+          access?: Access
+          agent_id?: string
+          created_by?: string
+          label?: string
+        }
       | {
           kind: 'room'
           id: string
@@ -100,6 +108,7 @@ export interface KeyedScripts {
           access?: Access
           agent_id?: string
           created_by?: string
+          label?: string
         }
       | { kind?: undefined }
   }

@@ -34,7 +34,7 @@ export interface RoomScripts {
     reply: { task: StoredTask; blocked_by: string[]; added: boolean }
   }
   addTask: {
-    args: [task: Buffer, notes: string, limit: number, force: Flag]
+    args: [task: Buffer, notes: string, limit: number, force: Flag, via: string]
     reply: { task: StoredTask; notes?: string }
   }
   createRoom: { args: [room: Buffer, starter: Buffer]; reply: { room: Meta } }
@@ -53,7 +53,7 @@ export interface RoomScripts {
   getVar: { args: [name: string]; reply: { var: StoredRecord } }
   incrementVar: { args: [name: string, by: string, limit: number]; reply: { var: StoredRecord } }
   leaveRoom: {
-    args: [retained: number, presenceTtlMs: number]
+    args: [retained: number, presenceTtlMs: number, via: string]
     keys: [reservations: string]
     reply: { left: true; event: StoredEvent; was_present: boolean; was_online: boolean; released: string[] }
   }
@@ -80,7 +80,7 @@ export interface RoomScripts {
   peekUnread: { args: []; reply: { unread: number } }
   peekUnreadEvents: { args: [limit: number]; reply: { events: StoredEvent[] } }
   postEvent: {
-    args: [type: string, text: string, data: string, replyTo: string, retained: number]
+    args: [type: string, text: string, data: string, replyTo: string, retained: number, via: string]
     reply: { event: StoredEvent }
   }
   readContext: { args: [type: string, key: string, version: number | '']; reply: Record<string, never>; rows: true }
@@ -238,15 +238,16 @@ export interface RoomScripts {
       expectedVersion: string,
       bodyBytes: number,
       keep: number,
+      via: string,
     ]
     reply: { entry: StoredRecord; changed: boolean }
   }
   updateTask: {
-    args: [taskId: string, patch: Buffer, force: Flag, retained: number]
+    args: [taskId: string, patch: Buffer, force: Flag, retained: number, via: string]
     reply: { task: StoredTask; notes?: string; changed: string[]; unblocked: string[]; overrode?: string }
   }
   writeContext: {
-    args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number]
+    args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number, via: string]
     reply: { entry: StoredRecord; changed: boolean; created: boolean }
   }
 }
