@@ -1,7 +1,8 @@
 --[[
   Changes a task: title, notes, status, assignee, priority, order. Claiming is part of it: setting
   status in_progress (assignee defaults to the caller) fails with conflict when another agent
-  holds the task in progress, or when a dependency is not done, unless force is given. A repeat
+  holds the task in progress, when the task is done or cancelled already, or when a dependency is
+  not done, unless force is given (forcing a claim of a finished task reopens it). A repeat
   claim by the holder succeeds. Finishing a task (done/cancelled) reports the tasks it unblocked.
   Changing anything but priority and order of a task another agent holds in progress is a
   conflict too unless force is given; with force the change goes through, and the service posts a
@@ -49,6 +50,11 @@ if not force and task.status == 'in_progress' and task.assignee and newStatus ==
     and newAssignee ~= task.assignee then
   return fail('conflict', 'task ' .. task.id .. ' is in progress, held by ' .. task.assignee ..
     '; pick another task or pass force', { field = 'assignee', holder = task.assignee })
+end
+if not force and patch.status == 'in_progress' and (task.status == 'done' or task.status == 'cancelled') then
+  return fail('conflict', 'task ' .. task.id .. ' is ' .. task.status .. ' already' ..
+    (task.assignee and (' (' .. task.assignee .. ')') or '') ..
+    '; pick another task, or pass force to reopen it', { field = 'status', status = task.status })
 end
 if not force and newStatus == 'in_progress' and task.status ~= 'in_progress' then
   local blockers = blockersOf(R, task)

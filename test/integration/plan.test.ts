@@ -59,6 +59,31 @@ for (const backend of BACKENDS) {
       })
     })
 
+    t.test('a finished task is not claimed again without force', async (t) => {
+      const room = await newRoom(t, backend)
+      const { plan } = room.core
+      await plan.addTask(room.as('p'), { title: 'a' })
+      await plan.addTask(room.as('p'), { title: 'b' })
+      await plan.updateTask(room.as('alice'), { task_id: 't1', status: 'in_progress' })
+      await plan.updateTask(room.as('alice'), { task_id: 't1', status: 'done' })
+      await plan.updateTask(room.as('p'), { task_id: 't2', status: 'cancelled' })
+      for (const who of ['bob', 'alice'])
+        await t.rejects(plan.updateTask(room.as(who), { task_id: 't1', status: 'in_progress' }), {
+          code: 'conflict',
+          details: { field: 'status', status: 'done' },
+          message: 'task t1 is done already (alice); pick another task, or pass force to reopen it',
+        })
+      await t.rejects(plan.updateTask(room.as('bob'), { task_id: 't2', status: 'in_progress' }), {
+        code: 'conflict',
+        details: { status: 'cancelled' },
+      })
+      t.match((await plan.getTask(room.as('p'), { task_id: 't1' })).task, { status: 'done', assignee: 'alice' })
+      const reopened = await plan.updateTask(room.as('bob'), { task_id: 't1', status: 'in_progress', force: true })
+      t.match(reopened.task, { status: 'in_progress', assignee: 'bob' }, 'force reopens it')
+      const back = await plan.updateTask(room.as('p'), { task_id: 't2', status: 'todo' })
+      t.equal(back.task.status, 'todo', 'moving a finished task back to todo is not a claim')
+    })
+
     t.test("changing another agent's claimed task needs force, and the event records it", async (t) => {
       const room = await newRoom(t, backend)
       const { plan, events } = room.core
