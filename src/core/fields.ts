@@ -4,23 +4,7 @@
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
-import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED } from '../shared/fields.js'
-
-/**
- * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
- * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
- * dashboard. It is made by the service from the verified credential, never from call arguments,
- * so no credential can name another.
- */
-export interface Via {
-  kind: 'key' | 'invite' | 'grant' | 'person'
-  /** The key id, invite key id, grant id or user id. */
-  id: string
-  /** The key's or invite's label, the connected agent's client name, the person's name. */
-  label?: string
-  /** User id of the person behind the credential: who minted the key or consented to the grant. */
-  person?: string
-}
+import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {

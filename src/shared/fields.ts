@@ -40,3 +40,19 @@ export const name = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .regex(NO_CONTROL, 'must not contain control characters')
     .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
+
+/**
+ * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
+ * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
+ * dashboard. It is made by the service from the verified credential, never from call arguments,
+ * so no credential can name another.
+ */
+export interface Via {
+  kind: 'key' | 'invite' | 'grant' | 'person'
+  /** The key id, invite key id, grant id or user id. */
+  id: string
+  /** The key's or invite's label, the connected agent's client name, the person's name. */
+  label?: string
+  /** User id of the person behind the credential: who minted the key or consented to the grant. */
+  person?: string
+}
