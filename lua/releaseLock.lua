@@ -9,6 +9,8 @@
   ARGV[1..6]   common room arguments (includes/openRoom)
   ARGV[7]      lock name
   ARGV[8]      fencing token the caller holds ('' = any)
+  ARGV[9]      '1': a person (the dashboard, never an agent's tool) releases it in place of its
+               holder; the token must then be given ('' or absent: only the holder may)
 
   Returns {released = true, lock} or {released = false, reason};
   conflict (held by another agent, or a stale token; details holder or token).
@@ -21,7 +23,11 @@
 
 local R, early = openRoom('releaseLock')
 if not R then return early end
-local lockKey, name, token = KEYS[ROOM_KEY_COUNT + 1], ARGV[7], ARGV[8]
+local lockKey, name, token, override = KEYS[ROOM_KEY_COUNT + 1], ARGV[7], ARGV[8], ARGV[9] == '1'
+if override and token == '' then
+  return fail('invalid_request', 'token: releasing a lock in place of its holder needs the token it was taken with',
+    { field = 'token' })
+end
 
 local raw = redis.call('GET', lockKey)
 if not raw then
@@ -30,7 +36,7 @@ if not raw then
     reason = 'lock "' .. name .. '" is not held: it expired, was released already or was never acquired' })
 end
 local lock = cmsgpack.unpack(raw)
-if lock.owner ~= R.agent then return heldByOther(R, name, lock) end
+if lock.owner ~= R.agent and not override then return heldByOther(R, name, lock) end
 if token ~= '' and tonumber(token) ~= lock.token then
   return fail('conflict', 'token: ' .. token .. ' is stale; lock "' .. name .. '" was taken again with token ' ..
     lock.token, { field = 'token', token = lock.token })

@@ -6,12 +6,14 @@
   record stays, marked revoked_at, as revokeKey leaves it; the caller announces every returned
   hash on the revocation path (src/auth/keyring.ts: open streams and parked waits end) and
   records each revocation in the audit trail. A credential minted before created_by was recorded
-  names nobody and is left alone.
+  names nobody and is left alone. With ARGV[3] = 'admin' only their team keys of the admin scope
+  go (the person's role was lowered to member, who may hold none).
 
   KEYS[1]  team hash          KEYS[2]  team keys hash
   KEYS[3]  room invites hash  KEYS[4]  secrets hash
   ARGV[1]  user id of the person leaving
   ARGV[2]  retention of revoked records (ms)
+  ARGV[3]  'admin': only team keys with the admin scope; '': every credential they minted
 
   Returns {keys = [record], invites = [record], hashes = [sha256 of each credential revoked]}.
   Effects  keys
@@ -21,13 +23,15 @@ local who = ARGV[1]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local keep = tonumber(ARGV[2])
+local adminOnly = ARGV[3] == 'admin'
 local out = { keys = {}, invites = {}, hashes = {} }
 for _, kind in ipairs({ 'keys', 'invites' }) do
   local records = kind == 'keys' and KEYS[2] or KEYS[3]
   local expired = {}
   for _, raw in ipairs(redis.call('HVALS', records)) do
     local rec = cmsgpack.unpack(raw)
-    if not rec.revoked_at and rec.created_by == who then
+    local chosen = not adminOnly or (kind == 'keys' and rec.scope == 'admin')
+    if not rec.revoked_at and rec.created_by == who and chosen then
       rec.revoked_at = now
       redis.call('HSET', records, rec.id, cmsgpack.pack(rec))
       redis.call('HDEL', KEYS[4], rec.hash)

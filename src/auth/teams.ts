@@ -270,14 +270,19 @@ export class Teams {
    * each announced like any revocation, so their open streams and parked waits end on every node.
    * The team's last live key goes too: the owner mints another on the dashboard. The caller
    * records each revocation in the audit trail. Keys minted before the minter was recorded name
-   * nobody and stay (docs/accounts.md).
+   * nobody and stay (docs/accounts.md). `only: 'admin'`: only their team keys with the admin scope,
+   * when their role is lowered to member (who may hold none).
    */
-  async revokeMemberKeys(teamId: string, userId: string): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
+  async revokeMemberKeys(
+    teamId: string,
+    userId: string,
+    only: 'admin' | '' = '',
+  ): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run(
       'revokeMemberKeys',
       [k.team, k.keys, k.invites, k.secrets],
-      [userId, this.retentionMs],
+      [userId, this.retentionMs, only],
     )
     await Promise.all(listOf(r.hashes).map((h) => this.announce(h)))
     return { keys: listOf(r.keys).map(keyInfo), invites: listOf(r.invites).map(inviteInfo) }

@@ -5,6 +5,7 @@ import type { Store } from '../store/store.js'
 import { Analytics } from './analytics.js'
 import { Context } from './context.js'
 import { Locks } from './locks.js'
+import { Needs } from './needs.js'
 import { Plan } from './plan.js'
 import { Events } from './events.js'
 import { Presence } from './presence.js'
@@ -30,6 +31,7 @@ export class Core {
   readonly summary: Summary
   readonly snapshot: Snapshot
   readonly roomPage: RoomPage
+  readonly needs: Needs
 
   constructor(
     readonly store: Store,
@@ -48,6 +50,7 @@ export class Core {
     this.summary = new Summary(store, settings)
     this.snapshot = new Snapshot(store, settings)
     this.roomPage = new RoomPage(store, settings)
+    this.needs = new Needs(store, settings)
   }
 }
 

@@ -88,15 +88,22 @@ export class Locks {
     return { lock: toLock(v.name, r.lock, r.now), extended: r.extended, unread: r.unread }
   }
 
-  /** Releases the caller's lock; a free lock answers released: false (releasing twice is safe). */
-  async release(c: Caller, input: unknown) {
+  /**
+   * Releases the caller's lock; a free lock answers released: false (releasing twice is safe).
+   * `override`: a person (the dashboard, never an agent's tool) releases another's lock, only the
+   * acquisition of the token given; `holder` says whose it was.
+   */
+  async release(c: Caller, input: unknown, opts: { override?: boolean } = {}) {
     requireAgent(c)
     const v = parse(this.schemas.release, input)
     const key = this.store.keys.lock(c.room, v.name)
-    const r = await isoErrors(this.store.room('releaseLock', c.room, callOptions(c), [v.name, v.token ?? ''], [key]))
-    if (!r.released) return { released: false, name: v.name, reason: r.reason, unread: r.unread }
+    const r = await isoErrors(
+      this.store.room('releaseLock', c.room, callOptions(c), [v.name, v.token ?? '', opts.override ? '1' : ''], [key]),
+    )
+    if (!r.released) return { released: false as const, name: v.name, reason: r.reason, unread: r.unread }
     const { lock } = r
-    return { released: true, name: v.name, token: lock.token, unread: r.unread }
+    const holder = opts.override ? { holder: lock.owner } : {}
+    return { released: true as const, name: v.name, token: lock.token, ...holder, unread: r.unread }
   }
 
   /** The live locks, sorted by name. */

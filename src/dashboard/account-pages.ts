@@ -299,8 +299,27 @@ export class AccountPages {
       requireRole(user.role, 'members.roles')
       const changed = await this.deps.accounts.setRole(r.form.get('user') ?? '', r.form.get('role') ?? '', user)
       await this.deps.audit.record(user.team, actorOf(user), `set role ${changed.role} of`, changed.email)
-      return `${changed.email} is now ${changed.role}.`
+      const n = await this.revokeBeyondRole(changed, actorOf(user))
+      const revoked = n > 0 ? `; the ${n} key(s) they minted beyond it are revoked` : ''
+      return `${changed.email} is now ${changed.role}${revoked}.`
     })
+  }
+
+  /**
+   * A person whose role is lowered keeps no key that does more than the role may: a member, who may
+   * mint no admin-scope key, loses the admin-scope keys they minted; a viewer, who changes nothing,
+   * every key and room invite key they minted. Each revocation is announced and audited as when a
+   * person leaves. Returns how many were revoked.
+   */
+  private async revokeBeyondRole(person: User, actor: string): Promise<number> {
+    if (person.role !== 'member' && person.role !== 'viewer') return 0
+    const only = person.role === 'member' ? 'admin' : ''
+    const { keys, invites } = await this.deps.teams.revokeMemberKeys(person.team, person.id, only)
+    const why = `minted by ${person.email}, now ${person.role}`
+    for (const k of keys) await this.deps.audit.record(person.team, actor, 'revoked key', `${k.keyId} (${why})`)
+    for (const i of invites)
+      await this.deps.audit.record(person.team, actor, 'revoked room invite', `${i.tokenId} (room ${i.roomId}; ${why})`)
+    return keys.length + invites.length
   }
 
   /**

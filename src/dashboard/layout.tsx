@@ -19,6 +19,8 @@ export function Layout(props: {
   title: string
   viewer?: Viewer | undefined
   wide?: boolean
+  /** What needs the person (needs.tsx): counted in the tab's title, "(3) Room · agentrooms". */
+  count?: number
   children: ComponentChildren
 }) {
   return (
@@ -26,7 +28,7 @@ export function Layout(props: {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · agentrooms`}</title>
+        <title>{`${props.count ? `(${num(props.count)}) ` : ''}${props.title} · agentrooms`}</title>
         <link rel="stylesheet" href={STYLESHEET.path} />
         <script src={LIVE_SCRIPT.path} defer />
       </head>
@@ -41,6 +43,7 @@ export function Layout(props: {
           {props.viewer ? (
             <nav aria-label="Account">
               <a href="/">Rooms</a>
+              <a href="/inbox">Inbox</a>
               <a href="/team">Team</a>
               <a href="/team/keys">Keys</a>
               <a href="/team/webhooks">Webhooks</a>

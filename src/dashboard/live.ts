@@ -7,6 +7,8 @@
 //     the page: the last event it rendered), so none is lost or repeated;
 //   - `event: changed` on any other change of the room (plan, context, presence, ...), at most
 //     one per CHANGE_COALESCE_MS, so the page re-reads what it shows;
+//   - `event: changed` every STALE_CHECK_MS besides: an agent going offline announces nothing,
+//     yet it turns its work stale (what needs the person: needs.tsx);
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
@@ -15,6 +17,7 @@ import { AppError } from '../shared/errors.js'
 import type { RoomEvent } from '../core/events.js'
 import { roomId as roomIdField } from '../shared/fields.js'
 import type { Rooms } from '../core/rooms.js'
+import { INBOX_ROOMS, roomsCursor } from './inbox.js'
 import type { Feeds } from '../realtime/feed.js'
 import type { Hub } from '../realtime/hub.js'
 import { resumeOf, sseFrame, type SseSessions } from '../http/sse-session.js'
@@ -22,7 +25,7 @@ import type { Reply, Request } from './page.js'
 import type { Web } from './web.js'
 
 export interface LiveDeps {
-  rooms: Pick<Rooms, 'exists'>
+  rooms: Pick<Rooms, 'exists' | 'page'>
   feeds: Pick<Feeds, 'follow'>
   hub: Pick<Hub, 'listen'>
   sse: Pick<SseSessions, 'open'>
@@ -37,6 +40,9 @@ export const SESSION_CHECK_MS = 5000
 /** Changes other than events are announced at most this often (the page re-reads on each). */
 export const CHANGE_COALESCE_MS = 150
 
+/** How often a page is told to re-read anyway: work turns stale when its agent goes quiet, unannounced. */
+export const STALE_CHECK_MS = 30_000
+
 const SIGNED_OUT = sseFrame('signed-out', {})
 const CHANGED = sseFrame('changed', {})
 const eventFrame = (ev: RoomEvent) => sseFrame('room-event', ev, ev.id)
@@ -46,6 +52,44 @@ export class Live {
 
   register(web: Web): void {
     web.page('GET', '/live', true, (r) => this.stream(r))
+    web.page('GET', '/live/inbox', true, (r) => this.inbox(r))
+  }
+
+  /**
+   * The inbox's stream (GET /live/inbox, with the inbox's ?after=&at= cursor): `changed` when
+   * any room of that page of the inbox changes (at most one per CHANGE_COALESCE_MS) and every
+   * STALE_CHECK_MS; `signed-out` as the room stream. Rooms created after it opened are not
+   * followed (the page lists them on its next load).
+   */
+  private async inbox(r: Request): Promise<Reply> {
+    const { ex } = r
+    const teamId = r.viewer!.user.team
+    const page = await this.deps.rooms.page(teamId, roomsCursor(ex.req.query), INBOX_ROOMS)
+    if (ex.aborted) return { status: 0, streamed: true }
+    const release = this.deps.openCaps.take({ teamId, credential: `user:${r.viewer!.user.id}` })
+    const s = this.deps.sse.open(ex)
+    s.onEnd(release)
+    s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
+    const changed = this.changes(s)
+    for (const room of page.rooms) s.onEnd(this.deps.hub.listen({ teamId, roomId: room.room_id }, changed))
+    s.comment(`following ${page.rooms.length} rooms`)
+    return { status: 200, streamed: true }
+  }
+
+  /** A listener that writes `changed` at most once per CHANGE_COALESCE_MS, and every STALE_CHECK_MS. */
+  private changes(s: { write(frame: string): void; onEnd(fn: () => void): void }): () => void {
+    let changeTimer: NodeJS.Timeout | undefined
+    const tick = setInterval(() => s.write(CHANGED), STALE_CHECK_MS)
+    s.onEnd(() => {
+      clearTimeout(changeTimer)
+      clearInterval(tick)
+    })
+    return () => {
+      changeTimer ??= setTimeout(() => {
+        changeTimer = undefined
+        s.write(CHANGED)
+      }, CHANGE_COALESCE_MS)
+    }
   }
 
   private async stream(r: Request): Promise<Reply> {
@@ -63,16 +107,7 @@ export class Live {
     s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    let changeTimer: NodeJS.Timeout | undefined
-    s.onEnd(() => clearTimeout(changeTimer))
-    s.onEnd(
-      this.deps.hub.listen(room, () => {
-        changeTimer ??= setTimeout(() => {
-          changeTimer = undefined
-          s.write(CHANGED)
-        }, CHANGE_COALESCE_MS)
-      }),
-    )
+    s.onEnd(this.deps.hub.listen(room, this.changes(s)))
     await s.attach(
       this.deps.feeds.follow(
         room,

@@ -15,6 +15,7 @@ import { PAGED, type Paged } from '../core/room-page.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
+import { InboxPages } from './inbox.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
@@ -41,7 +42,7 @@ interface Created {
 }
 
 export interface PagesDeps {
-  core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan'>
+  core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan' | 'locks' | 'needs'>
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
@@ -109,10 +110,13 @@ export class Pages {
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
+    const inbox = new InboxPages({ core: this.deps.core })
+    inbox.register(web)
     new Steer({
       core: this.deps.core,
       audit: this.deps.audit,
       roomPage: (r, extra, status) => this.room(r, extra, status),
+      inboxPage: (r, extra, status) => inbox.page(r, extra, status),
     }).register(web)
   }
 
@@ -339,12 +343,14 @@ export class Pages {
       taskId ? this.openTask(c, taskId) : undefined,
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
+      this.deps.core.needs.read(c),
     ])
     // A missing room is RoomNotFound, which the failure page words (inPageWords).
-    const [view, task, context, search] = await reads
+    const [view, task, context, search, needs] = await reads
     const props: RoomPageProps = {
       viewer,
       view,
+      needs,
       here: new Here(room.roomId, q),
       size: ROOM_PAGE_SIZE,
       human: humanId(viewer.user.name, viewer.user.email),

@@ -13,6 +13,8 @@ import { Feed } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
+import { needsCount, type RoomNeeds } from '../core/needs.js'
+import { NeedsBlock } from './needs.js'
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 
@@ -53,6 +55,8 @@ export interface RoomPageProps {
   /** The agent id the signed-in person acts as (human:<name>). */
   human: string
   view: RoomView
+  /** What in the room needs the person (the block at the top, and the count in the title). */
+  needs: RoomNeeds
   here: Here
   /** Cards per column and rows per list. */
   size: number
@@ -71,7 +75,7 @@ export function RoomPage(p: RoomPageProps) {
   // Following the stream from the last event shown, unless the page shows older events.
   const last = here.get('before') ? '' : (view.events.at(-1)?.id ?? '')
   return (
-    <Layout title={view.room.name} viewer={p.viewer} wide>
+    <Layout title={view.room.name} viewer={p.viewer} count={needsCount(p.needs)} wide>
       <nav aria-label="Breadcrumb" class="small crumbs">
         <a href="/">Rooms</a> / <span aria-current="page">{roomId}</span>
       </nav>
@@ -88,6 +92,7 @@ export function RoomPage(p: RoomPageProps) {
         {num(view.counts.events)} events posted · {num(view.presence.online_count)} agents online
       </p>
       <Flash notice={p.notice} error={p.error} />
+      <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
         <a href="#plan">Plan</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
         <a href="#reviews">Reviews</a> <a href="#locks">Locks</a> <a href="#vars">Vars</a>{' '}

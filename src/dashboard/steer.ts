@@ -12,12 +12,15 @@ import { roomId as roomIdField } from '../shared/fields.js'
 import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 import { keep, type Kept } from './kept.js'
+import { NEEDS_FORM } from './needs.js'
 
 export interface SteerDeps {
-  core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context'>
+  core: Pick<Core, 'events' | 'reviews' | 'plan' | 'context' | 'locks'>
   audit: Pick<Audit, 'record'>
   /** Shows the room page with the refused form kept (pages.ts). */
   roomPage(r: Request, extra: { kept: Kept }, status: number): Promise<Reply>
+  /** Shows the team's inbox with the refused form kept (inbox.tsx). */
+  inboxPage(r: Request, extra: { kept: Kept }, status: number): Promise<Reply>
 }
 
 type Room = { teamId: string; roomId: string }
@@ -29,13 +32,19 @@ type Done = { action: string; target: string; anchor: string; open?: { task: str
 /** A change, made as the signed-in person (`human:<name>`, via their sign-in) in `c.room`. */
 type Change = (c: Caller & { room: Room }, form: URLSearchParams) => Promise<Done>
 
-/** Which form of the room page a post came from (kept.tsx): the page shows that one again when refused. */
+/**
+ * Which form of the room page a post came from (kept.tsx): the page shows that one again when
+ * refused. Forms of the "what needs you" block (`from=needs`, needs.tsx) are keyed apart from the
+ * same forms elsewhere on the page.
+ */
 export function formKey(path: string, f: URLSearchParams): string {
   const id = (name: string) => (f.get(name) ?? '').trim()
-  if (path === '/room/events') return id('reply_to') ? `reply:${id('reply_to')}` : 'post'
-  if (path === '/room/reviews') return `review:${id('review_id')}`
-  if (path === '/room/tasks') return id('task_id') ? `task:${id('task_id')}` : 'task'
-  return path.slice('/room/'.length)
+  const from = f.get('from') === 'needs' ? NEEDS_FORM : ''
+  if (path === '/room/events') return from + (id('reply_to') ? `reply:${id('reply_to')}` : 'post')
+  if (path === '/room/reviews') return `${from}review:${id('review_id')}`
+  if (path === '/room/tasks') return from + (id('task_id') ? `task:${id('task_id')}` : 'task')
+  if (path === '/room/locks/release') return `${from}lock:${id('name')}`
+  return from + path.slice('/room/'.length)
 }
 
 /** An optional form field: absent or blank is undefined. */
@@ -113,12 +122,27 @@ export class Steer {
       if (f.has('assignee')) patch.assignee = (f.get('assignee') ?? '').trim()
       if (f.has('notes')) patch.notes = f.get('notes') ?? ''
       if (f.get('force') === '1') patch.force = true
+      // The block's "nobody": a stale task goes back to to do, not in progress with no one.
+      if (f.get('from') === 'needs' && patch.assignee === '') patch.status = 'todo'
       const { task } = await core.plan.updateTask(caller, patch)
       return {
         action: 'edited task',
         target: `${task.id} (room ${room.roomId})`,
         anchor: 'open-task',
         open: { task: task.id },
+      }
+    })
+    this.on(web, '/room/locks/release', async (caller, f) => {
+      // A person releases a lock in place of its holder (an agent gone offline): only the
+      // acquisition the page showed (its token), never one taken since.
+      const name = req(f, 'name')
+      const token = Number(req(f, 'token'))
+      const r = await core.locks.release(caller, { name, token }, { override: true })
+      const how = r.released ? `; in place of ${r.holder}` : '; it was free already'
+      return {
+        action: 'released lock',
+        target: `${name} (room ${caller.room.roomId}${how})`,
+        anchor: 'locks',
       }
     })
     this.on(web, '/room/context', async (caller, f) => {
@@ -146,6 +170,7 @@ export class Steer {
     const v = roomIdField.safeParse(r.form.get('room') ?? '')
     if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
     const room = { teamId: user.team, roomId: v.data }
+    const inbox = r.form.get('from') === 'needs' && r.form.get('back') === 'inbox'
     let done
     try {
       requireRole(user.role, 'room.write')
@@ -153,12 +178,17 @@ export class Steer {
       done = await change({ room, agent: humanId(user.name, user.email), via }, r.form)
     } catch (err) {
       const refused = refusal(err)
-      if (refused && !(refused instanceof RoomNotFound))
-        return this.deps.roomPage(r, { kept: keep(formKey(r.ex.req.path, r.form), r.form, refused) }, refused.status)
+      if (refused && !(refused instanceof RoomNotFound)) {
+        const kept = { kept: keep(formKey(r.ex.req.path, r.form), r.form, refused) }
+        return inbox ? this.deps.inboxPage(r, kept, refused.status) : this.deps.roomPage(r, kept, refused.status)
+      }
       throw err
     }
     await this.deps.audit.record(user.team, actorOf(user), done.action, done.target)
-    // Post/redirect/get: a reload does not post twice.
+    // Post/redirect/get: a reload does not post twice. A form of the "what needs you" block goes
+    // back to the block it came from (the inbox's, or the room page's).
+    if (inbox) return see(`/inbox#needs-${room.roomId}`)
+    if (r.form.get('from') === 'needs') return see(`/room?${new URLSearchParams({ id: room.roomId }).toString()}#needs`)
     const at = new URLSearchParams({ id: room.roomId, ...done.open })
     return see(`/room?${at.toString()}#${done.anchor}`)
   }

@@ -95,6 +95,7 @@ t.test('every page, signed out and in', async (t) => {
   await core.reviews.request(as('backend'), { target: { kind: 'task', task_id: 't1' }, note: 'Schema ready.' })
 
   await go('rooms', '/')
+  await go('inbox', '/inbox')
   await go('room', '/room?id=Shop')
   await go('room, a task open', '/room?id=Shop&task=t1')
   await go('room, context history and diff', '/room?id=Shop&ctx=brief%2Fproduct&from=1&to=2')

@@ -136,6 +136,9 @@ function follow(root: HTMLElement): void {
         prev.replaceWith(document.importNode(next, true))
       })
       copyButtons(document)
+      // The count of what needs the person rides in the title: "(3) Room · agentrooms".
+      document.title = doc.title
+      needsChanged(needsIn(doc))
       root.dataset.updated = String(Date.now())
     } catch {
       say('reconnecting', 'Reconnecting…')
@@ -229,9 +232,68 @@ function busyForms(): void {
   })
 }
 
+/** What needs the person on a page: the sum of its "what needs you" blocks' counts (needs.tsx). */
+function needsIn(doc: ParentNode): number {
+  let n = 0
+  doc.querySelectorAll<HTMLElement>('[data-needs]').forEach((el) => (n += Number(el.dataset.needs) || 0))
+  return n
+}
+
+const NOTIFY_KEY = 'agentrooms.notify'
+let needsShown = needsIn(document)
+
+/** Whether the person asked to be notified (and the browser lets us). */
+const notifying = (): boolean =>
+  'Notification' in window && Notification.permission === 'granted' && localStorage.getItem(NOTIFY_KEY) === '1'
+
+/** A browser notification when more needs the person than before, if they asked for them. */
+function needsChanged(n: number): void {
+  const more = n > needsShown
+  needsShown = n
+  if (!more || !notifying()) return
+  const note = new Notification(`${n} ${n === 1 ? 'thing needs' : 'things need'} you`, {
+    body: document.title,
+    tag: 'agentrooms-needs',
+  })
+  note.onclick = () => {
+    window.focus()
+    note.close()
+  }
+}
+
+/**
+ * The "Notify me" button (#notify): shown only where the Notification API is; asks the browser's
+ * permission only when pressed, and turns notifications off again on a second press.
+ */
+function notifyButton(): void {
+  const b = document.getElementById('notify') as HTMLButtonElement | null
+  if (!b || !('Notification' in window)) return
+  const label = () => {
+    if (Notification.permission === 'denied') {
+      b.textContent = 'Notifications are blocked for this site in your browser'
+      b.disabled = true
+    } else b.textContent = notifying() ? 'Stop notifying me' : 'Notify me when agents need me'
+    b.setAttribute('aria-pressed', String(notifying()))
+  }
+  b.hidden = false
+  label()
+  b.addEventListener('click', () => {
+    if (notifying()) {
+      localStorage.removeItem(NOTIFY_KEY)
+      label()
+      return
+    }
+    void Notification.requestPermission().then((p) => {
+      if (p === 'granted') localStorage.setItem(NOTIFY_KEY, '1')
+      label()
+    })
+  })
+}
+
 copyButtons(document)
 tabs(document)
 countDown()
 busyForms()
+notifyButton()
 const root = document.querySelector<HTMLElement>('[data-live]')
 if (root) follow(root)

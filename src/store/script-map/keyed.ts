@@ -157,7 +157,7 @@ export interface KeyedScripts {
   }
   revokeMemberKeys: {
     keys: [team: Key, keys: Key, invites: Key, secrets: Key]
-    args: [userId: string, retentionMs: number]
+    args: [userId: string, retentionMs: number, only: 'admin' | '']
     // Lua packs an empty list as an empty map.
     reply: {
       keys: StoredCredential[] | Record<string, never>

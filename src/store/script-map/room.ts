@@ -155,6 +155,19 @@ export interface RoomScripts {
     }
     rows: true
   }
+  readNeeds: {
+    args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number]
+    reply: {
+      sections: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
+      totals: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
+      /** The last-seen time (ms) of each offline agent the rows name that was ever seen. */
+      seen: LuaMap<number>
+      /** Agents seen within the presence TTL, most recent first. */
+      online: string[] | LuaMap<never>
+      now: number
+    }
+    rows: true
+  }
   readRecords: {
     args: [contexts: number, vars: number, reviews: number, ...names: string[]]
     reply: Record<string, never>
@@ -194,7 +207,7 @@ export interface RoomScripts {
     reply: { released: string[]; not_held: string[] }
   }
   releaseLock: {
-    args: [name: string, token: number | '']
+    args: [name: string, token: number | '', override?: '' | '1']
     keys: [lock: string]
     reply: { released: true; lock: StoredLock } | { released: false; reason: string }
   }
