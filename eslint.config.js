@@ -17,7 +17,7 @@ export const LAYERS = {
   mcp: ['search', 'webhooks', 'auth', 'realtime', 'core', 'store', 'shared'],
   search: ['realtime', 'core', 'store', 'shared'],
   webhooks: ['core', 'store', 'shared'],
-  auth: ['core', 'store', 'shared'],
+  auth: ['store', 'shared'],
   realtime: ['core', 'store', 'shared'],
   core: ['store', 'shared'],
   store: ['shared'],

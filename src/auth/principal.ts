@@ -1,6 +1,6 @@
 // Who a request acts as, once its credential is verified, and what that may reach. What each
 // principal may do is decided in src/auth/permissions.ts, from the fields here.
-import type { Via } from '../core/fields.js'
+import type { Via } from '../shared/fields.js'
 import type { RoomRef } from '../store/keys.js'
 
 /** What a credential reaches: `admin` adds the admin API (/admin) to `agent`'s rooms, stream and snapshot. */

@@ -4,7 +4,7 @@
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
-import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../core/fields.js'
+import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'

@@ -9,10 +9,12 @@ import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
-import { eventId, requireAgent, viaArg, viaOf, type Caller, type Via } from './fields.js'
+import { eventId, requireAgent, viaArg, viaOf, type Caller } from './fields.js'
+import type { Via } from '../shared/fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { iso } from '../shared/time.js'
 import { parse, text } from '../shared/validate.js'
+import { EVENT_TYPE } from '../shared/fields.js'
 
 export interface RoomEvent {
   id: string
@@ -58,8 +60,6 @@ export const EVENT_TYPES = ['message', 'status', 'question', 'answer', 'blocker'
 export const RESERVED_EVENT_TYPES = ['agent_left', 'task_overridden'] as const
 /** Most stream entries one read_events page examines (a rare `type` filter gives a short page). */
 export const READ_SCAN_LIMIT = 1000
-
-export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
 
 /** Any JSON value whose compact JSON is at most `limit` UTF-8 bytes; larger ones fail as too_large. */
 function jsonData(limit: number) {

@@ -1,24 +1,10 @@
-// Field schemas shared by every part of the room model, and the caller of an operation.
+// Field schemas of the room model (tasks, reviews, events, context), and the caller of an
+// operation. The identifiers every layer parses (room, team and agent ids, names) are
+// src/shared/fields.ts; they are used here, not re-exported.
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
-import { ROOM_ID } from '../shared/room-name.js'
-
-/**
- * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
- * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
- * dashboard. It is made by the service from the verified credential, never from call arguments,
- * so no credential can name another.
- */
-export interface Via {
-  kind: 'key' | 'invite' | 'grant' | 'person'
-  /** The key id, invite key id, grant id or user id. */
-  id: string
-  /** The key's or invite's label, the connected agent's client name, the person's name. */
-  label?: string
-  /** User id of the person behind the credential: who minted the key or consented to the grant. */
-  person?: string
-}
+import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {
@@ -43,46 +29,12 @@ export function viaOf(stored: unknown): Via | undefined {
   }
 }
 
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/
-/**
- * A lone UTF-16 surrogate (with the u flag a pair is one code point and does not match). JSON may
- * carry one (`"\ud800"`), and encoding it as UTF-8 makes it U+FFFD: distinct ids would collapse
- * into one, so identifiers must be well-formed.
- */
-const LONE_SURROGATE = /[\ud800-\udfff]/u
-const WELL_FORMED = 'must be well-formed Unicode (no lone surrogate such as \\ud800)'
-
-export const roomId = z
-  .string()
-  .regex(ROOM_ID, 'must be 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit')
-export const teamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"')
-export const agentId = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(128, 'must be at most 128 characters')
-  .regex(NO_CONTROL, 'must not contain control characters')
-  .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
 /** An assignee: an agent id, or "" (unassigns). */
 export const assignee = z
   .string()
   .max(128, 'must be at most 128 characters')
   .regex(NO_CONTROL, 'must not contain control characters')
   .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
-export const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(NO_CONTROL, 'must not contain control characters')
-  .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
-/** A short single-line name (lock names, var names, context keys). */
-export const name = (max: number) =>
-  z
-    .string()
-    .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .regex(NO_CONTROL, 'must not contain control characters')
-    .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
 export const taskId = z.string().regex(/^t[1-9][0-9]{0,8}$/, 'must be a task id like "t7"')
 export const reviewId = z.string().regex(/^r[1-9][0-9]{0,8}$/, 'must be a review id like "r3"')
 export const eventId = z.string().regex(/^[0-9]{1,15}-[0-9]{1,15}$/, 'must be an event id like "1732263097123-42"')

@@ -3,7 +3,7 @@
 import { decode } from '@msgpack/msgpack'
 import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
-import { agentId, idempotencyKey } from './fields.js'
+import { agentId, idempotencyKey } from '../shared/fields.js'
 import { AppError } from '../shared/errors.js'
 import { iso } from '../shared/time.js'
 

@@ -4,7 +4,8 @@
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
-import { name, type Caller } from './fields.js'
+import { type Caller } from './fields.js'
+import { name } from '../shared/fields.js'
 import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
 import { parse, text } from '../shared/validate.js'
 

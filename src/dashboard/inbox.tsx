@@ -6,7 +6,7 @@
 import type { Core } from '../core/index.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import type { RoomSummary } from '../core/rooms.js'
-import { roomId as roomIdField } from '../core/fields.js'
+import { roomId as roomIdField } from '../shared/fields.js'
 import { AppError } from '../shared/errors.js'
 import type { Kept } from './kept.js'
 import { Layout, num, type Viewer } from './layout.js'

@@ -6,7 +6,7 @@
 import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
-import type { Via } from '../core/fields.js'
+import type { Via } from '../shared/fields.js'
 import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {

@@ -15,7 +15,7 @@
 import type { OpenCaps } from '../auth/open-caps.js'
 import { AppError } from '../shared/errors.js'
 import type { RoomEvent } from '../core/events.js'
-import { roomId as roomIdField } from '../core/fields.js'
+import { roomId as roomIdField } from '../shared/fields.js'
 import type { Rooms } from '../core/rooms.js'
 import { INBOX_ROOMS, roomsCursor } from './inbox.js'
 import type { Feeds } from '../realtime/feed.js'

@@ -7,7 +7,8 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js'
 import { roomFor, type Principal } from '../auth/principal.js'
 import type { Core } from '../core/index.js'
-import { agentId, contextKey, contextType, roomId as roomIdField } from '../core/fields.js'
+import { contextKey, contextType } from '../core/fields.js'
+import { agentId, roomId as roomIdField } from '../shared/fields.js'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
 

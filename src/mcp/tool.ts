@@ -8,7 +8,7 @@
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { Caller } from '../core/fields.js'
-import { agentId, idempotencyKey, roomId } from '../core/fields.js'
+import { agentId, idempotencyKey, roomId } from '../shared/fields.js'
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean

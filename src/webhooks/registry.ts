@@ -4,7 +4,7 @@
 import { decode, encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import { AppError, RoomNotFound } from '../shared/errors.js'
-import { EVENT_TYPE } from '../core/events.js'
+import { EVENT_TYPE } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'

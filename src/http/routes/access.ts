@@ -2,7 +2,7 @@
 // key cannot see answers not_found whether or not it exists, so nothing leaks.
 import { z } from 'zod'
 import { roomFor, type Principal } from '../../auth/principal.js'
-import { roomId as roomIdField } from '../../core/fields.js'
+import { roomId as roomIdField } from '../../shared/fields.js'
 import { parse } from '../../shared/validate.js'
 import { RoomNotFound } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'

@@ -7,7 +7,7 @@
 import { z } from 'zod'
 import type { Keyring } from '../../auth/keyring.js'
 import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
-import { agentId } from '../../core/fields.js'
+import { agentId } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import type { Wake } from '../../realtime/wake.js'
 import { WAKE_WAIT_MAX_S, wakeReason } from '../../realtime/wake.js'

@@ -2,7 +2,7 @@
 // the paths a commit changes; the answer lists each path another agent holds exclusively, with
 // the holder, its pattern and the expiry. The caller's own and shared reservations never conflict.
 import { z } from 'zod'
-import { agentId } from '../../core/fields.js'
+import { agentId } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import { PATHS_PER_CHECK } from '../../core/reservations.js'
 import type { Route } from '../router.js'

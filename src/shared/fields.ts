@@ -1,0 +1,58 @@
+// Schemas of the identifiers every layer parses (rooms, teams, agents, idempotency keys, event
+// types, short names): one definition, so the API, the MCP tools, the dashboard's forms, auth and the room
+// model accept and refuse the same values with the same messages.
+import { z } from 'zod'
+import { ROOM_ID } from './room-name.js'
+
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+export const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/
+/**
+ * A lone UTF-16 surrogate (with the u flag a pair is one code point and does not match). JSON may
+ * carry one (`"\ud800"`), and encoding it as UTF-8 makes it U+FFFD: distinct ids would collapse
+ * into one, so identifiers must be well-formed.
+ */
+export const LONE_SURROGATE = /[\ud800-\udfff]/u
+export const WELL_FORMED = 'must be well-formed Unicode (no lone surrogate such as \\ud800)'
+
+export const roomId = z
+  .string()
+  .regex(ROOM_ID, 'must be 1-64 characters: letters, digits, "_", "." or "-", starting with a letter or digit')
+export const teamId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be 1-64 letters, digits, "_" or "-"')
+export const agentId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .regex(NO_CONTROL, 'must not contain control characters')
+  .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
+export const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(NO_CONTROL, 'must not contain control characters')
+  .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
+/** An event's type: the room model's posts and the webhook filters that select them by type. */
+export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
+/** A short single-line name (lock names, var names, context keys). */
+export const name = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .regex(NO_CONTROL, 'must not contain control characters')
+    .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
+
+/**
+ * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
+ * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
+ * dashboard. It is made by the service from the verified credential, never from call arguments,
+ * so no credential can name another.
+ */
+export interface Via {
+  kind: 'key' | 'invite' | 'grant' | 'person'
+  /** The key id, invite key id, grant id or user id. */
+  id: string
+  /** The key's or invite's label, the connected agent's client name, the person's name. */
+  label?: string
+  /** User id of the person behind the credential: who minted the key or consented to the grant. */
+  person?: string
+}
