@@ -83,7 +83,7 @@ async function service(redisPort: number, env: Record<string, string> = {}): Pro
   return { port, out: () => out, exit, kill: (s) => child.kill(s) }
 }
 
-function healthy(port: number, ms = 20_000): Promise<boolean> {
+function healthy(port: number, ms = 60_000): Promise<boolean> {
   return eventually(
     () =>
       fetch(`http://127.0.0.1:${port}/health`).then(
@@ -91,7 +91,7 @@ function healthy(port: number, ms = 20_000): Promise<boolean> {
         () => false,
       ),
     ms,
-  ) // false: not listening yet
+  ) // false: not listening yet (a node run from the sources bundles its assets first)
 }
 
 t.test('two service processes on an empty Redis: the key is printed once', async (t) => {
