@@ -236,12 +236,11 @@ export function searchConformance(t: Test, name: string, harness: () => Promise<
         'kinds[0]',
         'an unknown kind',
       )
-      await failsWith(
-        t,
+      // The engine raises the room model's domain error; each transport words it (room_id on MCP).
+      await t.rejects(
         h.engine.search({ room: { teamId: r.teamId, roomId: 'no-such-room' } }, { query: 'x' }),
-        'not_found',
-        'room_id',
-        'a room that does not exist',
+        { name: 'RoomNotFound', code: 'not_found', roomId: 'no-such-room' },
+        'a room that does not exist: RoomNotFound',
       )
     })
 
