@@ -16,7 +16,7 @@ import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
-import { InboxPages } from './inbox.js'
+import { InboxPages, roomsCursor } from './inbox.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
@@ -160,19 +160,9 @@ export class Pages {
   private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
     const q = r.ex.req.query
-    const afterId = q.get('after') ?? undefined
-    if (afterId !== undefined && !roomIdField.safeParse(afterId).success)
-      throw new AppError('invalid_request', 'after: must be a room id, as the "Next rooms" link gives it', {
-        field: 'after',
-      })
-    const at = q.get('at') ?? undefined
-    if (at !== undefined && !/^\d{1,16}$/.test(at))
-      throw new AppError('invalid_request', 'at: must be a whole number, as the "Next rooms" link gives it', {
-        field: 'at',
-      })
-    const after = afterId === undefined ? undefined : { id: afterId, ...(at !== undefined ? { at: Number(at) } : {}) }
+    const after = roomsCursor(q)
     const { rows, next } = await this.rows(viewer.user.team, after)
-    return html(RoomsPage({ viewer, rooms: rows, next, after: afterId, templates: TEMPLATES, ...extra }), status)
+    return html(RoomsPage({ viewer, rooms: rows, next, after: after?.id, templates: TEMPLATES, ...extra }), status)
   }
 
   /**
