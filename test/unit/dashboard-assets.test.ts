@@ -1,7 +1,8 @@
 // The dashboard's assets: the stylesheet is the .css files under src/dashboard/css bundled in
 // app.css's order, the script is client/live.ts, each minified and named by the hash of its
-// content, and the favicon as it is; `npm run build`'s writer puts exactly those bytes and a manifest in its folder; the
-// node run from the sources serves the same bundle; no page carries CSS of its own.
+// content, and the favicon as it is; `npm run build`'s writer puts exactly those bytes and a
+// manifest in its folder; the node run from the sources serves the same bundle; no page carries
+// CSS of its own.
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
