@@ -1,9 +1,9 @@
 // Builds the dashboard's static assets: the stylesheet (css/app.css and what it imports) and the
 // one script (client/live.ts), each bundled and minified by esbuild, and the favicon (favicon.svg,
 // as it is), each named by the hash of its content. `npm run build` writes them with a manifest
-// to dist/assets (scripts/build-assets.mjs), which the compiled node serves; a node run from the TypeScript sources (tsx: `npm run dev`, the
-// tests) builds the same in memory when it starts (assets.ts), so an edited .css file shows on
-// the next start without a build step.
+// to dist/assets (scripts/build-assets.mjs), which the compiled node serves; a node run from the
+// TypeScript sources (tsx: `npm run dev`, the tests) builds the same in memory when it starts
+// (assets.ts), so an edited .css file shows on the next start without a build step.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
