@@ -12,6 +12,8 @@ import type { Kept } from './kept.js'
 import { Feed, eventHref } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
+import { ActivityStrips, PlanGraph } from './room-graph.js'
+import type { PlanPicture } from '../core/plan-graph.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
@@ -62,6 +64,8 @@ export interface RoomPageProps {
   view: RoomView
   /** What in the room needs the person (the block at the top, and the count in the title). */
   needs: RoomNeeds
+  /** The plan's graph and the agents' activity strips. */
+  graph: PlanPicture
   here: Here
   /** Cards per column and rows per list. */
   size: number
@@ -101,19 +105,21 @@ export function RoomPage(p: RoomPageProps) {
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
-        <a href="#plan">Plan</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
-        <a href="#reviews">Reviews</a> <a href="#locks">Locks</a> <a href="#vars">Vars</a>{' '}
-        <a href="#analytics">Analytics</a> <a href="#context">Context</a>
+        <a href="#plan">Plan</a> <a href="#graph">Graph</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
+        <a href="#activity">Activity</a> <a href="#reviews">Reviews</a> <a href="#locks">Locks</a>{' '}
+        <a href="#vars">Vars</a> <a href="#analytics">Analytics</a> <a href="#context">Context</a>
       </nav>
       <SearchBox here={here} search={p.search} />
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
       <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
+      <PlanGraph picture={p.graph} here={here} />
       <div class="room-grid">
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
+          <ActivityStrips activity={p.graph.activity} view={view} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />
