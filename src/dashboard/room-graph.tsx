@@ -150,7 +150,16 @@ function GraphBody(props: { p: PlanPicture; here: Here; onPath: Set<string>; pat
           aria-label={`Dependency graph of ${p.tasks.length} open tasks`}
         >
           <defs>
-            <marker id="g-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+            <marker
+              id="g-arrow"
+              viewBox="0 0 10 10"
+              refX="9"
+              refY="5"
+              markerUnits="userSpaceOnUse"
+              markerWidth="9"
+              markerHeight="9"
+              orient="auto"
+            >
               <path d="M0,0 L10,5 L0,10 z" />
             </marker>
           </defs>
@@ -261,11 +270,19 @@ export function ActivityStrips(props: { activity: Activity; view: RoomView }) {
                 )
               })
               for (const t of held) {
-                const x = xOf(t.ms)
+                const x = Math.min(STRIP_W - 4, Math.max(4, xOf(t.ms)))
                 marks.push(<path key={`h${t.id}`} class="s-held" d={`M${x},22 l4,7 h-8 z`} />)
               }
               for (const t of done)
-                marks.push(<circle key={`d${t.id}`} class="s-done" cx={xOf(t.ms)} cy={26} r={3.5} />)
+                marks.push(
+                  <circle
+                    key={`d${t.id}`}
+                    class="s-done"
+                    cx={Math.min(STRIP_W - 4, Math.max(4, xOf(t.ms)))}
+                    cy={26}
+                    r={3.5}
+                  />,
+                )
               if (lastMs !== undefined && lastMs >= from)
                 marks.push(<line key="seen" class="s-seen" x1={xOf(lastMs)} x2={xOf(lastMs)} y1={0} y2={STRIP_H} />)
               return (

@@ -57,6 +57,20 @@ export class Here {
   }
 }
 
+/** The room page's sections, in the page's order: the links at its top. */
+const SECTIONS = [
+  ['plan', 'Plan'],
+  ['graph', 'Graph'],
+  ['events', 'Events'],
+  ['agents', 'Agents'],
+  ['activity', 'Activity'],
+  ['reviews', 'Reviews'],
+  ['locks', 'Locks'],
+  ['vars', 'Vars'],
+  ['analytics', 'Analytics'],
+  ['context', 'Context'],
+] as const
+
 export interface RoomPageProps {
   viewer: Viewer
   /** The agent id the signed-in person acts as (human:<name>). */
@@ -105,9 +119,12 @@ export function RoomPage(p: RoomPageProps) {
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
-        <a href="#plan">Plan</a> <a href="#graph">Graph</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
-        <a href="#activity">Activity</a> <a href="#reviews">Reviews</a> <a href="#locks">Locks</a>{' '}
-        <a href="#vars">Vars</a> <a href="#analytics">Analytics</a> <a href="#context">Context</a>
+        {SECTIONS.map(([id, label], i) => (
+          <>
+            {i > 0 ? ' ' : null}
+            <a href={`#${id}`}>{label}</a>
+          </>
+        ))}
       </nav>
       <SearchBox here={here} search={p.search} />
       <p class="small muted">
