@@ -121,7 +121,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description: "Posts a short signal to the room's feed, unread for others. Long text goes in context.",
+    description: 'Posts a short signal to the feed, unread for others; long text goes in context.',
     scope: 'room',
     args: {
       ...coreArgs(events.post, {
@@ -220,7 +220,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description: 'Waits up to timeout_s for unread events and consumes them; returns at once if some are unread.',
+    description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread.',
     scope: 'room',
     args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: '1-100, default 50' }),
     output: o.consumed,

@@ -23,9 +23,9 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
     name: 'acquire_lock',
     title: 'Acquire lock',
     description:
-      'Exclusive lock on a named resource for ttl_s; again while holding extends it. Conflict names the holder.',
+      'Exclusive lock on a named resource for ttl_s; again while held extends it. A conflict names the holder.',
     scope: 'room',
-    args: coreArgs(locks.acquire, { name: 'e.g. "file:src/db/schema.ts"', ttl_s: 'Seconds to hold it' }),
+    args: coreArgs(locks.acquire, { name: 'e.g. file:src/db/schema.ts', ttl_s: 'Seconds to hold it' }),
     output: { lock: o.lock, extended: z.boolean() },
     mutates: true,
     core: true,

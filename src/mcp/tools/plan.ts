@@ -9,9 +9,9 @@ import * as o from '../outputs.js'
 import { z } from 'zod'
 
 const plan = planSchemas(CORE_SETTINGS)
-const id = coreArgs(plan.taskRef, { task_id: 'Task id, e.g. t3' })
+const id = coreArgs(plan.taskRef, { task_id: 'Task id like t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
-const ORDER = 'Lower first within a priority (0 or more)'
+const ORDER = 'Rank within a priority, 0 or more, low first'
 
 /** What the plan tools use. */
 export interface PlanToolDeps {
@@ -24,8 +24,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
-    description:
-      'Every task, best first, compact, with counts per status. In a normal turn prefer get_unblocked_tasks.',
+    description: 'Every task, best first, with counts per status; a turn needs only get_unblocked_tasks.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     output: { tasks: z.array(o.taskItem), counts: o.counts, ...o.page },
@@ -36,12 +35,12 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_task',
     title: 'Add task',
-    description: 'Adds a task (ids t1, t2, ...); status in_progress claims it for assignee (default you).',
+    description: 'Adds a task (ids t1, t2, ...).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
       notes: 'Details, acceptance criteria',
-      status: 'in_progress: claim it',
+      status: 'in_progress claims it for assignee',
       assignee: 'Agent id; default you if in_progress',
       depends_on: 'Task ids to finish first',
       priority: 'Default normal',
@@ -67,16 +66,16 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. ' +
-      'done lists what it unblocked.',
+      'Changes a task. status in_progress claims it atomically: a conflict if held or blocked. done lists what it ' +
+      'unblocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
-      task_id: 'Task id, e.g. t3',
+      task_id: 'Task id like t3',
       status: 'in_progress claims it',
       assignee: 'Agent id; "" unassigns',
       title: 'New title',
       notes: 'New notes',
-      force: "Override a conflict or another's task; only when told to",
+      force: 'Override a conflict; only when told to',
     }),
     output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
@@ -113,7 +112,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description: 'Start of a turn: consumes your unread events; your open tasks, reviews for you, claimable count.',
+    description: 'Start of a turn: consumes your unread events; your tasks, reviews for you, claimable count.',
     scope: 'room',
     args: coreArgs(summarySchema, { event_limit: '1-100, default 20', task_limit: '1-100, default 20' }),
     output: {
@@ -136,7 +135,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task for good, with its pending reviews. Prefer status cancelled.',
+    description: 'Deletes a task and its pending reviews for good; prefer status cancelled.',
     scope: 'room',
     args: id,
     output: { deleted: o.str, dependents: o.strs, reviews_removed: o.strs },
@@ -149,7 +148,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     title: 'Set task priority',
     description: 'Sets priority and/or order of a task.',
     scope: 'room',
-    args: coreArgs(plan.setPriority, { task_id: 'Task id, e.g. t3', priority: 'New priority', order: ORDER }),
+    args: coreArgs(plan.setPriority, { task_id: 'Task id like t3', priority: 'New priority', order: ORDER }),
     output: { task: o.task, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
