@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
@@ -13,6 +14,8 @@ export interface Caller {
   readonly idempotencyKey?: string | undefined
   /** The credential the call came with; writes record it (absent: the service's own calls). */
   readonly via?: Via | undefined
+  /** The request's time waiting for Redis, shared by its scripts (absent: each script has the whole deadline). */
+  readonly budget?: WaitBudget | undefined
 }
 
 /** The `via` argument of a writing room script: the credential as compact JSON, '' for none. */

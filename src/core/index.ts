@@ -6,6 +6,7 @@ import { Analytics } from './analytics.js'
 import { Context } from './context.js'
 import { Locks } from './locks.js'
 import { Needs } from './needs.js'
+import { PlanGraph } from './plan-graph.js'
 import { Plan } from './plan.js'
 import { Events } from './events.js'
 import { Presence } from './presence.js'
@@ -32,6 +33,7 @@ export class Core {
   readonly snapshot: Snapshot
   readonly roomPage: RoomPage
   readonly needs: Needs
+  readonly graph: PlanGraph
 
   constructor(
     readonly store: Store,
@@ -51,6 +53,7 @@ export class Core {
     this.snapshot = new Snapshot(store, settings)
     this.roomPage = new RoomPage(store, settings)
     this.needs = new Needs(store, settings)
+    this.graph = new PlanGraph(store)
   }
 }
 

@@ -33,7 +33,7 @@ export function callOptions(c: Caller, touch = true): CallOptions {
         field: 'idempotency_key',
       })
   }
-  return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch }
+  return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch, budget: c.budget }
 }
 
 /** A map a script returned: Lua packs an empty table as a list. */

@@ -43,7 +43,10 @@ interface Created {
 }
 
 export interface PagesDeps {
-  core: Pick<Core, 'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan' | 'locks' | 'needs'>
+  core: Pick<
+    Core,
+    'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan' | 'locks' | 'needs' | 'graph'
+  >
   search: Pick<SearchEngine, 'search'>
   teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
   audit: Pick<Audit, 'record'>
@@ -339,14 +342,16 @@ export class Pages {
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
       this.deps.core.needs.read(c),
+      this.deps.core.graph.read(c),
       filter ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE }) : undefined,
     ])
     // A missing room is RoomNotFound, which the failure page words (inPageWords).
-    const [view, task, context, search, needs, feed] = await reads
+    const [view, task, context, search, needs, graph, feed] = await reads
     const props: RoomPageProps = {
       viewer,
       view,
       needs,
+      graph,
       here: new Here(room.roomId, q),
       size: ROOM_PAGE_SIZE,
       human: humanId(viewer.user.name, viewer.user.email),

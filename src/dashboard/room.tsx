@@ -12,6 +12,8 @@ import type { Kept } from './kept.js'
 import { Feed, eventHref } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
+import { ActivityStrips, PlanGraph } from './room-graph.js'
+import type { PlanPicture } from '../core/plan-graph.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
@@ -55,6 +57,20 @@ export class Here {
   }
 }
 
+/** The room page's sections, in the page's order: the links at its top. */
+const SECTIONS = [
+  ['plan', 'Plan'],
+  ['graph', 'Graph'],
+  ['events', 'Events'],
+  ['agents', 'Agents'],
+  ['activity', 'Activity'],
+  ['reviews', 'Reviews'],
+  ['locks', 'Locks'],
+  ['vars', 'Vars'],
+  ['analytics', 'Analytics'],
+  ['context', 'Context'],
+] as const
+
 export interface RoomPageProps {
   viewer: Viewer
   /** The agent id the signed-in person acts as (human:<name>). */
@@ -62,6 +78,8 @@ export interface RoomPageProps {
   view: RoomView
   /** What in the room needs the person (the block at the top, and the count in the title). */
   needs: RoomNeeds
+  /** The plan's graph and the agents' activity strips. */
+  graph: PlanPicture
   here: Here
   /** Cards per column and rows per list. */
   size: number
@@ -101,19 +119,24 @@ export function RoomPage(p: RoomPageProps) {
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
-        <a href="#plan">Plan</a> <a href="#events">Events</a> <a href="#agents">Agents</a>{' '}
-        <a href="#reviews">Reviews</a> <a href="#locks">Locks</a> <a href="#vars">Vars</a>{' '}
-        <a href="#analytics">Analytics</a> <a href="#context">Context</a>
+        {SECTIONS.map(([id, label], i) => (
+          <>
+            {i > 0 ? ' ' : null}
+            <a href={`#${id}`}>{label}</a>
+          </>
+        ))}
       </nav>
       <SearchBox here={here} search={p.search} />
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
       <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
+      <PlanGraph picture={p.graph} here={here} />
       <div class="room-grid">
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
+          <ActivityStrips activity={p.graph.activity} view={view} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />

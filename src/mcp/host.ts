@@ -195,6 +195,7 @@ export class McpHost implements EndpointHost {
         principal: data.principal,
         abort: extra,
         longRunning: data.longRunning,
+        budget: data.budget,
       })
     })
   }
@@ -251,7 +252,8 @@ export class McpHost implements EndpointHost {
     } catch (err) {
       return Promise.reject(err)
     }
-    return runTool(this.deps, def, args, { principal: data.principal, abort, longRunning: data.longRunning })
+    const { principal, longRunning, budget } = data
+    return runTool(this.deps, def, args, { principal, abort, longRunning, budget })
   }
 
   /**

@@ -82,8 +82,8 @@ export const idempotencyArg = {
  */
 export const LISTED_COMMON = {
   room_id: 'Room id',
-  agent_id: 'Your agent id (one per agent)',
-  idempotency_key: 'Retry key: a repeat returns the first result',
+  agent_id: 'Your agent id',
+  idempotency_key: 'Retry key: a repeat answers as the first',
 }
 const listedCommonArgs = {
   room_id: z.string().describe(LISTED_COMMON.room_id),

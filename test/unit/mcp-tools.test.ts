@@ -163,8 +163,8 @@ t.test('tools/list stays within its token goals (Claude tokenizer, as bench/toke
   // The portable form (every property required, optional ones nullable, objects closed) and a
   // description on every argument cost about a third more than a bare listing; the shared
   // scaffold (object, room_id, agent_id) is about 65 tokens of each room tool.
-  t.ok(all <= 6_700, `all tools: ${all} tokens`)
-  t.ok(core <= 1_600, `core profile: ${core} tokens`)
+  t.ok(all <= 6_400, `all tools: ${all} tokens`)
+  t.ok(core <= 1_500, `core profile: ${core} tokens`)
 })
 
 t.test('a listed entry carries nothing a client can assume or the server checks anyway', async (t) => {

@@ -165,6 +165,10 @@ const BOUNDED: Record<string, string> = {
     'the latest reviews requested: NEEDS_REVIEWS, 200',
   "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
     'tasks in progress: LIMIT 0, NEEDS_TASKS, 200',
+  "readGraph.lua: for i, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
+    'open tasks: LIMIT 0, ARGV[7], GRAPH_TASKS (50)',
+  "readGraph.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
+    'tasks done: LIMIT 0, ACTIVITY_DONE, 200',
   "roomAnalytics.lua: local counts = redis.call('HMGET', R.k.meta, unpack(fields))": 'days: at most 30',
   "claimDeliveries-7.lua: redis.call('HDEL', KEYS[3], unpack(due))": 'CLEAR_BATCH, 1,000',
   "claimDeliveries-7.lua: redis.call('ZREM', KEYS[4], unpack(due))": 'CLEAR_BATCH, 1,000',

@@ -22,11 +22,11 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'write_context',
     title: 'Write context',
-    description: 'Creates or replaces a durable text entry (specs, decisions, handoffs); old versions stay in history.',
+    description: 'Creates or replaces a durable text entry; old versions stay in history.',
     scope: 'room',
     args: coreArgs(context.write, {
       type: 'brief, spec, handoff, change_request, decision, runbook, ...',
-      key: 'Name within the type, e.g. "api"',
+      key: 'Name within the type, e.g. api',
       body: 'Full text (markdown)',
       expected_version: expectedVersion,
     }),

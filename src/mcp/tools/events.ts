@@ -121,7 +121,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'post_event',
     title: 'Post event',
-    description: "Posts a short signal to the room's feed, unread for others. Long text goes in context.",
+    description: 'Posts a short signal to the feed, unread for others; long text goes in context.',
     scope: 'room',
     args: {
       ...coreArgs(events.post, {
@@ -132,11 +132,12 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       }),
       data: coreJsonText(events.post, 'data', DATA),
     },
-    output: { event: o.event },
+    output: { event: o.postedEvent },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.post(caller, { ...a, data: fromJsonText(a.data, 'data') }),
+    run: ({ deps, caller }, a) =>
+      deps.core.events.post(caller, { ...a, data: fromJsonText(a.data, 'data') }).then(o.withPostedEvent),
   }),
   tool({
     name: 'read_events',
@@ -201,10 +202,11 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       }),
       data: coreJsonText(events.reply, 'data', DATA),
     },
-    output: { event: o.event },
+    output: { event: o.postedEvent },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }),
+    run: ({ deps, caller }, a) =>
+      deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }).then(o.withPostedEvent),
   }),
   tool({
     name: 'delete_event',
@@ -220,7 +222,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description: 'Waits up to timeout_s for unread events and consumes them; returns at once if some are unread.',
+    description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread.',
     scope: 'room',
     args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: '1-100, default 50' }),
     output: o.consumed,

@@ -21,7 +21,7 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'get_room_analytics',
     title: 'Get room analytics',
-    description: 'Progress: completion rate, tasks by status, online agents, activity per day.',
+    description: 'Progress: completion rate, tasks by status, online agents, activity by day.',
     scope: 'room',
     args: coreArgs(analyticsSchema, { days: '1-30, default 7' }),
     output: {
@@ -39,9 +39,7 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'search',
     title: 'Search',
-    description:
-      'Full-text search over tasks, context and recent events, best first; results name the record (ref) ' +
-      'with a snippet.',
+    description: 'Full-text search over tasks, context and recent events, best first: each result a ref and a snippet.',
     scope: 'room',
     args: coreArgs(searchSchema, {
       query: 'Words; the last one matches as a prefix',

@@ -9,9 +9,12 @@ import * as o from '../outputs.js'
 import { z } from 'zod'
 
 const plan = planSchemas(CORE_SETTINGS)
-const id = coreArgs(plan.taskRef, { task_id: 'Task id, e.g. t3' })
+const id = coreArgs(plan.taskRef, { task_id: 'Task id like t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
-const ORDER = 'Lower first within a priority (0 or more)'
+const ORDER = 'Rank within a priority, 0 or more, low first'
+
+/** How many claimable tasks get_unblocked_tasks lists by default: a turn claims one. */
+const UNBLOCKED_LIMIT = 5
 
 /** What the plan tools use. */
 export interface PlanToolDeps {
@@ -24,8 +27,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'read_plan',
     title: 'Read plan',
-    description:
-      'Every task, best first, compact, with counts per status. In a normal turn prefer get_unblocked_tasks.',
+    description: 'Every task, best first, with counts per status; a turn needs only get_unblocked_tasks.',
     scope: 'room',
     args: coreArgs(plan.readPlan, { limit: 'Default 50' }),
     output: { tasks: z.array(o.taskItem), counts: o.counts, ...o.page },
@@ -36,21 +38,21 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'add_task',
     title: 'Add task',
-    description: 'Adds a task (ids t1, t2, ...); status in_progress claims it for assignee (default you).',
+    description: 'Adds a task (ids t1, t2, ...).',
     scope: 'room',
     args: coreArgs(plan.addTask, {
       title: 'Short imperative title',
       notes: 'Details, acceptance criteria',
-      status: 'in_progress: claim it',
+      status: 'in_progress claims it for assignee',
       assignee: 'Agent id; default you if in_progress',
       depends_on: 'Task ids to finish first',
       priority: 'Default normal',
       order: ORDER,
     }),
-    output: { task: o.task },
+    output: { task: o.changedTask },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'get_task',
@@ -67,37 +69,43 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     name: 'update_task',
     title: 'Update task / claim',
     description:
-      'Changes a task. Claim: status in_progress, atomic; conflict if another agent holds it or it is blocked. ' +
-      'done lists what it unblocked.',
+      'Changes a task. status in_progress claims it atomically: a conflict if held or blocked. done lists what it ' +
+      'unblocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
-      task_id: 'Task id, e.g. t3',
+      task_id: 'Task id like t3',
       status: 'in_progress claims it',
       assignee: 'Agent id; "" unassigns',
       title: 'New title',
       notes: 'New notes',
-      force: "Override a conflict or another's task; only when told to",
+      force: 'Override a conflict; only when told to',
     }),
-    output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
+    output: { task: o.changedTask, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) =>
-      deps.core.plan.updateTask(caller, a).catch((err: unknown) => {
-        throw claimHint(err)
-      }),
+      deps.core.plan
+        .updateTask(caller, a)
+        .then(o.withChangedTask)
+        .catch((err: unknown) => {
+          throw claimHint(err)
+        }),
   }),
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
     description: 'Todo tasks you can start now, best first. Claim one with update_task.',
     scope: 'room',
-    args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
-    output: { tasks: z.array(o.taskItem), ...o.page },
+    args: coreArgs(plan.listTasks, { limit: `1-200, default ${UNBLOCKED_LIMIT}` }),
+    output: { tasks: z.array(o.claimableItem), ...o.page },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.unblockedTasks(caller, a),
+    run: async ({ deps, caller }, a) => {
+      const r = await deps.core.plan.unblockedTasks(caller, { ...a, limit: a.limit ?? UNBLOCKED_LIMIT })
+      return { ...r, tasks: r.tasks.map((t) => o.without(t, ['status'])) }
+    },
   }),
   tool({
     name: 'get_my_tasks',
@@ -113,7 +121,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_summary',
     title: 'Get my summary',
-    description: 'Start of a turn: consumes your unread events; your open tasks, reviews for you, claimable count.',
+    description: 'Start of a turn: consumes your unread events; your tasks, reviews for you, claimable count.',
     scope: 'room',
     args: coreArgs(summarySchema, { event_limit: '1-100, default 20', task_limit: '1-100, default 20' }),
     output: {
@@ -136,7 +144,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'delete_task',
     title: 'Delete task',
-    description: 'Deletes a task for good, with its pending reviews. Prefer status cancelled.',
+    description: 'Deletes a task and its pending reviews for good; prefer status cancelled.',
     scope: 'room',
     args: id,
     output: { deleted: o.str, dependents: o.strs, reviews_removed: o.strs },
@@ -149,11 +157,11 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     title: 'Set task priority',
     description: 'Sets priority and/or order of a task.',
     scope: 'room',
-    args: coreArgs(plan.setPriority, { task_id: 'Task id, e.g. t3', priority: 'New priority', order: ORDER }),
-    output: { task: o.task, changed: o.strs },
+    args: coreArgs(plan.setPriority, { task_id: 'Task id like t3', priority: 'New priority', order: ORDER }),
+    output: { task: o.changedTask, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'add_dependency',
@@ -161,10 +169,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Makes task_id wait for depends_on; a cycle is refused.',
     scope: 'room',
     args: coreArgs(plan.addDependency, { task_id: 'Task that waits', depends_on: 'Task to finish first' }),
-    output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
+    output: { task: o.changedTask, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a).then(o.withChangedTask),
   }),
 ]
 

@@ -48,7 +48,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'leave_room',
     title: 'Leave room',
-    description: 'Leaving the room: clears your presence, posts agent_left. Release locks and hand off tasks first.',
+    description: 'Clears your presence, posts agent_left. Release locks and hand off tasks first.',
     scope: 'room',
     args: coreArgs(presenceSchemas.leave, {}),
     output: { left: z.boolean(), was_present: z.boolean(), was_online: z.boolean(), event: o.event, released: o.strs },

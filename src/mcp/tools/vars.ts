@@ -8,7 +8,7 @@ import * as o from '../outputs.js'
 import { z } from 'zod'
 
 const vars = varSchemas(CORE_SETTINGS)
-const varName = 'Var name, e.g. "build.status"'
+const varName = 'Var name, e.g. build.status'
 
 /** What the var tools use. */
 export interface VarToolDeps {
@@ -21,8 +21,7 @@ export const varTools: ToolDef<VarToolDeps>[] = [
   tool({
     name: 'set_shared_var',
     title: 'Set shared var',
-    description:
-      'Sets a small named value, or adds increment to a counter atomically. Exactly one of value, increment.',
+    description: 'Sets a small named value, or adds increment to a counter atomically; exactly one of the two.',
     scope: 'room',
     // Two core operations behind one tool: value goes to vars.set, increment to vars.increment's by.
     args: {

@@ -160,6 +160,20 @@ export interface RoomScripts {
     }
     rows: true
   }
+  readGraph: {
+    args: [most: number, spanMs: number, events: number, done: number]
+    reply: {
+      open: number
+      tasks: number
+      done: number
+      /** Ids of open tasks left out that a returned task depends on. */
+      outside: string[] | LuaMap<never>
+      /** agent, ms, agent, ms, ...: one pair an event, newest first. */
+      posts: (string | number)[] | LuaMap<never>
+      now: number
+    }
+    rows: true
+  }
   readNeeds: {
     args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number]
     reply: {
