@@ -70,7 +70,6 @@ t.test('every tool lists an outputSchema; every success matches it', async (t) =
   const fine = {
     room_id: 'r',
     online_count: 1,
-    you: { agent_id: 'a', last_seen_at: 'now' },
     presence_ttl_s: 60,
     unread: 0,
   }

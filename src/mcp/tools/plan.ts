@@ -13,6 +13,9 @@ const id = coreArgs(plan.taskRef, { task_id: 'Task id like t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
 const ORDER = 'Rank within a priority, 0 or more, low first'
 
+/** How many claimable tasks get_unblocked_tasks lists by default: a turn claims one. */
+const UNBLOCKED_LIMIT = 5
+
 /** What the plan tools use. */
 export interface PlanToolDeps {
   core: Pick<Core, 'plan' | 'summary'>
@@ -46,10 +49,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       priority: 'Default normal',
       order: ORDER,
     }),
-    output: { task: o.task },
+    output: { task: o.changedTask },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'get_task',
@@ -77,26 +80,32 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       notes: 'New notes',
       force: 'Override a conflict; only when told to',
     }),
-    output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
+    output: { task: o.changedTask, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) =>
-      deps.core.plan.updateTask(caller, a).catch((err: unknown) => {
-        throw claimHint(err)
-      }),
+      deps.core.plan
+        .updateTask(caller, a)
+        .then(o.withChangedTask)
+        .catch((err: unknown) => {
+          throw claimHint(err)
+        }),
   }),
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
     description: 'Todo tasks you can start now, best first. Claim one with update_task.',
     scope: 'room',
-    args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
-    output: { tasks: z.array(o.taskItem), ...o.page },
+    args: coreArgs(plan.listTasks, { limit: `1-200, default ${UNBLOCKED_LIMIT}` }),
+    output: { tasks: z.array(o.claimableItem), ...o.page },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.unblockedTasks(caller, a),
+    run: async ({ deps, caller }, a) => {
+      const r = await deps.core.plan.unblockedTasks(caller, { ...a, limit: a.limit ?? UNBLOCKED_LIMIT })
+      return { ...r, tasks: r.tasks.map((t) => o.without(t, ['status'])) }
+    },
   }),
   tool({
     name: 'get_my_tasks',
@@ -149,10 +158,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Sets priority and/or order of a task.',
     scope: 'room',
     args: coreArgs(plan.setPriority, { task_id: 'Task id like t3', priority: 'New priority', order: ORDER }),
-    output: { task: o.task, changed: o.strs },
+    output: { task: o.changedTask, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'add_dependency',
@@ -160,10 +169,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Makes task_id wait for depends_on; a cycle is refused.',
     scope: 'room',
     args: coreArgs(plan.addDependency, { task_id: 'Task that waits', depends_on: 'Task to finish first' }),
-    output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
+    output: { task: o.changedTask, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a).then(o.withChangedTask),
   }),
 ]
 
