@@ -7,9 +7,10 @@ import type { CoreSettings } from './settings.js'
 import type { StoredPriority, StoredTaskStatus } from '../store/records.js'
 import type { Store } from '../store/store.js'
 import { blockersIn, page, taskItem } from './compact.js'
-import { assignee, requireAgent, taskId, viaArg, viaOf, type Caller } from './fields.js'
-import type { Via } from '../shared/fields.js'
-import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { assignee, requireAgent, taskId, viaArg, type Caller } from './fields.js'
+import { viaOf, type Via } from '../shared/fields.js'
+import { callOptions, decodeRecord, pairs } from './records.js'
+import { withIsoTimes } from '../shared/time.js'
 import { list, parse, text } from '../shared/validate.js'
 
 export const TASK_STATUSES = [
