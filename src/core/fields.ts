@@ -21,17 +21,6 @@ export interface Caller {
 /** The `via` argument of a writing room script: the credential as compact JSON, '' for none. */
 export const viaArg = (c: Caller): string => (c.via === undefined ? '' : JSON.stringify(c.via))
 
-/** A stored `via` (the JSON text a script kept) as read APIs return it; undefined when absent or unreadable. */
-export function viaOf(stored: unknown): Via | undefined {
-  if (typeof stored !== 'string' || stored === '') return undefined
-  try {
-    const v = JSON.parse(stored) as Via
-    return typeof v === 'object' && v !== null && typeof v.id === 'string' ? v : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** An assignee: an agent id, or "" (unassigns). */
 export const assignee = z
   .string()

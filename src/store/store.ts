@@ -140,6 +140,13 @@ export class Store<S extends StoreSettings = StoreSettings> {
    * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
    */
   private readonly viaIoredis: boolean
+  /** The standalone connection's socket while it is corked (see coalesce). */
+  private corked: Redis['stream'] | undefined
+  private readonly uncork = () => {
+    const s = this.corked
+    this.corked = undefined
+    s?.uncork()
+  }
 
   constructor(
     readonly settings: S,
@@ -303,10 +310,27 @@ export class Store<S extends StoreSettings = StoreSettings> {
     return reply
   }
 
+  /**
+   * Standalone: the scripts sent in one turn of the event loop leave in one socket write, not one
+   * write per call. The socket is corked at the first and uncorked once the loop has polled (the
+   * requests that arrived together have all sent theirs by then): a call's script waits at most for
+   * the rest of its turn's work, which for a lone call is none. The write per call was the largest
+   * single cost of a call on the node (BENCHMARKS.md). A Cluster's connections are left as they are.
+   */
+  private coalesce(): void {
+    if (this.mode !== 'standalone') return
+    const stream = (this.redis as Redis).stream
+    if (stream === undefined || this.corked === stream || !stream.writable) return
+    stream.cork()
+    this.corked = stream
+    setImmediate(this.uncork)
+  }
+
   /** `ms`: the command's deadline when shorter than the client's (ioredis keeps the first one set). */
   private send(def: LoadedScript, keys: readonly string[], argv: readonly Arg[], ms?: number): Promise<unknown> {
     const first = def.command(keys, argv)
     if (ms !== undefined) first.setTimeout(ms)
+    this.coalesce()
     const sent = ms === undefined ? 0 : Date.now()
     return (this.redis.sendCommand(first) as Promise<unknown>).catch((err: unknown) => {
       // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
