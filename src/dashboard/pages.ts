@@ -13,6 +13,7 @@ import { eventId as eventIdField } from '../core/fields.js'
 import { agentId as agentIdField, EVENT_TYPE, roomId as roomIdField } from '../shared/fields.js'
 import { PAGED, type FeedFilter, type Paged } from '../core/room-page.js'
 import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
+import { ACTIVITY_SPAN_MS } from '../core/plan-graph.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
@@ -341,7 +342,7 @@ export class Pages {
       taskId ? this.openTask(c, taskId) : undefined,
       ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
-      this.deps.core.needs.read(c),
+      this.deps.core.needs.read(c, { postsWithinMs: ACTIVITY_SPAN_MS }),
       this.deps.core.graph.read(c),
       filter ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE }) : undefined,
     ])

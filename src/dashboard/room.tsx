@@ -136,7 +136,7 @@ export function RoomPage(p: RoomPageProps) {
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
-          <ActivityStrips activity={p.graph.activity} view={view} />
+          <ActivityStrips activity={p.graph.activity} posts={p.needs.posts ?? new Map()} view={view} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />
