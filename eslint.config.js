@@ -16,7 +16,7 @@ export const LAYERS = {
   http: ['mcp', 'search', 'webhooks', 'auth', 'realtime', 'core', 'store', 'shared'],
   mcp: ['search', 'webhooks', 'auth', 'realtime', 'core', 'store', 'shared'],
   search: ['realtime', 'core', 'store', 'shared'],
-  webhooks: ['core', 'store', 'shared'],
+  webhooks: ['store', 'shared'],
   auth: ['store', 'shared'],
   realtime: ['core', 'store', 'shared'],
   core: ['store', 'shared'],

@@ -226,7 +226,7 @@ export class ServiceNode {
     ).register(web)
     if (this.oauth.server)
       new ConsentPages({ oauth: this.oauth.server, origin, core: this.core, audit: this.audit }).register(web)
-    this.edge.mount(web.mount())
+    this.edge.mount(web.mount()).browsers(web.browsers())
     if (this.mailer.toLog)
       this.log.warn(
         'SMTP_URL is not set: sign-in and invite mails are written to this log instead of sent (development only)',

@@ -10,7 +10,9 @@
 // case this admits a revoked key: revoked while this node missed the notice (its subscription
 // down, or the publish itself failed), and every lookup of the key since failed as unavailable
 // (its team's shard lost, or past the command deadline): for at most STALE_MS after Redis last
-// confirmed the key (docs/operations.md).
+// confirmed the key (docs/operations.md). A key served so is looked up again once a cache lifetime
+// later, not on every call: each lookup that fails costs its call the wait for it, and the call's
+// script gets only what is left of the command deadline (src/shared/wait-budget.ts).
 //
 // Long-lived uses of a key (an open SSE stream, a parked wait_for_events) hold() it: a revocation
 // notice ends them too, on every node. A hold taken just after the notice passed (the request was
@@ -21,6 +23,7 @@ import type { Store } from '../store/store.js'
 import type { CredentialReach } from '../store/records.js'
 import type { Principal, Reach, Scope } from './principal.js'
 import { parseKey } from './secrets.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 
 /** How long a resolved key is trusted without asking Redis again. */
 export const CACHE_MS = 1000
@@ -108,8 +111,11 @@ export class Keyring {
     private readonly cacheMs = CACHE_MS,
   ) {}
 
-  /** The principal of an `Authorization` header value, or an unauthorized error saying why. */
-  async authenticate(header: string | undefined): Promise<Principal> {
+  /**
+   * The principal of an `Authorization` header value, or an unauthorized error saying why;
+   * `budget`: the request's time waiting for Redis, which a lookup adds to.
+   */
+  async authenticate(header: string | undefined, budget?: WaitBudget): Promise<Principal> {
     if (!header) throw missingKey()
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
     if (!m) throw unauthorized('the Authorization header must be "Bearer <key>"')
@@ -122,11 +128,13 @@ export class Keyring {
         throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
       let principal: Principal | undefined
       try {
-        principal = await this.resolve(parsed.teamId, parsed.hash)
+        principal = await this.resolve(parsed.teamId, parsed.hash, budget)
       } catch (err) {
         const stale = entry?.principal
-        if (stale && entry!.at + STALE_MS > now && err instanceof AppError && err.code === 'unavailable') return stale
-        throw err
+        if (!stale || entry!.at + STALE_MS <= now || !(err instanceof AppError) || err.code !== 'unavailable') throw err
+        // Asked again a cache lifetime from now (never past STALE_MS after Redis last said).
+        entry!.until = Math.min(Date.now() + this.cacheMs, entry!.at + STALE_MS)
+        return stale
       }
       entry = { principal, at: now, until: now + this.cacheMs, hash: parsed.hash }
       if (entry.principal) this.hashes.set(entry.principal, { teamId: parsed.teamId, hash: parsed.hash })
@@ -144,9 +152,9 @@ export class Keyring {
     this.cache.delete(key)
   }
 
-  private async resolve(teamId: string, hash: string): Promise<Principal | undefined> {
+  private async resolve(teamId: string, hash: string, budget?: WaitBudget): Promise<Principal | undefined> {
     const k = this.store.keys.team(teamId)
-    const r = await this.store.run('lookupKey', [k.secrets, k.keys, k.invites, k.team], [hash])
+    const r = await this.store.run('lookupKey', [k.secrets, k.keys, k.invites, k.team], [hash], budget)
     if (r.kind === 'team') return { kind: 'team', teamId, keyId: r.id, ...reachOf(r, legacyTeamScope(r)) }
     if (r.kind === 'room') return { kind: 'room', teamId, roomId: r.room_id, tokenId: r.id, ...reachOf(r, 'agent') }
     return undefined

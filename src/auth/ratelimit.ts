@@ -14,12 +14,14 @@
 // under 200 has chunks of one call and no prefetch, and is exact.
 //
 // A call with nothing left to spend waits for a lease: the calls of a team that arrive meanwhile
-// wait for the same one (one lease at a time per team), which asks for what they need. It waits at
-// most one Redis command, so no longer than the command deadline (REDIS_COMMAND_TIMEOUT_MS). When
-// that lease fails at once (its shard refusing, Redis full), the calls that waited go through
-// unlimited; when it took a quarter of the deadline or more (a stalled Redis), they answer its
-// failure (unavailable), as any call whose Redis fails does, rather than wait again for their own
-// scripts.
+// wait for the same one (one lease at a time per team), which asks for what they need. The wait
+// counts in the call's time waiting for Redis (src/shared/wait-budget.ts): the lease is given what
+// the call that starts it has left of the command deadline (REDIS_COMMAND_TIMEOUT_MS), a call that
+// has less left than the lease stops waiting at its own end, and one with nothing left is refused
+// as unavailable at once. When that lease fails at once (its shard refusing, Redis full), the calls
+// that waited go through unlimited; when it timed out or took a quarter of the deadline or more (a
+// stalled Redis), they answer its failure (unavailable), as any call whose Redis fails does,
+// rather than wait again for their own scripts.
 //
 // Then the limit fails open: the team's next calls go through at once, unlimited and without
 // RateLimit-* headers, while one of them every OPEN_MS asks the store again in the background. A
@@ -27,6 +29,8 @@
 // shard of its team's rate keys fails over, and reads go on while Redis is full. One log line when
 // a team's limit turns off, one when it is back.
 import { AppError } from '../shared/errors.js'
+import { leftOf, type WaitBudget } from '../shared/wait-budget.js'
+import { unavailable } from '../store/health.js'
 import type { Store } from '../store/store.js'
 import type { RateWindow } from '../store/script-map/keyed.js'
 
@@ -99,8 +103,20 @@ interface Credential {
 
 interface Waiter {
   cred: Credential
+  /** The call's time waiting for Redis; the wait for the lease is added to it when it ends. */
+  budget: WaitBudget | undefined
+  /** Date.now() when it began to wait. */
+  since: number
+  /** Ends the wait at the call's own end, when that comes before the lease's. */
+  timer: NodeJS.Timeout | undefined
   resolve(d: RateDecision): void
   reject(err: unknown): void
+}
+
+/** Ends a wait: its time counts in the call's budget. */
+function done(w: Waiter): void {
+  if (w.timer !== undefined) clearTimeout(w.timer)
+  if (w.budget !== undefined) w.budget.waitedMs += Date.now() - w.since
 }
 
 /** This node's part of one team's limits. */
@@ -112,6 +128,8 @@ interface Team {
   waiting: Waiter[]
   /** A lease of the team's is under way. */
   leasing: boolean
+  /** When the lease under way times out (Date.now() ms; Infinity without a command deadline). */
+  leaseEnds: number
   /** While the limit is off (its store failed): when a call next asks the store again (ms). */
   openUntil: number | undefined
 }
@@ -172,9 +190,10 @@ export class RateLimiter {
   /**
    * Charges one call of `credential` (credentialOf(principal), or `user:<id>`) to its limits and its
    * team's. Answers at once while this node holds leased calls (the hot path: no Redis call, no
-   * promise); otherwise a promise, settled by the next lease.
+   * promise); otherwise a promise, settled by the next lease. `budget`: the call's time waiting for
+   * Redis, which the wait for a lease adds to.
    */
-  check(teamId: string, credential: string): RateDecision | Promise<RateDecision> {
+  check(teamId: string, credential: string, budget?: WaitBudget): RateDecision | Promise<RateDecision> {
     const now = Date.now()
     if (now >= this.nextSweep) this.sweep(now)
     const s = this.team(teamId, now)
@@ -188,9 +207,20 @@ export class RateLimiter {
     }
     const refused = this.refusal(s, c, now)
     if (refused) return refused
+    const left = leftOf(budget, this.settings.redisCommandTimeoutMs)
+    if (left !== undefined && left <= 0) return Promise.reject(unavailable())
     return new Promise((resolve, reject) => {
-      s.waiting.push({ cred: c, resolve, reject })
-      if (!s.leasing) void this.lease(s, c)
+      const w: Waiter = { cred: c, budget, since: now, timer: undefined, resolve, reject }
+      s.waiting.push(w)
+      if (!s.leasing) void this.lease(s, c, budget)
+      else if (left !== undefined && now + left < s.leaseEnds)
+        w.timer = setTimeout(() => {
+          const i = s.waiting.indexOf(w)
+          if (i < 0) return
+          s.waiting.splice(i, 1)
+          done(w)
+          w.reject(unavailable())
+        }, left)
     })
   }
 
@@ -199,7 +229,15 @@ export class RateLimiter {
     const limit = this.limitFor(teamId)
     let s = this.teams.get(teamId)
     if (s === undefined) {
-      s = { id: teamId, pool: newPool(limit), creds: new Map(), waiting: [], leasing: false, openUntil: undefined }
+      s = {
+        id: teamId,
+        pool: newPool(limit),
+        creds: new Map(),
+        waiting: [],
+        leasing: false,
+        leaseEnds: 0,
+        openUntil: undefined,
+      }
       this.teams.set(teamId, s)
     } else if (s.pool.limit !== limit) s.pool = newPool(limit)
     else if (s.pool.until <= now) s.pool.held = 0
@@ -282,9 +320,14 @@ export class RateLimiter {
    * One lease of the team's window and of `c`'s: what the waiting calls lack, or a chunk of a window
    * that runs low. Then serves the calls that wait, and leases again for those still lacking.
    */
-  private async lease(s: Team, c: Credential): Promise<void> {
+  private async lease(s: Team, c: Credential, budget?: WaitBudget): Promise<void> {
     s.leasing = true
     const sent = Date.now()
+    const deadline = this.settings.redisCommandTimeoutMs
+    // The lease's own budget, from what the call that starts it has left (the call counts its wait itself).
+    const own = budget === undefined ? undefined : { waitedMs: budget.waitedMs }
+    const left = leftOf(own, deadline) ?? deadline
+    s.leaseEnds = left === undefined ? Infinity : sent + left
     const team = s.pool
     const cp = c.pool
     let mine = 0
@@ -296,6 +339,7 @@ export class RateLimiter {
         'leaseRate',
         [this.store.keys.team(s.id).rate, this.store.keys.credentialRate(s.id, c.id)],
         [RATE_PERIOD_MS, team.limit, wantTeam, cp?.limit ?? 0, wantCred, team.held],
+        own,
       )
       settle(team, r.team, sent)
       if (cp && r.cred) settle(cp, r.cred, sent)
@@ -303,13 +347,14 @@ export class RateLimiter {
       s.leasing = false
       const waiting = s.waiting
       s.waiting = []
+      waiting.forEach(done)
       if (!this.isStoreFailure(err)) return waiting.forEach((w) => w.reject(err))
       this.opened(s, messageOf(err))
       // A failure that came at once (a shard refusing, Redis full) lets the calls through, unlimited;
-      // one that took a good part of the command deadline (a stalled Redis) is their answer: their
-      // own scripts would wait as long again.
-      const deadline = this.settings.redisCommandTimeoutMs
-      const slow = deadline !== undefined && Date.now() - sent >= deadline / 4
+      // one that timed out or took a good part of the command deadline (a stalled Redis) is their
+      // answer: their own scripts would wait as long again.
+      const took = Date.now() - sent
+      const slow = left !== undefined && deadline !== undefined && took >= Math.min(deadline / 4, left)
       for (const w of waiting)
         if (slow) w.reject(err)
         else w.resolve(this.unchecked(s, w.cred))
@@ -327,15 +372,19 @@ export class RateLimiter {
     const rest: Waiter[] = []
     for (const w of s.waiting) {
       const cp = w.cred.pool
-      if (s.pool.held > 0 && (cp === undefined || cp.held > 0)) w.resolve(this.spend(s, w.cred, now))
-      else {
+      if (s.pool.held > 0 && (cp === undefined || cp.held > 0)) {
+        done(w)
+        w.resolve(this.spend(s, w.cred, now))
+      } else {
         const refused = this.refusal(s, w.cred, now)
-        if (refused) w.resolve(refused)
-        else rest.push(w)
+        if (refused) {
+          done(w)
+          w.resolve(refused)
+        } else rest.push(w)
       }
     }
     s.waiting = rest
-    if (rest.length > 0) void this.lease(s, rest[0]!.cred)
+    if (rest.length > 0) void this.lease(s, rest[0]!.cred, rest[0]!.budget)
   }
 
   private isStoreFailure(err: unknown): boolean {

@@ -9,26 +9,15 @@ import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
-import { eventId, requireAgent, viaArg, viaOf, type Caller } from './fields.js'
-import type { Via } from '../shared/fields.js'
-import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { eventId, requireAgent, viaArg, type Caller } from './fields.js'
+import { callOptions, decodeRecord, pairs } from './records.js'
+import { eventFromReply, eventOf, type RoomEvent } from '../shared/events.js'
 import { iso } from '../shared/time.js'
 import { parse, text } from '../shared/validate.js'
 import { EVENT_TYPE } from '../shared/fields.js'
 
-export interface RoomEvent {
-  id: string
-  type: string
-  agent_id: string
-  text: string
-  /** Small JSON value attached by the poster. */
-  data?: unknown
-  /** The event this one answers (reply_to_event). */
-  reply_to?: string
-  /** The credential that posted it (absent on events from before credentials were recorded). */
-  via?: Via
-  created_at: string
-}
+/** The room model's event: one shape for every layer (src/shared/events.ts decodes it). */
+export type { RoomEvent }
 
 /**
  * A cursor that fell behind the trimmed history: `lost` events went unread; reading resumed at
@@ -101,31 +90,9 @@ export function eventSchemas(s: CoreSettings) {
   }
 }
 
-/** An event from its stream id and stored record (msgpack: times in ms, data as JSON text). */
-function toEvent(id: string, rec: Record<string, unknown>): RoomEvent {
-  const r = withIsoTimes(rec)
-  const ev: RoomEvent = {
-    id,
-    type: String(r.type),
-    agent_id: String(r.agent_id),
-    text: String(r.text ?? ''),
-    created_at: String(r.created_at),
-  }
-  if (typeof r.data === 'string') ev.data = JSON.parse(r.data)
-  if (typeof r.reply_to === 'string') ev.reply_to = r.reply_to
-  const via = viaOf(r.via)
-  if (via !== undefined) ev.via = via
-  return ev
-}
-
 /** The events of a reply's rows [id, d, id, d, ...]. */
 export function eventsOf(rows: Buffer[]): RoomEvent[] {
-  return pairs(rows).map(([id, d]) => toEvent(id.toString('utf8'), decodeRecord<Record<string, unknown>>(d)))
-}
-
-/** An event that came back decoded inside a script's reply (it carries its id). */
-export function eventFromReply(rec: Record<string, unknown>): RoomEvent {
-  return toEvent(String(rec.id), rec)
+  return pairs(rows).map(([id, d]) => eventOf(id.toString('utf8'), decodeRecord<Record<string, unknown>>(d)))
 }
 
 /**

@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
@@ -13,21 +14,12 @@ export interface Caller {
   readonly idempotencyKey?: string | undefined
   /** The credential the call came with; writes record it (absent: the service's own calls). */
   readonly via?: Via | undefined
+  /** The request's time waiting for Redis, shared by its scripts (absent: each script has the whole deadline). */
+  readonly budget?: WaitBudget | undefined
 }
 
 /** The `via` argument of a writing room script: the credential as compact JSON, '' for none. */
 export const viaArg = (c: Caller): string => (c.via === undefined ? '' : JSON.stringify(c.via))
-
-/** A stored `via` (the JSON text a script kept) as read APIs return it; undefined when absent or unreadable. */
-export function viaOf(stored: unknown): Via | undefined {
-  if (typeof stored !== 'string' || stored === '') return undefined
-  try {
-    const v = JSON.parse(stored) as Via
-    return typeof v === 'object' && v !== null && typeof v.id === 'string' ? v : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /** An assignee: an agent id, or "" (unassigns). */
 export const assignee = z

@@ -10,7 +10,8 @@ import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { requireAgent, type Caller } from './fields.js'
 import { name } from '../shared/fields.js'
-import { callOptions, pairs, withIsoTimes } from './records.js'
+import { callOptions, pairs } from './records.js'
+import { withIsoTimes } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
 
 export interface Lock {

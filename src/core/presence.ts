@@ -4,7 +4,7 @@
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
-import { eventFromReply } from './events.js'
+import { eventFromReply } from '../shared/events.js'
 import { requireAgent, viaArg, type Caller } from './fields.js'
 import { callOptions } from './records.js'
 import { iso } from '../shared/time.js'

@@ -5,18 +5,11 @@ import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { agentId, idempotencyKey } from '../shared/fields.js'
 import { AppError } from '../shared/errors.js'
-import { iso } from '../shared/time.js'
+import { withIsoTimes } from '../shared/time.js'
 
 /** Decodes a raw msgpack row; turns every `*_at` epoch-ms field into an ISO string. */
 export function decodeRecord<T>(raw: Buffer | Uint8Array): T {
   return withIsoTimes(decode(raw) as Record<string, unknown>) as T
-}
-
-export function withIsoTimes<T extends Record<string, unknown>>(rec: T): T {
-  for (const [k, v] of Object.entries(rec)) {
-    if (k.endsWith('_at') && typeof v === 'number') (rec as Record<string, unknown>)[k] = iso(v)
-  }
-  return rec
 }
 
 /** The store options for a caller; a given agent id is validated here, once for every operation. */
@@ -33,7 +26,7 @@ export function callOptions(c: Caller, touch = true): CallOptions {
         field: 'idempotency_key',
       })
   }
-  return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch }
+  return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch, budget: c.budget }
 }
 
 /** A map a script returned: Lua packs an empty table as a list. */

@@ -11,7 +11,8 @@ import { page, reviewItem } from './compact.js'
 import { contextKey, contextType, requireAgent, reviewId, taskId, type Caller } from './fields.js'
 import { agentId } from '../shared/fields.js'
 import type { TaskStatus } from './plan.js'
-import { callOptions, decodeRecord, withIsoTimes } from './records.js'
+import { callOptions, decodeRecord } from './records.js'
+import { withIsoTimes } from '../shared/time.js'
 import { parse, text } from '../shared/validate.js'
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected'] as const

@@ -6,7 +6,8 @@ import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'
 import { type Caller } from './fields.js'
 import { name } from '../shared/fields.js'
-import { callOptions, decodeRecord, pairs, withIsoTimes } from './records.js'
+import { callOptions, decodeRecord, pairs } from './records.js'
+import { withIsoTimes } from '../shared/time.js'
 import { parse, text } from '../shared/validate.js'
 
 export interface SharedVar {

@@ -40,3 +40,5 @@ export const STYLESHEET = named('css')
  * say they are sending (client/live.ts).
  */
 export const LIVE_SCRIPT = named('js')
+/** The favicon (favicon.svg), linked from every page; `/favicon.ico` redirects to it (web.ts). */
+export const FAVICON = named('svg')

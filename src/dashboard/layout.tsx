@@ -7,7 +7,7 @@ import type { ComponentChildren, VNode } from 'preact'
 import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
 import type { Via } from '../shared/fields.js'
-import { LIVE_SCRIPT, STYLESHEET } from './assets.js'
+import { FAVICON, LIVE_SCRIPT, STYLESHEET } from './assets.js'
 
 export interface Viewer {
   user: User
@@ -29,6 +29,7 @@ export function Layout(props: {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.count ? `(${num(props.count)}) ` : ''}${props.title} · agentrooms`}</title>
+        <link rel="icon" href={FAVICON.path} type="image/svg+xml" />
         <link rel="stylesheet" href={STYLESHEET.path} />
         <script src={LIVE_SCRIPT.path} defer />
       </head>

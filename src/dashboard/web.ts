@@ -9,10 +9,10 @@ import type { Accounts } from '../auth/accounts.js'
 import type { ActionLimiter } from '../auth/action-limit.js'
 import type { Teams } from '../auth/teams.js'
 import type { Exchange } from '../http/exchange.js'
-import type { Credential, Ctx, Mount, Route } from '../http/router.js'
+import type { Credential, Ctx, Mount, MountPolicy, Route } from '../http/router.js'
 import { AppError } from '../shared/errors.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
-import { ASSETS } from './assets.js'
+import { ASSETS, FAVICON } from './assets.js'
 import { html, inPageWords, see, type Handler, type Headers, type Reply } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
@@ -56,6 +56,13 @@ export class Web {
   /** Told of POSTs refused as cross-site under a path prefix (onCrossSite). */
   private readonly crossSiteListeners: { prefix: string; listener: CrossSiteListener }[] = []
 
+  /** The session cookie, the credential that names the viewer. */
+  private readonly session: Credential<V.Viewer> = {
+    kind: 'session',
+    read: (req) => this.origin.sessionToken(req),
+    verify: (token) => this.viewer(token),
+  }
+
   constructor(
     private readonly deps: WebDeps,
     private readonly origin: Origin,
@@ -98,6 +105,18 @@ export class Web {
         return undefined
       },
     }))
+    // Browsers ask for /favicon.ico whatever the page links: sent to the fingerprinted icon, a
+    // redirect cached for a day (the icon's name changes when it does).
+    assets.push({
+      method: 'GET',
+      path: '/favicon.ico',
+      auth: 'none',
+      summary: 'the favicon',
+      handle: async ({ ex }) => {
+        ex.send(302, '', { Location: FAVICON.path, 'Cache-Control': 'public, max-age=86400' })
+        return undefined
+      },
+    })
     const pages: Route<V.Viewer>[] = [...this.pages.values()].map((p) => ({
       method: p.method,
       path: p.path,
@@ -106,11 +125,6 @@ export class Web {
       summary: `page ${p.path}`,
       handle: (ctx) => this.serve(ctx, p.handler),
     }))
-    const session: Credential<V.Viewer> = {
-      kind: 'session',
-      read: (req) => this.origin.sessionToken(req),
-      verify: (token) => this.viewer(token),
-    }
     return {
       name: 'dashboard',
       bodyBytes: FORM_BYTES,
@@ -122,13 +136,40 @@ export class Web {
           ? new AppError('forbidden', `Refused: ${why}. Forms of this site must be sent from its own pages.`)
           : undefined
       },
-      credentials: [session],
+      credentials: [this.session],
       missing: signedOut,
       // A form a signed-in person posts is an action: charged to their budget and their team's.
       rateLimit: (viewer, ex) =>
         ex.req.method === 'POST' ? this.deps.actions.charge(viewer.user.id, viewer.user.team) : undefined,
       render: (ex, err, viewer) => this.send(ex, this.failure(ex, err, viewer)),
     }
+  }
+
+  /**
+   * The edge's policy for unmatched requests from browsers (Edge.browsers): a 404 or 405 page in
+   * the dashboard's layout, signed in (the session cookie is read) or not, with a way home.
+   */
+  browsers(): MountPolicy<V.Viewer> {
+    return {
+      name: 'dashboard-unmatched',
+      credentials: [this.session],
+      render: (ex, err, viewer) => this.send(ex, this.unmatched(ex, err, viewer)),
+    }
+  }
+
+  private unmatched(ex: Exchange, err: unknown, viewer: V.Viewer | undefined): Reply {
+    if (!(err instanceof AppError) || (err.code !== 'not_found' && err.code !== 'method_not_allowed'))
+      return this.failure(ex, err, viewer)
+    const link = viewer ? { href: '/', text: 'Back to your rooms' } : { href: '/signin', text: 'Sign in' }
+    const { method, path } = ex.req
+    const found = err.code === 'not_found'
+    const title = found ? 'Page not found' : 'Not a page to open'
+    const message = found
+      ? `There is no page at ${path}. The address may be mistyped, or the page may have moved.`
+      : method === 'GET' || method === 'HEAD'
+        ? `${path} takes a form sent from a page; it is not a page to open.`
+        : `${path} does not take a ${method} request.`
+    return html(V.MessagePage({ title, message, viewer, link }), err.status)
   }
 
   private async serve(ctx: Ctx<V.Viewer>, handler: Handler): Promise<undefined> {

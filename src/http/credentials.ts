@@ -22,7 +22,7 @@ export function keyCredential(keyring: Pick<Keyring, 'authenticate'>): Credentia
   return {
     kind: 'key',
     read: (req) => req.headers.authorization || undefined,
-    verify: (header) => keyring.authenticate(header),
+    verify: (header, req) => keyring.authenticate(header, req.budget),
   }
 }
 
@@ -52,7 +52,7 @@ export function teamRateLimit(deps: Pick<KeyAuthDeps, 'rateLimiter' | 'metrics'>
     throw rateLimited(decision)
   }
   return (who: Principal, ex: Exchange): Promise<void> | void => {
-    const decision = deps.rateLimiter.check(who.teamId, credentialOf(who))
+    const decision = deps.rateLimiter.check(who.teamId, credentialOf(who), ex.req.budget)
     if (decision instanceof Promise) return decision.then((d) => charge(ex, d))
     charge(ex, decision)
   }

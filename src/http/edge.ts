@@ -9,6 +9,9 @@
 // error mapping answers what it threw. The steps up to `limits` run in the request's first tick
 // (uWebSockets.js delivers a body only to a reader registered then), so a step placed before it
 // must not return a promise. Failures are answered by the mount's `render` (JSON by default).
+// A request no route matches (404, 405) is answered in JSON, or, when it asks for HTML before
+// JSON (a browser's Accept), by the browser policy (`browsers`: the dashboard's page, signed in
+// or not); an API client (Accept: application/json, */*, or none) always gets the JSON error.
 import type { Principal } from '../auth/principal.js'
 import { AppError } from '../shared/errors.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
@@ -91,6 +94,8 @@ let idSeq = 0
 
 export class Edge {
   readonly router = new Router()
+  /** The policy of unmatched requests that prefer HTML (browsers), once `browsers` set it. */
+  private browserPolicy: MountPolicy<any> | undefined
   private readonly steps: { name: string; run: Step }[]
   private readonly clients: ClientAddress
 
@@ -111,6 +116,16 @@ export class Edge {
   /** Adds a mount's routes to the one route table. */
   mount<W>(m: Mount<W>): this {
     this.router.mount(m)
+    return this
+  }
+
+  /**
+   * Answers the 404s and 405s of requests that prefer HTML with `policy`: its credentials are
+   * read as on a route whose auth is 'optional' (a page greets a signed-in person), its `render`
+   * answers the failure. Requests that do not prefer HTML keep the JSON error body.
+   */
+  browsers<W>(policy: MountPolicy<W>): this {
+    this.browserPolicy = policy
     return this
   }
 
@@ -136,8 +151,12 @@ export class Edge {
     const flow =
       m && 'mounted' in m
         ? new Flow(ex, m.mounted, m.mounted.mount, m.params, undefined)
-        : new Flow(ex, undefined, UNMATCHED, undefined, m?.allowed)
+        : new Flow(ex, undefined, this.unmatchedPolicy(ex), undefined, m?.allowed)
     this.run(flow, 0)
+  }
+
+  private unmatchedPolicy(ex: Exchange): MountPolicy<any> {
+    return this.browserPolicy && prefersHtml(ex.req.headers.accept) ? this.browserPolicy : UNMATCHED
   }
 
   private run(flow: Flow, from: number): void {
@@ -231,7 +250,7 @@ function origin(flow: Flow): void {
  */
 function authenticate(flow: Flow): void | Promise<void> {
   const r = flow.route
-  if (!r || r.auth === 'none') return
+  if (r?.auth === 'none') return
   const req = flow.ex.req
   for (const c of flow.mount.credentials ?? []) {
     const presented = c.read(req)
@@ -244,13 +263,14 @@ function authenticate(flow: Flow): void | Promise<void> {
   return admitted(flow, r, undefined)
 }
 
-function admitted(flow: Flow, r: Route<any>, who: unknown): void {
+/** `r` undefined: an unmatched request, whose credential is optional (its policy's, if any). */
+function admitted(flow: Flow, r: Route<any> | undefined, who: unknown): void {
   flow.authenticatedAt = performance.now()
   if (who === undefined) {
-    if (r.auth === 'optional') return
+    if (!r || r.auth === 'optional') return
     throw flow.mount.missing?.(flow.ex.req) ?? new AppError('unauthorized', 'this endpoint needs a credential')
   }
-  flow.mount.permits?.(who, r)
+  if (r) flow.mount.permits?.(who, r)
   flow.principal = who
 }
 
@@ -287,6 +307,26 @@ async function route(flow: Flow): Promise<void> {
 export function renderJson(ex: Exchange, err: unknown): void {
   if (err instanceof Refusal) err.send(ex)
   else sendError(ex, err instanceof AppError ? err : new AppError('internal', 'internal error'))
+}
+
+/**
+ * Whether an Accept header asks for HTML before JSON: text/html (or application/xhtml+xml) listed
+ * with a quality above 0 and at least that of application/json when JSON is listed too. Wildcards
+ * count for neither, so a bare wildcard and no header at all mean JSON.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false
+  let html = 0
+  let json = 0
+  for (const part of accept.split(',')) {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    const qParam = params.find((p) => p.startsWith('q='))
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (!Number.isFinite(q)) continue
+    if (type === 'text/html' || type === 'application/xhtml+xml') html = Math.max(html, q)
+    else if (type === 'application/json') json = Math.max(json, q)
+  }
+  return html > 0 && html >= json
 }
 
 /** A body a route validates must be a JSON object (`null`, arrays and scalars are refused). */

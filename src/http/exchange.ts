@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import type * as UWS from 'uWebSockets.js'
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js'
 import { AppError, ERRORS } from '../shared/errors.js'
+import { newWaitBudget, type WaitBudget } from '../shared/wait-budget.js'
 
 let loaded: typeof UWS | undefined
 
@@ -121,6 +122,8 @@ export interface RequestInfo {
   remote: string
   /** The client's address behind the trusted proxies (src/http/client-address.ts); `remote` until the edge sets it. */
   client: string
+  /** The request's time waiting for Redis (src/shared/wait-budget.ts): its key lookup, rate lease and scripts. */
+  budget?: WaitBudget | undefined
 }
 
 function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
@@ -138,6 +141,7 @@ function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
     headers,
     remote,
     client: remote,
+    budget: newWaitBudget(),
   }
 }
 

@@ -186,6 +186,7 @@ export function mcpMount(
             method: h['mcp-method'],
             name: h['mcp-name'],
             body: raw,
+            budget: ex.req.budget,
           }
           await serve(inbound, new HttpMcpExchange(ex, sse))
           return undefined

@@ -45,6 +45,20 @@ export const task = z.object({
   updated_at: time,
 })
 
+/**
+ * A task as a change answers it (add_task, update_task, set_task_priority, add_dependency): what
+ * the caller works from. Who made it, with which credential and when stay in get_task.
+ */
+export const changedTask = task.omit({
+  created_by: true,
+  updated_by: true,
+  created_via: true,
+  updated_via: true,
+  claimed_via: true,
+  created_at: true,
+  updated_at: true,
+})
+
 /** A task in a list: priority only when not normal; assignee and blocked_by only when set. */
 export const taskItem = z.object({
   id: str,
@@ -54,6 +68,9 @@ export const taskItem = z.object({
   assignee: str.optional(),
   blocked_by: strs.optional(),
 })
+
+/** A claimable task (get_unblocked_tasks): a list item without its status, which is always todo. */
+export const claimableItem = taskItem.omit({ status: true })
 
 /** What a limited list says besides its items: how many match, and how to get those left out. */
 export const page = { total: int, more: str.optional() }
@@ -84,6 +101,9 @@ export const event = z.object({
   created_at: time,
 })
 
+/** An event as posting it answers: the poster's own agent id and credential left out. */
+export const postedEvent = event.omit({ agent_id: true, via: true })
+
 /** Events trimmed away before the caller read them, or a history that went back (rewound). */
 export const cursorReset = z.object({ lost: int, rewound: z.literal(true).optional(), reset_to: str.optional() })
 
@@ -103,6 +123,9 @@ export const lock = z.object({
   expires_at: time,
   expires_in_s: int,
 })
+
+/** A lock as acquire_lock answers it: the time left in seconds, not as instants. */
+export const heldLock = lock.omit({ acquired_at: true, expires_at: true })
 
 export const reservation = z.object({
   pattern: str,
@@ -182,3 +205,31 @@ export const templateItem = z.object({
 export const counts = z.record(z.string(), int)
 
 export { int, str, strs, time }
+
+/** `record` without `keys`, the other fields in their order: a reply trimmed to its output schema. */
+export function without<T extends object, K extends keyof T>(record: T, keys: readonly K[]): Omit<T, K> {
+  const out = { ...record }
+  for (const k of keys) delete out[k]
+  return out
+}
+
+/** The fields of `whole` that its trimmed form `part` leaves out. */
+const leftOut = (whole: z.ZodObject, part: z.ZodObject) => Object.keys(whole.shape).filter((k) => !(k in part.shape))
+const TASK_LEFT_OUT = leftOut(task, changedTask)
+const EVENT_LEFT_OUT = leftOut(event, postedEvent)
+const LOCK_LEFT_OUT = leftOut(lock, heldLock)
+
+/** A change's reply with its task as changedTask. */
+export function withChangedTask<R extends { task: object }>(reply: R): R {
+  return { ...reply, task: without(reply.task as Record<string, unknown>, TASK_LEFT_OUT) }
+}
+
+/** A post's reply with its event as postedEvent. */
+export function withPostedEvent<R extends { event: object }>(reply: R): R {
+  return { ...reply, event: without(reply.event as Record<string, unknown>, EVENT_LEFT_OUT) }
+}
+
+/** acquire_lock's reply with its lock as heldLock. */
+export function withHeldLock<R extends { lock: object }>(reply: R): R {
+  return { ...reply, lock: without(reply.lock as Record<string, unknown>, LOCK_LEFT_OUT) }
+}

@@ -18,6 +18,7 @@ import { classify as eraRules } from './era.js'
 import { decorateModernResult, discoverResult, httpStatusForError, modernDispatch } from './modern.js'
 import type { MuxTransport, ReplySink, RequestData } from './transport.js'
 import { decodeUtf8, invalidUtf8Message } from '../shared/utf8.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { ERROR, REFUSE, refusal, type Implementation, type JsonObject, type Rejection, type RequestId } from './wire.js'
 
 /** Which tools a request sees: all, or the `core` profile's (?profile=core). */
@@ -29,6 +30,8 @@ export interface McpRequestData extends RequestData {
   profile: Profile
   /** Switches the reply to SSE with keep-alive comments (long calls such as wait_for_events). */
   longRunning: () => void
+  /** The request's time waiting for Redis, shared by its key lookup, rate lease and scripts. */
+  budget?: WaitBudget | undefined
 }
 
 /**
@@ -79,6 +82,8 @@ export interface McpInbound {
   name?: string
   /** The message as sent (parsed here: a parse error is answered -32700). */
   body: Buffer | undefined
+  /** The request's time waiting for Redis so far (its key lookup and rate lease). */
+  budget?: WaitBudget | undefined
 }
 
 /** How a request's reply is shaped; the transport adds keep-alives and buffering. */
@@ -224,7 +229,12 @@ async function request(
             : m
       : undefined,
   })
-  const data: McpRequestData = { principal: who.principal, profile: who.profile, longRunning: () => out.startStream() }
+  const data: McpRequestData = {
+    principal: who.principal,
+    profile: who.profile,
+    longRunning: () => out.startStream(),
+    budget: who.budget,
+  }
   const abort = lazyAbort(io)
   const fast = host.fastCall?.(message, data, abort)
   if (fast) {

@@ -11,6 +11,7 @@ import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
 import type { ToolDeps } from './tools/index.js'
 
@@ -28,6 +29,8 @@ export interface RunOptions {
   /** Its signal aborts when the client goes away; read only by tools that wait (made on first use). */
   abort: { readonly signal: AbortSignal }
   longRunning: () => void
+  /** The request's time waiting for Redis (src/shared/wait-budget.ts), which the tool's scripts share. */
+  budget?: WaitBudget | undefined
 }
 
 const schemas = new WeakMap<ToolDef, ReturnType<typeof inputSchema>>()
@@ -118,6 +121,7 @@ export async function runTool(
         agent: args.agent_id as string,
         idempotencyKey: args.idempotency_key as string | undefined,
         via: viaFor(p),
+        budget: opts.budget,
       }
     }
     const result = await def.run(ctx, args)

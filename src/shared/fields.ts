@@ -56,3 +56,14 @@ export interface Via {
   /** User id of the person behind the credential: who minted the key or consented to the grant. */
   person?: string
 }
+
+/** A stored `via` (the JSON text a script kept) as read APIs return it; undefined when absent or unreadable. */
+export function viaOf(stored: unknown): Via | undefined {
+  if (typeof stored !== 'string' || stored === '') return undefined
+  try {
+    const v = JSON.parse(stored) as Via
+    return typeof v === 'object' && v !== null && typeof v.id === 'string' ? v : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -13,7 +13,8 @@ import { OAuthRecords } from './oauth.js'
 import { Keys, type RoomRef } from './keys.js'
 import { RoomRecords } from './rooms.js'
 import { LoadedScript, type Arg } from './evalsha.js'
-import { StoreHealth, toStoreError } from './health.js'
+import { StoreHealth, toStoreError, unavailable } from './health.js'
+import { leftOf, type WaitBudget } from '../shared/wait-budget.js'
 import type { AccountScripts, KeyedScripts, ReplyOf, RoomCall, RoomReply, RoomScripts } from './script-map/index.js'
 import type { Effects } from './effects.js'
 import { loadScripts } from './scripts.js'
@@ -35,6 +36,8 @@ export interface CallOptions {
   idempotencyKey?: string | undefined
   /** False for reads that must not count as room activity (dashboard snapshots). */
   touch?: boolean
+  /** The call's time waiting for Redis (src/shared/wait-budget.ts): the script gets what is left of it. */
+  budget?: WaitBudget | undefined
 }
 
 /**
@@ -137,6 +140,13 @@ export class Store<S extends StoreSettings = StoreSettings> {
    * script commands, the only ones its auto-pipelining takes in, rather than our ready frames.
    */
   private readonly viaIoredis: boolean
+  /** The standalone connection's socket while it is corked (see coalesce). */
+  private corked: Redis['stream'] | undefined
+  private readonly uncork = () => {
+    const s = this.corked
+    this.corked = undefined
+    s?.uncork()
+  }
 
   constructor(
     readonly settings: S,
@@ -190,9 +200,11 @@ export class Store<S extends StoreSettings = StoreSettings> {
       ...own,
     ]
     const def = this.script(script, keys.length + more.length)
-    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv).catch((err: unknown) => {
-      throw roomError(err, ref)
-    })
+    const reply = await this.exec(def, more.length === 0 ? keys : [...keys, ...more], argv, opts.budget).catch(
+      (err: unknown) => {
+        throw roomError(err, ref)
+      },
+    )
     this.committed(def, ref)
     return reply
   }
@@ -220,15 +232,19 @@ export class Store<S extends StoreSettings = StoreSettings> {
     }
   }
 
-  /** Runs a script with explicit keys and arguments and decodes its msgpack reply. */
+  /**
+   * Runs a script with explicit keys and arguments and decodes its msgpack reply; `budget`: the
+   * calling request's time waiting for Redis (src/shared/wait-budget.ts), of which it gets what is left.
+   */
   run<S extends keyof KeyedScripts>(
     script: S,
     keys: KeyedScripts[S]['keys'],
     argv: KeyedScripts[S]['args'],
+    budget?: WaitBudget,
   ): Promise<ReplyOf<KeyedScripts[S]>>
-  async run(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
+  async run(script: string, keys: readonly string[], argv: readonly Arg[], budget?: WaitBudget): Promise<RawReply> {
     const def = this.script(script, keys.length)
-    const reply = await this.exec(def, keys, argv)
+    const reply = await this.exec(def, keys, argv, budget)
     this.committed(def)
     return reply
   }
@@ -254,16 +270,35 @@ export class Store<S extends StoreSettings = StoreSettings> {
     return def
   }
 
-  private async exec(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<RawReply> {
-    const admitted = this.health.admit()
-    if (admitted) await admitted
+  /**
+   * Sends a script and decodes its reply. With a `budget`, the command (the wait for the health
+   * gate included) is given what the call has left of the command deadline instead of all of it,
+   * the time it took is added to the budget, and a call with nothing left fails as unavailable
+   * without sending.
+   */
+  private async exec(
+    def: LoadedScript,
+    keys: readonly string[],
+    argv: readonly Arg[],
+    budget?: WaitBudget,
+  ): Promise<RawReply> {
+    const left = leftOf(budget, this.settings.redisCommandTimeoutMs)
+    if (left !== undefined && left <= 0) throw unavailable()
+    const sent = left === undefined ? 0 : Date.now()
     let raw: Buffer | Buffer[]
     try {
-      raw = (await (this.viaIoredis ? this.sendDefined(def.script.name, keys, argv) : this.send(def, keys, argv))) as
-        Buffer | Buffer[]
+      const admitted = this.health.admit()
+      if (admitted) await admitted
+      const ms = left === undefined ? undefined : Math.max(1, left - (Date.now() - sent))
+      raw = (await (this.viaIoredis
+        ? this.sendDefined(def.script.name, keys, argv, ms)
+        : this.send(def, keys, argv, ms))) as Buffer | Buffer[]
     } catch (err) {
+      if (err instanceof AppError) throw err // the health gate's refusal
       this.health.failed(err instanceof Error ? err.message : String(err))
       throw toStoreError(err)
+    } finally {
+      if (left !== undefined) budget!.waitedMs += Date.now() - sent
     }
     const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
     const reply = decode(head!) as RawReply | ScriptError
@@ -275,18 +310,52 @@ export class Store<S extends StoreSettings = StoreSettings> {
     return reply
   }
 
-  private send(def: LoadedScript, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
-    return (this.redis.sendCommand(def.command(keys, argv)) as Promise<unknown>).catch((err: unknown) => {
+  /**
+   * Standalone: the scripts sent in one turn of the event loop leave in one socket write, not one
+   * write per call. The socket is corked at the first and uncorked once the loop has polled (the
+   * requests that arrived together have all sent theirs by then): a call's script waits at most for
+   * the rest of its turn's work, which for a lone call is none. The write per call was the largest
+   * single cost of a call on the node (BENCHMARKS.md). A Cluster's connections are left as they are.
+   */
+  private coalesce(): void {
+    if (this.mode !== 'standalone') return
+    const stream = (this.redis as Redis).stream
+    if (stream === undefined || this.corked === stream || !stream.writable) return
+    stream.cork()
+    this.corked = stream
+    setImmediate(this.uncork)
+  }
+
+  /** `ms`: the command's deadline when shorter than the client's (ioredis keeps the first one set). */
+  private send(def: LoadedScript, keys: readonly string[], argv: readonly Arg[], ms?: number): Promise<unknown> {
+    const first = def.command(keys, argv)
+    if (ms !== undefined) first.setTimeout(ms)
+    this.coalesce()
+    const sent = ms === undefined ? 0 : Date.now()
+    return (this.redis.sendCommand(first) as Promise<unknown>).catch((err: unknown) => {
       // Redis lost its script cache (restart, failover, SCRIPT FLUSH): this call sends the source.
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
-      return this.redis.sendCommand(def.command(keys, argv, true))
+      const cold = def.command(keys, argv, true)
+      if (ms !== undefined) cold.setTimeout(Math.max(1, ms - (Date.now() - sent)))
+      return this.redis.sendCommand(cold)
     })
   }
 
-  /** Through ioredis' defineCommand (EVALSHA, EVAL on NOSCRIPT), replies as Buffers. */
-  private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[]): Promise<unknown> {
+  /**
+   * Through ioredis' defineCommand (EVALSHA, EVAL on NOSCRIPT), replies as Buffers. Its commands
+   * cannot be given their own deadline: a shorter `ms` fails the call as a timed-out command does
+   * (the command itself may still be answered later, and is not sent again).
+   */
+  private sendDefined(script: string, keys: readonly string[], argv: readonly Arg[], ms?: number): Promise<unknown> {
     const fn = (this.redis as unknown as Record<string, (...a: Arg[]) => Promise<unknown>>)[`${script}Buffer`]!
-    return fn.call(this.redis, ...keys, ...argv)
+    const p = fn.call(this.redis, ...keys, ...argv)
+    const own = this.settings.redisCommandTimeoutMs
+    if (ms === undefined || own === undefined || ms >= own) return p
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Command timed out')), ms)
+    })
+    return Promise.race([p, late]).finally(() => clearTimeout(timer))
   }
 
   /** Calls `fn` on every connection error (they also reject the commands they affect). */

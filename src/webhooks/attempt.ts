@@ -3,7 +3,7 @@
 // what to do next (decide: done, retry after a delay, give up, or disable the webhook). The
 // dispatcher (dispatcher.ts) decides which deliveries to attempt, and when.
 import type { Agent } from 'node:https'
-import { eventFromReply } from '../core/events.js'
+import { eventFromReply } from '../shared/events.js'
 import { VERSION } from '../shared/version.js'
 import type { Delivery, HookTarget, Outcome } from '../store/webhooks.js'
 import { parseTargetUrl, resolveTarget, type Resolver } from './guard.js'

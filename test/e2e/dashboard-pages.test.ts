@@ -50,6 +50,7 @@ t.test('every page, signed out and in', async (t) => {
   // Signed out.
   await go('sign-in', '/signin')
   await go('a sign-in link that is not valid', '/signin/link?token=nope', 400)
+  await go('a page that does not exist, signed out', '/nope', 404)
   await go('waitlist', '/waitlist')
   const waiting = `${uid('w')}@example.com`
   await page.getByLabel('E-mail address').fill(waiting)
@@ -101,6 +102,8 @@ t.test('every page, signed out and in', async (t) => {
   await go('room, context history and diff', '/room?id=Shop&ctx=brief%2Fproduct&from=1&to=2')
   await go('room, search', '/room?id=Shop&q=Postgres')
   await go('a room that does not exist', '/room?id=nope', 404)
+  await go('a page that does not exist', '/rooms/nope', 404)
+  await go('a form address opened as a page', '/team/keys/revoke', 405)
   await go('team', '/team')
   await go('keys', '/team/keys')
   await page.getByLabel(/^Label of a new key/).fill('ci')

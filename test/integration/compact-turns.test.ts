@@ -64,7 +64,7 @@ async function compactView(p: Player): Promise<View> {
   const u = await p.ok('get_unblocked_tasks', { limit: 200 })
   const view = (x: Body): TaskView => ({
     id: x.id,
-    status: x.status,
+    status: x.status ?? 'todo', // a claimable item carries none: it is todo
     assignee: x.assignee,
     blocked: (x.blocked_by ?? []).length > 0,
   })

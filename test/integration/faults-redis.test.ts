@@ -5,7 +5,8 @@
 //   node serves again once Redis is back, without a restart;
 // - Redis stalled (SIGSTOP: connected, never answering): a call already waiting ends at its
 //   deadline (REDIS_COMMAND_TIMEOUT_MS) with `unavailable`, later ones at once; it serves again
-//   after SIGCONT;
+//   after SIGCONT; a call whose key must be looked up again waits no longer than one deadline in
+//   all (its lookup, rate lease and script share it);
 // - Redis full (maxmemory reached, noeviction): reads work, writes fail with `store_full`, /ready
 //   says read_only;
 // - the team's rate-limit shard down on a cluster: rooms on the other shards keep working, and
@@ -18,6 +19,7 @@ import { countLines, killableRedis, recordingLogger } from '../helpers/faults.js
 import { legacyCall, post, toolReplyOf } from '../helpers/mcp.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { eventually, sleep } from '../helpers/realtime.js'
+import { uid } from '../helpers/shared.js'
 import { startCluster } from '../helpers/redis.js'
 
 const slotOf = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number
@@ -156,6 +158,62 @@ t.test('Redis stalled (SIGSTOP) and resumed', async (t) => {
     'and calls go through, without restarting the node',
   )
   t.equal(countLines(lines, 'request failed'), 0, 'no request logged as an internal failure')
+})
+
+t.test('Redis stalled as cached keys expire: a call waits one command deadline in all', async (t) => {
+  const redis = await killableRedis()
+  t.teardown(async () => {
+    redis.signal('SIGCONT')
+    await redis.remove()
+  })
+  // Shorter than the health checks take to tell a stall (two failed checks, about 1-1.5 s), so
+  // nothing but the call's own budget ends its second wait.
+  const DEADLINE_MS = 1000
+  const chunked = uid('tm')
+  const n = await startNode(t, 'standalone', {
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    redisClusterNodes: undefined,
+    redisCommandTimeoutMs: DEADLINE_MS,
+    // 50 a minute: chunks of one call, so each call of this team waits for a lease of its own.
+    rateLimitOverrides: new Map([[chunked, 50]]),
+  })
+  const leased = await newTeam(n)
+  const { key: chunkedKey } = (await n.node.teams.create({ teamId: chunked, name: 'chunked' })) as { key: string }
+  const rooms = await Promise.all(
+    [leased.teamId, chunked].map(
+      async (teamId) => (await n.node.core.rooms.create(teamId, { template: 'blank' }, 't')).room,
+    ),
+  )
+  const calls = [
+    { key: leased.key, room: rooms[0]!.room_id },
+    { key: chunkedKey, room: rooms[1]!.room_id },
+  ]
+  const postEvent = (c: (typeof calls)[number], text: string) =>
+    tool(n, c.key, 'post_event', { room_id: c.room, agent_id: 'a', type: 'status', text })
+  for (const c of calls) t.notOk((await postEvent(c, 'before')).isError, 'a call works before, its key now cached')
+  // The keys' cache lifetime (1 s) runs out: the next call of each looks its key up again.
+  await sleep(1100)
+  redis.signal('SIGSTOP')
+  const timed = await Promise.all(
+    calls.flatMap((c) =>
+      [0, 1, 2].map(async (i) => {
+        const started = Date.now()
+        const r = await Promise.race([postEvent(c, `during ${i}`), sleep(15_000).then(() => undefined)])
+        return { r, took: Date.now() - started }
+      }),
+    ),
+  )
+  for (const { r } of timed) {
+    t.ok(r, 'a call made as Redis stalls is answered, not held')
+    t.equal(r?.body.error?.code, 'unavailable', 'with unavailable')
+  }
+  const slowest = Math.max(...timed.map((x) => x.took))
+  // One deadline, and the node's own time: two in a row (the lookup's, then the lease's or the
+  // script's) would be 2,000 ms and more. Timings are in bench/faults.ts.
+  t.ok(slowest < DEADLINE_MS + 600, `the slowest call answered in ${slowest} ms: one deadline in all`)
+  redis.signal('SIGCONT')
+  for (const c of calls)
+    t.ok(await eventually(async () => !(await postEvent(c, 'after')).isError, 10_000), 'calls go through again')
 })
 
 t.test('the dashboard while Redis stalls: 503 with Retry-After, then the page again', async (t) => {

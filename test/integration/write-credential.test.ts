@@ -40,12 +40,20 @@ t.test('writes record their credential', async (t) => {
     t.notOk(r.isError, JSON.stringify(r.body))
     return r.body
   }
+  /** The event a post answered with, as the feed records it: with its agent id and credential. */
+  const recorded = async (reply: Record<string, unknown>) => {
+    const id = (reply.event as { id: string }).id
+    const feed = ok(await callTool(ciClient, 'read_events', { room_id: roomId, agent_id: 'ci', limit: 100 }))
+    const found = (feed.events as { id: string; agent_id: string; via: unknown }[]).find((e) => e.id === id)
+    t.ok(found, `event ${id} is in the feed`)
+    return found!
+  }
 
   t.test('a team key: events, tasks and context versions', async (t) => {
     const posted = ok(
       await callTool(ciClient, 'post_event', { room_id: roomId, agent_id: 'ci', type: 'status', text: 'green' }),
     )
-    t.same((posted.event as { via: unknown }).via, viaKey, 'the reply names it')
+    t.same((await recorded(posted)).via, viaKey, 'the feed names it')
     const added = ok(await callTool(ciClient, 'add_task', { room_id: roomId, agent_id: 'ci', title: 'build' }))
     const taskId = (added.task as { id: string }).id
     ok(
@@ -88,9 +96,8 @@ t.test('writes record their credential', async (t) => {
       await callTool(aliceClient, 'read_context', { room_id: roomId, type: 'spec', key: 'api', version: 1 }),
     )
     t.match(old.entry, { version: 1, updated_by: 'ci', updated_via: viaKey }, 'an older version, with its own')
-    const changed = ok(
-      await callTool(aliceClient, 'update_task', { room_id: roomId, task_id: 't1', title: 'build it', force: true }),
-    )
+    ok(await callTool(aliceClient, 'update_task', { room_id: roomId, task_id: 't1', title: 'build it', force: true }))
+    const changed = ok(await callTool(aliceClient, 'get_task', { room_id: roomId, task_id: 't1' }))
     t.match(changed.task, { created_via: viaKey, claimed_via: viaKey, updated_via: viaInvite })
     const feed = ok(await callTool(aliceClient, 'read_events', { room_id: roomId }))
     const overridden = (feed.events as { type: string; via?: unknown }[]).find((e) => e.type === 'task_overridden')
@@ -142,13 +149,14 @@ t.test('writes record their credential', async (t) => {
     t.teardown(() => client.close())
     const posted = ok(await callTool(client, 'post_event', { room_id: roomId, type: 'status', text: 'built' }))
     const [grant] = await n.node.grants.list(teamId)
-    t.same((posted.event as { via: unknown }).via, {
+    const event = await recorded(posted)
+    t.same(event.via, {
       kind: 'grant',
       id: grant!.id,
       label: 'Claude Code',
       person: me.id,
     })
-    t.equal((posted.event as { agent_id: string }).agent_id, 'builder', 'as its bound agent')
+    t.equal(event.agent_id, 'builder', 'as its bound agent')
     const page = await b.get(`/room?id=${roomId}`)
     t.ok(
       page.body.includes("via agent grant 'Claude Code'") ||
@@ -171,7 +179,7 @@ t.test('writes record their credential', async (t) => {
       await callTool(look, 'post_event', { room_id: roomId, agent_id: 'alice', type: 'message', text: 'me' }),
     )
     t.same(
-      (posted.event as { via: unknown }).via,
+      (await recorded(posted)).via,
       { kind: 'key', id: lookalike.keyId, label: 'alice' },
       'a key labelled like the invite, acting as its agent id, is recorded as itself',
     )
@@ -181,6 +189,6 @@ t.test('writes record their credential', async (t) => {
       type: 'message',
       text: 'me',
     })
-    t.same((asAlice.body.event as { via: unknown }).via, viaKey, 'naming an agent id never borrows its credential')
+    t.same((await recorded(asAlice.body)).via, viaKey, 'naming an agent id never borrows its credential')
   })
 })

@@ -1,13 +1,14 @@
 // The dashboard's assets: the stylesheet is the .css files under src/dashboard/css bundled in
 // app.css's order, the script is client/live.ts, each minified and named by the hash of its
-// content; `npm run build`'s writer puts exactly those bytes and a manifest in its folder; the
-// node run from the sources serves the same bundle; no page carries CSS of its own.
+// content, and the favicon as it is; `npm run build`'s writer puts exactly those bytes and a
+// manifest in its folder; the node run from the sources serves the same bundle; no page carries
+// CSS of its own.
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { ASSETS, LIVE_SCRIPT, STYLESHEET } from '../../src/dashboard/assets.js'
+import { ASSETS, FAVICON, LIVE_SCRIPT, STYLESHEET } from '../../src/dashboard/assets.js'
 import { bundleAssets, writeAssets, type Manifest } from '../../src/dashboard/bundle.js'
 
 const root = process.cwd()
@@ -63,6 +64,9 @@ t.test('the node run from the sources serves the same bundle', async (t) => {
   t.same(ASSETS, await bundleAssets(root))
   t.match(STYLESHEET.path, /\.css$/)
   t.match(LIVE_SCRIPT.path, /\.js$/)
+  t.match(FAVICON.path, /^\/assets\/favicon\.[0-9a-f]{12}\.svg$/)
+  t.equal(FAVICON.type, 'image/svg+xml')
+  t.equal(FAVICON.body, readFileSync(join(root, 'src', 'dashboard', 'favicon.svg'), 'utf8').trim(), 'the icon as it is')
   t.match(LIVE_SCRIPT.body, /^("use strict";)?\(\(\)=>\{[\s\S]*\}\)\(\);\n?$/, 'the script is one minified IIFE')
 })
 

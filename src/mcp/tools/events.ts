@@ -132,11 +132,12 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       }),
       data: coreJsonText(events.post, 'data', DATA),
     },
-    output: { event: o.event },
+    output: { event: o.postedEvent },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.post(caller, { ...a, data: fromJsonText(a.data, 'data') }),
+    run: ({ deps, caller }, a) =>
+      deps.core.events.post(caller, { ...a, data: fromJsonText(a.data, 'data') }).then(o.withPostedEvent),
   }),
   tool({
     name: 'read_events',
@@ -201,10 +202,11 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
       }),
       data: coreJsonText(events.reply, 'data', DATA),
     },
-    output: { event: o.event },
+    output: { event: o.postedEvent },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }),
+    run: ({ deps, caller }, a) =>
+      deps.core.events.reply(caller, { ...a, data: fromJsonText(a.data, 'data') }).then(o.withPostedEvent),
   }),
   tool({
     name: 'delete_event',

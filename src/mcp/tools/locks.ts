@@ -26,11 +26,11 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
       'Exclusive lock on a named resource for ttl_s; again while held extends it. A conflict names the holder.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. file:src/db/schema.ts', ttl_s: 'Seconds to hold it' }),
-    output: { lock: o.lock, extended: z.boolean() },
+    output: { lock: o.heldLock, extended: z.boolean() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.locks.acquire(caller, a),
+    run: ({ deps, caller }, a) => deps.core.locks.acquire(caller, a).then(o.withHeldLock),
   }),
   tool({
     name: 'release_lock',

@@ -13,6 +13,9 @@ const id = coreArgs(plan.taskRef, { task_id: 'Task id like t3' })
 /** The listing shows no bound (limits stay in the core), so a model learns it here. */
 const ORDER = 'Rank within a priority, 0 or more, low first'
 
+/** How many claimable tasks get_unblocked_tasks lists by default: a turn claims one. */
+const UNBLOCKED_LIMIT = 5
+
 /** What the plan tools use. */
 export interface PlanToolDeps {
   core: Pick<Core, 'plan' | 'summary'>
@@ -46,10 +49,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       priority: 'Default normal',
       order: ORDER,
     }),
-    output: { task: o.task },
+    output: { task: o.changedTask },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addTask(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'get_task',
@@ -77,26 +80,47 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
       notes: 'New notes',
       force: 'Override a conflict; only when told to',
     }),
-    output: { task: o.task, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
+    output: { task: o.changedTask, changed: o.strs, unblocked: o.strs, overrode: o.str.optional() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: ({ deps, caller }, a) =>
-      deps.core.plan.updateTask(caller, a).catch((err: unknown) => {
-        throw claimHint(err)
-      }),
+      deps.core.plan
+        .updateTask(caller, a)
+        .then(o.withChangedTask)
+        .catch((err: unknown) => {
+          throw claimHint(err)
+        }),
   }),
   tool({
     name: 'get_unblocked_tasks',
     title: 'Get unblocked tasks',
     description: 'Todo tasks you can start now, best first. Claim one with update_task.',
     scope: 'room',
-    args: coreArgs(plan.listTasks, { limit: '1-200, default 10' }),
-    output: { tasks: z.array(o.taskItem), ...o.page },
+    args: coreArgs(plan.listTasks, { limit: `1-200, default ${UNBLOCKED_LIMIT}` }),
+    output: { tasks: z.array(o.claimableItem), ...o.page },
     mutates: false,
     core: true,
     annotations: { readOnlyHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.unblockedTasks(caller, a),
+    run: async ({ deps, caller }, a) => {
+      const r = await deps.core.plan.unblockedTasks(caller, { ...a, limit: a.limit ?? UNBLOCKED_LIMIT })
+      return { ...r, tasks: r.tasks.map((t) => o.without(t, ['status'])) }
+    },
+  }),
+  tool({
+    name: 'claim_next_task',
+    title: 'Claim next task',
+    description:
+      'Claims your best unblocked task atomically, in place of get_unblocked_tasks + update_task. No task: ' +
+      'none claimable; open 0: the plan is done.',
+    scope: 'room',
+    args: coreArgs(plan.claimNext, {}),
+    output: { task: o.changedTask.optional(), open: o.int.describe('Tasks not done or cancelled') },
+    mutates: true,
+    core: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ deps, caller }, a) =>
+      deps.core.plan.claimNext(caller, a).then((r) => (r.task ? o.withChangedTask({ ...r, task: r.task }) : r)),
   }),
   tool({
     name: 'get_my_tasks',
@@ -149,10 +173,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Sets priority and/or order of a task.',
     scope: 'room',
     args: coreArgs(plan.setPriority, { task_id: 'Task id like t3', priority: 'New priority', order: ORDER }),
-    output: { task: o.task, changed: o.strs },
+    output: { task: o.changedTask, changed: o.strs },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.setTaskPriority(caller, a).then(o.withChangedTask),
   }),
   tool({
     name: 'add_dependency',
@@ -160,10 +184,10 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     description: 'Makes task_id wait for depends_on; a cycle is refused.',
     scope: 'room',
     args: coreArgs(plan.addDependency, { task_id: 'Task that waits', depends_on: 'Task to finish first' }),
-    output: { task: o.task, blocked_by: o.strs, added: z.boolean() },
+    output: { task: o.changedTask, blocked_by: o.strs, added: z.boolean() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a),
+    run: ({ deps, caller }, a) => deps.core.plan.addDependency(caller, a).then(o.withChangedTask),
   }),
 ]
 
@@ -179,7 +203,7 @@ function claimHint(err: unknown): unknown {
       err.code,
       err.message,
       d,
-      `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`,
+      `${d.holder} holds it: call claim_next_task for another task, or post_event to ask ${d.holder}.`,
     )
   }
   if (Array.isArray(d.blocked_by)) {
@@ -187,7 +211,7 @@ function claimHint(err: unknown): unknown {
       err.code,
       err.message,
       d,
-      `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`,
+      `Wait for ${d.blocked_by.join(', ')} to be done, or call claim_next_task for a task you can claim now.`,
     )
   }
   return err

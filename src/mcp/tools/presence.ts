@@ -20,11 +20,11 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
     description: 'Marks you online; call first in every turn.',
     scope: 'room',
     args: coreArgs(presenceSchemas.heartbeat, {}),
-    output: { online_count: o.int, you: o.presenceEntry, presence_ttl_s: z.number() },
+    output: { online_count: o.int, presence_ttl_s: z.number() },
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.presence.heartbeat(caller, a),
+    run: ({ deps, caller }, a) => deps.core.presence.heartbeat(caller, a).then((r) => o.without(r, ['you'])),
   }),
   tool({
     name: 'get_presence',

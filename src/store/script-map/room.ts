@@ -276,7 +276,16 @@ export interface RoomScripts {
   }
   updateTask: {
     args: [taskId: string, patch: Buffer, force: Flag, retained: number, via: string]
-    reply: { task: StoredTask; notes?: string; changed: string[]; unblocked: string[]; overrode?: string }
+    reply: {
+      /** Absent only without a task id, when nothing is claimable. */
+      task?: StoredTask
+      notes?: string
+      changed: string[]
+      unblocked: string[]
+      overrode?: string
+      /** Without a task id: the tasks not done or cancelled. */
+      open?: number
+    }
   }
   writeContext: {
     args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number, via: string]
