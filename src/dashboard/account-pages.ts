@@ -16,6 +16,7 @@ import { parse } from '../shared/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
+import { CONFIRM } from './confirm.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import { clientBucket } from '../http/client-address.js'
 import type { Origin } from './security.js'
@@ -67,14 +68,44 @@ export class AccountPages {
     web.page('GET', '/waitlist', false, async () => html(V.WaitlistPage({})))
     web.page('POST', '/waitlist', false, (r) => this.joinWaitlist(r))
     web.page('POST', '/team/invites', true, (r) => this.invite(r))
-    web.page('POST', '/team/invites/revoke', true, (r) => this.revokeInvite(r))
-    web.page('POST', '/team/members/remove', true, (r) => this.removeMember(r))
+    // An invite or member this team does not have needs no confirmation: the change refuses it.
+    web.page(
+      'POST',
+      '/team/invites/revoke',
+      true,
+      (r) => this.revokeInvite(r),
+      async (r) => {
+        const { invites } = await this.deps.accounts.people(r.viewer!.user.team)
+        const i = invites.find((v) => v.id === r.form.get('invite') && v.state === 'pending')
+        return i ? { ...CONFIRM.revokeMemberInvite(i.email), back: '/team' } : undefined
+      },
+    )
+    web.page(
+      'POST',
+      '/team/members/remove',
+      true,
+      (r) => this.removeMember(r),
+      async (r) => {
+        const { members } = await this.deps.accounts.people(r.viewer!.user.team)
+        const m = members.find((v) => v.id === r.form.get('user') && v.id !== r.viewer!.user.id)
+        return m ? { ...CONFIRM.removeMember(m.email, r.viewer!.teamName), back: '/team' } : undefined
+      },
+    )
     web.page('POST', '/team/members/role', true, (r) => this.setRole(r))
     web.page('GET', '/account/delete', true, (r) => this.deletePage(r))
     web.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
     web.page('GET', '/account/deleted', false, (r) => this.deleted(r))
     web.page('GET', '/operator', true, (r) => this.operator(r))
-    web.page('POST', '/operator/waitlist', true, (r) => this.decide(r))
+    web.page(
+      'POST',
+      '/operator/waitlist',
+      true,
+      (r) => this.decide(r),
+      (r) =>
+        r.form.get('decision') === 'decline' && r.viewer!.operator
+          ? { ...CONFIRM.declineWaitlist(r.form.get('email') ?? ''), back: '/operator' }
+          : undefined,
+    )
     web.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
   }
 

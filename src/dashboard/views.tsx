@@ -4,6 +4,7 @@
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
 import { ROLES, roleMay } from '../auth/permissions.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export { page, type Viewer } from './layout.js'
@@ -59,6 +60,21 @@ export function ContinuePage(props: { token: string }) {
       </form>
     </Layout>
   )
+}
+
+/**
+ * Who did what in the audit trail, as a person reads it: a person by address (the entry keeps
+ * `user:<id> <address>`), a credential by its kind and name ("key key_ab12").
+ */
+export function actorText(actor: string): string {
+  const colon = actor.indexOf(':')
+  const [kind, rest] = colon < 0 ? ['', actor] : [actor.slice(0, colon), actor.slice(colon + 1)]
+  if (kind === 'user') return rest.slice(rest.indexOf(' ') + 1) || rest
+  if (kind === 'key') return `key ${rest}`
+  if (kind === 'invite') return `room invite key ${rest}`
+  if (kind === 'grant') return `connected agent ${rest}`
+  if (kind === 'client') return `agent client ${rest}`
+  return actor
 }
 
 export function MessagePage(props: {
@@ -128,7 +144,7 @@ export function HomePage(props: {
       <h1>Team {props.viewer.teamName}</h1>
       <Flash notice={props.notice} error={props.error} />
       <p>
-        Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
+        Signed in as <strong>{user.email}</strong>, {user.role} of team <strong>{props.viewer.teamName}</strong>.
       </p>
       <ul class="plain">
         <li>
@@ -166,10 +182,9 @@ export function HomePage(props: {
           ...(manager
             ? [
                 removable(m) ? (
-                  <form class="inline" method="post" action="/team/members/remove">
+                  <Confirm action="/team/members/remove" confirm={CONFIRM.removeMember(m.email, props.viewer.teamName)}>
                     <input type="hidden" name="user" value={m.id} />
-                    <button class="link" type="submit">{`Remove ${m.email}`}</button>
-                  </form>
+                  </Confirm>
                 ) : null,
               ]
             : []),
@@ -202,10 +217,9 @@ export function HomePage(props: {
                 i.state,
                 utc(i.expiresAt, true),
                 i.state === 'pending' ? (
-                  <form class="inline" method="post" action="/team/invites/revoke">
+                  <Confirm action="/team/invites/revoke" confirm={CONFIRM.revokeMemberInvite(i.email)}>
                     <input type="hidden" name="invite" value={i.id} />
-                    <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
-                  </form>
+                  </Confirm>
                 ) : null,
               ]}
             />
@@ -220,7 +234,7 @@ export function HomePage(props: {
           cols={['When', 'Who', 'What']}
           rows={props.audit}
           rowKey={(a) => a.id}
-          cells={(a) => [utc(a.at), a.actor, a.target ? `${a.action} ${a.target}` : a.action]}
+          cells={(a) => [utc(a.at), actorText(a.actor), a.target ? `${a.action} ${a.target}` : a.action]}
         />
       )}
       <h2>Account</h2>
@@ -335,13 +349,18 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
             e.note,
             utc(e.at, true),
             e.state,
-            <form class="inline" method="post" action="/operator/waitlist">
-              <input type="hidden" name="email" value={e.email} />
-              <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
+            <>
+              <form class="inline" method="post" action="/operator/waitlist">
+                <input type="hidden" name="email" value={e.email} />
+                <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>
+              </form>
               {e.state === 'pending' ? (
-                <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
+                <Confirm action="/operator/waitlist" confirm={CONFIRM.declineWaitlist(e.email)}>
+                  <input type="hidden" name="email" value={e.email} />
+                  <input type="hidden" name="decision" value="decline" />
+                </Confirm>
               ) : null}
-            </form>,
+            </>,
           ]}
         />
       )}
