@@ -92,6 +92,7 @@ export class AccountPages {
       },
     )
     web.page('POST', '/team/members/role', true, (r) => this.setRole(r))
+    web.page('POST', '/team/rename', true, (r) => this.rename(r))
     web.page('GET', '/account/delete', true, (r) => this.deletePage(r))
     web.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
     web.page('GET', '/account/deleted', false, (r) => this.deleted(r))
@@ -260,7 +261,11 @@ export class AccountPages {
     return html(V.WaitlistThanksPage())
   }
 
-  private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+  private async home(
+    r: Request,
+    extra: { notice?: string; error?: string; renaming?: string } = {},
+    status = 200,
+  ): Promise<Reply> {
     const viewer = r.viewer!
     extra = { ...done<{ notice: string }>(r, '/team'), ...extra }
     const [{ members, invites }, audit] = await Promise.all([
@@ -325,6 +330,24 @@ export class AccountPages {
       const n = await this.revokeKeysOf(gone, actorOf(user))
       return `${gone.email} is removed from the team${n > 0 ? `; the ${n} key(s) they minted are revoked` : ''}.`
     })
+  }
+
+  /** Renames the team (owners): every page shows the new name from the next one on; audited. */
+  private async rename(r: Request): Promise<Reply> {
+    const user = r.viewer!.user
+    const name = r.form.get('name') ?? ''
+    try {
+      requireRole(user.role, 'team.manage')
+      const { from, to } = await this.deps.teams.rename(user.team, { name })
+      await this.deps.audit.record(user.team, actorOf(user), 'renamed team', `from "${from}" to "${to}"`)
+      return seeDone(r, '/team', { notice: `The team is now called ${to}.` })
+    } catch (err) {
+      const refused = refusal(err)
+      if (!refused) throw err
+      // The schema names the field `name`; the page calls it the team's new name.
+      const message = refused.message.replace(/^name: /, 'The new name ')
+      return this.home(r, { error: message, renaming: name }, refused.status)
+    }
   }
 
   private setRole(r: Request): Promise<Reply> {

@@ -14,6 +14,7 @@ import { eventId as eventIdField } from '../core/fields.js'
 import { agentId as agentIdField, EVENT_TYPE, roomId as roomIdField } from '../shared/fields.js'
 import { PAGED, type FeedFilter, type Paged } from '../core/room-page.js'
 import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
+import { ACTIVITY_SPAN_MS } from '../core/plan-graph.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
@@ -400,7 +401,7 @@ export class Pages {
       taskId && wants(['plan']) ? this.openTask(c, taskId) : undefined,
       ctx && wants(['context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       parts === undefined && query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
-      wants(NEEDS_PARTS) ? this.deps.core.needs.read(c) : undefined,
+      wants(NEEDS_PARTS) ? this.deps.core.needs.read(c, { postsWithinMs: ACTIVITY_SPAN_MS }) : undefined,
       wants(GRAPH_PARTS) ? this.deps.core.graph.read(c) : undefined,
       filter && wants(['events'])
         ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE })

@@ -132,7 +132,7 @@ export function RoomPage(p: RoomPageProps) {
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
-          <ActivityStrips activity={p.graph.activity} view={view} />
+          <ActivityStrips activity={p.graph.activity} posts={p.needs.posts ?? new Map()} view={view} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />
@@ -175,8 +175,11 @@ export const PARTS = [
 ] as const
 export type PartName = (typeof PARTS)[number]
 
-/** The parts that show what needs the person, and those drawn from the plan's graph (their own reads). */
-export const NEEDS_PARTS: readonly PartName[] = ['needs']
+/**
+ * The parts that need the read of what needs the person (the activity strips' events come with
+ * it), and those drawn from the plan's graph (their own reads).
+ */
+export const NEEDS_PARTS: readonly PartName[] = ['needs', 'activity']
 export const GRAPH_PARTS: readonly PartName[] = ['graph', 'activity']
 
 /** A part's props: the page's, without the reads that part does not show. */
@@ -202,7 +205,7 @@ export function RoomPart(p: PartProps) {
     case 'agents':
       return <Agents view={view} here={here} kept={p.kept} />
     case 'activity':
-      return <ActivityStrips activity={graph().activity} view={view} />
+      return <ActivityStrips activity={graph().activity} posts={needs().posts ?? new Map()} view={view} />
     case 'reviews':
       return <Reviews view={view} here={here} size={p.size} kept={p.kept} />
     case 'locks':

@@ -3,12 +3,13 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
-import { requireRole } from '../auth/permissions.js'
+import { requireRole, roleMay } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { CONFIRM, Confirm } from './confirm.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
+import { NeedsRole } from './views.js'
 import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
@@ -109,6 +110,9 @@ export function WebhooksPage(p: View) {
           </div>
         </section>
       ))}
+      {roleMay(p.viewer.user.role, 'webhooks.manage') ? null : (
+        <NeedsRole action="webhooks.manage" role={p.viewer.user.role} />
+      )}
       <h2>Register a webhook</h2>
       <form class="stack" method="post" action="/team/webhooks">
         <label>
