@@ -161,21 +161,19 @@ export interface RoomScripts {
     rows: true
   }
   readGraph: {
-    args: [most: number, spanMs: number, events: number, done: number]
+    args: [most: number, spanMs: number, done: number]
     reply: {
       open: number
       tasks: number
       done: number
       /** Ids of open tasks left out that a returned task depends on. */
       outside: string[] | LuaMap<never>
-      /** agent, ms, agent, ms, ...: one pair an event, newest first. */
-      posts: (string | number)[] | LuaMap<never>
       now: number
     }
     rows: true
   }
   readNeeds: {
-    args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number]
+    args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number, spanMs: number]
     reply: {
       sections: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
       totals: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
@@ -183,6 +181,8 @@ export interface RoomScripts {
       seen: LuaMap<number>
       /** Agents seen within the presence TTL, most recent first. */
       online: string[] | LuaMap<never>
+      /** With a span: agent, ms, agent, ms, ...: one pair an event looked at posted within it, newest first. */
+      posts?: (string | number)[] | LuaMap<never>
       now: number
     }
     rows: true
