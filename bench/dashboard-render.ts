@@ -11,7 +11,10 @@
 // measured requests: Redis time per script a page. With --churn, a plan change comes before every
 // view (a task's priority, through MCP, not timed), as when agents work while a person watches:
 // a page that cached the plan between changes would read it all again each time.
-//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--tasks
+// With --parts, then each part of the room page alone (GET /room/part, what the live script fetches
+// when a change touches that part), alternating with the whole page: bytes, node CPU and the node's
+// time (Server-Timing app + render) a request, and each as a ratio to the whole page of the same run.
+//   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--parts] [--tasks
 //   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
 //   [--event-bytes 4000]
 import { createHash } from 'node:crypto'
@@ -21,6 +24,7 @@ import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { Redis } from 'ioredis'
 import { loadScripts, LUA_DIR } from '../src/store/scripts.js'
+import { PARTS } from '../src/dashboard/room.js'
 import {
   checkout,
   compiled,
@@ -38,6 +42,7 @@ const { values } = parseArgs({
     base: { type: 'string' },
     profile: { type: 'boolean', default: false },
     churn: { type: 'boolean', default: false },
+    parts: { type: 'boolean', default: false },
     runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
@@ -285,6 +290,55 @@ async function view(s: Side, record: boolean): Promise<void> {
   s.html = body
 }
 
+/** One GET of `path` on the side's node: bytes, node CPU (ms) and Server-Timing app + render (ms). */
+async function timed(s: Side, path: string): Promise<{ bytes: number; cpu: number; node: number }> {
+  const cpu0 = cpuMs(s.node.proc.pid!)
+  const res = await fetch(`http://127.0.0.1:${s.node.port}${path}`, { headers: { Cookie: s.cookie } })
+  const body = await res.text()
+  if (res.status !== 200) throw new Error(`${s.label}: GET ${path}: ${res.status} ${body.slice(0, 300)}`)
+  const timing = res.headers.get('server-timing') ?? ''
+  const dur = (k: string) => Number(new RegExp(`${k};dur=([\\d.]+)`).exec(timing)?.[1] ?? NaN)
+  return { bytes: Buffer.byteLength(body), cpu: cpuMs(s.node.proc.pid!) - cpu0, node: dur('app') + dur('render') }
+}
+
+/** --parts: each part alone against the whole page, alternating, `runs` of each. */
+async function parts(s: Side, runs: number): Promise<void> {
+  const sum = new Map<string, { bytes: number; cpu: number; node: number[] }>()
+  const add = (k: string, r: { bytes: number; cpu: number; node: number }) => {
+    const a = sum.get(k) ?? { bytes: 0, cpu: 0, node: [] }
+    a.bytes += r.bytes
+    a.cpu += r.cpu
+    a.node.push(r.node)
+    sum.set(k, a)
+  }
+  for (let i = 0; i < runs; i++)
+    for (const part of PARTS) {
+      add('page', await timed(s, '/room?id=big'))
+      add(part, await timed(s, `/room/part?id=big&part=${part}`))
+    }
+  const page = sum.get('page')!
+  const med = (xs: number[]) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    )
+  const pageRuns = page.node.length
+  console.log(
+    `${s.label}: whole page: ${fmt(page.bytes / pageRuns / 1024, 1)} kB, node CPU ${fmt(page.cpu / pageRuns)} ms, ` +
+      `app + render p50 ${fmt(med(page.node))} ms`,
+  )
+  for (const part of PARTS) {
+    const a = sum.get(part)!
+    const bytes = a.bytes / runs
+    const cpu = a.cpu / runs
+    console.log(
+      `${s.label}: part ${part}: ${fmt(bytes / 1024, 1)} kB (${fmt(bytes / (page.bytes / pageRuns), 3)}×), node CPU ` +
+        `${fmt(cpu)} ms (${fmt(cpu / (page.cpu / pageRuns), 2)}×), app + render p50 ${fmt(med(a.node))} ms ` +
+        `(${fmt(med(a.node) / med(page.node), 2)}×)`,
+    )
+  }
+}
+
 const base = values.base ? await checkout(values.base) : undefined
 const sides: Side[] = []
 try {
@@ -308,6 +362,7 @@ try {
       await viewEmpty(s)
     }
   }
+  if (values.parts) for (const s of sides) await parts(s, n('runs'))
   const perScript = values.profile ? await Promise.all(sides.map((s) => redisPerScript(s, n('runs')))) : []
   const p = (xs: number[], q: number) =>
     fmt(

@@ -1,9 +1,11 @@
 // A swarm draining a plan: N agents, each a real MCP SDK client (Streamable HTTP, initialize era),
 // half on node A and half on node B (child processes on one Redis of the bench's own), work through
-// a plan of layered tasks with dependencies by the typical turn: get_unblocked_tasks, claim the
-// first listed task that update_task (status in_progress) grants (trying the next on a conflict;
-// --pick random starts at a random one), post_event, "work" for --work-ms, update_task status
-// done. An agent that finds nothing it can claim waits --poll-ms and looks again. Every task of a
+// a plan of layered tasks with dependencies by the typical turn: claim_next_task (--pick next, the
+// default: the best claimable task, chosen and claimed in one call), or get_unblocked_tasks and
+// then the first listed task that update_task (status in_progress) grants, trying the next on a
+// conflict (--pick first; --pick random starts at a random one); then post_event, "work" for
+// --work-ms, update_task status done. An agent that finds nothing it can claim waits --poll-ms
+// and looks again. Every task of a
 // layer depends on 1 to --deps tasks of the layer before, so the plan's width is --width and its
 // critical path has tasks/width tasks.
 // Reported: duplicate claims (a task granted to a second agent: goal 0), reply tokens per completed
@@ -11,7 +13,7 @@
 // wall time against the critical path, and the calls spent waiting. Exits 1 unless every task is
 // done, once.
 //   npx tsx bench/swarm.ts [--agents 20] [--tasks 200] [--width 20] [--deps 2] [--work-ms 100]
-//   [--poll-ms 100] [--seed 1] [--timeout 90] [--pick first|random]
+//   [--poll-ms 100] [--seed 1] [--timeout 90] [--pick next|first|random]
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { getTokenizer } from '@anthropic-ai/tokenizer'
@@ -29,7 +31,7 @@ const { values } = parseArgs({
     'poll-ms': { type: 'string', default: '100' },
     seed: { type: 'string', default: '1' },
     timeout: { type: 'string', default: '90' },
-    pick: { type: 'string', default: 'first' },
+    pick: { type: 'string', default: 'next' },
   },
 })
 const agents = Number(values.agents)
@@ -41,7 +43,7 @@ const pollMs = Number(values['poll-ms'])
 for (const [name, v] of Object.entries({ agents, tasks, width, deps: maxDeps })) {
   if (!Number.isInteger(v) || v < 1) throw new Error(`--${name}: a positive integer, got ${String(v)}`)
 }
-if (values.pick !== 'first' && values.pick !== 'random') throw new Error('--pick: first or random')
+if (!['next', 'first', 'random'].includes(values.pick)) throw new Error('--pick: next, first or random')
 if (tasks % width !== 0) throw new Error(`--tasks (${tasks}) must be a multiple of --width (${width})`)
 const ROOM = 'swarm'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -130,21 +132,7 @@ async function call(client: Client, agent: string, name: string, args: Record<st
 async function agent(client: Client, id: string): Promise<void> {
   while (finished.size < tasks) {
     if (performance.now() > deadline) throw new Error(`${id}: the plan was not drained in ${values.timeout} s`)
-    const list = await call(client, id, 'get_unblocked_tasks', {})
-    if (list.isError) throw new Error(`${id} get_unblocked_tasks: ${list.text}`)
-    let claimed: string | undefined
-    const listed = (JSON.parse(list.text) as { tasks: { id: string }[] }).tasks
-    // --pick random: start at a random listed task (then the next ones, wrapping around).
-    const start = values.pick === 'random' ? Math.floor(Math.random() * listed.length) : 0
-    for (const t of [...listed.slice(start), ...listed.slice(0, start)]) {
-      const r = await call(client, id, 'update_task', { task_id: t.id, status: 'in_progress' })
-      if (!r.isError) {
-        claimed = t.id
-        break
-      }
-      if (!r.text.includes('conflict')) throw new Error(`${id} claim of ${t.id}: ${r.text}`)
-      conflicts++
-    }
+    const claimed = values.pick === 'next' ? await claimNext(client, id) : await listAndClaim(client, id)
     if (!claimed) {
       waits++
       await sleep(pollMs)
@@ -160,6 +148,29 @@ async function agent(client: Client, id: string): Promise<void> {
     completed++
     finished.add(claimed)
   }
+}
+
+/** claim_next_task: the id of the task it granted, or undefined when none was claimable. */
+async function claimNext(client: Client, id: string): Promise<string | undefined> {
+  const r = await call(client, id, 'claim_next_task', {})
+  if (r.isError) throw new Error(`${id} claim_next_task: ${r.text}`)
+  return (JSON.parse(r.text) as { task?: { id: string } }).task?.id
+}
+
+/** get_unblocked_tasks, then claims of the listed tasks until one is granted: its id, or undefined. */
+async function listAndClaim(client: Client, id: string): Promise<string | undefined> {
+  const list = await call(client, id, 'get_unblocked_tasks', {})
+  if (list.isError) throw new Error(`${id} get_unblocked_tasks: ${list.text}`)
+  const listed = (JSON.parse(list.text) as { tasks: { id: string }[] }).tasks
+  // --pick random: start at a random listed task (then the next ones, wrapping around).
+  const start = values.pick === 'random' ? Math.floor(Math.random() * listed.length) : 0
+  for (const t of [...listed.slice(start), ...listed.slice(0, start)]) {
+    const r = await call(client, id, 'update_task', { task_id: t.id, status: 'in_progress' })
+    if (!r.isError) return t.id
+    if (!r.text.includes('conflict')) throw new Error(`${id} claim of ${t.id}: ${r.text}`)
+    conflicts++
+  }
+  return undefined
 }
 
 const redis = await startRedis()
@@ -251,16 +262,13 @@ try {
     `${label} reply tokens per completed task: ${fmt(tokens / finished.size, 0)} (${tokens} in ${calls} calls)`,
   )
   console.log(
-    `${label} waiting: ${waits} get_unblocked_tasks calls found nothing claimable; ${conflicts} claims refused ` +
+    `${label} waiting: ${waits} turns found nothing claimable; ${conflicts} claims refused ` +
       `(conflict); ${fmt(calls / finished.size, 2)} calls per completed task`,
   )
-  // The critical path at this run's latencies: each of its tasks one turn (list, claim, post, work, done).
+  // The critical path at this run's latencies: each of its tasks one turn (claim, post, work, done).
   const p50 = (tool: string) => percentile(latencies.get(tool)!, 50)
-  const turn =
-    workMs +
-    ['get_unblocked_tasks', 'update_task in_progress', 'post_event', 'update_task done']
-      .map(p50)
-      .reduce((x, y) => x + y, 0)
+  const claim = values.pick === 'next' ? ['claim_next_task'] : ['get_unblocked_tasks', 'update_task in_progress']
+  const turn = workMs + [...claim, 'post_event', 'update_task done'].map(p50).reduce((x, y) => x + y, 0)
   console.log(
     `${label} wall: ${fmt(wall / 1000, 2)} s; critical path ${depth} tasks: ${fmt((depth * workMs) / 1000, 2)} s ` +
       `of work (${fmt(wall / (depth * workMs), 1)}x), ${fmt((depth * turn) / 1000, 2)} s at one turn each with ` +

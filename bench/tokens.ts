@@ -8,7 +8,8 @@
 //
 // The standard room: 20 add_task calls by a planner (titles of ~45 characters, one line of notes)
 // and one context entry. The typical turn, by a new agent: heartbeat, get_my_summary,
-// get_unblocked_tasks, update_task (claim the first), acquire_lock, post_event, release_lock.
+// get_unblocked_tasks, update_task (claim the first), acquire_lock, post_event, release_lock; and
+// the same turn of another new agent with claim_next_task in place of the list and the claim.
 //   npx tsx bench/tokens.ts [--show]      (--show also prints each reply's text)
 import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
@@ -123,6 +124,23 @@ const rest: [string, Record<string, unknown>][] = [
 ]
 for (const [name, args] of rest) add(line(`turn ${name}`, await call(me, name, args)))
 console.log(`turn total: ${total.bytes} bytes, ${total.claude} tokens (Claude), ${total.o200k} tokens (o200k)`)
+
+const worker = 'worker'
+let next = { bytes: 0, claude: 0, o200k: 0 }
+for (const [name, args] of [
+  ['heartbeat', {}],
+  ['get_my_summary', {}],
+  ['claim_next_task', {}],
+  ['acquire_lock', { name: 'file:src/db/orders.sql' }],
+  ['post_event', { type: 'status', text: 'Claimed the next task; working on src/db/orders.sql' }],
+  ['release_lock', { name: 'file:src/db/orders.sql' }],
+] as [string, Record<string, unknown>][]) {
+  const c = line(`turn (claim_next_task) ${name}`, await call(worker, name, args))
+  next = { bytes: next.bytes + c.bytes, claude: next.claude + c.claude, o200k: next.o200k + c.o200k }
+}
+console.log(
+  `turn (claim_next_task) total: ${next.bytes} bytes, ${next.claude} tokens (Claude), ${next.o200k} tokens (o200k)`,
+)
 
 // Other replies an agent meets: a claim conflict, the lists, the whole records.
 const conflict = (await rpc('tools/call', {

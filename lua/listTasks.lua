@@ -22,21 +22,7 @@ if not R then return early end
 local mode, limit, who, includeDone = ARGV[7], tonumber(ARGV[8]), ARGV[9], ARGV[10] == '1'
 local picked = {}
 if mode == 'unblocked' then
-  -- The tasks to do, already in this order on the board (includes/board): only they are read,
-  -- and their dependencies' statuses come from the board too.
-  planIndexes(R)
-  local todo = redis.call('ZCOUNT', R.k.board, '-inf', '(' .. BOARD_BAND)
-  for first = 0, todo - 1, 1000 do
-    local ids = {}
-    local slots = redis.call('ZRANGE', R.k.board, first, math.min(first + 999, todo - 1))
-    for i, slot in ipairs(slots) do ids[i] = idOfSlot(slot) end
-    for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do
-      local t = cmsgpack.unpack(raw)
-      if (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t) == 0 then
-        picked[#picked + 1] = t
-      end
-    end
-  end
+  picked = claimableTasks(R, who)
 else
   local byId, list = allTasks(R)
   for _, t in ipairs(list) do

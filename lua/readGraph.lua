@@ -1,21 +1,20 @@
 --[[
-  The picture of a room's plan and of its agents' recent activity (the dashboard's room page), in
-  one bounded read that does not count as room activity when the caller passes touch = '0': the
-  open tasks (in review, then in progress, then to do, each band in the board's order) up to a
-  cap, the open dependencies of those that the cap left out, and the tasks done and the agents'
-  events posted within a span up to now.
+  The picture of a room's plan (the dashboard's room page), in one bounded read that does not count
+  as room activity when the caller passes touch = '0': the open tasks (in review, then in progress,
+  then to do, each band in the board's order) up to a cap, the open dependencies of those that the
+  cap left out, and the tasks done within a span up to now. The agents' events of the span come
+  from readNeeds, which reads the latest events anyway: reading them twice would double the
+  page's dearest part (each event's record copied into Lua and decoded).
 
   KEYS[room]   the room's fixed keys (ROOM_KEYS, includes/roomKeys)
   ARGV[1..6]   common room arguments (includes/openRoom)
   ARGV[7]      most open tasks returned
-  ARGV[8]      the span (ms): tasks done and events posted within it, up to now
-  ARGV[9]      most of the latest events looked at
-  ARGV[10]     most tasks done returned (most recently done first)
+  ARGV[8]      the span (ms): tasks done within it, up to now
+  ARGV[9]      most tasks done returned (most recently done first)
 
   Returns {open = open tasks in the room, tasks = open tasks in the rows, done = done tasks in
-  the rows, outside = ids of open tasks left out that a returned task depends on, posts = {agent,
-  ms, agent, ms, ...} one pair an event (newest first), now} and rows: the open tasks (raw), then
-  the done ones (raw).
+  the rows, outside = ids of open tasks left out that a returned task depends on, now} and rows:
+  the open tasks (raw), then the done ones (raw).
   Effects  none
 ]]
 --- @include "includes/openRoom"
@@ -24,7 +23,7 @@
 
 local R, early = openRoom('readGraph')
 if not R then return early end
-local most, eventCount, doneCount = tonumber(ARGV[7]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local most, doneCount = tonumber(ARGV[7]), tonumber(ARGV[9])
 local since = R.now - tonumber(ARGV[8])
 planIndexes(R)
 
@@ -83,13 +82,6 @@ if #done > 0 then
   end
 end
 
-local posts = {}
-for _, entry in ipairs(redis.call('XREVRANGE', R.k.events, '+', tostring(since), 'COUNT', eventCount)) do
-  local ev = cmsgpack.unpack(entry[2][2])
-  posts[#posts + 1] = ev.agent_id
-  posts[#posts + 1] = tonumber(string.match(entry[1], '^(%d+)'))
-end
-
 return finishRows(R, {
-  open = open, tasks = taskRowCount, done = doneRows, outside = outside, posts = posts, now = R.now,
+  open = open, tasks = taskRowCount, done = doneRows, outside = outside, now = R.now,
 }, rows)

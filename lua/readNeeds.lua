@@ -14,13 +14,17 @@
   ARGV[9]      how many of the latest requested reviews are looked at
   ARGV[10]     how many tasks in progress are looked at (in the board's order)
   ARGV[11]     most items returned of each kind (and online agents listed)
+  ARGV[12]     a span (ms; '0': none): the author and time of each event looked at that was posted
+               within it, up to now, are returned too (the room page's activity strips)
 
   Returns {sections = {events, reviews, tasks, locks}, totals = {events, reviews, tasks, locks},
-  seen = {agent = ms}, online = {agent, ...}, now} and rows in section order: events (id, raw) pairs, newest first;
-  reviews (raw), newest first; tasks (raw), in the board's order; locks (name, raw) pairs. totals
-  counts every item found within what was looked at (rows hold at most ARGV[11] of each); seen
-  holds the last-seen time of each offline agent the rows name that was ever seen; online lists
-  the agents seen within the TTL, most recent first (whom a task can be given to).
+  seen = {agent = ms}, online = {agent, ...}, posts?, now} and rows in section order: events
+  (id, raw) pairs, newest first; reviews (raw), newest first; tasks (raw), in the board's order;
+  locks (name, raw) pairs. totals counts every item found within what was looked at (rows hold at
+  most ARGV[11] of each); seen holds the last-seen time of each offline agent the rows name that
+  was ever seen; online lists the agents seen within the TTL, most recent first (whom a task can
+  be given to). With a span, posts = {agent, ms, agent, ms, ...}: one pair an event looked at
+  that was posted within it, newest first.
   Effects  none
 ]]
 --- @include "includes/openRoom"
@@ -32,6 +36,8 @@ if not R then return early end
 local ttl, eventCount, reviewCount, taskCount, most =
   tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local since = R.now - ttl
+local span = tonumber(ARGV[12])
+local postsFrom = span > 0 and R.now - span or nil
 
 local seen, lastSeen = {}, {}
 -- Whether an agent is offline: not seen since the TTL. Remembers the time of those ever seen.
@@ -54,8 +60,16 @@ local rows, sections, totals = {}, {}, {}
 -- Events newest first: a reply is met before the event it answers.
 local latest = redis.call('XREVRANGE', R.k.events, '+', '-', 'COUNT', eventCount)
 local replied, n = {}, 0
+local posts = {}
 for _, entry in ipairs(latest) do
   local ev = cmsgpack.unpack(entry[2][2])
+  if postsFrom then
+    local ms = tonumber(string.match(entry[1], '^(%d+)'))
+    if ms >= postsFrom then
+      posts[#posts + 1] = ev.agent_id
+      posts[#posts + 1] = ms
+    end
+  end
   if ev.reply_to then replied[ev.reply_to] = true end
   if (ev.type == 'question' or ev.type == 'blocker') and not replied[entry[1]] and not byPerson(ev.agent_id) then
     n = n + 1
@@ -131,4 +145,6 @@ end
 sections.locks, totals.locks = kept, n
 
 local online = redis.call('ZREVRANGEBYSCORE', R.k.presence, '+inf', since, 'LIMIT', 0, most)
-return finishRows(R, { sections = sections, totals = totals, seen = seen, online = online, now = R.now }, rows)
+local res = { sections = sections, totals = totals, seen = seen, online = online, now = R.now }
+if postsFrom then res.posts = posts end
+return finishRows(R, res, rows)

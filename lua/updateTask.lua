@@ -8,18 +8,22 @@
   conflict too unless force is given; with force the change goes through, and the service posts a
   `task_overridden` event by the caller (data {task_id, holder, changed}) so the holder learns it,
   and the notice and reply name the holder (`overrode`).
+  Without a task id it claims the best claimable task for the caller (claim_next_task): the first
+  that listTasks 'unblocked' lists, chosen and claimed in this one script, so two callers never
+  get the same task.
 
   KEYS[room]   the room's fixed keys (ROOM_KEYS, includes/roomKeys)
   ARGV[1..6]   common room arguments (includes/openRoom)
-  ARGV[7]      task id
+  ARGV[7]      task id, or '' for the best claimable task (the patch then claims it)
   ARGV[8]      msgpack patch {title?, notes?, status?, assignee? ('' clears), priority?, order?}
   ARGV[9]      '1' to override the claim checks
   ARGV[10]     events kept per room (for the task_overridden event)
   ARGV[11]     the credential that changes it, as JSON text kept as it is (updated_via; claimed_via
                when this change claims it; via of the task_overridden event), '' = none
 
-  Returns {task, notes?, changed = [field], unblocked = [id], overrode? = holder}; not_found,
-  conflict.
+  Returns {task?, notes?, changed = [field], unblocked = [id], overrode? = holder, open?}; not_found,
+  conflict. task is absent only when ARGV[7] is '' and nothing is claimable; open (how many tasks
+  are not done or cancelled) is given only when ARGV[7] is ''.
   Publishes {k = 'task', op = 'updated', id, status, overrode?}, or with an override
   {k = 'task', op = 'updated', id, status, overrode, event_id, type = 'task_overridden', event}.
   Effects  tasks, events, reads
@@ -31,8 +35,15 @@
 
 local R, early = openRoom('updateTask')
 if not R then return early end
-local task = loadTask(R, ARGV[7])
-if not task then return fail('not_found', 'task ' .. ARGV[7] .. ' does not exist', { field = 'task_id' }) end
+local pickNext = ARGV[7] == ''
+local task
+if pickNext then
+  task = claimableTasks(R, R.agent, 1)[1]
+  if not task then return finish(R, { changed = {}, unblocked = {}, open = openTasks(R) }) end
+else
+  task = loadTask(R, ARGV[7])
+  if not task then return fail('not_found', 'task ' .. ARGV[7] .. ' does not exist', { field = 'task_id' }) end
+end
 local patch = cmsgpack.unpack(ARGV[8])
 local force = ARGV[9] == '1'
 R.via = ARGV[11]
@@ -134,4 +145,4 @@ if #changed > 0 then
   end
 end
 return finish(R, { task = task, notes = notes ~= '' and notes or nil, changed = changed, unblocked = unblocked,
-  overrode = #overriding > 0 and held or nil })
+  overrode = #overriding > 0 and held or nil, open = pickNext and openTasks(R) or nil })

@@ -146,6 +146,8 @@ async function main(): Promise<void> {
     await page.goto(`${base}/room?id=shop-launch`)
     await settle(page)
     await shot('room')
+    await shot('room-graph', true, 'section[aria-labelledby=graph]')
+    await shot('room-activity', true, 'section[aria-labelledby=activity]')
     await page.goto(`${base}/room?id=shop-launch&task=t2#open-task`)
     await settle(page)
     await shot('room-task')

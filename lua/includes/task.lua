@@ -75,6 +75,34 @@ local function blockersOf(R, task, all)
   return out
 end
 
+-- Todo tasks that wait for nothing and are not assigned to an agent other than `who` ('' = any
+-- agent), decoded, best first (the board's order); the first `limit` when given. Only the todo
+-- part of the board is read, and the dependencies' statuses come from the board too.
+local function claimableTasks(R, who, limit)
+  planIndexes(R)
+  local picked = {}
+  local todo = redis.call('ZCOUNT', R.k.board, '-inf', '(' .. BOARD_BAND)
+  for first = 0, todo - 1, 1000 do
+    local ids = {}
+    local slots = redis.call('ZRANGE', R.k.board, first, math.min(first + 999, todo - 1))
+    for i, slot in ipairs(slots) do ids[i] = idOfSlot(slot) end
+    for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do
+      local t = cmsgpack.unpack(raw)
+      if (t.assignee == nil or who == '' or t.assignee == who) and #blockersOf(R, t) == 0 then
+        picked[#picked + 1] = t
+        if limit and #picked >= limit then return picked end
+      end
+    end
+  end
+  return picked
+end
+
+-- How many tasks are not done or cancelled (todo, in progress, in review), from the board.
+local function openTasks(R)
+  planIndexes(R)
+  return redis.call('ZCOUNT', R.k.board, '-inf', '(' .. (3 * BOARD_BAND))
+end
+
 -- Every task, decoded, as a map id -> task and a list in hash order.
 local function allTasks(R)
   local flat = redis.call('HGETALL', R.k.tasks)

@@ -73,6 +73,7 @@ const access = z
 
 export const teamSchemas = {
   createTeam: z.strictObject({ teamId: teamIdField.optional(), name: label(100) }),
+  renameTeam: z.strictObject({ name: label(100) }),
   mint: z.strictObject({
     label: label(100).optional(),
     scope: z
@@ -183,6 +184,17 @@ export class Teams {
     const t = r.team
     const team = { teamId: t.id, name: t.name, createdAt: iso(t.created_at) }
     return r.created ? { created: true, team, key: minted.key, keyId } : { created: false, team }
+  }
+
+  /**
+   * Renames a team (a name as at creation: up to 100 characters, not blank, stored trimmed).
+   * Returns the name it had; a team that does not exist is not_found.
+   */
+  async rename(teamId: string, input: unknown): Promise<{ from: string; to: string }> {
+    const v = parse(teamSchemas.renameTeam, input)
+    const r = await this.store.run('renameTeam', [this.store.keys.team(teamId).team], [v.name])
+    if (!r.renamed) throw new AppError('not_found', `team ${teamId} does not exist`, { field: 'teamId' })
+    return { from: r.from ?? teamId, to: v.name }
   }
 
   /** The default team, created with its first key when it does not exist yet. */

@@ -38,6 +38,11 @@ export interface RoomNeeds {
   lastSeen: Record<string, string>
   /** Agents online, most recently seen first (at most NEEDS_SHOWN): whom a task can go to. */
   online: string[]
+  /**
+   * With `postsWithinMs`: the times (ms, newest first) of the events each agent posted within it,
+   * among the NEEDS_EVENTS looked at (the room page's activity strips).
+   */
+  posts?: Map<string, number[]>
 }
 
 /** Everything that needs a person, counted once. */
@@ -50,13 +55,14 @@ export class Needs {
     private readonly settings: CoreSettings,
   ) {}
 
-  async read(c: Caller): Promise<RoomNeeds> {
+  async read(c: Caller, o: { postsWithinMs?: number } = {}): Promise<RoomNeeds> {
     const r = await this.store.room('readNeeds', c.room, callOptions(c, false), [
       this.settings.presenceTtlMs,
       NEEDS_EVENTS,
       NEEDS_REVIEWS,
       NEEDS_TASKS,
       NEEDS_SHOWN,
+      o.postsWithinMs ?? 0,
     ])
     const s = r.sections
     let at = 0
@@ -77,6 +83,19 @@ export class Needs {
       lastSeen,
       // Lua packs an empty table as a map, not a list.
       online: Array.isArray(r.online) ? r.online : [],
+      ...(r.posts ? { posts: byAgent(Array.isArray(r.posts) ? r.posts : []) } : {}),
     }
   }
+}
+
+/** agent, ms, agent, ms, ... as the times of each agent's events, in the order given. */
+function byAgent(flat: (string | number)[]): Map<string, number[]> {
+  const out = new Map<string, number[]>()
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const agent = String(flat[i])
+    const list = out.get(agent) ?? []
+    list.push(Number(flat[i + 1]))
+    out.set(agent, list)
+  }
+  return out
 }

@@ -1,9 +1,11 @@
 // The picture of a room's plan (its open tasks and their dependencies, with the critical path)
-// and of its agents' recent activity, for the dashboard's room page. One bounded read
-// (lua/readGraph.lua) that does not count as activity: at most GRAPH_TASKS open tasks (in review,
-// then in progress, then to do, each in the board's order), the tasks done within the last
-// ACTIVITY_HOURS (at most ACTIVITY_DONE) and the agents' events among the latest ACTIVITY_EVENTS
-// posted within them; never the whole plan or history.
+// and of the tasks its agents took and finished lately, for the dashboard's room page. One
+// bounded read (lua/readGraph.lua) that does not count as activity: at most GRAPH_TASKS open
+// tasks (in review, then in progress, then to do, each in the board's order) and the tasks done
+// within the last ACTIVITY_HOURS (at most ACTIVITY_DONE); never the whole plan. The agents'
+// events of those hours come with what needs a person (Needs.read with postsWithinMs), whose
+// read looks at the latest events already.
+import { decode } from '@msgpack/msgpack'
 import type { Store } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { toTask, type Task } from './plan.js'
@@ -14,8 +16,7 @@ import { iso } from '../shared/time.js'
 export const GRAPH_TASKS = 50
 /** The activity strips' span. */
 export const ACTIVITY_HOURS = 2
-/** Most of the latest events looked at for the strips. */
-export const ACTIVITY_EVENTS = 500
+export const ACTIVITY_SPAN_MS = ACTIVITY_HOURS * 3_600_000
 /** Most tasks done within the span looked at for the strips. */
 export const ACTIVITY_DONE = 200
 
@@ -42,14 +43,10 @@ export interface PlanPicture {
 export interface Activity {
   since: string
   now: string
-  /** Per agent, the times (ms) of its events within the span, newest first. */
-  posts: Map<string, number[]>
   /** Tasks in progress or in review with an assignee, at their last change (a claim, or after it). */
   held: { agent: string; ms: number; id: string }[]
   /** Tasks done within the span, by who last changed them. */
   done: { agent: string; ms: number; id: string }[]
-  /** The strips looked at ACTIVITY_EVENTS events and there may be earlier ones within the span. */
-  capped: boolean
 }
 
 /**
@@ -99,34 +96,29 @@ export class PlanGraph {
   constructor(private readonly store: Store) {}
 
   async read(c: Caller, o: { tasks?: number } = {}): Promise<PlanPicture> {
-    const spanMs = ACTIVITY_HOURS * 3_600_000
+    const spanMs = ACTIVITY_SPAN_MS
     const r = await this.store.room('readGraph', c.room, callOptions(c, false), [
       o.tasks ?? GRAPH_TASKS,
       spanMs,
-      ACTIVITY_EVENTS,
       ACTIVITY_DONE,
     ])
     const tasks = r.rows.slice(0, r.tasks).map((raw) => toTask(raw))
-    const finished = r.rows.slice(r.tasks, r.tasks + r.done).map((raw) => toTask(raw))
+    // Only who and when of a task done: its record decoded as stored (times in ms), no more.
+    const finished = r.rows
+      .slice(r.tasks, r.tasks + r.done)
+      .map((raw) => decode(raw) as { id: string; updated_at: number; updated_by?: string; assignee?: string })
     const shown = new Set(tasks.map((t) => t.id))
     const edges = tasks.flatMap((t) => t.depends_on.filter((d) => shown.has(d)).map((d) => ({ from: d, to: t.id })))
-    const flat = Array.isArray(r.posts) ? r.posts : []
-    const posts = new Map<string, number[]>()
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const agent = String(flat[i])
-      const list = posts.get(agent) ?? []
-      list.push(Number(flat[i + 1]))
-      posts.set(agent, list)
-    }
     const since = r.now - spanMs
     const at = (iso: string) => Date.parse(iso)
     const held = tasks
       .filter((t) => t.status !== 'todo' && t.assignee)
       .map((t) => ({ agent: t.assignee!, ms: at(t.updated_at), id: t.id }))
       .filter((h) => h.ms >= since)
-    const done = finished
-      .filter((t) => t.updated_by ?? t.assignee)
-      .map((t) => ({ agent: (t.updated_by ?? t.assignee)!, ms: at(t.updated_at), id: t.id }))
+    const done = finished.flatMap((t) => {
+      const agent = t.updated_by ?? t.assignee
+      return agent ? [{ agent, ms: t.updated_at, id: t.id }] : []
+    })
     return {
       tasks,
       edges,
@@ -139,10 +131,8 @@ export class PlanGraph {
       activity: {
         since: iso(since),
         now: iso(r.now),
-        posts,
         held,
         done,
-        capped: flat.length / 2 >= ACTIVITY_EVENTS,
       },
     }
   }

@@ -92,6 +92,7 @@ export function planSchemas(s: CoreSettings) {
       }),
     addDependency: z.object({ task_id: taskId, depends_on: taskId }),
     listTasks: z.object({ limit: listLimit(UNBLOCKED_DEFAULT) }),
+    claimNext: z.object({}),
     myTasks: z.object({ include_done: z.boolean().default(false), limit: listLimit(MY_TASKS_DEFAULT) }),
     readPlan: z.object({
       limit: z
@@ -207,7 +208,7 @@ export class Plan {
       viaArg(c),
     ])
     const out: { task: Task; changed: string[]; unblocked: string[]; overrode?: string; unread: number | undefined } = {
-      task: taskFromReply(r.task, r.notes),
+      task: taskFromReply(r.task!, r.notes), // given a task id, the script answers its task or fails
       changed: r.changed,
       unblocked: r.unblocked,
       unread: r.unread,
@@ -215,6 +216,25 @@ export class Plan {
     // Whose claim a forced change overrode (a task_overridden event tells them).
     if (r.overrode !== undefined) out.overrode = r.overrode
     return out
+  }
+
+  /**
+   * Claims the caller's best claimable task (the first unblockedTasks lists), chosen and claimed in
+   * one script: two callers never get the same task. Answers the task, or none when nothing is
+   * claimable, and `open`: how many tasks are not done or cancelled (0: the plan is finished).
+   */
+  async claimNext(c: Caller, input: unknown = {}) {
+    parse(this.schemas.claimNext, input)
+    requireAgent(c)
+    const r = await this.store.room('updateTask', c.room, callOptions(c), [
+      '',
+      pack({ status: 'in_progress' }),
+      '0',
+      this.settings.eventsRetained,
+      viaArg(c),
+    ])
+    const task = r.task ? { task: taskFromReply(r.task, r.notes) } : {}
+    return { ...task, open: r.open ?? 0, unread: r.unread }
   }
 
   async setTaskPriority(c: Caller, input: unknown) {
@@ -226,7 +246,7 @@ export class Plan {
       this.settings.eventsRetained,
       viaArg(c),
     ])
-    return { task: taskFromReply(r.task, r.notes), changed: r.changed, unread: r.unread }
+    return { task: taskFromReply(r.task!, r.notes), changed: r.changed, unread: r.unread } // as updateTask
   }
 
   async deleteTask(c: Caller, input: unknown) {

@@ -16,6 +16,7 @@ import { parse } from '../shared/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
+import { CONFIRM } from './confirm.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import { clientBucket } from '../http/client-address.js'
 import type { Origin } from './security.js'
@@ -67,14 +68,45 @@ export class AccountPages {
     web.page('GET', '/waitlist', false, async () => html(V.WaitlistPage({})))
     web.page('POST', '/waitlist', false, (r) => this.joinWaitlist(r))
     web.page('POST', '/team/invites', true, (r) => this.invite(r))
-    web.page('POST', '/team/invites/revoke', true, (r) => this.revokeInvite(r))
-    web.page('POST', '/team/members/remove', true, (r) => this.removeMember(r))
+    // An invite or member this team does not have needs no confirmation: the change refuses it.
+    web.page(
+      'POST',
+      '/team/invites/revoke',
+      true,
+      (r) => this.revokeInvite(r),
+      async (r) => {
+        const { invites } = await this.deps.accounts.people(r.viewer!.user.team)
+        const i = invites.find((v) => v.id === r.form.get('invite') && v.state === 'pending')
+        return i ? { ...CONFIRM.revokeMemberInvite(i.email), back: '/team' } : undefined
+      },
+    )
+    web.page(
+      'POST',
+      '/team/members/remove',
+      true,
+      (r) => this.removeMember(r),
+      async (r) => {
+        const { members } = await this.deps.accounts.people(r.viewer!.user.team)
+        const m = members.find((v) => v.id === r.form.get('user') && v.id !== r.viewer!.user.id)
+        return m ? { ...CONFIRM.removeMember(m.email, r.viewer!.teamName), back: '/team' } : undefined
+      },
+    )
     web.page('POST', '/team/members/role', true, (r) => this.setRole(r))
+    web.page('POST', '/team/rename', true, (r) => this.rename(r))
     web.page('GET', '/account/delete', true, (r) => this.deletePage(r))
     web.page('POST', '/account/delete', true, (r) => this.deleteAccount(r))
     web.page('GET', '/account/deleted', false, (r) => this.deleted(r))
     web.page('GET', '/operator', true, (r) => this.operator(r))
-    web.page('POST', '/operator/waitlist', true, (r) => this.decide(r))
+    web.page(
+      'POST',
+      '/operator/waitlist',
+      true,
+      (r) => this.decide(r),
+      (r) =>
+        r.form.get('decision') === 'decline' && r.viewer!.operator
+          ? { ...CONFIRM.declineWaitlist(r.form.get('email') ?? ''), back: '/operator' }
+          : undefined,
+    )
     web.page('POST', '/operator/invites', true, (r) => this.operatorInvite(r))
   }
 
@@ -229,7 +261,11 @@ export class AccountPages {
     return html(V.WaitlistThanksPage())
   }
 
-  private async home(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
+  private async home(
+    r: Request,
+    extra: { notice?: string; error?: string; renaming?: string } = {},
+    status = 200,
+  ): Promise<Reply> {
     const viewer = r.viewer!
     extra = { ...done<{ notice: string }>(r, '/team'), ...extra }
     const [{ members, invites }, audit] = await Promise.all([
@@ -294,6 +330,24 @@ export class AccountPages {
       const n = await this.revokeKeysOf(gone, actorOf(user))
       return `${gone.email} is removed from the team${n > 0 ? `; the ${n} key(s) they minted are revoked` : ''}.`
     })
+  }
+
+  /** Renames the team (owners): every page shows the new name from the next one on; audited. */
+  private async rename(r: Request): Promise<Reply> {
+    const user = r.viewer!.user
+    const name = r.form.get('name') ?? ''
+    try {
+      requireRole(user.role, 'team.manage')
+      const { from, to } = await this.deps.teams.rename(user.team, { name })
+      await this.deps.audit.record(user.team, actorOf(user), 'renamed team', `from "${from}" to "${to}"`)
+      return seeDone(r, '/team', { notice: `The team is now called ${to}.` })
+    } catch (err) {
+      const refused = refusal(err)
+      if (!refused) throw err
+      // The schema names the field `name`; the page calls it the team's new name.
+      const message = refused.message.replace(/^name: /, 'The new name ')
+      return this.home(r, { error: message, renaming: name }, refused.status)
+    }
   }
 
   private setRole(r: Request): Promise<Reply> {

@@ -7,6 +7,7 @@ import type { GrantInfo, Grants } from '../auth/grants.js'
 import { requireRole, roleMay, roleRefusal } from '../auth/permissions.js'
 import type { User } from '../auth/accounts.js'
 import { AppError } from '../shared/errors.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { Table, utc } from './layout.js'
 import { actorOf, changePage, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
@@ -43,17 +44,16 @@ export function ConnectedAgents(p: { grants: GrantInfo[]; people: Map<string, st
               </>,
               g.room_id ?? 'all rooms',
               g.access === 'read' ? 'read only' : 'read and write',
-              p.people.get(g.user_id) ?? g.user_id,
+              p.people.get(g.user_id) ?? 'a deleted user',
               when(g.last_used_at),
               g.revoked_at ? (
                 `revoked ${when(g.revoked_at)}`
               ) : !mayRevoke(p.viewer, g) ? (
                 'live'
               ) : (
-                <form class="inline" method="post" action="/team/grants/revoke">
+                <Confirm action="/team/grants/revoke" confirm={CONFIRM.revokeGrant(g.agent_id)}>
                   <input type="hidden" name="grant" value={g.id} />
-                  <button class="link" type="submit">{`Revoke ${g.agent_id}`}</button>
-                </form>
+                </Confirm>
               ),
             ]}
           />
@@ -72,13 +72,24 @@ export class GrantsPages<V extends { notice?: string; error?: string }> {
   ) {}
 
   register(web: Web): void {
-    web.page('POST', '/team/grants/revoke', true, (r) =>
-      changePage(
-        r,
-        this.path,
-        () => this.revoke(r),
-        (extra, status) => this.show(r, extra, status),
-      ),
+    web.page(
+      'POST',
+      '/team/grants/revoke',
+      true,
+      (r) =>
+        changePage(
+          r,
+          this.path,
+          () => this.revoke(r),
+          (extra, status) => this.show(r, extra, status),
+        ),
+      // A grant this team does not have needs no confirmation: the change refuses it.
+      async (r) => {
+        const g = await this.deps.grants.get(r.form.get('grant') ?? '')
+        return g && g.team_id === r.viewer!.user.team
+          ? { ...CONFIRM.revokeGrant(g.agent_id), back: this.path }
+          : undefined
+      },
     )
   }
 

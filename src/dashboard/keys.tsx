@@ -8,6 +8,7 @@ import type { Audit } from '../auth/audit.js'
 import { requireRole, roleMay, rolesFor } from '../auth/permissions.js'
 import type { GrantInfo } from '../auth/grants.js'
 import type { InviteInfo, KeyInfo, Teams } from '../auth/teams.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { ConnectedAgents, GrantsPages, type GrantsDeps } from './grants.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
@@ -87,10 +88,9 @@ export function KeysPage(p: View) {
             ) : !mayRevoke(k.createdBy) ? (
               <span class="muted">live</span>
             ) : live > 1 ? (
-              <form class="inline" method="post" action="/team/keys/revoke">
+              <Confirm action="/team/keys/revoke" confirm={CONFIRM.revokeKey(k.keyId)}>
                 <input type="hidden" name="key" value={k.keyId} />
-                <button class="link" type="submit">{`Revoke ${k.keyId}`}</button>
-              </form>
+              </Confirm>
             ) : (
               <span class="muted">live (the last live key cannot be revoked)</span>
             ),
@@ -147,11 +147,10 @@ export function KeysPage(p: View) {
               ) : !mayRevoke(i.createdBy) ? (
                 <span class="muted">live</span>
               ) : (
-                <form class="inline" method="post" action="/team/invite-keys/revoke">
+                <Confirm action="/team/invite-keys/revoke" confirm={CONFIRM.revokeInvite(i.tokenId, i.roomId)}>
                   <input type="hidden" name="room" value={i.roomId} />
                   <input type="hidden" name="token" value={i.tokenId} />
-                  <button class="link" type="submit">{`Revoke ${i.tokenId}`}</button>
-                </form>
+                </Confirm>
               ),
             ]}
           />
@@ -170,8 +169,21 @@ export class KeysPages {
   register(web: Web): void {
     web.page('GET', '/team/keys', true, (r) => this.show(r))
     web.page('POST', '/team/keys', true, (r) => this.change(r, () => this.mint(r)))
-    web.page('POST', '/team/keys/revoke', true, (r) => this.change(r, () => this.revoke(r)))
-    web.page('POST', '/team/invite-keys/revoke', true, (r) => this.change(r, () => this.revokeInvite(r)))
+    const back = PATH
+    web.page(
+      'POST',
+      '/team/keys/revoke',
+      true,
+      (r) => this.change(r, () => this.revoke(r)),
+      (r) => ({ ...CONFIRM.revokeKey(r.form.get('key') ?? ''), back }),
+    )
+    web.page(
+      'POST',
+      '/team/invite-keys/revoke',
+      true,
+      (r) => this.change(r, () => this.revokeInvite(r)),
+      (r) => ({ ...CONFIRM.revokeInvite(r.form.get('token') ?? '', r.form.get('room') ?? ''), back }),
+    )
     new GrantsPages<View>(this.deps, PATH, (r, extra, status) => this.show(r, extra, status)).register(web)
   }
 

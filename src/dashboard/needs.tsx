@@ -9,6 +9,7 @@
 import type { RoomNeeds } from '../core/needs.js'
 import { needsCount } from '../core/needs.js'
 import type { Review } from '../core/reviews.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { num, utc } from './layout.js'
 import { duration } from './room-parts.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
@@ -202,13 +203,12 @@ export function NeedsBlock(p: NeedsProps) {
                   {`Held by ${l.owner}, ${seenText(needs, l.owner)}; it expires in `}
                   <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>.
                 </p>
-                <form class="inline-form" method="post" action="/room/locks/release">
+                <Confirm action="/room/locks/release" confirm={CONFIRM.releaseLock(l.name, l.owner)} open={!!k}>
                   <FormError kept={k} fields={[]} />
                   <Back roomId={roomId} on={p.on} />
                   <input type="hidden" name="name" value={l.name} />
                   <input type="hidden" name="token" value={String(l.token)} />
-                  <button type="submit" class="secondary">{`Release ${l.name}`}</button>
-                </form>
+                </Confirm>
               </li>
             )
           })}

@@ -4,6 +4,7 @@
 // directly, so no team key is ever needed in, or sent to, the browser.
 import { requireRole } from '../auth/permissions.js'
 import { z } from 'zod'
+import { Fragment, h } from 'preact'
 import type { User } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import type { Teams } from '../auth/teams.js'
@@ -13,6 +14,7 @@ import { eventId as eventIdField } from '../core/fields.js'
 import { agentId as agentIdField, EVENT_TYPE, roomId as roomIdField } from '../shared/fields.js'
 import { PAGED, type FeedFilter, type Paged } from '../core/room-page.js'
 import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
+import { ACTIVITY_SPAN_MS } from '../core/plan-graph.js'
 import { roomIdFromName } from '../shared/room-name.js'
 import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
@@ -20,7 +22,19 @@ import { InboxPages, roomsCursor } from './inbox.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
-import { Here, RoomPage, type ContextView, type OpenTask, type RoomPageProps } from './room.js'
+import {
+  GRAPH_PARTS,
+  Here,
+  NEEDS_PARTS,
+  PARTS,
+  RoomPage,
+  RoomPart,
+  type ContextView,
+  type OpenTask,
+  type PartName,
+  type PartProps,
+  type RoomPageProps,
+} from './room.js'
 import { TEMPLATES } from '../core/templates.js'
 import { keep, type Kept } from './kept.js'
 import { humanId, actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
@@ -111,6 +125,7 @@ export class Pages {
     web.page('GET', '/', true, (r) => this.rooms(r))
     web.page('POST', '/rooms', true, (r) => this.create(r))
     web.page('GET', '/room', true, (r) => this.room(r))
+    web.page('GET', '/room/part', true, (r) => this.part(r))
     web.page('POST', '/room/agents', true, (r) => this.connect(r))
     web.page('GET', '/rooms/created', true, (r) => this.created(r))
     new Live(this.deps.live).register(web)
@@ -300,6 +315,51 @@ export class Pages {
    * a board column or list).
    */
   async room(r: Request, extra: { notice?: string; error?: string; kept?: Kept } = {}, status = 200): Promise<Reply> {
+    const { needs, graph, ...props } = await this.roomProps(r, undefined, extra)
+    return html(RoomPage({ ...props, needs: needs!, graph: graph! }), status)
+  }
+
+  /**
+   * Parts of the room page alone (GET /room/part?id=<roomId>&part=<name>[&part=…] and the page's
+   * other parameters): each section as the whole page at that address renders it, one after the
+   * other in the order asked, with only the reads those parts show. The live script swaps them in.
+   */
+  private async part(r: Request): Promise<Reply> {
+    const asked = r.ex.req.query.getAll('part')
+    if (asked.length === 0)
+      throw new AppError('invalid_request', `part: give at least one of ${PARTS.join(', ')}`, { field: 'part' })
+    if (asked.length > PARTS.length)
+      throw new AppError('invalid_request', `part: at most ${PARTS.length} parts (${asked.length} given)`, {
+        field: 'part',
+      })
+    const unknown = asked.find((a) => !(PARTS as readonly string[]).includes(a))
+    if (unknown !== undefined)
+      throw new AppError('not_found', `part: ${JSON.stringify(unknown.slice(0, 40))} is not a part of the room page`, {
+        field: 'part',
+      })
+    const parts = [...new Set(asked)] as PartName[]
+    const props = await this.roomProps(r, parts, {})
+    const body = h(
+      Fragment,
+      null,
+      parts.map((part) => RoomPart({ ...props, part })),
+    )
+    return html(body, 200, { 'Cache-Control': 'no-store' })
+  }
+
+  /**
+   * The room page's props from its address: ?id=<roomId>, optionally &task=<id> (the task opened),
+   * &ctx=<type>/<key> (&from=&to= for a diff), &q= (search), &before=<event id> (earlier events),
+   * &type=, &agent=, &open=1 (the feed filtered: by event type, by agent, only open questions),
+   * &<part>_from=<n> (a later page of a board column or list). With `parts`, only the reads those
+   * parts show (no search; needs and graph only for their parts).
+   */
+  private async roomProps(
+    r: Request,
+    parts: readonly PartName[] | undefined,
+    extra: { notice?: string; error?: string; kept?: Kept },
+  ): Promise<Omit<PartProps, 'part'>> {
+    const wants = (names: readonly PartName[]) => parts === undefined || names.some((n) => parts.includes(n))
     const viewer = r.viewer!
     const q = r.ex.req.query
     const v = roomIdField.safeParse(q.get('id') ?? r.form.get('room') ?? '')
@@ -338,21 +398,21 @@ export class Pages {
         pendingReviews: reviews === 'pending',
         ...(before ? { before } : {}),
       }),
-      taskId ? this.openTask(c, taskId) : undefined,
-      ctx ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
-      query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
-      this.deps.core.needs.read(c),
-      this.deps.core.graph.read(c),
-      filter ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE }) : undefined,
+      taskId && wants(['plan']) ? this.openTask(c, taskId) : undefined,
+      ctx && wants(['context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
+      parts === undefined && query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
+      wants(NEEDS_PARTS) ? this.deps.core.needs.read(c, { postsWithinMs: ACTIVITY_SPAN_MS }) : undefined,
+      wants(GRAPH_PARTS) ? this.deps.core.graph.read(c) : undefined,
+      filter && wants(['events'])
+        ? this.deps.core.roomPage.feed(c, { ...filter, before, limit: FEED_PAGE })
+        : undefined,
     ])
     // A missing room is RoomNotFound, which the failure page words (inPageWords).
     const [view, task, context, search, needs, graph, feed] = await reads
-    const props: RoomPageProps = {
+    const props: Omit<PartProps, 'part'> = {
       viewer,
       view,
-      needs,
-      graph,
-      here: new Here(room.roomId, q),
+      here: new Here(room.roomId, parts ? pageParams(q) : q),
       size: ROOM_PAGE_SIZE,
       human: humanId(viewer.user.name, viewer.user.email),
       ...extra,
@@ -361,7 +421,9 @@ export class Pages {
     if (context) props.context = context
     if (search) props.search = search
     if (filter && feed) props.feed = { filter, page: feed }
-    return html(RoomPage(props), status)
+    if (needs) props.needs = needs
+    if (graph) props.graph = graph
+    return props
   }
 
   private async openTask(c: { room: { teamId: string; roomId: string } }, taskId: string): Promise<OpenTask> {
@@ -406,6 +468,13 @@ export class Pages {
     }
     return view
   }
+}
+
+/** The address of the page a part belongs to: the part's own without `part`, so its links lead to the page. */
+function pageParams(q: URLSearchParams): URLSearchParams {
+  const p = new URLSearchParams(q)
+  p.delete('part')
+  return p
 }
 
 /** The feed's filter from the page's address, or undefined when it shows every event. */

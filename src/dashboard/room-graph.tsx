@@ -9,15 +9,9 @@
 // out again; the cost of a new layout at the cap is in BENCHMARKS.md (bench/dashboard-render.ts).
 import dagre from '@dagrejs/dagre'
 import type { ComponentChildren } from 'preact'
-import {
-  ACTIVITY_EVENTS,
-  ACTIVITY_HOURS,
-  GRAPH_TASKS,
-  type Activity,
-  type Edge,
-  type PlanPicture,
-} from '../core/plan-graph.js'
+import { ACTIVITY_HOURS, GRAPH_TASKS, type Activity, type Edge, type PlanPicture } from '../core/plan-graph.js'
 import type { TaskStatus } from '../core/plan.js'
+import { NEEDS_EVENTS } from '../core/needs.js'
 import type { Here, RoomView } from './room.js'
 import { ago, Ago, num } from './layout.js'
 
@@ -222,15 +216,21 @@ const STRIP_H = 30
 const BUCKET_MS = 5 * 60_000
 
 /** One strip per agent: its posts per 5 minutes as bars, tasks taken ▲, tasks done ●, when last seen. */
-export function ActivityStrips(props: { activity: Activity; view: RoomView }) {
+export function ActivityStrips(props: {
+  activity: Activity
+  /** Each agent's events within the span (ms, newest first), among the latest NEEDS_EVENTS. */
+  posts: Map<string, number[]>
+  view: RoomView
+}) {
   const a = props.activity
+  const all = props.posts
   const from = Date.parse(a.since)
   const span = Date.parse(a.now) - from
   const seen = new Map<string, string>()
   for (const x of [...props.view.presence.online, ...props.view.presence.offline]) seen.set(x.agent_id, x.last_seen_at)
   // The agents the page lists, then any other author within the span (a person, an agent not listed).
   const agents = [...seen.keys()]
-  for (const agent of a.posts.keys()) if (!seen.has(agent)) agents.push(agent)
+  for (const agent of all.keys()) if (!seen.has(agent)) agents.push(agent)
   const xOf = (ms: number) => r1(((ms - from) / span) * STRIP_W)
   const buckets = Math.ceil(span / BUCKET_MS)
   return (
@@ -248,7 +248,7 @@ export function ActivityStrips(props: { activity: Activity; view: RoomView }) {
           </p>
           <ul class="plain strips">
             {agents.map((agent) => {
-              const posts = a.posts.get(agent) ?? []
+              const posts = all.get(agent) ?? []
               const held = a.held.filter((h) => h.agent === agent)
               const done = a.done.filter((d) => d.agent === agent)
               const count = new Array<number>(buckets).fill(0)
@@ -319,9 +319,9 @@ export function ActivityStrips(props: { activity: Activity; view: RoomView }) {
             <span>{ACTIVITY_HOURS} h ago</span>
             <span>now</span>
           </p>
-          {a.capped ? (
+          {[...all.values()].reduce((n, l) => n + l.length, 0) >= NEEDS_EVENTS ? (
             <p class="small muted">
-              Counted from the latest {num(ACTIVITY_EVENTS)} events; earlier ones in the span are not.
+              Counted from the latest {num(NEEDS_EVENTS)} events; earlier ones in the span are not.
             </p>
           ) : null}
         </>

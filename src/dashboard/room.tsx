@@ -111,11 +111,7 @@ export function RoomPage(p: RoomPageProps) {
         </p>
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
-      <p class="muted" data-part="head">
-        {view.room.template} template · last activity{' '}
-        <time datetime={view.room.last_active_at}>{utc(view.room.last_active_at, true)}</time> ·{' '}
-        {num(view.counts.events)} events posted · {num(view.presence.online_count)} agents online
-      </p>
+      <RoomHead view={view} />
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
@@ -136,7 +132,7 @@ export function RoomPage(p: RoomPageProps) {
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
         <div class="side">
           <Agents view={view} here={here} kept={p.kept} />
-          <ActivityStrips activity={p.graph.activity} view={view} />
+          <ActivityStrips activity={p.graph.activity} posts={p.needs.posts ?? new Map()} view={view} />
           <Reviews view={view} here={here} size={p.size} kept={p.kept} />
           <Locks view={view} here={here} size={p.size} />
           <Vars view={view} here={here} size={p.size} />
@@ -146,6 +142,85 @@ export function RoomPage(p: RoomPageProps) {
       <ContextSection view={view} here={here} size={p.size} open={p.context} kept={p.kept} />
     </Layout>
   )
+}
+
+function RoomHead(props: { view: RoomView }) {
+  const { room, counts, presence } = props.view
+  return (
+    <p class="muted" data-part="head">
+      {room.template} template · last activity{' '}
+      <time datetime={room.last_active_at}>{utc(room.last_active_at, true)}</time> · {num(counts.events)} events posted
+      · {num(presence.online_count)} agents online
+    </p>
+  )
+}
+
+/**
+ * The parts of the room page that GET /room/part renders alone, by the name the live script asks
+ * for: each is the page's section with its `data-part` (`needs` is `data-part="needs-<roomId>"`).
+ */
+export const PARTS = [
+  'head',
+  'needs',
+  'plan',
+  'graph',
+  'events',
+  'agents',
+  'activity',
+  'reviews',
+  'locks',
+  'vars',
+  'analytics',
+  'context',
+] as const
+export type PartName = (typeof PARTS)[number]
+
+/**
+ * The parts that need the read of what needs the person (the activity strips' events come with
+ * it), and those drawn from the plan's graph (their own reads).
+ */
+export const NEEDS_PARTS: readonly PartName[] = ['needs', 'activity']
+export const GRAPH_PARTS: readonly PartName[] = ['graph', 'activity']
+
+/** A part's props: the page's, without the reads that part does not show. */
+export type PartProps = Omit<RoomPageProps, 'needs' | 'graph'> &
+  Partial<Pick<RoomPageProps, 'needs' | 'graph'>> & { part: PartName }
+
+/** One part of the room page, rendered by the component, and with the props, the whole page uses. */
+export function RoomPart(p: PartProps) {
+  const { view, here } = p
+  const needs = () => p.needs ?? missing('needs')
+  const graph = () => p.graph ?? missing('graph')
+  switch (p.part) {
+    case 'head':
+      return <RoomHead view={view} />
+    case 'needs':
+      return <NeedsBlock roomId={view.room.room_id} needs={needs()} on="room" kept={p.kept} />
+    case 'plan':
+      return <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
+    case 'graph':
+      return <PlanGraph picture={graph()} here={here} />
+    case 'events':
+      return <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
+    case 'agents':
+      return <Agents view={view} here={here} kept={p.kept} />
+    case 'activity':
+      return <ActivityStrips activity={graph().activity} posts={needs().posts ?? new Map()} view={view} />
+    case 'reviews':
+      return <Reviews view={view} here={here} size={p.size} kept={p.kept} />
+    case 'locks':
+      return <Locks view={view} here={here} size={p.size} />
+    case 'vars':
+      return <Vars view={view} here={here} size={p.size} />
+    case 'analytics':
+      return <Analytics view={view} />
+    case 'context':
+      return <ContextSection view={view} here={here} size={p.size} open={p.context} kept={p.kept} />
+  }
+}
+
+function missing(read: string): never {
+  throw new Error(`a room part was rendered without its ${read} read`)
 }
 
 /** Where a search result is on the page: a task opens, a context entry opens, an event shows at the top of the feed. */

@@ -10,7 +10,8 @@ import { AppError, RoomNotFound } from '../shared/errors.js'
 import type { Caller } from '../core/fields.js'
 import { roomId as roomIdField } from '../shared/fields.js'
 import { humanId, actorOf, refusal, see, type Reply, type Request } from './page.js'
-import type { Web } from './web.js'
+import type { Confirming, Web } from './web.js'
+import { CONFIRM } from './confirm.js'
 import { keep, type Kept } from './kept.js'
 import { NEEDS_FORM } from './needs.js'
 
@@ -132,19 +133,31 @@ export class Steer {
         open: { task: task.id },
       }
     })
-    this.on(web, '/room/locks/release', async (caller, f) => {
-      // A person releases a lock in place of its holder (an agent gone offline): only the
-      // acquisition the page showed (its token), never one taken since.
-      const name = req(f, 'name')
-      const token = Number(req(f, 'token'))
-      const r = await core.locks.release(caller, { name, token }, { override: true })
-      const how = r.released ? `; in place of ${r.holder}` : '; it was free already'
-      return {
-        action: 'released lock',
-        target: `${name} (room ${caller.room.roomId}${how})`,
-        anchor: 'locks',
-      }
-    })
+    this.on(
+      web,
+      '/room/locks/release',
+      async (caller, f) => {
+        // A person releases a lock in place of its holder (an agent gone offline): only the
+        // acquisition the page showed (its token), never one taken since.
+        const name = req(f, 'name')
+        const token = Number(req(f, 'token'))
+        const r = await core.locks.release(caller, { name, token }, { override: true })
+        const how = r.released ? `; in place of ${r.holder}` : '; it was free already'
+        return {
+          action: 'released lock',
+          target: `${name} (room ${caller.room.roomId}${how})`,
+          anchor: 'locks',
+        }
+      },
+      (r) => {
+        const room = r.form.get('room') ?? ''
+        const back =
+          r.form.get('back') === 'inbox'
+            ? `/inbox#needs-${room}`
+            : `/room?${new URLSearchParams({ id: room }).toString()}#needs`
+        return { ...CONFIRM.releaseLock(r.form.get('name') ?? '', 'its holder'), back }
+      },
+    )
     this.on(web, '/room/context', async (caller, f) => {
       const room = caller.room
       const { entry } = await core.context.write(caller, {
@@ -161,8 +174,8 @@ export class Steer {
     })
   }
 
-  private on(web: Web, path: string, change: Change): void {
-    web.page('POST', path, true, (r) => this.run(r, change))
+  private on(web: Web, path: string, change: Change, confirm?: Confirming): void {
+    web.page('POST', path, true, (r) => this.run(r, change), confirm)
   }
 
   private async run(r: Request, change: Change): Promise<Reply> {

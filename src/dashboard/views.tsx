@@ -3,7 +3,8 @@
 // script or style (the CSP forbids both); forms post to the same origin.
 import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
-import { ROLES, roleMay } from '../auth/permissions.js'
+import { ROLES, roleMay, roleRefusal, type Action, type Role } from '../auth/permissions.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export { page, type Viewer } from './layout.js'
@@ -59,6 +60,74 @@ export function ContinuePage(props: { token: string }) {
       </form>
     </Layout>
   )
+}
+
+/** What each role may do, as the team page lists it: each row is an action of the one role table. */
+const ROLE_ROWS: readonly [Action, string][] = [
+  ['room.read', 'Read rooms: the room pages, search, the inbox'],
+  ['room.write', 'Act in rooms: create rooms, post, answer, decide reviews, edit tasks and context'],
+  ['keys.own', 'Mint agent keys and room invite keys, and revoke their own'],
+  ['keys.admin', 'Mint keys of the admin scope (the HTTP admin API)'],
+  ['keys.others', "Revoke other people's keys and connected agents"],
+  ['webhooks.manage', 'Register, rotate, test, replay and delete webhooks'],
+  ['members.manage', 'Invite people, revoke invites, remove members (not owners)'],
+  ['members.roles', "Change people's roles, remove an owner"],
+  ['team.manage', 'Rename the team'],
+]
+
+/** The roles explained: what an owner, an admin, a member and a viewer may do; the viewer's column marked. */
+export function RolesTable(props: { role: Role }) {
+  return (
+    <details class="small roles">
+      <summary>What each role may do (you are {props.role})</summary>
+      <div class="scroll" role="region" aria-label="What each role may do (scrolls)" tabIndex={0}>
+        <table class="roles">
+          <caption class="visually-hidden">What each role may do</caption>
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
+              {ROLES.map((r) => (
+                <th scope="col" key={r} class={r === props.role ? 'you' : undefined}>
+                  {r === props.role ? `${r} (you)` : r}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {ROLE_ROWS.map(([action, text]) => (
+              <tr key={action}>
+                <th scope="row">{text}</th>
+                {ROLES.map((r) => (
+                  <td key={r}>{roleMay(r, action) ? 'yes' : 'no'}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
+  )
+}
+
+/** Said where a control would be that the viewer's role may not use: which roles may, and theirs. */
+export function NeedsRole(props: { action: Action; role: Role }) {
+  const m = roleRefusal(props.action, props.role).message
+  return <p class="muted small">{`${m.charAt(0).toUpperCase()}${m.slice(1)}.`}</p>
+}
+
+/**
+ * Who did what in the audit trail, as a person reads it: a person by address (the entry keeps
+ * `user:<id> <address>`), a credential by its kind and name ("key key_ab12").
+ */
+export function actorText(actor: string): string {
+  const colon = actor.indexOf(':')
+  const [kind, rest] = colon < 0 ? ['', actor] : [actor.slice(0, colon), actor.slice(colon + 1)]
+  if (kind === 'user') return rest.slice(rest.indexOf(' ') + 1) || rest
+  if (kind === 'key') return `key ${rest}`
+  if (kind === 'invite') return `room invite key ${rest}`
+  if (kind === 'grant') return `connected agent ${rest}`
+  if (kind === 'client') return `agent client ${rest}`
+  return actor
 }
 
 export function MessagePage(props: {
@@ -117,6 +186,8 @@ export function HomePage(props: {
   audit: AuditEntry[]
   notice?: string
   error?: string
+  /** The name a refused rename was sent with: the form opens with it. */
+  renaming?: string
 }) {
   const { user } = props.viewer
   const manager = roleMay(user.role, 'members.manage')
@@ -127,8 +198,29 @@ export function HomePage(props: {
     <Layout title="Team" viewer={props.viewer} wide>
       <h1>Team {props.viewer.teamName}</h1>
       <Flash notice={props.notice} error={props.error} />
+      {roleMay(user.role, 'team.manage') ? (
+        <details class="small" open={props.renaming !== undefined}>
+          <summary>Rename the team</summary>
+          <form class="stack" method="post" action="/team/rename">
+            <label>
+              New name of the team (up to 100 characters)
+              <input
+                type="text"
+                name="name"
+                required
+                maxLength={100}
+                value={props.renaming ?? props.viewer.teamName}
+                autocomplete="off"
+              />
+            </label>
+            <button type="submit">Rename the team</button>
+          </form>
+        </details>
+      ) : (
+        <NeedsRole action="team.manage" role={user.role} />
+      )}
       <p>
-        Signed in as <strong>{user.email}</strong>, {user.role} of team <code>{user.team}</code>.
+        Signed in as <strong>{user.email}</strong>, {user.role} of team <strong>{props.viewer.teamName}</strong>.
       </p>
       <ul class="plain">
         <li>
@@ -166,19 +258,16 @@ export function HomePage(props: {
           ...(manager
             ? [
                 removable(m) ? (
-                  <form class="inline" method="post" action="/team/members/remove">
+                  <Confirm action="/team/members/remove" confirm={CONFIRM.removeMember(m.email, props.viewer.teamName)}>
                     <input type="hidden" name="user" value={m.id} />
-                    <button class="link" type="submit">{`Remove ${m.email}`}</button>
-                  </form>
+                  </Confirm>
                 ) : null,
               ]
             : []),
         ]}
       />
-      <p class="muted small">
-        {"Owners change roles and the team; admins invite and remove members, mint admin keys, revoke anyone's " +
-          'keys and change webhooks; members mint and revoke their own agent keys; viewers read.'}
-      </p>
+      <RolesTable role={user.role} />
+      {manager ? null : <NeedsRole action="members.manage" role={user.role} />}
       {manager ? (
         <>
           <h2>Invite a member</h2>
@@ -202,10 +291,9 @@ export function HomePage(props: {
                 i.state,
                 utc(i.expiresAt, true),
                 i.state === 'pending' ? (
-                  <form class="inline" method="post" action="/team/invites/revoke">
+                  <Confirm action="/team/invites/revoke" confirm={CONFIRM.revokeMemberInvite(i.email)}>
                     <input type="hidden" name="invite" value={i.id} />
-                    <button class="link" type="submit">{`Revoke invite of ${i.email}`}</button>
-                  </form>
+                  </Confirm>
                 ) : null,
               ]}
             />
@@ -220,7 +308,7 @@ export function HomePage(props: {
           cols={['When', 'Who', 'What']}
           rows={props.audit}
           rowKey={(a) => a.id}
-          cells={(a) => [utc(a.at), a.actor, a.target ? `${a.action} ${a.target}` : a.action]}
+          cells={(a) => [utc(a.at), actorText(a.actor), a.target ? `${a.action} ${a.target}` : a.action]}
         />
       )}
       <h2>Account</h2>
@@ -335,13 +423,18 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
             e.note,
             utc(e.at, true),
             e.state,
-            <form class="inline" method="post" action="/operator/waitlist">
-              <input type="hidden" name="email" value={e.email} />
-              <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>{' '}
+            <>
+              <form class="inline" method="post" action="/operator/waitlist">
+                <input type="hidden" name="email" value={e.email} />
+                <button class="link" type="submit" name="decision" value="approve">{`Approve ${e.email}`}</button>
+              </form>
               {e.state === 'pending' ? (
-                <button class="link" type="submit" name="decision" value="decline">{`Decline ${e.email}`}</button>
+                <Confirm action="/operator/waitlist" confirm={CONFIRM.declineWaitlist(e.email)}>
+                  <input type="hidden" name="email" value={e.email} />
+                  <input type="hidden" name="decision" value="decline" />
+                </Confirm>
               ) : null}
-            </form>,
+            </>,
           ]}
         />
       )}

@@ -13,7 +13,8 @@ import type { Credential, Ctx, Mount, MountPolicy, Route } from '../http/router.
 import { AppError } from '../shared/errors.js'
 import { decodeUtf8, invalidUtf8Message, parseUrlEncoded } from '../shared/utf8.js'
 import { ASSETS, FAVICON } from './assets.js'
-import { html, inPageWords, see, type Handler, type Headers, type Reply } from './page.js'
+import { ConfirmPage, isConfirmed, type Confirmation } from './confirm.js'
+import { html, inPageWords, see, type Handler, type Headers, type Reply, type Request } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
 
@@ -44,13 +45,21 @@ export function lineFeeds(posted: URLSearchParams): URLSearchParams {
   return form
 }
 
+/**
+ * The confirmation a destructive page's post needs before it runs (with the page to go back to),
+ * or undefined when this post needs none (a waitlist approval, say).
+ */
+export type Confirming = (
+  r: Request,
+) => Promise<(Confirmation & { back: string }) | undefined> | (Confirmation & { back: string }) | undefined
+
 /** See Web.onCrossSite. */
 export type CrossSiteListener = (path: string, why: string, viewer: V.Viewer | undefined) => Promise<void>
 
 export class Web {
   private readonly pages = new Map<
     string,
-    { method: 'GET' | 'POST'; path: string; handler: Handler; signedIn: boolean }
+    { method: 'GET' | 'POST'; path: string; handler: Handler; signedIn: boolean; confirm?: Confirming | undefined }
   >()
 
   /** Told of POSTs refused as cross-site under a path prefix (onCrossSite). */
@@ -84,9 +93,13 @@ export class Web {
     void viewer.then((v) => Promise.all(listeners.map((l) => l.listener(path, why, v)))).catch(() => undefined)
   }
 
-  /** Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this. */
-  page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler): void {
-    this.pages.set(`${method} ${path}`, { method, path, handler, signedIn })
+  /**
+   * Adds (or replaces) a page; the page modules (account-pages.ts, pages.ts) come in through this.
+   * `confirm`: the page makes a destructive change (confirm.tsx); a post without `confirmed=yes`
+   * for which it returns a confirmation gets the confirmation page and the handler is not run.
+   */
+  page(method: 'GET' | 'POST', path: string, signedIn: boolean, handler: Handler, confirm?: Confirming): void {
+    this.pages.set(`${method} ${path}`, { method, path, handler, signedIn, confirm })
   }
 
   /** The mount of the pages added so far and of the assets. */
@@ -123,7 +136,7 @@ export class Web {
       auth: p.signedIn ? 'any' : 'optional',
       bodyKind: p.method === 'POST' ? 'raw' : 'none',
       summary: `page ${p.path}`,
-      handle: (ctx) => this.serve(ctx, p.handler),
+      handle: (ctx) => this.serve(ctx, p.handler, p.confirm),
     }))
     return {
       name: 'dashboard',
@@ -172,10 +185,14 @@ export class Web {
     return html(V.MessagePage({ title, message, viewer, link }), err.status)
   }
 
-  private async serve(ctx: Ctx<V.Viewer>, handler: Handler): Promise<undefined> {
+  private async serve(ctx: Ctx<V.Viewer>, handler: Handler, confirm?: Confirming): Promise<undefined> {
     const { ex, principal: viewer } = ctx
     const session = this.origin.sessionToken(ex.req)
-    const reply = await handler({ ex, form: lineFeeds(parseForm(ctx.raw)), viewer, session })
+    const r = { ex, form: lineFeeds(parseForm(ctx.raw)), viewer, session }
+    const asked = confirm && !isConfirmed(r.form) ? await confirm(r) : undefined
+    const reply = asked
+      ? html(ConfirmPage({ viewer, path: ex.req.path, form: r.form, confirm: asked, back: asked.back }))
+      : await handler(r)
     if (reply.streamed) return undefined
     const rendering = performance.now()
     const text = reply.body ? V.page(reply.body) : ''

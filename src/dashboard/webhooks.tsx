@@ -3,11 +3,13 @@
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
 import type { Audit } from '../auth/audit.js'
-import { requireRole } from '../auth/permissions.js'
+import { requireRole, roleMay } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
+import { CONFIRM, Confirm } from './confirm.js'
 import { Copyable, Flash, Layout, utc, type Viewer } from './layout.js'
+import { NeedsRole } from './views.js'
 import { actorOf, changePage, done, html, type Reply, type Request } from './page.js'
 import type { Web } from './web.js'
 
@@ -102,13 +104,15 @@ export function WebhooksPage(p: View) {
                 type="submit"
               >{`Rotate the secret of ${w.webhookId} (old one signs 24 h more)`}</button>
             </form>{' '}
-            <form class="inline" method="post" action="/team/webhooks/delete">
+            <Confirm action="/team/webhooks/delete" confirm={CONFIRM.deleteWebhook(w.webhookId, w.url)}>
               <input type="hidden" name="webhook" value={w.webhookId} />
-              <button class="danger" type="submit">{`Delete ${w.webhookId}`}</button>
-            </form>
+            </Confirm>
           </div>
         </section>
       ))}
+      {roleMay(p.viewer.user.role, 'webhooks.manage') ? null : (
+        <NeedsRole action="webhooks.manage" role={p.viewer.user.role} />
+      )}
       <h2>Register a webhook</h2>
       <form class="stack" method="post" action="/team/webhooks">
         <label>
@@ -137,7 +141,18 @@ export class WebhooksPages {
   register(web: Web): void {
     web.page('GET', '/team/webhooks', true, (r) => this.show(r))
     web.page('POST', '/team/webhooks', true, (r) => this.change(r, () => this.create(r)))
-    web.page('POST', '/team/webhooks/delete', true, (r) => this.change(r, () => this.remove(r)))
+    web.page(
+      'POST',
+      '/team/webhooks/delete',
+      true,
+      (r) => this.change(r, () => this.remove(r)),
+      // A webhook this team does not have needs no confirmation: the change refuses it.
+      async (r) => {
+        const id = r.form.get('webhook') ?? ''
+        const w = (await this.deps.webhooks.registry.list(r.viewer!.user.team)).find((h) => h.webhookId === id)
+        return w ? { ...CONFIRM.deleteWebhook(w.webhookId, w.url), back: PATH } : undefined
+      },
+    )
     web.page('POST', '/team/webhooks/rotate', true, (r) => this.change(r, () => this.rotate(r)))
     web.page('POST', '/team/webhooks/test', true, (r) => this.change(r, () => this.test(r)))
     web.page('POST', '/team/webhooks/replay', true, (r) => this.change(r, () => this.replay(r)))

@@ -30,7 +30,7 @@ export const SERVER_INFO = { name: 'agentrooms', title: 'agentrooms', version: V
 
 export const INSTRUCTIONS =
   'Shared room for coordinating with other agents. Each turn: heartbeat, then get_my_summary (consumes ' +
-  'your unread events), claim work with get_unblocked_tasks + update_task (status in_progress), record ' +
+  'your unread events), claim work with claim_next_task (or get_unblocked_tasks + update_task), record ' +
   'agreements with write_context and signals with post_event, release your locks, optionally ' +
   'wait_for_events. Use one agent_id on every call: presence, cursors, claims and locks are keyed by it. ' +
   'null means absent. Lists are compact (get_task, read_context give whole records).'

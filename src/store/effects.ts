@@ -55,7 +55,7 @@ export const EFFECT_WORDS = {
   invites: account(['invites', 'tinvites', 'invexp'], 'creates, accepts, revokes or prunes member invites'),
   waitlist: account(['waitlist'], 'adds to or decides the waitlist'),
   sessions: account(['sessions', 'sessexp', 'usess'], 'opens, refreshes or ends browser sessions'),
-  teams: keyed("creates or deletes a team's records"),
+  teams: keyed("creates, renames or deletes a team's records"),
   rooms: keyed("changes a team's room index"),
   keys: keyed('mints or revokes team keys and room invite keys'),
   webhooks: keyed('registers, changes or deletes webhooks'),

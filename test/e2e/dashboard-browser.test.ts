@@ -266,6 +266,7 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
     .textContent())!
     .trim()
     .split(' ')[0]!
+  await page.getByText(`Revoke ${firstKeyId}…`).click()
   await page.getByRole('button', { name: `Revoke ${firstKeyId}` }).click()
   await page.getByText(`Key ${firstKeyId} is revoked`).waitFor()
   loaded('a key is minted, the first revoked', [

@@ -55,6 +55,10 @@ import { eventually } from '../helpers/realtime.js'
 import { freePort } from '../helpers/redis.js'
 import { sharedRedis, uid } from '../helpers/shared.js'
 
+// This file builds the service and starts and stops it several times: on a loaded 2-core machine
+// that takes longer than the suite's 180 s per file.
+t.setTimeout(420_000)
+
 const README = readFileSync('README.md', 'utf8')
 
 /** The commands of the README's quick start block: [start, test]. */

@@ -61,7 +61,7 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
   const base = `http://127.0.0.1:${port}`
   await waitFor(
     async () => (await fetch(`${base}/health`).catch(() => undefined))?.ok === true,
-    20_000,
+    60_000,
     `node on :${port} to start`,
   )
   return { proc, base, exited }

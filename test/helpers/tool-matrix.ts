@@ -26,6 +26,7 @@ export function goodArgs(refs: MatrixRefs): [string, Args][] {
     ['get_task', { task_id: 't1' }],
     ['update_task', { task_id: 't1', notes: 'noted' }],
     ['get_unblocked_tasks', {}],
+    ['claim_next_task', {}],
     ['get_my_tasks', {}],
     ['set_task_priority', { task_id: 't1', priority: 'high' }],
     ['add_dependency', { task_id: 't2', depends_on: 't1' }],

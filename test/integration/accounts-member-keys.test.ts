@@ -76,7 +76,13 @@ t.test('standalone', async (t) => {
       "a stream of the member's key is live",
     )
 
-    const removed = await owner.send('/team/members/remove', { user: m.id })
+    const asked = await owner.send('/team/members/remove', { user: m.id })
+    t.equal(asked.status, 200, 'without the confirmation step: the confirmation page')
+    t.match(asked.body, `<h1>Remove ${m.email}?</h1>`, 'naming the person by address')
+    t.match(asked.body, 'every key and room invite key they minted is revoked', 'and what goes')
+    t.equal(await status('/admin/me', pageKey), 200, 'nothing is revoked yet')
+    t.match((await owner.get('/team')).body, `>${m.email}<`, 'the member is still listed')
+    const removed = await owner.send('/team/members/remove', { user: m.id, confirmed: 'yes' })
     t.equal(removed.status, 200)
     t.match(removed.body, `${m.email} is removed from the team; the 4 key(s) they minted are revoked`)
 

@@ -129,13 +129,13 @@ for (const backend of BACKENDS) {
       t.match(held.toJSON(), {
         code: 'conflict',
         message: /held by alice/,
-        hint: 'alice holds it: call get_unblocked_tasks and claim another task, or post_event to ask alice.',
+        hint: 'alice holds it: call claim_next_task for another task, or post_event to ask alice.',
         details: { holder: 'alice' },
       })
       const blocked = await refused(asTool('bob', { task_id: 't2', status: 'in_progress' }))
       t.match(blocked.toJSON(), {
         code: 'conflict',
-        hint: 'Wait for t1 to be done, or call get_unblocked_tasks for a task you can claim now.',
+        hint: 'Wait for t1 to be done, or call claim_next_task for a task you can claim now.',
         details: { blocked_by: ['t1'] },
       })
       const missing = await refused(plan.updateTask(room.as('bob'), { task_id: 't9', status: 'in_progress' }))

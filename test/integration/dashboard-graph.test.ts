@@ -67,6 +67,10 @@ t.test('standalone', async (t) => {
     t.equal(a.match(/class="s-post"/g)?.length, 1, 'both posts in one 5-minute bar')
     t.equal(a.match(/class="s-done"/g)?.length, 2)
     t.equal(a.match(/class="s-held"/g)?.length, 1)
+    const part = await b.get('/room/part?id=g&part=activity&part=graph')
+    t.equal(part.status, 200)
+    t.match(part.body, '2 posted · 1 taken · 2 done · ', 'the strips alone, as the live script asks for them')
+    t.match(part.body, 'data-part="graph"')
   })
 
   t.test('the cap: at most GRAPH_TASKS open tasks, and what is left out', async (t) => {

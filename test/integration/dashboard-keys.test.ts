@@ -1,6 +1,7 @@
 // The keys page: a team key minted from the page is shown once (with its copy control) and
 // works; revoking it from the page makes the API refuse it; the last live key cannot be revoked;
-// room invite keys minted at room creation are listed and revoked; every change is audited; each
+// room invite keys minted at room creation are listed and revoked, each in two steps (a post
+// without the confirmation revokes nothing); every change is audited; each
 // key names who minted it ("—" for nobody: the team's first key).
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
@@ -45,13 +46,27 @@ t.test('standalone', async (t) => {
     stranger.cookie = b.cookie!.replace(/ar_session=[^;]+/, 'ar_session=not-this-session')
     t.notMatch((await stranger.get(minted.posted.location!)).body, key, 'another session cannot open it')
     const keyId = /Key (key_[a-z0-9]+) is minted/.exec(minted.body)![1]!
-    const revoked = await b.send('/team/keys/revoke', { key: keyId })
+    const keys = await b.get('/team/keys')
+    t.match(keys.body, `<details class="confirm"><summary>Revoke ${keyId}…</summary>`, 'revoking takes two steps')
+    t.match(keys.body, `<button class="danger" type="submit">Revoke ${keyId}</button>`, 'the last names the key')
+    const asked = await b.send('/team/keys/revoke', { key: keyId })
+    t.equal(asked.status, 200, 'a revoke without the confirmation step asks for it')
+    t.match(asked.body, `<h1>Revoke ${keyId}?</h1>`)
+    t.match(asked.body, 'get 401 on every node within a second', 'saying what follows')
+    t.match(asked.body, `<input type="hidden" name="key" value="${keyId}"/>`, 'the same form again')
+    t.match(asked.body, '<a href="/team/keys">Cancel: keep it and go back</a>')
+    t.equal((await n.call('/admin/me', { key })).status, 200, 'and the key still works')
+    const revoked = await b.send('/team/keys/revoke', { key: keyId, confirmed: 'yes' })
     t.equal(revoked.posted.status, 303)
     t.equal(revoked.status, 200)
     t.match(revoked.body, `Key ${keyId} is revoked`)
     t.equal((await n.call('/admin/me', { key })).status, 401, 'the API refuses it')
     t.equal((await n.call('/admin/me', { key: firstKey })).status, 200, 'the other key still works')
-    t.equal((await b.send('/team/keys/revoke', { key: 'key_nope' })).status, 404, 'an unknown key: not found')
+    t.equal(
+      (await b.send('/team/keys/revoke', { key: 'key_nope', confirmed: 'yes' })).status,
+      404,
+      'an unknown key: not found',
+    )
   })
 
   t.test('room invite keys: listed and revoked', async (t) => {
@@ -69,7 +84,11 @@ t.test('standalone', async (t) => {
         `<td data-label="Minted by">${op}</td>`,
       'and who minted it',
     )
-    const revoked = await b.send('/team/invite-keys/revoke', { room: 'inv', token: token! })
+    const asked = await b.send('/team/invite-keys/revoke', { room: 'inv', token: token! })
+    t.match(asked.body, `<h1>Revoke ${token}?</h1>`, 'asked first')
+    t.match(asked.body, 'this invite key of room inv')
+    t.equal((await mcp()).status, 200, 'and still working')
+    const revoked = await b.send('/team/invite-keys/revoke', { room: 'inv', token: token!, confirmed: 'yes' })
     t.match(revoked.body, 'is revoked')
     t.equal((await mcp()).status, 401, 'refused afterwards')
     const audit = (await (await n.call('/admin/audit', { key: firstKey })).json()) as { entries: { action: string }[] }

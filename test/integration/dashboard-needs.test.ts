@@ -134,11 +134,24 @@ t.test('standalone', async (t) => {
       assignee: 'planner',
     })
 
+    const unconfirmed = await b.post('/room/locks/release', {
+      room: 'needs',
+      from: 'needs',
+      name: 'db',
+      token: String(lock.token),
+    })
+    t.equal(unconfirmed.status, 200, 'a release without the confirmation step asks for it')
+    t.match(unconfirmed.body, '<h1>Release db?</h1>')
+    t.match(unconfirmed.body, /<input type="hidden" name="token" value="\d+"\/>/, 'the form again')
+    t.match(unconfirmed.body, '<input type="hidden" name="confirmed" value="yes"/>')
+    t.match(unconfirmed.body, '<a href="/room?id=needs#needs">Cancel: keep it and go back</a>')
+    t.match((await core.locks.list(as('dev'))).locks, [{ name: 'db' }], 'and releases nothing')
     const stale = await b.post('/room/locks/release', {
       room: 'needs',
       from: 'needs',
       name: 'db',
       token: String(lock.token + 1),
+      confirmed: 'yes',
     })
     t.equal(stale.status, 409, 'a token not the one shown releases nothing')
     t.match((await core.locks.list(as('dev'))).locks, [{ name: 'db' }])
@@ -147,6 +160,7 @@ t.test('standalone', async (t) => {
       from: 'needs',
       name: 'db',
       token: String(lock.token),
+      confirmed: 'yes',
     })
     t.equal(released.posted.location, '/room?id=needs#needs')
     t.same((await core.locks.list(as('dev'))).locks, [], 'the lock is free')

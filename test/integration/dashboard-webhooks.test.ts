@@ -50,7 +50,12 @@ t.test('standalone', async (t) => {
   t.ok(next && next !== secret, 'a new secret, shown once')
   t.match(rotated.body, 'previous secret signs until')
 
-  const gone = await b.send('/team/webhooks/delete', { webhook: webhookId! })
+  const asked = await b.send('/team/webhooks/delete', { webhook: webhookId! })
+  t.equal(asked.status, 200, 'a delete without the confirmation step asks for it')
+  t.match(asked.body, `<h1>Delete ${webhookId}?</h1>`)
+  t.match(asked.body, 'No more deliveries go to https://', 'naming its URL')
+  t.match((await b.get('/team/webhooks')).body, `Delete ${webhookId}…`, 'and deletes nothing')
+  const gone = await b.send('/team/webhooks/delete', { webhook: webhookId!, confirmed: 'yes' })
   t.match(gone.body, `Webhook ${webhookId} is deleted`)
   t.equal((await b.send('/team/webhooks/test', { webhook: webhookId! })).status, 404, 'a deleted webhook: not found')
   const audit = (await (await n.call('/admin/audit', { key: teamKey })).json()) as {

@@ -19,7 +19,7 @@ t.test('invite mails: per address, then per team', async (t) => {
     t.match(sent.body, `Invite sent to ${target}`, `invite ${i + 1} of 3 is sent`)
     await inbox.next(target)
     const [invite] = await pending(target)
-    await b.send('/team/invites/revoke', { invite: invite!.id })
+    await b.send('/team/invites/revoke', { invite: invite!.id, confirmed: 'yes' })
   }
   const refused = await b.send('/team/invites', { email: target })
   t.equal(refused.status, 429, 'the fourth invite to the same address is refused')

@@ -100,6 +100,11 @@ for (const backend of BACKENDS) {
       t.ok(summary.unblocked_tasks > 0, 'summary counts claimable tasks')
       const unblocked = await alice.ok('get_unblocked_tasks')
       t.equal(unblocked.tasks[0].id, 't1', 'best claimable task first')
+      const next = await bob.ok('claim_next_task')
+      t.match(next.task, { id: 't1', status: 'in_progress', assignee: 'bob' }, 'claim_next_task claims the first')
+      t.equal(typeof next.open, 'number')
+      await bob.ok('update_task', { task_id: 't1', status: 'todo', assignee: '' })
+      t.match((await bob.ok('get_task', { task_id: 't1' })).task, { status: 'todo' }, 'handed back')
     })
 
     await step('plan: claim, conflict for a second agent, tasks and dependencies', async (t) => {

@@ -119,6 +119,15 @@ t.test('every tool lists an outputSchema; every success matches it', async (t) =
         'forced claim (overrode)',
       )
       await check(era, 'update_task', inRoom('update_task', { task_id: 't1', status: 'done' }, 'peer'), 'done')
+      const next = await check(era, 'claim_next_task', inRoom('claim_next_task', {}, 'claimer'), 'claim next')
+      t.ok(next.task, `${era}: claim_next_task claimed a task`)
+      for (let i = 0; i < 50 && next.task; i++) {
+        const r = await check(era, 'claim_next_task', inRoom('claim_next_task', {}, `claimer-${i}`), 'claim next')
+        if (!r.task) {
+          t.equal(typeof r.open, 'number', `${era}: nothing claimable answers how many are open`)
+          break
+        }
+      }
       await check(era, 'get_my_tasks', inRoom('get_my_tasks', { include_done: true }, 'peer'), 'my tasks, done')
       await check(era, 'add_task', inRoom('add_task', { title: 'urgent one', priority: 'urgent', depends_on: ['t2'] }))
       await check(era, 'read_plan', inRoom('read_plan', {}), 'read_plan (priority, blocked_by, assignee)')

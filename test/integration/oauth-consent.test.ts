@@ -128,7 +128,7 @@ t.test('consent on the dashboard', async (t) => {
     await m.follow(linkIn(await inbox.next(email)))
     const builder = (await n.node.grants.list(teamId)).find((g) => g.agent_id === 'builder')!
     t.notMatch((await m.get('/team/keys')).body, /Revoke builder/, 'no revoke button for it')
-    const refused = await m.send('/team/grants/revoke', { grant: builder.id })
+    const refused = await m.send('/team/grants/revoke', { grant: builder.id, confirmed: 'yes' })
     t.equal(refused.status, 403)
     t.match(refused.body, /needs the role owner or admin; you are member/)
     t.equal((await n.node.grants.get(builder.id))!.revoked_at, undefined, 'still live')
@@ -160,7 +160,7 @@ t.test('consent on the dashboard', async (t) => {
     await new Promise((r) => setTimeout(r, 500))
     const grant = (await n.node.grants.list(teamId)).find((g) => g.agent_id === 'worker')!
     const started = Date.now()
-    const revoked = await b.send('/team/grants/revoke', { grant: grant.id })
+    const revoked = await b.send('/team/grants/revoke', { grant: grant.id, confirmed: 'yes' })
     t.equal(revoked.status, 200)
     t.match(revoked.body, /worker \(VS Code\) is disconnected/)
     const ended = await waiting.then(

@@ -115,7 +115,10 @@ t.test('roles on the pages and scopes on the API', async (t) => {
       name: "revoke another person's key",
       action: 'keys.others',
       post: async (r) =>
-        people[r].b.send('/team/keys/revoke', { key: await ownersKey(r === 'owner' ? people.admin.b : owner) }),
+        people[r].b.send('/team/keys/revoke', {
+          key: await ownersKey(r === 'owner' ? people.admin.b : owner),
+          confirmed: 'yes',
+        }),
     },
     {
       name: 'invite a member',
@@ -148,8 +151,8 @@ t.test('roles on the pages and scopes on the API', async (t) => {
     const m = people.member.b
     const own = await m.send('/team/keys', { label: 'mine' })
     const ownId = /Key (key_[A-Za-z0-9_-]+) is minted/.exec(own.body)![1]!
-    t.equal((await m.send('/team/keys/revoke', { key: ownId })).status, 200, 'their own: revoked')
-    const res = await m.send('/team/keys/revoke', { key: await ownersKey() })
+    t.equal((await m.send('/team/keys/revoke', { key: ownId, confirmed: 'yes' })).status, 200, 'their own: revoked')
+    const res = await m.send('/team/keys/revoke', { key: await ownersKey(), confirmed: 'yes' })
     t.equal(res.status, 403)
     t.match(res.body, /was minted by someone else; revoking another person.s key needs the role owner or admin/)
   })

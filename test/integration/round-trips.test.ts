@@ -39,6 +39,7 @@ function tour(): Op[] {
     ['plan.addDependency', (r) => r.core.plan.addDependency(r.as('a'), { task_id: 't3', depends_on: 't2' })],
     ['plan.readPlan', (r) => r.core.plan.readPlan(r.as('a'))],
     ['plan.unblockedTasks', (r) => r.core.plan.unblockedTasks(r.as('a'))],
+    ['plan.claimNext', (r) => r.core.plan.claimNext(r.as('b'))],
     ['plan.myTasks', (r) => r.core.plan.myTasks(r.as('a'))],
     ['plan.deleteTask', (r) => r.core.plan.deleteTask(r.as('a'), { task_id: 't8' })],
     ['rooms.info', (r) => r.core.rooms.info(r.as('a'))],

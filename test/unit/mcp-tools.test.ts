@@ -27,6 +27,7 @@ const SPEC_TOOLS = [
     'get_task',
     'update_task',
     'get_unblocked_tasks',
+    'claim_next_task',
     'get_my_tasks',
     'get_my_summary',
     'delete_task',
@@ -64,6 +65,7 @@ const CORE_PROFILE = [
   'heartbeat',
   'get_my_summary',
   'get_unblocked_tasks',
+  'claim_next_task',
   'update_task',
   'write_context',
   'post_event',
@@ -163,8 +165,8 @@ t.test('tools/list stays within its token goals (Claude tokenizer, as bench/toke
   // The portable form (every property required, optional ones nullable, objects closed) and a
   // description on every argument cost about a third more than a bare listing; the shared
   // scaffold (object, room_id, agent_id) is about 65 tokens of each room tool.
-  t.ok(all <= 6_400, `all tools: ${all} tokens`)
-  t.ok(core <= 1_500, `core profile: ${core} tokens`)
+  t.ok(all <= 6_550, `all tools: ${all} tokens`)
+  t.ok(core <= 1_650, `core profile: ${core} tokens`)
 })
 
 t.test('a listed entry carries nothing a client can assume or the server checks anyway', async (t) => {

@@ -330,3 +330,16 @@ function revealTarget(): void {
 tickTimes()
 revealTarget()
 window.addEventListener('hashchange', revealTarget)
+
+/** Escape closes the open confirmation (confirm.tsx) holding the focus, and focuses its summary again. */
+function confirmEscapes(): void {
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape' || !(e.target instanceof Element)) return
+    const d = e.target.closest('details.confirm[open]')
+    if (!(d instanceof HTMLDetailsElement)) return
+    d.open = false
+    d.querySelector('summary')?.focus()
+  })
+}
+
+confirmEscapes()

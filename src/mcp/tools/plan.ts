@@ -108,6 +108,21 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     },
   }),
   tool({
+    name: 'claim_next_task',
+    title: 'Claim next task',
+    description:
+      'Claims your best unblocked task atomically, in place of get_unblocked_tasks + update_task. No task: ' +
+      'none claimable; open 0: the plan is done.',
+    scope: 'room',
+    args: coreArgs(plan.claimNext, {}),
+    output: { task: o.changedTask.optional(), open: o.int.describe('Tasks not done or cancelled') },
+    mutates: true,
+    core: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: ({ deps, caller }, a) =>
+      deps.core.plan.claimNext(caller, a).then((r) => (r.task ? o.withChangedTask({ ...r, task: r.task }) : r)),
+  }),
+  tool({
     name: 'get_my_tasks',
     title: 'Get my tasks',
     description: 'Your open tasks (include_done: all), with blocked_by.',
@@ -188,7 +203,7 @@ function claimHint(err: unknown): unknown {
       err.code,
       err.message,
       d,
-      `${d.holder} holds it: call get_unblocked_tasks and claim another task, or post_event to ask ${d.holder}.`,
+      `${d.holder} holds it: call claim_next_task for another task, or post_event to ask ${d.holder}.`,
     )
   }
   if (Array.isArray(d.blocked_by)) {
@@ -196,7 +211,7 @@ function claimHint(err: unknown): unknown {
       err.code,
       err.message,
       d,
-      `Wait for ${d.blocked_by.join(', ')} to be done, or call get_unblocked_tasks for a task you can claim now.`,
+      `Wait for ${d.blocked_by.join(', ')} to be done, or call claim_next_task for a task you can claim now.`,
     )
   }
   return err

@@ -178,6 +178,7 @@ export interface KeyedScripts {
       hashes: string[] | Record<string, never>
     }
   }
+  renameTeam: { keys: [team: Key]; args: [name: string]; reply: { renamed: boolean; from?: string } }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
   rotateWebhookSecret: {
     keys: [hooks: Key]

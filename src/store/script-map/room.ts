@@ -161,21 +161,19 @@ export interface RoomScripts {
     rows: true
   }
   readGraph: {
-    args: [most: number, spanMs: number, events: number, done: number]
+    args: [most: number, spanMs: number, done: number]
     reply: {
       open: number
       tasks: number
       done: number
       /** Ids of open tasks left out that a returned task depends on. */
       outside: string[] | LuaMap<never>
-      /** agent, ms, agent, ms, ...: one pair an event, newest first. */
-      posts: (string | number)[] | LuaMap<never>
       now: number
     }
     rows: true
   }
   readNeeds: {
-    args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number]
+    args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number, spanMs: number]
     reply: {
       sections: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
       totals: Record<'events' | 'reviews' | 'tasks' | 'locks', number>
@@ -183,6 +181,8 @@ export interface RoomScripts {
       seen: LuaMap<number>
       /** Agents seen within the presence TTL, most recent first. */
       online: string[] | LuaMap<never>
+      /** With a span: agent, ms, agent, ms, ...: one pair an event looked at posted within it, newest first. */
+      posts?: (string | number)[] | LuaMap<never>
       now: number
     }
     rows: true
@@ -276,7 +276,16 @@ export interface RoomScripts {
   }
   updateTask: {
     args: [taskId: string, patch: Buffer, force: Flag, retained: number, via: string]
-    reply: { task: StoredTask; notes?: string; changed: string[]; unblocked: string[]; overrode?: string }
+    reply: {
+      /** Absent only without a task id, when nothing is claimable. */
+      task?: StoredTask
+      notes?: string
+      changed: string[]
+      unblocked: string[]
+      overrode?: string
+      /** Without a task id: the tasks not done or cancelled. */
+      open?: number
+    }
   }
   writeContext: {
     args: [type: string, key: string, body: string, expectedVersion: string, limit: number, keep: number, via: string]
