@@ -6,7 +6,7 @@ import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
 import { label, teamSchemas, type Teams } from '../../auth/teams.js'
-import { AppError, RoomNotFound } from '../../shared/errors.js'
+import { RoomNotFound } from '../../shared/errors.js'
 import { idempotencyKey, roomId as roomIdField } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
@@ -175,22 +175,12 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ room: roomView }),
       handle: async (ctx) => {
         const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
-        const { room } = await deps.core.rooms
-          .create(
-            teamOf(ctx),
-            { room_id: b.roomId, name: b.name, template: b.template },
-            actorOf(ctx.principal),
-            idempotencyKeyOf(ctx),
-          )
-          .catch((err: unknown) => {
-            if (err instanceof AppError && err.details?.field === 'idempotency_key') {
-              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), {
-                ...err.details,
-                field: 'Idempotency-Key',
-              })
-            }
-            throw err
-          })
+        const { room } = await deps.core.rooms.create(
+          teamOf(ctx),
+          { room_id: b.roomId, name: b.name, template: b.template },
+          actorOf(ctx.principal),
+          idempotencyKeyOf(ctx),
+        )
         return { room: roomToView(room) }
       },
     },
