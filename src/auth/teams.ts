@@ -4,7 +4,7 @@
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
-import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
+import { agentId as agentIdField, label, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -54,17 +54,6 @@ export interface InviteInfo {
   createdAt: string
   revokedAt?: string
 }
-
-/**
- * A short name or label, stored trimmed. "Not blank" is a pattern rather than .trim().min(1), so
- * the OpenAPI document (generated from this schema) refuses a blank value just as the API does.
- */
-export const label = (max: number) =>
-  z
-    .string()
-    .max(max, `must be at most ${max} characters`)
-    .regex(/\S/, 'must not be blank')
-    .transform((v) => v.trim())
 
 const access = z
   .enum(['read', 'write'])

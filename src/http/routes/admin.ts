@@ -5,12 +5,12 @@ import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
-import { label, teamSchemas, type Teams } from '../../auth/teams.js'
+import { teamSchemas, type Teams } from '../../auth/teams.js'
 import { RoomNotFound } from '../../shared/errors.js'
-import { idempotencyKey, roomId as roomIdField } from '../../shared/fields.js'
+import { idempotencyKey, roomId as roomIdField, roomName } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
-import { TEMPLATES } from '../../core/templates.js'
+import { templateId } from '../../core/templates.js'
 import { parse } from '../../shared/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
@@ -57,8 +57,8 @@ const inviteView = z.object({
 export const adminSchemas = {
   createRoom: z.strictObject({
     roomId: roomIdField.optional().describe('Room id within the team; default a slug of name, else generated'),
-    name: label(100).optional(),
-    template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
+    name: roomName.optional(),
+    template: templateId.default('blank'),
   }),
   listRooms: z.strictObject({
     limit: z.coerce.number().int().min(1).max(500).default(100),
