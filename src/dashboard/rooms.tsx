@@ -10,6 +10,7 @@ import type { Template } from '../core/templates.js'
 import { ROOM_NAME_MAX } from '../shared/fields.js'
 import { FieldError, FormError, KeptInput, keptOf, typed, type Kept } from './kept.js'
 import { Copyable, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
+import { ROOMS_ROLE_ROWS, RoleNote } from './role-note.js'
 
 /** The create form's fields that show their refusal at the field; any other shows at the top. */
 const CREATE_FIELDS = ['name', 'template', 'agents'] as const
@@ -41,6 +42,7 @@ export function RoomsPage(props: {
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
       <h1>Rooms of {props.viewer.teamName}</h1>
+      <RoleNote role={props.viewer.user.role} rows={ROOMS_ROLE_ROWS} />
       {props.rooms.length === 0 ? (
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
       ) : (
