@@ -10,13 +10,14 @@ import { approvalMail, inviteMail, signInMail, type MailBody } from '../auth/mai
 import type { Mailer } from '../auth/mailer.js'
 import { providers, type OAuthSettings, type Provider } from '../auth/oauth.js'
 import type { SignInLimiter } from '../auth/signin-limit.js'
-import { requireRole } from '../auth/permissions.js'
+import { requireRole, roleMay } from '../auth/permissions.js'
 import type { Teams } from '../auth/teams.js'
 import { parse } from '../shared/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
 import { CONFIRM } from './confirm.js'
+import { keep, type Kept } from './kept.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import { clientBucket } from '../http/client-address.js'
 import type { Origin } from './security.js'
@@ -263,7 +264,7 @@ export class AccountPages {
 
   private async home(
     r: Request,
-    extra: { notice?: string; error?: string; renaming?: string } = {},
+    extra: { notice?: string; error?: string; renaming?: Kept } = {},
     status = 200,
   ): Promise<Reply> {
     const viewer = r.viewer!
@@ -344,9 +345,15 @@ export class AccountPages {
     } catch (err) {
       const refused = refusal(err)
       if (!refused) throw err
-      // The schema names the field `name`; the page calls it the team's new name.
-      const message = refused.message.replace(/^name: /, 'The new name ')
-      return this.home(r, { error: message, renaming: name }, refused.status)
+      // The schema names the field `name`; the form calls it the team's new name. A refusal of the
+      // role is about no field: it sits at the top of the form (or of the page, for a role with no form).
+      const kept = keep('rename', r.form, refused)
+      if (kept.field === 'name') kept.message = `The new name ${refused.message.replace(/^name: /, '')}`
+      return this.home(
+        r,
+        roleMay(user.role, 'team.manage') ? { renaming: kept } : { error: kept.message },
+        refused.status,
+      )
     }
   }
 

@@ -17,6 +17,7 @@ import type { PlanPicture } from '../core/plan-graph.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
+import { ROOM_ROLE_ROWS, RoleNote } from './role-note.js'
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 
@@ -126,6 +127,7 @@ export function RoomPage(p: RoomPageProps) {
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
+      <RoleNote role={p.viewer.user.role} rows={ROOM_ROLE_ROWS} />
       <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
       <PlanGraph picture={p.graph} here={here} />
       <div class="room-grid">

@@ -8,6 +8,7 @@ import { SNIPPET_TITLES, agentBrief, oauthSnippetsFor, snippetsFor } from '../sh
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
 import { Copyable, Flash, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
+import { ROOMS_ROLE_ROWS, RoleNote } from './role-note.js'
 
 export interface RoomRow {
   room: RoomSummary
@@ -45,6 +46,7 @@ export function RoomsPage(props: {
     <Layout title="Rooms" viewer={props.viewer} wide>
       <h1>Rooms of {props.viewer.teamName}</h1>
       <Flash error={props.error} />
+      <RoleNote role={props.viewer.user.role} rows={ROOMS_ROLE_ROWS} />
       {props.rooms.length === 0 ? (
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
       ) : (

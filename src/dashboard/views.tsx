@@ -5,6 +5,7 @@ import type { AuditEntry } from '../auth/audit.js'
 import type { Invite, User, WaitlistEntry } from '../auth/accounts.js'
 import { ROLES, roleMay, roleRefusal, type Action, type Role } from '../auth/permissions.js'
 import { CONFIRM, Confirm } from './confirm.js'
+import { FieldError, FormError, fieldAttrs, typed, type Kept } from './kept.js'
 import { Copyable, Flash, Layout, Table, utc, type Viewer } from './layout.js'
 
 export { page, type Viewer } from './layout.js'
@@ -78,7 +79,7 @@ const ROLE_ROWS: readonly [Action, string][] = [
 /** The roles explained: what an owner, an admin, a member and a viewer may do; the viewer's column marked. */
 export function RolesTable(props: { role: Role }) {
   return (
-    <details class="small roles">
+    <details class="small roles" id="roles">
       <summary>What each role may do (you are {props.role})</summary>
       <div class="scroll" role="region" aria-label="What each role may do (scrolls)" tabIndex={0}>
         <table class="roles">
@@ -186,8 +187,8 @@ export function HomePage(props: {
   audit: AuditEntry[]
   notice?: string
   error?: string
-  /** The name a refused rename was sent with: the form opens with it. */
-  renaming?: string
+  /** A refused rename: the form opens with the name sent and the message at its field. */
+  renaming?: Kept
 }) {
   const { user } = props.viewer
   const manager = roleMay(user.role, 'members.manage')
@@ -202,6 +203,7 @@ export function HomePage(props: {
         <details class="small" open={props.renaming !== undefined}>
           <summary>Rename the team</summary>
           <form class="stack" method="post" action="/team/rename">
+            <FormError kept={props.renaming} fields={['name']} />
             <label>
               New name of the team (up to 100 characters)
               <input
@@ -209,10 +211,12 @@ export function HomePage(props: {
                 name="name"
                 required
                 maxLength={100}
-                value={props.renaming ?? props.viewer.teamName}
+                value={typed(props.renaming, 'name', props.viewer.teamName)}
                 autocomplete="off"
+                {...fieldAttrs(props.renaming, 'name', 'rename-name')}
               />
             </label>
+            <FieldError kept={props.renaming} name="name" id="rename-name" />
             <button type="submit">Rename the team</button>
           </form>
         </details>

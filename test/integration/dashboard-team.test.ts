@@ -37,6 +37,9 @@ t.test('the team page', async (t) => {
       t.equal(res.status, 400)
       t.match(res.body, says)
       t.match(res.body, '<details class="small" open><summary>Rename the team</summary>', 'the form stays open')
+      t.match(res.body, /aria-invalid="true" aria-describedby="rename-name-error"/, 'the field is marked')
+      t.match(res.body, new RegExp(`<p class="error field" id="rename-name-error" role="alert">${says}`), 'at it')
+      t.notMatch(res.body, /<p class="error" role="alert">/, 'not at the top of the page')
       t.match(res.body, `value="${given}"`, 'with what was typed')
       t.equal(await name(), 'Acme <agents>', 'the name is unchanged')
     }

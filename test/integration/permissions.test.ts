@@ -147,6 +147,41 @@ t.test('roles on the pages and scopes on the API', async (t) => {
     }
   }
 
+  t.test('the rooms and room pages say what each role lets the person do there', async (t) => {
+    const notes: Record<Role, { rooms: string; room: string }> = {
+      owner: {
+        rooms:
+          'You are an owner: you can open every room of the team and the inbox, create rooms and act in them, ' +
+          'and give agents room invite keys.',
+        room: 'You are an owner: you can read and search this room, and act in it (post, answer',
+      },
+      admin: {
+        rooms: 'You are an admin: you can open every room of the team and the inbox, create rooms and act in them',
+        room: 'You are an admin: you can read and search this room, and act',
+      },
+      member: {
+        rooms: 'You are a member: you can open every room of the team and the inbox, create rooms and act in them',
+        room: 'You are a member: you can read and search this room, and act',
+      },
+      viewer: {
+        rooms:
+          'You are a viewer: you can open every room of the team and the inbox. Owners, admins and members can ' +
+          'create rooms and act in them, and give agents room invite keys.',
+        room:
+          'You are a viewer: you can read and search this room. Owners, admins and members can act in it ' +
+          '(post, answer, decide reviews, edit tasks and context, connect agents).',
+      },
+    }
+    for (const role of ROLES) {
+      const rooms = (await people[role].b.get('/')).body
+      t.match(rooms, `<p class="small muted role-note">${notes[role].rooms}`, `${role} on the rooms page`)
+      t.match(rooms, '<a href="/team#roles">What each role may do</a>')
+      const room = (await people[role].b.get(`/room?id=${roomId}`)).body
+      t.match(room, `<p class="small muted role-note">${notes[role].room}`, `${role} on the room page`)
+    }
+    t.match((await owner.get('/team')).body, '<details class="small roles" id="roles">', 'the link leads to the table')
+  })
+
   t.test('a member revokes only their own keys', async (t) => {
     const m = people.member.b
     const own = await m.send('/team/keys', { label: 'mine' })
