@@ -112,6 +112,14 @@ function inviteInfo(r: StoredCredential): InviteInfo {
   return i
 }
 
+/** A webhook disabled because the person whose it was left the team. */
+export interface DisabledWebhook {
+  webhookId: string
+  url: string
+  /** Its disabled_reason. */
+  reason: string
+}
+
 /** A key someone else minted, refused to a person who may revoke only their own: names the role it needs. */
 const othersKey = (err: unknown): never => {
   if (err instanceof AppError && err.code === 'forbidden') throw roleRefusal('keys.others', undefined, err.message)
@@ -279,26 +287,33 @@ export class Teams {
 
   /**
    * Revokes every live team key and room invite key a person minted, when they leave the team
-   * (removed by the owner, or deleting their account): in one script (revokeMemberKeys-4.lua),
+   * (removed by the owner, or deleting their account): in one script (revokeMemberKeys-5.lua),
    * each announced like any revocation, so their open streams and parked waits end on every node.
    * The team's last live key goes too: the owner mints another on the dashboard. The caller
    * records each revocation in the audit trail. Keys minted before the minter was recorded name
    * nobody and stay (docs/accounts.md). `only: 'admin'`: only their team keys with the admin scope,
-   * when their role is lowered to member (who may hold none).
+   * when their role is lowered to member (who may hold none). `disableWebhooks`: the reason kept
+   * by each of their webhooks, disabled in the same script (theirs: registered by them, with a key
+   * they minted, or re-enabled by them; docs/webhooks.md); omitted, their webhooks stay.
    */
   async revokeMemberKeys(
     teamId: string,
     userId: string,
     only: 'admin' | '' = '',
-  ): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
+    disableWebhooks = '',
+  ): Promise<{ keys: KeyInfo[]; invites: InviteInfo[]; webhooks: DisabledWebhook[] }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run(
       'revokeMemberKeys',
-      [k.team, k.keys, k.invites, k.secrets],
-      [userId, this.retentionMs, only],
+      [k.team, k.keys, k.invites, k.secrets, this.store.keys.webhooks(teamId).hooks],
+      [userId, this.retentionMs, only, disableWebhooks],
     )
     await Promise.all(listOf(r.hashes).map((h) => this.announce(h)))
-    return { keys: listOf(r.keys).map(keyInfo), invites: listOf(r.invites).map(inviteInfo) }
+    return {
+      keys: listOf(r.keys).map(keyInfo),
+      invites: listOf(r.invites).map(inviteInfo),
+      webhooks: listOf(r.webhooks).map((w) => ({ webhookId: w.id, url: w.url, reason: w.disabled_reason })),
+    }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
