@@ -123,7 +123,7 @@ export interface AdminDeps {
     'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'
   >
   audit: Pick<Audit, 'record' | 'read'>
-  rateLimiter: Pick<RateLimiter, 'limitFor'>
+  rateLimiter: Pick<RateLimiter, 'limitFor' | 'credentialLimitFor'>
   search: Pick<SearchEngine, 'status'>
 }
 
@@ -139,13 +139,14 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        "The team of the calling key, its rate limit, and the service's search: its engine, whether semantic " +
-        'search is on (and with which model).',
+        "The team of the calling key, its rate limit and the key's own, and the service's search: its engine, " +
+        'whether semantic search is on (and with which model).',
       response: z.object({
         teamId: z.string(),
         teamName: z.string(),
         keyId: z.string(),
         rateLimitPerMinute: z.number(),
+        credentialRateLimitPerMinute: z.number(),
         search: z.object({
           engine: z.enum(['redis', 'meilisearch']),
           semantic: z.boolean(),
@@ -156,11 +157,13 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       handle: async (ctx) => {
         const p = ctx.principal as Extract<Principal, { kind: 'team' }>
         const team = await deps.teams.requireTeam(p.teamId, budgetOf(ctx))
+        const limit = deps.rateLimiter.limitFor(p.teamId)
         return {
           teamId: team.teamId,
           teamName: team.name,
           keyId: p.keyId,
-          rateLimitPerMinute: deps.rateLimiter.limitFor(p.teamId),
+          rateLimitPerMinute: limit,
+          credentialRateLimitPerMinute: deps.rateLimiter.credentialLimitFor(limit),
           search: deps.search.status(),
         }
       },
