@@ -505,7 +505,17 @@ export function createSubscriber(settings: RedisSettings, name?: string): RedisC
  * name the room's record field) as the domain error that carries the room; any other as it is.
  */
 function roomError(err: unknown, ref: RoomRef): unknown {
-  if (!(err instanceof AppError) || err.details?.field !== 'room_id') return err
+  if (!(err instanceof AppError)) return err
+  if (err.code === 'room_archived') {
+    const at = Number(err.details?.archived_at)
+    return new AppError(
+      'room_archived',
+      `room ${ref.roomId} is archived, so it is read-only: reading, searching and exporting it still work; ` +
+        'an owner or admin can restore it',
+      { room_id: ref.roomId, state: 'archived', ...(at > 0 ? { archived_at: new Date(at).toISOString() } : {}) },
+    )
+  }
+  if (err.details?.field !== 'room_id') return err
   if (err.code === 'not_found') return new RoomNotFound(ref.roomId)
   if (err.code === 'conflict') return new RoomExists(ref.roomId)
   return err
