@@ -91,6 +91,7 @@ export function planSchemas(s: CoreSettings) {
         path: ['priority'],
       }),
     addDependency: z.object({ task_id: taskId, depends_on: taskId }),
+    setDependencies: z.object({ task_id: taskId, depends_on: list(taskId, s.dependenciesPerTask) }),
     listTasks: z.object({ limit: listLimit(UNBLOCKED_DEFAULT) }),
     claimNext: z.object({}),
     myTasks: z.object({ include_done: z.boolean().default(false), limit: listLimit(MY_TASKS_DEFAULT) }),
@@ -263,6 +264,28 @@ export class Plan {
       this.settings.dependenciesPerTask,
     ])
     return { task: taskFromReply(r.task, undefined), blocked_by: r.blocked_by, added: r.added, unread: r.unread }
+  }
+
+  /**
+   * Sets what a task depends on, all at once (setDependencies.lua): depends_on becomes exactly the
+   * ids given, or nothing changes (an unknown id, the task itself, a cycle, over the limit).
+   * Answers what it added and removed.
+   */
+  async setDependencies(c: Caller, input: unknown) {
+    const v = parse(this.schemas.setDependencies, input)
+    const r = await this.store.room('setDependencies', c.room, callOptions(c), [
+      v.task_id,
+      pack(v.depends_on),
+      this.settings.dependenciesPerTask,
+      viaArg(c),
+    ])
+    return {
+      task: taskFromReply(r.task, r.notes),
+      blocked_by: r.blocked_by,
+      added: r.added,
+      removed: r.removed,
+      unread: r.unread,
+    }
   }
 
   /**

@@ -13,7 +13,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Principal } from '../auth/principal.js'
+import { bindingOf, type Principal } from '../auth/principal.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpExchange, McpRequestData, Profile, ReplyChannel } from './pipeline.js'
@@ -21,7 +22,7 @@ import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from '
 import { inToolWords, runTool, type McpDeps } from './runner.js'
 import { Listens, type ListenDeps } from './listen.js'
 import { portable } from './portable.js'
-import { inputSchema, outputSchema, type ToolDef } from './tool.js'
+import { inputSchema, outputSchema, UNBOUND, type Bound, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
 import { ERROR } from './wire.js'
@@ -87,9 +88,12 @@ export function listedOutputSchema(def: ToolDef): Record<string, unknown> {
   return schema
 }
 
-/** The tools/list entry of a tool: JSON Schema of its input and output, annotations, description. */
-export function listEntry(def: ToolDef): Tool {
-  const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
+/**
+ * The tools/list entry of a tool: JSON Schema of its input and output, annotations, description;
+ * the input without the room_id and agent_id that the credential fixes (`bound`).
+ */
+export function listEntry(def: ToolDef, bound: Bound = UNBOUND): Tool {
+  const schema = z.toJSONSchema(inputSchema(def, true, bound), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
   trimSchema(schema)
   portable(schema, def.name)
@@ -125,7 +129,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The caller a handler serves, as the transport passed it. */
 function principalOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Principal {
-  return (extra.authInfo?.extra as unknown as McpRequestData).principal
+  return dataOf(extra).principal
+}
+
+function dataOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpRequestData {
+  return extra.authInfo?.extra as unknown as McpRequestData
 }
 
 export class McpHost implements EndpointHost {
@@ -145,9 +153,10 @@ export class McpHost implements EndpointHost {
   readonly legacyCapabilities = { tools: { listChanged: false }, resources: {} }
   readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef<ToolDeps>>
-  /** tools/list results, built once per profile, for team keys and for room invite keys. */
+  /** tools/list results of an unbound team key, built once per profile. */
   readonly lists: Record<Profile, { tools: Tool[] }>
-  readonly inviteLists: Record<Profile, { tools: Tool[] }>
+  /** The other listings, built on first use: by profile, team tools or not, and what is bound. */
+  private readonly boundLists = new Map<string, { tools: Tool[] }>()
   /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
   fastPath = true
   readonly resources: RoomResources
@@ -157,26 +166,19 @@ export class McpHost implements EndpointHost {
     this.resources = new RoomResources(deps)
     this.listens = new Listens(deps)
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
-    const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
-    const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
-    const entries = (l: typeof full, invite: boolean) => ({
-      tools: l.filter(({ def }) => !invite || def.scope !== 'team').map(({ entry }) => entry),
-    })
-    this.lists = { full: entries(full, false), core: entries(core, false) }
-    // An invite key reaches one room: the team tools it could never call are not listed to it.
-    this.inviteLists = { full: entries(full, true), core: entries(core, true) }
+    this.lists = { full: this.build('full', true, UNBOUND), core: this.build('core', true, UNBOUND) }
     this.server = new Server(SERVER_INFO, { capabilities: this.legacyCapabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
       if (!ListToolsRequestSchema.safeParse(req).success)
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
-      return (data?.principal.kind === 'team' ? this.lists : this.inviteLists)[data?.profile ?? 'full']
+      return data ? this.listFor(data.principal, data.profile) : this.lists.full
     })
     this.server.setRequestHandler(methodOnly('resources/list'), async (req, extra) => {
       const cursor = (req.params as Record<string, unknown> | undefined)?.cursor
       if (cursor !== undefined && typeof cursor !== 'string')
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: resources/list takes only an optional string cursor')
-      return this.resources.list(principalOf(extra), cursor)
+      return this.resources.list(principalOf(extra), cursor, dataOf(extra).budget)
     })
     this.server.setRequestHandler(methodOnly('resources/templates/list'), async () => ({
       resourceTemplates: RESOURCE_TEMPLATES,
@@ -185,7 +187,7 @@ export class McpHost implements EndpointHost {
       const uri = (req.params as Record<string, unknown> | undefined)?.uri
       if (typeof uri !== 'string')
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: params.uri is required: the resource URI to read')
-      return this.resources.read(principalOf(extra), uri)
+      return this.resources.read(principalOf(extra), uri, dataOf(extra).budget)
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       // checked by fastCall (one line naming the fault) before the SDK sees it
@@ -198,6 +200,30 @@ export class McpHost implements EndpointHost {
         budget: data.budget,
       })
     })
+  }
+
+  /**
+   * The tools/list result for a credential: a room invite key or a grant reaches rooms only, so
+   * the team tools it could never call are not listed to it; what the credential is bound to
+   * (bindingOf: its agent, its one room) is left out of every room tool's input, the runner
+   * filling it in. An unbound team key gets the listing every client of it shares.
+   */
+  listFor(p: Principal, profile: Profile): { tools: Tool[] } {
+    const b = bindingOf(p)
+    const bound = { agent: b.agentId !== undefined, room: b.roomId !== undefined }
+    const teamTools = p.kind === 'team'
+    if (teamTools && !bound.agent && !bound.room) return this.lists[profile]
+    const id = `${profile} ${teamTools} ${bound.agent} ${bound.room}`
+    let list = this.boundLists.get(id)
+    if (!list) this.boundLists.set(id, (list = this.build(profile, teamTools, bound)))
+    return list
+  }
+
+  private build(profile: Profile, teamTools: boolean, bound: Bound): { tools: Tool[] } {
+    const defs = ALL_TOOLS.filter(
+      (d) => (profile === 'full' || CORE_TOOL_NAMES.includes(d.name)) && (teamTools || d.scope !== 'team'),
+    )
+    return { tools: defs.map((d) => listEntry(d, bound)) }
   }
 
   /** The tool a call names if the caller's profile lists it; else the -32602 both paths answer. */
@@ -266,9 +292,10 @@ export class McpHost implements EndpointHost {
     principal: Principal,
     reply: ReplyChannel,
     io: McpExchange,
+    budget?: WaitBudget,
   ): Promise<void> {
     try {
-      io.onAbort(await this.listens.open(principal, message.id, message.params, reply))
+      io.onAbort(await this.listens.open(principal, message.id, message.params, reply, budget))
     } catch (err) {
       reply.reply({ jsonrpc: '2.0', id: message.id, error: this.listenError(err) } as JSONRPCMessage)
     }

@@ -37,6 +37,10 @@ function tour(): Op[] {
     ['plan.updateTask', (r) => r.core.plan.updateTask(r.as('a'), { task_id: 't1', status: 'in_progress' })],
     ['plan.setTaskPriority', (r) => r.core.plan.setTaskPriority(r.as('a'), { task_id: 't1', priority: 'high' })],
     ['plan.addDependency', (r) => r.core.plan.addDependency(r.as('a'), { task_id: 't3', depends_on: 't2' })],
+    [
+      'plan.setDependencies',
+      (r) => r.core.plan.setDependencies(r.as('a'), { task_id: 't3', depends_on: ['t2', 't1'] }),
+    ],
     ['plan.readPlan', (r) => r.core.plan.readPlan(r.as('a'))],
     ['plan.unblockedTasks', (r) => r.core.plan.unblockedTasks(r.as('a'))],
     ['plan.claimNext', (r) => r.core.plan.claimNext(r.as('b'))],

@@ -220,6 +220,7 @@ t.test('content words are the ones search indexes', async (t) => {
       'leaveRoom',
       'postEvent',
       'requestReview',
+      'setDependencies',
       'updateContext',
       'updateTask',
       'writeContext',

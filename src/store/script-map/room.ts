@@ -279,6 +279,10 @@ export interface RoomScripts {
       counts: Record<'tasks' | 'context' | 'events' | 'vars' | 'reviews' | 'locks' | 'online', number>
     }
   }
+  setDependencies: {
+    args: [taskId: string, dependsOn: Buffer, limit: number, via: string]
+    reply: { task: StoredTask; notes?: string; blocked_by: string[]; added: string[]; removed: string[] }
+  }
   setVar: {
     args: [name: string, value: string, expectedVersion: number | '', limit: number]
     reply: { var: StoredRecord }
