@@ -3,7 +3,7 @@
 
   KEYS[1]  the team's webhooks hash (id -> msgpack record)
   KEYS[2]  the team's webhook health hash
-  ARGV[1]  msgpack record {id, url, secret, description?, events?}
+  ARGV[1]  msgpack record {id, url, secret, description?, events?, created_via?}
   ARGV[2]  most webhooks a team may have
 
   Returns {record} with created_at set (Redis time: the webhook gets the events posted from then

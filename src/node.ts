@@ -159,7 +159,7 @@ export class ServiceNode {
       routes: [
         ...opsRoutes({ health: this.store.health, lifecycle, metrics, router, metricsToken: settings.metricsToken }),
         ...adminRoutes({ core, accounts: this.accounts, teams, audit, rateLimiter: this.rateLimiter, search }),
-        ...webhookRoutes({ webhooks: this.webhooks, audit }),
+        ...webhookRoutes({ webhooks: this.webhooks, audit, accounts: this.accounts }),
         ...roomRoutes({ core, feeds, keyring, sse, openCaps }),
         ...searchRoutes({ search }),
         ...reservationRoutes({ core }),
@@ -220,7 +220,7 @@ export class ServiceNode {
           stillSignedIn: (token) => this.accounts.stillSignedIn(token),
         },
         keys: { teams: this.teams, audit: this.audit, accounts: this.accounts, grants: this.grants },
-        webhooks: { webhooks: this.webhooks, audit: this.audit },
+        webhooks: { webhooks: this.webhooks, audit: this.audit, accounts: this.accounts },
       },
       this.baseUrl,
     ).register(web)

@@ -14,6 +14,7 @@ import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { rolesFor, type Role } from './permissions.js'
 import { hashKey } from './secrets.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 
 export type { Role } from './permissions.js'
 
@@ -328,11 +329,12 @@ export class Accounts {
 
   /**
    * The e-mail address of each of these people (user ids) that still has an account, in one read
-   * (a listing names who minted each key by it).
+   * (a listing names who minted each key by it); `budget`: the calling request's time waiting for
+   * Redis (src/shared/wait-budget.ts).
    */
-  async emails(ids: Iterable<string>): Promise<Map<string, string>> {
+  async emails(ids: Iterable<string>, budget?: WaitBudget): Promise<Map<string, string>> {
     const unique = [...new Set(ids)]
-    const rows = await this.store.auth.users(unique)
+    const rows = await this.store.reads(budget).auth.users(unique)
     const out = new Map<string, string>()
     rows.forEach((raw, i) => {
       if (raw) out.set(unique[i]!, (decode(raw) as StoredUser).email)

@@ -4,6 +4,7 @@
 // whole stream nodes go), so the trail keeps 90 days, and no more than that many entries.
 import { decode, encode } from '@msgpack/msgpack'
 import type { Store } from '../store/store.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 
 export const AUDIT_KEEP_MS = 90 * 86_400_000
 export const AUDIT_KEEP_MAX = 10_000
@@ -20,18 +21,21 @@ export interface AuditEntry {
 export class Audit {
   constructor(private readonly store: Store) {}
 
-  async record(teamId: string, actor: string, action: string, target?: string): Promise<void> {
-    await this.store.auth.appendAudit(
-      teamId,
-      Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })),
-      AUDIT_KEEP_MS,
-      AUDIT_KEEP_MAX,
-    )
+  /** `budget`: the calling request's time waiting for Redis (src/shared/wait-budget.ts). */
+  async record(teamId: string, actor: string, action: string, target?: string, budget?: WaitBudget): Promise<void> {
+    await this.store
+      .reads(budget)
+      .auth.appendAudit(
+        teamId,
+        Buffer.from(encode(target === undefined ? { actor, action } : { actor, action, target })),
+        AUDIT_KEEP_MS,
+        AUDIT_KEEP_MAX,
+      )
   }
 
   /** The newest `limit` entries, newest first. */
-  async read(teamId: string, limit = 100): Promise<AuditEntry[]> {
-    return (await this.store.auth.readAudit(teamId, limit)).map(([id, entry]) => {
+  async read(teamId: string, limit = 100, budget?: WaitBudget): Promise<AuditEntry[]> {
+    return (await this.store.reads(budget).auth.readAudit(teamId, limit)).map(([id, entry]) => {
       const d = decode(entry) as { actor: string; action: string; target?: string }
       return { id, at: new Date(Number(id.split('-')[0])).toISOString(), ...d }
     })

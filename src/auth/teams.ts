@@ -11,6 +11,7 @@ import { parse } from '../shared/validate.js'
 import { purgeTeam } from '../store/purge.js'
 import type { StoredCredential } from '../store/records.js'
 import type { Store } from '../store/store.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { broadcastRevocation, type AnnounceRevocation } from './keyring.js'
 import { roleRefusal } from './permissions.js'
@@ -202,8 +203,9 @@ export class Teams {
     return this.create({ teamId: DEFAULT_TEAM_ID, name: 'Default team' })
   }
 
-  async get(teamId: string): Promise<Team | undefined> {
-    const h = await this.store.auth.record(teamId)
+  /** `budget` (here and below): the calling request's time waiting for Redis (src/shared/wait-budget.ts). */
+  async get(teamId: string, budget?: WaitBudget): Promise<Team | undefined> {
+    const h = await this.store.reads(budget).auth.record(teamId)
     if (!h.id) return undefined
     return { teamId: h.id, name: h.name ?? h.id, createdAt: iso(h.created_at) }
   }
@@ -215,7 +217,12 @@ export class Teams {
   }
 
   /** Mints an extra team key; the full secret is in the result only. */
-  async mintTeamKey(teamId: string, input: unknown, by?: Minter): Promise<{ key: string; info: KeyInfo }> {
+  async mintTeamKey(
+    teamId: string,
+    input: unknown,
+    by?: Minter,
+    budget?: WaitBudget,
+  ): Promise<{ key: string; info: KeyInfo }> {
     const v = parse(teamSchemas.mint, input)
     const k = this.store.keys.team(teamId)
     const minted = mintKey('team', teamId)
@@ -231,13 +238,14 @@ export class Teams {
       'mintKey',
       [k.team, k.keys, k.secrets, k.keys],
       ['k', pack([rec]), KEYS_PER_TEAM, this.retentionMs, minterArg(by)],
+      budget,
     )
     return { key: minted.key, info: keyInfo(r.records[0]!) }
   }
 
   /** The team's keys (revoked ones within the retention), oldest first. */
-  async listKeys(teamId: string): Promise<KeyInfo[]> {
-    const raw = await this.store.auth.credentials(teamId, 'keys')
+  async listKeys(teamId: string, budget?: WaitBudget): Promise<KeyInfo[]> {
+    const raw = await this.store.reads(budget).auth.credentials(teamId, 'keys')
     return raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => this.listed(r))
@@ -246,8 +254,12 @@ export class Teams {
   }
 
   /** One page of listKeys: at most `limit` keys after the key `after` (a keyId). */
-  async pageKeys(teamId: string, page: { limit: number; after?: string | undefined }): Promise<KeyPage> {
-    const all = await this.listKeys(teamId)
+  async pageKeys(
+    teamId: string,
+    page: { limit: number; after?: string | undefined },
+    budget?: WaitBudget,
+  ): Promise<KeyPage> {
+    const all = await this.listKeys(teamId, budget)
     let start = 0
     if (page.after !== undefined) {
       const at = all.findIndex((k) => k.keyId === page.after)
@@ -267,10 +279,10 @@ export class Teams {
    * Revokes a team key, on every node within a second. `onlyOf`: a user id; the key must be one
    * that person minted (a member revoking their own), else forbidden and nothing changes.
    */
-  async revokeKey(teamId: string, keyId: string, onlyOf?: string): Promise<{ info: KeyInfo }> {
+  async revokeKey(teamId: string, keyId: string, onlyOf?: string, budget?: WaitBudget): Promise<{ info: KeyInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store
-      .run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs, onlyOf ?? ''])
+      .run('revokeKey', [k.team, k.keys, k.secrets], ['k', keyId, '', this.retentionMs, onlyOf ?? ''], budget)
       .catch(othersKey)
     await this.announce(r.hash)
     return { info: keyInfo(r.record) }
@@ -306,8 +318,9 @@ export class Teams {
     roomId: string,
     input: unknown,
     by?: Minter,
+    budget?: WaitBudget,
   ): Promise<{ key: string; info: InviteInfo }> {
-    return (await this.mintInvites(teamId, roomId, [input], by))[0]!
+    return (await this.mintInvites(teamId, roomId, [input], by, budget))[0]!
   }
 
   /**
@@ -320,6 +333,7 @@ export class Teams {
     roomId: string,
     inputs: unknown[],
     by?: Minter,
+    budget?: WaitBudget,
   ): Promise<{ key: string; info: InviteInfo }[]> {
     const asked = inputs.map((input) => parse(teamSchemas.invite, input))
     parse(z.object({ roomId: roomIdField }), { roomId })
@@ -343,6 +357,7 @@ export class Teams {
       'mintKey',
       [k.team, k.invites, k.secrets, k.keys],
       ['i', pack(minted.map((m) => m.rec)), INVITES_PER_ROOM, this.retentionMs, minterArg(by)],
+      budget,
     )
     return minted.map((m, i) => ({ key: m.key, info: inviteInfo(r.records[i]!) }))
   }
@@ -351,8 +366,8 @@ export class Teams {
    * A room's invite keys (revoked ones within the retention), oldest first; without `roomId`, every
    * room's, by room.
    */
-  async listInvites(teamId: string, roomId?: string): Promise<InviteInfo[]> {
-    const raw = await this.store.auth.credentials(teamId, 'invites')
+  async listInvites(teamId: string, roomId?: string, budget?: WaitBudget): Promise<InviteInfo[]> {
+    const raw = await this.store.reads(budget).auth.credentials(teamId, 'invites')
     const all = raw
       .map((b) => decode(b) as StoredCredential)
       .filter((r) => (roomId === undefined || r.room_id === roomId) && this.listed(r))
@@ -362,10 +377,16 @@ export class Teams {
   }
 
   /** Revokes a room invite key, on every node within a second; `onlyOf` as in revokeKey. */
-  async revokeInvite(teamId: string, roomId: string, tokenId: string, onlyOf?: string): Promise<{ info: InviteInfo }> {
+  async revokeInvite(
+    teamId: string,
+    roomId: string,
+    tokenId: string,
+    onlyOf?: string,
+    budget?: WaitBudget,
+  ): Promise<{ info: InviteInfo }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store
-      .run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs, onlyOf ?? ''])
+      .run('revokeKey', [k.team, k.invites, k.secrets], ['i', tokenId, roomId, this.retentionMs, onlyOf ?? ''], budget)
       .catch(othersKey)
     await this.announce(r.hash)
     return { info: inviteInfo(r.record) }
@@ -389,8 +410,8 @@ export class Teams {
   }
 
   /** The team's id check used by operator tools. */
-  async requireTeam(teamId: string): Promise<Team> {
-    const t = await this.get(teamId)
+  async requireTeam(teamId: string, budget?: WaitBudget): Promise<Team> {
+    const t = await this.get(teamId, budget)
     if (!t) throw new AppError('not_found', `team ${teamId} does not exist`, { field: 'teamId' })
     return t
   }

@@ -16,6 +16,7 @@ import { callOptions } from './records.js'
 import { iso } from '../shared/time.js'
 import { TEMPLATES, findTemplate, type Template } from './templates.js'
 import { parse } from '../shared/validate.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 
 export interface RoomSummary {
   room_id: string
@@ -111,6 +112,7 @@ export class Rooms {
     input: unknown,
     createdBy: string,
     idempotencyKey?: string,
+    budget?: WaitBudget,
   ): Promise<{ room: RoomSummary }> {
     const v = parse(roomSchemas.create, input)
     // Without a room id, a creation with an idempotency key names the room after the key, so a
@@ -120,15 +122,15 @@ export class Rooms {
     const id = v.room_id ?? (idempotencyKey ? roomIdFor(teamId, idempotencyKey) : (fromName ?? newRoomId()))
     const template = findTemplate(v.template)!
     const indexKey = this.store.keys.teamRooms(teamId)
-    const index = () => this.store.run('indexRoom', [indexKey], [id, this.settings.roomsPerTeam])
+    const index = () => this.store.run('indexRoom', [indexKey], [id, this.settings.roomsPerTeam], budget)
     await index().catch(async (err: unknown) => {
       if (!(err instanceof AppError) || err.code !== 'limit_reached') throw err
       // Rooms expire by key expiry and leave their index entries behind: prune, then retry once.
-      await this.pruneIndex(teamId)
+      await this.pruneIndex(teamId, budget)
       await index()
     })
     const record = { id, team: teamId, name: v.name ?? id, template: template.id, created_by: createdBy }
-    const r = await this.store.room('createRoom', { teamId, roomId: id }, { idempotencyKey }, [
+    const r = await this.store.room('createRoom', { teamId, roomId: id }, { idempotencyKey, budget }, [
       Buffer.from(encode(record)),
       Buffer.from(encode(starterContent(template, createdBy))),
     ])
@@ -149,10 +151,14 @@ export class Rooms {
     }
   }
 
-  /** The team's rooms, oldest first, a page at a time; rooms that expired are pruned from the index. */
-  async list(teamId: string, input: unknown = {}) {
+  /**
+   * The team's rooms, oldest first, a page at a time; rooms that expired are pruned from the index.
+   * `budget` (here and below): the calling request's time waiting for Redis (src/shared/wait-budget.ts).
+   */
+  async list(teamId: string, input: unknown = {}, budget?: WaitBudget) {
     const v = parse(roomSchemas.list, input)
-    const { rooms, next } = await this.page(teamId, v.after === undefined ? undefined : { id: v.after }, v.limit)
+    const after = v.after === undefined ? undefined : { id: v.after }
+    const { rooms, next } = await this.page(teamId, after, v.limit, budget)
     return { rooms, next: next?.id }
   }
 
@@ -160,18 +166,23 @@ export class Rooms {
    * list() with the cursor's index score beside its room id, as the dashboard's links keep it: a
    * page follows such a cursor even when its room expired (and left the index) since.
    */
-  async page(teamId: string, after: { id: string; at?: number | undefined } | undefined, limit: number) {
-    const { metas, next } = await this.store.rooms.page(teamId, after, limit)
+  async page(
+    teamId: string,
+    after: { id: string; at?: number | undefined } | undefined,
+    limit: number,
+    budget?: WaitBudget,
+  ) {
+    const { metas, next } = await this.store.reads(budget).rooms.page(teamId, after, limit)
     return { rooms: metas.map(summaryOf), next }
   }
 
   /** Removes index entries of rooms that no longer exist (expired, or a crashed creation). */
-  pruneIndex(teamId: string): Promise<number> {
-    return this.store.rooms.pruneIndex(teamId)
+  pruneIndex(teamId: string, budget?: WaitBudget): Promise<number> {
+    return this.store.reads(budget).rooms.pruneIndex(teamId)
   }
 
   /** Whether the room exists (used by auth and transports before they open streams). */
-  exists(ref: RoomRef): Promise<boolean> {
-    return this.store.rooms.exists(ref)
+  exists(ref: RoomRef, budget?: WaitBudget): Promise<boolean> {
+    return this.store.reads(budget).rooms.exists(ref)
   }
 }

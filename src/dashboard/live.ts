@@ -4,11 +4,13 @@
 // same realtime hub as the API's SSE route:
 //   - every new event as `id: <event id>` / `event: room-event`, resumed after Last-Event-ID (the
 //     header EventSource sends on reconnect, or ?lastEventId= for the first connection, given by
-//     the page: the last event it rendered), so none is lost or repeated;
+//     the page: the last event it rendered), so none is lost or repeated; its data names the parts
+//     of the page the event changes (`{"parts": [...]}`, live-parts.ts eventParts);
 //   - `event: changed` on any other change of the room (plan, context, presence, ...), at most
-//     one per CHANGE_COALESCE_MS, so the page re-reads what it shows;
-//   - `event: changed` every STALE_CHECK_MS besides: an agent going offline announces nothing,
-//     yet it turns its work stale (what needs the person: needs.tsx);
+//     one per CHANGE_COALESCE_MS, naming the parts the changes since the last one changed
+//     (`{"parts": [...]}`, live-parts.ts NOTICE_PARTS), so the page re-reads only those;
+//   - `event: changed` every STALE_CHECK_MS besides, naming TICK_PARTS: an agent going offline
+//     announces nothing, yet it turns its work stale (what needs the person: needs.tsx);
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
@@ -23,6 +25,9 @@ import type { Hub } from '../realtime/hub.js'
 import { resumeOf, sseFrame, type SseSessions } from '../http/sse-session.js'
 import type { Reply, Request } from './page.js'
 import type { Web } from './web.js'
+import { eventParts, inPageOrder, noticeParts, TICK_PARTS } from './live-parts.js'
+import type { PartName } from './room.js'
+import type { Notice } from '../core/events.js'
 
 export interface LiveDeps {
   rooms: Pick<Rooms, 'exists' | 'page'>
@@ -44,8 +49,11 @@ export const CHANGE_COALESCE_MS = 150
 export const STALE_CHECK_MS = 30_000
 
 const SIGNED_OUT = sseFrame('signed-out', {})
+/** The inbox's frame: the page re-reads itself whole. */
 const CHANGED = sseFrame('changed', {})
-const eventFrame = (ev: RoomEvent) => sseFrame('room-event', ev, ev.id)
+const changedFrame = (parts: readonly PartName[]) => sseFrame('changed', { parts })
+const TICK = changedFrame(TICK_PARTS)
+const eventFrame = (ev: RoomEvent) => sseFrame('room-event', { parts: eventParts(ev) }, ev.id)
 
 export class Live {
   constructor(private readonly deps: LiveDeps) {}
@@ -70,24 +78,37 @@ export class Live {
     const s = this.deps.sse.open(ex)
     s.onEnd(release)
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    const changed = this.changes(s)
+    const changed = this.changes(s, () => CHANGED, CHANGED)
     for (const room of page.rooms) s.onEnd(this.deps.hub.listen({ teamId, roomId: room.room_id }, changed))
     s.comment(`following ${page.rooms.length} rooms`)
     return { status: 200, streamed: true }
   }
 
-  /** A listener that writes `changed` at most once per CHANGE_COALESCE_MS, and every STALE_CHECK_MS. */
-  private changes(s: { write(frame: string): void; onEnd(fn: () => void): void }): () => void {
+  /**
+   * A listener of notices that writes `frame(parts changed)` at most once per CHANGE_COALESCE_MS
+   * (the parts every notice since the last frame changed), and `tick` every STALE_CHECK_MS.
+   */
+  private changes(
+    s: { write(frame: string): void; onEnd(fn: () => void): void },
+    frame: (parts: PartName[]) => string,
+    tick: string,
+  ): (n: Notice) => void {
     let changeTimer: NodeJS.Timeout | undefined
-    const tick = setInterval(() => s.write(CHANGED), STALE_CHECK_MS)
+    let pending = new Set<PartName>()
+    const ticking = setInterval(() => s.write(tick), STALE_CHECK_MS)
     s.onEnd(() => {
       clearTimeout(changeTimer)
-      clearInterval(tick)
+      clearInterval(ticking)
     })
-    return () => {
+    return (n) => {
+      const parts = noticeParts(n)
+      if (parts.length === 0) return
+      for (const p of parts) pending.add(p)
       changeTimer ??= setTimeout(() => {
         changeTimer = undefined
-        s.write(CHANGED)
+        const changed = inPageOrder(pending)
+        pending = new Set()
+        s.write(frame(changed))
       }, CHANGE_COALESCE_MS)
     }
   }
@@ -107,7 +128,7 @@ export class Live {
     s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    s.onEnd(this.deps.hub.listen(room, this.changes(s)))
+    s.onEnd(this.deps.hub.listen(room, this.changes(s, changedFrame, TICK)))
     await s.attach(
       this.deps.feeds.follow(
         room,

@@ -2,9 +2,11 @@
 // delivery health with the last error and recent attempts, send a test request, replay a failed
 // delivery, rotate the secret with an overlap, delete. The same registry and dispatcher as the
 // HTTP admin API (/admin/webhooks…); registering and deleting are audited as there.
+import type { Accounts } from '../auth/accounts.js'
 import type { Audit } from '../auth/audit.js'
 import { requireRole, roleMay } from '../auth/permissions.js'
 import { AppError } from '../shared/errors.js'
+import type { Via } from '../shared/fields.js'
 import type { Webhooks } from '../webhooks/index.js'
 import { auditedWebhook, type WebhookView } from '../webhooks/registry.js'
 import { CONFIRM, Confirm } from './confirm.js'
@@ -16,17 +18,40 @@ import type { Web } from './web.js'
 export interface WebhooksDeps {
   webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
   audit: Pick<Audit, 'record'>
+  accounts: Pick<Accounts, 'emails'>
 }
 
 interface View {
   viewer: Viewer
   hooks: WebhookView[]
+  /** E-mail address of each person a listed webhook names (user id -> address), where the account remains. */
+  people: Map<string, string>
   secret?: { webhookId: string; secret: string }
   notice?: string
   error?: string
 }
 
 const when = (iso: string | undefined) => utc(iso)
+
+/** A person by address: "a deleted user" once the account is gone (never the raw id). */
+const personOf = (id: string, people: Map<string, string>) => people.get(id) ?? 'a deleted user'
+
+/**
+ * Who acted, as the page says it: the person's address, or the credential's label (else its id)
+ * and the address of the person who minted it, when known.
+ */
+export function whoDid(v: Via, people: Map<string, string>): string {
+  if (v.kind === 'person') return personOf(v.id, people)
+  const kind = v.kind === 'grant' ? 'connected agent' : v.kind === 'invite' ? 'room invite key' : 'key'
+  const cred = v.label ? `${kind} "${v.label}"` : `${kind} ${v.id}`
+  return v.person ? `${personOf(v.person, people)}, with the ${cred}` : `the ${cred}`
+}
+
+/** The user ids a webhook's records name (whose addresses the page shows). */
+export const peopleOf = (hooks: WebhookView[]): string[] =>
+  hooks
+    .flatMap((w) => [w.createdVia].flatMap((v) => (v ? [v.kind === 'person' ? v.id : (v.person ?? '')] : [])))
+    .filter((id) => id !== '')
 const eventsOf = (w: WebhookView) => (w.events ? `Events: ${w.events.join(', ')}` : 'Every event')
 
 export function WebhooksPage(p: View) {
@@ -53,6 +78,12 @@ export function WebhooksPage(p: View) {
           <p>
             <code>{w.url}</code>
             {w.description ? <span class="muted"> — {w.description}</span> : null}
+          </p>
+          <p class="small">
+            {w.createdVia
+              ? `Registered by ${whoDid(w.createdVia, p.people)}`
+              : 'Registered before makers were recorded'}{' '}
+            on {when(w.createdAt)}
           </p>
           <p class="small">
             {eventsOf(w)} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} ·
@@ -160,7 +191,8 @@ export class WebhooksPages {
 
   private async show(r: Request, extra: Partial<View> = {}, status = 200): Promise<Reply> {
     const hooks = await this.deps.webhooks.registry.list(r.viewer!.user.team)
-    return html(WebhooksPage({ viewer: r.viewer!, hooks, ...done<View>(r, PATH), ...extra }), status)
+    const people = await this.deps.accounts.emails(peopleOf(hooks))
+    return html(WebhooksPage({ viewer: r.viewer!, hooks, people, ...done<View>(r, PATH), ...extra }), status)
   }
 
   /** Runs a change, for people whose role may change webhooks; a refused one changes nothing. */
@@ -186,7 +218,10 @@ export class WebhooksPages {
       .map((e) => e.trim())
       .filter((e) => e !== '')
     if (events.length > 0) input.events = events
-    const { webhook, secret } = await this.deps.webhooks.registry.create(user.team, input)
+    const { webhook, secret } = await this.deps.webhooks.registry.create(user.team, input, {
+      kind: 'person',
+      id: user.id,
+    })
     await this.deps.audit.record(user.team, actorOf(user), 'registered webhook', auditedWebhook(webhook))
     return { secret: { webhookId: webhook.webhookId, secret }, notice: `Webhook ${webhook.webhookId} is registered.` }
   }

@@ -89,6 +89,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   201: 'Created',
   202: 'Accepted',
   204: 'No Content',
+  302: 'Found',
   303: 'See Other',
   400: 'Bad Request',
   401: 'Unauthorized',

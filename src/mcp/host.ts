@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
 import type { EndpointHost, LazyAbort, McpExchange, McpRequestData, Profile, ReplyChannel } from './pipeline.js'
@@ -125,7 +126,11 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The caller a handler serves, as the transport passed it. */
 function principalOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Principal {
-  return (extra.authInfo?.extra as unknown as McpRequestData).principal
+  return dataOf(extra).principal
+}
+
+function dataOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): McpRequestData {
+  return extra.authInfo?.extra as unknown as McpRequestData
 }
 
 export class McpHost implements EndpointHost {
@@ -176,7 +181,7 @@ export class McpHost implements EndpointHost {
       const cursor = (req.params as Record<string, unknown> | undefined)?.cursor
       if (cursor !== undefined && typeof cursor !== 'string')
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: resources/list takes only an optional string cursor')
-      return this.resources.list(principalOf(extra), cursor)
+      return this.resources.list(principalOf(extra), cursor, dataOf(extra).budget)
     })
     this.server.setRequestHandler(methodOnly('resources/templates/list'), async () => ({
       resourceTemplates: RESOURCE_TEMPLATES,
@@ -185,7 +190,7 @@ export class McpHost implements EndpointHost {
       const uri = (req.params as Record<string, unknown> | undefined)?.uri
       if (typeof uri !== 'string')
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: params.uri is required: the resource URI to read')
-      return this.resources.read(principalOf(extra), uri)
+      return this.resources.read(principalOf(extra), uri, dataOf(extra).budget)
     })
     this.server.setRequestHandler(methodOnly('tools/call'), async (request, extra): Promise<CallToolResult> => {
       // checked by fastCall (one line naming the fault) before the SDK sees it
@@ -266,9 +271,10 @@ export class McpHost implements EndpointHost {
     principal: Principal,
     reply: ReplyChannel,
     io: McpExchange,
+    budget?: WaitBudget,
   ): Promise<void> {
     try {
-      io.onAbort(await this.listens.open(principal, message.id, message.params, reply))
+      io.onAbort(await this.listens.open(principal, message.id, message.params, reply, budget))
     } catch (err) {
       reply.reply({ jsonrpc: '2.0', id: message.id, error: this.listenError(err) } as JSONRPCMessage)
     }

@@ -15,6 +15,7 @@ import type { Core } from '../core/index.js'
 import type { Hub } from '../realtime/hub.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
 import type { RoomRef } from '../store/keys.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import type { ReplySink } from './transport.js'
 import { ERROR, isObject, type JsonObject, type RequestId } from './wire.js'
 import { parseResourceUri, notFound, resourceUri, roomOfUri, rpcError, type ResourceRef } from './resources.js'
@@ -249,11 +250,12 @@ export class Listens {
    * (otherwise throws the -32602 naming the first URI that does not), waits until the rooms'
    * channels are subscribed, then acknowledges. From the acknowledgement on, every change reaches
    * the sink until `close` is called, the key is revoked or the node drains. Returns `close`.
+   * `budget`: the request's time waiting for Redis (src/shared/wait-budget.ts), for those checks.
    */
-  async open(p: Principal, id: RequestId, params: unknown, sink: ListenSink): Promise<() => void> {
+  async open(p: Principal, id: RequestId, params: unknown, sink: ListenSink, budget?: WaitBudget): Promise<() => void> {
     const { honoured, rooms } = filterOf(p, params)
     for (const w of rooms) {
-      if (!(await this.deps.core.rooms.exists(w.ref)))
+      if (!(await this.deps.core.rooms.exists(w.ref, budget)))
         throw notFound(firstUri(w) ?? resourceUri({ kind: 'plan', roomId: w.ref.roomId }))
     }
     const release = this.deps.openCaps.take(holderOf(p))

@@ -56,13 +56,15 @@ export interface EndpointHost {
   /**
    * Serves a 2026-07-28 subscriptions/listen request on `reply` (McpHost: listen.ts); without
    * it the request goes to the SDK server like any other. Answers pre-stream refusals on
-   * `reply` too.
+   * `reply` too. `budget`: the request's time waiting for Redis, which the checks before the
+   * stream opens draw on.
    */
   listen?(
     message: { id: RequestId; params?: unknown },
     principal: Principal,
     reply: ReplyChannel,
     io: McpExchange,
+    budget?: WaitBudget,
   ): Promise<void>
 }
 
@@ -304,7 +306,7 @@ function listen(
         message: 'Invalid request: subscriptions/listen answers with a stream: Accept must include text/event-stream',
       },
     })
-  return host.listen(message, who.principal, out, io)
+  return host.listen(message, who.principal, out, io, who.budget)
 }
 
 function dispatch(work: Work, who: McpInbound, io: McpExchange, host: EndpointHost): Promise<void> | void {

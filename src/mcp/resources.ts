@@ -10,6 +10,7 @@ import type { Core } from '../core/index.js'
 import { contextKey, contextType } from '../core/fields.js'
 import { agentId, roomId as roomIdField } from '../shared/fields.js'
 import type { RoomRef } from '../store/keys.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { AppError } from '../shared/errors.js'
 
 /** What the resources read: the room model, through the same core as the tools. */
@@ -195,14 +196,18 @@ export class RoomResources {
    * may follow. Agents' unread events are not listed (one per agent): resources/templates/list
    * gives their URI.
    */
-  async list(p: Principal, cursor: string | undefined): Promise<{ resources: ListedResource[]; nextCursor?: string }> {
+  async list(
+    p: Principal,
+    cursor: string | undefined,
+    budget?: WaitBudget,
+  ): Promise<{ resources: ListedResource[]; nextCursor?: string }> {
     const pos = cursor === undefined ? { after: '', skip: 0 } : decodeCursor(cursor)
     const out: ListedResource[] = []
     let { after, skip } = pos
     for (;;) {
-      const { ids, more } = await this.roomsAfter(p, after)
+      const { ids, more } = await this.roomsAfter(p, after, budget)
       for (const id of ids) {
-        const items = await this.roomResources(p.teamId, id)
+        const items = await this.roomResources(p.teamId, id, budget)
         const take = items.slice(skip, skip + LIST_PAGE - out.length)
         out.push(...take)
         if (out.length === LIST_PAGE) {
@@ -218,33 +223,44 @@ export class RoomResources {
     }
   }
 
-  /** resources/read of one URI: its contents, or -32602 naming it. */
-  async read(p: Principal, uri: string): Promise<{ contents: ResourceContents[] }> {
+  /**
+   * resources/read of one URI: its contents, or -32602 naming it. `budget` (here and in list()):
+   * the request's time waiting for Redis (src/shared/wait-budget.ts).
+   */
+  async read(p: Principal, uri: string, budget?: WaitBudget): Promise<{ contents: ResourceContents[] }> {
     const ref = parseResourceUri(uri)
     if (!ref) throw notFound(uri)
     const room = roomOfUri(p, uri, ref)
     try {
-      return { contents: [await this.contents(ref, room, uri)] }
+      return { contents: [await this.contents(ref, room, uri, budget)] }
     } catch (err) {
       if (isNotFound(err)) throw notFound(uri)
       throw err
     }
   }
 
-  private async contents(ref: ResourceRef, room: RoomRef, uri: string): Promise<ResourceContents> {
+  private async contents(
+    ref: ResourceRef,
+    room: RoomRef,
+    uri: string,
+    budget: WaitBudget | undefined,
+  ): Promise<ResourceContents> {
     const { core } = this.deps
     const json = (v: object): ResourceContents => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) })
     switch (ref.kind) {
       case 'plan': {
-        const { unread: _u, ...plan } = await core.plan.readPlan({ room }, { limit: core.settings.tasksPerRoom })
+        const { unread: _u, ...plan } = await core.plan.readPlan(
+          { room, budget },
+          { limit: core.settings.tasksPerRoom },
+        )
         return json({ room_id: ref.roomId, ...plan })
       }
       case 'presence': {
-        const { unread: _u, ...presence } = await core.presence.list({ room })
+        const { unread: _u, ...presence } = await core.presence.list({ room, budget })
         return json({ room_id: ref.roomId, ...presence })
       }
       case 'context': {
-        const r = await core.context.read({ room }, { type: ref.type, key: ref.key })
+        const r = await core.context.read({ room, budget }, { type: ref.type, key: ref.key })
         const { version, updated_at, updated_by } = r.entry
         return {
           uri,
@@ -254,7 +270,7 @@ export class RoomResources {
         }
       }
       case 'unread': {
-        const r = await core.events.peekUnreadEvents({ room, agent: ref.agent }, UNREAD_LIMIT)
+        const r = await core.events.peekUnreadEvents({ room, agent: ref.agent, budget }, UNREAD_LIMIT)
         const more = r.unread - r.events.length
         return json({
           room_id: ref.roomId,
@@ -268,22 +284,32 @@ export class RoomResources {
   }
 
   /** Room ids after `after` in the key's reach, oldest first; `more` when the index goes on. */
-  private async roomsAfter(p: Principal, after: string): Promise<{ ids: string[]; more: boolean }> {
+  private async roomsAfter(
+    p: Principal,
+    after: string,
+    budget: WaitBudget | undefined,
+  ): Promise<{ ids: string[]; more: boolean }> {
     const one = oneRoomOf(p)
     if (one !== undefined) return { ids: after === '' ? [one] : [], more: false }
-    const page = await this.deps.core.rooms.list(p.teamId, {
-      limit: ROOMS_BATCH,
-      ...(after !== '' ? { after } : {}),
-    })
+    const page = await this.deps.core.rooms.list(
+      p.teamId,
+      { limit: ROOMS_BATCH, ...(after !== '' ? { after } : {}) },
+      budget,
+    )
     return { ids: page.rooms.map((r) => r.room_id), more: page.next !== undefined }
   }
 
   /** A room's listed resources, in their order; none for a room that expired meanwhile. */
-  private async roomResources(teamId: string, roomId: string): Promise<ListedResource[]> {
+  private async roomResources(
+    teamId: string,
+    roomId: string,
+    budget: WaitBudget | undefined,
+  ): Promise<ListedResource[]> {
     const room = { teamId, roomId }
     let entries
     try {
-      entries = (await this.deps.core.context.list({ room }, { limit: this.deps.core.settings.contextPerRoom })).entries
+      entries = (await this.deps.core.context.list({ room, budget }, { limit: this.deps.core.settings.contextPerRoom }))
+        .entries
     } catch (err) {
       if (isNotFound(err)) return []
       throw err

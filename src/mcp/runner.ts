@@ -102,6 +102,7 @@ export async function runTool(
       },
       longRunning: opts.longRunning,
       caller: undefined as never,
+      budget: opts.budget,
     }
     const p = opts.principal
     requireScope(opts.principal, def.annotations.readOnlyHint === true ? 'room.read' : 'room.write')

@@ -9,6 +9,7 @@ import { z } from 'zod'
 import type { Principal } from '../auth/principal.js'
 import type { Caller } from '../core/fields.js'
 import { agentId, idempotencyKey, roomId } from '../shared/fields.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean
@@ -27,6 +28,8 @@ export interface ToolContext<D> {
   caller: Caller
   /** Called by long calls (wait_for_events) so the transport can switch to an SSE reply. */
   longRunning(): void
+  /** The request's time waiting for Redis (src/shared/wait-budget.ts); team tools pass it on. */
+  budget?: WaitBudget | undefined
 }
 
 /**

@@ -1,6 +1,7 @@
 // Records as the Lua scripts store and return them: msgpack, times in epoch ms, snake_case. The
 // script map (script-map/) types replies with them; the modules that show a record turn it into
 // their own form (ISO times, camelCase where the API has it).
+import type { Via } from '../shared/fields.js'
 
 /** A record handed on as it is (to a decoder that takes any record). */
 export type StoredRecord = Record<string, unknown>
@@ -129,9 +130,14 @@ export type StoredWebhook = {
   description?: string
   events?: string[]
   created_at: number
+  /** Who registered it: {kind: 'person', id: user id} on the dashboard, the credential's via on the API. */
+  created_via?: StoredVia
   disabled_at?: number
   disabled_reason?: string
 }
+
+/** A `via` as a webhook record keeps it (a msgpack map; src/shared/fields.ts Via). */
+export type StoredVia = { kind: Via['kind']; id: string; label?: string; person?: string }
 
 /** A delivery that failed for good, kept in its webhook's health. */
 export type StoredFailure = {

@@ -58,6 +58,16 @@ export function touchEveryMs(roomTtlMs: number): number {
   return Math.min(300_000, Math.floor(roomTtlMs / 10))
 }
 
+/**
+ * The plain-command repositories, each command of which asks the health gate first; `reads(budget)`
+ * gives ones whose commands also draw on a call's wait budget.
+ */
+export interface Reads {
+  readonly rooms: RoomRecords
+  readonly auth: AuthRecords
+  readonly oauth: OAuthRecords
+}
+
 /** How to reach Redis (src/config.ts reads them from REDIS_URL, REDIS_CLUSTER_NODES, ...). */
 export interface RedisSettings {
   redisUrl?: string | undefined
@@ -159,7 +169,7 @@ export class Store<S extends StoreSettings = StoreSettings> {
     this.redis.on('error', () => undefined)
     this.mode = this.redis instanceof Cluster ? 'cluster' : 'standalone'
     this.health = new StoreHealth(this.redis)
-    this.client = gated(this.redis, this.health)
+    this.client = gated(this.redis, this.health, undefined, undefined)
     this.rooms = new RoomRecords(this.client, this.keys)
     this.auth = new AuthRecords(this.client, this.keys)
     this.oauth = new OAuthRecords(this.client, this.keys)
@@ -171,6 +181,23 @@ export class Store<S extends StoreSettings = StoreSettings> {
     if (this.viaIoredis)
       for (const { script: s } of this.scripts.values())
         this.redis.defineCommand(s.name, { numberOfKeys: s.numberOfKeys, lua: s.source })
+  }
+
+  /**
+   * The repositories for one call: with a `budget` (src/shared/wait-budget.ts), each of their
+   * commands, the wait for the health gate included, is given what the call has left of the command
+   * deadline and adds its time to the budget, as the call's scripts do; a command with nothing left
+   * fails as unavailable without sending. Without one, the store's own (each command has the whole
+   * deadline: background work, operator tools).
+   */
+  reads(budget: WaitBudget | undefined): Reads {
+    if (budget === undefined || this.settings.redisCommandTimeoutMs === undefined) return this
+    const client = gated(this.redis, this.health, budget, this.settings.redisCommandTimeoutMs)
+    return {
+      rooms: new RoomRecords(client, this.keys),
+      auth: new AuthRecords(client, this.keys),
+      oauth: new OAuthRecords(client, this.keys),
+    }
   }
 
   /**
@@ -249,15 +276,16 @@ export class Store<S extends StoreSettings = StoreSettings> {
     return reply
   }
 
-  /** Runs an account script: KEYS = the accounts directory (Keys.accounts). */
+  /** Runs an account script: KEYS = the accounts directory (Keys.accounts); `budget` as for run(). */
   account<S extends keyof AccountScripts>(
     script: S,
     args: AccountScripts[S]['args'],
+    budget?: WaitBudget,
   ): Promise<ReplyOf<AccountScripts[S]>>
-  async account(script: string, args: readonly Arg[]): Promise<RawReply> {
+  async account(script: string, args: readonly Arg[], budget?: WaitBudget): Promise<RawReply> {
     const keys = this.keys.accounts().list
     const def = this.script(script, keys.length)
-    const reply = await this.exec(def, keys, args)
+    const reply = await this.exec(def, keys, args, budget)
     this.committed(def)
     return reply
   }
@@ -406,15 +434,38 @@ function isScriptError(r: unknown): r is ScriptError {
  * made while Redis is known to be unreachable waits for one quick check and is refused with
  * `unavailable` when it fails (multi() cannot wait: it throws at once). A command that fails, and
  * a transaction's exec(), rejects with what toStoreError makes of the failure, and the failure is
- * counted by `health` as a script's is: nothing above the store sees an ioredis error. Everything
- * else (events, options, pipeline(), sendCommand) is the client's own.
+ * counted by `health` as a script's is: nothing above the store sees an ioredis error. With a
+ * `budget`, a command (or a transaction's exec()) is given what the call has left of `deadlineMs`,
+ * counted from before the gate, and adds its time to the budget; one with nothing left is refused
+ * as unavailable without sending. Everything else (events, options, pipeline(), sendCommand) is
+ * the client's own.
  */
-function gated(client: RedisClient, health: StoreHealth): RedisClient {
+function gated(
+  client: RedisClient,
+  health: StoreHealth,
+  budget: WaitBudget | undefined,
+  deadlineMs: number | undefined,
+): RedisClient {
   const commands = new Set(client.getBuiltinCommands().flatMap((c) => [c, `${c}Buffer`]))
   const wrapped = new Map<string, (...args: unknown[]) => unknown>()
   const mapped = (err: unknown): never => {
     health.failed(err instanceof Error ? err.message : String(err))
     throw toStoreError(err)
+  }
+  /** `send` within what the budget has left (the command may still be answered later; it is not sent again). */
+  const within = (send: () => Promise<unknown>): Promise<unknown> => {
+    const left = leftOf(budget, deadlineMs)
+    if (left === undefined) return send()
+    if (left <= 0) return Promise.reject(unavailable())
+    const sent = Date.now()
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Command timed out')), left)
+    })
+    return Promise.race([send(), late]).finally(() => {
+      clearTimeout(timer)
+      budget!.waitedMs += Date.now() - sent
+    })
   }
   return new Proxy(client, {
     get(target, prop) {
@@ -432,16 +483,16 @@ function gated(client: RedisClient, health: StoreHealth): RedisClient {
                 health.gate()
                 const tx = command.apply(target, args) as { exec: (...a: unknown[]) => Promise<unknown> }
                 const exec = tx.exec.bind(tx)
-                tx.exec = (...a: unknown[]) => exec(...a).catch(mapped)
+                tx.exec = (...a: unknown[]) => within(() => exec(...a)).catch(mapped)
                 return tx
               }
-            : (...args: unknown[]) => {
-                const admitted = health.admit()
-                const sent = admitted
-                  ? admitted.then(() => command.apply(target, args) as Promise<unknown>)
-                  : (command.apply(target, args) as Promise<unknown>)
-                return sent.catch(mapped)
-              }
+            : (...args: unknown[]) =>
+                within(() => {
+                  const admitted = health.admit()
+                  return admitted
+                    ? admitted.then(() => command.apply(target, args) as Promise<unknown>)
+                    : (command.apply(target, args) as Promise<unknown>)
+                }).catch(mapped)
         wrapped.set(prop, fn)
       }
       return fn

@@ -4,7 +4,7 @@
 import { decode, encode } from '@msgpack/msgpack'
 import { z } from 'zod'
 import { AppError, RoomNotFound } from '../shared/errors.js'
-import { EVENT_TYPE } from '../shared/fields.js'
+import { EVENT_TYPE, type Via } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -117,12 +117,32 @@ export const healthView = z.object({
     .describe(`The latest attempts of any outcome, newest first (at most ${RECENT_ATTEMPTS})`),
 })
 
+/** Who made or re-enabled a webhook: a signed-in person, or the credential of an admin API call. */
+export const viaView = z
+  .object({
+    kind: z.enum(['person', 'key', 'invite', 'grant']).describe('person: on the dashboard; key: through the admin API'),
+    id: z.string().describe('The user id of the person, or the key id or grant id of the credential'),
+    label: z.string().optional().describe("The key's label, when it has one"),
+    person: z.string().optional().describe('User id of the person who minted the key, when known'),
+  })
+  .describe('Never a secret: the kind and id of who acted')
+
 export const webhookView = z.object({
   webhookId: z.string(),
   url: z.string(),
   description: z.string().optional(),
   events: z.array(z.string()).optional(),
   createdAt: z.string(),
+  createdVia: viaView
+    .optional()
+    .describe('Who registered it (absent for webhooks registered before this was recorded)'),
+  createdBy: z
+    .string()
+    .optional()
+    .describe(
+      'The person behind createdVia (who signed in, or who minted the key), named as the audit trail names ' +
+        'people: user:<id> <address> (user:<id> once their account is gone); absent when no person is known',
+    ),
   status: z.enum(['active', 'disabled']),
   disabledAt: z.string().optional(),
   disabledReason: z.string().optional(),
@@ -193,6 +213,15 @@ export function auditedWebhook(w: { webhookId: string; url: string }): string {
   return `${w.webhookId} ${new URL(w.url).origin}`
 }
 
+/** A stored `via` (a msgpack map) as the API shows it; undefined when absent or malformed. */
+function viaOf(v: StoredWebhook['created_via']): Via | undefined {
+  if (!v || typeof v !== 'object' || typeof v.id !== 'string' || typeof v.kind !== 'string') return undefined
+  const out: Via = { kind: v.kind, id: v.id }
+  if (typeof v.label === 'string' && v.label !== '') out.label = v.label
+  if (typeof v.person === 'string' && v.person !== '') out.person = v.person
+  return out
+}
+
 /** The public form of a webhook: never its secret. */
 export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
   const v: WebhookView = {
@@ -204,6 +233,8 @@ export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
   }
   if (w.description) v.description = w.description
   if (Array.isArray(w.events)) v.events = w.events
+  const made = viaOf(w.created_via)
+  if (made) v.createdVia = made
   if (w.disabled_at) v.disabledAt = iso(w.disabled_at)
   if (w.disabled_reason) v.disabledReason = w.disabled_reason
   if (w.rotated_at) v.secretRotatedAt = iso(w.rotated_at)
@@ -230,8 +261,13 @@ export class WebhookRegistry {
     private readonly opts: RegistryOptions,
   ) {}
 
-  /** Registers a webhook; the secret is in the result only. Refuses URLs the dispatcher would refuse. */
-  async create(teamId: string, input: unknown): Promise<{ webhook: WebhookView; secret: string }> {
+  /**
+   * Registers a webhook; the secret is in the result only. Refuses URLs the dispatcher would refuse.
+   * `by`: who registers it (the signed-in person, or the credential of the admin API call), kept in
+   * the record as `created_via`: a person removed from the team has theirs disabled
+   * (Teams.revokeMemberKeys).
+   */
+  async create(teamId: string, input: unknown, by?: Via): Promise<{ webhook: WebhookView; secret: string }> {
     const v = parse(webhookSchemas.create, input)
     let url: URL
     try {
@@ -242,7 +278,14 @@ export class WebhookRegistry {
       throw err
     }
     const secret = newSecret()
-    const rec = { id: newId('wh'), url: url.href, secret, description: v.description, events: v.events }
+    const rec = {
+      id: newId('wh'),
+      url: url.href,
+      secret,
+      description: v.description,
+      events: v.events,
+      created_via: by && viaOf(by),
+    }
     const g = this.store.keys
     await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId])
     const k = g.webhooks(teamId)

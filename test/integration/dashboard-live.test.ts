@@ -97,10 +97,11 @@ t.test('standalone, two nodes', async (t) => {
     const f = await got
     const ev = f.find((x) => x.event === 'room-event')
     t.equal(ev?.id, id, 'the event, with its id')
-    t.match(JSON.parse(ev!.data!), { text: 'hello <b>you</b>', agent_id: 'dev' })
+    t.same(JSON.parse(ev!.data!).parts, ['events', 'head'], 'naming the parts of the page it changes')
+    const changed = f.filter((x) => x.event === 'changed').map((x) => JSON.parse(x.data!) as { parts: string[] })
     t.ok(
-      f.some((x) => x.event === 'changed'),
-      'a task change is announced',
+      changed.some((c) => ['plan', 'graph', 'needs'].every((p) => c.parts.includes(p)) && !c.parts.includes('events')),
+      `a task change is announced with the parts it changes (${JSON.stringify(changed)})`,
     )
   })
 

@@ -6,7 +6,7 @@
 // - Redis stalled (SIGSTOP: connected, never answering): a call already waiting ends at its
 //   deadline (REDIS_COMMAND_TIMEOUT_MS) with `unavailable`, later ones at once; it serves again
 //   after SIGCONT; a call whose key must be looked up again waits no longer than one deadline in
-//   all (its lookup, rate lease and script share it);
+//   all (its lookup, rate lease, scripts and plain reads share it);
 // - Redis full (maxmemory reached, noeviction): reads work, writes fail with `store_full`, /ready
 //   says read_only;
 // - the team's rate-limit shard down on a cluster: rooms on the other shards keep working, and
@@ -214,6 +214,51 @@ t.test('Redis stalled as cached keys expire: a call waits one command deadline i
   redis.signal('SIGCONT')
   for (const c of calls)
     t.ok(await eventually(async () => !(await postEvent(c, 'after')).isError, 10_000), 'calls go through again')
+})
+
+t.test("Redis stalled as a cached key expires: the API's plain reads share the call's deadline", async (t) => {
+  const redis = await killableRedis()
+  t.teardown(async () => {
+    redis.signal('SIGCONT')
+    await redis.remove()
+  })
+  // Shorter than the health checks take to tell a stall, as above: only the budget ends a wait.
+  const DEADLINE_MS = 1000
+  const n = await startNode(t, 'standalone', {
+    redisUrl: `redis://127.0.0.1:${redis.port}`,
+    redisClusterNodes: undefined,
+    redisCommandTimeoutMs: DEADLINE_MS,
+  })
+  const team = await newTeam(n)
+  const { room } = await n.node.core.rooms.create(team.teamId, { template: 'blank' }, 't')
+  // Routes that read Redis outside any script (the team record, the room index and records, the
+  // key and invite lists, the accounts directory, the audit trail).
+  const paths = ['/admin/me', '/admin/rooms', '/admin/keys', '/admin/audit', `/admin/rooms/${room.room_id}/invites`]
+  for (const path of paths) t.equal((await n.call(path, { key: team.key })).status, 200, `${path} works before`)
+  // The key's cache lifetime runs out: the next calls look it up again, and that lookup fails at
+  // its deadline; the key is then served from the stale cache, so the route's reads run after it.
+  await sleep(1100)
+  redis.signal('SIGSTOP')
+  const timed = await Promise.all(
+    paths.map(async (path) => {
+      const started = Date.now()
+      const res = await Promise.race([n.call(path, { key: team.key }), sleep(15_000).then(() => undefined)])
+      const body = res && ((await res.json()) as { error?: { code: string } })
+      return { path, status: res?.status, code: body?.error?.code, took: Date.now() - started }
+    }),
+  )
+  for (const r of timed) {
+    t.equal(r.status, 503, `${r.path} is answered 503, not held`)
+    t.equal(r.code, 'unavailable', `${r.path}: unavailable`)
+  }
+  const slowest = Math.max(...timed.map((x) => x.took))
+  // One deadline and the node's own time; the lookup's wait and then a read's own would be 2,000 ms.
+  t.ok(slowest < DEADLINE_MS + 600, `the slowest call answered in ${slowest} ms: one deadline in all`)
+  redis.signal('SIGCONT')
+  t.ok(
+    await eventually(async () => (await n.call('/admin/me', { key: team.key })).status === 200, 10_000),
+    'calls go through again',
+  )
 })
 
 t.test('the dashboard while Redis stalls: 503 with Retry-After, then the page again', async (t) => {

@@ -1,14 +1,11 @@
 /// <reference lib="dom" />
-// The dashboard's one script (bundled by esbuild, served fingerprinted; bundle.ts). It
-// follows the room's live stream (/live, same origin, the session cookie authenticates) and, on
-// any change, re-reads the page and swaps in the parts that changed — never the part holding
-// the focus, and keeping open <details> open — so the page follows the room within a second,
-// without reload. EventSource resumes after the last event id it saw; the status line says
-// "Reconnecting…" while the stream is down, and stops when the session has ended. Copy buttons
-// copy their textarea; a lock's time left counts down; a form being sent says so. Every page
-// loads this script; only the room page follows a stream.
+// The dashboard's one script (bundled by esbuild, served fingerprinted; bundle.ts). On the room
+// page it follows the room's live stream and swaps in the parts a change changed (follow.ts), so
+// the page follows the room within a second, without reload. Copy buttons copy their textarea; a
+// lock's time left counts down; a form being sent says so. Every page loads this script; only the
+// room page follows a stream.
+import { follow } from './follow.js'
 
-const RETRY_MS = 1000
 /** How long a copy button says "Copied" before it reads "Copy" again. */
 const COPIED_MS = 2000
 
@@ -92,94 +89,6 @@ function tabs(root: ParentNode): void {
     group.classList.add('tabbed')
     select(0)
   })
-}
-
-/** Opens in `next` the <details> that are open in `prev`, matched by their summary's text. */
-function keepOpen(prev: Element, next: Element): void {
-  const open = new Set(Array.from(prev.querySelectorAll('details[open] > summary')).map((s) => s.textContent))
-  next.querySelectorAll('details > summary').forEach((s) => {
-    if (open.has(s.textContent)) s.parentElement?.setAttribute('open', '')
-  })
-}
-
-function follow(root: HTMLElement): void {
-  const status = document.getElementById('live-status')
-  const say = (state: string, text: string) => {
-    if (!status) return
-    status.dataset.state = state
-    status.textContent = text
-  }
-  let timer: number | undefined
-  let reading = false
-  let again = false
-  const seen = new Set<string>()
-
-  const refresh = async (): Promise<void> => {
-    if (reading) {
-      again = true
-      return
-    }
-    reading = true
-    try {
-      const res = await fetch(location.pathname + location.search, {
-        credentials: 'same-origin',
-        headers: { Accept: 'text/html' },
-      })
-      if (!res.ok) throw new Error(String(res.status))
-      const doc = new DOMParser().parseFromString(await res.text(), 'text/html')
-      doc.querySelectorAll<HTMLElement>('[data-part]').forEach((next) => {
-        const prev = document.querySelector(`[data-part="${next.dataset.part}"]`)
-        if (!prev || prev.innerHTML === next.innerHTML) return
-        if (document.activeElement && prev.contains(document.activeElement) && document.activeElement !== document.body)
-          return
-        keepOpen(prev, next)
-        prev.replaceWith(document.importNode(next, true))
-      })
-      copyButtons(document)
-      // The count of what needs the person rides in the title: "(3) Room · agentrooms".
-      document.title = doc.title
-      needsChanged(needsIn(doc))
-      root.dataset.updated = String(Date.now())
-    } catch {
-      say('reconnecting', 'Reconnecting…')
-    } finally {
-      reading = false
-      if (again) {
-        again = false
-        void refresh()
-      }
-    }
-  }
-  const soon = () => {
-    window.clearTimeout(timer)
-    timer = window.setTimeout(() => void refresh(), 50)
-  }
-
-  const url = new URL(root.dataset.live!, location.href)
-  if (root.dataset.lastEvent) url.searchParams.set('lastEventId', root.dataset.lastEvent)
-  const connect = (): void => {
-    const es = new EventSource(url.toString())
-    es.onopen = () => say('live', 'Live')
-    es.onerror = () => {
-      say('reconnecting', 'Reconnecting…')
-      if (es.readyState === EventSource.CLOSED) window.setTimeout(connect, RETRY_MS)
-    }
-    es.addEventListener('room-event', (e) => {
-      const id = (e as MessageEvent).lastEventId
-      if (seen.has(id)) return
-      seen.add(id)
-      url.searchParams.set('lastEventId', id)
-      soon()
-    })
-    es.addEventListener('changed', soon)
-    es.addEventListener('gap', soon)
-    // The session ended (signed out elsewhere, expired, account deleted): no reconnecting.
-    es.addEventListener('signed-out', () => {
-      es.close()
-      say('signed-out', 'Signed out: reload the page to sign in again')
-    })
-  }
-  connect()
 }
 
 /**
@@ -296,7 +205,14 @@ countDown()
 busyForms()
 notifyButton()
 const root = document.querySelector<HTMLElement>('[data-live]')
-if (root) follow(root)
+if (root)
+  follow(root, {
+    swapped: () => {
+      copyButtons(document)
+      tabs(document)
+    },
+    needs: needsChanged,
+  })
 
 /** layout.tsx's ago(), restated (this script imports nothing). */
 function ago(iso: string, now: number): string {

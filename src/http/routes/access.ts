@@ -7,6 +7,7 @@ import { parse } from '../../shared/validate.js'
 import { RoomNotFound } from '../../shared/errors.js'
 import type { RoomRef } from '../../store/keys.js'
 import type { Ctx } from '../router.js'
+import type { WaitBudget } from '../../shared/wait-budget.js'
 
 /**
  * The room a request may open: another team's room, or another room than an invite's, is
@@ -28,6 +29,11 @@ export function minterOf(ctx: Ctx): { key: string } {
 /** The team of a request on a `team`-auth route. */
 export function teamOf(ctx: Ctx): string {
   return (ctx.principal as Principal).teamId
+}
+
+/** The request's time waiting for Redis (src/shared/wait-budget.ts), which every store access of it draws on. */
+export function budgetOf(ctx: Ctx): WaitBudget | undefined {
+  return ctx.ex.req.budget
 }
 
 /** The caller's name in records it creates: the key id (never the secret). */

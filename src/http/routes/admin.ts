@@ -14,7 +14,8 @@ import { TEMPLATES } from '../../core/templates.js'
 import { parse } from '../../shared/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
-import { actorOf, minterOf, teamOf } from './access.js'
+import { actorOf, budgetOf, minterOf, teamOf } from './access.js'
+import type { WaitBudget } from '../../shared/wait-budget.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -91,10 +92,11 @@ export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
 async function withMinters<T extends { createdBy?: string }>(
   accounts: Pick<Accounts, 'emails'>,
   items: T[],
+  budget: WaitBudget | undefined,
 ): Promise<T[]> {
   const ids = items.flatMap((i) => (i.createdBy ? [i.createdBy] : []))
   if (ids.length === 0) return items
-  const emails = await accounts.emails(ids)
+  const emails = await accounts.emails(ids, budget)
   return items.map((i) => {
     if (!i.createdBy) return i
     const email = emails.get(i.createdBy)
@@ -121,14 +123,14 @@ export interface AdminDeps {
     'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'
   >
   audit: Pick<Audit, 'record' | 'read'>
-  rateLimiter: Pick<RateLimiter, 'limitFor'>
+  rateLimiter: Pick<RateLimiter, 'limitFor' | 'credentialLimitFor'>
   search: Pick<SearchEngine, 'status'>
 }
 
 export function adminRoutes(deps: AdminDeps): Route[] {
-  const requireRoom = async (teamId: string, roomId: string) => {
+  const requireRoom = async (teamId: string, roomId: string, budget: WaitBudget | undefined) => {
     parse(z.object({ roomId: roomIdField }), { roomId })
-    if (!(await deps.core.rooms.exists({ teamId, roomId }))) throw new RoomNotFound(roomId)
+    if (!(await deps.core.rooms.exists({ teamId, roomId }, budget))) throw new RoomNotFound(roomId)
   }
   return [
     {
@@ -137,13 +139,14 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       auth: 'team',
       tag: 'admin',
       summary:
-        "The team of the calling key, its rate limit, and the service's search: its engine, whether semantic " +
-        'search is on (and with which model).',
+        "The team of the calling key, its rate limit and the key's own, and the service's search: its engine, " +
+        'whether semantic search is on (and with which model).',
       response: z.object({
         teamId: z.string(),
         teamName: z.string(),
         keyId: z.string(),
         rateLimitPerMinute: z.number(),
+        credentialRateLimitPerMinute: z.number(),
         search: z.object({
           engine: z.enum(['redis', 'meilisearch']),
           semantic: z.boolean(),
@@ -153,12 +156,14 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       }),
       handle: async (ctx) => {
         const p = ctx.principal as Extract<Principal, { kind: 'team' }>
-        const team = await deps.teams.requireTeam(p.teamId)
+        const team = await deps.teams.requireTeam(p.teamId, budgetOf(ctx))
+        const limit = deps.rateLimiter.limitFor(p.teamId)
         return {
           teamId: team.teamId,
           teamName: team.name,
           keyId: p.keyId,
-          rateLimitPerMinute: deps.rateLimiter.limitFor(p.teamId),
+          rateLimitPerMinute: limit,
+          credentialRateLimitPerMinute: deps.rateLimiter.credentialLimitFor(limit),
           search: deps.search.status(),
         }
       },
@@ -181,6 +186,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
             { room_id: b.roomId, name: b.name, template: b.template },
             actorOf(ctx.principal),
             idempotencyKeyOf(ctx),
+            budgetOf(ctx),
           )
           .catch((err: unknown) => {
             if (err instanceof AppError && err.details?.field === 'idempotency_key') {
@@ -204,7 +210,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ rooms: z.array(roomView), next: z.string().optional() }),
       handle: async (ctx) => {
         const q = ctx.query as z.infer<typeof adminSchemas.listRooms>
-        const page = await deps.core.rooms.list(teamOf(ctx), q)
+        const page = await deps.core.rooms.list(teamOf(ctx), q, budgetOf(ctx))
         return { rooms: page.rooms.map(roomToView), ...(page.next ? { next: page.next } : {}) }
       },
     },
@@ -220,7 +226,7 @@ export function adminRoutes(deps: AdminDeps): Route[] {
         const roomId = ctx.params.roomId!
         parse(z.object({ roomId: roomIdField }), { roomId })
         const room = { teamId: teamOf(ctx), roomId }
-        const stats = await deps.core.analytics.room({ room }, {}, false)
+        const stats = await deps.core.analytics.room({ room, budget: budgetOf(ctx) }, {}, false)
         const { unread: _unread, ...rest } = stats
         return { roomId, ...rest }
       },
@@ -238,9 +244,10 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       body: adminSchemas.mint,
       response: keyView.extend({ key: z.string() }),
       handle: async (ctx) => {
-        const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body, minterOf(ctx))
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId)
-        const [named] = await withMinters(deps.accounts, [info])
+        const budget = budgetOf(ctx)
+        const { key, info } = await deps.teams.mintTeamKey(teamOf(ctx), ctx.body, minterOf(ctx), budget)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'minted key', info.keyId, budget)
+        const [named] = await withMinters(deps.accounts, [info], budget)
         return { key, ...named }
       },
     },
@@ -255,8 +262,10 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       query: adminSchemas.listKeys,
       response: z.object({ keys: z.array(keyView), next: z.string().optional() }),
       handle: async (ctx) => {
-        const page = await deps.teams.pageKeys(teamOf(ctx), ctx.query as z.infer<typeof adminSchemas.listKeys>)
-        return { ...page, keys: await withMinters(deps.accounts, page.keys) }
+        const budget = budgetOf(ctx)
+        const q = ctx.query as z.infer<typeof adminSchemas.listKeys>
+        const page = await deps.teams.pageKeys(teamOf(ctx), q, budget)
+        return { ...page, keys: await withMinters(deps.accounts, page.keys, budget) }
       },
     },
     {
@@ -268,9 +277,10 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       summary: "Revoke a team key, on every node within a second. The team's last live key cannot be revoked (409).",
       response: z.object({ revoked: keyView }),
       handle: async (ctx) => {
-        const { info } = await deps.teams.revokeKey(teamOf(ctx), ctx.params.keyId!)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId)
-        const [named] = await withMinters(deps.accounts, [info])
+        const budget = budgetOf(ctx)
+        const { info } = await deps.teams.revokeKey(teamOf(ctx), ctx.params.keyId!, undefined, budget)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'revoked key', info.keyId, budget)
+        const [named] = await withMinters(deps.accounts, [info], budget)
         return { revoked: named }
       },
     },
@@ -294,7 +304,9 @@ export function adminRoutes(deps: AdminDeps): Route[] {
           }),
         ),
       }),
-      handle: async (ctx) => ({ entries: await deps.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit) }),
+      handle: async (ctx) => ({
+        entries: await deps.audit.read(teamOf(ctx), (ctx.query as { limit: number }).limit, budgetOf(ctx)),
+      }),
     },
     {
       method: 'POST',
@@ -310,15 +322,17 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: inviteView.extend({ key: z.string() }),
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
-        await requireRoom(teamId, ctx.params.roomId!)
-        const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body, minterOf(ctx))
+        const budget = budgetOf(ctx)
+        await requireRoom(teamId, ctx.params.roomId!, budget)
+        const { key, info } = await deps.teams.mintInvite(teamId, ctx.params.roomId!, ctx.body, minterOf(ctx), budget)
         await deps.audit.record(
           teamId,
           actorOf(ctx.principal),
           'minted room invite',
           `${info.tokenId} (room ${info.roomId})`,
+          budget,
         )
-        const [named] = await withMinters(deps.accounts, [info])
+        const [named] = await withMinters(deps.accounts, [info], budget)
         return { key, ...named }
       },
     },
@@ -331,8 +345,10 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ invites: z.array(inviteView) }),
       handle: async (ctx) => {
         const teamId = teamOf(ctx)
-        await requireRoom(teamId, ctx.params.roomId!)
-        return { invites: await withMinters(deps.accounts, await deps.teams.listInvites(teamId, ctx.params.roomId!)) }
+        const budget = budgetOf(ctx)
+        await requireRoom(teamId, ctx.params.roomId!, budget)
+        const invites = await deps.teams.listInvites(teamId, ctx.params.roomId!, budget)
+        return { invites: await withMinters(deps.accounts, invites, budget) }
       },
     },
     {
@@ -344,14 +360,17 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       summary: 'Revoke a room invite key, on every node within a second.',
       response: z.object({ revoked: inviteView }),
       handle: async (ctx) => {
-        const { info } = await deps.teams.revokeInvite(teamOf(ctx), ctx.params.roomId!, ctx.params.tokenId!)
+        const budget = budgetOf(ctx)
+        const { params } = ctx
+        const { info } = await deps.teams.revokeInvite(teamOf(ctx), params.roomId!, params.tokenId!, undefined, budget)
         await deps.audit.record(
           teamOf(ctx),
           actorOf(ctx.principal),
           'revoked room invite',
           `${info.tokenId} (room ${info.roomId})`,
+          budget,
         )
-        const [named] = await withMinters(deps.accounts, [info])
+        const [named] = await withMinters(deps.accounts, [info], budget)
         return { revoked: named }
       },
     },

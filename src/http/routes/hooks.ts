@@ -69,7 +69,7 @@ export function hookRoutes(deps: HookRouteDeps): Route[] {
         const q = ctx.query as z.infer<typeof hookQuery>
         const agent = parse(z.object({ agentId }), { agentId: ctx.params.agentId }).agentId
         const fresh = (ctx.body as z.infer<typeof hookBody>).stop_hook_active !== true
-        if (!(await deps.core.rooms.exists(room))) throw new RoomNotFound(room.roomId)
+        if (!(await deps.core.rooms.exists(room, ex.req.budget))) throw new RoomNotFound(room.roomId)
         if (ex.aborted) return undefined
         const release = q.wait_s > 0 ? deps.openCaps.take(holderOf(ctx.principal!)) : () => {}
         const stop = new AbortController()

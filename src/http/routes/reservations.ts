@@ -42,7 +42,10 @@ export function reservationRoutes(deps: { core: Pick<Core, 'reservations'> }): R
       handle: async (ctx) => {
         const room = roomOf(ctx)
         const b = ctx.body as z.infer<typeof checkBody>
-        const r = await deps.core.reservations.check({ room, agent: b.agent_id }, { paths: b.paths })
+        const r = await deps.core.reservations.check(
+          { room, agent: b.agent_id, budget: ctx.ex.req.budget },
+          { paths: b.paths },
+        )
         return { room_id: room.roomId, checked: r.checked, conflicts: r.conflicts }
       },
     },

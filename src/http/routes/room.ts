@@ -20,7 +20,7 @@ export function roomRoutes(deps: RoomRouteDeps): Route[] {
         'presence, locks, vars, reviews. Not counted as room activity.',
       handle: async (ctx) => {
         const room = roomOf(ctx)
-        return deps.core.snapshot.room({ room })
+        return deps.core.snapshot.room({ room, budget: ctx.ex.req.budget })
       },
     },
     sseRoute(deps),

@@ -43,7 +43,7 @@ export function searchRoutes(deps: { search: Pick<SearchEngine, 'search'> }): Ro
         const q = ctx.query as z.infer<typeof searchQuery>
         const input = { query: q.q, kinds: q.kinds?.split(','), limit: q.limit, semantic: q.semantic === 'true' }
         try {
-          const answer = await deps.search.search({ room }, input)
+          const answer = await deps.search.search({ room, budget: ctx.ex.req.budget }, input)
           return { room_id: room.roomId, ...answer }
         } catch (err) {
           throw inHttpTerms(err)

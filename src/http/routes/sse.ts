@@ -50,7 +50,7 @@ export function sseRoute(deps: SseDeps): Route {
     handle: async ({ ex, ...ctx }) => {
       const ref = roomOf({ ex, ...ctx })
       const resume = resumeOf(ex.req)
-      if (!(await deps.core.rooms.exists(ref))) throw new RoomNotFound(ref.roomId)
+      if (!(await deps.core.rooms.exists(ref, ex.req.budget))) throw new RoomNotFound(ref.roomId)
       if (ex.aborted) return undefined
 
       const release = deps.openCaps.take(holderOf(ctx.principal!))

@@ -2,10 +2,18 @@
 // secret, send a test request, replay a failed delivery. The delivery machinery is src/webhooks;
 // this file translates.
 import { z } from 'zod'
+import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
+import { viaFor, type Principal } from '../../auth/principal.js'
 import { AppError } from '../../shared/errors.js'
 import type { Webhooks } from '../../webhooks/index.js'
-import { auditedWebhook, ROTATION_OVERLAP_S, webhookSchemas, webhookView } from '../../webhooks/registry.js'
+import {
+  auditedWebhook,
+  ROTATION_OVERLAP_S,
+  webhookSchemas,
+  webhookView,
+  type WebhookView,
+} from '../../webhooks/registry.js'
 import type { Route } from '../router.js'
 import { actorOf, teamOf } from './access.js'
 
@@ -13,6 +21,27 @@ import { actorOf, teamOf } from './access.js'
 export interface WebhookRouteDeps {
   webhooks: Pick<Webhooks, 'registry' | 'dispatcher'>
   audit: Pick<Audit, 'record'>
+  accounts: Pick<Accounts, 'emails'>
+}
+
+/** The person behind who registered a webhook: the signed-in person, or the person who minted the key used. */
+const personOf = (w: WebhookView) => (w.createdVia?.kind === 'person' ? w.createdVia.id : w.createdVia?.person)
+
+/**
+ * Names the person behind each webhook's creator as the audit trail names people (`user:<id>
+ * <address>`; `user:<id>` once the account is gone), as the key listings do: one read of the
+ * accounts directory for the whole list.
+ */
+async function withCreators(accounts: Pick<Accounts, 'emails'>, hooks: WebhookView[]): Promise<WebhookView[]> {
+  const ids = hooks.flatMap((w) => personOf(w) ?? [])
+  if (ids.length === 0) return hooks
+  const emails = await accounts.emails(ids)
+  return hooks.map((w) => {
+    const id = personOf(w)
+    if (id === undefined) return w
+    const email = emails.get(id)
+    return { ...w, createdBy: email ? `user:${id} ${email}` : `user:${id}` }
+  })
 }
 
 export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
@@ -35,9 +64,14 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           .describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)'),
       }),
       handle: async (ctx) => {
-        const { webhook, secret } = await deps.webhooks.registry.create(teamOf(ctx), ctx.body)
+        const { webhook, secret } = await deps.webhooks.registry.create(
+          teamOf(ctx),
+          ctx.body,
+          viaFor(ctx.principal as Principal),
+        )
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', auditedWebhook(webhook))
-        return { ...webhook, secret }
+        const [named] = await withCreators(deps.accounts, [webhook])
+        return { ...named!, secret }
       },
     },
     {
@@ -49,7 +83,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         "List the team's webhooks with their delivery health: pending, delivered, failed, last attempt and " +
         'status, recent failures.',
       response: z.object({ webhooks: z.array(webhookView) }),
-      handle: async (ctx) => ({ webhooks: await deps.webhooks.registry.list(teamOf(ctx)) }),
+      handle: async (ctx) => ({
+        webhooks: await withCreators(deps.accounts, await deps.webhooks.registry.list(teamOf(ctx))),
+      }),
     },
     {
       method: 'DELETE',

@@ -43,7 +43,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     output: { rooms: z.array(o.roomSummary), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
-    run: async ({ deps, principal }, a) => deps.core.rooms.list(teamKey(principal).teamId, a),
+    run: async ({ deps, principal, budget }, a) => deps.core.rooms.list(teamKey(principal).teamId, a, budget),
   }),
   tool({
     name: 'leave_room',
@@ -99,7 +99,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
     output: { room: o.roomSummary, deprecated: o.str.optional() },
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: async ({ deps, principal }, a) => {
+    run: async ({ deps, principal, budget }, a) => {
       const key = teamKey(principal)
       const old = (a as { room_id?: string }).room_id
       if (old !== undefined && a.new_room_id !== undefined && old !== a.new_room_id)
@@ -109,6 +109,7 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
         { room_id: a.new_room_id ?? old, name: a.name, template: a.template },
         `key:${key.keyId}`,
         a.idempotency_key,
+        budget,
       )
       return old === undefined ? r : { ...r, deprecated: DEPRECATED_ROOM_ID }
     },
