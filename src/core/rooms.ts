@@ -10,11 +10,11 @@ import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { type Caller } from './fields.js'
-import { roomId } from '../shared/fields.js'
+import { roomId, roomName } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { callOptions } from './records.js'
 import { iso } from '../shared/time.js'
-import { TEMPLATES, findTemplate, type Template } from './templates.js'
+import { findTemplate, templateId, type Template } from './templates.js'
 import { parse } from '../shared/validate.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 
@@ -30,13 +30,8 @@ export interface RoomSummary {
 export const roomSchemas = {
   create: z.object({
     room_id: roomId.optional(),
-    name: z.string().trim().min(1).max(100, 'must be at most 100 characters').optional(),
-    template: z
-      .string()
-      .refine((t) => findTemplate(t) !== undefined, {
-        message: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}`,
-      })
-      .default('blank'),
+    name: roomName.optional(),
+    template: templateId.default('blank'),
   }),
   list: z.object({
     limit: z.number().int().min(1).max(500).default(100),

@@ -1,10 +1,10 @@
 // The room page's other parts: agents with last seen, reviews with their state and the forms that
 // decide them, locks with holder and time left, shared vars, analytics with a chart drawn on the
-// server, and context entries with the viewer, version history and a diff between versions.
-// Long lists come a page at a time (Pager), with exact counts.
+// server, and the context entries (the one opened shows in the side panel, room-panels.tsx) with
+// the form that writes one. Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
 import { Pager, Table, num, utc } from './layout.js'
-import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
+import { FieldError, FormError, KeptInput, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
 
@@ -52,17 +52,7 @@ export function Agents(props: { view: RoomView; here: Here; kept?: Kept | undefi
         <form class="stack" method="post" action="/room/agents">
           <FormError kept={kept} fields={['agents']} />
           <input type="hidden" name="room" value={props.here.roomId} />
-          <label>
-            Agent ids, separated by commas
-            <input
-              type="text"
-              name="agents"
-              required
-              value={typed(kept, 'agents')}
-              {...fieldAttrs(kept, 'agents', 'connect')}
-            />
-          </label>
-          <FieldError kept={kept} name="agents" id="connect" />
+          <KeptInput kept={kept} name="agents" id="connect" label="Agent ids, separated by commas" />
           <label class="check">
             <input type="checkbox" name="invite" value="1" checked />
             Give each agent a room invite key of its own (shown once)
@@ -327,30 +317,15 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
         <form class="stack" method="post" action="/room/context">
           <FormError kept={kept} fields={['type', 'key', 'body']} />
           <input type="hidden" name="room" value={here.roomId} />
-          <label>
-            Type (lowercase, e.g. spec, decision)
-            <input
-              type="text"
-              name="type"
-              required
-              value={typed(kept, 'type', v?.type ?? '')}
-              maxLength={32}
-              {...fieldAttrs(kept, 'type', 'ctx-type')}
-            />
-          </label>
-          <FieldError kept={kept} name="type" id="ctx-type" />
-          <label>
-            Key
-            <input
-              type="text"
-              name="key"
-              required
-              value={typed(kept, 'key', v?.key ?? '')}
-              maxLength={200}
-              {...fieldAttrs(kept, 'key', 'ctx-key')}
-            />
-          </label>
-          <FieldError kept={kept} name="key" id="ctx-key" />
+          <KeptInput
+            kept={kept}
+            name="type"
+            id="ctx-type"
+            label="Type (lowercase, e.g. spec, decision)"
+            value={v?.type}
+            maxLength={32}
+          />
+          <KeptInput kept={kept} name="key" id="ctx-key" label="Key" value={v?.key} maxLength={200} />
           <label>
             Body
             <textarea name="body" rows={8} {...fieldAttrs(kept, 'body', 'ctx-body')}>

@@ -99,6 +99,31 @@ export class RoomExists extends AppError {
   }
 }
 
+/**
+ * An idempotency key was already used for another call (another operation, agent or arguments).
+ * A domain error, like RoomNotFound: it carries the key and what differed, `reason` (e.g. "with
+ * other arguments; use a new key for a new call"), never a transport's name for the key; each
+ * transport names it as its callers send it (the MCP tools' `idempotency_key` argument, the API's
+ * `Idempotency-Key` header).
+ */
+export class KeyReused extends AppError {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super('conflict', `idempotency key "${key}" was already used ${reason}`, { key })
+    this.name = 'KeyReused'
+  }
+
+  /** The refusal worded with `name`, the caller's name for the key, which details.field carries. */
+  named(name: string): AppError {
+    return new AppError('conflict', `${name} "${this.key}" was already used ${this.reason}`, {
+      field: name,
+      key: this.key,
+    })
+  }
+}
+
 export const invalid = (message: string, details?: Record<string, unknown>) =>
   new AppError('invalid_request', message, details)
 export const notFound = (message: string, details?: Record<string, unknown>) =>

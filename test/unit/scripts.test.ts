@@ -161,10 +161,8 @@ const BOUNDED: Record<string, string> = {
     'at most ARGV[15] ids a card',
   "includes/rateWindow.lua: if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end":
     'buckets of one period: about 61 (the key expires after it)',
-  "readNeeds.lua: local raws = redis.call('HMGET', R.k.reviews, unpack(ids))":
-    'the latest reviews requested: NEEDS_REVIEWS, 200',
-  "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
-    'tasks in progress: LIMIT 0, NEEDS_TASKS, 200',
+  "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', key, unpack(ids))) do":
+    'the latest reviews requested (NEEDS_REVIEWS, 200) or tasks in progress (LIMIT 0, NEEDS_TASKS, 200)',
   "readGraph.lua: for i, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
     'open tasks: LIMIT 0, ARGV[7], GRAPH_TASKS (50)',
   "readGraph.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":

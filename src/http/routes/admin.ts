@@ -5,12 +5,12 @@ import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
-import { label, teamSchemas, type Teams } from '../../auth/teams.js'
-import { AppError, RoomNotFound } from '../../shared/errors.js'
-import { idempotencyKey, roomId as roomIdField } from '../../shared/fields.js'
+import { teamSchemas, type Teams } from '../../auth/teams.js'
+import { RoomNotFound } from '../../shared/errors.js'
+import { idempotencyKey, roomId as roomIdField, roomName } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
-import { TEMPLATES } from '../../core/templates.js'
+import { templateId } from '../../core/templates.js'
 import { parse } from '../../shared/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
@@ -58,8 +58,8 @@ const inviteView = z.object({
 export const adminSchemas = {
   createRoom: z.strictObject({
     roomId: roomIdField.optional().describe('Room id within the team; default a slug of name, else generated'),
-    name: label(100).optional(),
-    template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
+    name: roomName.optional(),
+    template: templateId.default('blank'),
   }),
   listRooms: z.strictObject({
     limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -180,23 +180,13 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ room: roomView }),
       handle: async (ctx) => {
         const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
-        const { room } = await deps.core.rooms
-          .create(
-            teamOf(ctx),
-            { room_id: b.roomId, name: b.name, template: b.template },
-            actorOf(ctx.principal),
-            idempotencyKeyOf(ctx),
-            budgetOf(ctx),
-          )
-          .catch((err: unknown) => {
-            if (err instanceof AppError && err.details?.field === 'idempotency_key') {
-              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), {
-                ...err.details,
-                field: 'Idempotency-Key',
-              })
-            }
-            throw err
-          })
+        const { room } = await deps.core.rooms.create(
+          teamOf(ctx),
+          { room_id: b.roomId, name: b.name, template: b.template },
+          actorOf(ctx.principal),
+          idempotencyKeyOf(ctx),
+          budgetOf(ctx),
+        )
         return { room: roomToView(room) }
       },
     },
