@@ -397,6 +397,21 @@ export class Teams {
   }
 
   /**
+   * The team's side of deleting a room, in one script (lua/dropRoom-5.lua): the room leaves the
+   * team's index, every room invite key of it is deleted, each live one announced like any
+   * revocation (open streams and parked waits end on every node), and the webhooks forget it.
+   * Returns the token ids of the invite keys deleted, and how many of them were live.
+   */
+  async dropRoom(teamId: string, roomId: string): Promise<{ invites: string[]; live: number }> {
+    const k = this.store.keys.team(teamId)
+    const w = this.store.keys.webhooks(teamId)
+    const r = await this.store.run('dropRoom', [k.invites, k.secrets, k.rooms, w.positions, w.hinted], [roomId])
+    const hashes = listOf(r.hashes)
+    await Promise.all(hashes.map((h) => this.announce(h)))
+    return { invites: listOf(r.invites), live: hashes.length }
+  }
+
+  /**
    * The end of a team, when its last member (the owner) deletes the account: every team key and
    * room invite key is revoked at once and announced like any revocation, then every key of the
    * team, its rooms, webhooks and pending deliveries is removed (src/store/purge.ts). What a

@@ -10,6 +10,12 @@ export const ERRORS = {
   not_found: { status: 404, hint: 'Check the id; list the collection to see what exists.' },
   method_not_allowed: { status: 405, hint: 'Use one of the methods listed in the Allow header.' },
   conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
+  room_archived: {
+    status: 409,
+    hint:
+      'The room is archived, so it is read-only: read it, search it and export it; an owner or admin can restore ' +
+      'it (the room page, or POST /admin/rooms/:roomId/restore).',
+  },
   limit_reached: {
     status: 409,
     hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.',

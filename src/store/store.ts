@@ -559,6 +559,15 @@ export function createSubscriber(settings: RedisSettings, name?: string): RedisC
  */
 function roomError(err: unknown, ref: RoomRef): unknown {
   if (!(err instanceof AppError)) return err
+  if (err.code === 'room_archived') {
+    const at = Number(err.details?.archived_at)
+    return new AppError(
+      'room_archived',
+      `room ${ref.roomId} is archived, so it is read-only: reading, searching and exporting it still work; ` +
+        'an owner or admin can restore it',
+      { room_id: ref.roomId, state: 'archived', ...(at > 0 ? { archived_at: new Date(at).toISOString() } : {}) },
+    )
+  }
   const key = err.details?.key
   if (err.code === 'conflict' && err.details?.field === 'idempotency_key' && typeof key === 'string')
     return new KeyReused(key, err.message.slice(`idempotency_key ${JSON.stringify(key)} was already used `.length))
