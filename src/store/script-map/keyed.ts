@@ -181,6 +181,11 @@ export interface KeyedScripts {
   }
   renameTeam: { keys: [team: Key]; args: [name: string]; reply: { renamed: boolean; from?: string } }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
+  enableWebhook: {
+    keys: [hooks: Key]
+    args: [webhookId: string, via: Buffer]
+    reply: { record: StoredWebhook; was: string }
+  }
   rotateWebhookSecret: {
     keys: [hooks: Key]
     args: [webhookId: string, secret: string, overlapMs: number]
