@@ -4,7 +4,7 @@
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
-import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
+import { agentId as agentIdField, label, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -55,17 +55,6 @@ export interface InviteInfo {
   createdAt: string
   revokedAt?: string
 }
-
-/**
- * A short name or label, stored trimmed. "Not blank" is a pattern rather than .trim().min(1), so
- * the OpenAPI document (generated from this schema) refuses a blank value just as the API does.
- */
-export const label = (max: number) =>
-  z
-    .string()
-    .max(max, `must be at most ${max} characters`)
-    .regex(/\S/, 'must not be blank')
-    .transform((v) => v.trim())
 
 const access = z
   .enum(['read', 'write'])
@@ -405,6 +394,21 @@ export class Teams {
       .catch(othersKey)
     await this.announce(r.hash)
     return { info: inviteInfo(r.record) }
+  }
+
+  /**
+   * The team's side of deleting a room, in one script (lua/dropRoom-5.lua): the room leaves the
+   * team's index, every room invite key of it is deleted, each live one announced like any
+   * revocation (open streams and parked waits end on every node), and the webhooks forget it.
+   * Returns the token ids of the invite keys deleted, and how many of them were live.
+   */
+  async dropRoom(teamId: string, roomId: string): Promise<{ invites: string[]; live: number }> {
+    const k = this.store.keys.team(teamId)
+    const w = this.store.keys.webhooks(teamId)
+    const r = await this.store.run('dropRoom', [k.invites, k.secrets, k.rooms, w.positions, w.hinted], [roomId])
+    const hashes = listOf(r.hashes)
+    await Promise.all(hashes.map((h) => this.announce(h)))
+    return { invites: listOf(r.invites), live: hashes.length }
   }
 
   /**

@@ -8,7 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { requireScope } from '../auth/permissions.js'
 import { bindingOf, roomFor, viaFor, type Principal } from '../auth/principal.js'
-import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
+import { AppError, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
@@ -156,10 +156,12 @@ export async function runTool(
 
 /**
  * A domain error in the tools' words: the room_id argument named the room (a room the key may
- * not see reads exactly like one that does not exist, so the message does not repeat the id).
+ * not see reads exactly like one that does not exist, so the message does not repeat the id), and
+ * the idempotency_key argument the key.
  */
 export function inToolWords(err: AppError): AppError {
   if (err instanceof RoomNotFound) return new AppError('not_found', 'room not found', { field: 'room_id' })
   if (err instanceof RoomExists) return new AppError('conflict', err.message, { field: 'room_id' })
+  if (err instanceof KeyReused) return err.named('idempotency_key')
   return err
 }

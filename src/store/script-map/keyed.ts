@@ -180,6 +180,11 @@ export interface KeyedScripts {
     }
   }
   renameTeam: { keys: [team: Key]; args: [name: string]; reply: { renamed: boolean; from?: string } }
+  dropRoom: {
+    keys: [invites: Key, secrets: Key, rooms: Key, positions: Key, hinted: Key]
+    args: [roomId: string]
+    reply: { invites: string[] | Record<string, never>; hashes: string[] | Record<string, never> }
+  }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
   enableWebhook: {
     keys: [hooks: Key]
