@@ -148,11 +148,17 @@ export function RoomPage(p: RoomPageProps) {
 
 function RoomHead(props: { view: RoomView }) {
   const { room, counts, presence } = props.view
+  return <HeadLine room={room} events={counts.events} online={presence.online_count} />
+}
+
+/** The line under the room's name; the live stream renders it alone from a small read (live.ts). */
+export function HeadLine(props: { room: RoomView['room']; events: number; online: number }) {
+  const { room } = props
+  const at = room.last_active_at
   return (
     <p class="muted" data-part="head">
-      {room.template} template · last activity{' '}
-      <time datetime={room.last_active_at}>{utc(room.last_active_at, true)}</time> · {num(counts.events)} events posted
-      · {num(presence.online_count)} agents online
+      {room.template} template · last activity <time datetime={at}>{utc(at, true)}</time> · {num(props.events)} events
+      posted · {num(props.online)} agents online
     </p>
   )
 }
