@@ -129,7 +129,11 @@ try {
     const redis = await startRedis()
     const node = await startChild(
       main,
-      { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' },
+      {
+        REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+        RATE_LIMIT_PER_MIN: '10000000',
+        RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+      },
       undefined,
       [],
       label === 'work' ? process.execPath : baseNode,

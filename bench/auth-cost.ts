@@ -38,6 +38,7 @@ const node = new ServiceNode(
     port: 0,
     host: '127.0.0.1',
     rateLimitPerMin: 10_000_000,
+    rateLimitPerCredentialPerMin: 5_000_000,
   }),
   { log: createLogger('silent'), defaultMetrics: false },
 )

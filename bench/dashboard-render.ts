@@ -184,6 +184,7 @@ async function start(label: string, main: string, lua: string, profile = false):
   const env = {
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,
     RATE_LIMIT_PER_MIN: '10000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
     ADMIN_EMAILS: 'bench@example.com',
   }
   let node = await startChild(main, env)

@@ -298,7 +298,14 @@ async function scenario(
 
 async function nodesOn(env: Record<string, string>, n = 2): Promise<{ nodes: ChildNode[]; key: string }> {
   const nodes: ChildNode[] = []
-  for (let i = 0; i < n; i++) nodes.push(await startChild('src/main.ts', { RATE_LIMIT_PER_MIN: '1000000', ...env }))
+  for (let i = 0; i < n; i++)
+    nodes.push(
+      await startChild('src/main.ts', {
+        RATE_LIMIT_PER_MIN: '1000000',
+        RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '500000',
+        ...env,
+      }),
+    )
   return { nodes, key: await defaultKey(nodes[0]!) }
 }
 

@@ -51,7 +51,11 @@ const connections = Number(values.connections)
 const rounds = Number(values.rounds)
 
 const redis = await startRedis()
-const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }
+const env = {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  RATE_LIMIT_PER_MIN: '10000000',
+  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+}
 const ours = await startChild('src/main.ts', env)
 const key = await defaultKey(ours)
 const otherName = values.floor ? 'floor' : 'reference'

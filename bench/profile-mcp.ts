@@ -15,7 +15,11 @@ rmSync(dir, { recursive: true, force: true })
 const redis = await startRedis()
 const node = await startChild(
   'src/main.ts',
-  { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' },
+  {
+    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    RATE_LIMIT_PER_MIN: '10000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+  },
   undefined,
   ['--cpu-prof', `--cpu-prof-dir=${dir}`],
 )

@@ -40,6 +40,7 @@ const redis = await startRedis()
 const node = await startChild('src/main.ts', {
   REDIS_URL: `redis://127.0.0.1:${redis.port}`,
   RATE_LIMIT_PER_MIN: '10000000',
+  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
 })
 const key = await defaultKey(node)
 const headers = {

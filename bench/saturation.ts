@@ -27,7 +27,11 @@ const nodeArgs = [...values['node-args']!.split(' ').filter(Boolean), ...(values
 const redis = await startRedis()
 const node = await startChild(
   'src/main.ts',
-  { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' },
+  {
+    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+    RATE_LIMIT_PER_MIN: '10000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+  },
   undefined,
   nodeArgs,
 )

@@ -81,7 +81,7 @@ if (len < fill) await measure(fill - len, (i) => core.events.post(caller, { type
 const atCap = await measure(calls, (i) => core.events.post(caller, { type: 'status', text: `event ${i}` }))
 console.log(`post_event at the cap (${cli('XLEN', eventsKey).trim()} kept): ${atCap.toFixed(1)} ${unit} per script`)
 // With the rate check of each call (leased: in steady state it asks Redis once per chunk).
-const limiter = new RateLimiter(store, { ...settings, rateLimitPerMin: 1e9 })
+const limiter = new RateLimiter(store, { ...settings, rateLimitPerMin: 1e9, rateLimitPerCredentialPerMin: 1e8 })
 const rated = await measure(calls, async (i) => {
   await limiter.check('bench', 'key:bench')
   await core.events.post(caller, { type: 'status', text: `event ${i}` })

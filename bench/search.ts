@@ -451,7 +451,11 @@ try {
     console.log('semantic, Redis 8: not run (no Redis 8 server; bash scripts/redis8.sh builds one)')
   }
   if (values.http === 'true') {
-    const node = await startChild('src/main.ts', { REDIS_URL: redisUrl, RATE_LIMIT_PER_MIN: '1000000' })
+    const node = await startChild('src/main.ts', {
+      REDIS_URL: redisUrl,
+      RATE_LIMIT_PER_MIN: '1000000',
+      RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '500000',
+    })
     try {
       await overHttp(node.port, key!, roomId)
     } finally {

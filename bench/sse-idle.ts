@@ -94,6 +94,7 @@ for (const kind of kinds) {
   const node = await startChild('bench/gc-node.ts', {
     REDIS_URL: `redis://127.0.0.1:${redis.port}`,
     RATE_LIMIT_PER_MIN: '10000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
     // One key opens every stream: the per-node caps on open streams set out of the way.
     OPEN_PER_CREDENTIAL: '1000000',
     OPEN_PER_TEAM: '1000000',

@@ -188,7 +188,12 @@ async function until(cond: () => boolean, ms: number): Promise<boolean> {
 }
 
 const redis = await startRedis()
-const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000', KEY_PREFIX: 'bench' }
+const env = {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  RATE_LIMIT_PER_MIN: '10000000',
+  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+  KEY_PREFIX: 'bench',
+}
 const nodeScript = values.floor ? 'bench/floor-node.ts' : 'src/main.ts'
 const a = await startChild(nodeScript, env)
 const key = await defaultKey(a)

@@ -174,7 +174,11 @@ async function listAndClaim(client: Client, id: string): Promise<string | undefi
 }
 
 const redis = await startRedis()
-const env = { REDIS_URL: `redis://127.0.0.1:${redis.port}`, RATE_LIMIT_PER_MIN: '10000000' }
+const env = {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  RATE_LIMIT_PER_MIN: '10000000',
+  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
+}
 const a = await startChild('src/main.ts', env)
 const key = await defaultKey(a)
 const b = await startChild('src/main.ts', env)

@@ -27,6 +27,7 @@ const embedder = await startTestEmbedder()
 const node = await startChild('src/main.ts', {
   REDIS_URL: `redis://127.0.0.1:${redis.port}`,
   RATE_LIMIT_PER_MIN: '10000000',
+  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
   EMBEDDER_URL: embedder.url,
   EMBEDDER_MODEL: TEST_MODEL,
 })

@@ -28,6 +28,7 @@ try {
     WEBHOOK_SWEEP_S: '1',
     WEBHOOK_POLL_MS: '50',
     RATE_LIMIT_PER_MIN: '10000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
   }
   const children = []
   for (let i = 0; i < nodes; i++) children.push(await startChild('src/main.ts', env))

@@ -52,13 +52,13 @@ export const SERVING_SETTINGS = {
   },
   rateLimitPerCredentialPerMin: {
     env: 'RATE_LIMIT_PER_CREDENTIAL_PER_MIN',
-    schema: int(0, 10_000_000, 0),
+    schema: int(0, 10_000_000, 400),
     unit: 'calls/min',
     doc:
       'Calls each credential (a team key, a room invite key, an OAuth grant, a person on the dashboard) may ' +
-      'make per rolling minute, ' +
-      "inside its team's limit, so that one busy agent cannot use up the others' allowance. 0: none below the " +
-      "team's limit.",
+      "make per rolling minute, inside its team's limit. The default, a third of the default team limit, " +
+      'leaves a third of it to the others when two credentials run flat out. 0, or a value not below the ' +
+      "team's limit: none below the team's limit.",
   },
   dashboardActionsPerMin: {
     env: 'DASHBOARD_ACTIONS_PER_MIN',

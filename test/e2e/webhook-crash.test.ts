@@ -39,6 +39,7 @@ async function spawnNode(t: Test, backend: Backend, prefix: string, ca: TestCa):
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RATE_LIMIT_PER_MIN: '1000000',
+    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '500000',
     WEBHOOK_TEST_LOOPBACK_CA: ca.caFile,
     WEBHOOK_LEASE_MS: '2000',
     WEBHOOK_POLL_MS: '50',

@@ -226,6 +226,7 @@ for (const backend of BACKENDS) {
     const n = await startNode(t, backend, {
       httpBodyBytes: BODY_LIMIT,
       rateLimitPerMin: 10_000_000,
+      rateLimitPerCredentialPerMin: 5_000_000,
       roomsPerTeam: 1_000_000,
     })
     const team = await newTeam(n)

@@ -77,7 +77,7 @@ t.test('revoked keys are kept for the retention only', async (t) => {
 })
 
 t.test('at most 100 revoked keys are kept, the newest, however long the retention', async (t) => {
-  const n = await startNode(t, 'standalone', { rateLimitPerMin: 1_000_000 })
+  const n = await startNode(t, 'standalone', { rateLimitPerMin: 1_000_000, rateLimitPerCredentialPerMin: 500_000 })
   const team = await newTeam(n)
   const revoked: string[] = []
   for (let i = 0; i < 104; i++) {

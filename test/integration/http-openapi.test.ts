@@ -60,7 +60,11 @@ function bodies(schema: Record<string, unknown>) {
 
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
-    const n = await startNode(t, backend, { rateLimitPerMin: 1_000_000, roomsPerTeam: 100_000 })
+    const n = await startNode(t, backend, {
+      rateLimitPerMin: 1_000_000,
+      rateLimitPerCredentialPerMin: 500_000,
+      roomsPerTeam: 100_000,
+    })
     const team = await newTeam(n)
     await n.node.core.rooms.create(team.teamId, { room_id: 'documented' }, 'test')
     const res = await n.call('/openapi.json')

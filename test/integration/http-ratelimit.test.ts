@@ -2,7 +2,7 @@
 // limit gets 429 with Retry-After and RateLimit-Limit/Remaining/Reset; waiting Retry-After
 // seconds is enough to be served again.
 import t, { type Test } from 'tap'
-import { startNode, type TestNode } from '../helpers/node.js'
+import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid } from '../helpers/shared.js'
 
 const limits = (res: Response) => ({
@@ -130,6 +130,26 @@ for (const backend of BACKENDS) {
       t.equal(await store.client.type(key), 'hash')
     })
 
+    t.test("by default each key has 400 calls a minute of its own, inside the team's 1,200", async (t) => {
+      const n = await startNode(t, backend)
+      const { teamId, key } = await newTeam(n)
+      const second = (await n.node.teams.mintTeamKey(teamId, { scope: 'admin' })).key
+      const res = await n.call('/admin/me', { key })
+      t.match(await res.json(), { rateLimitPerMinute: 1200, credentialRateLimitPerMinute: 400 })
+      t.equal(res.headers.get('ratelimit-limit'), '400', "RateLimit-Limit: the key's own, the one with less left")
+      // A burst of 400 from one key: the next is refused by its own limit; another key is served.
+      const burst = await Promise.all(Array.from({ length: 400 }, () => n.call('/admin/me', { key })))
+      const statuses = burst.map((r) => r.status)
+      await Promise.all(burst.map((r) => r.arrayBuffer()))
+      t.equal(statuses.filter((s) => s === 200).length, 399, 'the rest of its 400 are served')
+      t.equal(statuses.filter((s) => s === 429).length, 1, 'and one over them is refused')
+      const refused = burst.find((r) => r.status === 429)!
+      t.equal(refused.headers.get('ratelimit-limit'), '400')
+      const other = await n.call('/admin/me', { key: second })
+      t.equal(other.status, 200, 'another key of the team is served: the team has used 401 of its 1,200')
+      t.equal(other.headers.get('ratelimit-limit'), '400')
+    })
+
     t.test('teams have separate allowances; keys of one team share one', async (t) => {
       const one = uid('tm')
       const two = uid('tm')
@@ -146,8 +166,12 @@ for (const backend of BACKENDS) {
       for (const key of [k1, k1b, k1, k1b]) seq.push((await n.call('/admin/me', { key })).status)
       t.same(seq, [200, 200, 200, 429], 'two keys of one team draw on one allowance')
       t.equal((await n.call('/admin/me', { key: k2 })).status, 200, 'another team is unaffected')
-      const me = (await (await n.call('/admin/me', { key: k2 })).json()) as { rateLimitPerMinute: number }
+      const me = (await (await n.call('/admin/me', { key: k2 })).json()) as {
+        rateLimitPerMinute: number
+        credentialRateLimitPerMinute: number
+      }
       t.equal(me.rateLimitPerMinute, 3, "/admin/me reports the team's limit")
+      t.equal(me.credentialRateLimitPerMinute, 3, "and the key's own: the team's, as the default 400 is not below it")
     })
   })
 }

@@ -47,6 +47,7 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
 t.test('random arguments for every tool (standalone)', async (t) => {
   const n = await startNode(t, 'standalone', {
     rateLimitPerMin: 1_000_000,
+    rateLimitPerCredentialPerMin: 500_000,
     tasksPerRoom: 60,
     contextPerRoom: 30,
     varsPerRoom: 20,

@@ -97,6 +97,47 @@ for (const backend of BACKENDS) {
       t.same(await state(backend, n, teamId, roomId), before, 'the refused post posted nothing')
     })
 
+    t.test("each credential's own quota on /mcp, inside the team's: the 429 names the limit it hit", async (t) => {
+      const n = await startNode(t, backend, { rateLimitPerCredentialPerMin: 2 })
+      const { teamId, key, roomId } = await teamWithRoom(n, 5)
+      const invite = (await n.node.teams.mintInvite(teamId, roomId, { label: 'outside', agentId: 'guest' })).key
+      const heartbeat = (agent: string) => legacyCall('heartbeat', { room_id: roomId, agent_id: agent })
+      for (let i = 0; i < 2; i++) {
+        const r = await post(n, heartbeat('guest'), {}, { key: invite })
+        t.equal(r.status, 200, `the invite key's call ${i + 1} of its 2`)
+        t.equal(r.headers.get('ratelimit-limit'), '2', 'RateLimit-Limit: its own limit, the one with less left')
+        t.equal(r.headers.get('ratelimit-remaining'), String(1 - i))
+      }
+      const own = await post(n, heartbeat('guest'), {}, { key: invite })
+      t.equal(own.status, 429, 'its third call is refused')
+      const ownWait = Number(own.headers.get('retry-after'))
+      t.ok(ownWait >= 59 && ownWait <= 62, `Retry-After ${ownWait}: until its two calls leave the minute`)
+      t.equal(own.headers.get('ratelimit-limit'), '2')
+      t.equal(own.headers.get('ratelimit-remaining'), '0')
+      t.match(own.json, {
+        error: {
+          code: 'rate_limited',
+          message: /this credential's own rate limit of 2 calls per minute/,
+          details: { limit: 2, limit_scope: 'credential', retry_after_s: ownWait },
+        },
+      })
+      for (let i = 0; i < 2; i++)
+        t.equal((await post(n, heartbeat('a'), {}, { key })).status, 200, `the team key is still served (${i + 1})`)
+      const second = (await n.node.teams.mintTeamKey(teamId, { scope: 'agent' })).key
+      const fifth = await post(n, heartbeat('b'), {}, { key: second })
+      t.equal(fifth.status, 200, "a third key's first call is the team's fifth")
+      t.equal(fifth.headers.get('ratelimit-remaining'), '0', 'the team has none left')
+      const before = await state(backend, n, teamId, roomId)
+      const ceiling = await post(n, heartbeat('b'), {}, { key: second })
+      t.equal(ceiling.status, 429, "its second: the team's ceiling refuses it, not its own")
+      t.equal(ceiling.headers.get('ratelimit-limit'), '5', "RateLimit-Limit: the team's ceiling")
+      t.ok(Number(ceiling.headers.get('retry-after')) >= 1, 'with Retry-After')
+      t.match(ceiling.json, {
+        error: { message: /the team's rate limit of 5 calls per minute/, details: { limit: 5, limit_scope: 'team' } },
+      })
+      t.same(await state(backend, n, teamId, roomId), before, 'the refused heartbeat changed nothing')
+    })
+
     t.test('a refused request changes nothing, whatever it is', async (t) => {
       const n = await startNode(t, backend)
       const { teamId, key, roomId } = await teamWithRoom(n, 1)

@@ -26,7 +26,7 @@ import { BACKENDS, type Backend } from '../helpers/shared.js'
 import { waitFor } from '../helpers/wait.js'
 
 const ACCEPT = { Accept: 'application/json, text/event-stream' }
-const FAST_LIMITS = { rateLimitPerMin: 1_000_000 }
+const FAST_LIMITS = { rateLimitPerMin: 1_000_000, rateLimitPerCredentialPerMin: 500_000 }
 
 interface Events {
   events: { text: string }[]
