@@ -107,13 +107,17 @@ t.test('live parts, in chromium', async (t) => {
     await page.locator(`#col-in_progress`, { hasText: task === 't1' ? 'Build the API' : 'Write the docs' }).waitFor()
     const afterClaim = await kept()
     t.same(
-      afterClaim.swapped.filter((p) => !['needs-Live', 'graph', 'activity', 'analytics'].includes(p)),
+      afterClaim.swapped.filter((p) => !['needs-Live', 'panel', 'graph', 'activity', 'analytics'].includes(p)),
       ['plan'],
       `${width}: the board is new (${afterClaim.swapped.join(', ')})`,
     )
     for (const p of ['head', 'events', 'agents', 'reviews', 'locks', 'vars', 'context'])
       t.ok(afterClaim.same.includes(p), `${width}: ${p} is the same node`)
-    t.same(fetched, ['needs,plan,graph,activity,analytics'], `${width}: one fetch of the parts a task change moves`)
+    t.same(
+      fetched,
+      ['needs,panel,plan,graph,activity,analytics'],
+      `${width}: one fetch of the parts a task change moves`,
+    )
     t.same(docs.take(), [], `${width}: no page loaded`)
 
     // Half a post typed, the focus in it: a new event still goes into the feed (nothing replaced)
