@@ -362,7 +362,7 @@ export class Pages {
         field: 'reviews',
       })
     // A refused edit of a task shows that task open again, with the form as it was sent.
-    const taskId = q.get('task') ?? (extra.kept?.form.startsWith('task:') ? extra.kept.form.slice(5) : null)
+    const taskId = q.get('task') ?? (/^(task|deps):/.test(extra.kept?.form ?? '') ? extra.kept!.form.slice(5) : null)
     const ctx = q.get('ctx')
     const query = q.get('q')
     const reads = Promise.all([
@@ -374,8 +374,8 @@ export class Pages {
         pendingReviews: reviews === 'pending',
         ...(before ? { before } : {}),
       }),
-      taskId && wants(['plan']) ? this.openTask(c, taskId) : undefined,
-      ctx && wants(['context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
+      taskId && wants(['panel']) ? this.openTask(c, taskId) : undefined,
+      ctx && wants(['panel', 'context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       parts === undefined && query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
       wants(NEEDS_PARTS) ? this.deps.core.needs.read(c, { postsWithinMs: ACTIVITY_SPAN_MS }) : undefined,
       wants(GRAPH_PARTS) ? this.deps.core.graph.read(c) : undefined,
@@ -433,15 +433,20 @@ export class Pages {
     const slash = ref.indexOf('/')
     const type = slash > 0 ? ref.slice(0, slash) : ref
     const key = slash > 0 ? ref.slice(slash + 1) : ''
-    const [read, hist] = await Promise.all([
+    // The selected version's diff (from&to), or by default the current version's against the one
+    // before it; a version whose predecessor is no longer kept has none.
+    const span = from !== null && to !== null ? { from_version: Number(from), to_version: Number(to) } : {}
+    const [read, hist, d] = await Promise.all([
       this.deps.core.context.read(c, { type, key }),
       this.deps.core.context.history(c, { type, key }),
+      this.deps.core.context.diff(c, { type, key, ...span }).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found' && !(err instanceof RoomNotFound)) return err
+        throw err
+      }),
     ])
     const view: ContextView = { type, key, body: read.body, version: read.entry.version, versions: hist.versions }
-    if (from !== null && to !== null) {
-      const d = await this.deps.core.context.diff(c, { type, key, from_version: Number(from), to_version: Number(to) })
-      view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
-    }
+    if (d instanceof AppError) view.diffMissing = `No changes to show: ${d.message.replace(/^[a-z_]+: /, '')}.`
+    else view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
     return view
   }
 }
