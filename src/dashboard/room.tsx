@@ -20,6 +20,7 @@ import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
 import { ROOM_ROLE_ROWS, RoleNote } from './role-note.js'
+import { ArchivedNote, RoomManage } from './room-admin.js'
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 
@@ -118,6 +119,7 @@ export function RoomPage(p: RoomPageProps) {
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
       <RoomHead view={view} />
+      <ArchivedNote room={view.room} />
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
@@ -154,6 +156,7 @@ export function RoomPage(p: RoomPageProps) {
         </div>
       </div>
       <ContextSection view={view} here={here} size={p.size} open={p.context} kept={p.kept} />
+      <RoomManage room={view.room} role={p.viewer.user.role} />
     </Layout>
   )
 }
