@@ -14,7 +14,17 @@ const OUT = process.env.SCREENSHOTS_DIR ?? 'docs/dashboard'
 const ALL_PHONE = process.env.SCREENSHOTS_PHONE === 'all'
 const OWNER = 'owner@example.com'
 /** Pages also shown at 375 px in the docs. */
-const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'room-context-diff', 'team', 'keys'])
+const PHONE = new Set([
+  'signin',
+  'rooms',
+  'rooms-refused',
+  'room-created',
+  'room',
+  'room-task',
+  'room-context-diff',
+  'team',
+  'keys',
+])
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
@@ -89,6 +99,10 @@ async function main(): Promise<void> {
     await page.goto(`${base}/`)
     await shot('rooms-empty')
     await page.getByLabel(/^Name/).fill('Shop launch')
+    await page.getByLabel(/^Agent ids/).fill('planner, planner')
+    await page.getByRole('button', { name: 'Create room' }).click()
+    await page.waitForLoadState()
+    await shot('rooms-refused', false)
     await page.getByLabel('Template').selectOption('web-app')
     await page.getByLabel(/^Agent ids/).fill('planner, backend, frontend')
     await page.getByRole('button', { name: 'Create room' }).click()
