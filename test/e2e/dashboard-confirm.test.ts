@@ -6,8 +6,8 @@
 // which revokes nothing until its button is pressed. axe-core finds nothing serious on either.
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow } from '../helpers/browser.js'
-import { linkIn, startSmtp } from '../helpers/mail.js'
+import { axeViolations, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
+import { startSmtp } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
 
@@ -39,13 +39,7 @@ t.test('confirmation steps by keyboard, with and without the script', async (t) 
   const docs = documents(page)
   const loaded = (name: string, ...want: string[]) => t.same(docs.take(), want, `${name}: ${want.join(', ')}`)
 
-  await page.goto(`${site}/signin`)
-  await page.getByLabel('E-mail address').fill(op)
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
-  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
-  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
-  await page.getByRole('button', { name: 'Continue' }).click()
-  await page.getByLabel('Team key').waitFor()
+  await signInByMail(page, site, inbox, op)
   docs.take()
   const session = (await ctx.cookies()).find((c) => c.name === 'ar_session')!
   const user = (await n.node.accounts.session(session.value))!

@@ -4,8 +4,8 @@
 // event goes into the feed without a fetch, and a form the person is typing in keeps its text
 // across a live change of its part: the part is left stale until they leave it.
 import t from 'tap'
-import { documents, launch, overflow } from '../helpers/browser.js'
-import { linkIn, startSmtp } from '../helpers/mail.js'
+import { createRoomInPage, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
+import { startSmtp } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
 import { startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
@@ -29,18 +29,9 @@ t.test('live parts, in chromium', async (t) => {
     if (u.pathname === '/room/part' && parts !== 'head,needs,agents,activity,locks,analytics') fetched.push(parts)
   })
 
-  await page.goto(`${site}/signin`)
-  await page.getByLabel('E-mail address').fill(op)
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
-  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
-  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
-  await page.getByRole('button', { name: 'Continue' }).click()
+  await signInByMail(page, site, inbox, op)
   const key = (await page.getByLabel('Team key').inputValue()).trim()
-  await page.goto(`${site}/`)
-  await page.getByLabel(/^Name/).fill('Live')
-  await page.getByLabel(/^Agent ids/).fill('planner, backend')
-  await page.getByRole('button', { name: 'Create room' }).click()
-  await page.getByRole('heading', { name: 'Room Live is ready' }).waitFor()
+  await createRoomInPage(page, site, 'Live', 'planner, backend')
 
   const agent = await legacyClient(t, n, key)
   const call = async (name: string, args: Record<string, unknown>) => {

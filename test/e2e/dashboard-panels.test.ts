@@ -9,8 +9,8 @@
 import { mkdirSync } from 'node:fs'
 import type { Locator } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow } from '../helpers/browser.js'
-import { linkIn, startSmtp } from '../helpers/mail.js'
+import { axeViolations, createRoomInPage, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
+import { startSmtp } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
 
@@ -35,18 +35,8 @@ t.test('the side panels, in chromium', async (t) => {
   const page = await ctx.newPage()
   const docs = documents(page)
 
-  await page.goto(`${site}/signin`)
-  await page.getByLabel('E-mail address').fill(op)
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
-  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
-  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
-  await page.getByRole('button', { name: 'Continue' }).click()
-  await page.getByLabel('Team key').waitFor()
-  await page.goto(`${site}/`)
-  await page.getByLabel(/^Name/).fill('Shop')
-  await page.getByLabel(/^Agent ids/).fill('planner, backend')
-  await page.getByRole('button', { name: 'Create room' }).click()
-  await page.getByRole('heading', { name: 'Room Shop is ready' }).waitFor()
+  await signInByMail(page, site, inbox, op)
+  await createRoomInPage(page, site, 'Shop', 'planner, backend')
 
   const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
   const as = (agent: string) => ({ room: { teamId: user.team, roomId: 'Shop' }, agent })

@@ -6,6 +6,30 @@ import { createConnection, createServer, type Socket } from 'node:net'
 import axe from 'axe-core'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import { linkIn, type Inbox } from './mail.js'
+
+/**
+ * Signs `page` in at `site` as `email` by the link mailed to `inbox` (the site's own origin, so the
+ * session cookie is the site's); returns once the signed-in person's first page shows.
+ */
+export async function signInByMail(page: Page, site: string, inbox: Inbox, email: string): Promise<void> {
+  await page.goto(`${site}/signin`)
+  await page.getByLabel('E-mail address').fill(email)
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
+  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
+  await page.goto(linkIn(await inbox.next(email)).replace('127.0.0.1', 'localhost'))
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await page.getByLabel('Team key').waitFor()
+}
+
+/** Creates the room `name` for `agents` (comma-separated) on the rooms page; returns once it is ready. */
+export async function createRoomInPage(page: Page, site: string, name: string, agents: string): Promise<void> {
+  await page.goto(`${site}/`)
+  await page.getByLabel(/^Name/).fill(name)
+  await page.getByLabel(/^Agent ids/).fill(agents)
+  await page.getByRole('button', { name: 'Create room' }).click()
+  await page.getByRole('heading', { name: `Room ${name} is ready` }).waitFor()
+}
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
