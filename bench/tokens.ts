@@ -3,7 +3,8 @@
 // and o200k (GPT-4o/o-series). Token counts are of the text a model reads: result.content[0].text
 // for a reply (structuredContent is the same object again, for the client), and for tools/list
 // the JSON of what agent frameworks hand the model of each entry: name, description, inputSchema
-// (src/mcp/host.ts modelVisible; the token goals apply to it). The whole tools/list on the wire
+// (src/mcp/host.ts modelVisible; the token goals apply to it), for a team key and for the bound
+// listings of credentials that fix the agent and/or the room. The whole tools/list on the wire
 // (with title, annotations and outputSchema) is reported beside it. Nothing here is timed.
 //
 // The standard room: 20 add_task calls by a planner (titles of ~45 characters, one line of notes)
@@ -15,7 +16,8 @@ import { countTokens as claudeTokens } from '@anthropic-ai/tokenizer'
 import { encode as o200k } from 'gpt-tokenizer'
 import { parseArgs } from 'node:util'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { modelVisible } from '../src/mcp/host.js'
+import { listEntry, modelVisible } from '../src/mcp/host.js'
+import { ALL_TOOLS } from '../src/mcp/tools/index.js'
 import { startTestEmbedder, TEST_MODEL } from '../test/helpers/embedder.js'
 import { defaultKey, STANDARD_TITLES, startChild, startRedis } from './lib.js'
 
@@ -39,10 +41,15 @@ const headers = {
 }
 const ROOM = 'tokens'
 
-async function rpc(method: string, params: Record<string, unknown>, path = '/mcp'): Promise<Record<string, unknown>> {
+async function rpc(
+  method: string,
+  params: Record<string, unknown>,
+  path = '/mcp',
+  bearer = key,
+): Promise<Record<string, unknown>> {
   const r = await fetch(`http://127.0.0.1:${node.port}${path}`, {
     method: 'POST',
-    headers,
+    headers: { ...headers, Authorization: `Bearer ${bearer}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   })
   const j = (await r.json()) as { result?: Record<string, unknown>; error?: unknown }
@@ -180,11 +187,41 @@ for (const [label, args] of searches) {
   line(`reply ${label}`, text)
 }
 
-// tools/list: every entry as the model sees it, then the totals, model-visible and on the wire.
-const list = async (path: string) => ((await rpc('tools/list', {}, path)) as { tools: Tool[] }).tools
-// Both lists first: counting takes long enough for the server to close an idle keep-alive socket.
+// tools/list: every entry as the model sees it, then the totals, model-visible and on the wire: a
+// team key's listing, and the bound listings (src/mcp/host.ts listFor) of room invite keys, minted
+// for an agent (room and agent bound) and without one (room bound).
+const invite = async (json: Record<string, unknown>) => {
+  const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms/${ROOM}/invite`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(json),
+  })
+  if (r.status !== 201) throw new Error(`invite: ${r.status} ${await r.text()}`)
+  return ((await r.json()) as { key: string }).key
+}
+const boundKey = await invite({ label: 'backend', agentId: 'backend' })
+const roomKey = await invite({ label: 'any agent' })
+const list = async (path: string, bearer = key) =>
+  ((await rpc('tools/list', {}, path, bearer)) as { tools: Tool[] }).tools
+// Every list first: counting takes long enough for the server to close an idle keep-alive socket.
 const all = await list('/mcp')
 const core = await list('/mcp?profile=core')
+const lists: [string, Tool[]][] = [
+  ['full', all],
+  ['core', core],
+  ['bound full', await list('/mcp', boundKey)],
+  ['bound core', await list('/mcp?profile=core', boundKey)],
+  ['room-bound full', await list('/mcp', roomKey)],
+  ['room-bound core', await list('/mcp?profile=core', roomKey)],
+]
+// A grant for every room of the team binds the agent only; made by OAuth consent, so its listing
+// is built here by the same code the node runs.
+const roomTools = ALL_TOOLS.filter((d) => d.scope === 'room')
+const agentOnly = { agent: true, room: false }
+lists.push(
+  ['agent-bound full (in process)', roomTools.map((d) => listEntry(d, agentOnly))],
+  ['agent-bound core (in process)', roomTools.filter((d) => d.core).map((d) => listEntry(d, agentOnly))],
+)
 const seen = (tools: Tool[]) => tools.map(modelVisible)
 const allTokens = claudeTokens(JSON.stringify(seen(all)))
 for (const entry of seen(all)) {
@@ -194,10 +231,7 @@ for (const entry of seen(all)) {
       `(o200k), ${((100 * c.claude) / allTokens).toFixed(1)}% of all`,
   )
 }
-for (const [label, tools] of [
-  ['full', all],
-  ['core', core],
-] as const) {
+for (const [label, tools] of lists) {
   for (const [view, json] of [
     ['model-visible', JSON.stringify(seen(tools))],
     ['on the wire', JSON.stringify(tools)],

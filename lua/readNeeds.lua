@@ -81,55 +81,45 @@ for _, entry in ipairs(latest) do
 end
 sections.events, totals.events = math.min(n, most), n
 
--- Reviews: ids count up (r1, r2, ...), so the latest requested are the highest numbers.
-local top = tonumber(redis.call('HGET', R.k.meta, 'rseq') or '0')
-n = 0
-local kept = 0
-if top > 0 then
-  local ids = {}
-  for i = top, math.max(1, top - reviewCount + 1), -1 do ids[#ids + 1] = 'r' .. i end
-  local raws = redis.call('HMGET', R.k.reviews, unpack(ids))
-  for _, raw in ipairs(raws) do
-    if raw then
-      local rv = cmsgpack.unpack(raw)
-      if rv.status == 'pending' and (rv.reviewer == nil or byPerson(rv.reviewer) or offline(rv.reviewer)) then
-        n = n + 1
-        if n <= most then
-          rows[#rows + 1] = raw
-          kept = kept + 1
-        end
+-- Of the records `ids` of the hash `key`, those `wanted` accepts (given the decoded record), in
+-- the order of `ids`: the first `most` are added to the rows as they are stored. Returns how many
+-- were added and how many were accepted.
+local function pick(key, ids, wanted)
+  local added, accepted = 0, 0
+  if #ids == 0 then return 0, 0 end
+  for _, raw in ipairs(redis.call('HMGET', key, unpack(ids))) do
+    if raw and wanted(cmsgpack.unpack(raw)) then
+      accepted = accepted + 1
+      if accepted <= most then
+        rows[#rows + 1] = raw
+        added = added + 1
       end
     end
   end
+  return added, accepted
 end
-sections.reviews, totals.reviews = kept, n
+
+-- Reviews: ids count up (r1, r2, ...), so the latest requested are the highest numbers.
+local top = tonumber(redis.call('HGET', R.k.meta, 'rseq') or '0')
+local reviewIds = {}
+for i = top, math.max(1, top - reviewCount + 1), -1 do reviewIds[#reviewIds + 1] = 'r' .. i end
+sections.reviews, totals.reviews = pick(R.k.reviews, reviewIds, function(rv)
+  return rv.status == 'pending' and (rv.reviewer == nil or byPerson(rv.reviewer) or offline(rv.reviewer))
+end)
 
 -- Tasks in progress: the board's second band (includes/board), first by priority and order.
 planIndexes(R)
 local lo = string.format('%.0f', BOARD_BAND)
 local hi = '(' .. string.format('%.0f', 2 * BOARD_BAND)
-local slots = redis.call('ZRANGEBYSCORE', R.k.board, lo, hi, 'LIMIT', 0, taskCount)
-n, kept = 0, 0
-if #slots > 0 then
-  local ids = {}
-  for i, s in ipairs(slots) do ids[i] = idOfSlot(s) end
-  for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do
-    if raw then
-      local t = cmsgpack.unpack(raw)
-      if t.assignee and t.assignee ~= '' and not byPerson(t.assignee) and offline(t.assignee) then
-        n = n + 1
-        if n <= most then
-          rows[#rows + 1] = raw
-          kept = kept + 1
-        end
-      end
-    end
-  end
-end
-sections.tasks, totals.tasks = kept, n
+local slots, taskIds = redis.call('ZRANGEBYSCORE', R.k.board, lo, hi, 'LIMIT', 0, taskCount), {}
+for i, s in ipairs(slots) do taskIds[i] = idOfSlot(s) end
+sections.tasks, totals.tasks = pick(R.k.tasks, taskIds, function(t)
+  return t.assignee and t.assignee ~= '' and not byPerson(t.assignee) and offline(t.assignee)
+end)
 
 -- Live locks (at most the room's lock limit) held by an agent offline.
 local locks = redis.call('HGETALL', R.k.locks)
+local kept
 n, kept = 0, 0
 for i = 1, #locks, 2 do
   local lock = cmsgpack.unpack(locks[i + 1])

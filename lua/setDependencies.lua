@@ -41,7 +41,8 @@ for _, d in ipairs(wanted) do
   end
 end
 if given[id] then
-  return fail('invalid_request', 'depends_on: ' .. id .. ' cannot depend on itself', { field = 'depends_on', id = id })
+  return fail('invalid_request', 'depends_on: task ' .. id .. ' cannot depend on itself',
+    { field = 'depends_on', id = id })
 end
 if #wanted > limit then
   return fail('limit_reached', 'depends_on: ' .. #wanted .. ' dependencies given; the limit is ' .. limit,
@@ -66,7 +67,7 @@ while #stack > 0 do
     end
     table.insert(path, 1, id)
     local via = root[cur]
-    return fail('invalid_request', 'depends_on: ' .. via .. ' already depends on ' .. id .. ' (' ..
+    return fail('invalid_request', 'depends_on: task ' .. via .. ' already depends on ' .. id .. ' (' ..
       table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', id = via, cycle = path })
   end
   local t = loadTask(R, cur)

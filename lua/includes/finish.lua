@@ -17,7 +17,7 @@ local function finish(R, res)
       all = true
     end
   end
-  if not all then
+  if not all and not R.archived then
     for key in pairs(R.dirty) do redis.call('PEXPIRE', key, R.ttl) end
   end
   local packed = cmsgpack.pack(res)
@@ -29,8 +29,10 @@ local function finish(R, res)
       redis.call('HDEL', R.k.idem, unpack(old))
       redis.call('ZREM', R.k.idemt, unpack(old))
     end
-    redis.call('PEXPIRE', R.k.idem, R.ttl)
-    redis.call('PEXPIRE', R.k.idemt, R.ttl)
+    if not R.archived then
+      redis.call('PEXPIRE', R.k.idem, R.ttl)
+      redis.call('PEXPIRE', R.k.idemt, R.ttl)
+    end
   end
   return packed
 end

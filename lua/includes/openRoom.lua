@@ -5,8 +5,11 @@
 -- Common prelude of every room script. ARGV[1] agent id ('' = none), ARGV[2] idempotency key
 -- ('' = none), ARGV[3] room TTL (ms), ARGV[4] touch interval (ms), ARGV[5] '1' when the call
 -- counts as activity, ARGV[6] idempotency TTL (ms). Op arguments start at ARGV[7].
--- Returns R, or nil and a reply to return at once: not_found for a missing room, or the stored
--- result of an earlier call with the same idempotency key (or a conflict: includes/idem).
+-- Returns R, or nil and a reply to return at once: not_found for a missing room, room_archived
+-- for a write to an archived room (REFUSED_WHEN_ARCHIVED, from the loader: src/store/effects.ts),
+-- or the stored result of an earlier call with the same idempotency key (or a conflict: includes/idem).
+-- An archived room's keys have no TTL (lua/archiveRoom.lua): R.archived keeps finish() from giving
+-- them one.
 -- `idemFrom`: the first ARGV the idempotency binding digests (7 when nil; includes/idem).
 local function openRoom(op, idemFrom)
   local t = redis.call('TIME')
@@ -23,9 +26,16 @@ local function openRoom(op, idemFrom)
   }
   -- One read tells that the room exists (every room's meta has created_at) and when its keys'
   -- TTLs were last refreshed (finish() needs it).
-  local m = redis.call('HMGET', R.k.meta, 'created_at', 'touched')
+  local m = redis.call('HMGET', R.k.meta, 'created_at', 'touched', 'archived_at')
   if not m[1] then
     return nil, fail('not_found', 'room not found', { field = 'room_id' })
+  end
+  if m[3] then
+    if REFUSED_WHEN_ARCHIVED then
+      return nil, fail('room_archived', 'the room is archived: it is read-only', { archived_at = tonumber(m[3]) })
+    end
+    R.archived = true
+    R.touch = false
   end
   R.touchedAt = tonumber(m[2] or '0')
   -- meta existed before this call, so it has its TTL: writes to it need no PEXPIRE (dirty()).

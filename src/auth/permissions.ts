@@ -31,6 +31,8 @@ export type Action =
   | 'webhooks.manage'
   /** Rename or delete the team. */
   | 'team.manage'
+  /** Archive, restore or delete a room. */
+  | 'rooms.manage'
 
 interface Rule {
   /** The roles of people who may. */
@@ -90,6 +92,12 @@ export const PERMISSIONS: Readonly<Record<Action, Rule>> = {
     what: 'changing webhooks',
   },
   'team.manage': { roles: ['owner'], scopes: [], access: 'write', what: 'renaming or deleting the team' },
+  'rooms.manage': {
+    roles: ['owner', 'admin'],
+    scopes: ['admin'],
+    access: 'write',
+    what: 'archiving, restoring or deleting a room',
+  },
 }
 
 const or = (xs: readonly string[]) =>

@@ -55,6 +55,18 @@ export function roomFor(p: Principal, roomId: string): RoomRef | undefined {
 }
 
 /**
+ * What the credential fixes for every room tool call: the agent it acts as, and the one room it
+ * reaches (a room invite key; a grant for one room). A call may leave those arguments out, and
+ * the credential's tools/list leaves them out of every schema; a team key fixes no room.
+ */
+export function bindingOf(p: Principal): { agentId?: string; roomId?: string } {
+  const b: { agentId?: string; roomId?: string } = {}
+  if (p.agentId !== undefined) b.agentId = p.agentId
+  if (p.kind !== 'team' && p.roomId !== undefined) b.roomId = p.roomId
+  return b
+}
+
+/**
  * The credential as the room records it makes keep it (`via`): its kind, id, label and person,
  * never its secret. Made from the verified principal only, so a caller cannot name another.
  */

@@ -4,7 +4,7 @@
 // it is announced to every node (AnnounceRevocation), so no surface can revoke without it.
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
-import { agentId as agentIdField, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
+import { agentId as agentIdField, label, roomId as roomIdField, teamId as teamIdField } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
@@ -55,17 +55,6 @@ export interface InviteInfo {
   createdAt: string
   revokedAt?: string
 }
-
-/**
- * A short name or label, stored trimmed. "Not blank" is a pattern rather than .trim().min(1), so
- * the OpenAPI document (generated from this schema) refuses a blank value just as the API does.
- */
-export const label = (max: number) =>
-  z
-    .string()
-    .max(max, `must be at most ${max} characters`)
-    .regex(/\S/, 'must not be blank')
-    .transform((v) => v.trim())
 
 const access = z
   .enum(['read', 'write'])
@@ -121,6 +110,14 @@ function inviteInfo(r: StoredCredential): InviteInfo {
   if (r.created_by) i.createdBy = r.created_by
   if (r.revoked_at) i.revokedAt = iso(r.revoked_at)
   return i
+}
+
+/** A webhook disabled because the person whose it was left the team. */
+export interface DisabledWebhook {
+  webhookId: string
+  url: string
+  /** Its disabled_reason. */
+  reason: string
 }
 
 /** A key someone else minted, refused to a person who may revoke only their own: names the role it needs. */
@@ -290,26 +287,33 @@ export class Teams {
 
   /**
    * Revokes every live team key and room invite key a person minted, when they leave the team
-   * (removed by the owner, or deleting their account): in one script (revokeMemberKeys-4.lua),
+   * (removed by the owner, or deleting their account): in one script (revokeMemberKeys-5.lua),
    * each announced like any revocation, so their open streams and parked waits end on every node.
    * The team's last live key goes too: the owner mints another on the dashboard. The caller
    * records each revocation in the audit trail. Keys minted before the minter was recorded name
    * nobody and stay (docs/accounts.md). `only: 'admin'`: only their team keys with the admin scope,
-   * when their role is lowered to member (who may hold none).
+   * when their role is lowered to member (who may hold none). `disableWebhooks`: the reason kept
+   * by each of their webhooks, disabled in the same script (theirs: registered by them, with a key
+   * they minted, or re-enabled by them; docs/webhooks.md); omitted, their webhooks stay.
    */
   async revokeMemberKeys(
     teamId: string,
     userId: string,
     only: 'admin' | '' = '',
-  ): Promise<{ keys: KeyInfo[]; invites: InviteInfo[] }> {
+    disableWebhooks = '',
+  ): Promise<{ keys: KeyInfo[]; invites: InviteInfo[]; webhooks: DisabledWebhook[] }> {
     const k = this.store.keys.team(teamId)
     const r = await this.store.run(
       'revokeMemberKeys',
-      [k.team, k.keys, k.invites, k.secrets],
-      [userId, this.retentionMs, only],
+      [k.team, k.keys, k.invites, k.secrets, this.store.keys.webhooks(teamId).hooks],
+      [userId, this.retentionMs, only, disableWebhooks],
     )
     await Promise.all(listOf(r.hashes).map((h) => this.announce(h)))
-    return { keys: listOf(r.keys).map(keyInfo), invites: listOf(r.invites).map(inviteInfo) }
+    return {
+      keys: listOf(r.keys).map(keyInfo),
+      invites: listOf(r.invites).map(inviteInfo),
+      webhooks: listOf(r.webhooks).map((w) => ({ webhookId: w.id, url: w.url, reason: w.disabled_reason })),
+    }
   }
 
   /** Mints a room invite key for one room of the team; the room must exist. */
@@ -390,6 +394,21 @@ export class Teams {
       .catch(othersKey)
     await this.announce(r.hash)
     return { info: inviteInfo(r.record) }
+  }
+
+  /**
+   * The team's side of deleting a room, in one script (lua/dropRoom-5.lua): the room leaves the
+   * team's index, every room invite key of it is deleted, each live one announced like any
+   * revocation (open streams and parked waits end on every node), and the webhooks forget it.
+   * Returns the token ids of the invite keys deleted, and how many of them were live.
+   */
+  async dropRoom(teamId: string, roomId: string): Promise<{ invites: string[]; live: number }> {
+    const k = this.store.keys.team(teamId)
+    const w = this.store.keys.webhooks(teamId)
+    const r = await this.store.run('dropRoom', [k.invites, k.secrets, k.rooms, w.positions, w.hinted], [roomId])
+    const hashes = listOf(r.hashes)
+    await Promise.all(hashes.map((h) => this.announce(h)))
+    return { invites: listOf(r.invites), live: hashes.length }
   }
 
   /**

@@ -10,11 +10,11 @@ import type { RoomRef } from '../store/keys.js'
 import type { Store } from '../store/store.js'
 import { AppError } from '../shared/errors.js'
 import { type Caller } from './fields.js'
-import { roomId } from '../shared/fields.js'
+import { roomId, roomName } from '../shared/fields.js'
 import { newId } from '../shared/ids.js'
 import { callOptions } from './records.js'
 import { iso } from '../shared/time.js'
-import { TEMPLATES, findTemplate, type Template } from './templates.js'
+import { findTemplate, templateId, type Template } from './templates.js'
 import { parse } from '../shared/validate.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 
@@ -25,18 +25,16 @@ export interface RoomSummary {
   created_at: string
   created_by?: string
   last_active_at: string
+  /** Set while the room is archived (read-only; kept until restored or deleted). */
+  archived_at?: string
+  archived_by?: string
 }
 
 export const roomSchemas = {
   create: z.object({
     room_id: roomId.optional(),
-    name: z.string().trim().min(1).max(100, 'must be at most 100 characters').optional(),
-    template: z
-      .string()
-      .refine((t) => findTemplate(t) !== undefined, {
-        message: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}`,
-      })
-      .default('blank'),
+    name: roomName.optional(),
+    template: templateId.default('blank'),
   }),
   list: z.object({
     limit: z.number().int().min(1).max(500).default(100),
@@ -92,6 +90,10 @@ export function summaryOf(meta: Record<string, string>): RoomSummary {
     last_active_at: iso(meta.touched ?? meta.created_at),
   }
   if (meta.created_by) s.created_by = meta.created_by
+  if (meta.archived_at) {
+    s.archived_at = iso(meta.archived_at)
+    if (meta.archived_by) s.archived_by = meta.archived_by
+  }
   return s
 }
 
@@ -174,6 +176,44 @@ export class Rooms {
   ) {
     const { metas, next } = await this.store.reads(budget).rooms.page(teamId, after, limit)
     return { rooms: metas.map(summaryOf), next }
+  }
+
+  /**
+   * Archives the room (`archive`) or restores it: archived, every write to it is refused with
+   * room_archived while reads go on, and its keys are kept without a TTL (lua/archiveRoom.lua).
+   * Conflict when it already is in that state. `by` is recorded as archived_by.
+   */
+  async setArchived(ref: RoomRef, archive: boolean, by: string): Promise<{ room: RoomSummary }> {
+    const r = await this.store.room(
+      'archiveRoom',
+      ref,
+      { touch: false },
+      [archive ? 'archive' : 'restore', by],
+      this.store.keys.roomStore(ref),
+    )
+    return { room: summaryOf(r.room) }
+  }
+
+  /**
+   * What deleting the room removes, read without touching it: its tasks, events and context
+   * entries, and how many Redis keys it has (lock keys included).
+   */
+  async contents(ref: RoomRef): Promise<{ tasks: number; events: number; context: number; keys: number }> {
+    const [{ counts }, keys] = await Promise.all([
+      this.store.room('roomInfo', ref, { touch: false }, [this.settings.presenceTtlMs]),
+      this.store.rooms.keyCount(ref),
+    ])
+    return { tasks: counts.tasks, events: counts.events, context: counts.context, keys }
+  }
+
+  /**
+   * Deletes every key of the room in one script (lua/deleteRoom.lua): what it held and how many
+   * keys went. The team's side (index, invite keys) goes first, by the caller (Teams.dropRoom).
+   */
+  async deleteKeys(ref: RoomRef) {
+    const r = await this.store.room('deleteRoom', ref, { touch: false }, [], this.store.keys.roomStore(ref))
+    await this.store.rooms.forgetIndexes(ref)
+    return r.deleted
   }
 
   /** Removes index entries of rooms that no longer exist (expired, or a crashed creation). */

@@ -159,6 +159,14 @@ export function listTemplates(input: unknown = {}) {
   }))
 }
 
+/**
+ * A template's id, one of TEMPLATES: what the room model, the API's create body and the
+ * dashboard's create form accept, with one message naming the choices.
+ */
+export const templateId = z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]], {
+  error: `must be one of ${TEMPLATES.map((t) => t.id).join(', ')}`,
+})
+
 export function findTemplate(id: string): Template | undefined {
   return TEMPLATES.find((t) => t.id === id)
 }

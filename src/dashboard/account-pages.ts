@@ -16,6 +16,7 @@ import { parse } from '../shared/validate.js'
 import type { SearchEngine } from '../search/engine.js'
 import { AppError } from '../shared/errors.js'
 import type { Logger } from '../shared/logger.js'
+import { auditedWebhook } from '../webhooks/registry.js'
 import { CONFIRM } from './confirm.js'
 import { keep, type Kept } from './kept.js'
 import { actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
@@ -328,8 +329,10 @@ export class AccountPages {
       if (target === user.id) throw new AppError('invalid_request', 'to remove yourself, delete your account')
       const { user: gone } = await this.deps.accounts.deleteUser(target, user)
       await this.deps.audit.record(user.team, actorOf(user), 'removed member', gone.email)
-      const n = await this.revokeKeysOf(gone, actorOf(user))
-      return `${gone.email} is removed from the team${n > 0 ? `; the ${n} key(s) they minted are revoked` : ''}.`
+      const n = await this.revokeKeysOf(gone, actorOf(user), `its creator ${gone.email} was removed from the team`)
+      const keys = n.keys > 0 ? `; the ${n.keys} key(s) they minted are revoked` : ''
+      const hooks = n.webhooks > 0 ? `; the ${n.webhooks} webhook(s) they made are disabled` : ''
+      return `${gone.email} is removed from the team${keys}${hooks}.`
     })
   }
 
@@ -387,13 +390,15 @@ export class AccountPages {
   }
 
   /**
-   * A person who left the team keeps no access through the keys they minted: each is revoked
-   * (announced to every node: open streams and parked waits end) and audited. After the person
-   * is deleted, so a refused removal revokes nothing; the accounts and the team's keys live in
-   * different Cluster slots, so the two cannot be one script. Returns how many were revoked.
+   * A person who left the team keeps no access through the keys they minted, and no webhook of
+   * theirs keeps receiving the team's events: each key is revoked (announced to every node: open
+   * streams and parked waits end) and each webhook disabled with `why` as its reason, in one
+   * script; each change audited. After the person is deleted, so a refused removal changes
+   * nothing; the accounts and the team's keys live in different Cluster slots, so the two cannot
+   * be one script. Returns how many keys were revoked and webhooks disabled.
    */
-  private async revokeKeysOf(gone: User, actor: string): Promise<number> {
-    const { keys, invites } = await this.deps.teams.revokeMemberKeys(gone.team, gone.id)
+  private async revokeKeysOf(gone: User, actor: string, why: string): Promise<{ keys: number; webhooks: number }> {
+    const { keys, invites, webhooks } = await this.deps.teams.revokeMemberKeys(gone.team, gone.id, '', why)
     for (const k of keys)
       await this.deps.audit.record(
         gone.team,
@@ -408,7 +413,9 @@ export class AccountPages {
         'revoked room invite',
         `${i.tokenId} (room ${i.roomId}; minted by ${gone.email}, who left the team)`,
       )
-    return keys.length + invites.length
+    for (const w of webhooks)
+      await this.deps.audit.record(gone.team, actor, 'disabled webhook', `${auditedWebhook(w)} (${w.reason})`)
+    return { keys: keys.length + invites.length, webhooks: webhooks.length }
   }
 
   private async deletePage(r: Request, error?: string, status = 200): Promise<Reply> {
@@ -453,11 +460,24 @@ export class AccountPages {
         'room is gone.'
     } else {
       await this.deps.audit.record(viewer.user.team, actorOf(viewer.user), 'deleted account')
-      const n = await this.revokeKeysOf(viewer.user, actorOf(viewer.user))
+      const n = await this.revokeKeysOf(
+        viewer.user,
+        actorOf(viewer.user),
+        `its creator ${viewer.user.email} deleted their account`,
+      )
       const keys =
-        n === 0 ? '' : n === 1 ? ', and the key you minted is revoked' : `, and the ${n} keys you minted are revoked`
+        n.keys === 0
+          ? ''
+          : n.keys === 1
+            ? ', and the key you minted is revoked'
+            : `, and the ${n.keys} keys you minted are revoked`
+      const hooks =
+        n.webhooks === 0
+          ? ''
+          : ` The ${n.webhooks === 1 ? 'webhook you made is' : `${n.webhooks} webhooks you made are`} disabled.`
       message =
-        `Your account is deleted${keys}. ` + `Team ${viewer.teamName} and its rooms stay with its other members.`
+        `Your account is deleted${keys}.${hooks} ` +
+        `Team ${viewer.teamName} and its rooms stay with its other members.`
     }
     // Post/Redirect/Get: the confirmation is sealed with the (now ended) session's token, which
     // the browser still sends once, to the page that clears it.

@@ -103,8 +103,8 @@ export const CONFIRM = {
   removeMember: (email: string, teamName: string): Confirmation => ({
     action: `Remove ${email}`,
     goes:
-      `${email} leaves team ${teamName} at once: their sessions end and every key and room invite key they ` +
-      'minted is revoked. What they wrote in rooms stays.',
+      `${email} leaves team ${teamName} at once: their sessions end, every key and room invite key they ` +
+      'minted is revoked, and every webhook they made is disabled. What they wrote in rooms stays.',
   }),
   revokeMemberInvite: (email: string): Confirmation => ({
     action: `Revoke invite of ${email}`,

@@ -2,7 +2,10 @@
 // the message in plain words at the field it is about (or at the top of the form when it is about
 // no one field), that field focused. The room model's messages name fields as agents know them
 // ("title: ...", "or pass force"); a person sees the form's own words.
+import type { ComponentChildren } from 'preact'
+import type { z } from 'zod'
 import type { AppError } from '../shared/errors.js'
+import { parse } from '../shared/validate.js'
 
 export interface Kept {
   /** Which form of the page was refused (e.g. `review:r1`, `task:t3`, `post`). */
@@ -11,6 +14,21 @@ export interface Kept {
   /** The form field the message is about, if any. */
   field: string | undefined
   message: string
+}
+
+/**
+ * The fields of a form that `schema` names, parsed by it (src/shared/validate.ts): the API's and
+ * the room model's schemas hold a form to the same limits and messages. A text field not sent
+ * reads as empty. Throws an AppError naming the form's field, which `keep` shows at that field.
+ */
+export function fromForm<S extends z.ZodObject>(schema: S, form: URLSearchParams): z.output<S> {
+  const input: Record<string, string> = {}
+  for (const name of Object.keys(schema.shape)) {
+    const value = form.get(name)
+    if (value !== null) input[name] = value
+    else if (!schema.shape[name]!.safeParse(undefined).success) input[name] = ''
+  }
+  return parse(schema, input)
 }
 
 /** What `form` of the page keeps, when it is the one refused. */
@@ -32,6 +50,38 @@ export function FieldError(props: { kept: Kept | undefined; name: string; id: st
     <p class="error field" id={`${props.id}-error`} role="alert">
       {props.kept.message}
     </p>
+  )
+}
+
+/**
+ * A labelled, required text input of a form that keeps its refusals: what was typed, and the
+ * message under it when it is the field refused.
+ */
+export function KeptInput(props: {
+  kept: Kept | undefined
+  name: string
+  /** The id its message takes (`<id>-error`), unique on the page. */
+  id: string
+  label: ComponentChildren
+  /** Its value when the form was not refused. */
+  value?: string | undefined
+  maxLength?: number
+}) {
+  return (
+    <>
+      <label>
+        {props.label}
+        <input
+          type="text"
+          name={props.name}
+          required
+          {...(props.maxLength !== undefined ? { maxLength: props.maxLength } : {})}
+          value={typed(props.kept, props.name, props.value ?? '')}
+          {...fieldAttrs(props.kept, props.name, props.id)}
+        />
+      </label>
+      <FieldError kept={props.kept} name={props.name} id={props.id} />
+    </>
   )
 }
 

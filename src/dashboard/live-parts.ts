@@ -26,19 +26,21 @@ export const NOTICE_PARTS: Record<string, Record<string, readonly PartName[]>> =
   // A post's parts ride with its event frame; a read changes who has read what in the feed.
   event: { posted: [], read: ['events'], deleted: ['events', 'head', 'needs'] },
   // Online and offline: the agents list, the head's count online, work turned stale or live again,
-  // the strips' last-seen line.
-  presence: { '*': ['agents', 'head', 'needs', 'activity'] },
-  // Tasks: the board, the graph, stale work, claims on the strips, completion in the analytics.
-  task: { '*': ['plan', 'graph', 'needs', 'activity', 'analytics'] },
+  // the strips' last-seen line, the agents the task panel offers as assignee.
+  presence: { '*': ['agents', 'head', 'needs', 'activity', 'panel'] },
+  // Tasks: the board, the graph, stale work, claims on the strips, completion in the analytics, the
+  // task open in the side panel.
+  task: { '*': ['plan', 'graph', 'needs', 'activity', 'analytics', 'panel'] },
   // A decision moves a task target (in review to done, or back in progress).
   review: {
     requested: ['reviews', 'needs'],
-    approved: ['reviews', 'needs', 'plan', 'graph', 'activity', 'analytics'],
-    rejected: ['reviews', 'needs', 'plan', 'graph', 'activity', 'analytics'],
+    approved: ['reviews', 'needs', 'plan', 'graph', 'activity', 'analytics', 'panel'],
+    rejected: ['reviews', 'needs', 'plan', 'graph', 'activity', 'analytics', 'panel'],
   },
   lock: { '*': ['locks', 'needs'] },
   var: { '*': ['vars'] },
-  context: { '*': ['context'] },
+  // The entries listed, and the one open in the side panel.
+  context: { '*': ['context', 'panel'] },
   // File reservations are not shown on the room page.
   reservation: { '*': [] },
 }

@@ -11,7 +11,7 @@ import type { Teams } from '../auth/teams.js'
 import type { Core } from '../core/index.js'
 import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { eventId as eventIdField } from '../core/fields.js'
-import { agentId as agentIdField, EVENT_TYPE, roomId as roomIdField } from '../shared/fields.js'
+import { agentId as agentIdField, agentIdList, EVENT_TYPE, roomId as roomIdField, roomName } from '../shared/fields.js'
 import { PAGED, type FeedFilter, type Paged } from '../core/room-page.js'
 import { SNAPSHOT_EVENTS } from '../core/snapshot.js'
 import { ACTIVITY_SPAN_MS } from '../core/plan-graph.js'
@@ -35,19 +35,12 @@ import {
   type PartProps,
   type RoomPageProps,
 } from './room.js'
-import { TEMPLATES } from '../core/templates.js'
-import { keep, type Kept } from './kept.js'
+import { TEMPLATES, templateId } from '../core/templates.js'
+import { fromForm, keep, type Kept } from './kept.js'
 import { humanId, actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import type { Logger } from '../shared/logger.js'
 import type { Web } from './web.js'
-import {
-  CreatedPage,
-  RoomsPage,
-  type AgentSetup,
-  type CreateForm,
-  type RoomRow,
-  TEAM_KEY_PLACEHOLDER,
-} from './rooms.js'
+import { CreatedPage, RoomsPage, type AgentSetup, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 /** What a room's creation (or "Connect more agents") seals for the page of configurations. */
 interface Created {
@@ -83,36 +76,18 @@ export const CARD_IDS = 10
 /** Agents one creation may set up. */
 export const AGENTS_PER_CREATE = 20
 
-/** The agent ids of the create form: comma-separated, each a valid agent id, no duplicates. */
-export function agentList(raw: string): string[] {
-  const agents = raw
-    .split(',')
-    .map((a) => a.trim())
-    .filter((a) => a !== '')
-  if (agents.length === 0)
-    throw new AppError('invalid_request', 'Agent ids: give at least one, e.g. "planner, backend"', { field: 'agents' })
-  if (agents.length > AGENTS_PER_CREATE)
-    throw new AppError('invalid_request', `Agent ids: at most ${AGENTS_PER_CREATE} at once (${agents.length} given)`, {
-      field: 'agents',
-    })
-  for (const a of agents) {
-    const v = agentIdField.safeParse(a)
-    if (!v.success)
-      throw new AppError(
-        'invalid_request',
-        `Agent ids: ${JSON.stringify(a.slice(0, 40))} ${v.error.issues[0]!.message}`,
-        { field: 'agents' },
-      )
-  }
-  const dup = agents.find((a, i) => agents.indexOf(a) !== i)
-  if (dup !== undefined)
-    throw new AppError(
-      'invalid_request',
-      `Agent ids: ${JSON.stringify(dup)} is listed twice; every agent needs its own id`,
-      { field: 'agents' },
-    )
-  return agents
-}
+/**
+ * The create form: the room's name and template by the schemas the API's create body uses, and the
+ * agents to set up. A refusal names the form's field (kept.tsx shows it there).
+ */
+export const createForm = z.object({
+  name: roomName,
+  template: templateId.default('blank'),
+  agents: agentIdList(AGENTS_PER_CREATE),
+  invite: z.string().optional(),
+})
+/** The room page's "Connect more agents" form. */
+export const connectForm = z.object({ agents: agentIdList(AGENTS_PER_CREATE) })
 
 export class Pages {
   constructor(
@@ -175,7 +150,7 @@ export class Pages {
     return { rows, next: page.next }
   }
 
-  private async rooms(r: Request, extra: { form?: CreateForm; error?: string } = {}, status = 200): Promise<Reply> {
+  private async rooms(r: Request, extra: { kept?: Kept } = {}, status = 200): Promise<Reply> {
     const viewer = r.viewer!
     const q = r.ex.req.query
     const after = roomsCursor(q)
@@ -225,17 +200,17 @@ export class Pages {
   /** More agents for a room that exists: their configuration, with invite keys of their own when asked. */
   private async connect(r: Request): Promise<Reply> {
     const viewer = r.viewer!
+    const v = roomIdField.safeParse(r.form.get('room') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
     let agents: string[]
     try {
       requireRole(viewer.user.role, 'room.write')
-      agents = agentList(r.form.get('agents') ?? '')
+      ;({ agents } = fromForm(connectForm, r.form))
     } catch (err) {
       const refused = refusal(err)
       if (refused) return this.room(r, { kept: keep('agents', r.form, refused) }, refused.status)
       throw err
     }
-    const v = roomIdField.safeParse(r.form.get('room') ?? '')
-    if (!v.success) throw new AppError('invalid_request', `room: ${v.error.issues[0]!.message}`, { field: 'room' })
     const { room } = await this.deps.core.rooms.info({ room: { teamId: viewer.user.team, roomId: v.data } })
     const setups = await this.setups(viewer.user, room.room_id, agents, r.form.get('invite') === '1')
     return this.seeCreated(r, room.room_id, setups, true)
@@ -273,39 +248,34 @@ export class Pages {
   }
 
   private async create(r: Request): Promise<Reply> {
-    const viewer = r.viewer!
-    const user = viewer.user
-    const form: CreateForm = {
-      name: r.form.get('name') ?? '',
-      template: r.form.get('template') ?? 'blank',
-      agents: r.form.get('agents') ?? '',
-      invite: r.form.get('invite') === '1',
-    }
+    const user = r.viewer!.user
     let room
-    let agents: string[]
+    let form: z.output<typeof createForm>
     try {
       requireRole(user.role, 'room.write')
-      agents = agentList(form.agents!)
-      const name = parseName(form.name!)
-      const roomId = roomIdFromName(name)
+      form = fromForm(createForm, r.form)
+      const roomId = roomIdFromName(form.name)
       ;({ room } = await this.deps.core.rooms.create(
         user.team,
-        { name, template: form.template, ...(roomId ? { room_id: roomId } : {}) },
+        { name: form.name, template: form.template, ...(roomId ? { room_id: roomId } : {}) },
         humanId(user.name, user.email),
       ))
     } catch (err) {
       const refused = refusal(err)
-      if (refused) {
-        const message =
-          refused instanceof RoomExists
-            ? `A room named ${JSON.stringify(form.name)} already exists in this team: choose another name.`
-            : fieldMessage(refused)
-        return this.rooms(r, { form, error: message }, refused.status)
-      }
-      throw err
+      if (!refused) throw err
+      const named =
+        refused instanceof RoomExists
+          ? new AppError(
+              'conflict',
+              `A room named ${JSON.stringify(r.form.get('name'))} already exists in this team: choose another name.`,
+              { field: 'name' },
+            )
+          : refused
+      return this.rooms(r, { kept: keep('create', r.form, named) }, refused.status)
     }
     await this.deps.audit.record(user.team, actorOf(user), 'created room', room.room_id)
-    return this.seeCreated(r, room.room_id, await this.setups(user, room.room_id, agents, form.invite === true), false)
+    const setups = await this.setups(user, room.room_id, form.agents, form.invite === '1')
+    return this.seeCreated(r, room.room_id, setups, false)
   }
 
   /**
@@ -386,7 +356,7 @@ export class Pages {
         field: 'reviews',
       })
     // A refused edit of a task shows that task open again, with the form as it was sent.
-    const taskId = q.get('task') ?? (extra.kept?.form.startsWith('task:') ? extra.kept.form.slice(5) : null)
+    const taskId = q.get('task') ?? (/^(task|deps):/.test(extra.kept?.form ?? '') ? extra.kept!.form.slice(5) : null)
     const ctx = q.get('ctx')
     const query = q.get('q')
     const reads = Promise.all([
@@ -398,8 +368,8 @@ export class Pages {
         pendingReviews: reviews === 'pending',
         ...(before ? { before } : {}),
       }),
-      taskId && wants(['plan']) ? this.openTask(c, taskId) : undefined,
-      ctx && wants(['context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
+      taskId && wants(['panel']) ? this.openTask(c, taskId) : undefined,
+      ctx && wants(['panel', 'context']) ? this.contextView(c, ctx, q.get('from'), q.get('to')) : undefined,
       parts === undefined && query !== null && query.trim() !== '' ? this.search(c, query) : undefined,
       wants(NEEDS_PARTS) ? this.deps.core.needs.read(c, { postsWithinMs: ACTIVITY_SPAN_MS }) : undefined,
       wants(GRAPH_PARTS) ? this.deps.core.graph.read(c) : undefined,
@@ -457,15 +427,20 @@ export class Pages {
     const slash = ref.indexOf('/')
     const type = slash > 0 ? ref.slice(0, slash) : ref
     const key = slash > 0 ? ref.slice(slash + 1) : ''
-    const [read, hist] = await Promise.all([
+    // The selected version's diff (from&to), or by default the current version's against the one
+    // before it; a version whose predecessor is no longer kept has none.
+    const span = from !== null && to !== null ? { from_version: Number(from), to_version: Number(to) } : {}
+    const [read, hist, d] = await Promise.all([
       this.deps.core.context.read(c, { type, key }),
       this.deps.core.context.history(c, { type, key }),
+      this.deps.core.context.diff(c, { type, key, ...span }).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'not_found' && !(err instanceof RoomNotFound)) return err
+        throw err
+      }),
     ])
     const view: ContextView = { type, key, body: read.body, version: read.entry.version, versions: hist.versions }
-    if (from !== null && to !== null) {
-      const d = await this.deps.core.context.diff(c, { type, key, from_version: Number(from), to_version: Number(to) })
-      view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
-    }
+    if (d instanceof AppError) view.diffMissing = `No changes to show: ${d.message.replace(/^[a-z_]+: /, '')}.`
+    else view.diff = { from: d.from_version, to: d.to_version, patch: d.patch, added: d.added, removed: d.removed }
     return view
   }
 }
@@ -492,18 +467,4 @@ function feedFilter(q: URLSearchParams): FeedFilter | undefined {
     throw new AppError('invalid_request', 'open: must be 1 (only open questions), or absent', { field: 'open' })
   if (type === undefined && agent === undefined && open !== '1') return undefined
   return { type, agent, open: open === '1' }
-}
-
-const nameField = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters')
-
-function parseName(raw: string): string {
-  const v = nameField.safeParse(raw)
-  if (!v.success) throw new AppError('invalid_request', `Name: ${v.error.issues[0]!.message}`, { field: 'name' })
-  return v.data
-}
-
-/** Core errors name fields in MCP terms; the form's labels are what a person sees. */
-function fieldMessage(err: AppError): string {
-  if (err.details?.field === 'template') return `Template: ${err.message.replace(/^template: /, '')}`
-  return err.message
 }

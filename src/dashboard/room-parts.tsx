@@ -1,10 +1,10 @@
 // The room page's other parts: agents with last seen, reviews with their state and the forms that
 // decide them, locks with holder and time left, shared vars, analytics with a chart drawn on the
-// server, and context entries with the viewer, version history and a diff between versions.
-// Long lists come a page at a time (Pager), with exact counts.
+// server, and the context entries (the one opened shows in the side panel, room-panels.tsx) with
+// the form that writes one. Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
-import { Pager, Table, num, utc, viaText } from './layout.js'
-import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
+import { Pager, Table, num, utc } from './layout.js'
+import { FieldError, FormError, KeptInput, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
 
@@ -52,17 +52,7 @@ export function Agents(props: { view: RoomView; here: Here; kept?: Kept | undefi
         <form class="stack" method="post" action="/room/agents">
           <FormError kept={kept} fields={['agents']} />
           <input type="hidden" name="room" value={props.here.roomId} />
-          <label>
-            Agent ids, separated by commas
-            <input
-              type="text"
-              name="agents"
-              required
-              value={typed(kept, 'agents')}
-              {...fieldAttrs(kept, 'agents', 'connect')}
-            />
-          </label>
-          <FieldError kept={kept} name="agents" id="connect" />
+          <KeptInput kept={kept} name="agents" id="connect" label="Agent ids, separated by commas" />
           <label class="check">
             <input type="checkbox" name="invite" value="1" checked />
             Give each agent a room invite key of its own (shown once)
@@ -300,65 +290,6 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
       <h2 id="context">
         Context <span class="muted">({num(context.total)} entries)</span>
       </h2>
-      {v ? (
-        <div class="panel" aria-label={`Context entry ${v.type}/${v.key}`}>
-          <h3>
-            {v.type}/{v.key} <span class="muted">v{v.version}</span>
-          </h3>
-          <pre class="body" tabIndex={0} aria-label={`Body of ${v.type}/${v.key}`}>
-            {v.body}
-          </pre>
-          <h4>Versions</h4>
-          <ul class="plain">
-            {v.versions.map((h) => (
-              <li key={h.version}>
-                v{h.version} · {utc(h.updated_at)} {h.updated_by ? `by ${h.updated_by}` : ''}
-                {h.via ? ` ${viaText(h.via)}` : ''} · {num(h.size)} bytes{' '}
-                {h.version > 1 ? (
-                  <a
-                    href={ctxHref(v.type, v.key, { from: h.version - 1, to: h.version })}
-                  >{`diff v${h.version - 1} → v${h.version}`}</a>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-          {v.diff ? (
-            <>
-              <h4>
-                Diff v{v.diff.from} → v{v.diff.to}{' '}
-                <span class="muted">
-                  (+{v.diff.added} −{v.diff.removed} lines)
-                </span>
-              </h4>
-              <pre
-                class="diff"
-                tabIndex={0}
-                aria-label={`Diff of ${v.type}/${v.key} from v${v.diff.from} to v${v.diff.to}`}
-              >
-                {v.diff.patch.split('\n').map((line, i) => (
-                  <span
-                    key={i}
-                    class={
-                      line.startsWith('+') && !line.startsWith('+++')
-                        ? 'add'
-                        : line.startsWith('-') && !line.startsWith('---')
-                          ? 'del'
-                          : undefined
-                    }
-                  >
-                    {line + '\n'}
-                  </span>
-                ))}
-              </pre>
-            </>
-          ) : null}
-          <p>
-            <a
-              href={here.href({ ctx: undefined, from: undefined, to: undefined }, 'context')}
-            >{`Close ${v.type}/${v.key}`}</a>
-          </p>
-        </div>
-      ) : null}
       {context.total === 0 ? (
         <p class="muted">No context entries yet.</p>
       ) : (
@@ -381,35 +312,20 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
         size={props.size}
         href={(from) => here.href({ context_from: from || undefined }, 'context')}
       />
-      <details open={v !== undefined || kept !== undefined}>
+      <details id="context-write" open={v !== undefined || kept !== undefined}>
         <summary>{v ? `Write a new version of ${v.type}/${v.key}` : 'Write a context entry'}</summary>
         <form class="stack" method="post" action="/room/context">
           <FormError kept={kept} fields={['type', 'key', 'body']} />
           <input type="hidden" name="room" value={here.roomId} />
-          <label>
-            Type (lowercase, e.g. spec, decision)
-            <input
-              type="text"
-              name="type"
-              required
-              value={typed(kept, 'type', v?.type ?? '')}
-              maxLength={32}
-              {...fieldAttrs(kept, 'type', 'ctx-type')}
-            />
-          </label>
-          <FieldError kept={kept} name="type" id="ctx-type" />
-          <label>
-            Key
-            <input
-              type="text"
-              name="key"
-              required
-              value={typed(kept, 'key', v?.key ?? '')}
-              maxLength={200}
-              {...fieldAttrs(kept, 'key', 'ctx-key')}
-            />
-          </label>
-          <FieldError kept={kept} name="key" id="ctx-key" />
+          <KeptInput
+            kept={kept}
+            name="type"
+            id="ctx-type"
+            label="Type (lowercase, e.g. spec, decision)"
+            value={v?.type}
+            maxLength={32}
+          />
+          <KeptInput kept={kept} name="key" id="ctx-key" label="Key" value={v?.key} maxLength={200} />
           <label>
             Body
             <textarea name="body" rows={8} {...fieldAttrs(kept, 'body', 'ctx-body')}>

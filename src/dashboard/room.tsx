@@ -1,6 +1,7 @@
 // The room page: the plan as a board by status (room-plan.tsx); the event feed with replies
 // threaded and who has read what (room-feed.tsx); presence, reviews, locks, vars, analytics and
-// context (room-parts.tsx); search. Rendered on the server from one bounded read of the room
+// context (room-parts.tsx); the task and context entry opened, in a side panel (room-panels.tsx);
+// search. Rendered on the server from one bounded read of the room
 // (Snapshot.page: long lists come a page at a time, counts are exact); every value is escaped by
 // preact-render-to-string (room content is agents' text). Each part that the live script may
 // swap carries `data-part`.
@@ -13,6 +14,7 @@ import { Feed, eventHref } from './room-feed.js'
 import { Agents, Analytics, ContextSection, Locks, Reviews, Vars } from './room-parts.js'
 import { Plan } from './room-plan.js'
 import { ActivityStrips, PlanGraph } from './room-graph.js'
+import { Panels, panelChoices } from './room-panels.js'
 import type { PlanPicture } from '../core/plan-graph.js'
 import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
@@ -27,7 +29,10 @@ export interface ContextView {
   body: string
   version: number
   versions: ContextVersion[]
+  /** The selected version's changes (`from` 0: the first version, against nothing). */
   diff?: { from: number; to: number; patch: string; added: number; removed: number }
+  /** Why the selected version has no diff shown (the version before it is no longer kept). */
+  diffMissing?: string
 }
 
 /** The task opened on the page (?task=t7): the whole record, notes included, and its edit form. */
@@ -123,12 +128,19 @@ export function RoomPage(p: RoomPageProps) {
           </>
         ))}
       </nav>
+      <Panels
+        here={here}
+        task={p.task}
+        context={p.context}
+        choices={panelChoices(view, p.graph, p.human, p.task)}
+        kept={p.kept}
+      />
       <SearchBox here={here} search={p.search} />
       <p class="small muted">
         Your changes here are made as <code>{p.human}</code> and recorded in the team's audit trail.
       </p>
       <RoleNote role={p.viewer.user.role} rows={ROOM_ROLE_ROWS} />
-      <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
+      <Plan view={view} here={here} size={p.size} kept={p.kept} />
       <PlanGraph picture={p.graph} here={here} />
       <div class="room-grid">
         <Feed here={here} view={view} kept={p.kept} feed={p.feed} />
@@ -164,6 +176,7 @@ function RoomHead(props: { view: RoomView }) {
 export const PARTS = [
   'head',
   'needs',
+  'panel',
   'plan',
   'graph',
   'events',
@@ -179,10 +192,11 @@ export type PartName = (typeof PARTS)[number]
 
 /**
  * The parts that need the read of what needs the person (the activity strips' events come with
- * it), and those drawn from the plan's graph (their own reads).
+ * it), and those drawn from the plan's graph (their own reads; the side panel's task and agent
+ * pickers include its open tasks).
  */
 export const NEEDS_PARTS: readonly PartName[] = ['needs', 'activity']
-export const GRAPH_PARTS: readonly PartName[] = ['graph', 'activity']
+export const GRAPH_PARTS: readonly PartName[] = ['graph', 'activity', 'panel']
 
 /** A part's props: the page's, without the reads that part does not show. */
 export type PartProps = Omit<RoomPageProps, 'needs' | 'graph'> &
@@ -198,8 +212,18 @@ export function RoomPart(p: PartProps) {
       return <RoomHead view={view} />
     case 'needs':
       return <NeedsBlock roomId={view.room.room_id} needs={needs()} on="room" kept={p.kept} />
+    case 'panel':
+      return (
+        <Panels
+          here={here}
+          task={p.task}
+          context={p.context}
+          choices={panelChoices(view, graph(), p.human, p.task)}
+          kept={p.kept}
+        />
+      )
     case 'plan':
-      return <Plan view={view} here={here} size={p.size} open={p.task} kept={p.kept} />
+      return <Plan view={view} here={here} size={p.size} kept={p.kept} />
     case 'graph':
       return <PlanGraph picture={graph()} here={here} />
     case 'events':

@@ -7,22 +7,19 @@ import type { AgentAccess, Snippets } from '../shared/snippets.js'
 import { SNIPPET_TITLES, agentBrief, oauthSnippetsFor, snippetsFor } from '../shared/snippets.js'
 import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
-import { Copyable, Flash, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
+import { ROOM_NAME_MAX } from '../shared/fields.js'
+import { FieldError, FormError, KeptInput, keptOf, typed, type Kept } from './kept.js'
+import { Copyable, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
 import { ROOMS_ROLE_ROWS, RoleNote } from './role-note.js'
+
+/** The create form's fields that show their refusal at the field; any other shows at the top. */
+const CREATE_FIELDS = ['name', 'template', 'agents'] as const
 
 export interface RoomRow {
   room: RoomSummary
   online: string[]
   open: number
   inProgress: number
-}
-
-/** What the create form sent, given back when it was refused. */
-export interface CreateForm {
-  name?: string
-  template?: string
-  agents?: string
-  invite?: boolean
 }
 
 /** A placeholder where the team key goes: the dashboard never holds or shows the team key. */
@@ -38,14 +35,13 @@ export function RoomsPage(props: {
   next: { id: string; at: number } | undefined
   after: string | undefined
   templates: readonly Template[]
-  form?: CreateForm
-  error?: string
+  /** The create form as it was sent, when it was refused. */
+  kept?: Kept | undefined
 }) {
-  const f = props.form ?? {}
+  const kept = keptOf(props.kept, 'create')
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
       <h1>Rooms of {props.viewer.teamName}</h1>
-      <Flash error={props.error} />
       <RoleNote role={props.viewer.user.role} rows={ROOMS_ROLE_ROWS} />
       {props.rooms.length === 0 ? (
         <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
@@ -84,15 +80,23 @@ export function RoomsPage(props: {
       ) : null}
       <h2 id="create">Create a room</h2>
       <form class="stack" method="post" action="/rooms">
-        <label>
-          Name (up to 100 characters; the room id is made from it)
-          <input type="text" name="name" required maxLength={100} value={f.name ?? ''} />
-        </label>
+        <FormError kept={kept} fields={CREATE_FIELDS} />
+        <KeptInput
+          kept={kept}
+          name="name"
+          id="create-name"
+          maxLength={ROOM_NAME_MAX}
+          label={`Name (up to ${ROOM_NAME_MAX} characters; the room id is made from it)`}
+        />
         <label>
           Template
-          <select name="template" aria-describedby="templates">
+          <select
+            name="template"
+            aria-describedby={kept?.field === 'template' ? 'create-template-error templates' : 'templates'}
+            {...(kept?.field === 'template' ? { 'aria-invalid': true, autoFocus: true } : {})}
+          >
             {props.templates.map((t) => (
-              <option key={t.id} value={t.id} selected={(f.template ?? 'blank') === t.id}>
+              <option key={t.id} value={t.id} selected={typed(kept, 'template', 'blank') === t.id}>
                 {t.title}
               </option>
             ))}
@@ -105,12 +109,15 @@ export function RoomsPage(props: {
             </li>
           ))}
         </ul>
-        <label>
-          Agent ids, separated by commas (e.g. planner, backend, frontend)
-          <input type="text" name="agents" required value={f.agents ?? ''} />
-        </label>
+        <FieldError kept={kept} name="template" id="create-template" />
+        <KeptInput
+          kept={kept}
+          name="agents"
+          id="create-agents"
+          label="Agent ids, separated by commas (e.g. planner, backend, frontend)"
+        />
         <label class="check">
-          <input type="checkbox" name="invite" value="1" checked={f.invite ?? true} />
+          <input type="checkbox" name="invite" value="1" checked={kept ? typed(kept, 'invite') === '1' : true} />
           Give each agent a room invite key of its own (reaches this room only; shown once)
         </label>
         <button type="submit">Create room</button>

@@ -1,5 +1,5 @@
 // Human in the loop: the room page's forms. A signed-in person posts an event or a reply,
-// approves or rejects a review, adds or edits a task, and writes a context entry — through the
+// approves or rejects a review, adds or edits a task or sets its dependencies, and writes a context entry — through the
 // same room model the agents' tools use, as `human:<name>` (so agents can tell a person apart),
 // and each change is recorded in the team's audit trail. Bad input changes nothing and shows the
 // room page with the error naming the field.
@@ -44,6 +44,7 @@ export function formKey(path: string, f: URLSearchParams): string {
   if (path === '/room/events') return from + (id('reply_to') ? `reply:${id('reply_to')}` : 'post')
   if (path === '/room/reviews') return `${from}review:${id('review_id')}`
   if (path === '/room/tasks') return from + (id('task_id') ? `task:${id('task_id')}` : 'task')
+  if (path === '/room/tasks/dependencies') return `${from}deps:${id('task_id')}`
   if (path === '/room/locks/release') return `${from}lock:${id('name')}`
   return from + path.slice('/room/'.length)
 }
@@ -129,6 +130,25 @@ export class Steer {
       return {
         action: 'edited task',
         target: `${task.id} (room ${room.roomId})`,
+        anchor: 'open-task',
+        open: { task: task.id },
+      }
+    })
+    this.on(web, '/room/tasks/dependencies', async (caller, f) => {
+      // The set as the form sends it: the boxes left ticked, the task picked, the ids typed.
+      const typedIds = (f.get('more') ?? '').split(/[\s,]+/)
+      const ids = [...f.getAll('depends_on'), ...typedIds].map((d) => d.trim()).filter((d) => d !== '')
+      const { task, added, removed } = await core.plan.setDependencies(caller, {
+        task_id: req(f, 'task_id'),
+        depends_on: [...new Set(ids)],
+      })
+      const change = [
+        added.length > 0 ? `added ${added.join(', ')}` : '',
+        removed.length > 0 ? `removed ${removed.join(', ')}` : '',
+      ].filter((x) => x !== '')
+      return {
+        action: 'set task dependencies',
+        target: `${task.id} (room ${caller.room.roomId}; ${change.length > 0 ? change.join('; ') : 'unchanged'})`,
         anchor: 'open-task',
         open: { task: task.id },
       }

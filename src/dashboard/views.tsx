@@ -356,6 +356,10 @@ export function DeletePage(props: { viewer: Viewer; last: boolean; others: numbe
                   every team key and room invite key you minted: they are revoked, and agents using them get 401 on
                   every node within a second.
                 </li>
+                <li>
+                  every webhook you made: it is disabled and gets no more deliveries until an owner or admin re-enables
+                  it.
+                </li>
                 <li class="muted">The team, its rooms and the keys other members minted stay.</li>
               </>
             )}

@@ -79,6 +79,11 @@ export function WebhooksPage(p: View) {
             <code>{w.url}</code>
             {w.description ? <span class="muted"> — {w.description}</span> : null}
           </p>
+          {w.status === 'disabled' ? (
+            <p class="error small" role="note">
+              {`Disabled ${when(w.disabledAt)}: ${w.disabledReason ?? 'no reason recorded'}. It gets no deliveries.`}
+            </p>
+          ) : null}
           <p class="small">
             {w.createdVia
               ? `Registered by ${whoDid(w.createdVia, p.people)}`

@@ -1,7 +1,7 @@
 // How the edge answers a failure: an AppError as the error body of docs/errors.md with its
 // status, and a Refusal as the ready-made answer it carries (a protocol's own error shape, such
 // as the JSON-RPC refusals of /mcp). Domain errors are worded here in the API's terms.
-import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
+import { AppError, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import type { Exchange } from './exchange.js'
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="agentrooms"' }
@@ -21,11 +21,13 @@ export function sendError(ex: Exchange, raised: AppError, challenge?: string): v
 
 /**
  * A domain error in this API's words: the path or body named the room as roomId, and a missing
- * room is named in the message (a room of another team reads exactly like one that does not exist).
+ * room is named in the message (a room of another team reads exactly like one that does not exist);
+ * the Idempotency-Key header named the key.
  */
 export function inApiWords(err: AppError): AppError {
   if (err instanceof RoomNotFound) return new AppError('not_found', `room ${err.roomId} not found`, { field: 'roomId' })
   if (err instanceof RoomExists) return new AppError('conflict', `roomId: ${err.message}`, { field: 'roomId' })
+  if (err instanceof KeyReused) return err.named('Idempotency-Key')
   return err
 }
 

@@ -13,7 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import type { Principal } from '../auth/principal.js'
+import { bindingOf, type Principal } from '../auth/principal.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
@@ -22,7 +22,7 @@ import { RESOURCE_TEMPLATES, RoomResources, rpcError, type ResourceDeps } from '
 import { inToolWords, runTool, type McpDeps } from './runner.js'
 import { Listens, type ListenDeps } from './listen.js'
 import { portable } from './portable.js'
-import { inputSchema, outputSchema, type ToolDef } from './tool.js'
+import { inputSchema, outputSchema, UNBOUND, type Bound, type ToolDef } from './tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, type ToolDeps } from './tools/index.js'
 import { MuxTransport } from './transport.js'
 import { ERROR } from './wire.js'
@@ -88,9 +88,12 @@ export function listedOutputSchema(def: ToolDef): Record<string, unknown> {
   return schema
 }
 
-/** The tools/list entry of a tool: JSON Schema of its input and output, annotations, description. */
-export function listEntry(def: ToolDef): Tool {
-  const schema = z.toJSONSchema(inputSchema(def, true), { io: 'input' }) as Record<string, unknown>
+/**
+ * The tools/list entry of a tool: JSON Schema of its input and output, annotations, description;
+ * the input without the room_id and agent_id that the credential fixes (`bound`).
+ */
+export function listEntry(def: ToolDef, bound: Bound = UNBOUND): Tool {
+  const schema = z.toJSONSchema(inputSchema(def, true, bound), { io: 'input' }) as Record<string, unknown>
   delete schema.$schema
   trimSchema(schema)
   portable(schema, def.name)
@@ -150,9 +153,10 @@ export class McpHost implements EndpointHost {
   readonly legacyCapabilities = { tools: { listChanged: false }, resources: {} }
   readonly instructions = INSTRUCTIONS
   readonly tools: ReadonlyMap<string, ToolDef<ToolDeps>>
-  /** tools/list results, built once per profile, for team keys and for room invite keys. */
+  /** tools/list results of an unbound team key, built once per profile. */
   readonly lists: Record<Profile, { tools: Tool[] }>
-  readonly inviteLists: Record<Profile, { tools: Tool[] }>
+  /** The other listings, built on first use: by profile, team tools or not, and what is bound. */
+  private readonly boundLists = new Map<string, { tools: Tool[] }>()
   /** false: every tools/call goes through the SDK server (for the test that both paths answer alike). */
   fastPath = true
   readonly resources: RoomResources
@@ -162,20 +166,13 @@ export class McpHost implements EndpointHost {
     this.resources = new RoomResources(deps)
     this.listens = new Listens(deps)
     this.tools = new Map(ALL_TOOLS.map((t) => [t.name, t]))
-    const full = ALL_TOOLS.map((t) => ({ def: t, entry: listEntry(t) }))
-    const core = full.filter(({ def }) => CORE_TOOL_NAMES.includes(def.name))
-    const entries = (l: typeof full, invite: boolean) => ({
-      tools: l.filter(({ def }) => !invite || def.scope !== 'team').map(({ entry }) => entry),
-    })
-    this.lists = { full: entries(full, false), core: entries(core, false) }
-    // An invite key reaches one room: the team tools it could never call are not listed to it.
-    this.inviteLists = { full: entries(full, true), core: entries(core, true) }
+    this.lists = { full: this.build('full', true, UNBOUND), core: this.build('core', true, UNBOUND) }
     this.server = new Server(SERVER_INFO, { capabilities: this.legacyCapabilities, instructions: INSTRUCTIONS })
     this.server.setRequestHandler(methodOnly('tools/list'), async (req, extra) => {
       if (!ListToolsRequestSchema.safeParse(req).success)
         throw rpcError(ErrorCode.InvalidParams, 'Invalid params: tools/list takes only an optional string cursor')
       const data = extra.authInfo?.extra as McpRequestData | undefined
-      return (data?.principal.kind === 'team' ? this.lists : this.inviteLists)[data?.profile ?? 'full']
+      return data ? this.listFor(data.principal, data.profile) : this.lists.full
     })
     this.server.setRequestHandler(methodOnly('resources/list'), async (req, extra) => {
       const cursor = (req.params as Record<string, unknown> | undefined)?.cursor
@@ -203,6 +200,30 @@ export class McpHost implements EndpointHost {
         budget: data.budget,
       })
     })
+  }
+
+  /**
+   * The tools/list result for a credential: a room invite key or a grant reaches rooms only, so
+   * the team tools it could never call are not listed to it; what the credential is bound to
+   * (bindingOf: its agent, its one room) is left out of every room tool's input, the runner
+   * filling it in. An unbound team key gets the listing every client of it shares.
+   */
+  listFor(p: Principal, profile: Profile): { tools: Tool[] } {
+    const b = bindingOf(p)
+    const bound = { agent: b.agentId !== undefined, room: b.roomId !== undefined }
+    const teamTools = p.kind === 'team'
+    if (teamTools && !bound.agent && !bound.room) return this.lists[profile]
+    const id = `${profile} ${teamTools} ${bound.agent} ${bound.room}`
+    let list = this.boundLists.get(id)
+    if (!list) this.boundLists.set(id, (list = this.build(profile, teamTools, bound)))
+    return list
+  }
+
+  private build(profile: Profile, teamTools: boolean, bound: Bound): { tools: Tool[] } {
+    const defs = ALL_TOOLS.filter(
+      (d) => (profile === 'full' || CORE_TOOL_NAMES.includes(d.name)) && (teamTools || d.scope !== 'team'),
+    )
+    return { tools: defs.map((d) => listEntry(d, bound)) }
   }
 
   /** The tool a call names if the caller's profile lists it; else the -32602 both paths answer. */

@@ -1,4 +1,5 @@
-// Runs one tool call: validates arguments (strictly: an unknown argument is named), checks the
+// Runs one tool call: fills in the room_id and agent_id its credential is bound to (a bound
+// listing leaves them out), validates arguments (strictly: an unknown argument is named), checks the
 // key's scope (team tools need a team key; a room outside the key's reach is not_found, like a
 // room that does not exist), calls the tool, and shapes the result as compact JSON text carrying
 // room_id and the caller's unread count, with the same object as structuredContent. Failures are
@@ -6,8 +7,8 @@
 // read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { requireScope } from '../auth/permissions.js'
-import { roomFor, viaFor, type Principal } from '../auth/principal.js'
-import { AppError, RoomExists, RoomNotFound } from '../shared/errors.js'
+import { bindingOf, roomFor, viaFor, type Principal } from '../auth/principal.js'
+import { AppError, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
@@ -56,15 +57,26 @@ const success = (body: Record<string, unknown>): CallToolResult => ({
 })
 
 /**
+ * A room tool's arguments with the room of a credential bound to one room (bindingOf: a room
+ * invite key, a grant for one room) filled in where room_id is left out or null. Another room is
+ * not_found, as for any room the key cannot reach.
+ */
+function inBoundRoom(p: Principal, given: Record<string, unknown>): Record<string, unknown> {
+  const room = bindingOf(p).roomId
+  if (room === undefined || (given.room_id !== undefined && given.room_id !== null)) return given
+  return { ...given, room_id: room }
+}
+
+/**
  * The arguments of a room tool as the credential's agent: a credential bound to an agent acts as
- * it (agent_id may be left out) and may not name another; `human:` ids belong to people signed in
- * to the dashboard, so no credential may name one.
+ * it (agent_id left out or null reads as it) and may not name another; `human:` ids belong to
+ * people signed in to the dashboard, so no credential may name one.
  */
 function asBoundAgent(p: Principal, given: Record<string, unknown>): Record<string, unknown> {
-  const bound = p.agentId
+  const bound = bindingOf(p).agentId
   const named = given.agent_id
   if (bound !== undefined) {
-    if (named === undefined) return { ...given, agent_id: bound }
+    if (named === undefined || named === null) return { ...given, agent_id: bound }
     if (named !== bound)
       throw new AppError(
         'forbidden',
@@ -91,8 +103,11 @@ export async function runTool(
       throw new AppError('invalid_request', 'arguments: must be an object', { field: 'arguments' })
     }
     let given = (rawArgs ?? {}) as Record<string, unknown>
-    if (def.scope === 'room' && typeof given.room_id === 'string') roomId = given.room_id
-    if (def.scope === 'room') given = asBoundAgent(opts.principal, given)
+    if (def.scope === 'room') {
+      given = inBoundRoom(opts.principal, given)
+      if (typeof given.room_id === 'string') roomId = given.room_id
+      given = asBoundAgent(opts.principal, given)
+    }
     const args = parse(schemaOf(def), given) as Record<string, unknown>
     const ctx: ToolContext<ToolDeps> = {
       deps,
@@ -141,10 +156,12 @@ export async function runTool(
 
 /**
  * A domain error in the tools' words: the room_id argument named the room (a room the key may
- * not see reads exactly like one that does not exist, so the message does not repeat the id).
+ * not see reads exactly like one that does not exist, so the message does not repeat the id), and
+ * the idempotency_key argument the key.
  */
 export function inToolWords(err: AppError): AppError {
   if (err instanceof RoomNotFound) return new AppError('not_found', 'room not found', { field: 'room_id' })
   if (err instanceof RoomExists) return new AppError('conflict', err.message, { field: 'room_id' })
+  if (err instanceof KeyReused) return err.named('idempotency_key')
   return err
 }

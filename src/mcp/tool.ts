@@ -88,11 +88,31 @@ export const LISTED_COMMON = {
   agent_id: 'Your agent id',
   idempotency_key: 'Retry key: a repeat answers as the first',
 }
-const listedCommonArgs = {
-  room_id: z.string().describe(LISTED_COMMON.room_id),
-  agent_id: z.string().describe(LISTED_COMMON.agent_id),
+/**
+ * What a credential fixes for every room tool (bindingOf in src/auth/principal.ts): the agent it
+ * acts as, the one room it reaches. Its listing leaves those arguments out (the runner fills them).
+ */
+export interface Bound {
+  agent: boolean
+  room: boolean
 }
+export const UNBOUND: Bound = { agent: false, room: false }
+
+/** The room_id of a tool that a bound listing would leave with no argument at all (see inputSchema). */
+export const LISTED_BOUND_ROOM = 'Room id; null reads as yours'
+
 const listedIdempotencyArg = { idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key) }
+
+/** The common arguments a listing shows, given what the credential fixes and whether the tool takes others. */
+function listedCommonArgs(bound: Bound, others: boolean): z.ZodRawShape {
+  const out: Record<string, z.ZodType> = {}
+  if (!bound.room) out.room_id = z.string().describe(LISTED_COMMON.room_id)
+  if (!bound.agent) out.agent_id = z.string().describe(LISTED_COMMON.agent_id)
+  // An object without properties is what Gemini refuses: a tool with nothing else to take keeps
+  // its room_id, nullable.
+  if (!others && Object.keys(out).length === 0) out.room_id = z.string().optional().describe(LISTED_BOUND_ROOM)
+  return out
+}
 
 /**
  * What a success of the tool answers: its output, with room_id first and the caller's unread count
@@ -107,14 +127,17 @@ export function outputSchema(def: ToolDef): z.ZodObject {
   })
 }
 
-/** The full input schema of a tool: strict for validation, or the lighter form tools/list shows. */
-export function inputSchema(def: ToolDef, forListing = false): z.ZodObject {
+/**
+ * The full input schema of a tool: strict for validation, or the lighter form tools/list shows,
+ * which leaves out the room_id and agent_id that the credential fixes (`bound`).
+ */
+export function inputSchema(def: ToolDef, forListing = false, bound: Bound = UNBOUND): z.ZodObject {
   const old = forListing ? {} : (def.deprecatedArgs ?? {})
   if (def.scope === 'team') return z.object({ ...def.args, ...old }).strict()
-  const common = forListing ? listedCommonArgs : commonArgs
-  const idem = forListing ? listedIdempotencyArg : idempotencyArg
   // Listed where a repeat would act twice; a tool marked idempotent takes it unlisted (a retry of
   // it is safe without one, and each listing costs every context that holds it).
   const keyed = def.mutates && (!forListing || def.annotations.idempotentHint !== true)
-  return z.object({ ...common, ...def.args, ...(keyed ? idem : {}), ...old }).strict()
+  const idem = keyed ? (forListing ? listedIdempotencyArg : idempotencyArg) : {}
+  const common = forListing ? listedCommonArgs(bound, Object.keys(def.args).length > 0 || keyed) : commonArgs
+  return z.object({ ...common, ...def.args, ...idem, ...old }).strict()
 }

@@ -2,6 +2,7 @@
 // server; meili/engine.ts when MEILI_URL is set), one input schema and one answer shape, so the
 // MCP tool and the HTTP route say the same whichever engine answers. Both engines pass the same
 // conformance suite (test/helpers/search-conformance.ts).
+import type { RoomRef } from '../store/keys.js'
 import { z } from 'zod'
 import { AppError } from '../shared/errors.js'
 import type { Caller } from '../core/fields.js'
@@ -115,6 +116,8 @@ export interface SearchEngine {
    * (the team's purge removes their keys). Throws `unavailable` when that store is unreachable.
    */
   dropTeam?(teamId: string): Promise<void>
+  /** The same for one room that is being deleted (the Redis engine's documents go with the room's keys). */
+  dropRoom?(ref: RoomRef): Promise<void>
 }
 
 /** The settings that turn semantic search on, by engine. */

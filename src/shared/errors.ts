@@ -10,6 +10,12 @@ export const ERRORS = {
   not_found: { status: 404, hint: 'Check the id; list the collection to see what exists.' },
   method_not_allowed: { status: 405, hint: 'Use one of the methods listed in the Allow header.' },
   conflict: { status: 409, hint: 'The state changed or is held by someone else; read it again, then decide.' },
+  room_archived: {
+    status: 409,
+    hint:
+      'The room is archived, so it is read-only: read it, search it and export it; an owner or admin can restore ' +
+      'it (the room page, or POST /admin/rooms/:roomId/restore).',
+  },
   limit_reached: {
     status: 409,
     hint: 'A count limit of the room or team is reached; delete something or ask an operator to raise the limit.',
@@ -96,6 +102,31 @@ export class RoomExists extends AppError {
   constructor(readonly roomId: string) {
     super('conflict', 'a room with this id already exists in this team')
     this.name = 'RoomExists'
+  }
+}
+
+/**
+ * An idempotency key was already used for another call (another operation, agent or arguments).
+ * A domain error, like RoomNotFound: it carries the key and what differed, `reason` (e.g. "with
+ * other arguments; use a new key for a new call"), never a transport's name for the key; each
+ * transport names it as its callers send it (the MCP tools' `idempotency_key` argument, the API's
+ * `Idempotency-Key` header).
+ */
+export class KeyReused extends AppError {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super('conflict', `idempotency key "${key}" was already used ${reason}`, { key })
+    this.name = 'KeyReused'
+  }
+
+  /** The refusal worded with `name`, the caller's name for the key, which details.field carries. */
+  named(name: string): AppError {
+    return new AppError('conflict', `${name} "${this.key}" was already used ${this.reason}`, {
+      field: name,
+      key: this.key,
+    })
   }
 }
 

@@ -42,6 +42,48 @@ export const name = (max: number) =>
     .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
 
 /**
+ * A short name or label, stored trimmed. "Not blank" is a pattern rather than .trim().min(1), so
+ * the OpenAPI document (generated from this schema) refuses a blank value just as the API does.
+ */
+export const label = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .regex(/\S/, 'must not be blank')
+    .transform((v) => v.trim())
+
+/** The most characters of a room's name. */
+export const ROOM_NAME_MAX = 100
+/** A room's display name: the API's `name`, the create_room tool's and the dashboard's create form's. */
+export const roomName = label(ROOM_NAME_MAX)
+
+/**
+ * Agent ids as a person or a command line writes them: comma-separated, blanks around each
+ * ignored; at least one, at most `max`, each an agentId, none twice. Parses to the list. A refusal
+ * quotes the id it is about, so it is found in what was typed.
+ */
+export const agentIdList = (max: number) =>
+  z.string().transform((raw, ctx): string[] => {
+    const ids = raw
+      .split(',')
+      .map((a) => a.trim())
+      .filter((a) => a !== '')
+    const refuse = (message: string) => {
+      ctx.addIssue({ code: 'custom', message })
+      return z.NEVER
+    }
+    if (ids.length === 0) return refuse('give at least one, e.g. "planner, backend"')
+    if (ids.length > max) return refuse(`at most ${max} at once (${ids.length} given)`)
+    for (const a of ids) {
+      const v = agentId.safeParse(a)
+      if (!v.success) return refuse(`${JSON.stringify(a.slice(0, 40))} ${v.error.issues[0]!.message}`)
+    }
+    const dup = ids.find((a, i) => ids.indexOf(a) !== i)
+    if (dup !== undefined) return refuse(`${JSON.stringify(dup)} is listed twice; every agent needs its own id`)
+    return ids
+  })
+
+/**
  * The credential a write was made with, as the record keeps it and read APIs return it (`via`):
  * a team key, a room invite key, an OAuth grant (a connected agent) or a person signed in to the
  * dashboard. It is made by the service from the verified credential, never from call arguments,

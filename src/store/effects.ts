@@ -49,6 +49,8 @@ export const EFFECT_WORDS = {
   reservations: room(false, ['meta@rver'], 'reserves or releases files (a change bumps meta.rver)'),
   vars: room(false, ['vars'], 'sets or increments shared vars'),
   reviews: room(false, ['reviews'], 'requests, decides or deletes reviews'),
+  state: room(false, ['meta@archived_at'], 'archives or restores the room (an archived room is read-only)'),
+  gone: room(true, [], 'deletes the room: every key of it'),
   users: account(['users', 'emails', 'idents'], 'creates, changes or deletes people, their addresses and identities'),
   members: account(['members'], 'changes who is a member of which team'),
   tokens: account(['tokens', 'tokexp'], 'stores or consumes link tokens'),
@@ -105,7 +107,17 @@ export function parseEffects(file: string, kind: ScriptKind, header: string): Ef
   return { words, content: [...words].some((w) => EFFECT_WORDS[w].content) }
 }
 
-/** The Lua line the loader puts before a script's source: what includes/notify reads. */
+/**
+ * The words an archived room still allows (includes/openRoom refuses every other write there):
+ * agents' read positions and presence, and archiving, restoring or deleting the room itself.
+ */
+export const ARCHIVED_ALLOWS: ReadonlySet<Effect> = new Set<Effect>(['reads', 'presence', 'state', 'gone'])
+
+/** Whether a script with these effects is refused in an archived room. */
+export const refusedWhenArchived = (effects: Effects): boolean =>
+  [...effects.words].some((w) => !ARCHIVED_ALLOWS.has(w))
+
+/** The Lua lines the loader puts before a room script's source: what includes/notify and includes/openRoom read. */
 export function effectsPrelude(effects: Effects): string {
-  return `local CHANGES_CONTENT = ${effects.content}\n`
+  return `local CHANGES_CONTENT = ${effects.content}\nlocal REFUSED_WHEN_ARCHIVED = ${refusedWhenArchived(effects)}\n`
 }

@@ -103,6 +103,15 @@ export class Keys {
     return `${this.prefix}:${this.roomTag(ref)}:resv`
   }
 
+  /**
+   * A room's keys beside its fixed ones and its lock keys, in the order lua/archiveRoom.lua and
+   * lua/deleteRoom.lua take them: reservations, the search manifest, the vector keys.
+   */
+  roomStore(ref: RoomRef): RoomStoreKeyList {
+    const v = this.vectors(ref)
+    return [this.reservations(ref), this.searchManifest(ref), v.manifest, v.vec, v.order, v.log, v.dels, v.set]
+  }
+
   /** Sorted set of a team's room ids (score = creation time); pruned of expired rooms lazily. */
   teamRooms(teamId: string): string {
     return `${this.prefix}:{t:${teamId}}:rooms`
@@ -300,6 +309,8 @@ export class Keys {
     }
   }
 }
+
+export type RoomStoreKeyList = [string, string, string, string, string, string, string, string]
 
 export interface VectorKeys {
   readonly manifest: string

@@ -2,21 +2,24 @@
 // (account deletion: "nothing of the team is left behind", docs/accounts.md). Runs after the
 // team's credentials are revoked (lua/revokeTeam-4.lua), when nothing can write to the team any
 // more, so it need not be atomic: each room goes in one DEL on its own slot.
-import { ROOM_KEYS, type RoomRef } from './keys.js'
-import type { Store } from './store.js'
+import { ROOM_KEYS, type Keys, type RoomRef } from './keys.js'
+import type { RedisClient, Store } from './store.js'
 
 /** Every key of a room: its fixed keys, its lock keys, its reservations, its search manifest and vectors. */
 async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
   const k = store.keys.room(ref)
   const locks = await store.client.hkeys(k.locks)
   const fixed = ROOM_KEYS.filter((n) => n !== 'channel').map((n) => k[n])
-  return [
-    ...fixed,
-    ...locks.map((name) => store.keys.lock(ref, name)),
-    store.keys.reservations(ref),
-    store.keys.searchManifest(ref),
-    ...Object.values(store.keys.vectors(ref)),
-  ]
+  return [...fixed, ...locks.map((name) => store.keys.lock(ref, name)), ...store.keys.roomStore(ref)]
+}
+
+/** A room's entries in the search and vector indexers' shared state, when the room is deleted. */
+export async function forgetRoomIndexes(client: RedisClient, keys: Keys, ref: RoomRef): Promise<void> {
+  const member = `${ref.teamId}/${ref.roomId}`
+  for (const shared of [keys.search(), keys.vectorIndex()]) {
+    for (const set of [shared.dirty, shared.leases, shared.rooms]) await client.zrem(set, member)
+    await client.hdel(keys.leaseTokens(shared.leases), member)
+  }
 }
 
 export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: number }> {
@@ -26,11 +29,7 @@ export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: 
   for (const roomId of roomIds) {
     const ref = { teamId, roomId }
     await store.client.del(...(await roomKeysOf(store, ref)))
-    const member = `${teamId}/${roomId}`
-    for (const shared of [keys.search(), keys.vectorIndex()]) {
-      for (const set of [shared.dirty, shared.leases, shared.rooms]) await store.client.zrem(set, member)
-      await store.client.hdel(keys.leaseTokens(shared.leases), member)
-    }
+    await forgetRoomIndexes(store.client, keys, ref)
   }
   const hooks = keys.webhooks(teamId)
   await store.client.del(...Object.values(t), ...Object.values(hooks), keys.leaseTokens(hooks.leased))

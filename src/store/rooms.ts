@@ -2,7 +2,8 @@
 // and must not count as room activity (listings, the feeds' catch-up, webhook fan-out). A read
 // of one room is one MULTI on the room's slot, so what it returns agrees with itself.
 import { AppError } from '../shared/errors.js'
-import type { RoomRef } from './keys.js'
+import { ROOM_KEYS, type RoomRef } from './keys.js'
+import { forgetRoomIndexes } from './purge.js'
 import { toStoreError } from './health.js'
 import type { RedisClient } from './store.js'
 import type { Keys } from './keys.js'
@@ -21,6 +22,23 @@ export class RoomRecords {
     private readonly client: RedisClient,
     private readonly keys: Keys,
   ) {}
+
+  /** How many Redis keys the room has: its fixed keys, lock keys, reservations, search and vectors. */
+  async keyCount(ref: RoomRef): Promise<number> {
+    const k = this.keys.room(ref)
+    const locks = await this.client.hkeys(k.locks)
+    const all = [
+      ...ROOM_KEYS.filter((n) => n !== 'channel').map((n) => k[n]),
+      ...locks.map((name) => this.keys.lock(ref, name)),
+      ...this.keys.roomStore(ref),
+    ]
+    return this.client.exists(...all)
+  }
+
+  /** The room's entries in the search and vector indexers' shared state, once the room is deleted. */
+  forgetIndexes(ref: RoomRef): Promise<void> {
+    return forgetRoomIndexes(this.client, this.keys, ref)
+  }
 
   /** Whether the room exists (it has its meta record). */
   async exists(ref: RoomRef): Promise<boolean> {

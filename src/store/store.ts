@@ -7,7 +7,7 @@
 // lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { decode, encode } from '@msgpack/msgpack'
-import { AppError, isErrorCode, RoomExists, RoomNotFound } from '../shared/errors.js'
+import { AppError, isErrorCode, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
 import { OAuthRecords } from './oauth.js'
 import { Keys, type RoomRef } from './keys.js'
@@ -553,10 +553,25 @@ export function createSubscriber(settings: RedisSettings, name?: string): RedisC
 
 /**
  * A room script's refusal about the room itself (lua/includes/openRoom.lua, lua/createRoom.lua
- * name the room's record field) as the domain error that carries the room; any other as it is.
+ * name the room's record field) as the domain error that carries the room, a reused idempotency
+ * key (lua/includes/idem.lua: `idempotency_key "<key>" was already used <reason>`) as KeyReused;
+ * any other as it is.
  */
 function roomError(err: unknown, ref: RoomRef): unknown {
-  if (!(err instanceof AppError) || err.details?.field !== 'room_id') return err
+  if (!(err instanceof AppError)) return err
+  if (err.code === 'room_archived') {
+    const at = Number(err.details?.archived_at)
+    return new AppError(
+      'room_archived',
+      `room ${ref.roomId} is archived, so it is read-only: reading, searching and exporting it still work; ` +
+        'an owner or admin can restore it',
+      { room_id: ref.roomId, state: 'archived', ...(at > 0 ? { archived_at: new Date(at).toISOString() } : {}) },
+    )
+  }
+  const key = err.details?.key
+  if (err.code === 'conflict' && err.details?.field === 'idempotency_key' && typeof key === 'string')
+    return new KeyReused(key, err.message.slice(`idempotency_key ${JSON.stringify(key)} was already used `.length))
+  if (err.details?.field !== 'room_id') return err
   if (err.code === 'not_found') return new RoomNotFound(ref.roomId)
   if (err.code === 'conflict') return new RoomExists(ref.roomId)
   return err

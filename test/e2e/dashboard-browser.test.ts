@@ -215,12 +215,14 @@ t.test('the whole story: two nodes, one Redis, a real browser', async (t) => {
 
   // The agent updates the product brief: its history and a diff on the page.
   await call('update_context', { type: 'brief', key: 'product', append: '\n## Database\nPostgres 16.\n' })
+  // Opening it shows the current version's changes; choosing v1 shows that version's.
   await page.getByRole('link', { name: 'brief/product' }).click()
-  await page.getByText('v2 · ').waitFor()
-  await page.getByRole('link', { name: 'diff v1 → v2' }).click()
-  const added = (await page.locator('pre.diff .add').allTextContents()).join('')
+  await page.locator('#open-context').getByText('Changes v1 → v2').waitFor()
+  const added = (await page.locator('#open-context pre.diff .add').allTextContents()).join('')
   t.match(added, /^(\+\n)*\+## Database\n\+Postgres 16\.\n$/, 'the diff shows the lines the agent added')
-  loaded('the entry, then its diff', ['GET /room 200', 'GET /room 200'])
+  await page.getByRole('link', { name: 'Show the changes of v1' }).click()
+  await page.locator('#open-context').getByText('v1, the first version').waitFor()
+  loaded('the entry with its diff, then the first version', ['GET /room 200', 'GET /room 200'])
 
   // The CSP blocks an injected inline script.
   const injected = await page.evaluate(async () => {

@@ -14,18 +14,21 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
 
-/** The SDK's client-side OAuth state, in memory. */
-export class MemoryAuthProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
+/**
+ * The OAuth state both SDKs' client providers keep, in memory: the client's registration, its
+ * tokens, the PKCE verifier, and the authorization URL the client would open in a browser.
+ */
+class MemoryState<Info, Tokens> {
+  info: Info | undefined
+  saved: Tokens | undefined
   verifier = ''
   /** The authorization URL the client would open in a browser. */
   authorizationUrl: URL | undefined
 
   constructor(
     readonly redirect: string,
-    readonly clientMetadataUrl?: string,
-    readonly name = 'Test Agent',
+    readonly clientMetadataUrl: string | undefined,
+    readonly name: string,
   ) {}
 
   get redirectUrl(): string {
@@ -45,13 +48,13 @@ export class MemoryAuthProvider implements OAuthClientProvider {
   clientInformation() {
     return this.info
   }
-  saveClientInformation(info: OAuthClientInformationMixed) {
+  saveClientInformation(info: Info) {
     this.info = info
   }
   tokens() {
     return this.saved
   }
-  saveTokens(tokens: OAuthTokens) {
+  saveTokens(tokens: Tokens) {
     this.saved = tokens
   }
   redirectToAuthorization(url: URL) {
@@ -62,6 +65,16 @@ export class MemoryAuthProvider implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.verifier
+  }
+}
+
+/** The SDK 1.x client's OAuth state, in memory. */
+export class MemoryAuthProvider
+  extends MemoryState<OAuthClientInformationMixed, OAuthTokens>
+  implements OAuthClientProvider
+{
+  constructor(redirect: string, clientMetadataUrl?: string, name = 'Test Agent') {
+    super(redirect, clientMetadataUrl, name)
   }
 }
 
@@ -109,55 +122,16 @@ export class Jar {
  * The SDK 2.x client's OAuth state, in memory. With `clientMetadataUrl` the client registers by
  * its Client ID Metadata Document (the URL is its client id); without, by Dynamic Client Registration.
  */
-export class ModernAuthProvider implements ModernOAuthClientProvider {
-  info: StoredOAuthClientInformation | undefined
-  saved: StoredOAuthTokens | undefined
-  verifier = ''
+export class ModernAuthProvider
+  extends MemoryState<StoredOAuthClientInformation, StoredOAuthTokens>
+  implements ModernOAuthClientProvider
+{
   discovery: OAuthDiscoveryState | undefined
-  /** The authorization URL the client would open in a browser. */
-  authorizationUrl: URL | undefined
 
-  constructor(
-    readonly redirect: string,
-    readonly clientMetadataUrl?: string,
-    readonly name = 'Test Agent 2.x',
-  ) {}
-
-  get redirectUrl(): string {
-    return this.redirect
+  constructor(redirect: string, clientMetadataUrl?: string, name = 'Test Agent 2.x') {
+    super(redirect, clientMetadataUrl, name)
   }
 
-  get clientMetadata(): ModernOAuthClientProvider['clientMetadata'] {
-    return {
-      client_name: this.name,
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    }
-  }
-
-  clientInformation() {
-    return this.info
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.info = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v
-  }
-  codeVerifier() {
-    return this.verifier
-  }
   saveDiscoveryState(state: OAuthDiscoveryState) {
     this.discovery = state
   }

@@ -374,16 +374,19 @@ for (const backend of BACKENDS) {
       await t.rejects(
         ctx.write(room.as('alice', 'w-1'), { type: 'brief', key: 'b', body: 'two' }),
         {
+          name: 'KeyReused',
           code: 'conflict',
-          message: /^idempotency_key "w-1" was already used with other arguments/,
-          details: { field: 'idempotency_key', key: 'w-1' },
+          message: /^idempotency key "w-1" was already used with other arguments/,
+          reason: /^with other arguments; use a new key/,
+          details: { key: 'w-1' },
         },
-        'the same key with another body is refused, not answered with the first result',
+        "the same key with another body is refused (in no transport's words), not answered with the first result",
       )
       t.match(await ctx.read(room.as('alice'), { type: 'brief', key: 'b' }), { body: 'one', entry: { version: 1 } })
       await t.rejects(ctx.update(room.as('alice', 'w-1'), { type: 'brief', key: 'b', append: '!' }), {
+        name: 'KeyReused',
         code: 'conflict',
-        details: { field: 'idempotency_key' },
+        key: 'w-1',
       })
       const u1 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })
       const u2 = await ctx.update(room.as('alice', 'u-1'), { type: 'brief', key: 'b', append: '!' })

@@ -79,7 +79,7 @@ t.test('room parts', async (t) => {
   t.test('refused: no part, an unknown part, signed out, a bad room, another team', async (t) => {
     const none = await b.get('/room/part?id=parts')
     t.equal(none.status, 400)
-    t.match(none.body, 'part: give at least one of head, needs, plan')
+    t.match(none.body, 'part: give at least one of head, needs, panel, plan')
     const unknown = await b.get('/room/part?id=parts&part=plan&part=%3Cscript%3E')
     t.equal(unknown.status, 404)
     t.match(unknown.body, 'part: &quot;&lt;script>&quot; is not a part of the room page')

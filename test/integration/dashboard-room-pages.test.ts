@@ -102,14 +102,14 @@ t.test('standalone', async (t) => {
 
   t.test('a task opens with its notes and every field, and its notes can be edited', async (t) => {
     const page = (await b.get('/room?id=big&task=t3')).body
-    t.match(page, /<section class="panel" id="open-task"/)
+    t.match(page, /<section class="panel side-panel" id="open-task"/)
     t.match(
       page,
       '<pre class="body" tabindex="0" aria-label="Notes of t3">Use &lt;b>Postgres&lt;/b>\nsecond line</pre>',
       'the notes, as text',
     )
-    t.match(page, '<dt>Depends on</dt><dd>t1</dd>')
-    t.match(page, '<dt>Blocked by</dt><dd>t1</dd>')
+    t.match(page, '<dt>Depends on</dt><dd><a href="/room?id=big&amp;task=t1#open-task">t1</a></dd>')
+    t.match(page, '<dt>Blocked by</dt><dd><a href="/room?id=big&amp;task=t1#open-task">t1</a></dd>')
     const edited = await b.post('/room/tasks', { room: 'big', task_id: 't3', notes: 'Postgres 16' })
     t.equal(edited.location, '/room?id=big&task=t3#open-task', 'back to the task')
     t.equal((await core.plan.getTask(as('dev'), { task_id: 't3' })).task.notes, 'Postgres 16')

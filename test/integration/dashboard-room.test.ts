@@ -107,7 +107,7 @@ t.test('standalone', async (t) => {
     t.equal(page.status, 200)
     t.match(page.body, /<pre class="body" tabindex="0" aria-label="Body of spec\/api">/)
     t.match(page.body, '>GET /a\n&lt;script>alert(2)&lt;/script>\nPOST /b\n</pre>')
-    t.match(page.body, /v2 · [^<]* by dev via key 'first key' · \d+ bytes/, 'the versions')
+    t.match(page.body, /v2<\/strong> · [^<]* by dev via key 'first key' · \d+ bytes/, 'the versions')
     t.match(page.body, '<span class="add">+POST /b\n</span>', 'the diff marks the added line')
     t.match(page.body, '(+1 −0 lines)')
     const missing = await b.get('/room?id=work&ctx=spec%2Fnope')

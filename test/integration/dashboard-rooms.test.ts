@@ -6,7 +6,7 @@ import t from 'tap'
 import { snippetsFor } from '../../src/shared/snippets.js'
 import { hookConfigs, MAX_BLOCKS_DEFAULT } from '../../src/shared/hook-configs.js'
 import { HOOK_WAIT_S } from '../../src/dashboard/rooms.js'
-import { ROOMS_SHOWN } from '../../src/dashboard/pages.js'
+import { AGENTS_PER_CREATE, ROOMS_SHOWN } from '../../src/dashboard/pages.js'
 import { INVITES_PER_ROOM } from '../../src/auth/teams.js'
 import { signedInOperator } from '../helpers/accounts.js'
 import { Browser, keyIn } from '../helpers/mail.js'
@@ -40,20 +40,39 @@ t.test('standalone', async (t) => {
     t.match(home.body, '<a href="/team">Team</a>', 'the team page is one link away')
   })
 
-  t.test('bad input is refused naming the field, and creates nothing', async (t) => {
+  t.test("bad input is refused at its field, by the API's schemas, keeping the form; nothing is made", async (t) => {
+    /** The message shown under the field `id` of the create form. */
+    const at = (body: string, id: string) =>
+      new RegExp(`<p class="error field" id="${id}-error" role="alert">([^<]*)</p>`).exec(body)?.[1]
     const none = await b.send('/rooms', { name: 'x', agents: ' , ', template: 'blank', invite: '1' })
     t.equal(none.status, 400)
-    t.match(none.body, 'Agent ids: give at least one')
+    t.equal(at(none.body, 'create-agents'), 'Give at least one, e.g. &quot;planner, backend&quot;')
+    t.match(none.body, /name="agents" required value=" , " aria-invalid="true" aria-describedby="create-agents-error"/)
+    t.match(none.body, /name="invite" value="1" checked/, 'the invite box stays ticked')
     const dup = await b.send('/rooms', { name: 'x', agents: 'a, a', template: 'blank' })
     t.equal(dup.status, 400)
-    t.match(dup.body, '&quot;a&quot; is listed twice')
+    t.equal(at(dup.body, 'create-agents'), '&quot;a&quot; is listed twice; every agent needs its own id')
+    t.notMatch(dup.body, /name="invite" value="1" checked/, 'an unticked invite box stays unticked')
+    const many = Array.from({ length: AGENTS_PER_CREATE + 1 }, (_, i) => `a${i}`).join(',')
+    const over = await b.send('/rooms', { name: 'x', agents: many, template: 'blank' })
+    t.equal(at(over.body, 'create-agents'), `At most ${AGENTS_PER_CREATE} at once (${AGENTS_PER_CREATE + 1} given)`)
+    const ctl = await b.send('/rooms', { name: 'x', agents: 'ok, b\u0007', template: 'blank' })
+    t.equal(at(ctl.body, 'create-agents'), '&quot;b\\u0007&quot; must not contain control characters')
+    // The name and the template: the same schemas as POST /admin/rooms, so the same limit and words.
     const long = await b.send('/rooms', { name: 'y'.repeat(101), agents: 'a', template: 'blank' })
     t.equal(long.status, 400)
-    t.match(long.body, 'Name: must be at most 100 characters')
+    t.equal(at(long.body, 'create-name'), 'Must be at most 100 characters')
+    const api = await n.call('/admin/rooms', { method: 'POST', key: teamKey, json: { name: 'y'.repeat(101) } })
+    t.equal((await api.json()).error.message, 'name: must be at most 100 characters', 'as the API says it')
+    const blank = await b.send('/rooms', { name: '   ', agents: 'a', template: 'blank' })
+    t.equal(at(blank.body, 'create-name'), 'Must not be blank')
     const tpl = await b.send('/rooms', { name: 'z', agents: 'a', template: 'nope' })
     t.equal(tpl.status, 400)
-    t.match(tpl.body, /Template: must be one of blank/)
+    t.equal(at(tpl.body, 'create-template'), 'Must be one of blank, web-app, incident')
+    const apiTpl = await n.call('/admin/rooms', { method: 'POST', key: teamKey, json: { template: 'nope' } })
+    t.equal((await apiTpl.json()).error.message, 'template: must be one of blank, web-app, incident')
     t.match(tpl.body, 'value="z"', 'the form keeps what was typed')
+    t.match(tpl.body, 'name="agents" required value="a"/>', 'the agents too')
     t.same((await n.node.core.rooms.list(teamId)).rooms, [], 'no room was made')
   })
 
@@ -131,7 +150,12 @@ t.test('standalone', async (t) => {
   t.test('a second room of the same name is refused; without invites, the snippets carry a placeholder', async (t) => {
     const again = await b.send('/rooms', { name: 'Shop <launch>', agents: 'x', template: 'blank' })
     t.equal(again.status, 409)
-    t.match(again.body, 'already exists')
+    t.match(
+      again.body,
+      '<p class="error field" id="create-name-error" role="alert">' +
+        'A room named &quot;Shop &lt;launch>&quot; already exists',
+      'said at the name',
+    )
     const plain = await b.send('/rooms', { name: 'plain', agents: 'solo', template: 'blank' })
     t.equal(plain.status, 200)
     t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')

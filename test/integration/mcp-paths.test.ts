@@ -32,8 +32,13 @@ function callBody(era: 'legacy' | 'modern', name: string, args: unknown, params?
 }
 
 t.test('fast path and SDK server answer byte-alike (standalone)', async (t) => {
-  // An hour's presence TTL: who is online cannot change between the two calls of a pair.
-  const n: TestNode = await startNode(t, 'standalone', { presenceTtlMs: 3_600_000 })
+  // An hour's presence TTL: who is online cannot change between the two calls of a pair. Every
+  // tool twice in two eras is more calls a minute than one credential's default budget.
+  const n: TestNode = await startNode(t, 'standalone', {
+    presenceTtlMs: 3_600_000,
+    rateLimitPerMin: 1_000_000,
+    rateLimitPerCredentialPerMin: 500_000,
+  })
   const host: McpHost = n.node.mcp
   const { key, teamId } = await newTeam(n)
   const other = (await n.node.core.rooms.create(teamId, { template: 'blank' }, 'test')).room.room_id

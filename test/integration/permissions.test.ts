@@ -22,6 +22,7 @@ const ROLE_TABLE: Record<Action, readonly Role[]> = {
   'members.roles': ['owner'],
   'webhooks.manage': ['owner', 'admin'],
   'team.manage': ['owner'],
+  'rooms.manage': ['owner', 'admin'],
 }
 
 type Cred = 'admin' | 'admin read-only' | 'agent' | 'agent read-only' | 'room invite' | 'room invite read-only'

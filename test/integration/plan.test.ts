@@ -248,8 +248,10 @@ for (const backend of BACKENDS) {
       t.equal(second.task.id, first.task.id)
       t.equal((await plan.readPlan(room.as('p'))).tasks.length, 1)
       await t.rejects(plan.deleteTask(room.as('p', 'k1'), { task_id: 't1' }), {
+        name: 'KeyReused',
         code: 'conflict',
-        details: { field: 'idempotency_key' },
+        key: 'k1',
+        details: { key: 'k1' },
       })
     })
 

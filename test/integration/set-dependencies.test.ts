@@ -82,13 +82,13 @@ for (const backend of BACKENDS) {
       })
       await t.rejects(plan.setDependencies(as, { task_id: 't4', depends_on: ['t1', 't4'] }), {
         code: 'invalid_request',
-        message: 'depends_on: t4 cannot depend on itself',
+        message: 'depends_on: task t4 cannot depend on itself',
         details: { field: 'depends_on', id: 't4' },
       })
       // t1 <- t2 <- t3: t1 depending on t3 (with a harmless t4 beside it) closes the cycle.
       await t.rejects(plan.setDependencies(as, { task_id: 't1', depends_on: ['t4', 't3'] }), {
         code: 'invalid_request',
-        message: 'depends_on: t3 already depends on t1 (t1 -> t3 -> t2 -> t1); this would make a cycle',
+        message: 'depends_on: task t3 already depends on t1 (t1 -> t3 -> t2 -> t1); this would make a cycle',
         details: { field: 'depends_on', id: 't3', cycle: ['t1', 't3', 't2', 't1'] },
       })
       await t.rejects(plan.setDependencies(as, { task_id: 't2', depends_on: ['t3'] }), {

@@ -1,14 +1,18 @@
 // Every webhook records who registered it: the signed-in person on the dashboard, or the key of an
 // admin API call (with the person who minted it). The API returns it; the webhooks page names the
-// person by address, never by user id. On standalone Redis and on a 3-master Cluster, with a real
-// HTTPS receiver (a test CA) and people signed in by mailed link to a real SMTP server.
+// person by address, never by user id. A person removed from the team (or deleting their account)
+// has their webhooks disabled with the keys they minted: no delivery reaches them afterwards, and
+// the reason is on the page, in the API and in the audit trail. On standalone Redis and on a
+// 3-master Cluster, with a real HTTPS receiver (a test CA) and people signed in by mailed link to a
+// real SMTP server.
 import t, { type Test } from 'tap'
 import type { WebhookView } from '../../src/webhooks/registry.js'
-import { testPrefix } from '../helpers/accounts.js'
+import { testPrefix, userIdIn } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn, startSmtp, type Inbox } from '../helpers/mail.js'
 import { startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
-import { fastWebhookSettings, makeTestCa, startReceiver, type TestCa } from '../helpers/webhooks.js'
+import { fastWebhookSettings, makeTestCa, startReceiver, type Receiver, type TestCa } from '../helpers/webhooks.js'
+import { eventually } from '../helpers/wait.js'
 
 const secretIn = (body: string, id: string) =>
   new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
@@ -20,6 +24,7 @@ interface Team {
   ownerEmail: string
   /** The team's first key (it names nobody). */
   firstKey: string
+  teamId: string
 }
 
 /** A node on `backend` delivering to loopback receivers of `ca`, and an operator signed in with a new team. */
@@ -35,7 +40,8 @@ async function signedInTeam(t: Test, backend: Backend, ca: TestCa): Promise<Team
   const owner = new Browser(n.base)
   await owner.post('/signin', { email: ownerEmail })
   const firstKey = keyIn(await owner.follow(linkIn(await inbox.next(ownerEmail))))!
-  return { n, inbox, owner, ownerEmail, firstKey }
+  const { teamId } = (await (await n.call('/admin/me', { key: firstKey })).json()) as { teamId: string }
+  return { n, inbox, owner, ownerEmail, firstKey, teamId }
 }
 
 /** A team key minted on the dashboard by the person of `b`. */
@@ -44,6 +50,35 @@ async function mintOnPage(t: Test, b: Browser, label: string, scope = 'admin'): 
   t.equal(page.status, 200)
   return secretIn(page.body, 'minted-key')!
 }
+
+/** Invites a new person, who signs in (given `role` by the owner): their browser, address and user id. */
+async function newMember(t: Test, s: Team, role = 'member'): Promise<{ email: string; b: Browser; id: string }> {
+  const email = `${uid('m')}@example.com`
+  await s.owner.send('/team/invites', { email })
+  const b = new Browser(s.n.base)
+  t.equal((await b.follow(linkIn(await s.inbox.next(email)))).status, 303, 'the member signs in')
+  const id = userIdIn((await s.owner.get('/team')).body, email)!
+  t.ok(id, 'the owner sees the member')
+  if (role !== 'member') t.equal((await s.owner.send('/team/members/role', { user: id, role })).status, 200)
+  return { email, b, id }
+}
+
+/** Registers a webhook on the page of the person of `b`: its id. */
+async function registerOnPage(t: Test, b: Browser, url: string): Promise<string> {
+  const made = await b.send('/team/webhooks', { url, description: '', events: '' })
+  t.equal(made.status, 200)
+  return /Webhook (wh_[A-Za-z0-9]+) is registered/.exec(made.body)![1]!
+}
+
+/** Registers a webhook through the admin API with `key`. */
+async function registerWithKey(s: Team, key: string, url: string): Promise<WebhookView> {
+  const res = await s.n.call('/admin/webhooks', { method: 'POST', key, json: { url } })
+  if (res.status !== 201) throw new Error(`register: ${res.status} ${await res.text()}`)
+  return (await res.json()) as WebhookView
+}
+
+/** Event texts a receiver got on `path`. */
+const textsAt = (rx: Receiver, path: string) => rx.received.filter((r) => r.path === path).map((r) => r.body.event.text)
 
 async function listed(s: Team, key = s.firstKey): Promise<WebhookView[]> {
   const res = await s.n.call('/admin/webhooks', { key })
@@ -115,5 +150,102 @@ t.test('webhook creators', async (t) => {
         'each registration is audited with who made it',
       )
     })
+
+    t.test(`${backend}: removing a person disables their webhooks; no delivery reaches them`, async (t) => {
+      const s = await signedInTeam(t, backend, ca)
+      const rx = await startReceiver(t, ca)
+      const m = await newMember(t, s, 'admin')
+      const onPage = await registerOnPage(t, m.b, rx.url('/page'))
+      const memberKey = await mintOnPage(t, m.b, 'member laptop')
+      const withKey = await registerWithKey(s, memberKey, rx.url('/key'))
+      const minted = await s.n.call('/admin/keys', {
+        key: memberKey,
+        method: 'POST',
+        json: { label: 'minted with the member key', scope: 'admin' },
+      })
+      const secondKey = ((await minted.json()) as { key: string }).key
+      const withSecond = await registerWithKey(s, secondKey, rx.url('/second'))
+      const owners = await registerOnPage(t, s.owner, rx.url('/owner'))
+      const first = await registerWithKey(s, s.firstKey, rx.url('/first'))
+
+      const roomId = uid('r')
+      await s.n.node.core.rooms.create(s.teamId, { room_id: roomId }, 'test')
+      const post = (text: string) =>
+        s.n.node.core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'alice' }, { type: 'message', text })
+      // The member's page webhook fails for now: its delivery is pending, retrying, at the removal.
+      rx.answer = (r) => (r.path === '/page' ? { status: 500 } : { status: 200 })
+      await post('before')
+      const paths = ['/page', '/key', '/second', '/owner', '/first']
+      t.ok(
+        await eventually(() => paths.every((p) => textsAt(rx, p).includes('before')), 10_000),
+        'every webhook gets the event before',
+      )
+
+      const removed = await s.owner.send('/team/members/remove', { user: m.id, confirmed: 'yes' })
+      t.equal(removed.status, 200)
+      t.match(
+        removed.body,
+        `${m.email} is removed from the team; the 2 key(s) they minted are revoked; the 3 webhook(s)`,
+      )
+      const reason = `its creator ${m.email} was removed from the team`
+      const after = await listed(s)
+      const byId = new Map(after.map((w) => [w.webhookId, w]))
+      for (const id of [onPage, withKey.webhookId, withSecond.webhookId]) {
+        t.match(byId.get(id), { status: 'disabled', disabledReason: reason, disabledAt: String }, `${id}: disabled`)
+      }
+      for (const id of [owners, first.webhookId]) t.equal(byId.get(id)?.status, 'active', `${id}: still active`)
+
+      // The pending delivery of the failing webhook is dropped when next due, not sent.
+      t.ok(
+        await eventually(async () => {
+          const h = (await listed(s)).find((w) => w.webhookId === onPage)!.health
+          return h.pending === 0 && h.dropped === 1
+        }, 10_000),
+        'its pending delivery is dropped',
+      )
+      const tries = textsAt(rx, '/page').length
+      await post('after')
+      t.ok(
+        await eventually(() => textsAt(rx, '/owner').includes('after'), 10_000),
+        "the owner's webhook gets the next event",
+      )
+      t.ok(await eventually(() => textsAt(rx, '/first').includes('after'), 10_000), "so does the first key's")
+      // Every webhook's delivery of an event is enqueued in one script: the others got none of it.
+      for (const p of ['/key', '/second']) t.notOk(textsAt(rx, p).includes('after'), `${p}: no delivery after removal`)
+      t.equal(textsAt(rx, '/page').length, tries, 'the failing one: no attempt after its delivery was dropped')
+
+      const page = (await s.owner.get('/team/webhooks')).body
+      t.match(page, `: ${reason}. It gets no deliveries.`, 'the page says why it is disabled')
+      t.match(page, 'Registered by a deleted user', 'and names nobody by id once the account is gone')
+      t.notMatch(page, m.id)
+
+      const audit = (await (await s.n.call('/admin/audit', { key: s.firstKey })).json()) as {
+        entries: { actor: string; action: string; target?: string }[]
+      }
+      const disabled = audit.entries.filter((e) => e.action === 'disabled webhook')
+      t.equal(disabled.length, 3, 'each disabling is audited')
+      for (const e of disabled) {
+        t.match(e.actor, /^user:usr_\S+ op/, 'as done by the owner who removed the member')
+        t.match(
+          e.target,
+          new RegExp(`^wh_\\S+ https://127\\.0\\.0\\.1:${rx.port} \\(${reason.replace(/\./g, '\\.')}\\)$`),
+        )
+      }
+    })
   }
+
+  t.test('standalone: deleting an account disables the webhooks of the person', async (t) => {
+    const s = await signedInTeam(t, 'standalone', ca)
+    const rx = await startReceiver(t, ca)
+    const m = await newMember(t, s, 'admin')
+    const mine = await registerOnPage(t, m.b, rx.url('/mine'))
+    const asked = (await m.b.get('/account/delete')).body
+    t.match(asked, 'every webhook you made: it is disabled', 'the page says what happens to them')
+    const teamName = /Type the team name, <strong>([^<]+)<\/strong>/.exec(asked)![1]!.replaceAll('&#39;', "'")
+    const gone = await m.b.send('/account/delete', { confirm: teamName })
+    t.equal(gone.status, 200)
+    t.match(gone.body, 'Your account is deleted. The webhook you made is disabled.')
+    const w = (await listed(s)).find((h) => h.webhookId === mine)!
+    t.match(w, { status: 'disabled', disabledReason: `its creator ${m.email} deleted their account` })
+  })
 })

@@ -43,15 +43,23 @@ t.test('what each change changes', async (t) => {
   t.same(noticeParts({ k: 'event', op: 'posted' }), [], "a post's parts ride with its event frame")
   t.same(noticeParts({ k: 'event', op: 'read' }), ['events'])
   t.same(noticeParts({ k: 'event', op: 'deleted' }), ['needs', 'events', 'head'].sort(byPage))
-  t.same(noticeParts({ k: 'task', op: 'updated' }), ['needs', 'plan', 'graph', 'activity', 'analytics'])
+  t.same(noticeParts({ k: 'task', op: 'updated' }), ['needs', 'panel', 'plan', 'graph', 'activity', 'analytics'])
   t.same(noticeParts({ k: 'task', op: 'added' }), noticeParts({ k: 'task', op: 'deleted' }))
-  t.same(noticeParts({ k: 'presence', op: 'online' }), ['head', 'needs', 'agents', 'activity'])
+  t.same(noticeParts({ k: 'presence', op: 'online' }), ['head', 'needs', 'panel', 'agents', 'activity'])
   t.same(noticeParts({ k: 'lock', op: 'acquired' }), ['needs', 'locks'])
   t.same(noticeParts({ k: 'lock', op: 'released' }), ['needs', 'locks'])
   t.same(noticeParts({ k: 'var', op: 'set' }), ['vars'])
-  t.same(noticeParts({ k: 'context', op: 'written' }), ['context'])
+  t.same(noticeParts({ k: 'context', op: 'written' }), ['panel', 'context'])
   t.same(noticeParts({ k: 'review', op: 'requested' }), ['needs', 'reviews'])
-  t.same(noticeParts({ k: 'review', op: 'approved' }), ['needs', 'plan', 'graph', 'activity', 'reviews', 'analytics'])
+  t.same(noticeParts({ k: 'review', op: 'approved' }), [
+    'needs',
+    'panel',
+    'plan',
+    'graph',
+    'activity',
+    'reviews',
+    'analytics',
+  ])
   t.same(noticeParts({ k: 'reservation', op: 'reserved' }), [], 'reservations are not on the page')
 })
 

@@ -3,7 +3,8 @@
 // MCP adapters with its strict OpenAI conversion, and Gemini's function-declaration subset. Each
 // must take every tool as it is: no fallback to non-strict, no warning, no schema it rewrites,
 // no tool it drops. The lists come from the node's own pipeline (src/mcp/pipeline.ts), as a
-// client over HTTP gets them.
+// client over HTTP gets them: a team key's, and the bound listings of credentials that fix the
+// agent, the room or both.
 import { createMCPClient } from '@ai-sdk/mcp'
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling'
 import { loadMcpTools } from '@langchain/mcp-adapters'
@@ -19,6 +20,35 @@ import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
 import { META } from '../../src/mcp/wire.js'
 
 const TEAM: Principal = { kind: 'team', teamId: 'tm_portable', keyId: 'k1', scope: 'admin', access: 'write' }
+/** The bound listings (src/mcp/host.ts listFor): what the credential fixes is left out of every tool. */
+const BOUND: Record<string, Principal> = {
+  'an invite key bound to an agent (room and agent bound)': {
+    kind: 'room',
+    teamId: 'tm_portable',
+    roomId: 'r1',
+    tokenId: 't1',
+    scope: 'agent',
+    access: 'write',
+    agentId: 'alice',
+  },
+  'a grant for every room (agent bound)': {
+    kind: 'grant',
+    teamId: 'tm_portable',
+    roomId: undefined,
+    grantId: 'g1',
+    agentId: 'worker',
+    scope: 'agent',
+    access: 'write',
+  },
+  'an invite key (room bound)': {
+    kind: 'room',
+    teamId: 'tm_portable',
+    roomId: 'r1',
+    tokenId: 't2',
+    scope: 'agent',
+    access: 'write',
+  },
+}
 const MODERN = '2026-07-28'
 
 // Only the realtime hub's resync hook and the node's drain hook are touched when the host is made
@@ -34,7 +64,7 @@ t.teardown(() => host.stop())
 type Headers = Pick<McpInbound, 'protocolVersion' | 'method' | 'name'>
 
 /** One message through the pipeline, as the HTTP transport hands it on; resolves to the reply. */
-function send(body: object, headers: Headers = {}): Promise<JSONRPCMessage | undefined> {
+function send(body: object, headers: Headers = {}, principal = TEAM): Promise<JSONRPCMessage | undefined> {
   return new Promise((resolve) => {
     const io: McpExchange = {
       answer: (_status, message) => resolve(message as JSONRPCMessage | undefined),
@@ -47,7 +77,7 @@ function send(body: object, headers: Headers = {}): Promise<JSONRPCMessage | und
       onAbort: () => {},
     }
     const inbound: McpInbound = {
-      principal: TEAM,
+      principal,
       profile: 'full',
       accept: { canStream: false, streamOnly: false },
       ...headers,
@@ -57,10 +87,10 @@ function send(body: object, headers: Headers = {}): Promise<JSONRPCMessage | und
   })
 }
 
-async function listOf(era: 'legacy' | 'modern'): Promise<{ tools: Tool[] }> {
+async function listOf(era: 'legacy' | 'modern', principal = TEAM): Promise<{ tools: Tool[] }> {
   const reply =
     era === 'legacy'
-      ? await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+      ? await send({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, principal)
       : await send(
           {
             jsonrpc: '2.0',
@@ -75,6 +105,7 @@ async function listOf(era: 'legacy' | 'modern'): Promise<{ tools: Tool[] }> {
             },
           },
           { protocolVersion: MODERN, method: 'tools/list' },
+          principal,
         )
   const result = (reply as { result?: { tools: Tool[] } }).result
   if (!result) throw new Error(`tools/list (${era}) failed: ${JSON.stringify(reply)}`)
@@ -177,62 +208,72 @@ export function geminiOffenders(node: unknown, where: string): string[] {
   return out
 }
 
-for (const era of ['legacy', 'modern'] as const) {
-  t.test(`${era} era: every framework takes every tool as listed`, async (t) => {
-    const list = await listOf(era)
-    t.equal(list.tools.length, ALL_TOOLS.length, 'every tool is listed')
-    const listed = new Map(list.tools.map((tool) => [tool.name, tool.inputSchema]))
+const LISTINGS: [string, Principal, number][] = [
+  ['a team key', TEAM, ALL_TOOLS.length],
+  ...Object.entries(BOUND).map(([k, p]): [string, Principal, number] => [
+    k,
+    p,
+    ALL_TOOLS.filter((d) => d.scope === 'room').length,
+  ]),
+]
 
-    t.test('OpenAI Agents: strict conversion, no fallback, no warning', async (t) => {
-      const { warnings } = await warningsOf(() => {
-        for (const tool of list.tools) openAiStrict(t, tool.name, tool.inputSchema, 'listed')
+for (const [who, principal, count] of LISTINGS)
+  for (const era of ['legacy', 'modern'] as const) {
+    t.test(`${era} era, ${who}: every framework takes every tool as listed`, async (t) => {
+      const list = await listOf(era, principal)
+      t.equal(list.tools.length, count, 'every tool it may call is listed')
+      const listed = new Map(list.tools.map((tool) => [tool.name, tool.inputSchema]))
+
+      t.test('OpenAI Agents: strict conversion, no fallback, no warning', async (t) => {
+        const { warnings } = await warningsOf(() => {
+          for (const tool of list.tools) openAiStrict(t, tool.name, tool.inputSchema, 'listed')
+        })
+        t.same(warnings, [], 'no warning')
       })
-      t.same(warnings, [], 'no warning')
-    })
 
-    t.test('AI SDK: its MCP client passes every schema on unchanged', async (t) => {
-      const { value: tools, warnings } = await warningsOf(async () => {
-        const client = await createMCPClient({ transport: new PipeTransport(list) })
-        try {
-          return await client.tools()
-        } finally {
-          await client.close()
+      t.test('AI SDK: its MCP client passes every schema on unchanged', async (t) => {
+        const { value: tools, warnings } = await warningsOf(async () => {
+          const client = await createMCPClient({ transport: new PipeTransport(list) })
+          try {
+            return await client.tools()
+          } finally {
+            await client.close()
+          }
+        })
+        t.same(warnings, [], 'no warning')
+        t.same(Object.keys(tools).sort(), [...listed.keys()].sort(), 'no tool dropped')
+        for (const [name, tool] of Object.entries(tools)) {
+          const schema = await (tool.inputSchema as { jsonSchema: unknown }).jsonSchema
+          t.same(schema, listed.get(name), `${name}: unchanged`)
+          openAiStrict(t, name, schema, 'AI SDK')
         }
       })
-      t.same(warnings, [], 'no warning')
-      t.same(Object.keys(tools).sort(), [...listed.keys()].sort(), 'no tool dropped')
-      for (const [name, tool] of Object.entries(tools)) {
-        const schema = await (tool.inputSchema as { jsonSchema: unknown }).jsonSchema
-        t.same(schema, listed.get(name), `${name}: unchanged`)
-        openAiStrict(t, name, schema, 'AI SDK')
-      }
-    })
 
-    t.test("LangChain: the adapters' tools convert to strict OpenAI tools", async (t) => {
-      const client = new Client({ name: 'langchain-test', version: '1' })
-      const { value: tools, warnings } = await warningsOf(async () => {
-        await client.connect(new PipeTransport(list))
-        try {
-          return await loadMcpTools('agentrooms', client, { throwOnLoadError: true })
-        } finally {
-          await client.close()
+      t.test("LangChain: the adapters' tools convert to strict OpenAI tools", async (t) => {
+        const client = new Client({ name: 'langchain-test', version: '1' })
+        const { value: tools, warnings } = await warningsOf(async () => {
+          await client.connect(new PipeTransport(list))
+          try {
+            return await loadMcpTools('agentrooms', client, { throwOnLoadError: true })
+          } finally {
+            await client.close()
+          }
+        })
+        t.same(warnings, [], 'no warning')
+        t.same(tools.map((x) => x.name).sort(), [...listed.keys()].sort(), 'no tool dropped')
+        for (const tool of tools) {
+          const fn = convertToOpenAITool(tool, { strict: true }).function as { strict?: boolean; parameters: unknown }
+          t.equal(fn.strict, true, `${tool.name}: strict`)
+          t.same(fn.parameters, listed.get(tool.name), `${tool.name}: passed on unchanged`)
+          openAiStrict(t, tool.name, fn.parameters, 'LangChain')
         }
       })
-      t.same(warnings, [], 'no warning')
-      t.same(tools.map((x) => x.name).sort(), [...listed.keys()].sort(), 'no tool dropped')
-      for (const tool of tools) {
-        const fn = convertToOpenAITool(tool, { strict: true }).function as { strict?: boolean; parameters: unknown }
-        t.equal(fn.strict, true, `${tool.name}: strict`)
-        t.same(fn.parameters, listed.get(tool.name), `${tool.name}: passed on unchanged`)
-        openAiStrict(t, tool.name, fn.parameters, 'LangChain')
-      }
-    })
 
-    t.test('Gemini: within the function-declaration subset', async (t) => {
-      for (const tool of list.tools) t.same(geminiOffenders(tool.inputSchema, tool.name), [], tool.name)
+      t.test('Gemini: within the function-declaration subset', async (t) => {
+        for (const tool of list.tools) t.same(geminiOffenders(tool.inputSchema, tool.name), [], tool.name)
+      })
     })
-  })
-}
+  }
 
 t.test('the Gemini check finds what Gemini refuses', async (t) => {
   const o = (properties: object) => geminiOffenders({ type: 'object', properties }, 'x')

@@ -16,7 +16,7 @@ import { reservationSchemas } from '../../src/core/reservations.js'
 import { varSchemas } from '../../src/core/vars.js'
 import { CORE_SETTINGS, coreArgs, FACTORY_LIMITS, isDerived, isDerivedSet } from '../../src/mcp/args.js'
 import { INSTRUCTIONS, listEntry, modelVisible } from '../../src/mcp/host.js'
-import { inputSchema, type ToolDef } from '../../src/mcp/tool.js'
+import { inputSchema, UNBOUND, type ToolDef } from '../../src/mcp/tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, findTool } from '../../src/mcp/tools/index.js'
 
 /** The spec's MCP table, domain by domain. */
@@ -64,7 +64,6 @@ const SPEC_TOOLS = [
 const CORE_PROFILE = [
   'heartbeat',
   'get_my_summary',
-  'get_unblocked_tasks',
   'claim_next_task',
   'update_task',
   'write_context',
@@ -158,20 +157,28 @@ t.test('every tool input converts to JSON Schema', async (t) => {
 t.test('tools/list stays within its token goals (Claude tokenizer, as bench/tokens.ts counts)', async (t) => {
   // What a model reads of the listing (name, description, inputSchema); title, annotations and
   // outputSchema stay with the client.
-  const tokens = (tools: readonly ToolDef[]) =>
-    countTokens(JSON.stringify(tools.map((d) => modelVisible(listEntry(d)))))
-  const all = tokens(ALL_TOOLS)
-  const core = tokens(ALL_TOOLS.filter((d) => d.core))
+  const tokens = (tools: readonly ToolDef[], bound = UNBOUND) =>
+    countTokens(JSON.stringify(tools.map((d) => modelVisible(listEntry(d, bound)))))
+  const core = ALL_TOOLS.filter((d) => d.core)
   // The portable form (every property required, optional ones nullable, objects closed) and a
   // description on every argument cost about a third more than a bare listing; the shared
   // scaffold (object, room_id, agent_id) is about 65 tokens of each room tool.
-  t.ok(all <= 6_550, `all tools: ${all} tokens`)
-  t.ok(core <= 1_650, `core profile: ${core} tokens`)
+  t.ok(tokens(ALL_TOOLS) <= 6_550, `all tools: ${tokens(ALL_TOOLS)} tokens`)
+  t.ok(tokens(core) <= 1_550, `core profile: ${tokens(core)} tokens`)
+  // The bound listing of a credential bound to an agent and one room (an invite key minted for an
+  // agent, a grant for one room): no room_id or agent_id, and no team tools.
+  const both = { agent: true, room: true }
+  const room = ALL_TOOLS.filter((d) => d.scope === 'room')
+  t.ok(tokens(room, both) <= 5_000, `bound, all tools: ${tokens(room, both)} tokens`)
+  t.ok(tokens(core, both) <= 1_200, `bound, core profile: ${tokens(core, both)} tokens`)
 })
 
 t.test('a listed entry carries nothing a client can assume or the server checks anyway', async (t) => {
-  for (const d of ALL_TOOLS) {
-    const entry = listEntry(d)
+  // Each tool as an unbound listing has it, and as the bound listing of a room and an agent does.
+  const entries = [UNBOUND, { agent: true, room: true }].flatMap((b) =>
+    ALL_TOOLS.map((d) => [d, listEntry(d, b)] as const),
+  )
+  for (const [d, entry] of entries) {
     const text = JSON.stringify(entry)
     t.notMatch(text, /9007199254740991|"pattern":"/, `${d.name}: no integer bounds or patterns`)
     const props = (entry.inputSchema.properties ?? {}) as Record<string, { description?: string }>

@@ -19,7 +19,7 @@ const WRITES = new Set(
   ).split(' '),
 )
 /** Commands that change no data: TTLs, publishing, the clock. */
-const NEUTRAL = new Set(['PEXPIRE', 'EXPIRE', 'SPUBLISH', 'PUBLISH', 'TIME'])
+const NEUTRAL = new Set(['PEXPIRE', 'EXPIRE', 'PERSIST', 'SPUBLISH', 'PUBLISH', 'TIME'])
 const READS = new Set(
   (
     'HGET HGETALL HLEN HMGET HVALS HEXISTS HKEYS HSTRLEN ZCOUNT ZCARD ZSCORE ZMSCORE ZRANGE ZRANGEBYSCORE ' +
@@ -47,6 +47,7 @@ const HOUSEKEEPING: Record<string, string> = {
  */
 const RESOLVED_BY_HAND: Record<string, string> = {
   'createRoom: DEL ?': 'the leftover keys of an expired room (KEYS[1..ROOM_KEY_COUNT - 1]): part of `room`',
+  'deleteRoom: DEL ?': 'every key of the room (KEYS[i], and lock keys named from the meta key): `gone`',
   'searchVectors-3: ? ?': 'redis.call(unpack(args)): a VSIM query, a read',
 }
 
@@ -87,6 +88,7 @@ function found(s: Script, calls = redisCalls(s.source, keyNames(s))): Found {
     if (label in RESOLVED_BY_HAND) {
       usedByHand.add(label)
       if (s.name === 'createRoom') out.words.add('room')
+      if (s.name === 'deleteRoom') out.words.add('gone')
       continue
     }
     if (NEUTRAL.has(c.command) || READS.has(c.command)) continue
@@ -199,7 +201,7 @@ t.test('the analysis follows locals, parameters and helpers to the key a call wr
 t.test('content words are the ones search indexes', async (t) => {
   t.same(
     (Object.keys(EFFECT_WORDS) as Effect[]).filter((w) => EFFECT_WORDS[w].content),
-    ['room', 'tasks', 'context', 'events', 'deleted-events'],
+    ['room', 'tasks', 'context', 'events', 'deleted-events', 'gone'],
   )
   t.same(
     scripts
@@ -213,6 +215,7 @@ t.test('content words are the ones search indexes', async (t) => {
       'decideReview',
       'deleteContext',
       'deleteEvent',
+      'deleteRoom',
       'deleteTask',
       'leaveRoom',
       'postEvent',

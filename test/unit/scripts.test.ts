@@ -44,25 +44,27 @@ t.test('a circular include is refused with its path', async (t) => {
   t.throws(() => loadScripts(dir), /circular include includes\/a -> includes\/b -> includes\/a/)
 })
 
-t.test(
-  "the Effects line: the loader keeps its words, and tells a room script's Lua whether it changes content",
-  async (t) => {
-    const one = (keys: string, effects: string) => loadScripts(scratch({ 'doIt.lua': head(keys, effects) }))[0]!
-    const post = one('KEYS[room]   r', 'tasks, events')
-    t.same([...post.effects.words], ['tasks', 'events'])
-    t.equal(post.effects.content, true)
-    t.match(post.source, /^local CHANGES_CONTENT = true\n--\[\[/, 'the prelude comes before the source')
-    const beat = one('KEYS[room]   r', 'presence')
-    t.equal(beat.effects.content, false)
-    t.match(beat.source, /^local CHANGES_CONTENT = false\n/)
-    const read = one('KEYS[room]   r', 'none')
-    t.same([...read.effects.words], [])
-    t.equal(one('KEYS[accounts]  a', 'sessions').source.startsWith('--[['), true, 'only room scripts get the prelude')
-    t.throws(() => one('KEYS[room]   r', 'tasks, gossip'), /Effects: unknown word "gossip"/)
-    t.throws(() => one('KEYS[room]   r', 'sessions'), /"sessions" is a word of account scripts, not room ones/)
-    t.throws(() => loadScripts(scratch({ 'doIt-1.lua': '--[[\n  KEYS[1]  k\n]]\n' })), /needs one Effects line/)
-  },
-)
+t.test("the Effects line: the loader keeps its words, and tells a room script's Lua what it changes", async (t) => {
+  const one = (keys: string, effects: string) => loadScripts(scratch({ 'doIt.lua': head(keys, effects) }))[0]!
+  const post = one('KEYS[room]   r', 'tasks, events')
+  t.same([...post.effects.words], ['tasks', 'events'])
+  t.equal(post.effects.content, true)
+  t.match(
+    post.source,
+    /^local CHANGES_CONTENT = true\nlocal REFUSED_WHEN_ARCHIVED = true\n--\[\[/,
+    'the prelude comes before the source',
+  )
+  const beat = one('KEYS[room]   r', 'presence')
+  t.equal(beat.effects.content, false)
+  t.match(beat.source, /^local CHANGES_CONTENT = false\nlocal REFUSED_WHEN_ARCHIVED = false\n/, 'allowed archived')
+  t.match(one('KEYS[room]   r', 'none').source, /^local CHANGES_CONTENT = false\nlocal REFUSED_WHEN_ARCHIVED = false\n/)
+  const read = one('KEYS[room]   r', 'none')
+  t.same([...read.effects.words], [])
+  t.equal(one('KEYS[accounts]  a', 'sessions').source.startsWith('--[['), true, 'only room scripts get the prelude')
+  t.throws(() => one('KEYS[room]   r', 'tasks, gossip'), /Effects: unknown word "gossip"/)
+  t.throws(() => one('KEYS[room]   r', 'sessions'), /"sessions" is a word of account scripts, not room ones/)
+  t.throws(() => loadScripts(scratch({ 'doIt-1.lua': '--[[\n  KEYS[1]  k\n]]\n' })), /needs one Effects line/)
+})
 
 t.test('a badly named script is refused', async (t) => {
   t.throws(() => loadScripts(scratch({ 'do_it.lua': 'return 1' })), /verbNoun\.lua or verbNoun-<numKeys>\.lua/)
@@ -161,10 +163,8 @@ const BOUNDED: Record<string, string> = {
     'at most ARGV[15] ids a card',
   "includes/rateWindow.lua: if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end":
     'buckets of one period: about 61 (the key expires after it)',
-  "readNeeds.lua: local raws = redis.call('HMGET', R.k.reviews, unpack(ids))":
-    'the latest reviews requested: NEEDS_REVIEWS, 200',
-  "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
-    'tasks in progress: LIMIT 0, NEEDS_TASKS, 200',
+  "readNeeds.lua: for _, raw in ipairs(redis.call('HMGET', key, unpack(ids))) do":
+    'the latest reviews requested (NEEDS_REVIEWS, 200) or tasks in progress (LIMIT 0, NEEDS_TASKS, 200)',
   "readGraph.lua: for i, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":
     'open tasks: LIMIT 0, ARGV[7], GRAPH_TASKS (50)',
   "readGraph.lua: for _, raw in ipairs(redis.call('HMGET', R.k.tasks, unpack(ids))) do":

@@ -5,17 +5,18 @@ import type { Accounts } from '../../auth/accounts.js'
 import type { Audit } from '../../auth/audit.js'
 import type { Principal } from '../../auth/principal.js'
 import type { RateLimiter } from '../../auth/ratelimit.js'
-import { label, teamSchemas, type Teams } from '../../auth/teams.js'
-import { AppError, RoomNotFound } from '../../shared/errors.js'
-import { idempotencyKey, roomId as roomIdField } from '../../shared/fields.js'
+import { teamSchemas, type Teams } from '../../auth/teams.js'
+import { RoomNotFound } from '../../shared/errors.js'
+import { idempotencyKey, roomId as roomIdField, roomName } from '../../shared/fields.js'
 import type { Core } from '../../core/index.js'
 import type { RoomSummary } from '../../core/rooms.js'
-import { TEMPLATES } from '../../core/templates.js'
+import { templateId } from '../../core/templates.js'
 import { parse } from '../../shared/validate.js'
 import type { SearchEngine } from '../../search/engine.js'
 import type { Ctx, Route } from '../router.js'
 import { actorOf, budgetOf, minterOf, teamOf } from './access.js'
 import type { WaitBudget } from '../../shared/wait-budget.js'
+import { RoomAdmin } from '../room-admin.js'
 
 export const roomView = z.object({
   roomId: z.string(),
@@ -24,6 +25,7 @@ export const roomView = z.object({
   createdAt: z.string(),
   createdBy: z.string().optional(),
   lastActiveAt: z.string(),
+  archivedAt: z.string().optional().describe('When the room was archived: it is read-only until restored'),
 })
 const mintedBy = z
   .string()
@@ -58,8 +60,8 @@ const inviteView = z.object({
 export const adminSchemas = {
   createRoom: z.strictObject({
     roomId: roomIdField.optional().describe('Room id within the team; default a slug of name, else generated'),
-    name: label(100).optional(),
-    template: z.enum(TEMPLATES.map((t) => t.id) as [string, ...string[]]).default('blank'),
+    name: roomName.optional(),
+    template: templateId.default('blank'),
   }),
   listRooms: z.strictObject({
     limit: z.coerce.number().int().min(1).max(500).default(100),
@@ -82,6 +84,7 @@ export function roomToView(r: RoomSummary): z.infer<typeof roomView> {
     lastActiveAt: r.last_active_at,
   }
   if (r.created_by) v.createdBy = r.created_by
+  if (r.archived_at) v.archivedAt = r.archived_at
   return v
 }
 
@@ -120,19 +123,75 @@ export interface AdminDeps {
   accounts: Pick<Accounts, 'emails'>
   teams: Pick<
     Teams,
-    'requireTeam' | 'mintTeamKey' | 'pageKeys' | 'revokeKey' | 'mintInvite' | 'listInvites' | 'revokeInvite'
+    | 'requireTeam'
+    | 'mintTeamKey'
+    | 'pageKeys'
+    | 'revokeKey'
+    | 'mintInvite'
+    | 'listInvites'
+    | 'revokeInvite'
+    | 'dropRoom'
   >
   audit: Pick<Audit, 'record' | 'read'>
   rateLimiter: Pick<RateLimiter, 'limitFor' | 'credentialLimitFor'>
-  search: Pick<SearchEngine, 'status'>
+  search: Pick<SearchEngine, 'status' | 'dropRoom'>
 }
+
+const deletedView = z.object({
+  roomId: z.string(),
+  tasks: z.number(),
+  events: z.number(),
+  context: z.number().describe('Context entries'),
+  keys: z.number().describe('Redis keys removed'),
+  invites: z.number().describe('Room invite keys deleted'),
+  live: z.number().describe('How many of those were live: their agents now get 401'),
+})
 
 export function adminRoutes(deps: AdminDeps): Route[] {
   const requireRoom = async (teamId: string, roomId: string, budget: WaitBudget | undefined) => {
     parse(z.object({ roomId: roomIdField }), { roomId })
     if (!(await deps.core.rooms.exists({ teamId, roomId }, budget))) throw new RoomNotFound(roomId)
   }
+  const rooms = new RoomAdmin(deps)
+  const roomRef = (ctx: Ctx) => {
+    const roomId = ctx.params.roomId!
+    parse(z.object({ roomId: roomIdField }), { roomId })
+    return { teamId: teamOf(ctx), roomId }
+  }
+  const archiving = (archive: boolean): Route => ({
+    method: 'POST',
+    path: `/admin/rooms/:roomId/${archive ? 'archive' : 'restore'}`,
+    auth: 'team',
+    needs: 'rooms.manage',
+    tag: 'admin',
+    summary: archive
+      ? 'Archive a room: it becomes read-only (writes get 409 room_archived; reads, search and the snapshot ' +
+        'work) and is kept without expiry until restored or deleted. 409 conflict when already archived.'
+      : 'Restore an archived room: writable again, and expiring after ROOM_TTL_S without activity as any room. ' +
+        '409 conflict when it is not archived.',
+    response: z.object({ room: roomView }),
+    handle: async (ctx) => ({
+      room: roomToView((await rooms.setArchived(roomRef(ctx), archive, actorOf(ctx.principal))).room),
+    }),
+  })
   return [
+    archiving(true),
+    archiving(false),
+    {
+      method: 'DELETE',
+      path: '/admin/rooms/:roomId',
+      auth: 'team',
+      needs: 'rooms.manage',
+      tag: 'admin',
+      summary:
+        'Delete a room, archived or not: every Redis key of it, its search documents and its room invite keys ' +
+        '(live ones get 401 on every node within a second). Says what went. Not undone.',
+      response: deletedView,
+      handle: async (ctx) => {
+        const ref = roomRef(ctx)
+        return { roomId: ref.roomId, ...(await rooms.remove(ref, actorOf(ctx.principal))) }
+      },
+    },
     {
       method: 'GET',
       path: '/admin/me',
@@ -180,23 +239,13 @@ export function adminRoutes(deps: AdminDeps): Route[] {
       response: z.object({ room: roomView }),
       handle: async (ctx) => {
         const b = ctx.body as z.infer<typeof adminSchemas.createRoom>
-        const { room } = await deps.core.rooms
-          .create(
-            teamOf(ctx),
-            { room_id: b.roomId, name: b.name, template: b.template },
-            actorOf(ctx.principal),
-            idempotencyKeyOf(ctx),
-            budgetOf(ctx),
-          )
-          .catch((err: unknown) => {
-            if (err instanceof AppError && err.details?.field === 'idempotency_key') {
-              throw new AppError(err.code, err.message.replace(/^idempotency_key/, 'Idempotency-Key'), {
-                ...err.details,
-                field: 'Idempotency-Key',
-              })
-            }
-            throw err
-          })
+        const { room } = await deps.core.rooms.create(
+          teamOf(ctx),
+          { room_id: b.roomId, name: b.name, template: b.template },
+          actorOf(ctx.principal),
+          idempotencyKeyOf(ctx),
+          budgetOf(ctx),
+        )
         return { room: roomToView(room) }
       },
     },

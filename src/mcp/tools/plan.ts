@@ -100,7 +100,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
     args: coreArgs(plan.listTasks, { limit: `1-200, default ${UNBLOCKED_LIMIT}` }),
     output: { tasks: z.array(o.claimableItem), ...o.page },
     mutates: false,
-    core: true,
+    // Not in the core profile: claim_next_task is its list and claim in one atomic call.
     annotations: { readOnlyHint: true },
     run: async ({ deps, caller }, a) => {
       const r = await deps.core.plan.unblockedTasks(caller, { ...a, limit: a.limit ?? UNBLOCKED_LIMIT })

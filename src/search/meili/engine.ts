@@ -8,6 +8,7 @@
 // note, and the room is marked so an indexer catches up). When Meilisearch cannot be reached, a
 // lexical search is answered by the Redis engine instead (lexical search always works); a
 // semantic one fails with `unavailable`.
+import type { RoomRef } from '../../store/keys.js'
 import { MeilisearchApiError, type Hit } from 'meilisearch'
 import type { SearchSettings } from '../settings.js'
 import { AppError } from '../../shared/errors.js'
@@ -85,6 +86,18 @@ export class MeiliSearchEngine implements SearchEngine {
       throw new AppError(
         'unavailable',
         "the search index (Meilisearch) is unreachable, so the team's documents cannot be removed: nothing " +
+          'was deleted; try again shortly',
+      )
+    }
+  }
+  async dropRoom(ref: RoomRef): Promise<void> {
+    try {
+      await this.sink.dropRoom(ref)
+    } catch (err) {
+      if (!unreachable(err)) throw err
+      throw new AppError(
+        'unavailable',
+        "the search index (Meilisearch) is unreachable, so the room's documents cannot be removed: nothing " +
           'was deleted; try again shortly',
       )
     }

@@ -169,16 +169,22 @@ export interface KeyedScripts {
     reply: { record: StoredCredential; hash: string }
   }
   revokeMemberKeys: {
-    keys: [team: Key, keys: Key, invites: Key, secrets: Key]
-    args: [userId: string, retentionMs: number, only: 'admin' | '']
+    keys: [team: Key, keys: Key, invites: Key, secrets: Key, hooks: Key]
+    args: [userId: string, retentionMs: number, only: 'admin' | '', webhooksReason: string]
     // Lua packs an empty list as an empty map.
     reply: {
       keys: StoredCredential[] | Record<string, never>
       invites: StoredCredential[] | Record<string, never>
       hashes: string[] | Record<string, never>
+      webhooks: { id: string; url: string; disabled_reason: string }[] | Record<string, never>
     }
   }
   renameTeam: { keys: [team: Key]; args: [name: string]; reply: { renamed: boolean; from?: string } }
+  dropRoom: {
+    keys: [invites: Key, secrets: Key, rooms: Key, positions: Key, hinted: Key]
+    args: [roomId: string]
+    reply: { invites: string[] | Record<string, never>; hashes: string[] | Record<string, never> }
+  }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
   rotateWebhookSecret: {
     keys: [hooks: Key]

@@ -23,6 +23,18 @@ type Flag = '0' | '1'
  */
 type CursorReset = { lost: number; reset_to?: string; rewound?: boolean }
 
+/** A room's keys beside its fixed ones, in order: reservations, search manifest, the six vector keys. */
+type RoomStoreKeys = [
+  reservations: string,
+  search: string,
+  vman: string,
+  vec: string,
+  vord: string,
+  vlog: string,
+  vdel: string,
+  vset: string,
+]
+
 export interface RoomScripts {
   acquireLock: {
     args: [name: string, ttlMs: number, limit: number]
@@ -37,6 +49,11 @@ export interface RoomScripts {
     args: [task: Buffer, notes: string, limit: number, force: Flag, via: string]
     reply: { task: StoredTask; notes?: string }
   }
+  archiveRoom: {
+    args: [what: 'archive' | 'restore', by: string]
+    keys: RoomStoreKeys
+    reply: { room: Meta }
+  }
   createRoom: { args: [room: Buffer, starter: Buffer]; reply: { room: Meta } }
   decideReview: {
     args: [decision: 'approved' | 'rejected', reviewId: string, note: string, override: '' | '1']
@@ -45,6 +62,11 @@ export interface RoomScripts {
   deleteContext: {
     args: [type: string, key: string]
     reply: { deleted: { type: string; key: string; version: number }; reviews_removed: string[] }
+  }
+  deleteRoom: {
+    args: []
+    keys: RoomStoreKeys
+    reply: { deleted: { tasks: number; events: number; context: number; keys: number } }
   }
   deleteEvent: { args: [eventId: string]; reply: { deleted: string } }
   deleteTask: { args: [taskId: string]; reply: { deleted: string; dependents: string[]; reviews_removed: string[] } }
