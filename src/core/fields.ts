@@ -5,7 +5,7 @@ import { z } from 'zod'
 import type { RoomRef } from '../store/keys.js'
 import { AppError } from '../shared/errors.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
-import { agentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
+import { agentId, isAgentId, LONE_SURROGATE, name, NO_CONTROL, WELL_FORMED, type Via } from '../shared/fields.js'
 
 /** Who calls: the room (already authorized), the agent, and an optional idempotency key. */
 export interface Caller {
@@ -42,8 +42,7 @@ export function requireAgent(c: Caller): string {
       field: 'agent_id',
     })
   }
+  if (isAgentId(c.agent)) return c.agent
   const r = agentId.safeParse(c.agent)
-  if (!r.success)
-    throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
-  return r.data
+  throw new AppError('invalid_request', `agent_id: ${r.error?.issues[0]?.message}`, { field: 'agent_id' })
 }

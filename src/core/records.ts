@@ -3,7 +3,7 @@
 import { decode } from '@msgpack/msgpack'
 import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
-import { agentId, idempotencyKey } from '../shared/fields.js'
+import { agentId, idempotencyKey, isAgentId, isIdempotencyKey } from '../shared/fields.js'
 import { AppError } from '../shared/errors.js'
 import { withIsoTimes } from '../shared/time.js'
 
@@ -14,17 +14,15 @@ export function decodeRecord<T>(raw: Buffer | Uint8Array): T {
 
 /** The store options for a caller; a given agent id is validated here, once for every operation. */
 export function callOptions(c: Caller, touch = true): CallOptions {
-  if (c.agent !== undefined && c.agent !== '') {
+  if (c.agent !== undefined && c.agent !== '' && !isAgentId(c.agent)) {
     const r = agentId.safeParse(c.agent)
-    if (!r.success)
-      throw new AppError('invalid_request', `agent_id: ${r.error.issues[0]?.message}`, { field: 'agent_id' })
+    throw new AppError('invalid_request', `agent_id: ${r.error?.issues[0]?.message}`, { field: 'agent_id' })
   }
-  if (c.idempotencyKey !== undefined) {
+  if (c.idempotencyKey !== undefined && !isIdempotencyKey(c.idempotencyKey)) {
     const r = idempotencyKey.safeParse(c.idempotencyKey)
-    if (!r.success)
-      throw new AppError('invalid_request', `idempotency_key: ${r.error.issues[0]?.message}`, {
-        field: 'idempotency_key',
-      })
+    throw new AppError('invalid_request', `idempotency_key: ${r.error?.issues[0]?.message}`, {
+      field: 'idempotency_key',
+    })
   }
   return { agent: c.agent, idempotencyKey: c.idempotencyKey, touch, budget: c.budget }
 }

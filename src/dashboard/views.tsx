@@ -73,6 +73,7 @@ const ROLE_ROWS: readonly [Action, string][] = [
   ['webhooks.manage', 'Register, rotate, test, replay and delete webhooks'],
   ['members.manage', 'Invite people, revoke invites, remove members (not owners)'],
   ['members.roles', "Change people's roles, remove an owner"],
+  ['rooms.manage', 'Archive, restore or delete rooms'],
   ['team.manage', 'Rename the team'],
 ]
 

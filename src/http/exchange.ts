@@ -127,23 +127,38 @@ export interface RequestInfo {
   budget?: WaitBudget | undefined
 }
 
+/** A request's details; its query string is parsed on first use (most requests have none, or never read it). */
+class Incoming implements RequestInfo {
+  client: string
+  budget: WaitBudget | undefined = newWaitBudget()
+  private parsed: URLSearchParams | undefined
+
+  constructor(
+    public method: string,
+    public path: string,
+    public rawQuery: string,
+    public headers: Record<string, string>,
+    public remote: string,
+  ) {
+    this.client = remote
+  }
+
+  get query(): URLSearchParams {
+    return (this.parsed ??= new URLSearchParams(this.rawQuery))
+  }
+
+  set query(q: URLSearchParams) {
+    this.parsed = q
+  }
+}
+
 function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
   const headers: Record<string, string> = {}
   req.forEach((k, v) => {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
   const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
-  const rawQuery = req.getQuery() ?? ''
-  return {
-    method: req.getCaseSensitiveMethod().toUpperCase(),
-    path: req.getUrl(),
-    query: new URLSearchParams(rawQuery),
-    rawQuery,
-    headers,
-    remote,
-    client: remote,
-    budget: newWaitBudget(),
-  }
+  return new Incoming(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers, remote)
 }
 
 /** A stream of chunks to the client (SSE); closes itself when the client stops reading. */

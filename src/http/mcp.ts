@@ -173,7 +173,7 @@ export function mcpMount(
           'application/json, or text/event-stream when the client accepts only that or a call runs long.',
         handle: async ({ ex, raw, principal }) => {
           const h = ex.req.headers
-          const profile = profileOf(ex.req.query.get('profile'))
+          const profile = profileOf(ex.req.rawQuery === '' ? null : ex.req.query.get('profile'))
           const accept = acceptOf(h.accept)
           if (!accept) throw NOT_ACCEPTABLE
           const type = h['content-type']

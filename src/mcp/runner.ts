@@ -6,14 +6,16 @@
 // results with isError: true and the error object of docs/errors.md (text only), so a model can
 // read what to do next.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { z } from 'zod'
 import { requireScope } from '../auth/permissions.js'
 import { bindingOf, roomFor, viaFor, type Principal } from '../auth/principal.js'
 import { AppError, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
-import { parse } from '../shared/validate.js'
+import { nullsAsAbsent, parse, tooDeep } from '../shared/validate.js'
+import { isAgentId, isIdempotencyKey, isRoomId } from '../shared/fields.js'
 import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
-import { inputSchema, type ToolContext, type ToolDef } from './tool.js'
+import { inputSchema, looseIdsSchema, type ToolContext, type ToolDef } from './tool.js'
 import type { ToolDeps } from './tools/index.js'
 
 /** What the runner itself uses: the tool call counter and the log of unexpected failures. */
@@ -34,12 +36,47 @@ export interface RunOptions {
   budget?: WaitBudget | undefined
 }
 
-const schemas = new WeakMap<ToolDef, ReturnType<typeof inputSchema>>()
+interface Checks {
+  /** The tool's input schema (inputSchema). */
+  full: z.ZodObject
+  /** Room tools: the same with the ids as bare strings (looseIdsSchema), checked first. */
+  loose?: z.ZodObject
+}
 
-function schemaOf(def: ToolDef) {
+const schemas = new WeakMap<ToolDef, Checks>()
+
+function checksOf(def: ToolDef): Checks {
   let s = schemas.get(def)
-  if (!s) schemas.set(def, (s = inputSchema(def)))
+  if (!s)
+    schemas.set(
+      def,
+      (s = def.scope === 'room' ? { full: inputSchema(def), loose: looseIdsSchema(def) } : { full: inputSchema(def) }),
+    )
   return s
+}
+
+/**
+ * The tool's arguments parsed by its input schema, or the AppError naming the first bad field. A
+ * room tool's are checked against the loose schema and its ids against the ids remembered as
+ * valid: the same verdict and output, without the ids' schemas on every call; anything refused
+ * there is parsed by the full schema, which words the refusal as it always does.
+ */
+function argsOf(def: ToolDef, given: Record<string, unknown>): Record<string, unknown> {
+  const { full, loose } = checksOf(def)
+  if (loose !== undefined && tooDeep(given) === undefined) {
+    const r = loose.safeParse(nullsAsAbsent(loose, given))
+    if (r.success) {
+      const a = r.data as Record<string, unknown>
+      const key = a.idempotency_key
+      if (
+        isRoomId(a.room_id as string) &&
+        isAgentId(a.agent_id as string) &&
+        (key === undefined || isIdempotencyKey(key as string))
+      )
+        return a
+    }
+  }
+  return parse(full, given) as Record<string, unknown>
 }
 
 const failure = (body: Record<string, unknown>): CallToolResult => ({
@@ -108,7 +145,7 @@ export async function runTool(
       if (typeof given.room_id === 'string') roomId = given.room_id
       given = asBoundAgent(opts.principal, given)
     }
-    const args = parse(schemaOf(def), given) as Record<string, unknown>
+    const args = argsOf(def, given)
     const ctx: ToolContext<ToolDeps> = {
       deps,
       principal: opts.principal,

@@ -128,6 +128,20 @@ export function outputSchema(def: ToolDef): z.ZodObject {
 }
 
 /**
+ * A room tool's input schema with room_id, agent_id and idempotency_key as bare strings: it
+ * accepts what inputSchema(def) accepts and more, and with those three passing their own
+ * schemas (isRoomId, isAgentId, isIdempotencyKey), exactly that, with the same output. The runner
+ * checks with it, and the three by their remembered ids, so the ids' schemas do not run on every
+ * call; whatever it refuses, inputSchema(def) words.
+ */
+export function looseIdsSchema(def: ToolDef): z.ZodObject {
+  const keyed = def.mutates ? { idempotency_key: z.string().optional() } : {}
+  return z
+    .object({ room_id: z.string(), agent_id: z.string(), ...def.args, ...keyed, ...(def.deprecatedArgs ?? {}) })
+    .strict()
+}
+
+/**
  * The full input schema of a tool: strict for validation, or the lighter form tools/list shows,
  * which leaves out the room_id and agent_id that the credential fixes (`bound`).
  */

@@ -30,9 +30,31 @@ export const idempotencyKey = z
   .max(128)
   .regex(NO_CONTROL, 'must not contain control characters')
   .refine((v) => !LONE_SURROGATE.test(v), WELL_FORMED)
+export const isRoomId = passes(roomId)
+export const isAgentId = passes(agentId)
+export const isIdempotencyKey = passes(idempotencyKey)
 /** An event's type: the room model's posts and the webhook filters that select them by type. */
 export const EVENT_TYPE = /^[a-z0-9_.-]{1,32}$/
 /** A short single-line name (lock names, var names, context keys). */
+/** How many distinct values a `passes` check remembers before it starts over. */
+const REMEMBERED = 1024
+
+/**
+ * Whether a string passes `schema`, for an identifier checked on every call: the strings that
+ * passed are remembered (up to REMEMBERED, then it starts over), since an agent sends the same ids
+ * call after call. For a value that fails, parse it with `schema` to learn why.
+ */
+export function passes(schema: z.ZodType<string>): (value: string) => boolean {
+  const ok = new Set<string>()
+  return (value) => {
+    if (ok.has(value)) return true
+    if (!schema.safeParse(value).success) return false
+    if (ok.size >= REMEMBERED) ok.clear()
+    ok.add(value)
+    return true
+  }
+}
+
 export const name = (max: number) =>
   z
     .string()

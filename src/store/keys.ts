@@ -215,7 +215,8 @@ export class Keys {
     const base = `${this.prefix}:{t:${teamId}}:`
     return {
       hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?,
-      //                                  created_at, created_via?, disabled_at?, disabled_reason?}
+      //                                  created_at, created_via?, disabled_at?, disabled_reason?,
+      //                                  enabled_at?, enabled_via?}
       health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed,
       //                                  last attempt, recent failures)
       deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n

@@ -47,6 +47,28 @@ t.test('inputs over MCP (standalone)', async (t) => {
     t.equal(await eventCount(), 1, 'only the accepted one was posted')
   })
 
+  await t.test('ids are refused with their own words, also after valid ones were seen', async (t) => {
+    // The runner remembers ids that passed; each bad one must still be refused, first among the bad fields.
+    t.notOk((await call('post_event', { type: 'status', text: 'seen' })).isError, 'valid ids, remembered')
+    const before = await eventCount()
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ agent_id: 'x'.repeat(129) }, 'agent_id', /^agent_id: must be at most 128 characters/],
+      [{ agent_id: '' }, 'agent_id', /^agent_id: must not be empty/],
+      [{ agent_id: 'a\u0001' }, 'agent_id', /^agent_id: must not contain control characters/],
+      [{ room_id: '-bad' }, 'room_id', /^room_id: must be 1-64 characters/],
+      [{ idempotency_key: 'k\u0000' }, 'idempotency_key', /^idempotency_key: must not contain control characters/],
+      [{ agent_id: 'x'.repeat(129), text: 5 }, 'agent_id', /^agent_id: must be at most 128 characters/],
+      [{ agent_id: 7 }, 'agent_id', /^agent_id: Invalid input: expected string/],
+    ]
+    for (const [args, field, message] of cases) {
+      const r = await call('post_event', { type: 'status', text: 'bad', ...args })
+      t.ok(r.isError, `refused: ${JSON.stringify(args).slice(0, 60)}`)
+      t.match(r.body.error, { code: 'invalid_request', message, details: { field } })
+    }
+    t.notOk((await call('post_event', { type: 'status', text: 'seen again' })).isError, 'the valid ids still pass')
+    t.equal(await eventCount(), before + 1, 'nothing posted by a refused call')
+  })
+
   await t.test('null for an optional argument is absent, at any depth; for a required one it is named', async (t) => {
     const task = await call('add_task', {
       title: 'nulls',
