@@ -187,6 +187,13 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Register webhook' }).click()
     await page.waitForLoadState()
     await shot('webhooks', false)
+    // A sign-in the authorization server refuses (a client id whose document it cannot fetch), for the
+    // operator page's trail.
+    await fetch(
+      `${base}/oauth/authorize?response_type=code&client_id=https%3A%2F%2Fagent.example%2Fclient.json` +
+        '&redirect_uri=http%3A%2F%2F127.0.0.1%3A33418%2Fcallback&scope=mcp',
+      { redirect: 'manual' },
+    )
     await page.goto(`${base}/operator`)
     await shot('operator')
     await page.goto(`${base}/account/delete`)

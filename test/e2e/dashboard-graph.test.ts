@@ -5,30 +5,14 @@
 // Screenshots in $SHOTS (default /tmp/dash-graph-shots).
 import { mkdirSync } from 'node:fs'
 import t from 'tap'
-import { axeViolations, createRoomInPage, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
-import { startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { axeViolations, documents, overflow, roomInBrowser } from '../helpers/browser.js'
 
 const SHOTS = process.env.SHOTS ?? '/tmp/dash-graph-shots'
 
 t.test('the plan graph, in chromium', async (t) => {
   mkdirSync(SHOTS, { recursive: true })
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  // bypassCSP only so that axe's script can be injected; the pages are the same.
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, page, as } = await roomInBrowser(t, 'Shop', 'planner, backend')
   const docs = documents(page)
-
-  await signInByMail(page, site, inbox, op)
-  await createRoomInPage(page, site, 'Shop', 'planner, backend')
-
-  const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
-  const as = (agent: string) => ({ room: { teamId: user.team, roomId: 'Shop' }, agent })
   const core = n.node.core
   // Two chains from t1 and a wide rank: eight tasks wait for t1, so the graph is wider than a phone.
   await core.plan.addTask(as('planner'), { title: 'Design the <schema> & "orders"' })
