@@ -14,7 +14,7 @@ const OUT = process.env.SCREENSHOTS_DIR ?? 'docs/dashboard'
 const ALL_PHONE = process.env.SCREENSHOTS_PHONE === 'all'
 const OWNER = 'owner@example.com'
 /** Pages also shown at 375 px in the docs. */
-const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'team', 'keys'])
+const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'team', 'keys', 'webhooks'])
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
@@ -162,6 +162,13 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Mint a team key' }).click()
     await page.waitForLoadState()
     await shot('keys', false)
+    // A webhook whose creator left the team: disabled on the way out, as removing the person does.
+    await node.webhooks.registry.create(
+      team,
+      { url: 'https://hooks.example.com/dana' },
+      { kind: 'person', id: 'usr_dana' },
+    )
+    await node.teams.revokeMemberKeys(team, 'usr_dana', '', 'its creator dana@example.com was removed from the team')
     await page.goto(`${base}/team/webhooks`)
     await page.getByLabel(/^URL/).fill('https://hooks.example.com/agentrooms')
     await page.getByLabel(/^Description/).fill('CI bot')
