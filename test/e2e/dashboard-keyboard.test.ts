@@ -16,7 +16,8 @@ const focused = (p: Page) =>
     const el = document.activeElement
     if (!el) return ''
     const name = el.getAttribute('name')
-    return `${el.tagName.toLowerCase()} ${name && el.tagName !== 'BUTTON' ? `[${name}]` : (el.textContent ?? '').trim()}`
+    const what = name && el.tagName !== 'BUTTON' ? `[${name}]` : (el.textContent ?? '').trim()
+    return `${el.tagName.toLowerCase()} ${what}`
   })
 
 /** Presses Tab until the focused element is `want`; the number of presses, or fails past `max`. */
