@@ -262,7 +262,7 @@ function missing(read: string): never {
 function hitHref(here: Here, h: SearchHit): string | undefined {
   if (h.kind === 'task') return here.href({ task: h.id }, 'open-task')
   if (h.kind === 'context' && h.type && h.key)
-    return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'context')
+    return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'open-context')
   // The feed shows the events before an id: just after this one puts it first.
   if (h.kind === 'event') return eventHref(here, h.id)
   return undefined

@@ -197,6 +197,14 @@ export class Keys {
     return `${this.prefix}:oauth:sessuid:${uidHash}`
   }
 
+  /**
+   * Stream: the authorization server's trail, one field "d" -> msgpack {actor, action, target?}
+   * (src/auth/audit.ts): the protocol requests it refused, which name no team yet.
+   */
+  oauthAudit(): string {
+    return `${this.prefix}:oauth:audit`
+  }
+
   /** The authorization server's own keys (cookie signing, token signing), shared by every node. */
   oauthSecrets(): string {
     return `${this.prefix}:oauth:secrets`

@@ -77,7 +77,7 @@ t.test('standalone', async (t) => {
       /Which &lt;b>database&lt;\/b>\?<\/p><div class="small muted" data-readers="lead">read by lead</,
       'the question shows who read it (its author aside)',
     )
-    t.match(body, '<a href="/room?id=work&amp;ctx=spec%2Fapi#context">spec/api</a>')
+    t.match(body, '<a href="/room?id=work&amp;ctx=spec%2Fapi#open-context">spec/api</a>')
     t.match(body, /<strong>dev<\/strong> <span class="small">online, last seen /, 'presence')
     t.match(
       body,
