@@ -457,7 +457,8 @@ const LIVE_CHANGES: [string, (s: Side, i: number) => Promise<void>][] = [
     (s, i) =>
       s.call('update_task', {
         agent_id: 'agent-3',
-        task_id: `t${(i % 50) * 10 + 5}`,
+        // Tasks t5, t15, ... are to do after the filling: each taken, then put back.
+        task_id: `t${(Math.floor(i / 2) % 50) * 10 + 5}`,
         status: i % 2 ? 'todo' : 'in_progress',
         assignee: 'agent-3',
         force: true,
