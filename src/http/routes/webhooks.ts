@@ -15,7 +15,8 @@ import {
   type WebhookView,
 } from '../../webhooks/registry.js'
 import type { Route } from '../router.js'
-import { actorOf, teamOf } from './access.js'
+import { actorOf, budgetOf, teamOf } from './access.js'
+import type { WaitBudget } from '../../shared/wait-budget.js'
 
 /** What the webhook admin API uses: the registry and the dispatcher (test sends), and the audit trail. */
 export interface WebhookRouteDeps {
@@ -32,10 +33,14 @@ const personOf = (w: WebhookView) => (w.createdVia?.kind === 'person' ? w.create
  * <address>`; `user:<id>` once the account is gone), as the key listings do: one read of the
  * accounts directory for the whole list.
  */
-async function withCreators(accounts: Pick<Accounts, 'emails'>, hooks: WebhookView[]): Promise<WebhookView[]> {
+async function withCreators(
+  accounts: Pick<Accounts, 'emails'>,
+  hooks: WebhookView[],
+  budget: WaitBudget | undefined,
+): Promise<WebhookView[]> {
   const ids = hooks.flatMap((w) => personOf(w) ?? [])
   if (ids.length === 0) return hooks
-  const emails = await accounts.emails(ids)
+  const emails = await accounts.emails(ids, budget)
   return hooks.map((w) => {
     const id = personOf(w)
     if (id === undefined) return w
@@ -64,13 +69,16 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           .describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)'),
       }),
       handle: async (ctx) => {
+        const budget = budgetOf(ctx)
         const { webhook, secret } = await deps.webhooks.registry.create(
           teamOf(ctx),
           ctx.body,
           viaFor(ctx.principal as Principal),
+          budget,
         )
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', auditedWebhook(webhook))
-        const [named] = await withCreators(deps.accounts, [webhook])
+        const audited = auditedWebhook(webhook)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', audited, budget)
+        const [named] = await withCreators(deps.accounts, [webhook], budget)
         return { ...named!, secret }
       },
     },
@@ -84,7 +92,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'status, recent failures.',
       response: z.object({ webhooks: z.array(webhookView) }),
       handle: async (ctx) => ({
-        webhooks: await withCreators(deps.accounts, await deps.webhooks.registry.list(teamOf(ctx))),
+        webhooks: await withCreators(
+          deps.accounts,
+          await deps.webhooks.registry.list(teamOf(ctx), budgetOf(ctx)),
+          budgetOf(ctx),
+        ),
       }),
     },
     {
@@ -98,8 +110,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
-        const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', auditedWebhook(deleted))
+        const budget = budgetOf(ctx)
+        const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!, budget)
+        const audited = auditedWebhook(deleted)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', audited, budget)
         return { deleted }
       },
     },
@@ -120,6 +134,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           teamOf(ctx),
           ctx.params.webhookId!,
           ctx.body,
+          budgetOf(ctx),
         )
         return { ...webhook, secret }
       },
@@ -160,7 +175,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'fresh schedule of attempts. Its event must still be retained by its room.',
       errors: [409],
       response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
-      handle: async (ctx) => deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),
+      handle: async (ctx) =>
+        deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!, budgetOf(ctx)),
     },
   ]
 }
