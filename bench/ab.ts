@@ -15,7 +15,6 @@
 //   [--runs 6] [--duration 5] [--connections 50] [--rate 1500] [--stream 50]
 import autocannon from 'autocannon'
 import { execFile, execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -24,6 +23,7 @@ import {
   benchRoom,
   callBody,
   checkout,
+  cpuMs,
   compiled,
   defaultKey,
   startChild,
@@ -175,11 +175,6 @@ try {
     return (n.followers.frames - framesBefore) / Number(values.duration)
   }
 
-  /** CPU time (ms, user + system) a process has used, from /proc (USER_HZ = 100). */
-  const cpuMs = (pid: number) => {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(f[11]) + Number(f[12])) * 10
-  }
   /** Node + Redis CPU µs per call at the fixed rate. */
   const cpu = async (n: (typeof nodes)[number]): Promise<number> => {
     const headers = {

@@ -8,7 +8,6 @@
 // hardly moves them. Rounds alternate key-first and token-first (ABBA) and the ratio is taken per
 // round, so what does move (GC, frequency) falls on both alike. The goal: token within 10 % of key.
 //   npx tsx bench/auth-cost.ts [--rounds 30] [--batch 20000] [--calls 200]
-import { createHash, randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { defaultSettings } from '../src/config.js'
 import { keyCredential } from '../src/http/credentials.js'
@@ -16,7 +15,7 @@ import { tokenCredential } from '../src/http/oauth/routes.js'
 import type { RequestInfo } from '../src/http/exchange.js'
 import { ServiceNode } from '../src/node.js'
 import { createLogger } from '../src/shared/logger.js'
-import { Jar } from '../test/helpers/mcp-oauth.js'
+import { authorize, HandClient } from '../test/helpers/mcp-oauth.js'
 import { fmt, percentile, startRedis } from './lib.js'
 
 const { values } = parseArgs({
@@ -51,41 +50,11 @@ await node.core.rooms.create(teamId, { room_id: 'bench' }, 'bench')
 
 /** An access token of a grant to the team's every room, read and write (the flow a client runs). */
 async function accessToken(): Promise<string> {
-  const reg = await fetch(`${base}/oauth/register`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'bench', redirect_uris: [REDIRECT] }),
-  })
-  const clientId = ((await reg.json()) as { client_id: string }).client_id
-  const verifier = randomBytes(32).toString('base64url')
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
-    scope: 'mcp',
-    state: 'bench',
-  })
-  const jar = new Jar(base)
-  const toConsent = await jar.fetch(`${base}/oauth/authorize?${q}`)
-  const uid = decodeURIComponent(/\/oauth\/consent\/([^/?#]+)/.exec(toConsent.headers.get('location') ?? '')![1]!)
+  const client = await HandClient.register(base, 'bench', REDIRECT)
+  const url = client.authorizeUrl({ state: 'bench' })
   const consent = { userId: 'u_bench', teamId, roomId: undefined, agentId: 'bench', access: 'write' as const }
-  const { returnTo } = await node.oauth.server!.consent(uid, consent)
-  const code = (await jar.follow(returnTo)).location!.searchParams.get('code')!
-  const tokens = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-    }),
-  })
-  return ((await tokens.json()) as { access_token: string }).access_token
+  const code = (await authorize(node.oauth.server!, base, url, consent)).searchParams.get('code')!
+  return ((await (await client.redeem(code)).json()) as { access_token: string }).access_token
 }
 const token = await accessToken()
 

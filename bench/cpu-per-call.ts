@@ -4,9 +4,8 @@
 //   npx tsx bench/cpu-per-call.ts [--tool heartbeat] [--rate 1500] [--duration 6]
 import autocannon from 'autocannon'
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultKey, startChild, startRedis } from './lib.js'
+import { BENCH_CALLS, cpuMs, startBenchNode, toolCall } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -15,41 +14,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '6' },
   },
 })
-const ticks = 100 // USER_HZ on Linux
-
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return ((Number(f[11]) + Number(f[12])) * 1000) / ticks
-}
-
-const redis = await startRedis()
-const node = await startChild('src/main.ts', {
-  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-  RATE_LIMIT_PER_MIN: '10000000',
-  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
-})
-const key = await defaultKey(node)
-const headers = {
-  Authorization: `Bearer ${key}`,
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-}
-await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
-  method: 'POST',
-  headers,
-  body: JSON.stringify({ roomId: 'bench' }),
-})
-const args: Record<string, unknown> = {
-  room_id: 'bench',
-  agent_id: 'a',
-  ...(values.tool === 'post_event' ? { type: 'status', text: 'x' } : {}),
-}
-const body = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: values.tool, arguments: args },
-})
+const { redis, node, headers } = await startBenchNode()
+const body = toolCall(values.tool, BENCH_CALLS[values.tool] ?? { room_id: 'bench', agent_id: 'bench-agent' })
 const opts = {
   url: `http://127.0.0.1:${node.port}/mcp`,
   method: 'POST' as const,

@@ -18,7 +18,7 @@
 //   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
 //   [--event-bytes 4000]
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { gzipSync } from 'node:zlib'
@@ -28,6 +28,7 @@ import { PARTS } from '../src/dashboard/room.js'
 import {
   checkout,
   compiled,
+  cpuMs,
   defaultKey,
   fmt,
   percentile,
@@ -75,12 +76,6 @@ interface Side {
   nodeCpuMs: number
   redisCpuMs: number
   html: string
-}
-
-/** CPU time (ms, user + system) a process has used, from /proc (USER_HZ = 100). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) * 10
 }
 
 /** One tools/call in room "big" through MCP, as an agent makes it. */

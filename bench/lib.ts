@@ -180,6 +180,39 @@ export const STANDARD_TITLES = [
 ]
 
 /** The tools/call arguments the MCP benches send, by tool, in the room "bench" each bench creates. */
+/** A bench node's rate limits: high enough that its load from one key is never limited. */
+export const NO_RATE_LIMIT = { RATE_LIMIT_PER_MIN: '10000000', RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000' }
+
+/** The headers of an MCP call (and an admin call) with `key`. */
+export const mcpHeaders = (key: string): Record<string, string> => ({
+  Authorization: `Bearer ${key}`,
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+})
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (USER_HZ 100 on Linux). */
+export function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(f[11]) + Number(f[12])) * 10
+}
+
+/**
+ * A node of this tree (`src/main.ts`, NO_RATE_LIMIT, `nodeArgs` given to Node) on a Redis of its
+ * own, with its first team's key and the room "bench" (benchRoom).
+ */
+export async function startBenchNode(nodeArgs: string[] = []) {
+  const redis = await startRedis()
+  const node = await startChild(
+    'src/main.ts',
+    { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...NO_RATE_LIMIT },
+    undefined,
+    nodeArgs,
+  )
+  const key = await defaultKey(node)
+  await benchRoom(node.port, key)
+  return { redis, node, key, headers: mcpHeaders(key) }
+}
+
 export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
   heartbeat: { room_id: 'bench', agent_id: 'bench-agent' },
   post_event: { room_id: 'bench', agent_id: 'bench-agent', type: 'status', text: 'working on t1' },
@@ -193,34 +226,28 @@ export const BENCH_CALLS: Record<string, Record<string, unknown>> = {
  * update_task claim's). Throws with the answer when either is refused.
  */
 export async function benchRoom(port: number, key: string): Promise<void> {
-  const headers = {
-    Authorization: `Bearer ${key}`,
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-  }
+  const headers = mcpHeaders(key)
   const r = await fetch(`http://127.0.0.1:${port}/admin/rooms`, {
     method: 'POST',
     headers,
     body: JSON.stringify({ roomId: 'bench' }),
   })
   if (r.status !== 201) throw new Error(`room creation: ${r.status} ${await r.text()}`)
-  const args = { room_id: 'bench', agent_id: 'bench-agent', title: 'bench task' }
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'add_task', arguments: args },
-  })
+  const body = toolCall('add_task', { room_id: 'bench', agent_id: 'bench-agent', title: 'bench task' })
   const t = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body })
   const text = await t.text()
   if (t.status !== 200 || !text.includes('t1')) throw new Error(`add_task: ${t.status} ${text.slice(0, 300)}`)
 }
 
+/** The JSON-RPC body of a tools/call of `tool` with `args`. */
+export const toolCall = (tool: string, args: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } })
+
 /** The JSON-RPC body of a tools/call of `tool` with its BENCH_CALLS arguments. */
 export function callBody(tool: string): string {
   const args = BENCH_CALLS[tool]
   if (!args) throw new Error(`unknown bench tool ${tool}: one of ${Object.keys(BENCH_CALLS).join(', ')}`)
-  return JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } })
+  return toolCall(tool, args)
 }
 
 /** Writes a wrk Lua script (in the temp folder, as `name`.lua) that POSTs `body` with `headers`; returns its path. */

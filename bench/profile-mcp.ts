@@ -5,46 +5,15 @@
 import autocannon from 'autocannon'
 import { rmSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { defaultKey, profileSummary, startChild, startRedis } from './lib.js'
+import { BENCH_CALLS, profileSummary, startBenchNode, toolCall } from './lib.js'
 
 const { values } = parseArgs({
   options: { tool: { type: 'string', default: 'heartbeat' }, duration: { type: 'string', default: '6' } },
 })
 const dir = '/tmp/agentrooms-prof'
 rmSync(dir, { recursive: true, force: true })
-const redis = await startRedis()
-const node = await startChild(
-  'src/main.ts',
-  {
-    REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-    RATE_LIMIT_PER_MIN: '10000000',
-    RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
-  },
-  undefined,
-  ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-)
-const key = await defaultKey(node)
-const headers = {
-  Authorization: `Bearer ${key}`,
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-}
-await fetch(`http://127.0.0.1:${node.port}/admin/rooms`, {
-  method: 'POST',
-  headers,
-  body: JSON.stringify({ roomId: 'bench' }),
-})
-const args: Record<string, unknown> = {
-  room_id: 'bench',
-  agent_id: 'a',
-  ...(values.tool === 'post_event' ? { type: 'status', text: 'x' } : {}),
-}
-const body = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: values.tool, arguments: args },
-})
+const { redis, node, headers } = await startBenchNode(['--cpu-prof', `--cpu-prof-dir=${dir}`])
+const body = toolCall(values.tool, BENCH_CALLS[values.tool] ?? { room_id: 'bench', agent_id: 'bench-agent' })
 const rate = process.env.RATE ? { overallRate: Number(process.env.RATE) } : {}
 const r = await autocannon({
   url: `http://127.0.0.1:${node.port}/mcp`,

@@ -7,10 +7,9 @@
 // cores feed it, and the same for a Cluster of --masters masters (rooms spread over the slots).
 //   npx tsx bench/redis-capacity.ts [--calls 3000] [--concurrency 16] [--masters 3]
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
-import { defaultKey, fmt, STANDARD_TITLES, startChild, startRedis } from './lib.js'
+import { cpuMs, defaultKey, fmt, mcpHeaders, NO_RATE_LIMIT, STANDARD_TITLES, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -37,23 +36,11 @@ const TURN: [string, Record<string, unknown>][] = [
 ]
 
 const redis = await startRedis()
-const node = await startChild('src/main.ts', {
-  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
-  RATE_LIMIT_PER_MIN: '10000000',
-  RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000',
-})
+const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...NO_RATE_LIMIT })
 const key = await defaultKey(node)
-const headers = {
-  Authorization: `Bearer ${key}`,
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-}
+const headers = mcpHeaders(key)
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
 const cli = (...a: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), ...a], { encoding: 'utf8' })
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(f[11]) + Number(f[12])) * 10
-}
 
 /** One tools/call as `who` in the room; rejects unless it succeeds. */
 function call(name: string, args: Record<string, unknown>, who = 'backend'): Promise<void> {

@@ -44,7 +44,8 @@ else
     if i ~= ROOM_KEY_COUNT then redis.call('PEXPIRE', KEYS[i], R.ttl) end
   end
 end
-redis.call('SPUBLISH', R.k.channel, cmsgpack.pack({ k = 'room', op = archive and 'archived' or 'restored', at = R.now }))
+local op = archive and 'archived' or 'restored'
+redis.call('SPUBLISH', R.k.channel, cmsgpack.pack({ k = 'room', op = op, at = R.now }))
 local flat = redis.call('HGETALL', R.k.meta)
 local meta = {}
 for i = 1, #flat, 2 do

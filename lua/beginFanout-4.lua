@@ -9,10 +9,11 @@
   ARGV[1]  most hinted rooms to return
   ARGV[2]  sweep interval (ms): the pass that finds it elapsed claims the sweep
 
-  Returns {webhooks = active webhooks, floor? = earliest created_at of the active webhooks (events
-  before it are wanted by none; nil without one), rooms = [{room, hint = score as read, pos =
-  position or ''}], sweep? = true when this pass sweeps, now}. With no active webhook, hints and positions are
-  dropped (a webhook registered later starts at its own creation time) and rooms is empty.
+  Returns {webhooks = active webhooks, floor? = earliest start of the active webhooks (enabled_at
+  when re-enabled, else created_at: events before it are wanted by none; nil without one), rooms =
+  [{room, hint = score as read, pos = position or ''}], sweep? = true when this pass sweeps, now}.
+  With no active webhook, hints and positions are dropped (a webhook registered or re-enabled
+  later starts at its own start) and rooms is empty.
   Effects  deliveries
 ]]
 --- @include "includes/nowMs"
@@ -23,7 +24,8 @@ for _, raw in ipairs(redis.call('HVALS', KEYS[1])) do
   local h = cmsgpack.unpack(raw)
   if not h.disabled_at then
     active = active + 1
-    if not floor or h.created_at < floor then floor = h.created_at end
+    local since = h.enabled_at or h.created_at
+    if not floor or since < floor then floor = since end
   end
 end
 local out = { webhooks = active, now = now, rooms = {} }

@@ -40,6 +40,8 @@ local hooks = {}
 for _, raw in ipairs(redis.call('HVALS', KEYS[1])) do
   local h = cmsgpack.unpack(raw)
   if not h.disabled_at then
+    -- It wants the events from its creation on, or from its re-enabling: none posted while disabled.
+    h.since = h.enabled_at or h.created_at
     if h.events then
       h.wants = {}
       for _, t in ipairs(h.events) do h.wants[t] = true end
@@ -53,7 +55,7 @@ local enqueued, dropped = 0, 0
 for i = 9, #ARGV, 2 do
   local evId, rec = ARGV[i], cmsgpack.unpack(ARGV[i + 1])
   for _, h in ipairs(hooks) do
-    if (rec.created_at or 0) >= h.created_at and (not h.wants or h.wants[rec.type]) then
+    if (rec.created_at or 0) >= h.since and (not h.wants or h.wants[rec.type]) then
       local hh = health.get(h.id)
       if hh.pending >= maxPending then
         hh.dropped = hh.dropped + 1
@@ -74,8 +76,8 @@ end
 local lost, lostBefore = tonumber(ARGV[6]), tonumber(ARGV[8])
 if lost > 0 then
   for _, h in ipairs(hooks) do
-    -- A webhook created after every lost event wanted none of them.
-    if h.created_at <= lostBefore then
+    -- A webhook created (or re-enabled) after every lost event wanted none of them.
+    if h.since <= lostBefore then
       local hh = health.get(h.id)
       hh.lost = hh.lost + lost
     end

@@ -14,7 +14,7 @@ const OUT = process.env.SCREENSHOTS_DIR ?? 'docs/dashboard'
 const ALL_PHONE = process.env.SCREENSHOTS_PHONE === 'all'
 const OWNER = 'owner@example.com'
 /** Pages also shown at 375 px in the docs. */
-const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'team', 'keys'])
+const PHONE = new Set(['signin', 'rooms', 'room-created', 'room', 'room-task', 'room-context-diff', 'team', 'keys'])
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true })
@@ -151,6 +151,11 @@ async function main(): Promise<void> {
     await page.goto(`${base}/room?id=shop-launch&task=t2#open-task`)
     await settle(page)
     await shot('room-task')
+    // t5 waits for t2: making t2 wait for t5 is refused, at the field, with the choice kept.
+    await page.getByLabel('Add a dependency').selectOption('t5')
+    await page.getByRole('button', { name: 'Save dependencies of t2' }).click()
+    await page.waitForLoadState()
+    await shot('room-task-refused', false)
     await page.goto(`${base}/room?id=shop-launch&ctx=brief%2Fproduct&from=1&to=2#open-context`)
     await shot('room-context-diff')
     await page.goto(`${base}/room?id=shop-launch&q=Postgres`)
@@ -168,6 +173,13 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Register webhook' }).click()
     await page.waitForLoadState()
     await shot('webhooks', false)
+    // A sign-in the authorization server refuses (a client id whose document it cannot fetch), for the
+    // operator page's trail.
+    await fetch(
+      `${base}/oauth/authorize?response_type=code&client_id=https%3A%2F%2Fagent.example%2Fclient.json` +
+        '&redirect_uri=http%3A%2F%2F127.0.0.1%3A33418%2Fcallback&scope=mcp',
+      { redirect: 'manual' },
+    )
     await page.goto(`${base}/operator`)
     await shot('operator')
     await page.goto(`${base}/account/delete`)

@@ -213,6 +213,7 @@ export class ServiceNode {
         search: this.search,
         live: {
           rooms: this.core.rooms,
+          roomPage: this.core.roomPage,
           feeds: this.feeds,
           hub: this.hub,
           sse: this.sse,

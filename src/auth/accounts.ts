@@ -10,6 +10,7 @@ import { iso } from '../shared/time.js'
 import { parse } from '../shared/validate.js'
 import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../store/records.js'
 import type { SessionArgs } from '../store/script-map/index.js'
+import { dropCredentialRate } from '../store/purge.js'
 import type { Store } from '../store/store.js'
 import { decode, encode } from '@msgpack/msgpack'
 import { rolesFor, type Role } from './permissions.js'
@@ -360,7 +361,10 @@ export class Accounts {
       rolesFor('members.manage').join(','),
       rolesFor('members.roles').join(','),
     ])
-    return { user: toUser(r.user), last: r.last }
+    const user = toUser(r.user)
+    // The person's own rate window (their dashboard actions) names them: it goes with them.
+    await dropCredentialRate(this.store, user.team, `user:${user.id}`)
+    return { user, last: r.last }
   }
 
   /** Changes a person's role (`by`: who changes it, of the same team); the team keeps an owner. */

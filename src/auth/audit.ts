@@ -2,6 +2,8 @@
 // registered a webhook, invited or removed a member. One Redis stream per team under the team's
 // tag; each append trims entries older than 90 days and past the newest 10,000 (approximately:
 // whole stream nodes go), so the trail keeps 90 days, and no more than that many entries.
+// The authorization server has a trail of its own, kept alike: the protocol requests it refused
+// (a wrong redirect URI, missing or plain PKCE, another resource, ...), which name no team yet.
 import { decode, encode } from '@msgpack/msgpack'
 import type { Store } from '../store/store.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
@@ -35,9 +37,28 @@ export class Audit {
 
   /** The newest `limit` entries, newest first. */
   async read(teamId: string, limit = 100, budget?: WaitBudget): Promise<AuditEntry[]> {
-    return (await this.store.reads(budget).auth.readAudit(teamId, limit)).map(([id, entry]) => {
-      const d = decode(entry) as { actor: string; action: string; target?: string }
-      return { id, at: new Date(Number(id.split('-')[0])).toISOString(), ...d }
-    })
+    return (await this.store.reads(budget).auth.readAudit(teamId, limit)).map(entryOf)
   }
+
+  /** Records a refusal of the authorization server in its own trail. */
+  async recordServer(actor: string, action: string, target: string): Promise<void> {
+    await this.store
+      .reads(undefined)
+      .auth.appendTrail(
+        this.store.keys.oauthAudit(),
+        Buffer.from(encode({ actor, action, target })),
+        AUDIT_KEEP_MS,
+        AUDIT_KEEP_MAX,
+      )
+  }
+
+  /** The newest `limit` entries of the authorization server's trail, newest first. */
+  async readServer(limit = 50): Promise<AuditEntry[]> {
+    return (await this.store.reads(undefined).auth.readTrail(this.store.keys.oauthAudit(), limit)).map(entryOf)
+  }
+}
+
+function entryOf([id, entry]: [string, Buffer]): AuditEntry {
+  const d = decode(entry) as { actor: string; action: string; target?: string }
+  return { id, at: new Date(Number(id.split('-')[0])).toISOString(), ...d }
 }

@@ -27,7 +27,7 @@ export type Action =
   | 'members.manage'
   /** Change people's roles, remove an owner. */
   | 'members.roles'
-  /** Register, change, rotate, test, replay or delete webhooks. */
+  /** Register, change, rotate, test, replay, re-enable or delete webhooks. */
   | 'webhooks.manage'
   /** Rename or delete the team. */
   | 'team.manage'

@@ -132,7 +132,7 @@ export async function createRoom(service: Service, input: CreateRoomInput): Prom
       key,
       url,
       headers: { Authorization: authorization(key) },
-      brief: agentBrief(access),
+      brief: agentBrief(access, true),
       snippets: snippetsFor(access),
     })
   }

@@ -164,6 +164,20 @@ export class RoomPage {
   }
 
   /**
+   * The page's head alone (readHead), without counting as activity: the room, the events ever
+   * posted and those the feed holds, the agents online, as read() counts them.
+   */
+  async head(c: Caller) {
+    const r = await this.store.room('readHead', c.room, callOptions(c, false), [this.settings.presenceTtlMs])
+    return {
+      room: summaryOf(r.room),
+      events: Number(r.room.eseq ?? 0),
+      events_kept: r.events_kept,
+      online_count: r.online_count,
+    }
+  }
+
+  /**
    * A page of the feed with a filter, newest first from `before` (or the latest), without
    * counting as activity: at most `limit` events, looking through at most FEED_SCAN_LIMIT.
    */

@@ -507,7 +507,8 @@ export class AccountPages {
   private async operator(r: Request, extra: { notice?: string; error?: string } = {}, status = 200): Promise<Reply> {
     const viewer = this.requireOperator(r)
     extra = { ...done<{ notice: string }>(r, '/operator'), ...extra }
-    return html(V.OperatorPage({ viewer, entries: await this.deps.accounts.waitlist(), ...extra }), status)
+    const [entries, refusals] = await Promise.all([this.deps.accounts.waitlist(), this.deps.audit.readServer(20)])
+    return html(V.OperatorPage({ viewer, entries, refusals, ...extra }), status)
   }
 
   private async onOperator(r: Request, change: () => Promise<string>): Promise<Reply> {

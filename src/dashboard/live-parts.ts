@@ -23,8 +23,9 @@ export function eventParts(ev: Pick<RoomEvent, 'type' | 'reply_to'>): PartName[]
  * in its own frame with eventParts(); this table says what the notice changes besides.
  */
 export const NOTICE_PARTS: Record<string, Record<string, readonly PartName[]>> = {
-  // A post's parts ride with its event frame; a read changes who has read what in the feed.
-  event: { posted: [], read: ['events'], deleted: ['events', 'head', 'needs'] },
+  // A post's parts ride with its event frame. A read changes who has read what in the feed: the
+  // frame carries the agent's new position (live-room.ts `reads`), and the page updates the lines.
+  event: { posted: [], read: [], deleted: ['events', 'head', 'needs'] },
   // Online and offline: the agents list, the head's count online, work turned stale or live again,
   // the strips' last-seen line, the agents the task panel offers as assignee.
   presence: { '*': ['agents', 'head', 'needs', 'activity', 'panel'] },

@@ -4,19 +4,16 @@
 // same realtime hub as the API's SSE route:
 //   - every new event as `id: <event id>` / `event: room-event`, resumed after Last-Event-ID (the
 //     header EventSource sends on reconnect, or ?lastEventId= for the first connection, given by
-//     the page: the last event it rendered), so none is lost or repeated; its data names the parts
-//     of the page the event changes (`{"parts": [...]}`, live-parts.ts eventParts);
-//   - `event: changed` on any other change of the room (plan, context, presence, ...), at most
-//     one per CHANGE_COALESCE_MS, naming the parts the changes since the last one changed
-//     (`{"parts": [...]}`, live-parts.ts NOTICE_PARTS), so the page re-reads only those;
-//   - `event: changed` every STALE_CHECK_MS besides, naming TICK_PARTS: an agent going offline
-//     announces nothing, yet it turns its work stale (what needs the person: needs.tsx);
+//     the page: the last event it rendered), so none is lost or repeated;
+//   - `event: changed` on any other change of the room, at most one per CHANGE_COALESCE_MS, and
+//     every STALE_CHECK_MS besides: an agent going offline announces nothing, yet it turns its
+//     work stale (what needs the person: needs.tsx). What these frames hold, and how the room's
+//     open pages on this node share them, is live-room.ts;
 //   - `event: signed-out`, and the end of the stream, once the session that opened it has ended
 //     (sign-out, idle or absolute expiry, the account or team deleted): checked every
 //     SESSION_CHECK_MS, without counting as use of the session.
 import type { OpenCaps } from '../auth/open-caps.js'
 import { AppError } from '../shared/errors.js'
-import type { RoomEvent } from '../core/events.js'
 import { roomId as roomIdField } from '../shared/fields.js'
 import type { Rooms } from '../core/rooms.js'
 import { INBOX_ROOMS, roomsCursor } from './inbox.js'
@@ -25,12 +22,12 @@ import type { Hub } from '../realtime/hub.js'
 import { resumeOf, sseFrame, type SseSessions } from '../http/sse-session.js'
 import type { Reply, Request } from './page.js'
 import type { Web } from './web.js'
-import { eventParts, inPageOrder, noticeParts, TICK_PARTS } from './live-parts.js'
-import type { PartName } from './room.js'
-import type { Notice } from '../core/events.js'
+import type { RoomPage } from '../core/room-page.js'
+import { CHANGE_COALESCE_MS, LiveRooms, STALE_CHECK_MS } from './live-room.js'
 
 export interface LiveDeps {
   rooms: Pick<Rooms, 'exists' | 'page'>
+  roomPage: Pick<RoomPage, 'head'>
   feeds: Pick<Feeds, 'follow'>
   hub: Pick<Hub, 'listen'>
   sse: Pick<SseSessions, 'open'>
@@ -42,21 +39,16 @@ export interface LiveDeps {
 /** How often an open stream checks that its session is still live. */
 export const SESSION_CHECK_MS = 5000
 
-/** Changes other than events are announced at most this often (the page re-reads on each). */
-export const CHANGE_COALESCE_MS = 150
-
-/** How often a page is told to re-read anyway: work turns stale when its agent goes quiet, unannounced. */
-export const STALE_CHECK_MS = 30_000
-
 const SIGNED_OUT = sseFrame('signed-out', {})
 /** The inbox's frame: the page re-reads itself whole. */
 const CHANGED = sseFrame('changed', {})
-const changedFrame = (parts: readonly PartName[]) => sseFrame('changed', { parts })
-const TICK = changedFrame(TICK_PARTS)
-const eventFrame = (ev: RoomEvent) => sseFrame('room-event', { parts: eventParts(ev) }, ev.id)
 
 export class Live {
-  constructor(private readonly deps: LiveDeps) {}
+  private readonly followers: LiveRooms
+
+  constructor(private readonly deps: LiveDeps) {
+    this.followers = new LiveRooms({ hub: deps.hub, roomPage: deps.roomPage })
+  }
 
   register(web: Web): void {
     web.page('GET', '/live', true, (r) => this.stream(r))
@@ -78,37 +70,24 @@ export class Live {
     const s = this.deps.sse.open(ex)
     s.onEnd(release)
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    const changed = this.changes(s, () => CHANGED, CHANGED)
+    const changed = this.changes(s)
     for (const room of page.rooms) s.onEnd(this.deps.hub.listen({ teamId, roomId: room.room_id }, changed))
     s.comment(`following ${page.rooms.length} rooms`)
     return { status: 200, streamed: true }
   }
 
-  /**
-   * A listener of notices that writes `frame(parts changed)` at most once per CHANGE_COALESCE_MS
-   * (the parts every notice since the last frame changed), and `tick` every STALE_CHECK_MS.
-   */
-  private changes(
-    s: { write(frame: string): void; onEnd(fn: () => void): void },
-    frame: (parts: PartName[]) => string,
-    tick: string,
-  ): (n: Notice) => void {
+  /** A listener that writes `changed` at most once per CHANGE_COALESCE_MS, and every STALE_CHECK_MS. */
+  private changes(s: { write(frame: string): void; onEnd(fn: () => void): void }): () => void {
     let changeTimer: NodeJS.Timeout | undefined
-    let pending = new Set<PartName>()
-    const ticking = setInterval(() => s.write(tick), STALE_CHECK_MS)
+    const tick = setInterval(() => s.write(CHANGED), STALE_CHECK_MS)
     s.onEnd(() => {
       clearTimeout(changeTimer)
-      clearInterval(ticking)
+      clearInterval(tick)
     })
-    return (n) => {
-      const parts = noticeParts(n)
-      if (parts.length === 0) return
-      for (const p of parts) pending.add(p)
+    return () => {
       changeTimer ??= setTimeout(() => {
         changeTimer = undefined
-        const changed = inPageOrder(pending)
-        pending = new Set()
-        s.write(frame(changed))
+        s.write(CHANGED)
       }, CHANGE_COALESCE_MS)
     }
   }
@@ -128,12 +107,12 @@ export class Live {
     s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    s.onEnd(this.deps.hub.listen(room, this.changes(s, changedFrame, TICK)))
+    s.onEnd(this.followers.join(room, s))
     await s.attach(
       this.deps.feeds.follow(
         room,
         { after: resume },
-        (ev) => s.write(eventFrame(ev)),
+        (ev) => s.write(this.followers.eventFrame(room, ev)),
         (gap) => s.gap(gap),
       ),
     )

@@ -48,7 +48,7 @@ function targetOf(roomId: string, r: Review) {
   return r.target.kind === 'task' ? (
     <a href={roomHref(roomId, { task: r.target.task_id }, 'open-task')}>{`task ${r.target.task_id}`}</a>
   ) : (
-    <a href={roomHref(roomId, { ctx: `${r.target.type}/${r.target.key}` }, 'context')}>
+    <a href={roomHref(roomId, { ctx: `${r.target.type}/${r.target.key}` }, 'open-context')}>
       {`context ${r.target.type}/${r.target.key}`}
     </a>
   )

@@ -22,6 +22,7 @@ import { InboxPages, roomsCursor } from './inbox.js'
 import { Live, type LiveDeps } from './live.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
+import { RoomAdminPages } from './room-admin.js'
 import {
   GRAPH_PARTS,
   Here,
@@ -54,8 +55,8 @@ export interface PagesDeps {
     Core,
     'rooms' | 'analytics' | 'roomPage' | 'context' | 'events' | 'reviews' | 'plan' | 'locks' | 'needs' | 'graph'
   >
-  search: Pick<SearchEngine, 'search'>
-  teams: Pick<Teams, 'mintInvites' | 'revokeInvite'>
+  search: Pick<SearchEngine, 'search' | 'dropRoom'>
+  teams: Pick<Teams, 'mintInvites' | 'revokeInvite' | 'dropRoom' | 'listInvites'>
   audit: Pick<Audit, 'record'>
   log: Pick<Logger, 'warn'>
   live: LiveDeps
@@ -106,6 +107,7 @@ export class Pages {
     new Live(this.deps.live).register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
+    new RoomAdminPages(this.deps).register(web)
     const inbox = new InboxPages({ core: this.deps.core })
     inbox.register(web)
     new Steer({
@@ -155,7 +157,11 @@ export class Pages {
     const q = r.ex.req.query
     const after = roomsCursor(q)
     const { rows, next } = await this.rows(viewer.user.team, after)
-    return html(RoomsPage({ viewer, rooms: rows, next, after: after?.id, templates: TEMPLATES, ...extra }), status)
+    const { notice } = done<{ notice: string }>(r, '/')
+    return html(
+      RoomsPage({ viewer, rooms: rows, next, after: after?.id, templates: TEMPLATES, notice, ...extra }),
+      status,
+    )
   }
 
   /**

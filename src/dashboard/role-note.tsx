@@ -11,12 +11,14 @@ export const ROOMS_ROLE_ROWS: RoleRows = [
   ['room.read', 'open every room of the team and the inbox'],
   ['room.write', 'create rooms and act in them'],
   ['keys.own', 'give agents room invite keys'],
+  ['rooms.manage', 'archive, restore or delete rooms'],
 ]
 
 /** The room page: this one room. */
 export const ROOM_ROLE_ROWS: RoleRows = [
   ['room.read', 'read and search this room'],
   ['room.write', 'act in it (post, answer, decide reviews, edit tasks and context, connect agents)'],
+  ['rooms.manage', 'archive, restore or delete it'],
 ]
 
 const PLURAL: Record<Role, string> = { owner: 'owners', admin: 'admins', member: 'members', viewer: 'viewers' }

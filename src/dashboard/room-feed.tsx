@@ -8,7 +8,7 @@ import type { Here, RoomView } from './room.js'
 import { Ago, Select, num, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
-/** Readers named per event; more are counted. */
+/** Readers named per event; more are counted (restated in client/follow.ts). */
 const READERS_SHOWN = 8
 
 /** The page parameters the filter form sets; any other is kept as it is. */
@@ -95,6 +95,129 @@ function Filters(props: { here: Here; view: RoomView; filter: FeedFilter | undef
   )
 }
 
+/** What every item of one feed shares: the page, its time, who read what, the events shown and their replies. */
+interface ItemContext {
+  here: Here
+  now: string
+  reads: RoomView['reads']
+  ids: Set<string>
+  replies: Map<string, RoomEvent[]>
+  kept: Kept | undefined
+  filter: FeedFilter | undefined
+  before: string | undefined
+}
+
+/** Every reply under a root, however deep, oldest first: a thread counts them all. */
+const threadOf = (x: ItemContext, id: string): RoomEvent[] =>
+  (x.replies.get(id) ?? []).flatMap((r) => [r, ...threadOf(x, r.id)])
+
+/** One event of the feed, its replies under it (a root's collapsed in a thread). */
+function FeedItem(q: { e: RoomEvent; root?: boolean; x: ItemContext }): preact.JSX.Element {
+  const { e, x } = q
+  const { here, now, ids, replies, filter, before } = x
+  const kids = replies.get(e.id) ?? []
+  const kept = keptOf(x.kept, `reply:${e.id}`)
+  const fid = `reply-${e.id}`
+  const readers = readersOf(x.reads, e.id).filter((a) => a !== e.agent_id)
+  // A question is open while nothing shown replies to it (the latest page holds every reply).
+  const open = e.type === 'question' && (filter?.open === true || (!before && !filter && kids.length === 0))
+  const parent = e.reply_to && !ids.has(e.reply_to) ? e.reply_to : undefined
+  const thread = q.root ? threadOf(x, e.id) : []
+  const lastReply = thread.at(-1)
+  const via = e.via ? viaText(e.via) : undefined
+  const keptInThread = thread.some((r) => x.kept?.form === `reply:${r.id}`)
+  return (
+    <li id={`event-${e.id}`} data-event={e.id} data-author={e.agent_id} class={open ? 'question' : undefined}>
+      <div class="small">
+        <strong>{e.agent_id}</strong>
+        {via ? <span class="muted"> {via}</span> : null} <span class={`tag ${e.type}`}>{e.type}</span>{' '}
+        <Ago at={e.created_at} now={now} />
+        {parent ? (
+          <span class="muted">
+            {' · '}
+            <a href={eventHref(here, parent)}>in reply to an earlier event</a>
+          </span>
+        ) : null}
+      </div>
+      <p class="event-text">{e.text}</p>
+      <div class="small muted" data-readers={readers.join(' ')}>
+        {readBy(readers)}
+      </div>
+      <details class="small" open={kept !== undefined}>
+        <summary>{`Reply to ${e.agent_id}`}</summary>
+        <form class="stack" method="post" action="/room/events">
+          <FormError kept={kept} fields={['text']} />
+          <input type="hidden" name="room" value={here.roomId} />
+          <input type="hidden" name="reply_to" value={e.id} />
+          <input type="hidden" name="type" value={e.type === 'question' ? 'answer' : 'message'} />
+          <label>
+            {`Your reply to ${e.agent_id}`}
+            <textarea name="text" required {...fieldAttrs(kept, 'text', fid)}>
+              {typed(kept, 'text')}
+            </textarea>
+          </label>
+          <FieldError kept={kept} name="text" id={fid} />
+          <button type="submit">Send reply</button>
+        </form>
+      </details>
+      {kids.length > 0 && !q.root ? (
+        <ol class="feed" aria-label={`Replies to ${e.agent_id}`}>
+          {kids.map((k) => (
+            <FeedItem key={k.id} e={k} x={x} />
+          ))}
+        </ol>
+      ) : null}
+      {thread.length > 0 ? (
+        <details class="thread small" open={keptInThread}>
+          <summary>
+            {`${thread.length === 1 ? '1 reply' : `${thread.length} replies`}, the last by ${lastReply!.agent_id} `}
+            <Ago at={lastReply!.created_at} now={now} />
+          </summary>
+          <ol class="feed" aria-label={`Replies to ${e.agent_id}`}>
+            {kids.map((k) => (
+              <FeedItem key={k.id} e={k} x={x} />
+            ))}
+          </ol>
+        </details>
+      ) : null}
+    </li>
+  )
+}
+
+/**
+ * A new event as the latest page of the feed shows it, before anyone has read or replied to it: the
+ * item the live stream sends every open page (live.ts), rendered once.
+ */
+export function NewEvent(props: { here: Here; e: RoomEvent }) {
+  const x: ItemContext = {
+    here: props.here,
+    now: props.e.created_at,
+    reads: [],
+    ids: new Set([props.e.id]),
+    replies: new Map(),
+    kept: undefined,
+    filter: undefined,
+    before: undefined,
+  }
+  return <FeedItem e={props.e} root x={x} />
+}
+
+/**
+ * The feed heading's count: the events posted, and those the feed holds when fewer. Its own
+ * `data-part`, which the live stream sends rendered with the head (live.ts).
+ */
+export function EventsCount(props: { events: number; kept: number }) {
+  return (
+    <span class="muted" data-part="events-count">
+      (
+      {props.kept === props.events
+        ? `${num(props.events)} posted`
+        : `${num(props.kept)} in the feed, of ${num(props.events)} posted`}
+      )
+    </span>
+  )
+}
+
 export function Feed(props: {
   here: Here
   view: RoomView
@@ -112,76 +235,7 @@ export function Feed(props: {
   const roots = events.filter((e) => !e.reply_to || !ids.has(e.reply_to)).reverse()
   const before = here.get('before')
   const post = keptOf(props.kept, 'post')
-  /** Every reply under a root, however deep, oldest first: a thread counts them all. */
-  const threadOf = (id: string): RoomEvent[] => (replies.get(id) ?? []).flatMap((r) => [r, ...threadOf(r.id)])
-  const Item = (q: { e: RoomEvent; root?: boolean }): preact.JSX.Element => {
-    const e = q.e
-    const kids = replies.get(e.id) ?? []
-    const kept = keptOf(props.kept, `reply:${e.id}`)
-    const fid = `reply-${e.id}`
-    const readers = readersOf(view.reads, e.id).filter((a) => a !== e.agent_id)
-    // A question is open while nothing shown replies to it (the latest page holds every reply).
-    const open = e.type === 'question' && (filter?.open === true || (!before && !filter && kids.length === 0))
-    const parent = e.reply_to && !ids.has(e.reply_to) ? e.reply_to : undefined
-    const thread = q.root ? threadOf(e.id) : []
-    const lastReply = thread.at(-1)
-    const via = e.via ? viaText(e.via) : undefined
-    const keptInThread = thread.some((r) => props.kept?.form === `reply:${r.id}`)
-    return (
-      <li id={`event-${e.id}`} data-event={e.id} class={open ? 'question' : undefined}>
-        <div class="small">
-          <strong>{e.agent_id}</strong>
-          {via ? <span class="muted"> {via}</span> : null} <span class={`tag ${e.type}`}>{e.type}</span>{' '}
-          <Ago at={e.created_at} now={now} />
-          {parent ? (
-            <span class="muted">
-              {' · '}
-              <a href={eventHref(here, parent)}>in reply to an earlier event</a>
-            </span>
-          ) : null}
-        </div>
-        <p class="event-text">{e.text}</p>
-        <div class="small muted">{readBy(readers)}</div>
-        <details class="small" open={kept !== undefined}>
-          <summary>{`Reply to ${e.agent_id}`}</summary>
-          <form class="stack" method="post" action="/room/events">
-            <FormError kept={kept} fields={['text']} />
-            <input type="hidden" name="room" value={here.roomId} />
-            <input type="hidden" name="reply_to" value={e.id} />
-            <input type="hidden" name="type" value={e.type === 'question' ? 'answer' : 'message'} />
-            <label>
-              {`Your reply to ${e.agent_id}`}
-              <textarea name="text" required {...fieldAttrs(kept, 'text', fid)}>
-                {typed(kept, 'text')}
-              </textarea>
-            </label>
-            <FieldError kept={kept} name="text" id={fid} />
-            <button type="submit">Send reply</button>
-          </form>
-        </details>
-        {kids.length > 0 && !q.root ? (
-          <ol class="feed" aria-label={`Replies to ${e.agent_id}`}>
-            {kids.map((k) => (
-              <Item key={k.id} e={k} />
-            ))}
-          </ol>
-        ) : null}
-        {thread.length > 0 ? (
-          <details class="thread small" open={keptInThread}>
-            <summary>
-              {`${thread.length === 1 ? '1 reply' : `${thread.length} replies`}, the last by ${lastReply!.agent_id} `}
-              <Ago at={lastReply!.created_at} now={now} />
-            </summary>
-            <ol class="feed" aria-label={`Replies to ${e.agent_id}`}>
-              {kids.map((k) => (
-                <Item key={k.id} e={k} />
-              ))}
-            </ol>
-          </details>
-        ) : null}
-      </li>
-    )
-  }
+  const x: ItemContext = { here, now, reads: view.reads, ids, replies, kept: props.kept, filter, before }
   const next = props.feed ? props.feed.page.next : view.older ? events[0]?.id : undefined
   const title = filter
     ? `${filterWords(filter)}${before ? ', earlier ones' : ''}, newest first`
@@ -191,14 +245,7 @@ export function Feed(props: {
   return (
     <section aria-labelledby="events" data-part="events">
       <h2 id="events">
-        Events{' '}
-        <span class="muted">
-          (
-          {view.counts.events_kept === view.counts.events
-            ? `${num(view.counts.events)} posted`
-            : `${num(view.counts.events_kept)} in the feed, of ${num(view.counts.events)} posted`}
-          )
-        </span>
+        Events <EventsCount events={view.counts.events} kept={view.counts.events_kept} />
       </h2>
       <details class="post" id="post" open={post !== undefined}>
         <summary>Post to the room</summary>
@@ -247,7 +294,7 @@ export function Feed(props: {
       ) : (
         <ol class="feed" id="feed" aria-label={title}>
           {roots.map((e) => (
-            <Item key={e.id} e={e} root />
+            <FeedItem key={e.id} e={e} root x={x} />
           ))}
         </ol>
       )}

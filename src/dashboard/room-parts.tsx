@@ -284,7 +284,7 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
     type: string,
     key: string,
     extra: Record<string, string | number | undefined> = { from: undefined, to: undefined },
-  ) => here.href({ ctx: `${type}/${key}`, ...extra }, 'context')
+  ) => here.href({ ctx: `${type}/${key}`, ...extra }, 'open-context')
   return (
     <section aria-labelledby="context" data-part="context">
       <h2 id="context">

@@ -20,6 +20,7 @@ import { Flash, Layout, num, utc, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
 import { ROOM_ROLE_ROWS, RoleNote } from './role-note.js'
+import { ArchivedNote, RoomManage } from './room-admin.js'
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 
@@ -118,6 +119,7 @@ export function RoomPage(p: RoomPageProps) {
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
       <RoomHead view={view} />
+      <ArchivedNote room={view.room} />
       <Flash notice={p.notice} error={p.error} />
       <NeedsBlock roomId={roomId} needs={p.needs} on="room" kept={p.kept} />
       <nav aria-label="Sections of the room" class="small sections">
@@ -154,17 +156,24 @@ export function RoomPage(p: RoomPageProps) {
         </div>
       </div>
       <ContextSection view={view} here={here} size={p.size} open={p.context} kept={p.kept} />
+      <RoomManage room={view.room} role={p.viewer.user.role} />
     </Layout>
   )
 }
 
 function RoomHead(props: { view: RoomView }) {
   const { room, counts, presence } = props.view
+  return <HeadLine room={room} events={counts.events} online={presence.online_count} />
+}
+
+/** The line under the room's name; the live stream renders it alone from a small read (live.ts). */
+export function HeadLine(props: { room: RoomView['room']; events: number; online: number }) {
+  const { room } = props
+  const at = room.last_active_at
   return (
     <p class="muted" data-part="head">
-      {room.template} template · last activity{' '}
-      <time datetime={room.last_active_at}>{utc(room.last_active_at, true)}</time> · {num(counts.events)} events posted
-      · {num(presence.online_count)} agents online
+      {room.template} template · last activity <time datetime={at}>{utc(at, true)}</time> · {num(props.events)} events
+      posted · {num(props.online)} agents online
     </p>
   )
 }
@@ -253,7 +262,7 @@ function missing(read: string): never {
 function hitHref(here: Here, h: SearchHit): string | undefined {
   if (h.kind === 'task') return here.href({ task: h.id }, 'open-task')
   if (h.kind === 'context' && h.type && h.key)
-    return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'context')
+    return here.href({ ctx: `${h.type}/${h.key}`, from: undefined, to: undefined }, 'open-context')
   // The feed shows the events before an id: just after this one puts it first.
   if (h.kind === 'event') return eventHref(here, h.id)
   return undefined

@@ -9,7 +9,7 @@ import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
 import { ROOM_NAME_MAX } from '../shared/fields.js'
 import { FieldError, FormError, KeptInput, keptOf, typed, type Kept } from './kept.js'
-import { Copyable, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
+import { Copyable, Flash, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
 import { ROOMS_ROLE_ROWS, RoleNote } from './role-note.js'
 
 /** The create form's fields that show their refusal at the field; any other shows at the top. */
@@ -37,36 +37,35 @@ export function RoomsPage(props: {
   templates: readonly Template[]
   /** The create form as it was sent, when it was refused. */
   kept?: Kept | undefined
+  /** What a change that redirected here did (a room deleted). */
+  notice?: string | undefined
 }) {
   const kept = keptOf(props.kept, 'create')
+  const active = props.rooms.filter((r) => !r.room.archived_at)
+  const archived = props.rooms.filter((r) => r.room.archived_at)
   return (
     <Layout title="Rooms" viewer={props.viewer} wide>
       <h1>Rooms of {props.viewer.teamName}</h1>
+      <Flash notice={props.notice} />
       <RoleNote role={props.viewer.user.role} rows={ROOMS_ROLE_ROWS} />
-      {props.rooms.length === 0 ? (
-        <p class="muted">No rooms yet. Create the first one below; then give each agent its configuration.</p>
+      {active.length === 0 ? (
+        <p class="muted">
+          {archived.length === 0
+            ? 'No rooms yet. Create the first one below; then give each agent its configuration.'
+            : 'No active rooms on this page: every one is archived (below).'}
+        </p>
       ) : (
-        <div class="scroll">
-          <Table
-            cols={['Room', 'Last activity', 'Online agents', 'To do', 'In progress']}
-            rows={props.rooms}
-            rowKey={(r) => r.room.room_id}
-            cells={(r) => [
-              <>
-                <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
-                <br />
-                <span class="muted small">
-                  {r.room.room_id} · {r.room.template}
-                </span>
-              </>,
-              <time datetime={r.room.last_active_at}>{utc(r.room.last_active_at, true)}</time>,
-              r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', '),
-              r.open,
-              r.inProgress,
-            ]}
-          />
-        </div>
+        <RoomsTable rows={active} />
       )}
+      {archived.length > 0 ? (
+        <>
+          <h2 id="archived">Archived</h2>
+          <p class="small muted">
+            Read-only: agents' writes are refused; open one to read it, restore it or delete it.
+          </p>
+          <RoomsTable rows={archived} archived />
+        </>
+      ) : null}
       {props.next || props.after ? (
         <nav class="pager small" aria-label="Pages of rooms">
           <span class="muted">
@@ -123,6 +122,35 @@ export function RoomsPage(props: {
         <button type="submit">Create room</button>
       </form>
     </Layout>
+  )
+}
+
+/** A table of rooms: the active ones, or the archived ones (with when they were archived). */
+function RoomsTable(props: { rows: RoomRow[]; archived?: boolean }) {
+  return (
+    <div class="scroll">
+      <Table
+        cols={['Room', props.archived ? 'Archived' : 'Last activity', 'Online agents', 'To do', 'In progress']}
+        rows={props.rows}
+        rowKey={(r) => r.room.room_id}
+        cells={(r) => {
+          const when = props.archived ? r.room.archived_at! : r.room.last_active_at
+          return [
+            <>
+              <a href={roomHref(r.room.room_id)}>{r.room.name}</a>
+              <br />
+              <span class="muted small">
+                {r.room.room_id} · {r.room.template}
+              </span>
+            </>,
+            <time datetime={when}>{utc(when, true)}</time>,
+            r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', '),
+            r.open,
+            r.inProgress,
+          ]
+        }}
+      />
+    </div>
   )
 }
 
@@ -214,7 +242,12 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
         return (
           <section class="agent" key={a.access.agentId} aria-labelledby={`agent-${i}`}>
             <h2 id={`agent-${i}`}>Agent {a.access.agentId}</h2>
-            <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} wrap />
+            <Copyable
+              id={`brief-${i}`}
+              label="The sentence to give the agent"
+              text={agentBrief(a.access, a.invite)}
+              wrap
+            />
             <Tabs
               id={`mcp-${i}`}
               label={`MCP client configuration for ${a.access.agentId}`}

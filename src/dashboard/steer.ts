@@ -188,7 +188,7 @@ export class Steer {
       return {
         action: 'wrote context',
         target: `${entry.type}/${entry.key} v${entry.version} (room ${room.roomId})`,
-        anchor: 'context',
+        anchor: 'open-context',
         open: { ctx: `${entry.type}/${entry.key}` },
       }
     })

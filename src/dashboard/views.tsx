@@ -73,6 +73,7 @@ const ROLE_ROWS: readonly [Action, string][] = [
   ['webhooks.manage', 'Register, rotate, test, replay and delete webhooks'],
   ['members.manage', 'Invite people, revoke invites, remove members (not owners)'],
   ['members.roles', "Change people's roles, remove an owner"],
+  ['rooms.manage', 'Archive, restore or delete rooms'],
   ['team.manage', 'Rename the team'],
 ]
 
@@ -128,6 +129,7 @@ export function actorText(actor: string): string {
   if (kind === 'invite') return `room invite key ${rest}`
   if (kind === 'grant') return `connected agent ${rest}`
   if (kind === 'client') return `agent client ${rest}`
+  if (kind === 'address') return `address ${rest}`
   return actor
 }
 
@@ -414,7 +416,14 @@ export function WaitlistThanksPage() {
   )
 }
 
-export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; notice?: string; error?: string }) {
+export function OperatorPage(props: {
+  viewer: Viewer
+  entries: WaitlistEntry[]
+  /** The authorization server's trail: refused protocol requests, newest first. */
+  refusals: AuditEntry[]
+  notice?: string
+  error?: string
+}) {
   return (
     <Layout title="Operator" viewer={props.viewer} wide>
       <h1>Waitlist</h1>
@@ -454,6 +463,21 @@ export function OperatorPage(props: { viewer: Viewer; entries: WaitlistEntry[]; 
         </label>
         <button type="submit">Send invite</button>
       </form>
+      <h2>Refused agent sign-ins</h2>
+      <p class="muted small">
+        OAuth requests the authorization server refused before any team was chosen: a wrong redirect URI, missing or
+        plain PKCE, another resource, a bad registration.
+      </p>
+      {props.refusals.length === 0 ? (
+        <p class="muted">None recorded.</p>
+      ) : (
+        <Table
+          cols={['When', 'Who', 'What']}
+          rows={props.refusals}
+          rowKey={(a) => a.id}
+          cells={(a) => [utc(a.at), actorText(a.actor), `${a.action} ${a.target ?? ''}`]}
+        />
+      )}
     </Layout>
   )
 }

@@ -50,7 +50,9 @@ export function whoDid(v: Via, people: Map<string, string>): string {
 /** The user ids a webhook's records name (whose addresses the page shows). */
 export const peopleOf = (hooks: WebhookView[]): string[] =>
   hooks
-    .flatMap((w) => [w.createdVia].flatMap((v) => (v ? [v.kind === 'person' ? v.id : (v.person ?? '')] : [])))
+    .flatMap((w) =>
+      [w.createdVia, w.enabledVia].flatMap((v) => (v ? [v.kind === 'person' ? v.id : (v.person ?? '')] : [])),
+    )
     .filter((id) => id !== '')
 const eventsOf = (w: WebhookView) => (w.events ? `Events: ${w.events.join(', ')}` : 'Every event')
 
@@ -89,6 +91,7 @@ export function WebhooksPage(p: View) {
               ? `Registered by ${whoDid(w.createdVia, p.people)}`
               : 'Registered before makers were recorded'}{' '}
             on {when(w.createdAt)}
+            {w.enabledVia ? ` · re-enabled by ${whoDid(w.enabledVia, p.people)} on ${when(w.enabledAt)}` : ''}
           </p>
           <p class="small">
             {eventsOf(w)} · delivered {w.health.delivered} · pending {w.health.pending} · failed {w.health.failed} ·
@@ -129,6 +132,14 @@ export function WebhooksPage(p: View) {
             </ul>
           ) : null}
           <div class="buttons">
+            {w.status === 'disabled' ? (
+              <>
+                <form class="inline" method="post" action="/team/webhooks/enable">
+                  <input type="hidden" name="webhook" value={w.webhookId} />
+                  <button type="submit">{`Re-enable ${w.webhookId}`}</button>
+                </form>{' '}
+              </>
+            ) : null}
             <form class="inline" method="post" action="/team/webhooks/test">
               <input type="hidden" name="webhook" value={w.webhookId} />
               <button class="secondary" type="submit">{`Send a test to ${w.webhookId}`}</button>
@@ -189,6 +200,7 @@ export class WebhooksPages {
         return w ? { ...CONFIRM.deleteWebhook(w.webhookId, w.url), back: PATH } : undefined
       },
     )
+    web.page('POST', '/team/webhooks/enable', true, (r) => this.change(r, () => this.enable(r)))
     web.page('POST', '/team/webhooks/rotate', true, (r) => this.change(r, () => this.rotate(r)))
     web.page('POST', '/team/webhooks/test', true, (r) => this.change(r, () => this.test(r)))
     web.page('POST', '/team/webhooks/replay', true, (r) => this.change(r, () => this.replay(r)))
@@ -236,6 +248,18 @@ export class WebhooksPages {
     const deleted = await this.deps.webhooks.registry.delete(user.team, r.form.get('webhook') ?? '')
     await this.deps.audit.record(user.team, actorOf(user), 'deleted webhook', auditedWebhook(deleted))
     return { notice: `Webhook ${deleted.webhookId} is deleted.` }
+  }
+
+  /** Re-enables a disabled webhook; audited with the reason it had. */
+  private async enable(r: Request): Promise<Partial<View>> {
+    const user = r.viewer!.user
+    const { webhook, was } = await this.deps.webhooks.registry.enable(user.team, r.form.get('webhook') ?? '', {
+      kind: 'person',
+      id: user.id,
+    })
+    const why = was === '' ? '' : ` (was disabled: ${was})`
+    await this.deps.audit.record(user.team, actorOf(user), 're-enabled webhook', `${auditedWebhook(webhook)}${why}`)
+    return { notice: `Webhook ${webhook.webhookId} is enabled again: it gets the events posted from now on.` }
   }
 
   private async rotate(r: Request): Promise<Partial<View>> {

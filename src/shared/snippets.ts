@@ -43,12 +43,18 @@ export function shellWord(s: string): string {
  */
 const tomlString = (s: string): string => JSON.stringify(s)
 
-/** The sentence to give the agent (system prompt or first message): who it is and where. */
-export function agentBrief(a: AgentAccess): string {
+/**
+ * The sentence to give the agent (system prompt or first message): who it is and where. `bound`:
+ * the key is a room invite key minted for this agent, whose tools take neither agent_id nor
+ * room_id (the service fills them in from the key), so the sentence does not ask for them.
+ */
+export function agentBrief(a: AgentAccess, bound = false): string {
   return (
     `You are agent ${JSON.stringify(a.agentId)} in the agentrooms room ${JSON.stringify(a.roomId)}. ` +
-    (`Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms ` +
-      `tool call; `) +
+    (bound
+      ? 'Your key names you and the room, so agentrooms tool calls need neither agent_id nor room_id; '
+      : `Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms ` +
+        `tool call; `) +
     'start each turn with get_my_summary and send heartbeat while you work.'
   )
 }

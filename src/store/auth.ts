@@ -31,10 +31,13 @@ export class AuthRecords {
     return this.client.hvalsBuffer(this.keys.team(teamId)[kind])
   }
 
-  /** Appends an entry (msgpack) to the team's audit trail, dropping entries older than `keepMs`. */
-  /** Appends to the team's audit trail, which keeps `keepMs` and at most about `keepMax` entries. */
+  /** Appends an entry (msgpack) to the team's audit trail, which keeps `keepMs` and at most about `keepMax` entries. */
   async appendAudit(teamId: string, entry: Buffer, keepMs: number, keepMax: number): Promise<void> {
-    const key = this.keys.team(teamId).audit
+    await this.appendTrail(this.keys.team(teamId).audit, entry, keepMs, keepMax)
+  }
+
+  /** Appends to the trail stream `key` (a team's, or the authorization server's), trimming it as appendAudit does. */
+  async appendTrail(key: string, entry: Buffer, keepMs: number, keepMax: number): Promise<void> {
     execResults(
       await this.client
         .multi()
@@ -47,7 +50,12 @@ export class AuthRecords {
 
   /** The newest `limit` entries of the team's audit trail, newest first: [stream id, entry]. */
   async readAudit(teamId: string, limit: number): Promise<[string, Buffer][]> {
-    const rows = await this.client.xrevrangeBuffer(this.keys.team(teamId).audit, '+', '-', 'COUNT', limit)
+    return this.readTrail(this.keys.team(teamId).audit, limit)
+  }
+
+  /** The newest `limit` entries of the trail stream `key`, newest first: [stream id, entry]. */
+  async readTrail(key: string, limit: number): Promise<[string, Buffer][]> {
+    const rows = await this.client.xrevrangeBuffer(key, '+', '-', 'COUNT', limit)
     return rows.map(([id, fields]) => [id.toString(), fields[1]!])
   }
 

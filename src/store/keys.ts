@@ -197,6 +197,14 @@ export class Keys {
     return `${this.prefix}:oauth:sessuid:${uidHash}`
   }
 
+  /**
+   * Stream: the authorization server's trail, one field "d" -> msgpack {actor, action, target?}
+   * (src/auth/audit.ts): the protocol requests it refused, which name no team yet.
+   */
+  oauthAudit(): string {
+    return `${this.prefix}:oauth:audit`
+  }
+
   /** The authorization server's own keys (cookie signing, token signing), shared by every node. */
   oauthSecrets(): string {
     return `${this.prefix}:oauth:secrets`
@@ -207,7 +215,8 @@ export class Keys {
     const base = `${this.prefix}:{t:${teamId}}:`
     return {
       hooks: `${base}wh`, //              hash: webhook id -> msgpack {id, url, secret, description?, events?,
-      //                                  created_at, created_via?, disabled_at?, disabled_reason?}
+      //                                  created_at, created_via?, disabled_at?, disabled_reason?,
+      //                                  enabled_at?, enabled_via?}
       health: `${base}whhealth`, //       hash: webhook id -> msgpack delivery health (pending, delivered, failed,
       //                                  last attempt, recent failures)
       deliveries: `${base}whd`, //        hash: delivery id -> msgpack {id, wh, room, ev, e (event record), n

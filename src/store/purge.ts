@@ -2,6 +2,7 @@
 // (account deletion: "nothing of the team is left behind", docs/accounts.md). Runs after the
 // team's credentials are revoked (lua/revokeTeam-4.lua), when nothing can write to the team any
 // more, so it need not be atomic: each room goes in one DEL on its own slot.
+import { Cluster } from 'ioredis'
 import { ROOM_KEYS, type Keys, type RoomRef } from './keys.js'
 import type { RedisClient, Store } from './store.js'
 
@@ -11,6 +12,30 @@ async function roomKeysOf(store: Store, ref: RoomRef): Promise<string[]> {
   const locks = await store.client.hkeys(k.locks)
   const fixed = ROOM_KEYS.filter((n) => n !== 'channel').map((n) => k[n])
   return [...fixed, ...locks.map((name) => store.keys.lock(ref, name)), ...store.keys.roomStore(ref)]
+}
+
+/**
+ * The rate windows of the team's credentials (keys, invites, grants, people; keys.credentialRate),
+ * which no record lists: found by name on every master (a team is deleted rarely).
+ */
+async function dropCredentialRates(store: Store, teamId: string): Promise<void> {
+  const pattern = `${store.keys.credentialRate(teamId, '')}*`
+  const client = store.client
+  const masters = client instanceof Cluster ? client.nodes('master') : [client]
+  for (const node of masters) {
+    let cursor = '0'
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
+      cursor = next
+      // One DEL per key: on Cluster each is sent to the node that owns it.
+      for (const key of found) await client.del(key)
+    } while (cursor !== '0')
+  }
+}
+
+/** The rate window of one credential of a team (`user:<id>` when a person is deleted). */
+export async function dropCredentialRate(store: Store, teamId: string, credential: string): Promise<void> {
+  await store.client.del(store.keys.credentialRate(teamId, credential))
 }
 
 /** A room's entries in the search and vector indexers' shared state, when the room is deleted. */
@@ -33,6 +58,7 @@ export async function purgeTeam(store: Store, teamId: string): Promise<{ rooms: 
   }
   const hooks = keys.webhooks(teamId)
   await store.client.del(...Object.values(t), ...Object.values(hooks), keys.leaseTokens(hooks.leased))
+  await dropCredentialRates(store, teamId)
   await store.client.srem(keys.teams(), teamId)
   await store.client.zrem(keys.webhookTeams(), teamId)
   await store.client.hdel(keys.leaseTokens(keys.webhookTeams()), teamId)

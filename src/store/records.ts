@@ -134,6 +134,9 @@ export type StoredWebhook = {
   created_via?: StoredVia
   disabled_at?: number
   disabled_reason?: string
+  /** When it was last re-enabled (Redis ms; it gets the events posted from then on) and by whom. */
+  enabled_at?: number
+  enabled_via?: StoredVia
 }
 
 /** A `via` as a webhook record keeps it (a msgpack map; src/shared/fields.ts Via). */

@@ -146,7 +146,16 @@ export const webhookView = z.object({
     ),
   status: z.enum(['active', 'disabled']),
   disabledAt: z.string().optional(),
-  disabledReason: z.string().optional(),
+  disabledReason: z
+    .string()
+    .optional()
+    .describe('Why it is disabled: its receiver answered 410, or the person whose webhook it is left the team'),
+  enabledAt: z
+    .string()
+    .optional()
+    .describe('When it was last re-enabled: it gets the events posted from then on, none from while disabled'),
+  enabledVia: viaView.optional().describe('Who last re-enabled it (POST /admin/webhooks/:webhookId/enable)'),
+  enabledBy: z.string().optional().describe('The person behind enabledVia, named as createdBy is'),
   secretRotatedAt: z.string().optional(),
   previousSecretValidUntil: z
     .string()
@@ -238,6 +247,9 @@ export function toView(w: StoredWebhook, h?: StoredHealth): WebhookView {
   if (made) v.createdVia = made
   if (w.disabled_at) v.disabledAt = iso(w.disabled_at)
   if (w.disabled_reason) v.disabledReason = w.disabled_reason
+  if (w.enabled_at) v.enabledAt = iso(w.enabled_at)
+  const enabled = viaOf(w.enabled_via)
+  if (enabled) v.enabledVia = enabled
   if (w.rotated_at) v.secretRotatedAt = iso(w.rotated_at)
   if (w.prev_until !== undefined && w.prev_until > Date.now()) v.previousSecretValidUntil = iso(w.prev_until)
   return v
@@ -313,6 +325,27 @@ export class WebhookRegistry {
     return out.sort((a, b) =>
       a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.webhookId < b.webhookId ? -1 : 1,
     )
+  }
+
+  /**
+   * Re-enables a disabled webhook (`by`: who does it, kept as enabled_via): it gets the events
+   * posted from now on, none of those posted while it was disabled. `was`: the reason it had.
+   * Not found, or conflict when it is active; nothing changes then.
+   */
+  async enable(
+    teamId: string,
+    webhookId: string,
+    by: Via,
+    budget?: WaitBudget,
+  ): Promise<{ webhook: WebhookView; was: string }> {
+    const g = this.store.keys
+    // The team may have left the schedule while it had no active webhook: back in it first.
+    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId], budget)
+    const k = g.webhooks(teamId)
+    const r = await this.store.run('enableWebhook', [k.hooks], [webhookId, pack(viaOf(by))], budget)
+    await this.announce(teamId)
+    const listed = (await this.list(teamId, budget)).find((w) => w.webhookId === webhookId)
+    return { webhook: listed ?? toView(r.record), was: r.was }
   }
 
   /** Deletes a webhook: no delivery of it is claimed afterwards (one already in flight completes). */

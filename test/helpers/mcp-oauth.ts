@@ -1,6 +1,7 @@
 // An MCP client that signs in with OAuth, for the authorization tests: the SDK 1.x and 2.x
 // clients' own auth provider interfaces kept in memory, and a browser of fetch() calls with a cookie jar that
 // follows the authorization server's redirects until they leave it (the client's redirect URI).
+import { createHash, randomBytes } from 'node:crypto'
 import type {
   OAuthClientProvider as ModernOAuthClientProvider,
   OAuthDiscoveryState,
@@ -13,6 +14,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
+import type { Consent, OAuthServer } from '../../src/http/oauth/server.js'
 
 /**
  * The OAuth state both SDKs' client providers keep, in memory: the client's registration, its
@@ -145,4 +147,94 @@ export class ModernAuthProvider
     if (scope === 'all' || scope === 'verifier') this.verifier = ''
     if (scope === 'all' || scope === 'discovery') this.discovery = undefined
   }
+}
+
+/**
+ * A client of the service's authorization server driven by hand, as the tests of what the RFCs
+ * refuse and the benches need it: registered by Dynamic Client Registration, with one PKCE
+ * verifier for all its authorizations.
+ */
+export class HandClient {
+  readonly verifier = randomBytes(32).toString('base64url')
+
+  private constructor(
+    /** Where it registered: the service's public URL (the issuer) or a node's own. */
+    readonly base: string,
+    readonly clientId: string,
+    readonly redirect: string,
+  ) {}
+
+  /** Registers a client named `name` with one redirect URI at `base`. */
+  static async register(base: string, name: string, redirect: string): Promise<HandClient> {
+    const reg = await fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: [redirect] }),
+    })
+    return new HandClient(base, ((await reg.json()) as { client_id: string }).client_id, redirect)
+  }
+
+  /**
+   * The authorization request at `issuer` (this client's registration base by default): code,
+   * PKCE S256, the issuer's /mcp as resource, scope mcp, state st; `over` replaces a parameter,
+   * or leaves it out when undefined.
+   */
+  authorizeUrl(over: Record<string, string | undefined> = {}, issuer = this.base): URL {
+    const all: Record<string, string | undefined> = {
+      response_type: 'code',
+      client_id: this.clientId,
+      redirect_uri: this.redirect,
+      code_challenge: createHash('sha256').update(this.verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource: `${issuer}/mcp`,
+      scope: 'mcp',
+      state: 'st',
+      ...over,
+    }
+    const q = new URLSearchParams()
+    for (const [k, v] of Object.entries(all)) if (v !== undefined) q.set(k, v)
+    return new URL(`${issuer}/oauth/authorize?${q}`)
+  }
+
+  /** A form posted to the token endpoint at `at` (this client's registration base by default). */
+  token(form: Record<string, string>, at = this.base): Promise<Response> {
+    return fetch(`${at}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    })
+  }
+
+  /** Redeems an authorization code of this client (its verifier) at `at`. */
+  redeem(code: string, at = this.base): Promise<Response> {
+    const form = { code, redirect_uri: this.redirect, code_verifier: this.verifier, client_id: this.clientId }
+    return this.token({ grant_type: 'authorization_code', ...form }, at)
+  }
+
+  /** Exchanges a refresh token of this client at `at`. */
+  refresh(refreshToken: string, at = this.base): Promise<Response> {
+    return this.token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: this.clientId }, at)
+  }
+}
+
+/**
+ * The browser part of an authorization: from `url` (the authorization request) to the consent
+ * page, the consent given by the service's own call, then back: the URL the client is sent to
+ * (its redirect URI, with the code). `base` is the origin the browser talks to.
+ */
+export async function authorize(
+  server: Pick<OAuthServer, 'consent'>,
+  base: string,
+  url: URL | string,
+  consent: Omit<Consent, 'userId'> & { userId?: string },
+): Promise<URL> {
+  const jar = new Jar(base)
+  const toConsent = await jar.fetch(url.toString())
+  const page = toConsent.headers.get('location') ?? ''
+  const uid = /\/oauth\/consent\/([^/?#]+)/.exec(page)?.[1]
+  if (!uid) throw new Error(`no consent redirect: ${toConsent.status} ${page} ${await toConsent.text()}`)
+  const { returnTo } = await server.consent(decodeURIComponent(uid), { userId: 'u_test', ...consent })
+  const back = await jar.follow(returnTo)
+  if (!back.location) throw new Error(`no redirect to the client: ${back.res.status} ${await back.res.text()}`)
+  return back.location
 }

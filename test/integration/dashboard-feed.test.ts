@@ -85,7 +85,9 @@ t.test('standalone', async (t) => {
     t.match(thread, `data-event="${a1.id}"`, 'the replies are in it')
     const exact = `${q1.created_at.replace('T', ' ').slice(0, 19)} UTC`
     t.match(page, `<time datetime="${q1.created_at}" title="${exact}" data-ago>just now</time>`)
-    const reads = /Postgres or SQLite\?<\/p><div class="small muted">([^<]*)<\/div>/.exec(page)?.[1]
+    const reads = /Postgres or SQLite\?<\/p><div class="small muted" data-readers="[^"]*">([^<]*)<\/div>/.exec(
+      page,
+    )?.[1]
     t.match(reads, /^read by frontend/, 'its readers')
     t.notMatch(reads, 'backend', 'but not its author, who has read past it')
   })

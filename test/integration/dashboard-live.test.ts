@@ -84,7 +84,13 @@ t.test('standalone, two nodes', async (t) => {
     const res = await open()
     t.equal(res.status, 200)
     t.match(res.headers.get('content-type') ?? '', 'text/event-stream')
-    const got = frames(res, (f) => f.some((x) => x.event === 'room-event') && f.some((x) => x.event === 'changed'))
+    const got = frames(
+      res,
+      (f) =>
+        f.some((x) => x.event === 'room-event') &&
+        f.some((x) => x.event === 'changed' && x.data?.includes('"plan"')) &&
+        f.some((x) => x.event === 'changed' && x.data?.includes('"html"')),
+    )
     await new Promise((ok) => setTimeout(ok, 200))
     const id = await post('hello <b>you</b>')
     await callTool(agent, 'update_task', {
@@ -97,12 +103,21 @@ t.test('standalone, two nodes', async (t) => {
     const f = await got
     const ev = f.find((x) => x.event === 'room-event')
     t.equal(ev?.id, id, 'the event, with its id')
-    t.same(JSON.parse(ev!.data!).parts, ['events', 'head'], 'naming the parts of the page it changes')
-    const changed = f.filter((x) => x.event === 'changed').map((x) => JSON.parse(x.data!) as { parts: string[] })
+    const data = JSON.parse(ev!.data!) as { parts: string[]; item: string }
+    t.same(data.parts, ['events'], 'naming the parts of the page it changes (the head follows rendered)')
+    t.match(data.item, /^<li id="event-[\d-]+" data-event=[^>]+>.*hello &lt;b>you&lt;\/b>/s, 'its item, as text')
+    t.notMatch(data.item, '<b>', 'no markup of the agent')
+    const changed = f
+      .filter((x) => x.event === 'changed')
+      .map((x) => JSON.parse(x.data!) as { parts: string[]; html?: Record<string, string> })
     t.ok(
       changed.some((c) => ['plan', 'graph', 'needs'].every((p) => c.parts.includes(p)) && !c.parts.includes('events')),
       `a task change is announced with the parts it changes (${JSON.stringify(changed)})`,
     )
+    const head = changed.find((c) => c.html?.head)
+    t.match(head?.html?.head, /^<p class="muted" data-part="head">.* 1 events posted/, 'the head, rendered')
+    t.match(head?.html?.['events-count'], '(1 posted)', "the feed heading's count")
+    t.notOk(head?.parts.includes('head'), 'and not to fetch')
   })
 
   t.test('resuming after a dropped connection: every later event once, none twice', async (t) => {

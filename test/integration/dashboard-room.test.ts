@@ -74,10 +74,10 @@ t.test('standalone', async (t) => {
     t.ok(thread, 'the answer is threaded under the question')
     t.match(
       body,
-      /Which &lt;b>database&lt;\/b>\?<\/p><div class="small muted">read by lead</,
+      /Which &lt;b>database&lt;\/b>\?<\/p><div class="small muted" data-readers="lead">read by lead</,
       'the question shows who read it (its author aside)',
     )
-    t.match(body, '<a href="/room?id=work&amp;ctx=spec%2Fapi#context">spec/api</a>')
+    t.match(body, '<a href="/room?id=work&amp;ctx=spec%2Fapi#open-context">spec/api</a>')
     t.match(body, /<strong>dev<\/strong> <span class="small">online, last seen /, 'presence')
     t.match(
       body,

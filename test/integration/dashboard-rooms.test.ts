@@ -3,7 +3,7 @@
 // own snippets with a room invite key that works on MCP; bad input changes nothing; no team key
 // reaches the page.
 import t from 'tap'
-import { snippetsFor } from '../../src/shared/snippets.js'
+import { agentBrief, snippetsFor } from '../../src/shared/snippets.js'
 import { hookConfigs, MAX_BLOCKS_DEFAULT } from '../../src/shared/hook-configs.js'
 import { HOOK_WAIT_S } from '../../src/dashboard/rooms.js'
 import { AGENTS_PER_CREATE, ROOMS_SHOWN } from '../../src/dashboard/pages.js'
@@ -98,7 +98,12 @@ t.test('standalone', async (t) => {
     t.equal(textareaAfter(made.body, 'cursor-1'), expected.cursor)
     t.equal(textareaAfter(made.body, 'vscode-1'), expected.vscode)
     t.equal(textareaAfter(made.body, 'codex-1'), expected.codex)
-    t.match(textareaAfter(made.body, 'brief-1')!, 'You are agent "backend"')
+    t.equal(
+      textareaAfter(made.body, 'brief-1'),
+      agentBrief({ agentId: 'backend', roomId, key: key!, url: `${n.node.baseUrl}/mcp` }, true),
+      "the sentence the CLI prints for the agent's own key",
+    )
+    t.match(textareaAfter(made.body, 'brief-1')!, 'need neither agent_id nor room_id', 'the key names both')
     const hooks = hookConfigs({
       command: ['npx', 'agentrooms'],
       base: n.node.baseUrl,
@@ -160,6 +165,7 @@ t.test('standalone', async (t) => {
     t.equal(plain.status, 200)
     t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')
     t.match(plain.body, 'Replace <code>YOUR_TEAM_KEY</code>')
+    t.match(textareaAfter(plain.body, 'brief-0')!, 'Pass agent_id "solo" and room_id', 'a team key names neither')
   })
 
   t.test('more agents for a room that exists: their configuration, a key each', async (t) => {

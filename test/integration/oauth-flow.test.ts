@@ -4,32 +4,15 @@
 // And what the RFCs refuse, with their errors: a wrong redirect URI, missing or plain PKCE, a
 // reused code, a rotated refresh token used again, a resource that is not this server's /mcp, a
 // token issued for another server.
-import { createHash, randomBytes } from 'node:crypto'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import t from 'tap'
-import type { Consent } from '../../src/http/oauth/server.js'
 import { callTool } from '../helpers/mcp.js'
-import { Jar, MemoryAuthProvider } from '../helpers/mcp-oauth.js'
-import { newTeam, startNode, type TestNode } from '../helpers/node.js'
+import { authorize, HandClient, Jar, MemoryAuthProvider } from '../helpers/mcp-oauth.js'
+import { newTeam, startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
 
 const REDIRECT = 'http://127.0.0.1:40111/callback'
-
-/** Runs the browser part of an authorization: to the consent page, consent (the service's own call), back. */
-async function authorize(n: TestNode, base: string, url: URL, consent: Omit<Consent, 'userId'>): Promise<URL> {
-  const jar = new Jar(base)
-  const toConsent = await jar.fetch(url.toString())
-  const page = toConsent.headers.get('location') ?? ''
-  const uidOf = /\/oauth\/consent\/([^/?#]+)/.exec(page)?.[1]
-  if (!uidOf) throw new Error(`no consent redirect: ${toConsent.status} ${page} ${await toConsent.text()}`)
-  const { returnTo } = await n.node.oauth.server!.consent(decodeURIComponent(uidOf), { userId: 'u_test', ...consent })
-  const back = await jar.follow(returnTo)
-  if (!back.location) throw new Error(`no redirect to the client: ${back.res.status} ${await back.res.text()}`)
-  return back.location
-}
-
-const s256 = (v: string) => createHash('sha256').update(v).digest('base64url')
 
 t.test('the MCP SDK client signs in, calls tools, refreshes, is revoked', async (t) => {
   const n = await startNode(t, 'standalone')
@@ -57,7 +40,7 @@ t.test('the MCP SDK client signs in, calls tools, refreshes, is revoked', async 
   t.equal(url.searchParams.get('code_challenge_method'), 'S256')
   t.equal(url.searchParams.get('resource'), `${issuer}/mcp`, 'the client names this resource (RFC 8707)')
 
-  const back = await authorize(n, base, url, { teamId, roomId, agentId: 'planner', access: 'write' })
+  const back = await authorize(n.node.oauth.server!, base, url, { teamId, roomId, agentId: 'planner', access: 'write' })
   t.equal(back.origin + back.pathname, REDIRECT)
   t.equal(back.searchParams.get('iss'), issuer, 'the authorization response names the issuer (RFC 9207)')
   t.equal(back.searchParams.get('state'), url.searchParams.get('state'))
@@ -127,29 +110,9 @@ t.test('what the RFCs refuse', async (t) => {
   const base = n.base.replace('127.0.0.1', 'localhost')
   const issuer = n.node.baseUrl
   const { teamId } = await newTeam(n)
-  const reg = await fetch(`${base}/oauth/register`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Bad Agent', redirect_uris: [REDIRECT] }),
-  })
-  const clientId = ((await reg.json()) as { client_id: string }).client_id
-  const verifier = randomBytes(32).toString('base64url')
-  const params = (over: Record<string, string | undefined> = {}) => {
-    const p = new URLSearchParams()
-    const all: Record<string, string | undefined> = {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-      resource: `${issuer}/mcp`,
-      scope: 'mcp',
-      state: 'st',
-      ...over,
-    }
-    for (const [k, v] of Object.entries(all)) if (v !== undefined) p.set(k, v)
-    return new URL(`${issuer}/oauth/authorize?${p}`)
-  }
+  const client = await HandClient.register(base, 'Bad Agent', REDIRECT)
+  const { verifier } = client
+  const params = (over: Record<string, string | undefined> = {}) => client.authorizeUrl(over, issuer)
   const errorOf = async (url: URL) => {
     const r = await new Jar(base).follow(url.toString())
     return r.location ? r.location.searchParams.get('error') : `page ${r.res.status}`
@@ -170,31 +133,15 @@ t.test('what the RFCs refuse', async (t) => {
   t.equal(await errorOf(params({ code_challenge_method: 'plain', code_challenge: verifier })), 'invalid_request')
   t.equal(await errorOf(params({ resource: 'https://elsewhere.example/mcp' })), 'invalid_target')
 
-  const back = await authorize(n, base, params(), { teamId, roomId: undefined, agentId: 'a1', access: 'read' })
-  const code = back.searchParams.get('code')!
-  const redeem = () =>
-    fetch(`${base}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: clientId,
-      }),
-    })
-  const wrongVerifier = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: 'not-a-code',
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-    }),
+  const back = await authorize(n.node.oauth.server!, base, params(), {
+    teamId,
+    roomId: undefined,
+    agentId: 'a1',
+    access: 'read',
   })
+  const code = back.searchParams.get('code')!
+  const redeem = () => client.redeem(code)
+  const wrongVerifier = await client.redeem('not-a-code')
   t.match(await wrongVerifier.json(), { error: 'invalid_grant' })
   const ok = await redeem()
   t.equal(ok.status, 200)
@@ -218,31 +165,16 @@ t.test('what the RFCs refuse', async (t) => {
   t.test('a token of another server (same Redis) is refused here', async (t) => {
     const other = await startNode(t, 'standalone')
     const otherBase = other.base.replace('127.0.0.1', 'localhost')
-    const back2 = await authorize(n, base, params({ state: 's2' }), {
+    const back2 = await authorize(n.node.oauth.server!, base, params({ state: 's2' }), {
       teamId,
       roomId: undefined,
       agentId: 'a2',
       access: 'write',
     })
-    const r = await redeemWith(base, clientId, back2.searchParams.get('code')!, verifier)
+    const r = (await (await client.redeem(back2.searchParams.get('code')!)).json()) as { access_token: string }
     t.not((await mcp(r.access_token)).status, 401, 'works at its own server')
     const there = await mcp(r.access_token, otherBase)
     t.equal(there.status, 401)
     t.match(await there.text(), /not for/)
   })
 })
-
-async function redeemWith(base: string, clientId: string, code: string, verifier: string) {
-  const r = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-    }),
-  })
-  return (await r.json()) as { access_token: string; refresh_token?: string }
-}

@@ -5,11 +5,10 @@
 // redeemed at A and again at B, or at both at the same moment, yields one set of tokens, and the
 // second redemption gets invalid_grant and revokes the grant; so does a rotated refresh token used
 // again at the other node. Each revocation is in the team's audit trail with its cause.
-import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import t, { type Test } from 'tap'
 import { legacyCall, modernBody, modernHeaders, post, sseMessages, streamedPost } from '../helpers/mcp.js'
-import { Jar } from '../helpers/mcp-oauth.js'
+import { authorize, HandClient } from '../helpers/mcp-oauth.js'
 import { newTeam, startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid } from '../helpers/shared.js'
 import { eventually, sleep } from '../helpers/wait.js'
@@ -45,57 +44,26 @@ for (const backend of BACKENDS) {
     const { teamId } = await newTeam(a)
     const roomId = uid('room')
     await a.node.core.rooms.create(teamId, { room_id: roomId }, 'test')
-    const reg = await fetch(`${publicUrl}/oauth/register`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Two Nodes', redirect_uris: [REDIRECT] }),
-    })
-    const clientId = ((await reg.json()) as { client_id: string }).client_id
-    const verifier = randomBytes(32).toString('base64url')
+    const client = await HandClient.register(publicUrl, 'Two Nodes', REDIRECT)
+    const { clientId } = client
 
     /** A code for a new connection of `agent`: the authorization at node A, consented. */
     const codeFor = async (agent: string): Promise<string> => {
-      const q = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-        resource: `${publicUrl}/mcp`,
-        scope: 'mcp offline_access',
-        state: agent,
-      })
-      const jar = new Jar(publicUrl)
-      const toConsent = await jar.fetch(`${publicUrl}/oauth/authorize?${q}`)
-      const consentUid = /\/oauth\/consent\/([^/?#]+)/.exec(toConsent.headers.get('location') ?? '')?.[1]
-      if (!consentUid) throw new Error(`no consent redirect: ${toConsent.status}`)
-      const { returnTo } = await a.node.oauth.server!.consent(decodeURIComponent(consentUid), {
-        userId: 'u_test',
+      const url = client.authorizeUrl({ scope: 'mcp offline_access', state: agent })
+      const back = await authorize(a.node.oauth.server!, publicUrl, url, {
         teamId,
         roomId,
         agentId: agent,
         access: 'write',
       })
-      const back = await jar.follow(returnTo)
-      const code = back.location?.searchParams.get('code')
-      if (!code) throw new Error(`no code: ${back.res.status}`)
+      const code = back.searchParams.get('code')
+      if (!code) throw new Error(`no code: ${back.toString()}`)
       return code
     }
-    const redeem = (n: TestNode, code: string) =>
-      fetch(
-        `${n.base}/oauth/token`,
-        form({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT,
-          code_verifier: verifier,
-          client_id: clientId,
-        }),
-      )
+    const redeem = (n: TestNode, code: string) => client.redeem(code, n.base)
     const connect = async (agent: string): Promise<Tokens> =>
       (await (await redeem(a, await codeFor(agent))).json()) as Tokens
-    const refresh = (n: TestNode, rt: string) =>
-      fetch(`${n.base}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: rt, client_id: clientId }))
+    const refresh = (n: TestNode, rt: string) => client.refresh(rt, n.base)
     const toolsList = async (n: TestNode, token: string) =>
       (await post(n, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, {}, { key: token })).status
     /** Ms until `n` refuses `token` (polled every 50 ms), or Infinity after 3 s. */
@@ -151,12 +119,7 @@ for (const backend of BACKENDS) {
       const tokens = await connect('rfc7009')
       t.equal(await toolsList(b, tokens.access_token), 200, 'B accepts the token (and caches it)')
       const held = await holdAtB(t, tokens.access_token, 'rfc7009')
-      const reg2 = await fetch(`${publicUrl}/oauth/register`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ client_name: 'Another', redirect_uris: [REDIRECT] }),
-      })
-      const another = ((await reg2.json()) as { client_id: string }).client_id
+      const another = (await HandClient.register(publicUrl, 'Another', REDIRECT)).clientId
       const foreign = await fetch(`${a.base}/oauth/revoke`, form({ token: tokens.access_token, client_id: another }))
       t.equal(foreign.status, 200, 'another client revoking it is answered 200 (RFC 7009 §2.2)')
       t.equal(await toolsList(b, tokens.access_token), 200, 'and changes nothing')

@@ -64,6 +64,8 @@ t.test('roles on the pages and scopes on the API', async (t) => {
   const ownerKey = keyIn(first)!
   const roomId = uid('perm')
   t.equal((await n.call('/admin/rooms', { key: ownerKey, method: 'POST', json: { roomId } })).status, 201)
+  const archived = uid('arch')
+  t.equal((await n.call('/admin/rooms', { key: ownerKey, method: 'POST', json: { roomId: archived } })).status, 201)
 
   /** Invites a person, who signs in; the owner gives them `role`. */
   async function person(role: Role): Promise<{ b: Browser; id: string; email: string }> {
@@ -132,6 +134,11 @@ t.test('roles on the pages and scopes on the API', async (t) => {
       post: (r) => people[r].b.send('/team/members/role', { user: people.member.id, role: 'member' }),
     },
     {
+      name: 'archive a room',
+      action: 'rooms.manage',
+      post: (r) => people[r].b.send('/room/archive', { room: archived }),
+    },
+    {
       name: 'register a webhook',
       action: 'webhooks.manage',
       post: (r) => people[r].b.send('/team/webhooks', { url: 'http://example.com/hook' }),
@@ -152,25 +159,39 @@ t.test('roles on the pages and scopes on the API', async (t) => {
     const notes: Record<Role, { rooms: string; room: string }> = {
       owner: {
         rooms:
-          'You are an owner: you can open every room of the team and the inbox, create rooms and act in them, ' +
-          'and give agents room invite keys.',
-        room: 'You are an owner: you can read and search this room, and act in it (post, answer',
+          'You are an owner: you can open every room of the team and the inbox, create rooms and ' +
+          'act in them, give agents room invite keys, and archive, restore or delete rooms.',
+        room:
+          'You are an owner: you can read and search this room, act in it (post, answer, decide ' +
+          'reviews, edit tasks and context, connect agents), and archive, restore or delete it.',
       },
       admin: {
-        rooms: 'You are an admin: you can open every room of the team and the inbox, create rooms and act in them',
-        room: 'You are an admin: you can read and search this room, and act',
+        rooms:
+          'You are an admin: you can open every room of the team and the inbox, create rooms and ' +
+          'act in them, give agents room invite keys, and archive, restore or delete rooms.',
+        room:
+          'You are an admin: you can read and search this room, act in it (post, answer, decide ' +
+          'reviews, edit tasks and context, connect agents), and archive, restore or delete it.',
       },
       member: {
-        rooms: 'You are a member: you can open every room of the team and the inbox, create rooms and act in them',
-        room: 'You are a member: you can read and search this room, and act',
+        rooms:
+          'You are a member: you can open every room of the team and the inbox, create rooms and ' +
+          'act in them, and give agents room invite keys. Owners and admins can archive, restore or ' +
+          'delete rooms.',
+        room:
+          'You are a member: you can read and search this room, and act in it (post, answer, decide ' +
+          'reviews, edit tasks and context, connect agents). Owners and admins can archive, restore ' +
+          'or delete it.',
       },
       viewer: {
         rooms:
-          'You are a viewer: you can open every room of the team and the inbox. Owners, admins and members can ' +
-          'create rooms and act in them, and give agents room invite keys.',
+          'You are a viewer: you can open every room of the team and the inbox. Owners, admins and ' +
+          'members can create rooms and act in them, and give agents room invite keys; owners and ' +
+          'admins can archive, restore or delete rooms.',
         room:
-          'You are a viewer: you can read and search this room. Owners, admins and members can act in it ' +
-          '(post, answer, decide reviews, edit tasks and context, connect agents).',
+          'You are a viewer: you can read and search this room. Owners, admins and members can act ' +
+          'in it (post, answer, decide reviews, edit tasks and context, connect agents); owners and ' +
+          'admins can archive, restore or delete it.',
       },
     }
     for (const role of ROLES) {

@@ -12,7 +12,7 @@ import { Browser, keyIn, linkIn, startSmtp, type Inbox } from '../helpers/mail.j
 import { startNode, type TestNode } from '../helpers/node.js'
 import { BACKENDS, uid, type Backend } from '../helpers/shared.js'
 import { fastWebhookSettings, makeTestCa, startReceiver, type Receiver, type TestCa } from '../helpers/webhooks.js'
-import { eventually } from '../helpers/wait.js'
+import { eventually, sleep } from '../helpers/wait.js'
 
 const secretIn = (body: string, id: string) =>
   new RegExp(`<textarea id="${id}"[^>]*>([^<]*)</textarea>`).exec(body)?.[1]
@@ -231,6 +231,65 @@ t.test('webhook creators', async (t) => {
           new RegExp(`^wh_\\S+ https://127\\.0\\.0\\.1:${rx.port} \\(${reason.replace(/\./g, '\\.')}\\)$`),
         )
       }
+
+      // A plain member may re-enable none: the page and the API name what it needs.
+      const plain = await newMember(t, s)
+      const refused = await plain.b.send('/team/webhooks/enable', { webhook: withSecond.webhookId })
+      t.equal(refused.status, 403)
+      t.match(
+        refused.body,
+        'changing webhooks needs the role owner or admin; you are member',
+        'the page names the role',
+      )
+      const agentKey = await mintOnPage(t, plain.b, 'plain agent', 'agent')
+      const byKey = await s.n.call(`/admin/webhooks/${withSecond.webhookId}/enable`, { method: 'POST', key: agentKey })
+      t.equal(byKey.status, 403)
+      t.match(await byKey.json(), {
+        error: { code: 'forbidden', message: /needs a key with the admin scope; this key has the agent scope/ },
+      })
+      t.equal((await listed(s)).find((w) => w.webhookId === withSecond.webhookId)?.status, 'disabled', 'still disabled')
+
+      // The owner re-enables two: through the API with the first key, and on the page.
+      rx.answer = () => ({ status: 200 })
+      const enabled = await s.n.call(`/admin/webhooks/${withKey.webhookId}/enable`, {
+        method: 'POST',
+        key: s.firstKey,
+      })
+      t.equal(enabled.status, 200)
+      const back = (await enabled.json()) as WebhookView
+      t.match(back, { status: 'active', enabledAt: String, enabledVia: { kind: 'key', id: first.createdVia!.id } })
+      t.equal(back.disabledReason, undefined, 'the reason goes with the disabling')
+      const again = await s.n.call(`/admin/webhooks/${withKey.webhookId}/enable`, { method: 'POST', key: s.firstKey })
+      t.equal(again.status, 409, 'an active webhook: conflict')
+      t.match(await again.json(), { error: { code: 'conflict', details: { field: 'webhookId' } } })
+      const unknown = await s.n.call('/admin/webhooks/wh_nosuchhook00/enable', { method: 'POST', key: s.firstKey })
+      t.equal(unknown.status, 404)
+      const onPageBack = await s.owner.send('/team/webhooks/enable', { webhook: onPage })
+      t.equal(onPageBack.status, 200)
+      t.match(onPageBack.body, `Webhook ${onPage} is enabled again`)
+      const shown = (await s.owner.get('/team/webhooks')).body
+      t.match(shown, `re-enabled by ${s.ownerEmail} on`, 'the page says who re-enabled it, by address')
+      const relisted = new Map((await listed(s)).map((w) => [w.webhookId, w]))
+      t.match(relisted.get(onPage), { status: 'active', enabledVia: { kind: 'person' }, enabledBy: `user:` })
+      t.match(relisted.get(onPage)?.enabledBy, s.ownerEmail, 'the API names the person who re-enabled it')
+
+      await post('resumed')
+      for (const p of ['/page', '/key', '/owner'])
+        t.ok(await eventually(() => textsAt(rx, p).includes('resumed'), 10_000), `${p}: delivery resumes`)
+      for (const p of ['/page', '/key'])
+        t.notOk(textsAt(rx, p).includes('after'), `${p}: nothing posted while it was disabled`)
+      t.notOk(textsAt(rx, '/second').includes('resumed'), 'the one left disabled gets nothing')
+
+      const trail = (await (await s.n.call('/admin/audit', { key: s.firstKey })).json()) as {
+        entries: { actor: string; action: string; target?: string }[]
+      }
+      const reEnabled = trail.entries.filter((e) => e.action === 're-enabled webhook')
+      t.same(
+        reEnabled.map((e) => e.actor).sort(),
+        [`key:${first.createdVia!.id}`, relisted.get(onPage)!.enabledBy].sort(),
+        'each re-enabling is audited with who did it',
+      )
+      for (const e of reEnabled) t.match(e.target, `(was disabled: ${reason})`, 'and the reason it had')
     })
   }
 
@@ -247,5 +306,19 @@ t.test('webhook creators', async (t) => {
     t.match(gone.body, 'Your account is deleted. The webhook you made is disabled.')
     const w = (await listed(s)).find((h) => h.webhookId === mine)!
     t.match(w, { status: 'disabled', disabledReason: `its creator ${m.email} deleted their account` })
+
+    // The team's only webhook is disabled: events posted now are wanted by none, and stay so.
+    const roomId = uid('r')
+    await s.n.node.core.rooms.create(s.teamId, { room_id: roomId }, 'test')
+    const post = (text: string) =>
+      s.n.node.core.events.post({ room: { teamId: s.teamId, roomId }, agent: 'alice' }, { type: 'message', text })
+    await post('while disabled')
+    // Deliberately lets several webhook passes and sweeps (50 ms, 1 s) run while it is disabled.
+    await sleep(1500)
+    t.equal(rx.received.length, 0, 'nothing is delivered while it is disabled')
+    t.equal((await s.owner.send('/team/webhooks/enable', { webhook: mine })).status, 200)
+    await post('back')
+    t.ok(await eventually(() => textsAt(rx, '/mine').includes('back'), 10_000), 'delivery resumes once re-enabled')
+    t.same(textsAt(rx, '/mine'), ['back'], 'with the events posted from then on only')
   })
 })

@@ -41,7 +41,7 @@ t.test('every kind the scripts publish is in the table, the room record excepted
 
 t.test('what each change changes', async (t) => {
   t.same(noticeParts({ k: 'event', op: 'posted' }), [], "a post's parts ride with its event frame")
-  t.same(noticeParts({ k: 'event', op: 'read' }), ['events'])
+  t.same(noticeParts({ k: 'event', op: 'read' }), [], 'a read rides in the frame as the position it moved to')
   t.same(noticeParts({ k: 'event', op: 'deleted' }), ['needs', 'events', 'head'].sort(byPage))
   t.same(noticeParts({ k: 'task', op: 'updated' }), ['needs', 'panel', 'plan', 'graph', 'activity', 'analytics'])
   t.same(noticeParts({ k: 'task', op: 'added' }), noticeParts({ k: 'task', op: 'deleted' }))

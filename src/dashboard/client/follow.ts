@@ -17,10 +17,44 @@ const RETRY_MS = 1000
 /** Frames arriving within this long (and the same animation frame) make one fetch. */
 const COALESCE_MS = 50
 
-/** What a frame of the room's stream says: the parts changed, and the new feed item rendered. */
+/**
+ * What a frame of the room's stream says (src/dashboard/live-room.ts): the parts to fetch, parts
+ * rendered already, the new feed item rendered, read positions that moved.
+ */
 interface Frame {
   parts?: string[]
+  html?: Record<string, string>
   item?: string
+  reads?: Record<string, string>
+}
+
+/** Readers named per event; more are counted: room-feed.tsx's, restated (this script imports nothing). */
+const READERS_SHOWN = 8
+
+/** room-feed.tsx's readBy(), restated. */
+function readBy(agents: string[]): string {
+  if (agents.length === 0) return 'not read yet'
+  const named = agents.slice(0, READERS_SHOWN).join(', ')
+  return agents.length > READERS_SHOWN
+    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
+    : `read by ${named}`
+}
+
+const seqOf = (id: string): number => Number(id.slice(id.indexOf('-') + 1))
+
+/** An agent has read up to event `id`: each event of the feed up to it, not its own, says so. */
+function readUpTo(agent: string, id: string): void {
+  const upTo = seqOf(id)
+  document.querySelectorAll<HTMLElement>('li[data-event]').forEach((li) => {
+    if (li.dataset.author === agent || seqOf(li.dataset.event ?? '') > upTo) return
+    const line = li.querySelector<HTMLElement>(':scope > [data-readers]')
+    if (!line) return
+    const readers = (line.dataset.readers ?? '').split(' ').filter((a) => a !== '')
+    if (readers.includes(agent)) return
+    readers.push(agent)
+    line.dataset.readers = readers.join(' ')
+    line.textContent = readBy(readers)
+  })
 }
 
 /** What the page does around a swap: copy buttons and tabs in new parts; the count that needs the person. */
@@ -210,6 +244,21 @@ export function follow(root: HTMLElement, hooks: FollowHooks): void {
     want(frame.parts)
   }
 
+  /** Other changes: parts rendered go in as they are, read positions move, the rest is fetched. */
+  const changed = (frame: Frame) => {
+    const html = Object.entries(frame.html ?? {})
+    if (html.length > 0)
+      anchored(() => {
+        for (const [, part] of html) {
+          const next = parse(part).body.firstElementChild
+          if (next instanceof HTMLElement) swap(next)
+        }
+      })
+    for (const [agent, id] of Object.entries(frame.reads ?? {})) readUpTo(agent, id)
+    if (frame.parts === undefined && (html.length > 0 || frame.reads)) return
+    want(frame.parts)
+  }
+
   // A stale part is fetched again once the person has left it (focus moved, text cleared or sent).
   const recheck = () =>
     window.setTimeout(() => {
@@ -245,7 +294,7 @@ export function follow(root: HTMLElement, hooks: FollowHooks): void {
       url.searchParams.set('lastEventId', id)
       event(frameOf(e), id)
     })
-    es.addEventListener('changed', (e) => want(frameOf(e).parts))
+    es.addEventListener('changed', (e) => changed(frameOf(e)))
     es.addEventListener('gap', () => want(undefined))
     // The session ended (signed out elsewhere, expired, account deleted): no reconnecting.
     es.addEventListener('signed-out', () => {

@@ -29,9 +29,9 @@ export interface OAuthDeps {
   store: Pick<Store, 'oauth'>
   grants: Pick<Grants, 'principal' | 'touch' | 'create' | 'revoke' | 'get'>
   keyring: Pick<Keyring, 'adopt'>
-  audit: Pick<Audit, 'record'>
+  audit: Pick<Audit, 'record' | 'recordServer'>
   fetchDocument(url: string): Promise<Fetched>
-  log: Pick<Logger, 'info'>
+  log: Pick<Logger, 'info' | 'warn'>
 }
 
 /** What the consent page shows about a pending authorization. */
@@ -67,6 +67,8 @@ export class OAuthServer {
   readonly resourceMetadataUrl: string
   private readonly cache = new Map<string, Cached>()
   private readonly byGrant = new Map<string, Set<string>>()
+  /** Tokens for another resource recorded in a trail, until when they are not recorded again (ms). */
+  private readonly foreign = new Map<string, number>()
 
   private constructor(
     readonly issuer: string,
@@ -94,16 +96,15 @@ export class OAuthServer {
     provider.on('grant.revoked', (ctx: RevokedContext, grantId: string) => {
       void auditEnded(deps, grantId, causeOf(ctx)).catch(() => undefined)
     })
-    // A refused protocol request is logged with its RFC error: it happens before any team is named.
-    for (const event of REFUSALS)
-      provider.on(
-        event,
-        (ctx: { oidc?: { client?: { clientId?: string } } }, err: { error?: string; message?: string }) =>
-          deps.log.info(
-            { event, error: err.error ?? 'server_error', client_id: ctx.oidc?.client?.clientId },
-            `oauth refused: ${err.message ?? err.error}`,
-          ),
-      )
+    // A refused protocol request is logged with its RFC error and recorded in the authorization
+    // server's trail: it happens before any team is named. A server error is logged only (a bug).
+    for (const [event, action] of REFUSALS)
+      provider.on(event, (ctx: RefusedContext, err: RefusalError) => {
+        const clientId = ctx.oidc?.client?.clientId ?? paramOf(ctx, 'client_id')
+        const why = `${err.error ?? 'server_error'}: ${err.error_description ?? err.message ?? ''}`
+        deps.log.info({ event, error: err.error ?? 'server_error', client_id: clientId }, `oauth refused: ${why}`)
+        if (action !== undefined) refusedRequest(deps, clientId, ctx.ip, action, why)
+      })
     const socketDir = mkdtempSync(join(tmpdir(), 'agentrooms-oauth-'))
     const server = createServer(provider.callback())
     await new Promise<void>((resolve, reject) => {
@@ -146,8 +147,16 @@ export class OAuthServer {
   async forward(ex: Exchange, raw: Buffer | undefined, path = ex.req.path): Promise<void> {
     if (path === '/oauth/register' && ex.req.method === 'POST') {
       const checked = checkRegistration(raw)
-      if (typeof checked === 'string')
+      if (typeof checked === 'string') {
+        refusedRequest(
+          this.deps,
+          undefined,
+          ex.req.remote,
+          'refused client registration',
+          `invalid_redirect_uri: ${checked}`,
+        )
         return ex.json(400, { error: 'invalid_redirect_uri', error_description: checked })
+      }
       raw = checked
     }
     const headers: Record<string, string> = {}
@@ -201,7 +210,10 @@ export class OAuthServer {
     if (!at || at.isExpired || !at.grantId)
       throw unauthorized('unknown, expired or revoked access token; refresh it, or connect again')
     const aud = Array.isArray(at.aud) ? at.aud : [at.aud]
-    if (!aud.includes(this.resource)) throw unauthorized(`this access token is not for ${this.resource}`)
+    if (!aud.includes(this.resource)) {
+      this.auditForeign(token, at.grantId, at.clientId, aud)
+      throw unauthorized(`this access token is not for ${this.resource}`)
+    }
     const principal = await this.deps.grants.principal(at.grantId)
     if (!principal) throw unauthorized('the connection this token belongs to was revoked; connect again')
     if (this.cache.size >= CACHE_MAX) this.forgetToken(this.cache.keys().next().value!)
@@ -217,6 +229,23 @@ export class OAuthServer {
     )
     this.deps.grants.touch(principal)
     return principal
+  }
+
+  /**
+   * Records a token issued for another resource in the trail of the team its grant names, once
+   * per token and minute on this node: a client that retries it does not flood the trail.
+   */
+  private auditForeign(token: string, grantId: string, clientId: string | undefined, aud: unknown[]): void {
+    const now = Date.now()
+    if ((this.foreign.get(token) ?? 0) > now) return
+    if (this.foreign.size >= CACHE_MAX) this.foreign.clear()
+    this.foreign.set(token, now + 60_000)
+    const teamId = Grants.teamOf(grantId)
+    if (teamId === undefined) return
+    const target = `${grantId}: a token issued for ${aud.map(String).join(', ') || 'no resource'}, not ${this.resource}`
+    this.deps.audit
+      .record(teamId, `client:${clientId ?? 'unknown'}`, 'refused access token', target)
+      .catch((err: unknown) => this.deps.log.warn({ err, grant: grantId }, 'could not audit a refused access token'))
   }
 
   /** A revocation notice (any node revoked a grant): its tokens are looked up again, and refused. */
@@ -346,14 +375,48 @@ function causeOf(ctx: RevokedContext): string {
 const gone = () =>
   new AppError('not_found', 'This sign-in request has expired or was already answered; start again from the agent.')
 
-/** The library's events of a refused request. */
+/** The library's events of a refused request, and the action recorded in the authorization server's trail. */
 const REFUSALS = [
-  'authorization.error',
-  'grant.error',
-  'registration_create.error',
-  'revocation.error',
-  'server_error',
+  ['authorization.error', 'refused authorization request'],
+  ['grant.error', 'refused token request'],
+  ['registration_create.error', 'refused client registration'],
+  ['revocation.error', 'refused revocation request'],
+  ['server_error', undefined],
 ] as const
+
+interface RefusedContext {
+  ip?: string
+  oidc?: { client?: { clientId?: string }; params?: Record<string, unknown> }
+}
+
+interface RefusalError {
+  error?: string
+  error_description?: string
+  message?: string
+}
+
+function paramOf(ctx: RefusedContext, name: string): string | undefined {
+  const v = ctx.oidc?.params?.[name]
+  return typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined
+}
+
+/**
+ * Records a refused protocol request in the authorization server's trail: by its client (or, for
+ * a request that names none, its address), with the RFC error and its description.
+ */
+function refusedRequest(
+  deps: OAuthDeps,
+  clientId: string | undefined,
+  ip: string | undefined,
+  action: string,
+  why: string,
+): void {
+  const actor = clientId !== undefined ? `client:${clientId}` : `address:${ip ?? 'unknown'}`
+  const target = clientId !== undefined && ip !== undefined ? `${why} (from ${ip})` : why
+  deps.audit
+    .recordServer(actor, action, target.slice(0, 500))
+    .catch((err: unknown) => deps.log.warn({ err, action }, 'could not record a refused OAuth request'))
+}
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer'])
 

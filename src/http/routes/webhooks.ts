@@ -25,27 +25,34 @@ export interface WebhookRouteDeps {
   accounts: Pick<Accounts, 'emails'>
 }
 
-/** The person behind who registered a webhook: the signed-in person, or the person who minted the key used. */
-const personOf = (w: WebhookView) => (w.createdVia?.kind === 'person' ? w.createdVia.id : w.createdVia?.person)
+/** The person behind a via: the signed-in person, or the person who minted the key used. */
+const personOf = (v: WebhookView['createdVia']) => (v?.kind === 'person' ? v.id : v?.person)
 
 /**
- * Names the person behind each webhook's creator as the audit trail names people (`user:<id>
- * <address>`; `user:<id>` once the account is gone), as the key listings do: one read of the
- * accounts directory for the whole list.
+ * Names the person behind each webhook's creator and re-enabler as the audit trail names people
+ * (`user:<id> <address>`; `user:<id>` once the account is gone), as the key listings do: one read
+ * of the accounts directory for the whole list.
  */
 async function withCreators(
   accounts: Pick<Accounts, 'emails'>,
   hooks: WebhookView[],
   budget: WaitBudget | undefined,
 ): Promise<WebhookView[]> {
-  const ids = hooks.flatMap((w) => personOf(w) ?? [])
+  const ids = hooks.flatMap((w) => [personOf(w.createdVia), personOf(w.enabledVia)].flatMap((id) => id ?? []))
   if (ids.length === 0) return hooks
   const emails = await accounts.emails(ids, budget)
-  return hooks.map((w) => {
-    const id = personOf(w)
-    if (id === undefined) return w
+  const named = (id: string) => {
     const email = emails.get(id)
-    return { ...w, createdBy: email ? `user:${id} ${email}` : `user:${id}` }
+    return email ? `user:${id} ${email}` : `user:${id}`
+  }
+  return hooks.map((w) => {
+    const made = personOf(w.createdVia)
+    const enabled = personOf(w.enabledVia)
+    return {
+      ...w,
+      ...(made !== undefined ? { createdBy: named(made) } : {}),
+      ...(enabled !== undefined ? { enabledBy: named(enabled) } : {}),
+    }
   })
 }
 
@@ -115,6 +122,37 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         const audited = auditedWebhook(deleted)
         await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', audited, budget)
         return { deleted }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/admin/webhooks/:webhookId/enable',
+      auth: 'team',
+      needs: 'webhooks.manage',
+      tag: 'webhooks',
+      summary:
+        'Re-enable a disabled webhook (its creator left the team, or its receiver answered 410). It gets the ' +
+        'events posted from now on, none of those posted while it was disabled; who re-enabled it is kept.',
+      errors: [409],
+      response: webhookView,
+      handle: async (ctx) => {
+        const budget = budgetOf(ctx)
+        const { webhook, was } = await deps.webhooks.registry.enable(
+          teamOf(ctx),
+          ctx.params.webhookId!,
+          viaFor(ctx.principal as Principal),
+          budget,
+        )
+        const why = was === '' ? '' : ` (was disabled: ${was})`
+        await deps.audit.record(
+          teamOf(ctx),
+          actorOf(ctx.principal),
+          're-enabled webhook',
+          `${auditedWebhook(webhook)}${why}`,
+          budget,
+        )
+        const [named] = await withCreators(deps.accounts, [webhook], budget)
+        return named!
       },
     },
     {

@@ -186,6 +186,11 @@ export interface KeyedScripts {
     reply: { invites: string[] | Record<string, never>; hashes: string[] | Record<string, never> }
   }
   revokeTeam: { keys: [team: Key, keys: Key, invites: Key, secrets: Key]; args: []; reply: { hashes: string[] } }
+  enableWebhook: {
+    keys: [hooks: Key]
+    args: [webhookId: string, via: Buffer]
+    reply: { record: StoredWebhook; was: string }
+  }
   rotateWebhookSecret: {
     keys: [hooks: Key]
     args: [webhookId: string, secret: string, overlapMs: number]

@@ -194,6 +194,10 @@ export interface RoomScripts {
     }
     rows: true
   }
+  readHead: {
+    args: [presenceTtlMs: number]
+    reply: { room: Meta; events_kept: number; online_count: number }
+  }
   readNeeds: {
     args: [presenceTtlMs: number, events: number, reviews: number, tasks: number, most: number, spanMs: number]
     reply: {
