@@ -36,29 +36,10 @@ if #task.depends_on >= limit then
     { field = 'depends_on', limit = limit })
 end
 
--- Depth-first search from the new dependency: reaching `id` again means a cycle. Only the tasks
--- reachable from it are read.
-local parent, stack, seen = {}, { depId }, { [depId] = true }
-while #stack > 0 do
-  local cur = table.remove(stack)
-  if cur == id then
-    local path, node = { id }, id
-    while node ~= depId do
-      node = parent[node]
-      table.insert(path, 1, node)
-    end
-    table.insert(path, 1, id)
-    return fail('invalid_request', 'depends_on: ' .. depId .. ' already depends on ' .. id ..
-      ' (' .. table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', cycle = path })
-  end
-  local t = loadTask(R, cur)
-  for _, d in ipairs((t and t.depends_on) or {}) do
-    if not seen[d] then
-      seen[d] = true
-      parent[d] = cur
-      stack[#stack + 1] = d
-    end
-  end
+local path = cycleThrough(R, id, { depId })
+if path then
+  return fail('invalid_request', 'depends_on: ' .. depId .. ' already depends on ' .. id ..
+    ' (' .. table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', cycle = path })
 end
 
 task.depends_on[#task.depends_on + 1] = depId

@@ -49,36 +49,10 @@ if #wanted > limit then
     { field = 'depends_on', limit = limit })
 end
 
--- Depth-first search from every dependency given, through the other tasks' stored depends_on:
--- reaching `id` means a cycle, through the given dependency the search started from (root).
-local parent, root, stack, seen = {}, {}, {}, {}
-for _, d in ipairs(wanted) do
-  seen[d] = true
-  root[d] = d
-  stack[#stack + 1] = d
-end
-while #stack > 0 do
-  local cur = table.remove(stack)
-  if cur == id then
-    local path, node = { id }, id
-    while parent[node] do
-      node = parent[node]
-      table.insert(path, 1, node)
-    end
-    table.insert(path, 1, id)
-    local via = root[cur]
-    return fail('invalid_request', 'depends_on: task ' .. via .. ' already depends on ' .. id .. ' (' ..
-      table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', id = via, cycle = path })
-  end
-  local t = loadTask(R, cur)
-  for _, d in ipairs((t and t.depends_on) or {}) do
-    if not seen[d] then
-      seen[d] = true
-      parent[d] = cur
-      root[d] = root[cur]
-      stack[#stack + 1] = d
-    end
-  end
+local path = cycleThrough(R, id, wanted)
+if path then
+  return fail('invalid_request', 'depends_on: task ' .. path[2] .. ' already depends on ' .. id .. ' (' ..
+    table.concat(path, ' -> ') .. '); this would make a cycle', { field = 'depends_on', id = path[2], cycle = path })
 end
 
 local had = {}

@@ -56,6 +56,41 @@ local function addEdges(R, task, deps)
   dirty(R, R.k.deps)
 end
 
+-- The cycle that making `id` depend on each of `deps` would close, or nil: a depth-first search
+-- from them through the stored depends_on, reading only the tasks reachable from them. The path
+-- starts and ends with `id` ({id, dep, ..., id}); its second entry is the dependency given that
+-- leads back to `id`. A dependency on `id` itself is the caller's to refuse first.
+local function cycleThrough(R, id, deps)
+  local parent, stack, seen = {}, {}, {}
+  for _, d in ipairs(deps) do
+    if not seen[d] then
+      seen[d] = true
+      stack[#stack + 1] = d
+    end
+  end
+  while #stack > 0 do
+    local cur = table.remove(stack)
+    if cur == id then
+      local path, node = { id }, id
+      while parent[node] do
+        node = parent[node]
+        table.insert(path, 1, node)
+      end
+      table.insert(path, 1, id)
+      return path
+    end
+    local t = loadTask(R, cur)
+    for _, d in ipairs((t and t.depends_on) or {}) do
+      if not seen[d] then
+        seen[d] = true
+        parent[d] = cur
+        stack[#stack + 1] = d
+      end
+    end
+  end
+  return nil
+end
+
 local function isFinished(status)
   return status == 'done' or status == 'cancelled'
 end

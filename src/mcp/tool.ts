@@ -99,7 +99,7 @@ export interface Bound {
 export const UNBOUND: Bound = { agent: false, room: false }
 
 /** The room_id of a tool that a bound listing would leave with no argument at all (see inputSchema). */
-export const LISTED_BOUND_ROOM = 'Room id; null reads as yours'
+const LISTED_BOUND_ROOM = 'Room id; null reads as yours'
 
 const listedIdempotencyArg = { idempotency_key: z.string().optional().describe(LISTED_COMMON.idempotency_key) }
 

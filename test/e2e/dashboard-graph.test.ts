@@ -5,40 +5,14 @@
 // Screenshots in $SHOTS (default /tmp/dash-graph-shots).
 import { mkdirSync } from 'node:fs'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow } from '../helpers/browser.js'
-import { linkIn, startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { axeViolations, documents, overflow, roomInBrowser } from '../helpers/browser.js'
 
 const SHOTS = process.env.SHOTS ?? '/tmp/dash-graph-shots'
 
 t.test('the plan graph, in chromium', async (t) => {
   mkdirSync(SHOTS, { recursive: true })
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  // bypassCSP only so that axe's script can be injected; the pages are the same.
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, page, as } = await roomInBrowser(t, 'Shop', 'planner, backend')
   const docs = documents(page)
-
-  await page.goto(`${site}/signin`)
-  await page.getByLabel('E-mail address').fill(op)
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
-  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
-  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
-  await page.getByRole('button', { name: 'Continue' }).click()
-  await page.getByLabel('Team key').waitFor()
-  await page.goto(`${site}/`)
-  await page.getByLabel(/^Name/).fill('Shop')
-  await page.getByLabel(/^Agent ids/).fill('planner, backend')
-  await page.getByRole('button', { name: 'Create room' }).click()
-  await page.getByRole('heading', { name: 'Room Shop is ready' }).waitFor()
-
-  const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
-  const as = (agent: string) => ({ room: { teamId: user.team, roomId: 'Shop' }, agent })
   const core = n.node.core
   // Two chains from t1 and a wide rank: eight tasks wait for t1, so the graph is wider than a phone.
   await core.plan.addTask(as('planner'), { title: 'Design the <schema> & "orders"' })

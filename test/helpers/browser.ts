@@ -4,8 +4,11 @@
 // cut, to drop the network under a page.
 import { createConnection, createServer, type Socket } from 'node:net'
 import axe from 'axe-core'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import { linkIn, startSmtp } from './mail.js'
+import { startNode, type TestNode } from './node.js'
+import { uid } from './shared.js'
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
@@ -13,6 +16,47 @@ export async function launch(t: Test): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
   t.teardown(() => browser.close())
   return browser
+}
+
+/**
+ * A signed-in operator in chromium at 1280 px, on a node of its own with a real SMTP server, who
+ * created room `room` (blank template) for `agents` on the page: the page, its context (the CSP
+ * bypassed only so that axe's script can be injected), the site's address, and the room model
+ * as the room's agents (`as`).
+ */
+export async function roomInBrowser(
+  t: Test,
+  room: string,
+  agents: string,
+): Promise<{
+  n: TestNode
+  site: string
+  ctx: BrowserContext
+  page: Page
+  as: (agent: string) => { room: { teamId: string; roomId: string }; agent: string }
+}> {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
+  const site = n.base.replace('127.0.0.1', 'localhost')
+  const browser = await launch(t)
+  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
+  const page = await ctx.newPage()
+  await page.goto(`${site}/signin`)
+  await page.getByLabel('E-mail address').fill(op)
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
+  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
+  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
+  await page.getByRole('button', { name: 'Continue' }).click()
+  await page.getByLabel('Team key').waitFor()
+  await page.goto(`${site}/`)
+  await page.getByLabel(/^Name/).fill(room)
+  await page.getByLabel(/^Agent ids/).fill(agents)
+  await page.getByRole('button', { name: 'Create room' }).click()
+  await page.getByRole('heading', { name: `Room ${room} is ready` }).waitFor()
+  const session = (await ctx.cookies()).find((c) => c.name === 'ar_session')!.value
+  const user = (await n.node.accounts.session(session))!
+  return { n, site, ctx, page, as: (agent) => ({ room: { teamId: user.team, roomId: room }, agent }) }
 }
 
 /**
