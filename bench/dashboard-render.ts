@@ -14,9 +14,15 @@
 // With --parts, then each part of the room page alone (GET /room/part, what the live script fetches
 // when a change touches that part), alternating with the whole page: bytes, node CPU and the node's
 // time (Server-Timing app + render) a request, and each as a ratio to the whole page of the same run.
+// With --live, what a change costs the pages open on it, per event per open tab: --tabs pages follow
+// the room's live stream (GET /live, each acting as the page's script does), and agents' MCP calls
+// change the room one at a time (a message of --live-text bytes, a question, a task claimed, an agent
+// reading its unread events), --live-events of each. Bytes the node sends the tabs (frames and the
+// fetches they lead to) and node CPU, against the same calls with no tab open, per event per tab;
+// in the same run, alternating, the same tabs as the whole-page script (every frame: GET /room).
 //   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--parts] [--tasks
 //   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
-//   [--event-bytes 4000]
+//   [--event-bytes 4000] [--live] [--tabs 10] [--live-events 30] [--live-text 200]
 import { createHash } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -44,6 +50,10 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     churn: { type: 'boolean', default: false },
     parts: { type: 'boolean', default: false },
+    live: { type: 'boolean', default: false },
+    tabs: { type: 'string', default: '10' },
+    'live-events': { type: 'string', default: '30' },
+    'live-text': { type: 'string', default: '200' },
     runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
@@ -67,6 +77,8 @@ interface Side {
   lua: string
   /** A change of the plan through MCP (--churn): the `i`th task's priority. */
   change(i: number): Promise<void>
+  /** One MCP tools/call in room "big". */
+  call(name: string, args: Record<string, unknown>): Promise<void>
   wall: number[]
   /** GET /room of the empty room. */
   empty: number[]
@@ -213,6 +225,7 @@ async function start(label: string, main: string, lua: string, profile = false):
     redisPid: redis.proc.pid!,
     cookie,
     lua,
+    call: (name, args) => mcp(`http://127.0.0.1:${node.port}`, key, name, args),
     change: (i) =>
       mcp(`http://127.0.0.1:${node.port}`, key, 'set_task_priority', {
         agent_id: 'planner',
@@ -335,6 +348,165 @@ async function parts(s: Side, runs: number): Promise<void> {
   }
 }
 
+/**
+ * An open room page as the bench plays it: follows GET /live?id=big and, as the page's script does,
+ * fetches what each frame asks for ("parts": GET /room/part for the parts named and not sent
+ * rendered, the feed's item put in place; "page": the whole page on every frame, as a script that
+ * re-reads the page does), gathering frames for 50 ms. Counts the bytes the node sends it.
+ */
+class Tab {
+  bytes = 0
+  private timer: NodeJS.Timeout | undefined
+  private inFlight: Promise<void> | undefined
+  private wanted = new Set<string>()
+  private whole = false
+  private readonly abort = new AbortController()
+  private ready!: () => void
+  readonly connected = new Promise<void>((ok) => (this.ready = ok))
+
+  constructor(
+    private readonly s: Side,
+    private readonly mode: 'parts' | 'page',
+  ) {}
+
+  async open(): Promise<void> {
+    const res = await fetch(`http://127.0.0.1:${this.s.node.port}/live?id=big`, {
+      headers: { Cookie: this.s.cookie },
+      signal: this.abort.signal,
+    })
+    if (res.status !== 200 || !res.body) throw new Error(`GET /live: ${res.status}`)
+    const reader = res.body.getReader()
+    const dec = new TextDecoder()
+    let buf = ''
+    void (async () => {
+      try {
+        for (;;) {
+          const { value, done } = await reader.read()
+          if (done) return
+          this.bytes += value.byteLength
+          buf += dec.decode(value, { stream: true })
+          for (let at = buf.indexOf('\n\n'); at >= 0; at = buf.indexOf('\n\n')) {
+            this.frame(buf.slice(0, at))
+            buf = buf.slice(at + 2)
+          }
+        }
+      } catch {
+        // aborted
+      }
+    })()
+  }
+
+  close(): void {
+    this.abort.abort()
+  }
+
+  private frame(text: string): void {
+    if (text.startsWith(':')) return this.ready()
+    const event = /^event: (.*)$/m.exec(text)?.[1]
+    const data = /^data: (.*)$/m.exec(text)?.[1]
+    if (event !== 'room-event' && event !== 'changed') return
+    if (this.mode === 'page') this.whole = true
+    else {
+      const f = JSON.parse(data ?? '{}') as { parts?: string[]; item?: string; html?: Record<string, string> }
+      if (!f.parts) this.whole = true
+      for (const p of f.parts ?? []) if (!(f.item && p === 'events') && !f.html?.[p]) this.wanted.add(p)
+    }
+    this.timer ??= setTimeout(() => this.fetchNow(), 50)
+  }
+
+  private fetchNow(): void {
+    this.timer = undefined
+    if (this.inFlight) {
+      this.timer = setTimeout(() => this.fetchNow(), 10)
+      return
+    }
+    const parts = [...this.wanted]
+    const whole = this.whole
+    this.wanted.clear()
+    this.whole = false
+    if (!whole && parts.length === 0) return
+    const path = whole ? '/room?id=big' : `/room/part?id=big${parts.map((p) => `&part=${p}`).join('')}`
+    this.inFlight = fetch(`http://127.0.0.1:${this.s.node.port}${path}`, { headers: { Cookie: this.s.cookie } })
+      .then(async (res) => {
+        const body = await res.arrayBuffer()
+        if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`)
+        this.bytes += body.byteLength
+      })
+      .finally(() => (this.inFlight = undefined))
+  }
+
+  /** Nothing gathered or in flight. */
+  async idle(): Promise<void> {
+    while (this.timer !== undefined || this.inFlight !== undefined) {
+      await this.inFlight?.catch(() => {})
+      await new Promise((ok) => setTimeout(ok, 20))
+    }
+  }
+}
+
+/** The changes --live makes, one MCP call each. */
+const LIVE_CHANGES: [string, (s: Side, i: number) => Promise<void>][] = [
+  [
+    'message',
+    (s, i) =>
+      s.call('post_event', { agent_id: 'agent-1', type: 'message', text: `Live ${i} ${'m'.repeat(n('live-text'))}` }),
+  ],
+  ['question', (s, i) => s.call('post_event', { agent_id: 'agent-2', type: 'question', text: `Which one ${i}?` })],
+  [
+    'task claimed',
+    (s, i) =>
+      s.call('update_task', {
+        agent_id: 'agent-3',
+        // Tasks t5, t15, ... are to do after the filling: each taken, then put back.
+        task_id: `t${(Math.floor(i / 2) % 50) * 10 + 5}`,
+        status: i % 2 ? 'todo' : 'in_progress',
+        assignee: 'agent-3',
+        force: true,
+      }),
+  ],
+  ['events read', (s, i) => s.call('get_unread_events', { agent_id: `agent-${4 + (i % 10)}`, limit: 1 })],
+]
+
+/** --live: per event per open tab, bytes sent and node CPU, the live parts against the whole page. */
+async function live(s: Side): Promise<void> {
+  const tabs = n('tabs')
+  const events = n('live-events')
+  // A reader of each agent first, so that each read moves a position.
+  for (let i = 0; i < 10; i++) await s.call('get_unread_events', { agent_id: `agent-${4 + i}`, limit: 1 })
+  let counter = 0
+  for (const [name, change] of LIVE_CHANGES) {
+    const cpu = { none: 0, parts: 0, page: 0 }
+    const bytes = { none: 0, parts: 0, page: 0 }
+    for (let round = 0; round < 2; round++) {
+      const modes = (round % 2 ? ['page', 'parts', 'none'] : ['none', 'parts', 'page']) as ('none' | 'parts' | 'page')[]
+      for (const mode of modes) {
+        const open = mode === 'none' ? [] : Array.from({ length: tabs }, () => new Tab(s, mode))
+        await Promise.all(open.map((t) => t.open()))
+        await Promise.all(open.map((t) => t.connected))
+        await new Promise((ok) => setTimeout(ok, 300))
+        const base = open.reduce((a, t) => a + t.bytes, 0)
+        const cpu0 = cpuMs(s.node.proc.pid!)
+        for (let i = 0; i < events / 2; i++) {
+          await change(s, counter++)
+          await new Promise((ok) => setTimeout(ok, 200))
+          await Promise.all(open.map((t) => t.idle()))
+        }
+        cpu[mode] += cpuMs(s.node.proc.pid!) - cpu0
+        bytes[mode] += open.reduce((a, t) => a + t.bytes, 0) - base
+        for (const t of open) t.close()
+        await new Promise((ok) => setTimeout(ok, 200))
+      }
+    }
+    const per = (x: number) => x / events / tabs
+    console.log(
+      `${s.label}: live, ${name}: per event per tab, live parts ${fmt(per(bytes.parts) / 1024, 2)} kB, node CPU ` +
+        `${fmt(per(cpu.parts - cpu.none), 2)} ms; whole page ${fmt(per(bytes.page) / 1024, 1)} kB, node CPU ` +
+        `${fmt(per(cpu.page - cpu.none), 2)} ms (the calls alone: node CPU ${fmt(cpu.none / events, 2)} ms a call; ` +
+        `${tabs} tabs, ${events} calls each way)`,
+    )
+  }
+}
+
 const base = values.base ? await checkout(values.base) : undefined
 const sides: Side[] = []
 try {
@@ -359,6 +531,7 @@ try {
     }
   }
   if (values.parts) for (const s of sides) await parts(s, n('runs'))
+  if (values.live) for (const s of sides) await live(s)
   const perScript = values.profile ? await Promise.all(sides.map((s) => redisPerScript(s, n('runs')))) : []
   const p = (xs: number[], q: number) =>
     fmt(

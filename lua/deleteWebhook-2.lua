@@ -12,16 +12,15 @@
   Effects  webhooks
 ]]
 --- @include "includes/fail"
+--- @include "includes/webhookOf"
 
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then
-  return fail('not_found', 'webhookId: no webhook ' .. ARGV[1] .. ' in this team', { field = 'webhookId' })
-end
+local record, missing = webhookOf(KEYS[1], ARGV[1])
+if not record then return missing end
 local health = redis.call('HGET', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 return cmsgpack.pack({
-  record = cmsgpack.unpack(raw),
+  record = record,
   health = health and cmsgpack.unpack(health) or nil,
   remaining = redis.call('HLEN', KEYS[1]),
 })

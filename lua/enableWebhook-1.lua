@@ -15,12 +15,10 @@
 ]]
 --- @include "includes/fail"
 --- @include "includes/nowMs"
+--- @include "includes/webhookOf"
 
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then
-  return fail('not_found', 'webhookId: no webhook ' .. ARGV[1] .. ' in this team', { field = 'webhookId' })
-end
-local h = cmsgpack.unpack(raw)
+local h, missing = webhookOf(KEYS[1], ARGV[1])
+if not h then return missing end
 if not h.disabled_at then
   return fail('conflict', 'webhookId: webhook ' .. ARGV[1] .. ' is active; only a disabled one can be re-enabled',
     { field = 'webhookId' })

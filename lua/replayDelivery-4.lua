@@ -25,13 +25,11 @@
 --- @include "includes/fail"
 --- @include "includes/nowMs"
 --- @include "includes/webhookHealth"
+--- @include "includes/webhookOf"
 
 local wh, id = ARGV[1], ARGV[2]
-local raw = redis.call('HGET', KEYS[1], wh)
-if not raw then
-  return fail('not_found', 'webhookId: no webhook ' .. wh .. ' in this team', { field = 'webhookId' })
-end
-local hook = cmsgpack.unpack(raw)
+local hook, missing = webhookOf(KEYS[1], wh)
+if not hook then return missing end
 if hook.disabled_at then
   return fail('conflict', 'webhookId: the webhook is disabled (' .. (hook.disabled_reason or 'disabled') ..
     '): register the URL again to deliver to it', { field = 'webhookId' })

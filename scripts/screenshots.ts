@@ -24,6 +24,7 @@ const PHONE = new Set([
   'room-context-diff',
   'team',
   'keys',
+  'webhooks',
 ])
 
 async function main(): Promise<void> {
@@ -181,6 +182,13 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Mint a team key' }).click()
     await page.waitForLoadState()
     await shot('keys', false)
+    // A webhook whose creator left the team: disabled on the way out, as removing the person does.
+    await node.webhooks.registry.create(
+      team,
+      { url: 'https://hooks.example.com/dana' },
+      { kind: 'person', id: 'usr_dana' },
+    )
+    await node.teams.revokeMemberKeys(team, 'usr_dana', '', 'its creator dana@example.com was removed from the team')
     await page.goto(`${base}/team/webhooks`)
     await page.getByLabel(/^URL/).fill('https://hooks.example.com/agentrooms')
     await page.getByLabel(/^Description/).fill('CI bot')

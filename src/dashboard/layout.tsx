@@ -21,6 +21,8 @@ export function Layout(props: {
   wide?: boolean
   /** What needs the person (needs.tsx): counted in the tab's title, "(3) Room · agentrooms". */
   count?: number
+  /** Links after "Skip to the content" to the page's main places (the room page: what needs you). */
+  skips?: readonly { href: string; text: string }[]
   children: ComponentChildren
 }) {
   return (
@@ -37,6 +39,11 @@ export function Layout(props: {
         <a class="skip" href="#main">
           Skip to the content
         </a>
+        {(props.skips ?? []).map((s) => (
+          <a class="skip" href={s.href} key={s.href}>
+            {s.text}
+          </a>
+        ))}
         <header class="top">
           <a class="brand" href="/">
             agentrooms

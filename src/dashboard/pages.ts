@@ -20,6 +20,7 @@ import type { SearchEngine } from '../search/engine.js'
 import { Steer } from './steer.js'
 import { InboxPages, roomsCursor } from './inbox.js'
 import { Live, type LiveDeps } from './live.js'
+import { NeedsBlock } from './needs.js'
 import { KeysPages, type KeysDeps } from './keys.js'
 import { WebhooksPages, type WebhooksDeps } from './webhooks.js'
 import { RoomAdminPages } from './room-admin.js'
@@ -314,6 +315,9 @@ export class Pages {
         field: 'part',
       })
     const parts = [...new Set(asked)] as PartName[]
+    // What needs the person alone (what a question, a blocker or an answer changes) is its own
+    // small read: not the room page's.
+    if (parts.length === 1 && parts[0] === 'needs') return this.needsPart(r)
     const props = await this.roomProps(r, parts, {})
     const body = h(
       Fragment,
@@ -321,6 +325,14 @@ export class Pages {
       parts.map((part) => RoomPart({ ...props, part })),
     )
     return html(body, 200, { 'Cache-Control': 'no-store' })
+  }
+
+  /** The `needs` part alone, from the read of what needs the person only. */
+  private async needsPart(r: Request): Promise<Reply> {
+    const v = roomIdField.safeParse(r.ex.req.query.get('id') ?? '')
+    if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
+    const needs = await this.deps.core.needs.read({ room: { teamId: r.viewer!.user.team, roomId: v.data } })
+    return html(NeedsBlock({ roomId: v.data, needs, on: 'room' }), 200, { 'Cache-Control': 'no-store' })
   }
 
   /**

@@ -21,6 +21,13 @@ import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
 import { ROOM_ROLE_ROWS, RoleNote } from './role-note.js'
 import { ArchivedNote, RoomManage } from './room-admin.js'
+import { ShortcutsHelp } from './shortcuts.js'
+
+/** The room page's skip links: straight to what needs the person, and to the feed. */
+const ROOM_SKIPS = [
+  { href: '#needs', text: 'Skip to what needs you' },
+  { href: '#events', text: 'Skip to the events' },
+]
 
 export type RoomView = Awaited<ReturnType<RoomPageRead['read']>>
 
@@ -107,7 +114,7 @@ export function RoomPage(p: RoomPageProps) {
   // Following the stream from the last event shown, unless the page shows older events.
   const last = here.get('before') ? '' : (view.events.at(-1)?.id ?? '')
   return (
-    <Layout title={view.room.name} viewer={p.viewer} count={needsCount(p.needs)} wide>
+    <Layout title={view.room.name} viewer={p.viewer} count={needsCount(p.needs)} skips={ROOM_SKIPS} wide>
       <nav aria-label="Breadcrumb" class="small crumbs">
         <a href="/">Rooms</a> / <span aria-current="page">{roomId}</span>
       </nav>
@@ -118,6 +125,7 @@ export function RoomPage(p: RoomPageProps) {
         </p>
       </div>
       <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
+      <ShortcutsHelp />
       <RoomHead view={view} />
       <ArchivedNote room={view.room} />
       <Flash notice={p.notice} error={p.error} />

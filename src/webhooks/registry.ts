@@ -11,6 +11,7 @@ import { parse } from '../shared/validate.js'
 import type { Logger } from '../shared/logger.js'
 import type { StoredHealth, StoredWebhook } from '../store/records.js'
 import type { Store } from '../store/store.js'
+import type { WaitBudget } from '../shared/wait-budget.js'
 import { parseTargetUrl, resolveTarget, TargetError, URL_MAX, type Resolver } from './guard.js'
 import { newSecret } from './signing.js'
 
@@ -277,9 +278,15 @@ export class WebhookRegistry {
    * Registers a webhook; the secret is in the result only. Refuses URLs the dispatcher would refuse.
    * `by`: who registers it (the signed-in person, or the credential of the admin API call), kept in
    * the record as `created_via`: a person removed from the team has theirs disabled
-   * (Teams.revokeMemberKeys).
+   * (Teams.revokeMemberKeys). `budget` (here and below): the calling request's time waiting for
+   * Redis (src/shared/wait-budget.ts).
    */
-  async create(teamId: string, input: unknown, by?: Via): Promise<{ webhook: WebhookView; secret: string }> {
+  async create(
+    teamId: string,
+    input: unknown,
+    by?: Via,
+    budget?: WaitBudget,
+  ): Promise<{ webhook: WebhookView; secret: string }> {
     const v = parse(webhookSchemas.create, input)
     let url: URL
     try {
@@ -299,17 +306,17 @@ export class WebhookRegistry {
       created_via: by && viaOf(by),
     }
     const g = this.store.keys
-    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId])
+    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId], budget)
     const k = g.webhooks(teamId)
-    const r = await this.store.run('createWebhook', [k.hooks, k.health], [pack(rec), this.opts.limit])
+    const r = await this.store.run('createWebhook', [k.hooks, k.health], [pack(rec), this.opts.limit], budget)
     await this.announce(teamId)
     return { webhook: toView(r.record), secret }
   }
 
   /** The team's webhooks with their delivery health, oldest first. */
-  async list(teamId: string): Promise<WebhookView[]> {
+  async list(teamId: string, budget?: WaitBudget): Promise<WebhookView[]> {
     const k = this.store.keys.webhooks(teamId)
-    const r = await this.store.run('listWebhooks', [k.hooks, k.health], [])
+    const r = await this.store.run('listWebhooks', [k.hooks, k.health], [], budget)
     const out: WebhookView[] = []
     for (let i = 0; i + 1 < r.rows.length; i += 2) {
       const h = r.rows[i + 1]!
@@ -325,20 +332,26 @@ export class WebhookRegistry {
    * posted from now on, none of those posted while it was disabled. `was`: the reason it had.
    * Not found, or conflict when it is active; nothing changes then.
    */
-  async enable(teamId: string, webhookId: string, by: Via): Promise<{ webhook: WebhookView; was: string }> {
+  async enable(
+    teamId: string,
+    webhookId: string,
+    by: Via,
+    budget?: WaitBudget,
+  ): Promise<{ webhook: WebhookView; was: string }> {
     const g = this.store.keys
     // The team may have left the schedule while it had no active webhook: back in it first.
-    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId])
-    const r = await this.store.run('enableWebhook', [g.webhooks(teamId).hooks], [webhookId, pack(viaOf(by))])
+    await this.store.run('registerWebhookTeam', [g.webhookTeams(), g.webhookRegistrations()], [teamId], budget)
+    const k = g.webhooks(teamId)
+    const r = await this.store.run('enableWebhook', [k.hooks], [webhookId, pack(viaOf(by))], budget)
     await this.announce(teamId)
-    const listed = (await this.list(teamId)).find((w) => w.webhookId === webhookId)
+    const listed = (await this.list(teamId, budget)).find((w) => w.webhookId === webhookId)
     return { webhook: listed ?? toView(r.record), was: r.was }
   }
 
   /** Deletes a webhook: no delivery of it is claimed afterwards (one already in flight completes). */
-  async delete(teamId: string, webhookId: string): Promise<WebhookView> {
+  async delete(teamId: string, webhookId: string, budget?: WaitBudget): Promise<WebhookView> {
     const k = this.store.keys.webhooks(teamId)
-    const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId])
+    const r = await this.store.run('deleteWebhook', [k.hooks, k.health], [webhookId], budget)
     await this.announce(teamId)
     // Its health as it was at deletion: the last word on how its deliveries went.
     return toView(r.record, r.health)
@@ -352,6 +365,7 @@ export class WebhookRegistry {
     teamId: string,
     webhookId: string,
     input: unknown,
+    budget?: WaitBudget,
   ): Promise<{ webhook: WebhookView; secret: string }> {
     const v = parse(webhookSchemas.rotate, input)
     const secret = newSecret()
@@ -359,6 +373,7 @@ export class WebhookRegistry {
       'rotateWebhookSecret',
       [this.store.keys.webhooks(teamId).hooks],
       [webhookId, secret, v.overlapSeconds * 1000],
+      budget,
     )
     return { webhook: toView(r.record), secret }
   }
@@ -371,12 +386,15 @@ export class WebhookRegistry {
     teamId: string,
     webhookId: string,
     deliveryId: string,
+    budget?: WaitBudget,
   ): Promise<{ deliveryId: string; webhookId: string; dueAt: string }> {
     const k = this.store.keys.webhooks(teamId)
     const keys: [string, string, string, string] = [k.hooks, k.health, k.deliveries, k.due]
-    const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, ''])
+    const { pendingMax } = this.opts
+    const found = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, pendingMax, ''], budget)
+    const room = { teamId, roomId: String(found.room) }
     const read = await this.store
-      .room('readEvent', { teamId, roomId: String(found.room) }, { touch: false }, [String(found.ev), 'deliveryId'])
+      .room('readEvent', room, { touch: false, budget }, [String(found.ev), 'deliveryId'])
       .catch((err: unknown) => {
         // The room itself is gone (expired or deleted): name what the caller sent.
         if (err instanceof RoomNotFound) {
@@ -388,7 +406,7 @@ export class WebhookRegistry {
         }
         throw err
       })
-    const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, this.opts.pendingMax, read.rows[0]!])
+    const r = await this.store.run('replayDelivery', keys, [webhookId, deliveryId, pendingMax, read.rows[0]!], budget)
     await this.opts.wake?.(teamId)
     return { deliveryId, webhookId, dueAt: iso(r.due) }
   }

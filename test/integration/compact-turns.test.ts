@@ -200,7 +200,7 @@ async function endState(n: TestNode, key: string, client: Client, roomId: string
 
 for (const backend of BACKENDS) {
   t.test(`three agents reach the same end state on compact replies as on whole records (${backend})`, async (t) => {
-    const n = await startNode(t, backend)
+    const n = await startNode(t, backend, { rateLimitPerCredentialPerMin: 0 })
     const { key } = await newTeam(n)
     const clients = await Promise.all(AGENTS.map(() => legacyClient(t, n, key)))
     const compact = await play(n, key, clients, 'compact')

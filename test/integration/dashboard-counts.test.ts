@@ -19,6 +19,6 @@ t.test('standalone', async (t) => {
     t.equal(page.status, 200)
     const rows = page.body.match(/<li[^>]* data-event="/g)?.length ?? 0
     t.ok(rows > 0 && rows < 15, `the feed lists the ${rows} events kept`)
-    t.match(page.body, `Events <span class="muted">(${rows} in the feed, of 15 posted)</span>`)
+    t.match(page.body, `Events <span class="muted" data-part="events-count">(${rows} in the feed, of 15 posted)</span>`)
   })
 })

@@ -232,8 +232,15 @@ t.test("Redis stalled as a cached key expires: the API's plain reads share the c
   const team = await newTeam(n)
   const { room } = await n.node.core.rooms.create(team.teamId, { template: 'blank' }, 't')
   // Routes that read Redis outside any script (the team record, the room index and records, the
-  // key and invite lists, the accounts directory, the audit trail).
-  const paths = ['/admin/me', '/admin/rooms', '/admin/keys', '/admin/audit', `/admin/rooms/${room.room_id}/invites`]
+  // key and invite lists, the accounts directory, the audit trail), and the webhook list's script.
+  const paths = [
+    '/admin/me',
+    '/admin/rooms',
+    '/admin/keys',
+    '/admin/audit',
+    `/admin/rooms/${room.room_id}/invites`,
+    '/admin/webhooks',
+  ]
   for (const path of paths) t.equal((await n.call(path, { key: team.key })).status, 200, `${path} works before`)
   // The key's cache lifetime runs out: the next calls look it up again, and that lookup fails at
   // its deadline; the key is then served from the stale cache, so the route's reads run after it.

@@ -52,7 +52,7 @@ for (const backend of BACKENDS) {
       for (const path of [
         '/nope',
         '/admin',
-        '/admin/rooms/routing',
+        '/admin/rooms/routing/nope',
         '/room/routing/extra',
         '/rooms/routing',
         '/admin/me/x',

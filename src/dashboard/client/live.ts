@@ -5,6 +5,7 @@
 // lock's time left counts down; a form being sent says so. Every page loads this script; only the
 // room page follows a stream.
 import { follow } from './follow.js'
+import { shortcuts } from './keys.js'
 
 /** How long a copy button says "Copied" before it reads "Copy" again. */
 const COPIED_MS = 2000
@@ -247,15 +248,4 @@ tickTimes()
 revealTarget()
 window.addEventListener('hashchange', revealTarget)
 
-/** Escape closes the open confirmation (confirm.tsx) holding the focus, and focuses its summary again. */
-function confirmEscapes(): void {
-  document.addEventListener('keydown', (e) => {
-    if (e.key !== 'Escape' || !(e.target instanceof Element)) return
-    const d = e.target.closest('details.confirm[open]')
-    if (!(d instanceof HTMLDetailsElement)) return
-    d.open = false
-    d.querySelector('summary')?.focus()
-  })
-}
-
-confirmEscapes()
+shortcuts()

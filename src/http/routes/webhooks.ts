@@ -15,7 +15,8 @@ import {
   type WebhookView,
 } from '../../webhooks/registry.js'
 import type { Route } from '../router.js'
-import { actorOf, teamOf } from './access.js'
+import { actorOf, budgetOf, teamOf } from './access.js'
+import type { WaitBudget } from '../../shared/wait-budget.js'
 
 /** What the webhook admin API uses: the registry and the dispatcher (test sends), and the audit trail. */
 export interface WebhookRouteDeps {
@@ -32,10 +33,14 @@ const personOf = (v: WebhookView['createdVia']) => (v?.kind === 'person' ? v.id 
  * (`user:<id> <address>`; `user:<id>` once the account is gone), as the key listings do: one read
  * of the accounts directory for the whole list.
  */
-async function withCreators(accounts: Pick<Accounts, 'emails'>, hooks: WebhookView[]): Promise<WebhookView[]> {
+async function withCreators(
+  accounts: Pick<Accounts, 'emails'>,
+  hooks: WebhookView[],
+  budget: WaitBudget | undefined,
+): Promise<WebhookView[]> {
   const ids = hooks.flatMap((w) => [personOf(w.createdVia), personOf(w.enabledVia)].flatMap((id) => id ?? []))
   if (ids.length === 0) return hooks
-  const emails = await accounts.emails(ids)
+  const emails = await accounts.emails(ids, budget)
   const named = (id: string) => {
     const email = emails.get(id)
     return email ? `user:${id} ${email}` : `user:${id}`
@@ -71,13 +76,16 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           .describe('whsec_… : keys X-Service-Signature (as is) and webhook-signature (Standard Webhooks)'),
       }),
       handle: async (ctx) => {
+        const budget = budgetOf(ctx)
         const { webhook, secret } = await deps.webhooks.registry.create(
           teamOf(ctx),
           ctx.body,
           viaFor(ctx.principal as Principal),
+          budget,
         )
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', auditedWebhook(webhook))
-        const [named] = await withCreators(deps.accounts, [webhook])
+        const audited = auditedWebhook(webhook)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'registered webhook', audited, budget)
+        const [named] = await withCreators(deps.accounts, [webhook], budget)
         return { ...named!, secret }
       },
     },
@@ -91,7 +99,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'status, recent failures.',
       response: z.object({ webhooks: z.array(webhookView) }),
       handle: async (ctx) => ({
-        webhooks: await withCreators(deps.accounts, await deps.webhooks.registry.list(teamOf(ctx))),
+        webhooks: await withCreators(
+          deps.accounts,
+          await deps.webhooks.registry.list(teamOf(ctx), budgetOf(ctx)),
+          budgetOf(ctx),
+        ),
       }),
     },
     {
@@ -105,8 +117,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'was at deletion.',
       response: z.object({ deleted: webhookView }),
       handle: async (ctx) => {
-        const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!)
-        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', auditedWebhook(deleted))
+        const budget = budgetOf(ctx)
+        const deleted = await deps.webhooks.registry.delete(teamOf(ctx), ctx.params.webhookId!, budget)
+        const audited = auditedWebhook(deleted)
+        await deps.audit.record(teamOf(ctx), actorOf(ctx.principal), 'deleted webhook', audited, budget)
         return { deleted }
       },
     },
@@ -122,10 +136,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
       errors: [409],
       response: webhookView,
       handle: async (ctx) => {
+        const budget = budgetOf(ctx)
         const { webhook, was } = await deps.webhooks.registry.enable(
           teamOf(ctx),
           ctx.params.webhookId!,
           viaFor(ctx.principal as Principal),
+          budget,
         )
         const why = was === '' ? '' : ` (was disabled: ${was})`
         await deps.audit.record(
@@ -133,8 +149,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           actorOf(ctx.principal),
           're-enabled webhook',
           `${auditedWebhook(webhook)}${why}`,
+          budget,
         )
-        const [named] = await withCreators(deps.accounts, [webhook])
+        const [named] = await withCreators(deps.accounts, [webhook], budget)
         return named!
       },
     },
@@ -155,6 +172,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
           teamOf(ctx),
           ctx.params.webhookId!,
           ctx.body,
+          budgetOf(ctx),
         )
         return { ...webhook, secret }
       },
@@ -195,7 +213,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Route[] {
         'fresh schedule of attempts. Its event must still be retained by its room.',
       errors: [409],
       response: z.object({ deliveryId: z.string(), webhookId: z.string(), dueAt: z.string() }),
-      handle: async (ctx) => deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!),
+      handle: async (ctx) =>
+        deps.webhooks.registry.replay(teamOf(ctx), ctx.params.webhookId!, ctx.params.deliveryId!, budgetOf(ctx)),
     },
   ]
 }
