@@ -5,8 +5,8 @@
 // nothing; Escape closes an open step and an open side panel. axe-core finds nothing serious.
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow } from '../helpers/browser.js'
-import { linkIn, startSmtp } from '../helpers/mail.js'
+import { axeViolations, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
+import { startSmtp } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { uid } from '../helpers/shared.js'
 
@@ -40,13 +40,7 @@ t.test('the room page by keyboard first', async (t) => {
   const page = await ctx.newPage()
   const docs = documents(page)
 
-  await page.goto(`${site}/signin`)
-  await page.getByLabel('E-mail address').fill(op)
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click()
-  await page.getByRole('heading', { name: 'Check your mail' }).waitFor()
-  await page.goto(linkIn(await inbox.next(op)).replace('127.0.0.1', 'localhost'))
-  await page.getByRole('button', { name: 'Continue' }).click()
-  await page.getByLabel('Team key').waitFor()
+  await signInByMail(page, site, inbox, op)
   const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
   const core = n.node.core
   const roomId = 'keys-room'
