@@ -69,7 +69,7 @@ export function eventSchemas(s: CoreSettings) {
     .regex(EVENT_TYPE, 'must be 1-32 characters: lowercase letters, digits, "_", "." or "-", e.g. "status"')
   const postType = type.refine((t) => !(RESERVED_EVENT_TYPES as readonly string[]).includes(t), {
     message:
-      'is reserved: the service posts it (agent_left on leave_room, task_overridden when a claimed task is ' +
+      'is reserved: the service posts it (agent_left when an agent leaves, task_overridden when a claimed task is ' +
       'changed with force)',
   })
   const body = text(s.eventTextBytes).refine((v) => v.length > 0, { message: 'must not be empty' })

@@ -41,7 +41,7 @@ export function lockSchemas(s: CoreSettings) {
     }),
     release: z.object({
       name: lockName,
-      token: z.number().int().min(1, 'must be a fencing token from acquire_lock').optional(),
+      token: z.number().int().min(1, 'must be the fencing token the lock was acquired with').optional(),
     }),
     /** No input (list_locks' arguments come from here all the same: src/mcp/args.ts). */
     list: z.object({}),

@@ -18,6 +18,8 @@ interface Answer {
   status: number
   /** The RFC error: a redirect's `error`, a JSON body's `error`, or a 401's WWW-Authenticate error. */
   error: string | undefined
+  /** Whether it handed out anything: a code in a redirect to the client, or a token. */
+  granted?: boolean
 }
 
 interface Row {
@@ -74,7 +76,12 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
     const r = await b.get(authorizeUrl(over))
     const to = r.location ? new URL(r.location, base) : undefined
     if (to?.pathname.startsWith('/oauth/consent/')) return { status: r.status, error: undefined, consent: to.pathname }
-    if (to) return { status: r.status, error: to.searchParams.get('error') ?? undefined }
+    if (to)
+      return {
+        status: r.status,
+        error: to.searchParams.get('error') ?? undefined,
+        granted: to.searchParams.has('code'),
+      }
     return { status: r.status, error: /invalid_[a-z_]+/.exec(r.body)?.[0] }
   }
   const form = { team: teamId, room: roomId, agent: 'table', access: 'write', decision: 'allow' }
@@ -94,8 +101,8 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
   const redeem = (code: string) =>
     token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier })
   const answerOf = async (r: Response): Promise<Answer> => {
-    const body = (await r.json().catch(() => ({}))) as { error?: string }
-    return { status: r.status, error: body.error }
+    const body = (await r.json().catch(() => ({}))) as { error?: string; access_token?: string }
+    return { status: r.status, error: body.error, granted: body.access_token !== undefined }
   }
   const mcp = (at: string, where = base) =>
     fetch(`${where}/mcp`, {
@@ -162,6 +169,75 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       error: 'invalid_target',
       trail: 'server',
       entry: /refused authorization request invalid_target: /,
+    },
+    {
+      name: "a token request whose redirect URI is not the authorization request's",
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: 'http://127.0.0.1:40333/elsewhere',
+            code_verifier: verifier,
+          }),
+        ),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*redirect_uri mismatch/,
+    },
+    {
+      name: 'a token request without the PKCE verifier',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () => answerOf(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*code_verifier must be provided/,
+    },
+    {
+      name: 'a token request whose PKCE verifier does not match',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: REDIRECT,
+            code_verifier: randomBytes(32).toString('base64url'),
+          }),
+        ),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*code_verifier does not match/,
+    },
+    {
+      name: 'a token request for another resource',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: REDIRECT,
+            code_verifier: verifier,
+            resource: 'https://elsewhere.example/mcp',
+          }),
+        ),
+      status: 400,
+      error: 'invalid_target',
+      trail: 'server',
+      entry: /refused token request invalid_target: /,
     },
     {
       name: 'a reused code',
@@ -252,6 +328,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       const answer = await row.run()
       t.equal(answer.status, row.status, `answered ${row.status}`)
       t.equal(answer.error, row.error, `with ${row.error ?? 'no RFC error (a dashboard page)'}`)
+      t.notOk(answer.granted, 'no code or token handed out')
       t.ok((await live()) <= before, 'no connected agent added')
       await row.nothing?.(t)
       const recorded = await eventually(async () =>

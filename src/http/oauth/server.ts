@@ -101,7 +101,8 @@ export class OAuthServer {
     for (const [event, action] of REFUSALS)
       provider.on(event, (ctx: RefusedContext, err: RefusalError) => {
         const clientId = ctx.oidc?.client?.clientId ?? paramOf(ctx, 'client_id')
-        const why = `${err.error ?? 'server_error'}: ${err.error_description ?? err.message ?? ''}`
+        const detail = err.error_detail !== undefined ? ` (${err.error_detail})` : ''
+        const why = `${err.error ?? 'server_error'}: ${err.error_description ?? err.message ?? ''}${detail}`
         deps.log.info({ event, error: err.error ?? 'server_error', client_id: clientId }, `oauth refused: ${why}`)
         if (action !== undefined) refusedRequest(deps, clientId, ctx.ip, action, why)
       })
@@ -392,6 +393,8 @@ interface RefusedContext {
 interface RefusalError {
   error?: string
   error_description?: string
+  /** The library's reason (which check failed), never a secret: kept for the trail, not sent. */
+  error_detail?: string
   message?: string
 }
 
