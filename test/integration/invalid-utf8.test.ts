@@ -1,6 +1,7 @@
 // Bodies, queries and path parameters that are not UTF-8 are refused on every surface (the HTTP
-// API, the room stream, /mcp, the dashboard's forms), naming where, and change nothing: decoding them would turn each invalid
-// sequence into U+FFFD, so `u\xff\xfe` and `u\xc0\xaf` would be one agent.
+// API, the room stream, /mcp, the dashboard's forms), naming where, and change nothing: decoding
+// them would turn each invalid sequence into U+FFFD, so `u\xff\xfe` and `u\xc0\xaf` would be one
+// agent.
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
 import { legacyCall } from '../helpers/mcp.js'
