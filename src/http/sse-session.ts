@@ -11,6 +11,10 @@
 //     the first comes within that time of the stream's start), so proxies do not cut an idle stream;
 //   - the back-pressure cap: a client that stops reading is dropped once SSE_BUFFER_BYTES wait for
 //     it (Exchange.stream), and any failed write ends the session;
+//   - one socket write per turn of the event loop: frames written in one turn (the notices of one
+//     read from Redis, the keep-alives of every stream) leave together once the loop has polled,
+//     one write per stream however many frames, so a node that fell behind catches up with a
+//     write per stream, not per frame; a lone frame waits for nothing but the rest of its turn;
 //   - its end: on drain (a `shutdown` frame with a short retry hint; one drain hook of the node's
 //     for all its streams), on whatever the stream ends on (revocation of its key, sign-out:
 //     endOn), on the client going away; every clean-up registered with onEnd runs once,
@@ -22,7 +26,8 @@
 // would split the frame); data is JSON, which never holds a raw line break.
 import { revokedError, type Keyring } from '../auth/keyring.js'
 import type { Principal } from '../auth/principal.js'
-import type { GapInfo } from '../realtime/feed.js'
+import type { RoomEvent } from '../core/events.js'
+import type { FeedSink, GapInfo } from '../realtime/feed.js'
 import { eventId } from '../core/fields.js'
 import { AppError } from '../shared/errors.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
@@ -48,6 +53,15 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
   if (id === undefined) return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
   if (!NO_BREAK.test(id)) throw new Error(`SSE id with a line break: ${JSON.stringify(id)}`)
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+const eventFrames = new WeakMap<RoomEvent, string>()
+
+/** The SSE frame of a room event (`id:` its id, `event:` its type), made once however many streams write it. */
+export function eventFrame(ev: RoomEvent): string {
+  let f = eventFrames.get(ev)
+  if (f === undefined) eventFrames.set(ev, (f = sseFrame(ev.type, ev, ev.id)))
+  return f
 }
 
 /** The last frame of a stream the node ends because it drains: reconnect soon, to another node. */
@@ -97,6 +111,13 @@ export class SseSessions {
   private readonly live = new Set<SseSession>()
   private ticker: NodeJS.Timeout | undefined
   private draining = false
+  /** Sessions holding frames of this turn, flushed once the loop has polled (setImmediate). */
+  private pending: SseSession[] = []
+  private readonly flush = () => {
+    const sessions = this.pending
+    this.pending = []
+    for (const s of sessions) s.flush()
+  }
 
   constructor(private readonly deps: SseSessionDeps) {
     deps.lifecycle.onDrain(() => {
@@ -130,18 +151,26 @@ export class SseSessions {
     this.ticker = undefined
   }
 
+  /** @internal `s` holds its first frame of this turn. */
+  later(s: SseSession): void {
+    if (this.pending.push(s) === 1) setImmediate(this.flush)
+  }
+
   /** @internal */
   get bufferBytes(): number {
     return this.deps.settings.sseBufferBytes
   }
 }
 
-export class SseSession {
+/** A session is a feed's sink as it is: a room stream follows its room with no closure of its own. */
+export class SseSession implements FeedSink {
   private readonly out: StreamWriter
   private ends: (() => void)[] | undefined
   /** The last frame the node's drain ends the session with; false: the drain leaves it. */
   private readonly drainFrame: string | false
   private ended = false
+  /** Frames written this turn, not yet sent (SseSessions.later). */
+  private held: string | undefined = undefined
 
   constructor(
     ex: Exchange,
@@ -171,12 +200,25 @@ export class SseSession {
     return this.ended
   }
 
-  /** Writes a prepared frame (sseFrame); false, and the session ended, when the stream is gone or too far behind. */
+  /**
+   * Writes a prepared frame (sseFrame), sent with the others of this turn: false when the session
+   * ended. A stream found gone or too far behind when they are sent ends the session then.
+   */
   write(frame: string): boolean {
     if (this.ended) return false
-    if (this.out.write(frame)) return true
-    this.end()
-    return false
+    if (this.held === undefined) {
+      this.held = frame
+      this.sessions.later(this)
+    } else this.held += frame
+    return true
+  }
+
+  /** @internal Sends this turn's frames in one write; a failed write ends the session. */
+  flush(): void {
+    const chunk = this.held
+    this.held = undefined
+    if (chunk === undefined || this.ended) return
+    if (!this.out.write(chunk)) this.end()
   }
 
   /** Writes one event frame. */
@@ -197,6 +239,16 @@ export class SseSession {
    */
   gap(info: GapInfo): boolean {
     return this.write(sseFrame('gap', info.rewound ? { lost: 0, rewound: true } : { lost: info.lost }))
+  }
+
+  /** A room event (FeedSink): its frame (eventFrame). */
+  feedEvent(ev: RoomEvent): void {
+    this.write(eventFrame(ev))
+  }
+
+  /** A gap in the room's events (FeedSink): the `gap` frame. */
+  feedGap(info: GapInfo): void {
+    this.gap(info)
   }
 
   /** Runs `fn` once when the session ends (at once if it has). */
@@ -256,10 +308,12 @@ export class SseSession {
   end(last?: string): void {
     if (this.ended) return
     this.ended = true
+    const held = this.held
+    this.held = undefined
     const ends = this.ends
     this.ends = undefined
     if (ends) for (let i = ends.length - 1; i >= 0; i--) ends[i]!()
     this.sessions.removed(this)
-    this.out.end(last)
+    this.out.end(held === undefined ? last : held + (last ?? ''))
   }
 }

@@ -4,6 +4,7 @@
 // code or refresh token, a token for another resource, a consent for another team's room or from
 // another origin). The person is signed in on the dashboard and consents in their browser.
 import { createHash, randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import type { AuditEntry } from '../../src/auth/audit.js'
 import { signedInOperator } from '../helpers/accounts.js'
@@ -345,4 +346,36 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
     t.match(page.body, new RegExp(`agent client ${clientId}`))
     t.match(page.body, /refused authorization request invalid_target/)
   })
+})
+
+t.test('client registrations are limited per client address, as the trusted proxy names it', async (t) => {
+  const n = await startNode(t, 'standalone', { keyPrefix: uid('reg'), trustedProxyHops: 1, oauthRegistrationsPerIp: 2 })
+  const base = n.base.replace('127.0.0.1', 'localhost')
+  const register = (forwarded: string, redirect = REDIRECT) =>
+    fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwarded },
+      body: JSON.stringify({ client_name: 'Limited', redirect_uris: [redirect] }),
+    })
+  const clients = async () => {
+    const raw = new Redis(n.node.settings.redisUrl!)
+    t.teardown(() => raw.disconnect())
+    return (await raw.keys(`${n.node.settings.keyPrefix}:oauth:Client:*`)).length
+  }
+  for (let i = 0; i < 2; i++) t.equal((await register('198.51.100.7')).status, 201, `registration ${i + 1} of 2`)
+  const refused = await register('203.0.113.9, 198.51.100.7')
+  t.equal(refused.status, 429, 'the third from the same client is refused, whatever it writes in the header')
+  t.ok(Number(refused.headers.get('retry-after')) >= 1, 'with Retry-After')
+  const body = (await refused.json()) as { error: string; error_description: string }
+  t.equal(body.error, 'temporarily_unavailable')
+  t.match(body.error_description, 'Too many OAuth client registrations from your network address (the limit is 2')
+  t.equal(await clients(), 2, 'and stores no client')
+  t.equal((await register('198.51.100.8')).status, 201, 'another client behind the same proxy registers')
+
+  const bad = await register('198.51.100.9', 'http://evil.example/cb')
+  t.equal(bad.status, 400, 'a refused registration')
+  const recorded = await eventually(async () =>
+    (await n.node.audit.readServer(50)).some((e) => e.actor === 'address:198.51.100.9'),
+  )
+  t.ok(recorded, "is recorded under the client's address, not the proxy's")
 })
