@@ -74,7 +74,11 @@ export function nullsAsAbsent(schema: z.ZodType, input: unknown): unknown {
   if (def?.type === 'array' && Array.isArray(input)) return input.map((v) => nullsAsAbsent(def.element!, v))
   if (def?.type !== 'object' || Array.isArray(input)) return input
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(input)) {
+  const given = input as Record<string, unknown>
+  // Own enumerable keys in order, as Object.entries gives them, without a pair array per key.
+  for (const k in given) {
+    if (!Object.hasOwn(given, k)) continue
+    const v = given[k]
     const field = def.shape![k] as z.ZodType | undefined
     if (field === undefined) out[k] = v
     else if (v === null && field.safeParse(undefined).success) continue

@@ -116,6 +116,8 @@ export interface Committed {
 }
 
 const NONE: readonly never[] = Object.freeze([])
+/** The rows of a reply that has none (read only, as every reply's rows are). */
+const NO_ROWS = NONE as never[]
 
 /**
  * `S`: the settings as given (the node's whole Settings), kept as `settings` for whoever made the
@@ -328,13 +330,14 @@ export class Store<S extends StoreSettings = StoreSettings> {
     } finally {
       if (left !== undefined) budget!.waitedMs += Date.now() - sent
     }
-    const [head, ...rows] = Array.isArray(raw) ? raw : [raw]
-    const reply = decode(head!) as RawReply | ScriptError
+    // Most scripts answer one buffer: no array is made for them.
+    const head = Array.isArray(raw) ? raw[0]! : raw
+    const reply = decode(head) as RawReply | ScriptError
     if (isScriptError(reply)) {
       const code = isErrorCode(reply.err) ? reply.err : 'internal'
       throw new AppError(code, reply.msg, reply.details)
     }
-    reply.rows = rows
+    reply.rows = Array.isArray(raw) ? raw.slice(1) : NO_ROWS
     return reply
   }
 
