@@ -125,7 +125,12 @@ export class Keyring {
     if (!entry || entry.until <= now) {
       const parsed = parseKey(key)
       if (!parsed)
-        throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
+        throw unauthorized(
+          key.startsWith('ar_') || key.includes('.')
+            ? 'not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)'
+            : 'not a key: this endpoint takes a team key or a room invite key (an OAuth access token is a ' +
+                'credential of /mcp only)',
+        )
       let principal: Principal | undefined
       try {
         principal = await this.resolve(parsed.teamId, parsed.hash, budget)

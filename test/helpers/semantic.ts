@@ -6,12 +6,11 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { defaultSettings, type Settings } from '../../src/config.js'
-import { Core } from '../../src/core/index.js'
 import type { Hub } from '../../src/realtime/hub.js'
 import { createEmbedder } from '../../src/search/embed/index.js'
 import { RedisSearchEngine } from '../../src/search/redis/engine.js'
 import { Store } from '../../src/store/store.js'
-import type { TestRoom } from './core.js'
+import { roomThrough, type TestRoom } from './core.js'
 import { TEST_MODEL } from './embedder.js'
 import { startHub } from './realtime.js'
 import { uid } from './shared.js'
@@ -73,19 +72,5 @@ export async function roomWith(
   settings: Settings,
   opts: { teamId?: string; roomId?: string } = {},
 ): Promise<TestRoom> {
-  const store = new Store(settings)
-  const core = new Core(store, settings)
-  t.teardown(() => store.close())
-  const teamId = opts.teamId ?? uid('tm')
-  const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: 'blank' }, 'test')
-  return {
-    core,
-    teamId,
-    roomId: room.room_id,
-    as: (agent?: string, idempotencyKey?: string) => ({
-      room: { teamId, roomId: room.room_id },
-      agent,
-      idempotencyKey,
-    }),
-  }
+  return roomThrough(t, new Store(settings), opts)
 }
