@@ -42,6 +42,8 @@ function tabs(root: ParentNode): void {
     const panels = Array.from(group.querySelectorAll<HTMLElement>(':scope > .tab-panel'))
     const list = document.createElement('div')
     list.setAttribute('role', 'tablist')
+    // Not the server's: a part's patch does not count it (client/patch.ts).
+    list.dataset.client = ''
     list.setAttribute('aria-label', group.dataset.tabs ?? '')
     const buttons = panels.map((panel, i) => {
       const b = document.createElement('button')
