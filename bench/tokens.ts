@@ -5,7 +5,9 @@
 // the JSON of what agent frameworks hand the model of each entry: name, description, inputSchema
 // (src/mcp/host.ts modelVisible; the token goals apply to it), for a team key and for the bound
 // listings of credentials that fix the agent and/or the room. The whole tools/list on the wire
-// (with title, annotations and outputSchema) is reported beside it. Nothing here is timed.
+// (with title, annotations and outputSchema) is reported beside it, and where the tokens of the
+// team key's and the bound listing go (descriptions, the shared arguments, the rest) with the floor
+// their shape sets whatever the wording. Nothing here is timed.
 //
 // The standard room: 20 add_task calls by a planner (titles of ~45 characters, one line of notes)
 // and one context entry. The typical turn, by a new agent: heartbeat, get_my_summary,
@@ -242,6 +244,61 @@ for (const [label, tools] of lists) {
         `${c.o200k} tokens (o200k)`,
     )
   }
+}
+
+// Where a listing's tokens go, by difference: the listing's count less the count with that part
+// left out (each description made empty; the shared arguments removed, properties and their place
+// in `required`). The floor is the listing with every description one word: what its shape costs
+// (the portable form, every argument) whatever the wording.
+type Entry = ReturnType<typeof modelVisible>
+type Props = Record<string, Record<string, unknown>>
+const SHARED = ['room_id', 'agent_id', 'idempotency_key']
+const ROOM_TOOLS = new Set(roomTools.map((d) => d.name))
+const tokensOf = (entries: Entry[]) => claudeTokens(JSON.stringify(entries))
+/** A copy of `node` (a JSON Schema) with every description `text`. */
+const describedAs = (node: unknown, text: string): unknown => {
+  if (Array.isArray(node)) return node.map((v) => describedAs(v, text))
+  if (typeof node !== 'object' || node === null) return node
+  const pairs = Object.entries(node).map(([k, v]) => [k, k === 'description' ? text : describedAs(v, text)])
+  return Object.fromEntries(pairs) as unknown
+}
+const withSchema = (e: Entry, schema: unknown): Entry => ({ ...e, inputSchema: schema as Entry['inputSchema'] })
+/** The entry without the shared arguments of a room tool (a team tool's are its own). */
+const withoutShared = (e: Entry): Entry => {
+  const s = e.inputSchema as { properties: Props; required: string[] }
+  if (!ROOM_TOOLS.has(e.name)) return e
+  const keep = (k: string) => !SHARED.includes(k)
+  return withSchema(e, {
+    ...s,
+    properties: Object.fromEntries(Object.entries(s.properties).filter(([k]) => keep(k))),
+    required: s.required.filter(keep),
+  })
+}
+/** The entry with the shared arguments' descriptions made empty. */
+const sharedUndescribed = (e: Entry): Entry => {
+  const s = e.inputSchema as { properties: Props }
+  if (!ROOM_TOOLS.has(e.name)) return e
+  const props = Object.fromEntries(
+    Object.entries(s.properties).map(([k, v]) => [k, SHARED.includes(k) ? { ...v, description: '' } : v]),
+  )
+  return withSchema(e, { ...s, properties: props })
+}
+for (const [label, tools] of [lists[0]!, lists[1]!, lists[2]!]) {
+  const entries = seen(tools)
+  const total = tokensOf(entries)
+  const part = (f: (e: Entry) => Entry) => total - tokensOf(entries.map(f))
+  const toolDescriptions = part((e) => ({ ...e, description: '' }))
+  const paramDescriptions = part((e) => withSchema(e, describedAs(e.inputSchema, '')))
+  const shared = part(withoutShared)
+  const sharedDescriptions = part(sharedUndescribed)
+  const floor = tokensOf(entries.map((e) => withSchema({ ...e, description: 'x' }, describedAs(e.inputSchema, 'x'))))
+  console.log(
+    `tools/list ${label} parts: ${total} tokens (Claude): tool descriptions ${toolDescriptions}, argument ` +
+      `descriptions ${paramDescriptions} (of them room_id/agent_id/idempotency_key ${sharedDescriptions}), ` +
+      `room_id/agent_id/idempotency_key whole ${shared}, the rest (names, types, required, closed objects) ` +
+      `${total - toolDescriptions - paramDescriptions - shared + sharedDescriptions}; floor with every ` +
+      `description one word ${floor}`,
+  )
 }
 
 await node.stop()

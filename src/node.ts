@@ -259,6 +259,7 @@ export class ServiceNode {
       keyring: this.keyring,
       audit: this.audit,
       log: this.log,
+      registrations: { limiter: new SignInLimiter(this.store), perHour: this.settings.oauthRegistrationsPerIp },
       fetchDocument: (u) =>
         fetchGuarded(u, { timeoutMs: 5000, maxBytes: CIMD_MAX_BYTES, resolve: this.webhookResolver, ca }),
     })

@@ -125,7 +125,12 @@ export class Keyring {
     if (!entry || entry.until <= now) {
       const parsed = parseKey(key)
       if (!parsed)
-        throw unauthorized('not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)')
+        throw unauthorized(
+          key.startsWith('ar_') || key.includes('.')
+            ? 'not a valid key (a key looks like ar_team_<team>.<32 characters>; was it truncated?)'
+            : 'not a key: this endpoint takes a team key or a room invite key (an OAuth access token is a ' +
+                'credential of /mcp only)',
+        )
       let principal: Principal | undefined
       try {
         principal = await this.resolve(parsed.teamId, parsed.hash, budget)
@@ -191,13 +196,10 @@ export class Keyring {
     }
     let h = this.holds.get(of.hash)
     if (!h) this.holds.set(of.hash, (h = { ...of, ends: new Set() }))
-    const holds = h
-    const entry = () => end()
-    holds.ends.add(entry)
-    return () => {
-      holds.ends.delete(entry)
-      if (holds.ends.size === 0 && this.holds.get(of.hash) === holds) this.holds.delete(of.hash)
-    }
+    // A Set keeps a function once: the same `end` held again gets a wrapper of its own.
+    const entry = h.ends.has(end) ? () => end() : end
+    h.ends.add(entry)
+    return releaseHold(this.holds, h, entry)
   }
 
   /**
@@ -240,5 +242,16 @@ export class Keyring {
         // Redis unreachable: the next rebuild checks again
       }
     }
+  }
+}
+
+/**
+ * The release of one hold: what it captures is all an idle stream keeps of its hold (no
+ * wrapper of `end`, no context of hold()'s).
+ */
+function releaseHold(all: Map<string, Holds>, holds: Holds, entry: () => void): () => void {
+  return () => {
+    if (!holds.ends.delete(entry) || holds.ends.size > 0) return
+    if (all.get(holds.hash) === holds) all.delete(holds.hash)
   }
 }

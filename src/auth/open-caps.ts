@@ -22,20 +22,28 @@ export interface OpenLimits {
   openPerTeam: number
 }
 
+/** One credential's or team's count of open uses, keyed by `key` in `map` while above 0. */
+interface Count {
+  n: number
+  readonly key: string
+  readonly map: Map<string, Count>
+}
+
 export class OpenCaps {
-  private readonly byCredential = new Map<string, number>()
-  private readonly byTeam = new Map<string, number>()
+  private readonly byCredential = new Map<string, Count>()
+  private readonly byTeam = new Map<string, Count>()
 
   constructor(private readonly limits: OpenLimits) {}
 
   /**
    * Counts one open use of `h` and returns its release (idempotent). Past either cap it throws
-   * limit_reached naming the cap, and counts nothing.
+   * limit_reached naming the cap, and counts nothing. The release holds the two counts only (not
+   * `h` nor a key of its own): thousands of idle streams each keep one.
    */
   take(h: Holder): () => void {
     const cred = `${h.teamId}/${h.credential}`
-    const mine = this.byCredential.get(cred) ?? 0
-    const team = this.byTeam.get(h.teamId) ?? 0
+    const mine = this.byCredential.get(cred)?.n ?? 0
+    const team = this.byTeam.get(h.teamId)?.n ?? 0
     const { openPerCredential, openPerTeam } = this.limits
     if (mine >= openPerCredential) {
       throw new AppError(
@@ -53,28 +61,37 @@ export class OpenCaps {
         { field: 'streams', limit: openPerTeam },
       )
     }
-    this.byCredential.set(cred, mine + 1)
-    this.byTeam.set(h.teamId, team + 1)
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      decrement(this.byCredential, cred)
-      decrement(this.byTeam, h.teamId)
-    }
+    return releaseOf(increment(this.byCredential, cred), increment(this.byTeam, h.teamId))
   }
 
   /** What `h` and its team hold open now. */
   held(h: Holder): { credential: number; team: number } {
     return {
-      credential: this.byCredential.get(`${h.teamId}/${h.credential}`) ?? 0,
-      team: this.byTeam.get(h.teamId) ?? 0,
+      credential: this.byCredential.get(`${h.teamId}/${h.credential}`)?.n ?? 0,
+      team: this.byTeam.get(h.teamId)?.n ?? 0,
     }
   }
 }
 
-function decrement(m: Map<string, number>, key: string): void {
-  const n = (m.get(key) ?? 0) - 1
-  if (n > 0) m.set(key, n)
-  else m.delete(key)
+function increment(map: Map<string, Count>, key: string): Count {
+  let c = map.get(key)
+  if (!c) map.set(key, (c = { n: 0, key, map }))
+  c.n++
+  return c
+}
+
+function decrement(c: Count): void {
+  if (--c.n > 0) return
+  if (c.map.get(c.key) === c) c.map.delete(c.key)
+}
+
+/** The release of one use counted in `cred` and `team`: each count goes down once. */
+function releaseOf(cred: Count, team: Count): () => void {
+  let held: Count | undefined = cred
+  return () => {
+    if (!held) return
+    decrement(held)
+    held = undefined
+    decrement(team)
+  }
 }

@@ -1,6 +1,6 @@
-// The sign-in and mail rate limits (docs/accounts.md): sign-in, waitlist and link requests per
-// client IP, and the mails the service sends per e-mail address (sign-in links, invites) and per
-// team (its invites), each a GCRA over an hour in one Lua call (lua/rateLimit-1.lua, the team
+// The sign-in and mail rate limits (docs/accounts.md): sign-in, waitlist and link requests and OAuth
+// client registrations per client IP, and the mails the service sends per e-mail address (sign-in
+// links, invites) and per team (its invites), each a GCRA over an hour in one Lua call (lua/rateLimit-1.lua, the team
 // rate limit's script), so the limit holds across nodes. Keys carry a hash of the address, IP or
 // team, never the value itself.
 import { createHash } from 'node:crypto'
@@ -9,12 +9,13 @@ import type { Store } from '../store/store.js'
 
 const HOUR_MS = 3_600_000
 
-export type RateKind = 'address' | 'ip' | 'team'
+export type RateKind = 'address' | 'ip' | 'team' | 'registration'
 
 const REFUSAL: Record<RateKind, string> = {
   address: 'Too many mails to this address',
   ip: 'Too many sign-in requests for your network address',
   team: 'Too many invites mailed by this team',
+  registration: 'Too many OAuth client registrations from your network address',
 }
 
 const minutes = (n: number) => (n === 1 ? '1 minute' : `${n} minutes`)

@@ -108,6 +108,14 @@ export const ACCOUNT_SETTINGS = {
     unit: 'requests/hour',
     doc: 'Sign-in, waitlist and link requests one client IP address may send per hour; more are refused (429).',
   },
+  oauthRegistrationsPerIp: {
+    env: 'OAUTH_REGISTRATIONS_PER_IP',
+    schema: int(1, 100_000, 60),
+    unit: 'registrations/hour',
+    doc:
+      'OAuth client registrations (POST /oauth/register) one client IP address (an IPv6 one by its /64) may ' +
+      'make per hour; more are refused (429). Each registration is a stored record, made without credentials.',
+  },
   limitPendingInvites: {
     env: 'LIMIT_PENDING_INVITES',
     schema: int(1, 10_000, 50),

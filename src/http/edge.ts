@@ -98,6 +98,8 @@ export class Edge {
   private browserPolicy: MountPolicy<any> | undefined
   private readonly steps: { name: string; run: Step }[]
   private readonly clients: ClientAddress
+  private readonly clientOf = (remote: string, forwardedFor: string | undefined) =>
+    this.clients.of(remote, forwardedFor)
 
   constructor(private readonly deps: EdgeDeps) {
     const { trustedProxyHops: hops = 0, trustedProxyCidrs: cidrs = [] } = deps.settings
@@ -201,7 +203,8 @@ export class Edge {
   /** Names the request, and records its route, status and time when it is finished. */
   private logStep(flow: Flow): void {
     const { req } = flow.ex
-    req.client = this.clients.of(req.remote, req.headers['x-forwarded-for'])
+    if (req.clientBy) req.clientBy(this.clientOf)
+    else req.client = this.clientOf(req.remote, req.headers['x-forwarded-for'])
     const given = req.headers['x-request-id']
     flow.id = given !== undefined && REQUEST_ID.test(given) ? given : `${ID_BASE}-${(++idSeq).toString(36)}`
     flow.after(() => {

@@ -119,29 +119,42 @@ export interface RequestInfo {
   rawQuery: string
   /** Lower-case header names. */
   headers: Record<string, string>
-  /** The client's address as the socket sees it (a proxy's, behind one). */
+  /**
+   * The client's address as the socket sees it (a proxy's, behind one). The server's requests read
+   * it from the socket on first use (a system call, which most requests never need): it is known
+   * only to code that reads it before the response is sent, and is '' after that if never read.
+   */
   remote: string
   /** The client's address behind the trusted proxies (src/http/client-address.ts); `remote` until the edge sets it. */
   client: string
+  /**
+   * Sets how `client` is found (the edge's trusted proxies), to be worked out on first use rather
+   * than now; a request without this method has `client` set instead.
+   */
+  clientBy?(rule: (remote: string, forwardedFor: string | undefined) => string): void
   /** The request's time waiting for Redis (src/shared/wait-budget.ts): its key lookup, rate lease and scripts. */
   budget?: WaitBudget | undefined
 }
 
-/** A request's details; its query string is parsed on first use (most requests have none, or never read it). */
+/**
+ * A request's details; its query string is parsed on first use (most requests have none, or never
+ * read it), its peer address and client address read on first use (most requests never need them).
+ */
 class Incoming implements RequestInfo {
-  client: string
   budget: WaitBudget | undefined = newWaitBudget()
   private parsed: URLSearchParams | undefined
+  private peer: string | undefined
+  private found: string | undefined
+  private rule: ((remote: string, forwardedFor: string | undefined) => string) | undefined
 
   constructor(
     public method: string,
     public path: string,
     public rawQuery: string,
     public headers: Record<string, string>,
-    public remote: string,
-  ) {
-    this.client = remote
-  }
+    /** The response while it is open (its socket tells the peer address); undefined once it is not. */
+    private res: HttpResponse | undefined,
+  ) {}
 
   get query(): URLSearchParams {
     return (this.parsed ??= new URLSearchParams(this.rawQuery))
@@ -150,15 +163,45 @@ class Incoming implements RequestInfo {
   set query(q: URLSearchParams) {
     this.parsed = q
   }
+
+  get remote(): string {
+    if (this.peer === undefined) {
+      const res = this.res
+      if (res === undefined) return ''
+      this.peer = Buffer.from(res.getRemoteAddressAsText()).toString()
+    }
+    return this.peer
+  }
+
+  set remote(address: string) {
+    this.peer = address
+  }
+
+  get client(): string {
+    return (this.found ??= this.rule ? this.rule(this.remote, this.headers['x-forwarded-for']) : this.remote)
+  }
+
+  set client(address: string) {
+    this.found = address
+  }
+
+  clientBy(rule: (remote: string, forwardedFor: string | undefined) => string): void {
+    this.rule = rule
+    this.found = undefined
+  }
+
+  /** The response is sent, or the client went away: its socket is no longer there to ask. */
+  closed(): void {
+    this.res = undefined
+  }
 }
 
-function readRequest(req: HttpRequest, res: HttpResponse): RequestInfo {
+function readRequest(req: HttpRequest, res: HttpResponse): Incoming {
   const headers: Record<string, string> = {}
   req.forEach((k, v) => {
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`
   })
-  const remote = Buffer.from(res.getRemoteAddressAsText()).toString()
-  return new Incoming(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers, remote)
+  return new Incoming(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl(), req.getQuery() ?? '', headers, res)
 }
 
 /** A stream of chunks to the client (SSE); closes itself when the client stops reading. */
@@ -242,12 +285,16 @@ export class Exchange {
   readonly extraHeaders: Record<string, string> = {}
   private readonly abort: AbortState = { aborted: false, handlers: [] }
 
+  readonly req: RequestInfo
+
   constructor(
     private readonly res: HttpResponse,
-    readonly req: RequestInfo,
+    private readonly incoming: Incoming,
   ) {
+    this.req = incoming
     const state = this.abort
     res.onAborted(() => {
+      incoming.closed()
       state.aborted = true
       const handlers = state.handlers
       state.handlers = []
@@ -335,6 +382,7 @@ export class Exchange {
       if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), close)
       else this.res.end(body, close)
     })
+    this.incoming.closed()
   }
 
   /** Status line, then the extra headers (unless `headers` has the same name), then `headers`. */
@@ -369,6 +417,7 @@ export class Exchange {
     const closed = this.aborted || this.responded
     this.responded = true
     this.status = status
+    this.incoming.closed()
     if (!closed) this.res.cork(() => this.writeHead(status, headers))
     return new ResponseStream(this.res, this.abort, bufferLimit, closed)
   }

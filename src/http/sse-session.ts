@@ -22,7 +22,8 @@
 // would split the frame); data is JSON, which never holds a raw line break.
 import { revokedError, type Keyring } from '../auth/keyring.js'
 import type { Principal } from '../auth/principal.js'
-import type { GapInfo } from '../realtime/feed.js'
+import type { RoomEvent } from '../core/events.js'
+import type { FeedSink, GapInfo } from '../realtime/feed.js'
 import { eventId } from '../core/fields.js'
 import { AppError } from '../shared/errors.js'
 import type { Lifecycle } from '../shared/lifecycle.js'
@@ -48,6 +49,15 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
   if (id === undefined) return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
   if (!NO_BREAK.test(id)) throw new Error(`SSE id with a line break: ${JSON.stringify(id)}`)
   return `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`
+}
+
+const eventFrames = new WeakMap<RoomEvent, string>()
+
+/** The SSE frame of a room event (`id:` its id, `event:` its type), made once however many streams write it. */
+export function eventFrame(ev: RoomEvent): string {
+  let f = eventFrames.get(ev)
+  if (f === undefined) eventFrames.set(ev, (f = sseFrame(ev.type, ev, ev.id)))
+  return f
 }
 
 /** The last frame of a stream the node ends because it drains: reconnect soon, to another node. */
@@ -136,7 +146,8 @@ export class SseSessions {
   }
 }
 
-export class SseSession {
+/** A session is a feed's sink as it is: a room stream follows its room with no closure of its own. */
+export class SseSession implements FeedSink {
   private readonly out: StreamWriter
   private ends: (() => void)[] | undefined
   /** The last frame the node's drain ends the session with; false: the drain leaves it. */
@@ -197,6 +208,16 @@ export class SseSession {
    */
   gap(info: GapInfo): boolean {
     return this.write(sseFrame('gap', info.rewound ? { lost: 0, rewound: true } : { lost: info.lost }))
+  }
+
+  /** A room event (FeedSink): its frame (eventFrame). */
+  feedEvent(ev: RoomEvent): void {
+    this.write(eventFrame(ev))
+  }
+
+  /** A gap in the room's events (FeedSink): the `gap` frame. */
+  feedGap(info: GapInfo): void {
+    this.gap(info)
   }
 
   /** Runs `fn` once when the session ends (at once if it has). */

@@ -108,7 +108,11 @@ interface RoomWatch {
   plan?: string
   presence?: string
   context?: Map<string, string>
-  unread?: Map<string, string>
+  /** The first agent whose unread events are subscribed, and that URI: most streams have one, and no Map for it. */
+  agent?: string
+  agentUri?: string
+  /** Further agents' unread URIs, by agent. */
+  moreUnread?: Map<string, string>
   listChanged: boolean
 }
 
@@ -117,7 +121,20 @@ const contextKeyOf = (type: string, key: string) => `${type}\n${key}`
 const tagOf = (ref: RoomRef) => `${ref.teamId}\n${ref.roomId}`
 
 function watchOf(ref: RoomRef): RoomWatch {
-  return { ref, tag: tagOf(ref), plan: undefined, presence: undefined, listChanged: false }
+  return {
+    ref,
+    tag: tagOf(ref),
+    plan: undefined,
+    presence: undefined,
+    agent: undefined,
+    agentUri: undefined,
+    listChanged: false,
+  }
+}
+
+/** The URI of `agent`'s unread events in `w`, if subscribed. */
+function unreadUri(w: RoomWatch, agent: string): string | undefined {
+  return w.agent === agent ? w.agentUri : w.moreUnread?.get(agent)
 }
 
 /** The URIs of `w` that `c` changed, in a fixed order. */
@@ -131,14 +148,17 @@ function changedUris(w: RoomWatch, c: RoomChange): string[] {
   }
   const u = c.unread
   if (u && 'agent' in u) {
-    const uri = w.unread?.get(u.agent)
+    const uri = unreadUri(w, u.agent)
     if (uri) out.push(uri)
-  } else if (u && w.unread) for (const [agent, uri] of w.unread) if (agent !== u.allBut) out.push(uri)
+  } else if (u) {
+    if (w.agentUri && w.agent !== u.allBut) out.push(w.agentUri)
+    if (w.moreUnread) for (const [agent, uri] of w.moreUnread) if (agent !== u.allBut) out.push(uri)
+  }
   return out
 }
 
 function allUris(w: RoomWatch): string[] {
-  return [w.plan, w.presence, ...(w.context?.values() ?? []), ...(w.unread?.values() ?? [])].filter(
+  return [w.plan, w.presence, ...(w.context?.values() ?? []), w.agentUri, ...(w.moreUnread?.values() ?? [])].filter(
     (u): u is string => !!u,
   )
 }
@@ -149,6 +169,8 @@ class Stream {
   closed = false
   /** Lets go of the key's hold (made once the stream is registered). */
   unhold: (() => void) | undefined = undefined
+  /** Lets go of the stream's open-use count. */
+  release: (() => void) | undefined = undefined
   constructor(
     readonly id: RequestId,
     readonly rooms: readonly RoomWatch[],
@@ -216,7 +238,10 @@ function add(w: RoomWatch, ref: ResourceRef, uri: string): void {
   if (ref.kind === 'plan') w.plan = uri
   else if (ref.kind === 'presence') w.presence = uri
   else if (ref.kind === 'context') (w.context ??= new Map()).set(contextKeyOf(ref.type, ref.key), uri)
-  else (w.unread ??= new Map()).set(ref.agent, uri)
+  else if (w.agent === undefined || w.agent === ref.agent) {
+    w.agent = ref.agent
+    w.agentUri = uri
+  } else (w.moreUnread ??= new Map()).set(ref.agent, uri)
 }
 
 interface SharedRoom {
@@ -258,25 +283,16 @@ export class Listens {
       if (!(await this.deps.core.rooms.exists(w.ref, budget)))
         throw notFound(firstUri(w) ?? resourceUri({ kind: 'plan', roomId: w.ref.roomId }))
     }
-    const release = this.deps.openCaps.take(holderOf(p))
     const stream = new Stream(id, rooms, sink)
-    stream.unhold = release
-    const close = () => this.close(stream)
+    stream.release = this.deps.openCaps.take(holderOf(p))
+    const { close, revoked } = this.endsOf(stream)
     if (this.draining) {
       this.drained(stream)
       return close
     }
     this.streams.add(stream)
     for (const w of rooms) this.join(w, stream)
-    const unhold = this.deps.keyring.hold(p, () => {
-      this.close(stream)
-      const error = revokedError().toJSON()
-      sink.reply({ jsonrpc: '2.0', id, error: { code: ERROR.transport, message: error.message, data: { error } } })
-    })
-    stream.unhold = () => {
-      unhold()
-      release()
-    }
+    stream.unhold = this.deps.keyring.hold(p, revoked)
     await Promise.all(rooms.map((w) => this.deps.hub.whenSubscribed(w.ref)))
     if (stream.closed) return close
     sink.notify({
@@ -288,6 +304,26 @@ export class Listens {
     return close
   }
 
+  /**
+   * The stream's close (returned by open) and the end its key's hold calls on revocation (the
+   * stream ends with the unauthorized error): what an idle stream keeps of open(), two closures
+   * over the stream alone.
+   */
+  private endsOf(stream: Stream): { close: () => void; revoked: () => void } {
+    return {
+      close: () => this.close(stream),
+      revoked: () => {
+        this.close(stream)
+        const error = revokedError().toJSON()
+        stream.sink.reply({
+          jsonrpc: '2.0',
+          id: stream.id,
+          error: { code: ERROR.transport, message: error.message, data: { error } },
+        })
+      },
+    }
+  }
+
   /** Stops the stream's notifications and lets go of what it holds; once. */
   private close(stream: Stream): void {
     if (stream.closed) return
@@ -295,7 +331,8 @@ export class Listens {
     stream.live = false
     if (this.streams.delete(stream)) for (const w of stream.rooms) this.leave(w.tag, stream)
     stream.unhold?.()
-    stream.unhold = undefined
+    stream.release?.()
+    stream.unhold = stream.release = undefined
   }
 
   /** The node drains: the stream ends with the listen request's result. */

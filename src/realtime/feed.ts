@@ -50,11 +50,26 @@ export interface FeedsOptions {
   log?: HubLog
 }
 
+/**
+ * Where a follower's delivery goes: an object with these two methods (an SSE session is one), so
+ * an idle follower costs no closure of its own for them.
+ */
+export interface FeedSink {
+  /** The next event, in order, once. */
+  feedEvent(ev: RoomEvent): void
+  /** Events lost behind the retained history, or the history went back (GapInfo). */
+  feedGap(info: GapInfo): void
+}
+
 interface Follower {
   pos: Position
   stopped: boolean
-  onEvent: (ev: RoomEvent) => void
-  onGap: ((info: GapInfo) => void) | undefined
+  readonly sink: FeedSink
+}
+
+/** A sink of two functions; without `onGap`, gaps are not told. */
+function sinkOf(onEvent: (ev: RoomEvent) => void, onGap: ((info: GapInfo) => void) | undefined): FeedSink {
+  return { feedEvent: onEvent, feedGap: onGap ?? (() => undefined) }
 }
 
 /** A room's shared state on this node. */
@@ -105,16 +120,17 @@ export class Feeds {
   }
 
   /**
-   * Delivers the room's events to `onEvent`, oldest first: those after `opts.after` (read from the
-   * stream), then new ones as they come, until the returned function is called. When `after` is
-   * behind the trimmed history, `onGap` gets the number lost and delivery goes on from the oldest
-   * retained event. Throws RoomNotFound for a room that does not exist. The catch-up is delivered
-   * before this resolves: be ready to write events before calling it.
+   * Delivers the room's events to `to` (a FeedSink, or the event function with the gap function
+   * as `onGap`), oldest first: those after `opts.after` (read from the stream), then new ones as
+   * they come, until the returned function is called. When `after` is behind the trimmed history,
+   * the gap gets the number lost and delivery goes on from the oldest retained event. Throws
+   * RoomNotFound for a room that does not exist. The catch-up is delivered before this resolves:
+   * be ready to write events before calling it.
    */
   async follow(
     ref: RoomRef,
     opts: FollowOptions,
-    onEvent: (ev: RoomEvent) => void,
+    to: FeedSink | ((ev: RoomEvent) => void),
     onGap?: (info: GapInfo) => void,
   ): Promise<() => void> {
     let from: Position | undefined
@@ -124,24 +140,31 @@ export class Feeds {
       from = positionOf(r.data)
     }
     const room = this.acquire(ref)
-    const f: Follower = { pos: from ?? START, stopped: false, onEvent, onGap }
+    const sink = typeof to === 'function' ? sinkOf(to, onGap) : to
+    const f: Follower = { pos: from ?? START, stopped: false, sink }
     room.joining.add(f)
-    const stop = () => {
+    const stop = this.stopOf(room, f)
+    const fresh = from === undefined
+    try {
+      if (!(await room.ready)) throw new RoomNotFound(ref.roomId)
+      if (from) await this.catchUp(room, f)
+      await this.enqueue(room, () => this.join(room, f, fresh), true)
+    } catch (err) {
+      stop()
+      throw err
+    }
+    return stop
+  }
+
+  /** The stop of a follow: what an idle follower keeps besides its Follower (no context of follow's). */
+  private stopOf(room: RoomFeed, f: Follower): () => void {
+    return () => {
       if (f.stopped) return
       f.stopped = true
       room.joining.delete(f)
       room.live.delete(f)
       this.release(room)
     }
-    try {
-      if (!(await room.ready)) throw new RoomNotFound(ref.roomId)
-      if (from) await this.catchUp(room, f)
-      await this.enqueue(room, () => this.join(room, f, from === undefined), true)
-    } catch (err) {
-      stop()
-      throw err
-    }
-    return stop
   }
 
   /**
@@ -313,14 +336,14 @@ export class Feeds {
     if (page.trim > f.pos.seq) {
       const lost = page.trim - f.pos.seq
       f.pos = { ...f.pos, seq: page.trim }
-      if (!f.stopped && f.onGap) this.safely(() => f.onGap!({ lost }))
+      if (!f.stopped) this.safely(() => f.sink.feedGap({ lost }))
     }
     for (const ev of page.events) this.give(f, ev)
   }
 
   /** The page starts a history that went back: a gap frame saying so, then its events from the first. */
   private giveRewound(f: Follower, page: Page): void {
-    if (!f.stopped && f.onGap) this.safely(() => f.onGap!({ lost: 0, rewound: true }))
+    if (!f.stopped) this.safely(() => f.sink.feedGap({ lost: 0, rewound: true }))
     f.pos = START
     for (const ev of page.events) this.give(f, ev)
   }
@@ -332,11 +355,9 @@ export class Feeds {
   private give(f: Follower, ev: RoomEvent): void {
     const pos = positionOf(ev.id)
     if (f.stopped || !later(pos, f.pos)) return
-    if (rewound(pos, f.pos)) {
-      if (f.onGap) this.safely(() => f.onGap!({ lost: 0, rewound: true }))
-    }
+    if (rewound(pos, f.pos)) this.safely(() => f.sink.feedGap({ lost: 0, rewound: true }))
     f.pos = pos
-    this.safely(() => f.onEvent(ev))
+    this.safely(() => f.sink.feedEvent(ev))
   }
 
   /**

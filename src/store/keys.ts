@@ -162,8 +162,8 @@ export class Keys {
     return `${this.prefix}:{t:${teamId}}:rate:${credential}`
   }
 
-  /** A GCRA rate key of sign-in requests, per address or per client IP (`id` is a hash of it). */
-  signInRate(kind: 'address' | 'ip' | 'team', id: string): string {
+  /** A GCRA rate key of src/auth/signin-limit.ts: per address, client IP or team (`id` is a hash of it). */
+  signInRate(kind: 'address' | 'ip' | 'team' | 'registration', id: string): string {
     return `${this.prefix}:{rl:${kind}:${id}}`
   }
 

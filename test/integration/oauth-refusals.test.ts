@@ -4,6 +4,7 @@
 // code or refresh token, a token for another resource, a consent for another team's room or from
 // another origin). The person is signed in on the dashboard and consents in their browser.
 import { createHash, randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import type { AuditEntry } from '../../src/auth/audit.js'
 import { signedInOperator } from '../helpers/accounts.js'
@@ -18,6 +19,8 @@ interface Answer {
   status: number
   /** The RFC error: a redirect's `error`, a JSON body's `error`, or a 401's WWW-Authenticate error. */
   error: string | undefined
+  /** Whether it handed out anything: a code in a redirect to the client, or a token. */
+  granted?: boolean
 }
 
 interface Row {
@@ -74,7 +77,12 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
     const r = await b.get(authorizeUrl(over))
     const to = r.location ? new URL(r.location, base) : undefined
     if (to?.pathname.startsWith('/oauth/consent/')) return { status: r.status, error: undefined, consent: to.pathname }
-    if (to) return { status: r.status, error: to.searchParams.get('error') ?? undefined }
+    if (to)
+      return {
+        status: r.status,
+        error: to.searchParams.get('error') ?? undefined,
+        granted: to.searchParams.has('code'),
+      }
     return { status: r.status, error: /invalid_[a-z_]+/.exec(r.body)?.[0] }
   }
   const form = { team: teamId, room: roomId, agent: 'table', access: 'write', decision: 'allow' }
@@ -94,8 +102,8 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
   const redeem = (code: string) =>
     token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier })
   const answerOf = async (r: Response): Promise<Answer> => {
-    const body = (await r.json().catch(() => ({}))) as { error?: string }
-    return { status: r.status, error: body.error }
+    const body = (await r.json().catch(() => ({}))) as { error?: string; access_token?: string }
+    return { status: r.status, error: body.error, granted: body.access_token !== undefined }
   }
   const mcp = (at: string, where = base) =>
     fetch(`${where}/mcp`, {
@@ -162,6 +170,75 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       error: 'invalid_target',
       trail: 'server',
       entry: /refused authorization request invalid_target: /,
+    },
+    {
+      name: "a token request whose redirect URI is not the authorization request's",
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: 'http://127.0.0.1:40333/elsewhere',
+            code_verifier: verifier,
+          }),
+        ),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*redirect_uri mismatch/,
+    },
+    {
+      name: 'a token request without the PKCE verifier',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () => answerOf(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*code_verifier must be provided/,
+    },
+    {
+      name: 'a token request whose PKCE verifier does not match',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: REDIRECT,
+            code_verifier: randomBytes(32).toString('base64url'),
+          }),
+        ),
+      status: 400,
+      error: 'invalid_grant',
+      trail: 'server',
+      entry: /refused token request invalid_grant: .*code_verifier does not match/,
+    },
+    {
+      name: 'a token request for another resource',
+      prepare: async () => {
+        code = await codeOf()
+      },
+      run: async () =>
+        answerOf(
+          await token({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: REDIRECT,
+            code_verifier: verifier,
+            resource: 'https://elsewhere.example/mcp',
+          }),
+        ),
+      status: 400,
+      error: 'invalid_target',
+      trail: 'server',
+      entry: /refused token request invalid_target: /,
     },
     {
       name: 'a reused code',
@@ -252,6 +329,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       const answer = await row.run()
       t.equal(answer.status, row.status, `answered ${row.status}`)
       t.equal(answer.error, row.error, `with ${row.error ?? 'no RFC error (a dashboard page)'}`)
+      t.notOk(answer.granted, 'no code or token handed out')
       t.ok((await live()) <= before, 'no connected agent added')
       await row.nothing?.(t)
       const recorded = await eventually(async () =>
@@ -268,4 +346,36 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
     t.match(page.body, new RegExp(`agent client ${clientId}`))
     t.match(page.body, /refused authorization request invalid_target/)
   })
+})
+
+t.test('client registrations are limited per client address, as the trusted proxy names it', async (t) => {
+  const n = await startNode(t, 'standalone', { keyPrefix: uid('reg'), trustedProxyHops: 1, oauthRegistrationsPerIp: 2 })
+  const base = n.base.replace('127.0.0.1', 'localhost')
+  const register = (forwarded: string, redirect = REDIRECT) =>
+    fetch(`${base}/oauth/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwarded },
+      body: JSON.stringify({ client_name: 'Limited', redirect_uris: [redirect] }),
+    })
+  const clients = async () => {
+    const raw = new Redis(n.node.settings.redisUrl!)
+    t.teardown(() => raw.disconnect())
+    return (await raw.keys(`${n.node.settings.keyPrefix}:oauth:Client:*`)).length
+  }
+  for (let i = 0; i < 2; i++) t.equal((await register('198.51.100.7')).status, 201, `registration ${i + 1} of 2`)
+  const refused = await register('203.0.113.9, 198.51.100.7')
+  t.equal(refused.status, 429, 'the third from the same client is refused, whatever it writes in the header')
+  t.ok(Number(refused.headers.get('retry-after')) >= 1, 'with Retry-After')
+  const body = (await refused.json()) as { error: string; error_description: string }
+  t.equal(body.error, 'temporarily_unavailable')
+  t.match(body.error_description, 'Too many OAuth client registrations from your network address (the limit is 2')
+  t.equal(await clients(), 2, 'and stores no client')
+  t.equal((await register('198.51.100.8')).status, 201, 'another client behind the same proxy registers')
+
+  const bad = await register('198.51.100.9', 'http://evil.example/cb')
+  t.equal(bad.status, 400, 'a refused registration')
+  const recorded = await eventually(async () =>
+    (await n.node.audit.readServer(50)).some((e) => e.actor === 'address:198.51.100.9'),
+  )
+  t.ok(recorded, "is recorded under the client's address, not the proxy's")
 })

@@ -1,5 +1,7 @@
-// Roles and scopes as a table: every role of a person on the pages, and every scope and access of
-// a credential on the admin API and over MCP, against the actions that tell them apart. Each cell
+// Roles and scopes as a table: every role of a person on the pages (the team, keys, connected
+// agents and consent, webhooks, rooms and the room page's own forms), and every scope and access
+// of a credential (team keys, room invite keys, connected agents) on the admin API, the room
+// snapshot and over MCP, against the actions that tell them apart. Each cell
 // is allowed, or refused with forbidden naming the role or the scope it needs. The expected
 // tables are written out here, and checked against src/auth/permissions.ts too, so the code's
 // table and this one cannot drift apart.
@@ -8,6 +10,7 @@ import { PERMISSIONS, roleMay, ROLES, scopeMay, type Action, type Role } from '.
 import { signedInOperator, userIdIn } from '../helpers/accounts.js'
 import { Browser, keyIn, linkIn } from '../helpers/mail.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
+import { authorize, HandClient } from '../helpers/mcp-oauth.js'
 import { uid } from '../helpers/shared.js'
 
 /** Role × action: true when allowed. */
@@ -25,11 +28,23 @@ const ROLE_TABLE: Record<Action, readonly Role[]> = {
   'rooms.manage': ['owner', 'admin'],
 }
 
-type Cred = 'admin' | 'admin read-only' | 'agent' | 'agent read-only' | 'room invite' | 'room invite read-only'
+type Cred =
+  | 'admin'
+  | 'admin read-only'
+  | 'agent'
+  | 'agent read-only'
+  | 'room invite'
+  | 'room invite read-only'
+  | 'connected agent'
+  | 'connected agent read-only'
 /** Credential × action on the API and MCP: true when allowed. */
 const SCOPE_TABLE: Record<string, readonly Cred[]> = {
   'GET /admin/me': ['admin', 'admin read-only'],
+  'GET /admin/audit': ['admin', 'admin read-only'],
   'POST /admin/keys': ['admin'],
+  'POST /admin/keys (admin scope)': ['admin'],
+  "DELETE /admin/keys/:keyId (another person's key)": ['admin'],
+  'POST /admin/rooms/:roomId/archive': ['admin'],
   'POST /admin/webhooks': ['admin'],
   'GET /room/:roomId (snapshot)': [
     'admin',
@@ -46,9 +61,19 @@ const SCOPE_TABLE: Record<string, readonly Cred[]> = {
     'agent read-only',
     'room invite',
     'room invite read-only',
+    'connected agent',
+    'connected agent read-only',
   ],
-  'MCP write_context': ['admin', 'agent', 'room invite'],
+  'MCP write_context': ['admin', 'agent', 'room invite', 'connected agent'],
 }
+
+/**
+ * The credentials that are no credential of an action (401, not 403): a connected agent's access
+ * token is bound to /mcp (its resource), so the REST API takes it for no key at all.
+ */
+const MCP_ONLY: readonly Cred[] = ['connected agent', 'connected agent read-only']
+
+const REDIRECT = 'http://127.0.0.1:40444/callback'
 
 t.test('the table in code is the table written here', async (t) => {
   for (const action of Object.keys(PERMISSIONS) as Action[])
@@ -62,6 +87,9 @@ t.test('the table in code is the table written here', async (t) => {
 t.test('roles on the pages and scopes on the API', async (t) => {
   const { inbox, n, b: owner, first, op } = await signedInOperator(t)
   const ownerKey = keyIn(first)!
+  const site = n.node.baseUrl
+  const teamId = (await n.node.accounts.session(owner.jar.get('ar_session')!))!.team
+  const ownerId = userIdIn((await owner.get('/team')).body, op)!
   const roomId = uid('perm')
   t.equal((await n.call('/admin/rooms', { key: ownerKey, method: 'POST', json: { roomId } })).status, 201)
   const archived = uid('arch')
@@ -84,7 +112,7 @@ t.test('roles on the pages and scopes on the API', async (t) => {
     return { b, id: id!, email }
   }
   const people: Record<Role, { b: Browser; id: string; email: string }> = {
-    owner: { b: owner, id: '', email: '' },
+    owner: { b: owner, id: ownerId, email: op },
     admin: await person('admin'),
     member: await person('member'),
     viewer: await person('viewer'),
@@ -97,12 +125,69 @@ t.test('roles on the pages and scopes on the API', async (t) => {
     return /Key (key_[A-Za-z0-9_-]+) is minted/.exec(page.body)![1]!
   }
 
-  /** Each page action: what it posts, and the action of the table it stands for. */
+  const oauthClient = await HandClient.register(site, 'Table Agent', REDIRECT)
+  /** An agent `userId` connected (consented through the service), for `access`: its grant id. */
+  const connected = async (userId: string, access: 'read' | 'write' = 'write') => {
+    const url = oauthClient.authorizeUrl()
+    const back = await authorize(n.node.oauth.server!, site, url, { userId, teamId, roomId, agentId: 'perm', access })
+    const grants = (await n.node.grants.list(teamId)).filter((g) => g.user_id === userId && !g.revoked_at)
+    return { code: back.searchParams.get('code')!, grant: grants.at(-1)!.id }
+  }
+  /** `role`'s browser opens an agent's authorization request and allows it on the consent page. */
+  const consent = async (role: Role) => {
+    const b = people[role].b
+    const saved = b.base
+    b.base = site
+    try {
+      const url = oauthClient.authorizeUrl()
+      const toConsent = await b.get(url.pathname + url.search)
+      const page = new URL(toConsent.location!, site).pathname
+      const form = { team: teamId, room: roomId, agent: `by-${role}`, access: 'write', decision: 'allow' }
+      return await b.post(page, form)
+    } finally {
+      b.base = saved
+    }
+  }
+
+  /**
+   * Each page action: what it posts (or opens), the action of the table it stands for, and the
+   * status it answers when allowed (anything but 403 when unsaid).
+   */
   const pageActions: {
     name: string
     action: Action
     post: (role: Role) => Promise<{ status: number; body: string }>
+    allowed?: number
   }[] = [
+    { name: 'open the team page', action: 'admin.read', post: (r) => people[r].b.get('/team'), allowed: 200 },
+    { name: 'open the keys page', action: 'admin.read', post: (r) => people[r].b.get('/team/keys'), allowed: 200 },
+    {
+      name: 'open a room page',
+      action: 'room.read',
+      post: (r) => people[r].b.get(`/room?id=${roomId}`),
+      allowed: 200,
+    },
+    {
+      name: 'post in a room on its page',
+      action: 'room.write',
+      post: (r) => people[r].b.post('/room/events', { room: roomId, text: `from the ${r}` }),
+      allowed: 303,
+    },
+    { name: 'connect an agent on the consent page', action: 'keys.own', post: consent, allowed: 303 },
+    {
+      name: 'revoke an agent someone else connected',
+      action: 'keys.others',
+      post: async (r) =>
+        people[r].b.post('/team/grants/revoke', {
+          grant: (await connected(r === 'owner' ? people.admin.id : ownerId)).grant,
+          confirmed: 'yes',
+        }),
+    },
+    {
+      name: 'rename the team',
+      action: 'team.manage',
+      post: (r) => people[r].b.post('/team/rename', { name: `renamed by the ${r}` }),
+    },
     {
       name: 'create a room',
       action: 'room.write',
@@ -147,8 +232,10 @@ t.test('roles on the pages and scopes on the API', async (t) => {
   for (const a of pageActions) {
     for (const role of ROLES) {
       const res = await a.post(role)
-      if (ROLE_TABLE[a.action].includes(role)) t.not(res.status, 403, `${role} may ${a.name}`)
-      else {
+      if (ROLE_TABLE[a.action].includes(role)) {
+        if (a.allowed !== undefined) t.equal(res.status, a.allowed, `${role} may ${a.name}`)
+        else t.not(res.status, 403, `${role} may ${a.name}`)
+      } else {
         t.equal(res.status, 403, `${role} may not ${a.name}`)
         t.match(res.body, new RegExp(`needs the role [a-z, ]*(${ROLE_TABLE[a.action].join('|')})`))
       }
@@ -236,6 +323,11 @@ t.test('roles on the pages and scopes on the API', async (t) => {
       t.equal(res.status, 201)
       return ((await res.json()) as { key: string }).key
     }
+    const grantToken = async (access: 'read' | 'write') => {
+      const res = await oauthClient.redeem((await connected(ownerId, access)).code)
+      t.equal(res.status, 200)
+      return ((await res.json()) as { access_token: string }).access_token
+    }
     const creds: Record<Cred, string> = {
       admin: ownerKey,
       'admin read-only': await minted({ scope: 'admin', access: 'read' }),
@@ -243,14 +335,28 @@ t.test('roles on the pages and scopes on the API', async (t) => {
       'agent read-only': await minted({ access: 'read' }),
       'room invite': await invite({}),
       'room invite read-only': await invite({ access: 'read' }),
+      'connected agent': await grantToken('write'),
+      'connected agent read-only': await grantToken('read'),
     }
+    const toArchive = uid('arch')
+    t.equal((await n.call('/admin/rooms', { key: ownerKey, method: 'POST', json: { roomId: toArchive } })).status, 201)
     const room = { room_id: roomId, agent_id: 'perm' }
     const calls: Record<
       string,
       (key: string) => Promise<{ ok: boolean; error?: { code?: string; message?: string } }>
     > = {
       'GET /admin/me': async (key) => http(await n.call('/admin/me', { key })),
+      'GET /admin/audit': async (key) => http(await n.call('/admin/audit', { key })),
       'POST /admin/keys': async (key) => http(await n.call('/admin/keys', { key, method: 'POST', json: {} })),
+      'POST /admin/keys (admin scope)': async (key) =>
+        http(await n.call('/admin/keys', { key, method: 'POST', json: { scope: 'admin' } })),
+      "DELETE /admin/keys/:keyId (another person's key)": async (key) => {
+        const page = await people.admin.b.send('/team/keys', { label: 'theirs', scope: 'agent' })
+        const keyId = /Key (key_[A-Za-z0-9_-]+) is minted/.exec(page.body)![1]!
+        return http(await n.call(`/admin/keys/${keyId}`, { key, method: 'DELETE' }))
+      },
+      'POST /admin/rooms/:roomId/archive': async (key) =>
+        http(await n.call(`/admin/rooms/${toArchive}/archive`, { key, method: 'POST' })),
       'POST /admin/webhooks': async (key) =>
         http(await n.call('/admin/webhooks', { key, method: 'POST', json: { url: 'http://example.com/x' } }), 400),
       'GET /room/:roomId (snapshot)': async (key) => http(await n.call(`/room/${roomId}`, { key })),
@@ -273,7 +379,10 @@ t.test('roles on the pages and scopes on the API', async (t) => {
       for (const cred of Object.keys(creds) as Cred[]) {
         const r = await calls[action]!(creds[cred])
         if (allowed.includes(cred)) t.ok(r.ok, `${cred} × ${action}: allowed`, { error: r.error })
-        else {
+        else if (MCP_ONLY.includes(cred) && !action.startsWith('MCP ')) {
+          t.equal(r.error?.code, 'unauthorized', `${cred} × ${action}: no credential here`)
+          t.match(r.error?.message, /an OAuth access token is a credential of \/mcp only/, 'says where it is one')
+        } else {
           t.equal(r.error?.code, 'forbidden', `${cred} × ${action}: forbidden`)
           t.match(r.error?.message, /needs (a key with the admin scope|a team key|write access)/, 'names the need')
         }

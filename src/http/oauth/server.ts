@@ -14,10 +14,12 @@ import type { Audit } from '../../auth/audit.js'
 import { grantRevocationTag, Grants, type GrantInfo } from '../../auth/grants.js'
 import type { Keyring } from '../../auth/keyring.js'
 import type { GrantAccess, GrantPrincipal } from '../../auth/principal.js'
+import type { SignInLimiter } from '../../auth/signin-limit.js'
 import { AppError } from '../../shared/errors.js'
 import type { Logger } from '../../shared/logger.js'
 import type { Store } from '../../store/store.js'
 import type { Fetched } from '../../webhooks/fetch.js'
+import { clientBucket } from '../client-address.js'
 import type { Exchange } from '../exchange.js'
 import { createProvider, MCP_SCOPE, OAUTH_TTL, redirectRefusal } from './provider.js'
 
@@ -32,6 +34,11 @@ export interface OAuthDeps {
   audit: Pick<Audit, 'record' | 'recordServer'>
   fetchDocument(url: string): Promise<Fetched>
   log: Pick<Logger, 'info' | 'warn'>
+  /**
+   * The per-client limit of Dynamic Client Registration: each registration is a record stored for
+   * anyone who asks, so a client address (an IPv6 one by its /64) may make `perHour` of them.
+   */
+  registrations: { limiter: Pick<SignInLimiter, 'check'>; perHour: number }
 }
 
 /** What the consent page shows about a pending authorization. */
@@ -101,7 +108,8 @@ export class OAuthServer {
     for (const [event, action] of REFUSALS)
       provider.on(event, (ctx: RefusedContext, err: RefusalError) => {
         const clientId = ctx.oidc?.client?.clientId ?? paramOf(ctx, 'client_id')
-        const why = `${err.error ?? 'server_error'}: ${err.error_description ?? err.message ?? ''}`
+        const detail = err.error_detail !== undefined ? ` (${err.error_detail})` : ''
+        const why = `${err.error ?? 'server_error'}: ${err.error_description ?? err.message ?? ''}${detail}`
         deps.log.info({ event, error: err.error ?? 'server_error', client_id: clientId }, `oauth refused: ${why}`)
         if (action !== undefined) refusedRequest(deps, clientId, ctx.ip, action, why)
       })
@@ -146,12 +154,24 @@ export class OAuthServer {
    */
   async forward(ex: Exchange, raw: Buffer | undefined, path = ex.req.path): Promise<void> {
     if (path === '/oauth/register' && ex.req.method === 'POST') {
+      const { limiter, perHour } = this.deps.registrations
+      try {
+        await limiter.check('registration', clientBucket(ex.req.client), perHour)
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err
+        const retry = String(err.details?.retry_after_s ?? 60)
+        return ex.json(
+          429,
+          { error: 'temporarily_unavailable', error_description: err.message },
+          { 'Retry-After': retry },
+        )
+      }
       const checked = checkRegistration(raw)
       if (typeof checked === 'string') {
         refusedRequest(
           this.deps,
           undefined,
-          ex.req.remote,
+          ex.req.client,
           'refused client registration',
           `invalid_redirect_uri: ${checked}`,
         )
@@ -163,7 +183,8 @@ export class OAuthServer {
     for (const [k, v] of Object.entries(ex.req.headers)) if (!HOP_BY_HOP.has(k)) headers[k] = v
     headers['x-forwarded-proto'] = new URL(this.issuer).protocol.slice(0, -1)
     headers['x-forwarded-host'] = new URL(this.issuer).host
-    headers['x-forwarded-for'] = ex.req.remote
+    // The client as the trusted proxies say (src/http/client-address.ts), never a header it sent.
+    headers['x-forwarded-for'] = ex.req.client
     if (raw) headers['content-length'] = String(raw.length)
     const query = ex.req.query.toString()
     const answer = await new Promise<{ status: number; headers: Record<string, string | string[]>; body: Buffer }>(
@@ -392,6 +413,8 @@ interface RefusedContext {
 interface RefusalError {
   error?: string
   error_description?: string
+  /** The library's reason (which check failed), never a secret: kept for the trail, not sent. */
+  error_detail?: string
   message?: string
 }
 

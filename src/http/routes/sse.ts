@@ -9,21 +9,11 @@
 import type { Keyring } from '../../auth/keyring.js'
 import { holderOf, type OpenCaps } from '../../auth/open-caps.js'
 import { RoomNotFound } from '../../shared/errors.js'
-import type { RoomEvent } from '../../core/events.js'
 import type { Core } from '../../core/index.js'
 import type { Feeds } from '../../realtime/feed.js'
 import type { Route } from '../router.js'
-import { resumeOf, sseFrame, type SseSessions } from '../sse-session.js'
+import { resumeOf, type SseSessions } from '../sse-session.js'
 import { roomOf } from './access.js'
-
-const frames = new WeakMap<RoomEvent, string>()
-
-/** The SSE frame of an event, made once however many local streams follow the room. */
-export function frame(ev: RoomEvent): string {
-  let f = frames.get(ev)
-  if (f === undefined) frames.set(ev, (f = sseFrame(ev.type, ev, ev.id)))
-  return f
-}
 
 /** What the stream uses: the room check, the feed it follows, the revocations that end it, the SSE sessions. */
 export interface SseDeps {
@@ -57,14 +47,8 @@ export function sseRoute(deps: SseDeps): Route {
       const s = deps.sse.open(ex)
       s.onEnd(release)
       s.endOnRevocation(deps.keyring, ctx.principal!)
-      await s.attach(
-        deps.feeds.follow(
-          ref,
-          { after: resume },
-          (ev) => s.write(frame(ev)),
-          (gap) => s.gap(gap),
-        ),
-      )
+      // The session is the feed's sink: its events as eventFrame, its gaps as `gap` frames.
+      await s.attach(deps.feeds.follow(ref, { after: resume }, s))
       // Live from here: every event posted after this comment reaches the client.
       s.comment(`connected to ${ref.roomId}`)
       return undefined
