@@ -12,6 +12,7 @@
 // the page does not hold yet (e.g. what needs the person, which shows only when something does).
 // EventSource resumes after the last event id it saw; the status line says "Reconnecting…" while
 // the stream is down, and stops when the session has ended.
+import { readBy } from './words.js'
 
 const RETRY_MS = 1000
 /** Frames arriving within this long (and the same animation frame) make one fetch. */
@@ -26,18 +27,6 @@ interface Frame {
   html?: Record<string, string>
   item?: string
   reads?: Record<string, string>
-}
-
-/** Readers named per event; more are counted: room-feed.tsx's, restated (this script imports nothing). */
-const READERS_SHOWN = 8
-
-/** room-feed.tsx's readBy(), restated. */
-function readBy(agents: string[]): string {
-  if (agents.length === 0) return 'not read yet'
-  const named = agents.slice(0, READERS_SHOWN).join(', ')
-  return agents.length > READERS_SHOWN
-    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
-    : `read by ${named}`
 }
 
 const seqOf = (id: string): number => Number(id.slice(id.indexOf('-') + 1))
