@@ -13,7 +13,8 @@ import { ACTIVITY_HOURS, GRAPH_TASKS, type Activity, type Edge, type PlanPicture
 import type { TaskStatus } from '../core/plan.js'
 import { NEEDS_EVENTS } from '../core/needs.js'
 import type { Here, RoomView } from './room.js'
-import { ago, Ago, num } from './layout.js'
+import { Ago, num } from './layout.js'
+import { ago } from './client/words.js'
 
 const NODE_W = 180
 const NODE_H = 48

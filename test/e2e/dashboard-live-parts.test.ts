@@ -6,22 +6,13 @@
 // fetching it gives; and a form the person is typing in keeps its text across a live change of
 // its part: the part is left stale until they leave it.
 import t from 'tap'
-import { createRoomInPage, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
-import { startSmtp } from '../helpers/mail.js'
+import { createRoomInPage, documents, overflow, operatorInBrowser } from '../helpers/browser.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
 
 type Marked = HTMLElement & { __mark?: string }
 
 t.test('live parts, in chromium', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, page } = await operatorInBrowser(t, {}, false)
   const docs = documents(page)
   const fetched: string[] = []
   page.on('request', (r) => {
@@ -31,7 +22,6 @@ t.test('live parts, in chromium', async (t) => {
     if (u.pathname === '/room/part' && parts !== 'head,needs,agents,activity,locks,analytics') fetched.push(parts)
   })
 
-  await signInByMail(page, site, inbox, op)
   const key = (await page.getByLabel('Team key').inputValue()).trim()
   await createRoomInPage(page, site, 'Live', 'planner, backend')
 

@@ -15,6 +15,7 @@
 // fit, fetches the part.
 // EventSource resumes after the last event id it saw; the status line says "Reconnecting…" while
 // the stream is down, and stops when the session has ended.
+import { readBy } from './words.js'
 
 import { applyPatch, type Op } from './patch.js'
 
@@ -33,18 +34,6 @@ interface Frame {
   reads?: Record<string, string>
   /** Parts' new versions by `data-part`: [the version patched from, the new one, its operations]. */
   v?: Record<string, [string, string, Op[]?]>
-}
-
-/** Readers named per event; more are counted: room-feed.tsx's, restated (this script imports nothing). */
-const READERS_SHOWN = 8
-
-/** room-feed.tsx's readBy(), restated. */
-function readBy(agents: string[]): string {
-  if (agents.length === 0) return 'not read yet'
-  const named = agents.slice(0, READERS_SHOWN).join(', ')
-  return agents.length > READERS_SHOWN
-    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
-    : `read by ${named}`
 }
 
 const seqOf = (id: string): number => Number(id.slice(id.indexOf('-') + 1))
