@@ -51,12 +51,20 @@ export interface SemanticNode {
 
 /** A Redis engine with semantic search on its own store and hub (a node of its own), stopped with the test. */
 export async function semanticNode(t: Test, settings: Settings): Promise<SemanticNode> {
-  const store = new Store(settings)
-  const hub = await startHub(t, store)
-  const engine = new RedisSearchEngine(store, hub, settings, {
+  return engineOn(t, new Store(settings), {
     embedder: createEmbedder(settings)!,
     indexer: { sweepMs: 0, retryMs: 100, pollMs: 50 },
   })
+}
+
+/** A Redis engine (`options` as its constructor takes) over `store` and a hub of its own, stopped with the test. */
+export async function engineOn(
+  t: Test,
+  store: Store<Settings>,
+  options?: ConstructorParameters<typeof RedisSearchEngine>[3],
+): Promise<SemanticNode> {
+  const hub = await startHub(t, store)
+  const engine = new RedisSearchEngine(store, hub, store.settings, options)
   await engine.start()
   t.teardown(async () => {
     await engine.stop()

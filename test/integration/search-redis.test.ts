@@ -9,31 +9,16 @@ import type { RoomReply } from '../../src/store/script-map/index.js'
 import type { Test } from 'tap'
 import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../../src/config.js'
-import { RedisSearchEngine } from '../../src/search/redis/engine.js'
-import type { Hub } from '../../src/realtime/hub.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
 import { newRoom, until, type TestRoom } from '../helpers/core.js'
-import { startHub } from '../helpers/realtime.js'
+import { engineOn, type SemanticNode } from '../helpers/semantic.js'
 import { searchConformance } from '../helpers/search-conformance.js'
 import { BACKENDS, storeFor, type Backend } from '../helpers/shared.js'
 
 /** An engine on its own store and hub (a node of its own), stopped with the test. */
-async function engineFor(
-  t: Test,
-  backend: Backend,
-  overrides: Partial<Settings> = {},
-): Promise<{ engine: RedisSearchEngine; store: Store; hub: Hub }> {
-  const store = storeFor(backend, overrides)
-  const hub = await startHub(t, store)
-  const engine = new RedisSearchEngine(store, hub, store.settings)
-  await engine.start()
-  t.teardown(async () => {
-    await engine.stop()
-    await hub.stop()
-    await store.close()
-  })
-  return { engine, store, hub }
+function engineFor(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<SemanticNode> {
+  return engineOn(t, storeFor(backend, overrides))
 }
 
 /**
