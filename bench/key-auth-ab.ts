@@ -16,7 +16,7 @@ import type * as CredentialsModule from '../src/http/credentials.js'
 import type * as OAuthRoutesModule from '../src/http/oauth/routes.js'
 import type * as NodeModule from '../src/node.js'
 import type * as LoggerModule from '../src/shared/logger.js'
-import { checkout, compiled, fmt, percentile, startRedis } from './lib.js'
+import { checkout, compiled, fmt, inProcessSettings, percentile, startRedis } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -50,16 +50,10 @@ async function load(label: string, dist: string): Promise<Tree> {
   const oauth = (await import(join(dist, 'http', 'oauth', 'routes.js')).catch(() => undefined)) as
     typeof OAuthRoutesModule | undefined
   const redis = await startRedis()
-  const node = new ServiceNode(
-    defaultSettings({
-      redisUrl: `redis://127.0.0.1:${redis.port}`,
-      port: 0,
-      host: '127.0.0.1',
-      rateLimitPerMin: 10_000_000,
-      rateLimitPerCredentialPerMin: 5_000_000,
-    }),
-    { log: createLogger('silent'), defaultMetrics: false },
-  )
+  const node = new ServiceNode(defaultSettings(inProcessSettings(redis.port)), {
+    log: createLogger('silent'),
+    defaultMetrics: false,
+  })
   await node.start()
   const key = (await node.teams.create({ name: 'bench', teamId: 'tm-bench' })).key!
   // The /mcp mount's credentials in its order (src/http/mcp.ts): the token credential first where there is one.
