@@ -20,6 +20,8 @@
 // reading its unread events), --live-events of each. Bytes the node sends the tabs (frames and the
 // fetches they lead to) and node CPU, against the same calls with no tab open, per event per tab;
 // in the same run, alternating, the same tabs as the whole-page script (every frame: GET /room).
+// A tab of live parts first loads the page (not counted) for the versions of its parts, applies
+// the patches a frame carries for the version it holds and fetches every other part.
 //   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--parts] [--tasks
 //   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
 //   [--event-bytes 4000] [--live] [--tabs 10] [--live-events 30] [--live-text 200]
@@ -359,6 +361,8 @@ class Tab {
   private timer: NodeJS.Timeout | undefined
   private inFlight: Promise<void> | undefined
   private wanted = new Set<string>()
+  /** The version (`data-v`) of each part the tab shows, by `data-part`. */
+  private readonly versions = new Map<string, string>()
   private whole = false
   private readonly abort = new AbortController()
   private ready!: () => void
@@ -369,7 +373,19 @@ class Tab {
     private readonly mode: 'parts' | 'page',
   ) {}
 
+  /** The versions of the parts in `html` (a page or parts the tab put in place). */
+  private learn(html: string): void {
+    for (const m of html.matchAll(/ data-v="([^"]+)" data-part="([^"]+)"/g)) this.versions.set(m[2]!, m[1]!)
+  }
+
   async open(): Promise<void> {
+    // The page the tab shows first (not counted: what opening it costs is the page's figure).
+    if (this.mode === 'parts') {
+      const page = await fetch(`http://127.0.0.1:${this.s.node.port}/room?id=big`, {
+        headers: { Cookie: this.s.cookie },
+      })
+      this.learn(await page.text())
+    }
     const res = await fetch(`http://127.0.0.1:${this.s.node.port}/live?id=big`, {
       headers: { Cookie: this.s.cookie },
       signal: this.abort.signal,
@@ -407,9 +423,21 @@ class Tab {
     if (event !== 'room-event' && event !== 'changed') return
     if (this.mode === 'page') this.whole = true
     else {
-      const f = JSON.parse(data ?? '{}') as { parts?: string[]; item?: string; html?: Record<string, string> }
+      const f = JSON.parse(data ?? '{}') as {
+        parts?: string[]
+        item?: string
+        html?: Record<string, string>
+        v?: Record<string, [string, string, unknown[]?]>
+      }
       if (!f.parts) this.whole = true
       for (const p of f.parts ?? []) if (!(f.item && p === 'events') && !f.html?.[p]) this.wanted.add(p)
+      // A patch applies to the version the tab holds; any other part is fetched (client/follow.ts).
+      for (const [name, [from, to, ops]] of Object.entries(f.v ?? {})) {
+        const held = this.versions.get(name)
+        if (held === to) continue
+        if (held === from && ops) this.versions.set(name, to)
+        else this.wanted.add(name.startsWith('needs-') ? 'needs' : name)
+      }
     }
     this.timer ??= setTimeout(() => this.fetchNow(), 50)
   }
@@ -431,6 +459,7 @@ class Tab {
         const body = await res.arrayBuffer()
         if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`)
         this.bytes += body.byteLength
+        if (this.mode === 'parts') this.learn(Buffer.from(body).toString())
       })
       .finally(() => (this.inFlight = undefined))
   }

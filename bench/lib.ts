@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
-import { freePort, startRedis, waitForPing, type RedisProcess } from '../test/helpers/redis.js'
+import { freePort, redisArgs, startRedis, waitForPing, type RedisProcess } from '../test/helpers/redis.js'
 
 export { freePort, startRedis, waitForPing, type RedisProcess }
 
@@ -345,14 +345,7 @@ export async function startRedisUnderCallgrind(
       '--instr-atstart=no',
       `--callgrind-out-file=${join(dir, 'cg.out')}`,
       'redis-server',
-      '--port',
-      String(port),
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
+      ...redisArgs(port, dir),
     ],
     { stdio: 'ignore' },
   )

@@ -5,10 +5,16 @@
 // networking and parsing; what saturates a Redis). The node's own CPU per call too, so the
 // capacity on paper follows: calls/s of one Redis core at the typical turn's mix, how many node
 // cores feed it, and the same for a Cluster of --masters masters (rooms spread over the slots).
-//   npx tsx bench/redis-capacity.ts [--calls 3000] [--concurrency 16] [--masters 3]
+// Then the cost of streams to Redis: post_event again with K connections subscribed to the room's
+// channel (--fanout; each stands for a node with streams of the room: a node subscribes a room
+// once, however many of its streams follow it), Redis CPU per post and per subscribed node, and
+// where adding nodes that follow a busy room stops adding posts per second.
+//   npx tsx bench/redis-capacity.ts [--calls 3000] [--concurrency 16] [--masters 3] [--fanout 0,1,4,16]
 import { execFileSync } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
+import { Redis } from 'ioredis'
+import { Keys } from '../src/store/keys.js'
 import { cpuMs, defaultKey, fmt, mcpHeaders, NO_RATE_LIMIT, STANDARD_TITLES, startChild, startRedis } from './lib.js'
 
 const { values } = parseArgs({
@@ -16,12 +22,15 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '16' },
     masters: { type: 'string', default: '3' },
+    fanout: { type: 'string', default: '0,1,4,16' },
   },
 })
 const calls = Number(values.calls)
 const concurrency = Number(values.concurrency)
 const masters = Number(values.masters)
+const fanouts = values.fanout.split(',').map(Number)
 const ROOM = 'capacity'
+const PREFIX = 'bench'
 
 /** The typical turn (src/mcp/host.ts INSTRUCTIONS, as bench/tokens.ts runs it): tool, arguments. */
 const TURN: [string, Record<string, unknown>][] = [
@@ -36,7 +45,11 @@ const TURN: [string, Record<string, unknown>][] = [
 ]
 
 const redis = await startRedis()
-const node = await startChild('src/main.ts', { REDIS_URL: `redis://127.0.0.1:${redis.port}`, ...NO_RATE_LIMIT })
+const node = await startChild('src/main.ts', {
+  REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+  KEY_PREFIX: PREFIX,
+  ...NO_RATE_LIMIT,
+})
 const key = await defaultKey(node)
 const headers = mcpHeaders(key)
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
@@ -153,6 +166,42 @@ try {
       `the slots (one room stays on one master: at most ${fmt(redisCalls, 0)} calls/s a room); node cores to ` +
       `saturate it: ${fmt((masters * redisCalls) / nodeCalls, 1)}`,
   )
+
+  // Streams: each post's notice goes to every connection subscribed to the room's channel.
+  const channel = new Keys(PREFIX).room({ teamId: 'default', roomId: ROOM }).channel
+  const post = TURN.find(([name]) => name === 'post_event')!
+  const perPost = new Map<number, number>()
+  for (const k of fanouts) {
+    const subs = Array.from({ length: k }, () => new Redis(redis.port, '127.0.0.1'))
+    let got = 0
+    for (const s of subs) s.on('smessageBuffer', () => got++)
+    await Promise.all(subs.map((s) => s.ssubscribe(channel)))
+    cli('CONFIG', 'RESETSTAT')
+    const r0 = redisStats()
+    await run(post[0], post[1], calls)
+    const r1 = redisStats()
+    const deadline = Date.now() + 10_000
+    while (got < k * calls && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    for (const s of subs) s.disconnect()
+    const us = ((r1.cpuMs - r0.cpuMs) * 1000) / calls
+    perPost.set(k, us)
+    console.log(
+      `redis-capacity post_event with ${k} subscribed connections: Redis main thread ${fmt(us, 1)} us CPU per post; ` +
+        `notices received ${got} of ${k * calls}`,
+    )
+  }
+  const ks = [...perPost.keys()].sort((x, y) => x - y)
+  const [k0, k1] = [ks[0]!, ks.at(-1)!]
+  if (k1 > k0) {
+    const base = perPost.get(k0)!
+    const each = (perPost.get(k1)! - base) / (k1 - k0)
+    const posts = (n: number) => 1e6 / (base + each * (n - k0))
+    console.log(
+      `redis-capacity streams: each node following a room adds ${fmt(each, 1)} us of Redis CPU to each post of ` +
+        `it (${fmt(base, 1)} us with ${k0}); posts/s one Redis carries in a room followed from 1, 3, 10, 30 nodes: ` +
+        `${[1, 3, 10, 30].map((n) => fmt(posts(n), 0)).join(', ')}`,
+    )
+  }
 } finally {
   agent.destroy()
   await node.stop()

@@ -9,8 +9,11 @@
 // one notifications/resources/updated on each): their latency is post sent on A -> notification
 // parsed on B (the n-th notification of a stream is the room's n-th new event, in the order the
 // room's channel carried them), with its ratio to the SSE clients' of the same run.
-//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10] [--floor | --listen]
-import { readFileSync } from 'node:fs'
+// Each run also gives node B's CPU per event frame delivered (its /proc ticks over the run, divided
+// by the frames the clients got). --profile runs B under --cpu-prof and prints where its busy time
+// went (the delivery path: pub/sub, the feed, frames, writes).
+//   npx tsx bench/sse-latency.ts [--clients 10,100] [--rate 200] [--seconds 10] [--floor | --listen] [--profile]
+import { readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { parseArgs } from 'node:util'
 import { Redis } from 'ioredis'
@@ -18,7 +21,16 @@ import { decodeNotice } from '../src/core/events.js'
 import { Keys } from '../src/store/keys.js'
 import { resourceUri } from '../src/mcp/resources.js'
 import { parseFrames } from '../test/helpers/sse.js'
-import { defaultKey, fmt, listenBody, listenHeaders, percentile, startChild, startRedis } from './lib.js'
+import {
+  defaultKey,
+  fmt,
+  listenBody,
+  listenHeaders,
+  percentile,
+  profileSummary,
+  startChild,
+  startRedis,
+} from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +39,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     floor: { type: 'boolean', default: false },
     listen: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 })
 if (values.floor && values.listen) throw new Error('--listen: not with --floor (the floor node has no listen streams)')
@@ -197,7 +210,14 @@ const env = {
 const nodeScript = values.floor ? 'bench/floor-node.ts' : 'src/main.ts'
 const a = await startChild(nodeScript, env)
 const key = await defaultKey(a)
-const b = await startChild(nodeScript, env)
+const profileDir = '/tmp/agentrooms-sse-prof'
+if (values.profile) rmSync(profileDir, { recursive: true, force: true })
+const b = await startChild(
+  nodeScript,
+  env,
+  undefined,
+  values.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+)
 const mcpHeaders = {
   Authorization: `Bearer ${key}`,
   'Content-Type': 'application/json',
@@ -330,6 +350,8 @@ for (const k of clientCounts) {
     `${label} cpu (% of one core): node A ${fmt(cpu[0]!, 0)}, node B ${fmt(cpu[1]!, 0)}, this load generator ` +
       `${fmt(cpu[2]!, 0)}`,
   )
+  // % of a core over `wall` seconds -> µs per frame.
+  console.log(`${label} node B cpu per frame: ${fmt((cpu[1]! * wall * 1e4) / Math.max(1, all.length), 1)} µs`)
   if (values.listen) {
     // The n-th notification of a stream is the room's n-th new event.
     const lat: number[] = []
@@ -371,3 +393,4 @@ postAgent.destroy()
 await a.stop()
 await b.stop()
 await redis.stop()
+if (values.profile) for (const line of profileSummary(profileDir, 30)) console.log(`node B ${line}`)

@@ -24,6 +24,7 @@
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"
+--- @include "includes/roomRecord"
 
 local R, early = openRoom('archiveRoom')
 if not R then return early end
@@ -46,11 +47,6 @@ else
 end
 local op = archive and 'archived' or 'restored'
 redis.call('SPUBLISH', R.k.channel, cmsgpack.pack({ k = 'room', op = op, at = R.now }))
-local flat = redis.call('HGETALL', R.k.meta)
-local meta = {}
-for i = 1, #flat, 2 do
-  local tag = string.sub(flat[i], 1, 2)
-  if tag ~= 'd:' and tag ~= 'o:' then meta[flat[i]] = flat[i + 1] end
-end
+local meta = roomRecord(R)
 R.archived, R.touch, R.mutated = archive, false, true
 return finish(R, { room = meta })

@@ -10,16 +10,11 @@
 ]]
 --- @include "includes/openRoom"
 --- @include "includes/finish"
+--- @include "includes/roomRecord"
 
 local R, early = openRoom('roomInfo')
 if not R then return early end
-local flat = redis.call('HGETALL', R.k.meta)
-local meta = {}
-for i = 1, #flat, 2 do
-  -- d:<day> event counts and o:<agent> own-event lists are bookkeeping, not the room record.
-  local tag = string.sub(flat[i], 1, 2)
-  if tag ~= 'd:' and tag ~= 'o:' then meta[flat[i]] = flat[i + 1] end
-end
+local meta = roomRecord(R)
 local live = 0
 local locks = redis.call('HGETALL', R.k.locks)
 for i = 2, #locks, 2 do

@@ -8,6 +8,7 @@ import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
 import type { Via } from '../shared/fields.js'
 import { FAVICON, LIVE_SCRIPT, STYLESHEET } from './assets.js'
+import { ago } from './client/words.js'
 
 export interface Viewer {
   user: User
@@ -240,22 +241,6 @@ export function Copyable(props: { id: string; label: string; text: string; wrap?
       </button>
     </div>
   )
-}
-
-/**
- * How long ago `iso` was at `now` (both ISO times), as people say it: "just now", "4 min ago",
- * "3 h ago", "yesterday", "5 days ago", then the date. The client script restates it to keep
- * the words current (client/live.ts).
- */
-export function ago(iso: string, now: string): string {
-  const s = Math.floor((Date.parse(now) - Date.parse(iso)) / 1000)
-  if (s < 60) return 'just now'
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
-  const days = Math.floor(s / 86400)
-  if (days === 1) return 'yesterday'
-  if (days < 7) return `${days} days ago`
-  return iso.slice(0, 10)
 }
 
 /** A time as how long ago it was, with the exact time (UTC) on hover; `datetime` holds the ISO time. */

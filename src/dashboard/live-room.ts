@@ -10,6 +10,12 @@
 //     (`html`), and does not ask for it. Read positions that moved ride as `reads` ({agent: id}):
 //     the page updates its feed's "read by" lines itself.
 //   - Every STALE_CHECK_MS, the same frame for TICK_PARTS.
+//   - With a renderer (`renderParts`), the parts a change changed are rendered once per person
+//     following the room, as the page at the room's plain address shows them (?id= alone), and
+//     each goes in the frame as a patch from the version rendered before (`v`: patch.ts), or as
+//     unchanged; a page at that version applies it, any other fetches the part. What needs the
+//     person, which an event may change, comes the same way rather than with the event's frame.
+//     The first rendering, when a person's first page joins, is the base of the next patch.
 import { h } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { Notice, RoomEvent } from '../core/events.js'
@@ -19,7 +25,9 @@ import type { RoomRef } from '../store/keys.js'
 import { sseFrame } from '../http/sse-session.js'
 import { eventParts, inPageOrder, noticeParts, TICK_PARTS } from './live-parts.js'
 import { EventsCount, NewEvent } from './room-feed.js'
-import { HeadLine, Here, type PartName } from './room.js'
+import { HeadLine, Here, PARTS, type PartName } from './room.js'
+import type { Viewer } from './layout.js'
+import { diffPart, type PatchOp, versionOf } from './patch.js'
 
 /** Changes other than events are announced at most this often (the page re-reads on each). */
 export const CHANGE_COALESCE_MS = 150
@@ -35,11 +43,21 @@ export interface Tab {
   write(frame: string): void
 }
 
+/**
+ * Renders `parts` of the room page at the room's plain address as `viewer` sees it: each part's
+ * root element by its `data-part` value (what needs you is `needs-<roomId>`), unstamped.
+ */
+export type RenderParts = (viewer: Viewer, ref: RoomRef, parts: readonly PartName[]) => Promise<Map<string, string>>
+
 export interface LiveRoomsDeps {
   hub: Pick<Hub, 'listen'>
   roomPage: Pick<RoomPage, 'head'>
+  renderParts?: RenderParts | undefined
   log?: { warn(obj: object, msg: string): void }
 }
+
+/** The parts a frame may patch: all but those that come rendered (head) or by item (the feed). */
+export const PATCHED: readonly PartName[] = PARTS.filter((p) => p !== 'head' && p !== 'events')
 
 /** What the parts pushed rendered are called in a frame's `html`. */
 export type Pushed = 'head' | 'events-count'
@@ -52,6 +70,11 @@ export interface ChangedFrame {
   html?: Partial<Record<Pushed, string>>
   /** Read positions that moved: agent id → the event id it has read up to. */
   reads?: Record<string, string>
+  /**
+   * Parts rendered for the page at the room's plain address, by `data-part`: [the version before,
+   * the version now, the operations from one to the other] (none when unchanged).
+   */
+  v?: Record<string, [string, string, PatchOp[]?]>
 }
 
 /** The data of a `room-event` frame. */
@@ -61,23 +84,60 @@ export interface EventFrame {
   item?: string
 }
 
+/** How long a page's parts wait for the page to join as the base of its first patch. */
+export const SEED_MS = 60_000
+/** Pages' parts waiting to join, at most (the oldest dropped first). */
+const SEEDS_KEPT = 256
+
 export class LiveRooms {
   private readonly rooms = new Map<string, RoomLive>()
+  /** By `<team>/<room>/<user>`: the parts of the page last sent, and when. */
+  private readonly seeds = new Map<string, { at: number; parts: Map<string, string> }>()
 
   constructor(private readonly deps: LiveRoomsDeps) {}
 
-  /** Adds a page's stream to the room's followers until the returned remover is called. */
-  join(ref: RoomRef, tab: Tab): () => void {
+  /**
+   * The parts of a room page just sent to `viewer` at the room's plain address: when that person's
+   * page joins within SEED_MS (and no page of theirs follows the room yet), the base of the first
+   * patch is what that page shows, not a later rendering.
+   */
+  seed(viewer: Viewer, ref: RoomRef, parts: Map<string, string>): void {
+    if (!this.deps.renderParts) return
+    const key = `${ref.teamId}/${ref.roomId}/${viewer.user.id}`
+    this.seeds.delete(key)
+    this.seeds.set(key, { at: Date.now(), parts })
+    if (this.seeds.size > SEEDS_KEPT) this.seeds.delete(this.seeds.keys().next().value!)
+  }
+
+  /**
+   * The parts `names` (by `data-part`) as last rendered for `viewer`'s pages of the room, if every
+   * one is held: what a page of theirs at the plain address fetches, so that it holds the version
+   * the next patch starts from.
+   */
+  latest(ref: RoomRef, viewer: Viewer, names: readonly string[]): string[] | undefined {
+    return this.rooms.get(`${ref.teamId}/${ref.roomId}`)?.latest(viewer, names)
+  }
+
+  private seedOf(ref: RoomRef, viewer: Viewer | undefined): Map<string, string> | undefined {
+    if (!viewer) return undefined
+    const key = `${ref.teamId}/${ref.roomId}/${viewer.user.id}`
+    const s = this.seeds.get(key)
+    this.seeds.delete(key)
+    return s && Date.now() - s.at <= SEED_MS ? s.parts : undefined
+  }
+
+  /** Adds a page's stream, opened by `viewer`, to the room's followers until the returned remover is called. */
+  join(ref: RoomRef, tab: Tab, viewer?: Viewer): () => void {
     const key = `${ref.teamId}/${ref.roomId}`
     let room = this.rooms.get(key)
     if (!room) {
       room = new RoomLive(ref, this.deps)
       this.rooms.set(key, room)
     }
-    room.tabs.add(tab)
     const r = room
+    r.enter(tab, viewer, this.seedOf(ref, viewer))
     return () => {
-      r.tabs.delete(tab)
+      r.leave(tab)
       if (r.tabs.size > 0) return
       r.stop()
       this.rooms.delete(key)
@@ -98,16 +158,31 @@ export class LiveRooms {
   }
 }
 
-/** The head comes rendered in the `changed` frame that follows an event: the event's own frame leaves it out. */
-function eventFrameOf(ref: RoomRef, ev: RoomEvent): string {
-  const data: EventFrame = { parts: eventParts(ev).filter((p) => p !== 'head') }
+/**
+ * The head comes rendered in the `changed` frame that follows an event: the event's own frame
+ * leaves it out, and the parts in `patched` (which that frame patches).
+ */
+function eventFrameOf(ref: RoomRef, ev: RoomEvent, patched: readonly PartName[] = []): string {
+  const data: EventFrame = { parts: eventParts(ev).filter((p) => p !== 'head' && !patched.includes(p)) }
   if (ev.reply_to === undefined)
     data.item = render(h(NewEvent, { here: new Here(ref.roomId, new URLSearchParams()), e: ev }))
   return sseFrame('room-event', data, ev.id)
 }
 
+/** One person following the room: their pages, and the parts as last rendered for them. */
+interface Follower {
+  viewer: Viewer
+  tabs: Set<Tab>
+  /** By `data-part`: the rendering and its version. */
+  parts: Map<string, { html: string; v: string }>
+  /** No rendering yet: the next flush makes the base of every patched part. */
+  fresh: boolean
+}
+
 class RoomLive {
   readonly tabs = new Set<Tab>()
+  /** Tabs by the person who opened them (with a renderer). */
+  private readonly people = new Map<string, Follower>()
   private readonly frames = new Map<string, string>()
   private pending = new Set<PartName>()
   private reads = new Map<string, string>()
@@ -123,6 +198,41 @@ class RoomLive {
     this.ticking = setInterval(() => this.add(TICK_PARTS), STALE_CHECK_MS)
   }
 
+  latest(viewer: Viewer, names: readonly string[]): string[] | undefined {
+    const f = this.people.get(viewer.user.id)
+    if (!f || f.viewer.user.role !== viewer.user.role) return undefined
+    const out: string[] = []
+    for (const n of names) {
+      const p = f.parts.get(n)
+      if (!p) return undefined
+      out.push(p.html)
+    }
+    return out
+  }
+
+  /** A page joins; `seed`: the parts it shows (LiveRooms.seed), the base of its person's first patch. */
+  enter(tab: Tab, viewer: Viewer | undefined, seed?: Map<string, string>): void {
+    this.tabs.add(tab)
+    if (!viewer || !this.deps.renderParts) return
+    let f = this.people.get(viewer.user.id)
+    if (!f) {
+      const parts = new Map([...(seed ?? [])].map(([name, html]) => [name, { html, v: versionOf(html) }]))
+      f = { viewer, tabs: new Set(), parts, fresh: seed === undefined }
+      this.people.set(viewer.user.id, f)
+      if (f.fresh) this.add([])
+    }
+    f.viewer = viewer
+    f.tabs.add(tab)
+  }
+
+  leave(tab: Tab): void {
+    this.tabs.delete(tab)
+    for (const [id, f] of this.people) {
+      if (!f.tabs.delete(tab)) continue
+      if (f.tabs.size === 0) this.people.delete(id)
+    }
+  }
+
   stop(): void {
     this.unlisten()
     clearInterval(this.ticking)
@@ -132,7 +242,10 @@ class RoomLive {
   eventFrame(ev: RoomEvent): string {
     let frame = this.frames.get(ev.id)
     if (frame === undefined) {
-      frame = eventFrameOf(this.ref, ev)
+      // What needs the person, when the event may change it, comes patched in the next frame.
+      const patched = this.people.size > 0 && eventParts(ev).includes('needs') ? (['needs'] as const) : []
+      frame = eventFrameOf(this.ref, ev, patched)
+      if (patched.length > 0) this.add(patched)
       this.frames.set(ev.id, frame)
       if (this.frames.size > FRAMES_KEPT) this.frames.delete(this.frames.keys().next().value!)
     }
@@ -176,10 +289,67 @@ class RoomLive {
       }
     }
     if (reads.size > 0) data.reads = Object.fromEntries(reads)
-    const frame = sseFrame('changed', data)
-    for (const tab of this.tabs) tab.write(frame)
+    // Tabs of no person followed (no renderer) get the parts to fetch; each person's the patches.
+    const plain = new Set(this.tabs)
+    for (const f of [...this.people.values()]) {
+      for (const tab of f.tabs) plain.delete(tab)
+      const frame = await this.patched(f, data)
+      if (frame) for (const tab of f.tabs) tab.write(frame)
+    }
+    if (plain.size > 0 && (data.parts.length > 0 || data.html || data.reads)) {
+      const frame = sseFrame('changed', data)
+      for (const tab of plain) tab.write(frame)
+    }
     this.timer = undefined
     // Changes that came during the read go in the next frame.
     if (this.pending.size > 0 || this.reads.size > 0) this.add([])
+  }
+
+  /**
+   * The frame for one person's pages: the parts of `data` rendered once for them and sent as
+   * patches (or as unchanged); a part without an earlier rendering, or that failed to render, is
+   * left for the pages to fetch. Undefined when there is nothing to send.
+   */
+  private async patched(f: Follower, data: ChangedFrame): Promise<string | undefined> {
+    const wanted = data.parts.filter((p) => PATCHED.includes(p))
+    const render = f.fresh ? PATCHED : wanted
+    const out: ChangedFrame = { ...data, parts: data.parts.filter((p) => !PATCHED.includes(p)) }
+    if (render.length > 0) {
+      let got: Map<string, string> | undefined
+      try {
+        got = await this.deps.renderParts!(f.viewer, this.ref, render)
+        f.fresh = false
+      } catch (err) {
+        this.deps.log?.warn({ err, room: this.ref.roomId }, 'live: parts could not be rendered')
+      }
+      const v: NonNullable<ChangedFrame['v']> = {}
+      for (const part of wanted) {
+        const name = part === 'needs' ? `needs-${this.ref.roomId}` : part
+        const html = got?.get(name)
+        const before = f.parts.get(name)
+        if (html === undefined) {
+          f.parts.delete(name)
+          out.parts.push(part)
+          continue
+        }
+        const now = { html, v: before?.html === html ? before.v : versionOf(html) }
+        f.parts.set(name, now)
+        if (!before) out.parts.push(part)
+        else if (before.v === now.v) v[name] = [before.v, now.v]
+        else {
+          const ops = diffPart(before.html, html)
+          if (ops) v[name] = [before.v, now.v, ops]
+          else out.parts.push(part)
+        }
+      }
+      // The base of the parts not changed this time (a person's first rendering).
+      if (got)
+        for (const [name, html] of got)
+          if (!f.parts.has(name) || f.parts.get(name)!.html !== html) f.parts.set(name, { html, v: versionOf(html) })
+      if (Object.keys(v).length > 0) out.v = v
+      out.parts = inPageOrder(out.parts)
+    }
+    if (out.parts.length === 0 && !out.html && !out.reads && !out.v) return undefined
+    return sseFrame('changed', out)
   }
 }

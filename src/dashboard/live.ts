@@ -21,9 +21,11 @@ import type { Feeds } from '../realtime/feed.js'
 import type { Hub } from '../realtime/hub.js'
 import { resumeOf, sseFrame, type SseSessions } from '../http/sse-session.js'
 import type { Reply, Request } from './page.js'
+import type { Viewer } from './layout.js'
+import type { RoomRef } from '../store/keys.js'
 import type { Web } from './web.js'
 import type { RoomPage } from '../core/room-page.js'
-import { CHANGE_COALESCE_MS, LiveRooms, STALE_CHECK_MS } from './live-room.js'
+import { CHANGE_COALESCE_MS, LiveRooms, STALE_CHECK_MS, type RenderParts } from './live-room.js'
 
 export interface LiveDeps {
   rooms: Pick<Rooms, 'exists' | 'page'>
@@ -34,6 +36,8 @@ export interface LiveDeps {
   openCaps: Pick<OpenCaps, 'take'>
   /** The person of a session if it is still live (not moving its idle deadline). */
   stillSignedIn: (token: string | undefined) => Promise<{ team: string } | undefined>
+  /** The room page's parts as a person sees them at the room's plain address: frames then carry patches. */
+  renderParts?: RenderParts
 }
 
 /** How often an open stream checks that its session is still live. */
@@ -47,7 +51,20 @@ export class Live {
   private readonly followers: LiveRooms
 
   constructor(private readonly deps: LiveDeps) {
-    this.followers = new LiveRooms({ hub: deps.hub, roomPage: deps.roomPage })
+    this.followers = new LiveRooms({ hub: deps.hub, roomPage: deps.roomPage, renderParts: deps.renderParts })
+  }
+
+  /**
+   * The parts of a room page just sent to `viewer` at the room's plain address: the base of the
+   * first patch when that person's page joins (live-room.ts seed).
+   */
+  seed(viewer: Viewer, ref: RoomRef, parts: Map<string, string>): void {
+    this.followers.seed(viewer, ref, parts)
+  }
+
+  /** The parts (by `data-part`) as last rendered for `viewer`'s live pages of the room, if all are held. */
+  latest(viewer: Viewer, ref: RoomRef, names: readonly string[]): string[] | undefined {
+    return this.followers.latest(ref, viewer, names)
   }
 
   register(web: Web): void {
@@ -107,7 +124,7 @@ export class Live {
     s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    s.onEnd(this.followers.join(room, s))
+    s.onEnd(this.followers.join(room, s, r.viewer))
     await s.attach(
       this.deps.feeds.follow(
         room,

@@ -11,7 +11,7 @@ import { needsCount } from '../core/needs.js'
 import type { Review } from '../core/reviews.js'
 import { CONFIRM, Confirm } from './confirm.js'
 import { num, utc } from './layout.js'
-import { duration } from './room-parts.js'
+import { duration } from './client/words.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 /** The prefix of the keys of forms posted from this block (steer.ts formKey). */

@@ -18,7 +18,19 @@ export interface Request {
 
 export type Headers = Record<string, string | readonly string[]>
 /** `streamed`: the handler has answered itself (a stream); nothing more is sent. */
-export type Reply = { status: number; body?: VNode; headers?: Headers; streamed?: boolean }
+/**
+ * `stamp`: the room page's parts in `body` carry their version (`data-v`: patch.ts stampParts); a
+ * function gets each part's rendering too.
+ */
+export type Reply = {
+  status: number
+  body?: VNode
+  headers?: Headers
+  streamed?: boolean
+  stamp?: boolean | ((parts: Map<string, string>) => void)
+  /** HTML rendered already, sent instead of `body`. */
+  raw?: string
+}
 export type Handler = (r: Request) => Promise<Reply>
 
 export const see = (location: string, headers: Headers = {}): Reply => ({

@@ -42,6 +42,10 @@ import { fromForm, keep, type Kept } from './kept.js'
 import { humanId, actorOf, done, html, refusal, see, seeDone, type Reply, type Request } from './page.js'
 import type { Logger } from '../shared/logger.js'
 import type { Web } from './web.js'
+import { renderToString } from 'preact-render-to-string'
+import type { RoomRef } from '../store/keys.js'
+import type { Viewer } from './layout.js'
+import { partsIn, stampParts } from './patch.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 /** What a room's creation (or "Connect more agents") seals for the page of configurations. */
@@ -92,11 +96,15 @@ export const createForm = z.object({
 export const connectForm = z.object({ agents: agentIdList(AGENTS_PER_CREATE) })
 
 export class Pages {
+  private readonly live: Live
+
   constructor(
     private readonly deps: PagesDeps,
     /** The service's base URL: MCP configuration points at `${base}/mcp`. */
     private readonly base: string,
-  ) {}
+  ) {
+    this.live = new Live({ ...deps.live, renderParts: (viewer, ref, parts) => this.liveParts(viewer, ref, parts) })
+  }
 
   register(web: Web): void {
     web.page('GET', '/', true, (r) => this.rooms(r))
@@ -105,7 +113,7 @@ export class Pages {
     web.page('GET', '/room/part', true, (r) => this.part(r))
     web.page('POST', '/room/agents', true, (r) => this.connect(r))
     web.page('GET', '/rooms/created', true, (r) => this.created(r))
-    new Live(this.deps.live).register(web)
+    this.live.register(web)
     new KeysPages(this.deps.keys).register(web)
     new WebhooksPages(this.deps.webhooks).register(web)
     new RoomAdminPages(this.deps).register(web)
@@ -293,7 +301,42 @@ export class Pages {
    */
   async room(r: Request, extra: { notice?: string; error?: string; kept?: Kept } = {}, status = 200): Promise<Reply> {
     const { needs, graph, ...props } = await this.roomProps(r, undefined, extra)
-    return html(RoomPage({ ...props, needs: needs!, graph: graph! }), status)
+    const reply = html(RoomPage({ ...props, needs: needs!, graph: graph! }), status)
+    // At the room's plain address, what the page shows is the base of its first live patch.
+    const q = r.ex.req.query
+    const plain = status === 200 && !extra.kept && r.ex.req.method === 'GET' && [...q.keys()].join() === 'id'
+    const viewer = r.viewer!
+    const ref = { teamId: viewer.user.team, roomId: props.here.roomId }
+    return { ...reply, stamp: plain ? (parts) => this.live.seed(viewer, ref, parts) : true }
+  }
+
+  /**
+   * `parts` of the room page at the room's plain address (?id= alone) as `viewer` sees it, for the
+   * live stream's patches (live-room.ts): each part's root by its `data-part` value, unstamped.
+   */
+  private async liveParts(viewer: Viewer, ref: RoomRef, parts: readonly PartName[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>()
+    const q = new URLSearchParams({ id: ref.roomId })
+    const rest = parts.filter((p) => p !== 'needs')
+    const [props, needs] = await Promise.all([
+      rest.length > 0 ? this.propsAt(viewer, q, null, rest, {}) : undefined,
+      parts.includes('needs') ? this.deps.core.needs.read({ room: ref }) : undefined,
+    ])
+    if (props) {
+      const text = renderToString(
+        h(
+          Fragment,
+          null,
+          rest.map((part) => RoomPart({ ...props, part })),
+        ),
+      )
+      for (const p of partsIn(text)) out.set(p.name, text.slice(p.start, p.end))
+    }
+    if (needs) {
+      const text = renderToString(NeedsBlock({ roomId: ref.roomId, needs, on: 'room' }))
+      for (const p of partsIn(text)) out.set(p.name, text.slice(p.start, p.end))
+    }
+    return out
   }
 
   /**
@@ -315,6 +358,21 @@ export class Pages {
         field: 'part',
       })
     const parts = [...new Set(asked)] as PartName[]
+    // A live page of the person at the room's plain address gets the parts its stream last
+    // patched from: the version the next patch starts from, and no rendering.
+    const q = r.ex.req.query
+    if ([...new Set(q.keys())].join() === 'id,part' && !parts.includes('head') && !parts.includes('events')) {
+      const viewer = r.viewer!
+      const roomId = q.get('id')!
+      const names = parts.map((p) => (p === 'needs' ? `needs-${roomId}` : p))
+      const held = this.live.latest(viewer, { teamId: viewer.user.team, roomId }, names)
+      if (held)
+        return {
+          status: 200,
+          raw: stampParts(`<!doctype html>${held.join('')}`),
+          headers: { 'Cache-Control': 'no-store' },
+        }
+    }
     // What needs the person alone (what a question, a blocker or an answer changes) is its own
     // small read: not the room page's.
     if (parts.length === 1 && parts[0] === 'needs') return this.needsPart(r)
@@ -324,7 +382,7 @@ export class Pages {
       null,
       parts.map((part) => RoomPart({ ...props, part })),
     )
-    return html(body, 200, { 'Cache-Control': 'no-store' })
+    return { ...html(body, 200, { 'Cache-Control': 'no-store' }), stamp: true }
   }
 
   /** The `needs` part alone, from the read of what needs the person only. */
@@ -332,7 +390,10 @@ export class Pages {
     const v = roomIdField.safeParse(r.ex.req.query.get('id') ?? '')
     if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
     const needs = await this.deps.core.needs.read({ room: { teamId: r.viewer!.user.team, roomId: v.data } })
-    return html(NeedsBlock({ roomId: v.data, needs, on: 'room' }), 200, { 'Cache-Control': 'no-store' })
+    return {
+      ...html(NeedsBlock({ roomId: v.data, needs, on: 'room' }), 200, { 'Cache-Control': 'no-store' }),
+      stamp: true,
+    }
   }
 
   /**
@@ -347,10 +408,19 @@ export class Pages {
     parts: readonly PartName[] | undefined,
     extra: { notice?: string; error?: string; kept?: Kept },
   ): Promise<Omit<PartProps, 'part'>> {
+    return this.propsAt(r.viewer!, r.ex.req.query, r.form.get('room'), parts, extra)
+  }
+
+  /** roomProps() for `viewer` at the address `q` (`formRoom`: the room a posted form names). */
+  private async propsAt(
+    viewer: Viewer,
+    q: URLSearchParams,
+    formRoom: string | null,
+    parts: readonly PartName[] | undefined,
+    extra: { notice?: string; error?: string; kept?: Kept },
+  ): Promise<Omit<PartProps, 'part'>> {
     const wants = (names: readonly PartName[]) => parts === undefined || names.some((n) => parts.includes(n))
-    const viewer = r.viewer!
-    const q = r.ex.req.query
-    const v = roomIdField.safeParse(q.get('id') ?? r.form.get('room') ?? '')
+    const v = roomIdField.safeParse(q.get('id') ?? formRoom ?? '')
     if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
     const room = { teamId: viewer.user.team, roomId: v.data }
     const c = { room }

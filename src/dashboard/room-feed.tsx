@@ -7,9 +7,7 @@ import { FEED_SCAN_LIMIT, type FeedFilter, type FeedPage } from '../core/room-pa
 import type { Here, RoomView } from './room.js'
 import { Ago, Select, num, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
-
-/** Readers named per event; more are counted (restated in client/follow.ts). */
-const READERS_SHOWN = 8
+import { readBy } from './client/words.js'
 
 /** The page parameters the filter form sets; any other is kept as it is. */
 const FILTER_PARAMS = ['type', 'agent', 'open', 'before']
@@ -21,14 +19,6 @@ const FILTER_PARAMS = ['type', 'agent', 'open', 'before']
 export function readersOf(reads: RoomView['reads'], eventId: string): string[] {
   const seq = Number(eventId.slice(eventId.indexOf('-') + 1))
   return reads.filter((r) => r.read_seq >= seq).map((r) => r.agent_id)
-}
-
-function readBy(agents: string[]): string {
-  if (agents.length === 0) return 'not read yet'
-  const named = agents.slice(0, READERS_SHOWN).join(', ')
-  return agents.length > READERS_SHOWN
-    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
-    : `read by ${named}`
 }
 
 /** The feed's address that shows an event first: the page before the id just after it. */

@@ -13,7 +13,8 @@ import { ACTIVITY_HOURS, GRAPH_TASKS, type Activity, type Edge, type PlanPicture
 import type { TaskStatus } from '../core/plan.js'
 import { NEEDS_EVENTS } from '../core/needs.js'
 import type { Here, RoomView } from './room.js'
-import { ago, Ago, num } from './layout.js'
+import { Ago, num } from './layout.js'
+import { ago } from './client/words.js'
 
 const NODE_W = 180
 const NODE_H = 48
@@ -224,8 +225,9 @@ export function ActivityStrips(props: {
 }) {
   const a = props.activity
   const all = props.posts
-  const from = Date.parse(a.since)
-  const span = Date.parse(a.now) - from
+  // Drawn as of the minute: two renderings within one minute are the same (one version, patch.ts).
+  const span = Date.parse(a.now) - Date.parse(a.since)
+  const from = Math.floor(Date.parse(a.now) / 60_000) * 60_000 - span
   const seen = new Map<string, string>()
   for (const x of [...props.view.presence.online, ...props.view.presence.offline]) seen.set(x.agent_id, x.last_seen_at)
   // The agents the page lists, then any other author within the span (a person, an agent not listed).

@@ -5,15 +5,9 @@
 import type { ContextView, Here, RoomView } from './room.js'
 import { Pager, Table, num, utc } from './layout.js'
 import { FieldError, FormError, KeptInput, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
+import { duration } from './client/words.js'
 
 type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
-
-/** Seconds as people read a lock's time left: "45 s", "4 min 12 s", "2 h 5 min". */
-export function duration(s: number): string {
-  if (s < 60) return `${s} s`
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
-}
 
 export function Agents(props: { view: RoomView; here: Here; kept?: Kept | undefined }) {
   const { online, offline, online_count, offline_count } = props.view.presence

@@ -17,6 +17,7 @@ import { ConfirmPage, isConfirmed, type Confirmation } from './confirm.js'
 import { html, inPageWords, see, type Handler, type Headers, type Reply, type Request } from './page.js'
 import { PAGE_HEADERS, type Origin } from './security.js'
 import * as V from './views.js'
+import { stampParts } from './patch.js'
 
 export interface WebDeps {
   accounts: Pick<Accounts, 'session' | 'isOperator'>
@@ -195,7 +196,9 @@ export class Web {
       : await handler(r)
     if (reply.streamed) return undefined
     const rendering = performance.now()
-    const text = reply.body ? V.page(reply.body) : ''
+    const seen = typeof reply.stamp === 'function' ? reply.stamp : undefined
+    const text =
+      reply.raw ?? (reply.body ? (reply.stamp ? stampParts(V.page(reply.body), seen) : V.page(reply.body)) : '')
     // Server-Timing for signed-in pages: the session check, the page's reads, the rendering, as
     // browsers' developer tools and the bench show them. Not on the sign-in pages, whose timing
     // must tell nothing about which addresses exist.

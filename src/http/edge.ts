@@ -50,6 +50,8 @@ export class Flow implements Ctx<any> {
     readonly mount: MountPolicy<any>,
     params: Record<string, string> | undefined,
     readonly allowed: readonly string[] | undefined,
+    /** A path parameter whose percent-escapes are not UTF-8 (Match): the limits step refuses it. */
+    readonly undecodable?: string,
   ) {
     this.params = params ?? {}
   }
@@ -152,7 +154,7 @@ export class Edge {
     const m = this.router.match(method === 'HEAD' ? 'GET' : method, path)
     const flow =
       m && 'mounted' in m
-        ? new Flow(ex, m.mounted, m.mounted.mount, m.params, undefined)
+        ? new Flow(ex, m.mounted, m.mounted.mount, m.params, undefined, m.undecodable)
         : new Flow(ex, undefined, this.unmatchedPolicy(ex), undefined, m?.allowed)
     this.run(flow, 0)
   }
@@ -228,6 +230,12 @@ export class Edge {
     const r = flow.route
     const { req } = flow.ex
     // Percent-escapes that are not UTF-8 would decode to U+FFFD, making different values one.
+    if (flow.undecodable !== undefined)
+      throw new AppError(
+        'invalid_request',
+        `${flow.undecodable}: its percent-escapes in the path are not UTF-8; send it encoded as UTF-8`,
+        { field: flow.undecodable },
+      )
     if (req.rawQuery.includes('%')) req.query = parseUrlEncoded(req.rawQuery, 'the query')
     const kind = r ? (r.bodyKind ?? (r.method === 'POST' ? 'json' : 'none')) : 'none'
     if (kind === 'none') return

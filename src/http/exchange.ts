@@ -281,6 +281,12 @@ export class Exchange {
    * sending it is cut off at once rather than read to the end or left open until it gives up.
    */
   closeAfterResponse = false
+  /**
+   * The body is being read and has not ended: a response sent now (a refusal before the body was
+   * needed: a bad key, another origin, a rate limit) closes the connection, so that a client still
+   * sending is cut off at once instead of read without end.
+   */
+  private bodyPending = false
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
   private readonly abort: AbortState = { aborted: false, handlers: [] }
@@ -332,6 +338,7 @@ export class Exchange {
   readBody(limit: number): Promise<Buffer> {
     const declared = this.declaredTooLarge(limit)
     if (declared) return Promise.reject(declared)
+    this.bodyPending = true
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = []
       let size = 0
@@ -341,6 +348,7 @@ export class Exchange {
         size += chunk.byteLength
         if (size > limit) {
           failed = true
+          this.bodyPending = false
           this.closeAfterResponse = true
           reject(
             new AppError('too_large', `body is over ${limit} bytes; the limit is ${limit} bytes`, {
@@ -353,6 +361,7 @@ export class Exchange {
         }
         chunks.push(Buffer.from(new Uint8Array(chunk)))
         if (!isLast) return
+        this.bodyPending = false
         // Read: the abort no longer concerns the body (a stream answered after it would keep the
         // chunks alive through this handler).
         this.abort.handlers = this.abort.handlers.filter((h) => h !== onAbort)
@@ -376,7 +385,7 @@ export class Exchange {
     if (this.aborted || this.responded) return
     this.responded = true
     this.status = status
-    const close = closeConnection || this.closeAfterResponse
+    const close = closeConnection || this.closeAfterResponse || this.bodyPending
     this.res.cork(() => {
       this.writeHead(status, headers)
       if (this.req.method === 'HEAD') this.res.endWithoutBody(Buffer.byteLength(body), close)

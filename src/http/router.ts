@@ -120,7 +120,13 @@ export interface Mounted {
   segments: string[]
 }
 
-export type Match = { mounted: Mounted; params: Record<string, string> } | { allowed: Method[] } | undefined
+/**
+ * A request's route: the matched one with its parameters (and, in `undecodable`, the name of a
+ * parameter whose percent-escapes are well-formed but not UTF-8: the edge refuses it naming it),
+ * the methods the path takes (405), or undefined (404).
+ */
+export type Match =
+  { mounted: Mounted; params: Record<string, string>; undecodable?: string } | { allowed: Method[] } | undefined
 
 /** The reserved mount point: OAuth and other discovery documents (RFC 8615). */
 export const WELL_KNOWN = { name: 'well-known', prefix: '/.well-known/' } as const
@@ -171,9 +177,9 @@ export class Router {
     if (this.patterns.length > 0) {
       const parts = path.split('/').filter(Boolean)
       for (const c of this.patterns) {
-        const params = matchSegments(c.segments, parts)
-        if (!params) continue
-        if (c.route.method === method) return { mounted: c, params }
+        const m = matchSegments(c.segments, parts)
+        if (!m) continue
+        if (c.route.method === method) return { mounted: c, ...m }
         ;(allowed ??= []).push(c.route.method)
       }
     }
@@ -188,21 +194,32 @@ function normalize(path: string): string {
     : path
 }
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
+/**
+ * The parameters of `parts` under `pattern`, or undefined when it does not match (another length,
+ * another literal segment, a malformed percent-escape). A parameter whose escapes are well-formed
+ * but decode to something that is not UTF-8 still matches, kept as sent and named in
+ * `undecodable`: decoding it would turn each invalid sequence into U+FFFD.
+ */
+function matchSegments(
+  pattern: string[],
+  parts: string[],
+): { params: Record<string, string>; undecodable?: string } | undefined {
   if (pattern.length !== parts.length) return undefined
   const params: Record<string, string> = {}
+  let undecodable: string | undefined
   for (let i = 0; i < pattern.length; i++) {
     const p = pattern[i]!
     const v = parts[i]!
     if (p.startsWith(':')) {
-      let decoded: string
+      let decoded = v
       try {
         decoded = decodeURIComponent(v)
       } catch {
-        return undefined
+        if (/%(?![0-9A-Fa-f]{2})/.test(v)) return undefined
+        undecodable ??= p.slice(1)
       }
       params[p.slice(1)] = decoded
     } else if (p !== v) return undefined
   }
-  return params
+  return undecodable === undefined ? { params } : { params, undecodable }
 }

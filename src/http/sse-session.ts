@@ -11,6 +11,10 @@
 //     the first comes within that time of the stream's start), so proxies do not cut an idle stream;
 //   - the back-pressure cap: a client that stops reading is dropped once SSE_BUFFER_BYTES wait for
 //     it (Exchange.stream), and any failed write ends the session;
+//   - one socket write per turn of the event loop: frames written in one turn (the notices of one
+//     read from Redis, the keep-alives of every stream) leave together once the loop has polled,
+//     one write per stream however many frames, so a node that fell behind catches up with a
+//     write per stream, not per frame; a lone frame waits for nothing but the rest of its turn;
 //   - its end: on drain (a `shutdown` frame with a short retry hint; one drain hook of the node's
 //     for all its streams), on whatever the stream ends on (revocation of its key, sign-out:
 //     endOn), on the client going away; every clean-up registered with onEnd runs once,
@@ -107,6 +111,13 @@ export class SseSessions {
   private readonly live = new Set<SseSession>()
   private ticker: NodeJS.Timeout | undefined
   private draining = false
+  /** Sessions holding frames of this turn, flushed once the loop has polled (setImmediate). */
+  private pending: SseSession[] = []
+  private readonly flush = () => {
+    const sessions = this.pending
+    this.pending = []
+    for (const s of sessions) s.flush()
+  }
 
   constructor(private readonly deps: SseSessionDeps) {
     deps.lifecycle.onDrain(() => {
@@ -140,6 +151,11 @@ export class SseSessions {
     this.ticker = undefined
   }
 
+  /** @internal `s` holds its first frame of this turn. */
+  later(s: SseSession): void {
+    if (this.pending.push(s) === 1) setImmediate(this.flush)
+  }
+
   /** @internal */
   get bufferBytes(): number {
     return this.deps.settings.sseBufferBytes
@@ -153,6 +169,8 @@ export class SseSession implements FeedSink {
   /** The last frame the node's drain ends the session with; false: the drain leaves it. */
   private readonly drainFrame: string | false
   private ended = false
+  /** Frames written this turn, not yet sent (SseSessions.later). */
+  private held: string | undefined = undefined
 
   constructor(
     ex: Exchange,
@@ -182,12 +200,25 @@ export class SseSession implements FeedSink {
     return this.ended
   }
 
-  /** Writes a prepared frame (sseFrame); false, and the session ended, when the stream is gone or too far behind. */
+  /**
+   * Writes a prepared frame (sseFrame), sent with the others of this turn: false when the session
+   * ended. A stream found gone or too far behind when they are sent ends the session then.
+   */
   write(frame: string): boolean {
     if (this.ended) return false
-    if (this.out.write(frame)) return true
-    this.end()
-    return false
+    if (this.held === undefined) {
+      this.held = frame
+      this.sessions.later(this)
+    } else this.held += frame
+    return true
+  }
+
+  /** @internal Sends this turn's frames in one write; a failed write ends the session. */
+  flush(): void {
+    const chunk = this.held
+    this.held = undefined
+    if (chunk === undefined || this.ended) return
+    if (!this.out.write(chunk)) this.end()
   }
 
   /** Writes one event frame. */
@@ -277,10 +308,12 @@ export class SseSession implements FeedSink {
   end(last?: string): void {
     if (this.ended) return
     this.ended = true
+    const held = this.held
+    this.held = undefined
     const ends = this.ends
     this.ends = undefined
     if (ends) for (let i = ends.length - 1; i >= 0; i--) ends[i]!()
     this.sessions.removed(this)
-    this.out.end(last)
+    this.out.end(held === undefined ? last : held + (last ?? ''))
   }
 }

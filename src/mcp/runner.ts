@@ -128,6 +128,27 @@ function asBoundAgent(p: Principal, given: Record<string, unknown>): Record<stri
   return given
 }
 
+/** A call's ToolContext: a class, so a call allocates one object and no closure for it. */
+class Context implements ToolContext<ToolDeps> {
+  readonly principal: Principal
+  readonly longRunning: () => void
+  readonly budget: WaitBudget | undefined
+  caller: ToolContext<ToolDeps>['caller'] = undefined as never
+
+  constructor(
+    readonly deps: ToolDeps,
+    private readonly opts: RunOptions,
+  ) {
+    this.principal = opts.principal
+    this.longRunning = opts.longRunning
+    this.budget = opts.budget
+  }
+
+  get signal(): AbortSignal {
+    return this.opts.abort.signal
+  }
+}
+
 export async function runTool(
   deps: McpDeps,
   def: ToolDef<ToolDeps>,
@@ -146,16 +167,7 @@ export async function runTool(
       given = asBoundAgent(opts.principal, given)
     }
     const args = argsOf(def, given)
-    const ctx: ToolContext<ToolDeps> = {
-      deps,
-      principal: opts.principal,
-      get signal() {
-        return opts.abort.signal
-      },
-      longRunning: opts.longRunning,
-      caller: undefined as never,
-      budget: opts.budget,
-    }
+    const ctx = new Context(deps, opts)
     const p = opts.principal
     requireScope(opts.principal, def.annotations.readOnlyHint === true ? 'room.read' : 'room.write')
     if (def.scope === 'team') {
@@ -180,8 +192,11 @@ export async function runTool(
     const result = await def.run(ctx, args)
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
     if (roomId === undefined) return success(result)
-    const { unread, ...rest } = result
-    return success({ room_id: roomId, ...rest, unread })
+    // room_id first (the tool's value if it has one) and unread last, the rest in the tool's order.
+    const body: Record<string, unknown> = { room_id: roomId }
+    for (const k in result) if (k !== 'unread') body[k] = result[k]
+    body.unread = result.unread
+    return success(body)
   } catch (err) {
     deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
     const appErr = err instanceof AppError ? inToolWords(err) : undefined

@@ -25,8 +25,11 @@ export class LoadedScript {
   private readonly shaHead: string
   private readonly evalHead: string
   private readonly numKeys: string
-  /** Encoded key lists, by list: room key lists are cached per room (Keys.room), so they repeat. */
-  private readonly keyParts = new WeakMap<readonly string[], string>()
+  /**
+   * Encoded key lists, by list: room key lists are cached per room (Keys.room), so they repeat.
+   * Each holds the frame's whole head (count, EVALSHA, SHA, key count, keys) by argument count.
+   */
+  private readonly heads = new WeakMap<readonly string[], { keys: string; byArgc: string[] }>()
 
   constructor(readonly script: Script) {
     this.sha = createHash('sha1').update(script.source).digest('hex')
@@ -37,16 +40,38 @@ export class LoadedScript {
 
   /** The command for one call; `cold` sends the source (EVAL) instead of the SHA. */
   command(keys: readonly string[], argv: readonly Arg[], cold = false): ScriptCommand {
-    let keyPart = this.keyParts.get(keys)
-    if (keyPart === undefined) {
-      keyPart = ''
+    let cached = this.heads.get(keys)
+    if (cached === undefined) {
+      let keyPart = ''
       for (const k of keys) keyPart += bulk(k)
-      if (Object.isFrozen(keys)) this.keyParts.set(keys, keyPart)
+      cached = { keys: keyPart, byArgc: [] }
+      if (Object.isFrozen(keys)) this.heads.set(keys, cached)
     }
-    const count = `*${3 + keys.length + argv.length}\r\n`
-    const head = count + (cold ? this.evalHead : this.shaHead) + keyPart
+    const argc = argv.length
+    let head: string
+    if (cold) head = `*${3 + keys.length + argc}\r\n` + this.evalHead + cached.keys
+    else {
+      head = cached.byArgc[argc] ?? ''
+      if (head === '') {
+        head = `*${3 + keys.length + argc}\r\n` + this.shaHead + cached.keys
+        cached.byArgc[argc] = head
+      }
+    }
+    // The arguments as ioredis keeps them, built by index: spreading a frozen key list goes
+    // through the iterator protocol, an object per element.
+    const args: Arg[] = new Array<Arg>(2 + keys.length + argc)
+    args[0] = cold ? this.script.source : this.sha
+    args[1] = this.numKeys
+    let at = 2
+    for (let i = 0; i < keys.length; i++) args[at++] = keys[i]!
+    let binary = false
+    for (let i = 0; i < argc; i++) {
+      const a = argv[i]!
+      if (Buffer.isBuffer(a)) binary = true
+      args[at++] = a
+    }
     let frame: string | Buffer
-    if (argv.some((a) => Buffer.isBuffer(a))) {
+    if (binary) {
       const parts: Buffer[] = [Buffer.from(head)]
       for (const a of argv) {
         const b = Buffer.isBuffer(a) ? a : Buffer.from(String(a))
@@ -55,14 +80,13 @@ export class LoadedScript {
       frame = Buffer.concat(parts)
     } else {
       let s = head
-      for (const a of argv) s += bulk(typeof a === 'string' ? a : String(a))
+      for (let i = 0; i < argc; i++) {
+        const a = argv[i]!
+        s += bulk(typeof a === 'string' ? a : String(a))
+      }
       frame = s
     }
-    return new ScriptCommand(
-      cold ? 'eval' : 'evalsha',
-      [cold ? this.script.source : this.sha, this.numKeys, ...keys, ...argv],
-      frame,
-    )
+    return new ScriptCommand(cold ? 'eval' : 'evalsha', args, frame)
   }
 }
 
@@ -86,3 +110,34 @@ export class ScriptCommand extends Command {
     return this.frame
   }
 }
+
+/** The timers ioredis sets on a command (its deadline; a blocking command's own), by their undocumented names. */
+interface Timed {
+  _commandTimeoutTimer?: NodeJS.Timeout | undefined
+  _blockingTimeoutTimer?: NodeJS.Timeout | undefined
+}
+
+/**
+ * Clears a script command's timers when it is answered, as ioredis' own `_clearTimers` does, but
+ * by setting the fields to undefined: ioredis deletes them, and a deleted property turns each
+ * command object into a slower dictionary-mode object, allocated anew, on every call (every call
+ * has a deadline timer under REDIS_COMMAND_TIMEOUT_MS). ioredis calls it by this name (undocumented;
+ * test/unit/evalsha.test.ts checks it is still there).
+ */
+function clearTimers(this: Timed): void {
+  const deadline = this._commandTimeoutTimer
+  if (deadline) {
+    clearTimeout(deadline)
+    this._commandTimeoutTimer = undefined
+  }
+  const blocking = this._blockingTimeoutTimer
+  if (blocking) {
+    clearTimeout(blocking)
+    this._blockingTimeoutTimer = undefined
+  }
+}
+Object.defineProperty(ScriptCommand.prototype, '_clearTimers', {
+  value: clearTimers,
+  writable: true,
+  configurable: true,
+})

@@ -6,10 +6,7 @@
 // which revokes nothing until its button is pressed. axe-core finds nothing serious on either.
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
-import { startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { axeViolations, documents, overflow, operatorInBrowser } from '../helpers/browser.js'
 
 /** The focused element as "tag text", to tell where Tab went. */
 const focused = (p: Page) =>
@@ -28,21 +25,9 @@ async function tabTo(p: Page, want: string, max = 80): Promise<number> {
 }
 
 t.test('confirmation steps by keyboard, with and without the script', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  // bypassCSP only so that axe's script can be injected; the pages are the same.
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, browser, page, session, user } = await operatorInBrowser(t)
   const docs = documents(page)
   const loaded = (name: string, ...want: string[]) => t.same(docs.take(), want, `${name}: ${want.join(', ')}`)
-
-  await signInByMail(page, site, inbox, op)
-  docs.take()
-  const session = (await ctx.cookies()).find((c) => c.name === 'ar_session')!
-  const user = (await n.node.accounts.session(session.value))!
   const mint = async (label: string) =>
     n.node.teams.mintTeamKey(user.team, { label, scope: 'admin' }, { user: user.id })
   const live = async (key: string) => (await n.call('/admin/me', { key })).status === 200

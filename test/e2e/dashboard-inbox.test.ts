@@ -7,31 +7,19 @@
 import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, createRoomInPage, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
-import { startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { axeViolations, createRoomInPage, documents, overflow, operatorInBrowser } from '../helpers/browser.js'
 
 const SHOTS = process.env.SHOTS ?? '/tmp/dash-inbox-shots'
 
 t.test('what needs you, in chromium', async (t) => {
   mkdirSync(SHOTS, { recursive: true })
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op], presenceTtlMs: 1000 })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  // bypassCSP only so that axe's script can be injected; the pages are the same.
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, ctx, page, user } = await operatorInBrowser(t, { presenceTtlMs: 1000 })
   const docs = documents(page)
   const loaded = (name: string, ...want: string[]) => t.same(docs.take(), want, `${name}: ${want.join(', ')}`)
 
-  await signInByMail(page, site, inbox, op)
   await createRoomInPage(page, site, 'Shop', 'planner, backend')
   docs.take()
 
-  const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
   const as = (agent: string) => ({ room: { teamId: user.team, roomId: 'Shop' }, agent })
   const core = n.node.core
   await core.events.post(as('backend'), { type: 'question', text: 'Postgres or SQLite?' })

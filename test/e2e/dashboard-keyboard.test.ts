@@ -5,10 +5,7 @@
 // nothing; Escape closes an open step and an open side panel. axe-core finds nothing serious.
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { axeViolations, documents, launch, overflow, signInByMail } from '../helpers/browser.js'
-import { startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { axeViolations, documents, overflow, operatorInBrowser } from '../helpers/browser.js'
 
 /** The focused element as "tag text" (a field by its name), to tell where Tab went. */
 const focused = (p: Page) =>
@@ -30,18 +27,9 @@ async function tabTo(p: Page, want: string, max: number): Promise<number> {
 }
 
 t.test('the room page by keyboard first', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  // bypassCSP only so that axe's script can be injected; the pages are the same.
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
+  const { n, site, page, user } = await operatorInBrowser(t)
   const docs = documents(page)
 
-  await signInByMail(page, site, inbox, op)
-  const user = (await n.node.accounts.session((await ctx.cookies()).find((c) => c.name === 'ar_session')!.value))!
   const core = n.node.core
   const roomId = 'keys-room'
   await core.rooms.create(user.team, { room_id: roomId, template: 'web-app' }, 'planner')

@@ -52,7 +52,7 @@ import { runTeamsCli } from '../../src/ops/teams-cli.js'
 import { Browser } from '../helpers/mail.js'
 import { callTool } from '../helpers/mcp.js'
 import { eventually } from '../helpers/realtime.js'
-import { freePort } from '../helpers/redis.js'
+import { freePort, spawnRedis } from '../helpers/redis.js'
 import { sharedRedis, uid } from '../helpers/shared.js'
 
 // This file builds the service and starts and stops it several times: on a loaded 2-core machine
@@ -569,30 +569,7 @@ t.test('npm run team finds Redis as the service does: LOCAL_REDIS, and never sta
 })
 
 t.test('local-redis: a Redis that needs a password is named, with the setting to use', async (t) => {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'ar-auth-'))
-  const proc = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--requirepass',
-      'sesame',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  )
-  t.teardown(() => {
-    proc.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const port = await spawnRedis(t, ['--requirepass', 'sesame'])
   t.ok(
     await eventually(async () => (await probeRedis('127.0.0.1', port)) === 'auth', 10_000),
     'a real redis-server with requirepass',

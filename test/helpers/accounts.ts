@@ -1,7 +1,7 @@
 // Helpers of the accounts tests: a key prefix of the test's own (the accounts directory is one
 // hash tag per prefix, so tests that share a Redis never see each other's people), and a scan of
-// every key and every member on every master for traces of a team or a person; and a node whose
-// operator has signed in, for the page tests.
+// every key and every member on every master for traces of a team or a person; and nodes with an
+// operator, signed in or not yet, for the page tests.
 import { randomBytes } from 'node:crypto'
 import { Cluster, type Redis } from 'ioredis'
 import type { Test } from 'tap'
@@ -57,6 +57,21 @@ export async function traces(raw: Redis | Cluster, prefix: string, needles: stri
 }
 
 /**
+ * A node (standalone, accounts of KEY_PREFIX `prefix`, its own, mail to a real SMTP server of the
+ * test, `settings` on top) and the address of its operator (ADMIN_EMAILS), not signed in.
+ */
+export async function operatorNode(
+  t: Test,
+  settings: Partial<Settings> = {},
+): Promise<{ inbox: Inbox; op: string; prefix: string; n: TestNode }> {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const prefix = testPrefix()
+  const n = await startNode(t, 'standalone', { keyPrefix: prefix, smtpUrl: inbox.url, adminEmails: [op], ...settings })
+  return { inbox, op, prefix, n }
+}
+
+/**
  * A node (standalone, accounts of a prefix of its own, mail to a real SMTP server of the test)
  * whose operator (ADMIN_EMAILS) has signed in by mailed link: `first` is the page that showed
  * their new team's key once.
@@ -65,14 +80,7 @@ export async function signedInOperator(
   t: Test,
   settings: Partial<Settings> = {},
 ): Promise<{ inbox: Inbox; op: string; n: TestNode; b: Browser; first: Page }> {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', {
-    keyPrefix: testPrefix(),
-    smtpUrl: inbox.url,
-    adminEmails: [op],
-    ...settings,
-  })
+  const { inbox, op, n } = await operatorNode(t, settings)
   const b = new Browser(n.base)
   await b.post('/signin', { email: op })
   const first = await b.follow(linkIn(await inbox.next(op)))

@@ -4,8 +4,10 @@
 // cut, to drop the network under a page.
 import { createConnection, createServer, type Socket } from 'node:net'
 import axe from 'axe-core'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Cookie, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import type { User } from '../../src/auth/accounts.js'
+import type { Settings } from '../../src/config.js'
 import { linkIn, startSmtp, type Inbox } from './mail.js'
 import { startNode, type TestNode } from './node.js'
 import { uid } from './shared.js'
@@ -42,10 +44,43 @@ export async function launch(t: Test): Promise<Browser> {
 }
 
 /**
- * A signed-in operator in chromium at 1280 px, on a node of its own with a real SMTP server, who
- * created room `room` (blank template) for `agents` on the page: the page, its context (the CSP
- * bypassed only so that axe's script can be injected), the site's address, and the room model
- * as the room's agents (`as`).
+ * An operator signed in by mail in chromium at 1280 px, on a node of its own (`settings` on top)
+ * with a real SMTP server: the node, the site's address (localhost: the session cookie's origin),
+ * the browser, the context, its page, the session cookie and the signed-in user. `bypassCSP` only
+ * so that axe's script can be injected: the pages are the same.
+ */
+export async function operatorInBrowser(
+  t: Test,
+  settings: Partial<Settings> = {},
+  bypassCSP = true,
+): Promise<{
+  n: TestNode
+  inbox: Inbox
+  op: string
+  site: string
+  browser: Browser
+  ctx: BrowserContext
+  page: Page
+  session: Cookie
+  user: User
+}> {
+  const inbox = await startSmtp(t)
+  const op = `${uid('op')}@example.com`
+  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op], ...settings })
+  const site = n.base.replace('127.0.0.1', 'localhost')
+  const browser = await launch(t)
+  const ctx = await browser.newContext({ bypassCSP, viewport: { width: 1280, height: 900 } })
+  const page = await ctx.newPage()
+  await signInByMail(page, site, inbox, op)
+  const session = (await ctx.cookies()).find((c) => c.name === 'ar_session')!
+  const user = (await n.node.accounts.session(session.value))!
+  return { n, inbox, op, site, browser, ctx, page, session, user }
+}
+
+/**
+ * A signed-in operator (operatorInBrowser) who created room `room` (blank template) for `agents`
+ * on the page: the page, its context, the site's address, and the room model as the room's
+ * agents (`as`).
  */
 export async function roomInBrowser(
   t: Test,
@@ -58,17 +93,8 @@ export async function roomInBrowser(
   page: Page
   as: (agent: string) => { room: { teamId: string; roomId: string }; agent: string }
 }> {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', { smtpUrl: inbox.url, adminEmails: [op] })
-  const site = n.base.replace('127.0.0.1', 'localhost')
-  const browser = await launch(t)
-  const ctx = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })
-  const page = await ctx.newPage()
-  await signInByMail(page, site, inbox, op)
+  const { n, site, ctx, page, user } = await operatorInBrowser(t)
   await createRoomInPage(page, site, room, agents)
-  const session = (await ctx.cookies()).find((c) => c.name === 'ar_session')!.value
-  const user = (await n.node.accounts.session(session))!
   return { n, site, ctx, page, as: (agent) => ({ room: { teamId: user.team, roomId: room }, agent }) }
 }
 

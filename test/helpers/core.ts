@@ -4,6 +4,7 @@ import type { Settings } from '../../src/config.js'
 import { Core, type Caller } from '../../src/core/index.js'
 import { decodeNotice, type Notice } from '../../src/core/events.js'
 import type { RoomKeys } from '../../src/store/keys.js'
+import type { Store } from '../../src/store/store.js'
 import { rawClient, storeFor, subscriberFor, uid, type Backend } from './shared.js'
 import { eventually } from './wait.js'
 
@@ -23,17 +24,28 @@ export function coreFor(t: Test, backend: Backend, overrides: Partial<Settings> 
   return core
 }
 
-/** A new room (template `template`) in a new team on `backend`. */
+/** What a new room is: its template (blank by default), and its team and id when not new ones. */
+export interface NewRoom {
+  template?: string
+  teamId?: string
+  roomId?: string
+}
+
+/** A new room (NewRoom) on `backend`, through a Core of its own (`settings` on top of the backend's). */
 export async function newRoom(
   t: Test,
   backend: Backend,
-  opts: { template?: string; settings?: Partial<Settings> } = {},
+  opts: NewRoom & { settings?: Partial<Settings> } = {},
 ): Promise<TestRoom> {
-  const store = storeFor(backend, opts.settings ?? {})
+  return roomThrough(t, storeFor(backend, opts.settings ?? {}), opts)
+}
+
+/** A new room (NewRoom) written through a Core of its own over `store`, which the test's end closes. */
+export async function roomThrough(t: Test, store: Store<Settings>, opts: NewRoom = {}): Promise<TestRoom> {
   const core = new Core(store, store.settings)
   t.teardown(() => store.close())
-  const teamId = uid('tm')
-  const { room } = await core.rooms.create(teamId, { template: opts.template ?? 'blank' }, 'test')
+  const teamId = opts.teamId ?? uid('tm')
+  const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: opts.template ?? 'blank' }, 'test')
   return {
     core,
     teamId,

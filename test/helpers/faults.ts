@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { createLogger, type Logger } from '../../src/shared/logger.js'
-import { freePort, waitForPing } from './redis.js'
+import { freePort, redisArgs, waitForPing } from './redis.js'
 
 export interface KillableRedis {
   port: number
@@ -30,23 +30,7 @@ export async function killableRedis(
 ): Promise<KillableRedis> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), `ar-fault-${port}-`))
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    fsync,
-    '--maxmemory-policy',
-    'noeviction',
-    ...extra,
-  ]
+  const args = [...redisArgs(port, dir, fsync), '--maxmemory-policy', 'noeviction', ...extra]
   let proc: ChildProcess | undefined
   const spawnIt = async () => {
     const p = spawn('redis-server', args, { stdio: 'ignore' })

@@ -46,6 +46,30 @@ export async function waitForPing(port: number, timeoutMs = 10_000): Promise<voi
 }
 
 /**
+ * The arguments of a throwaway redis-server on loopback `port` keeping its files in `dir`: no RDB
+ * snapshots, and no AOF unless `appendfsync` asks for one (then with that fsync policy).
+ */
+export function redisArgs(port: number, dir: string, appendfsync?: 'always' | 'everysec'): string[] {
+  const aof = appendfsync ? ['--appendonly', 'yes', '--appendfsync', appendfsync] : ['--appendonly', 'no']
+  return ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', ...aof]
+}
+
+/**
+ * A redis-server with `extra` config on a free port, killed (and its folder removed) when the test
+ * ends. It is not waited for: it may refuse PING (a password), so the test probes it its own way.
+ */
+export async function spawnRedis(t: { teardown(fn: () => void): void }, extra: string[] = []): Promise<number> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), `ar-redis-${port}-`))
+  const proc = spawn('redis-server', [...redisArgs(port, dir), ...extra], { stdio: 'ignore' })
+  t.teardown(() => {
+    proc.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return port
+}
+
+/**
  * Starts one redis-server. `extra` are additional config arguments (e.g. ['--cluster-enabled',
  * 'yes']); `binary` another build than the one on the PATH (a Redis 8: test/helpers/redis8.ts).
  */
@@ -59,23 +83,7 @@ export async function startRedis(
   const dir = mkdtempSync(join(tmpdir(), `ar-redis-${p}-`))
   const proc = spawn(
     binary,
-    [
-      '--port',
-      String(p),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      '--maxmemory-policy',
-      'noeviction',
-      '--maxmemory',
-      '1gb',
-      ...extra,
-    ],
+    [...redisArgs(p, dir), '--maxmemory-policy', 'noeviction', '--maxmemory', '1gb', ...extra],
     { stdio: 'ignore', detached },
   )
   if (detached) proc.unref()

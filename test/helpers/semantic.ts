@@ -6,12 +6,11 @@ import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { defaultSettings, type Settings } from '../../src/config.js'
-import { Core } from '../../src/core/index.js'
 import type { Hub } from '../../src/realtime/hub.js'
 import { createEmbedder } from '../../src/search/embed/index.js'
 import { RedisSearchEngine } from '../../src/search/redis/engine.js'
 import { Store } from '../../src/store/store.js'
-import type { TestRoom } from './core.js'
+import { roomThrough, type TestRoom } from './core.js'
 import { TEST_MODEL } from './embedder.js'
 import { startHub } from './realtime.js'
 import { uid } from './shared.js'
@@ -52,12 +51,20 @@ export interface SemanticNode {
 
 /** A Redis engine with semantic search on its own store and hub (a node of its own), stopped with the test. */
 export async function semanticNode(t: Test, settings: Settings): Promise<SemanticNode> {
-  const store = new Store(settings)
-  const hub = await startHub(t, store)
-  const engine = new RedisSearchEngine(store, hub, settings, {
+  return engineOn(t, new Store(settings), {
     embedder: createEmbedder(settings)!,
     indexer: { sweepMs: 0, retryMs: 100, pollMs: 50 },
   })
+}
+
+/** A Redis engine (`options` as its constructor takes) over `store` and a hub of its own, stopped with the test. */
+export async function engineOn(
+  t: Test,
+  store: Store<Settings>,
+  options?: ConstructorParameters<typeof RedisSearchEngine>[3],
+): Promise<SemanticNode> {
+  const hub = await startHub(t, store)
+  const engine = new RedisSearchEngine(store, hub, store.settings, options)
   await engine.start()
   t.teardown(async () => {
     await engine.stop()
@@ -73,19 +80,5 @@ export async function roomWith(
   settings: Settings,
   opts: { teamId?: string; roomId?: string } = {},
 ): Promise<TestRoom> {
-  const store = new Store(settings)
-  const core = new Core(store, settings)
-  t.teardown(() => store.close())
-  const teamId = opts.teamId ?? uid('tm')
-  const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: 'blank' }, 'test')
-  return {
-    core,
-    teamId,
-    roomId: room.room_id,
-    as: (agent?: string, idempotencyKey?: string) => ({
-      room: { teamId, roomId: room.room_id },
-      agent,
-      idempotencyKey,
-    }),
-  }
+  return roomThrough(t, new Store(settings), opts)
 }

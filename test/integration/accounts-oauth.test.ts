@@ -1,8 +1,8 @@
 // Sign-in through OAuth: GitHub's flow against a local stand-in that speaks its token and user
 // endpoints (PKCE checked). An identity links to an account only through a verified address.
 import t from 'tap'
-import { testPrefix, traces } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp, type Page } from '../helpers/mail.js'
+import { operatorNode, testPrefix, traces } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn, type Page } from '../helpers/mail.js'
 import { startNode } from '../helpers/node.js'
 import { startGitHub, startOidc } from '../helpers/oauth.js'
 import { rawClient, uid } from '../helpers/shared.js'
@@ -23,13 +23,7 @@ async function ghAuthorize(url: string): Promise<string> {
 
 t.test('GitHub', async (t) => {
   const gh = await startGitHub(t, 'gh-client', 'gh-secret')
-  const inbox = await startSmtp(t)
-  const prefix = testPrefix()
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', {
-    keyPrefix: prefix,
-    smtpUrl: inbox.url,
-    adminEmails: [op],
+  const { inbox, op, prefix, n } = await operatorNode(t, {
     githubClientId: 'gh-client',
     githubClientSecret: 'gh-secret',
     githubUrl: gh.url,
@@ -166,13 +160,7 @@ t.test('OpenID Connect (a real oidc-provider) trusted to link by verified addres
 
 t.test('OpenID Connect not trusted to link by address (the default): only a signed-in person links it', async (t) => {
   const issuer = await startOidc(t)
-  const inbox = await startSmtp(t)
-  const prefix = testPrefix()
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', {
-    keyPrefix: prefix,
-    smtpUrl: inbox.url,
-    adminEmails: [op],
+  const { inbox, op, prefix, n } = await operatorNode(t, {
     oidcIssuer: issuer.url,
     oidcClientId: 'rooms',
     oidcClientSecret: 'rooms-secret',

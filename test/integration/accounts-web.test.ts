@@ -2,21 +2,12 @@
 // waitlist, an operator's approval, e-mail links (GET shows Continue, only POST consumes), the key
 // shown once, invites, sessions, CSRF, security headers, rate limits, and account deletion.
 import t from 'tap'
-import { signedInOperator, testPrefix, traces } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
-import { startNode } from '../helpers/node.js'
+import { operatorNode, signedInOperator, traces } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn } from '../helpers/mail.js'
 import { rawClient, uid } from '../helpers/shared.js'
 
 t.test('standalone', async (t) => {
-  const inbox = await startSmtp(t)
-  const prefix = testPrefix()
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', {
-    keyPrefix: prefix,
-    smtpUrl: inbox.url,
-    adminEmails: [op],
-    signInRatePerAddress: 8,
-  })
+  const { inbox, op, prefix, n } = await operatorNode(t, { signInRatePerAddress: 8 })
   const raw = rawClient('standalone')
   t.teardown(() => raw.disconnect())
 

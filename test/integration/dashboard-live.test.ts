@@ -109,11 +109,18 @@ t.test('standalone, two nodes', async (t) => {
     t.notMatch(data.item, '<b>', 'no markup of the agent')
     const changed = f
       .filter((x) => x.event === 'changed')
-      .map((x) => JSON.parse(x.data!) as { parts: string[]; html?: Record<string, string> })
+      .map(
+        (x) => JSON.parse(x.data!) as { parts: string[]; html?: Record<string, string>; v?: Record<string, unknown[]> },
+      )
+    // Each part it changes is named to fetch, or patched (`v`, by data-part: what needs you is needs-<room>).
+    const moved = (c: (typeof changed)[number], p: string) =>
+      c.parts.includes(p) || Object.keys(c.v ?? {}).some((k) => k === p || k.startsWith(`${p}-`))
     t.ok(
-      changed.some((c) => ['plan', 'graph', 'needs'].every((p) => c.parts.includes(p)) && !c.parts.includes('events')),
+      changed.some((c) => ['plan', 'graph', 'needs'].every((p) => moved(c, p)) && !c.parts.includes('events')),
       `a task change is announced with the parts it changes (${JSON.stringify(changed)})`,
     )
+    const patched = changed.find((c) => c.v?.['plan'])?.v?.['plan']
+    t.match(patched, [String, String, Array], 'the board as a patch from the version before')
     const head = changed.find((c) => c.html?.head)
     t.match(head?.html?.head, /^<p class="muted" data-part="head">.* 1 events posted/, 'the head, rendered')
     t.match(head?.html?.['events-count'], '(1 posted)', "the feed heading's count")

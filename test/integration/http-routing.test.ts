@@ -255,6 +255,30 @@ for (const backend of BACKENDS) {
       }
     })
 
+    t.test('a body refused before it is read (a bad key) closes its connection at once', async (t) => {
+      const port = Number(new URL(n.base).port)
+      for (const [name, head] of [
+        ['chunked', 'Transfer-Encoding: chunked'],
+        ['Content-Length', `Content-Length: ${BODY_LIMIT - 1}`],
+      ] as const) {
+        const sock = connect(port, '127.0.0.1')
+        let answer = ''
+        sock.on('data', (d) => (answer += d.toString()))
+        const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
+        sock.on('error', () => undefined)
+        sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ar_no.such_key\r\n${head}\r\n\r\n`)
+        // Sends slowly and without end (within the limit for the declared length), as a stalled upload does.
+        const sending = setInterval(() => {
+          if (!sock.destroyed) sock.write(name === 'chunked' ? '10\r\nxxxxxxxxxxxxxxxx\r\n' : 'x'.repeat(16))
+        }, 20)
+        const waited = await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)])
+        clearInterval(sending)
+        sock.destroy()
+        t.ok(waited, `${name}: the node closed the connection`)
+        t.match(answer, /^HTTP\/1\.1 401 /, `${name}: after answering 401`)
+      }
+    })
+
     t.test('POST /admin/rooms: Idempotency-Key, and a taken roomId', async (t) => {
       const post = (idem?: string) =>
         n.call('/admin/rooms', {

@@ -1,6 +1,7 @@
-// Bodies and queries that are not UTF-8 are refused on every surface (the HTTP API, /mcp, the
-// dashboard's forms), naming where, and change nothing: decoding them would turn each invalid
-// sequence into U+FFFD, so `u\xff\xfe` and `u\xc0\xaf` would be one agent.
+// Bodies, queries and path parameters that are not UTF-8 are refused on every surface (the HTTP
+// API, the room stream, /mcp, the dashboard's forms), naming where, and change nothing: decoding
+// them would turn each invalid sequence into U+FFFD, so `u\xff\xfe` and `u\xc0\xaf` would be one
+// agent.
 import t from 'tap'
 import { signedInOperator } from '../helpers/accounts.js'
 import { legacyCall } from '../helpers/mcp.js'
@@ -63,6 +64,25 @@ t.test('the HTTP API and /mcp refuse what is not UTF-8', async (t) => {
     t.same(body.error.details, { field: 'limit' })
     const fine = await n.call('/admin/audit?limit=5&note=%E2%9C%93%', { key })
     t.equal(fine.status, 200, 'UTF-8 escapes and a lone % are fine')
+  })
+
+  await t.test('a path parameter whose escapes are not UTF-8 is named, on the API and the room stream', async (t) => {
+    for (const path of ['/room/u%FF%FE', '/admin/rooms/u%C0%AF/stats', '/rooms/u%ED%A0%80/stream']) {
+      const res = await n.call(path, { key })
+      t.equal(res.status, 400, path)
+      const body = (await res.json()) as { error: { code: string; message: string; details: unknown } }
+      t.match(body.error, {
+        code: 'invalid_request',
+        message: /^roomId: its percent-escapes in the path are not UTF-8/,
+      })
+      t.same(body.error.details, { field: 'roomId' })
+    }
+    const query = await n.call(`/rooms/${roomId}/stream?agent_id=%C0%AF`, { key })
+    t.equal(query.status, 400, "the stream's query is held to UTF-8 too")
+    t.match(await query.json(), { error: { message: /^agent_id: its percent-escapes are not UTF-8/ } })
+    t.equal((await n.call('/admin/rooms/%zz', { key })).status, 404, 'a malformed escape names no route, as before')
+    const fine = await n.call(`/admin/rooms/${encodeURIComponent(roomId)}/stats`, { key })
+    t.equal(fine.status, 200, 'a UTF-8 path goes through')
   })
 })
 

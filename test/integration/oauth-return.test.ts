@@ -6,8 +6,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import t, { type Test } from 'tap'
-import { testPrefix } from '../helpers/accounts.js'
-import { Browser, keyIn, linkIn, startSmtp } from '../helpers/mail.js'
+import { operatorNode, testPrefix } from '../helpers/accounts.js'
+import { Browser, keyIn, linkIn } from '../helpers/mail.js'
 import { callTool } from '../helpers/mcp.js'
 import { MemoryAuthProvider } from '../helpers/mcp-oauth.js'
 import { startNode, type TestNode } from '../helpers/node.js'
@@ -64,15 +64,7 @@ async function allow(
 }
 
 t.test('by a mailed link', async (t) => {
-  const inbox = await startSmtp(t)
-  const op = `${uid('op')}@example.com`
-  const n = await startNode(t, 'standalone', {
-    keyPrefix: testPrefix(),
-    smtpUrl: inbox.url,
-    adminEmails: [op],
-    signInRatePerAddress: 1000,
-    signInRatePerIp: 1000,
-  })
+  const { inbox, op, n } = await operatorNode(t, { signInRatePerAddress: 1000, signInRatePerIp: 1000 })
   const base = n.base.replace('127.0.0.1', 'localhost')
   const first = new Browser(base)
   await first.post('/signin', { email: op })

@@ -3,17 +3,13 @@
 // no Redis 6 can be installed beside Redis 7 here), real Redis 7 servers pass, standalone and
 // every master of a Cluster, and a policy that may evict keys is warned about.
 import t, { type Test } from 'tap'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createLogger } from '../../src/shared/logger.js'
 import { ServiceNode } from '../../src/node.js'
 import { probeRedis } from '../../src/ops/local-redis.js'
 import { INSTALL_HINT, checkRedis, infoField, versionProblem } from '../../src/ops/redis-check.js'
 import { createClient } from '../../src/store/store.js'
 import { eventually } from '../helpers/realtime.js'
-import { freePort } from '../helpers/redis.js'
+import { spawnRedis } from '../helpers/redis.js'
 import { settingsFor } from '../helpers/shared.js'
 
 /** An INFO reply as Redis writes it (CRLF lines, section headers). */
@@ -78,17 +74,7 @@ t.test(
 
 /** A real redis-server with `extra` config; stopped when the test ends. */
 async function redisWith(t: Test, extra: string[]): Promise<number> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'ar-check-'))
-  const proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
-    { stdio: 'ignore' },
-  )
-  t.teardown(() => {
-    proc.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const port = await spawnRedis(t, extra)
   t.ok(
     await eventually(async () => (await probeRedis('127.0.0.1', port)) === 'pong', 10_000),
     `a real redis-server with ${extra.join(' ')}`,

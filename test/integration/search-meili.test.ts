@@ -10,10 +10,9 @@ import t from 'tap'
 import type { Test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import type { Settings } from '../../src/config.js'
-import { Core } from '../../src/core/index.js'
 import { MeiliSearchEngine } from '../../src/search/meili/engine.js'
 import { RedisSearchEngine } from '../../src/search/redis/engine.js'
-import type { TestRoom } from '../helpers/core.js'
+import { newRoom } from '../helpers/core.js'
 import { startHub } from '../helpers/realtime.js'
 import { searchConformance } from '../helpers/search-conformance.js'
 import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
@@ -34,27 +33,13 @@ async function meiliEngine(t: Test, backend: Backend, overrides: Partial<Setting
   return engine
 }
 
-async function roomOn(t: Test, backend: Backend, opts: { teamId?: string; roomId?: string } = {}): Promise<TestRoom> {
-  const store = storeFor(backend)
-  const core = new Core(store, store.settings)
-  t.teardown(() => store.close())
-  const teamId = opts.teamId ?? uid('tm')
-  const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: 'blank' }, 'test')
-  return {
-    core,
-    teamId,
-    roomId: room.room_id,
-    as: (agent?: string) => ({ room: { teamId, roomId: room.room_id }, agent }),
-  }
-}
-
 for (const backend of BACKENDS) {
   t.test(`${backend}: Meilisearch unreachable`, async (t) => {
     const down = { meiliUrl: 'http://127.0.0.1:1', meiliIndex: `down-${uid('')}` }
 
     t.test('a lexical search is answered by the Redis engine, with a note saying so', async (t) => {
       const engine = await meiliEngine(t, backend, down)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'still searchable' })
       const a = await engine.search(r.as('a'), { query: 'searchable' })
       t.equal(a.engine, 'redis')
@@ -77,7 +62,7 @@ for (const backend of BACKENDS) {
         meiliEmbedderModel: 'nomic-embed-text',
       })
       t.equal(engine.semanticEnabled, true)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await t.rejects(engine.search(r.as('a'), { query: 'anything', semantic: true }), {
         code: 'unavailable',
         message: /Meilisearch is unreachable/,
@@ -117,7 +102,7 @@ if (!url) {
         t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
         return {
           engine,
-          newRoom: (tt, opts) => roomOn(tt, backend, opts),
+          newRoom: (tt, opts) => newRoom(tt, backend, opts),
           settle: async (ref) => {
             await engine.indexer.reconcile(ref)
           },
@@ -127,7 +112,7 @@ if (!url) {
       t.test('the documents of an expired room are deleted from the index', async (t) => {
         const engine = await meiliEngine(t, backend, settings)
         t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
-        const r = await roomOn(t, backend)
+        const r = await newRoom(t, backend)
         await r.core.plan.addTask(r.as('a'), { title: 'ephemeral' })
         const ref = { teamId: r.teamId, roomId: r.roomId }
         await engine.indexer.reconcile(ref)
@@ -147,9 +132,9 @@ if (!url) {
       t.test("a deleted team's documents are all removed, and no other team's", async (t) => {
         const engine = await meiliEngine(t, backend, settings)
         t.teardown(() => engine.sink.client.deleteIndexIfExists(engine.sink.uid))
-        const gone = await roomOn(t, backend)
-        const goneToo = await roomOn(t, backend, { teamId: gone.teamId })
-        const stays = await roomOn(t, backend)
+        const gone = await newRoom(t, backend)
+        const goneToo = await newRoom(t, backend, { teamId: gone.teamId })
+        const stays = await newRoom(t, backend)
         for (const r of [gone, goneToo, stays]) {
           await r.core.plan.addTask(r.as('a'), { title: 'indexed' })
           await engine.indexer.reconcile({ teamId: r.teamId, roomId: r.roomId })

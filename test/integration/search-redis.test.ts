@@ -9,32 +9,16 @@ import type { RoomReply } from '../../src/store/script-map/index.js'
 import type { Test } from 'tap'
 import { decode, encode } from '@msgpack/msgpack'
 import type { Settings } from '../../src/config.js'
-import { Core } from '../../src/core/index.js'
-import { RedisSearchEngine } from '../../src/search/redis/engine.js'
-import type { Hub } from '../../src/realtime/hub.js'
 import type { RoomRef } from '../../src/store/keys.js'
 import type { Store } from '../../src/store/store.js'
-import { until, type TestRoom } from '../helpers/core.js'
-import { startHub } from '../helpers/realtime.js'
+import { newRoom, until, type TestRoom } from '../helpers/core.js'
+import { engineOn, type SemanticNode } from '../helpers/semantic.js'
 import { searchConformance } from '../helpers/search-conformance.js'
-import { BACKENDS, storeFor, uid, type Backend } from '../helpers/shared.js'
+import { BACKENDS, storeFor, type Backend } from '../helpers/shared.js'
 
 /** An engine on its own store and hub (a node of its own), stopped with the test. */
-async function engineFor(
-  t: Test,
-  backend: Backend,
-  overrides: Partial<Settings> = {},
-): Promise<{ engine: RedisSearchEngine; store: Store; hub: Hub }> {
-  const store = storeFor(backend, overrides)
-  const hub = await startHub(t, store)
-  const engine = new RedisSearchEngine(store, hub, store.settings)
-  await engine.start()
-  t.teardown(async () => {
-    await engine.stop()
-    await hub.stop()
-    await store.close()
-  })
-  return { engine, store, hub }
+function engineFor(t: Test, backend: Backend, overrides: Partial<Settings> = {}): Promise<SemanticNode> {
+  return engineOn(t, storeFor(backend, overrides))
 }
 
 /**
@@ -51,33 +35,10 @@ async function quietRename(store: Store, ref: RoomRef, title: string): Promise<n
 
 /** A room of six context entries of ~60 K characters each (~720 KB as the budget counts). */
 async function bigRoom(t: Test, backend: Backend): Promise<TestRoom> {
-  const r = await roomOn(t, backend)
+  const r = await newRoom(t, backend)
   for (let i = 0; i < 6; i++)
     await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
   return r
-}
-
-/** A room written through a Core on another connection than the engine's (another node). */
-async function roomOn(
-  t: Test,
-  backend: Backend,
-  opts: { teamId?: string; roomId?: string; template?: string; settings?: Partial<Settings> } = {},
-): Promise<TestRoom> {
-  const store = storeFor(backend, opts.settings ?? {})
-  const core = new Core(store, store.settings)
-  t.teardown(() => store.close())
-  const teamId = opts.teamId ?? uid('tm')
-  const { room } = await core.rooms.create(teamId, { room_id: opts.roomId, template: opts.template ?? 'blank' }, 'test')
-  return {
-    core,
-    teamId,
-    roomId: room.room_id,
-    as: (agent?: string, idempotencyKey?: string) => ({
-      room: { teamId, roomId: room.room_id },
-      agent,
-      idempotencyKey,
-    }),
-  }
 }
 
 const refs = (a: { results: { ref: string }[] }) => a.results.map((r) => r.ref)
@@ -86,12 +47,12 @@ for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     searchConformance(t, `redis engine (${backend})`, async () => {
       const { engine } = await engineFor(t, backend)
-      return { engine, newRoom: (tt, opts) => roomOn(tt, backend, opts), settle: async () => {} }
+      return { engine, newRoom: (tt, opts) => newRoom(tt, backend, opts), settle: async () => {} }
     })
 
     t.test('a hit that has some of the query words names them; one with all of them does not', async (t) => {
       const { engine } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'Retry webhook deliveries' })
       await r.core.plan.addTask(r.as('a'), { title: 'Webhook signatures' })
       const a = await engine.search(r.as('a'), { query: 'retry webhook deliv' })
@@ -107,7 +68,7 @@ for (const backend of BACKENDS) {
 
     t.test('a change whose notice was lost is still found: the search waits, then reads the room again', async (t) => {
       const { engine, store } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'first task' })
       t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
       // A task written behind the scripts' back, with the content seq bumped and no notice: as if
@@ -120,7 +81,7 @@ for (const backend of BACKENDS) {
 
     t.test('a late notice is waited for a second time: no full read of the room', async (t) => {
       const { engine, store } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       const ref = { teamId: r.teamId, roomId: r.roomId }
       await r.core.plan.addTask(r.as('a'), { title: 'first task' })
       t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
@@ -140,7 +101,7 @@ for (const backend of BACKENDS) {
 
     t.test('a search in progress on a closed index answers, and the room is not followed again', async (t) => {
       const { engine, store, hub } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'first task' })
       t.same(refs(await engine.search(r.as('a'), { query: 'first' })), ['task t1'])
       t.equal(hub.stats().listeners, 1)
@@ -223,7 +184,7 @@ for (const backend of BACKENDS) {
         })
         const settings = { eventsRetained: 10, eventTextBytes: 65_536 }
         const big = await bigRoom(t, backend)
-        const r = await roomOn(t, backend, { settings })
+        const r = await newRoom(t, backend, { settings })
         t.equal((await engine.search(big.as('x'), { query: 'needle' })).results.length, 6)
         t.equal((await engine.search(r.as('x'), { query: 'anything' })).results.length, 0)
         const base = engine.stats().textLength
@@ -248,7 +209,7 @@ for (const backend of BACKENDS) {
 
     t.test('a bulk edit is read back in calls of bounded size', async (t) => {
       const { engine, store } = await engineFor(t, backend, { searchFieldBytes: 65_536 })
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       for (let i = 0; i < 40; i++)
         await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `before ${'x'.repeat(50_000)}` })
       t.equal((await engine.search(r.as('x'), { query: 'before', limit: 50 })).results.length, 40)
@@ -273,7 +234,7 @@ for (const backend of BACKENDS) {
 
     t.test('a room that expired is not_found, and the same id created again starts empty', async (t) => {
       const { engine, store } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'before expiry' })
       t.equal((await engine.search(r.as('a'), { query: 'expiry' })).results.length, 1)
       const k = store.keys.room({ teamId: r.teamId, roomId: r.roomId })
@@ -288,7 +249,7 @@ for (const backend of BACKENDS) {
 
     t.test('a room created again while cached is read again (its created notice)', async (t) => {
       const { engine, store } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       await r.core.plan.addTask(r.as('a'), { title: 'old incarnation' })
       t.equal((await engine.search(r.as('a'), { query: 'incarnation' })).results.length, 1)
       const k = store.keys.room({ teamId: r.teamId, roomId: r.roomId })
@@ -300,7 +261,7 @@ for (const backend of BACKENDS) {
 
     t.test('trimmed events leave the index; template content is found', async (t) => {
       const { engine } = await engineFor(t, backend, { eventsRetained: 10 })
-      const r = await roomOn(t, backend, { template: 'web-app', settings: { eventsRetained: 10 } })
+      const r = await newRoom(t, backend, { template: 'web-app', settings: { eventsRetained: 10 } })
       t.ok(
         (await engine.search(r.as('a'), { query: 'brief', kinds: ['context'] })).results.length > 0,
         "the template's product brief",
@@ -314,7 +275,7 @@ for (const backend of BACKENDS) {
 
     t.test('only the first SEARCH_FIELD_BYTES of notes and bodies are indexed', async (t) => {
       const { engine } = await engineFor(t, backend, { searchFieldBytes: 1024 })
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       const body = `early ${'padding '.repeat(200)} late`
       await r.core.context.write(r.as('a'), { type: 'spec', key: 'long', body })
       t.equal((await engine.search(r.as('a'), { query: 'early' })).results.length, 1)
@@ -330,7 +291,7 @@ for (const backend of BACKENDS) {
           searchCacheIdleMs: 1000,
           searchFieldBytes: 65_536,
         })
-        const rooms = [await roomOn(t, backend), await roomOn(t, backend)]
+        const rooms = [await newRoom(t, backend), await newRoom(t, backend)]
         for (const r of rooms) {
           for (let i = 0; i < 6; i++)
             await r.core.context.write(r.as('a'), { type: 'spec', key: `k${i}`, body: `needle ${'x'.repeat(60_000)}` })
@@ -349,7 +310,7 @@ for (const backend of BACKENDS) {
 
     t.test('concurrent searches and writes of one room agree with the room', async (t) => {
       const { engine } = await engineFor(t, backend)
-      const r = await roomOn(t, backend)
+      const r = await newRoom(t, backend)
       const writes = Array.from({ length: 30 }, (_, i) =>
         r.core.plan.addTask(r.as('a'), { title: `parallel task ${i}` }),
       )

@@ -62,4 +62,25 @@ t.test('ioredis is pinned to the exact version installed, which still has toWrit
   const installed = (createRequire(import.meta.url)('ioredis/package.json') as { version: string }).version
   t.equal(installed, pinned, 'the installed ioredis is the pinned one')
   t.equal(typeof Command.prototype.toWritable, 'function', 'Command#toWritable, the method overridden, exists')
+  const clear = (Command.prototype as unknown as Record<string, unknown>)._clearTimers
+  t.equal(typeof clear, 'function', 'Command#_clearTimers, which script commands replace, exists')
+})
+
+t.test("an answered script command's deadline timer is cleared, the command kept as it was built", async (t) => {
+  const script = new LoadedScript(loadScripts().find((s) => s.name === 'postEvent')!)
+  const keys = Object.freeze(Array.from({ length: script.script.numberOfKeys }, (_, i) => `ar:{r:tm/r1}:k${i}`))
+  const cmd = script.command(keys, ['alice'])
+  const own = (c: object) => Object.keys(c).sort()
+  cmd.setTimeout(30)
+  const timer = (cmd as unknown as { _commandTimeoutTimer?: NodeJS.Timeout })._commandTimeoutTimer
+  t.ok(timer, 'ioredis set the deadline timer where it clears it')
+  const before = own(cmd)
+  cmd.resolve(Buffer.from('ok'))
+  t.same(await cmd.promise, Buffer.from('ok'), 'resolved with the reply')
+  t.equal((cmd as unknown as { _commandTimeoutTimer?: unknown })._commandTimeoutTimer, undefined, 'timer cleared')
+  t.same(own(cmd), before, 'no property deleted (the object keeps its shape)')
+  // A command that times out still rejects, as ioredis' own does.
+  const late = script.command(keys, ['bob'])
+  late.setTimeout(10)
+  await t.rejects(late.promise, /Command timed out/, 'an unanswered command fails at its deadline')
 })

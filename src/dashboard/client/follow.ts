@@ -10,8 +10,14 @@
 // left in it. Open <details> stay open, and the part at the top of the window stays where it was.
 // The whole page is read again only when a frame names no parts (a gap in the stream), or a part
 // the page does not hold yet (e.g. what needs the person, which shows only when something does).
+// A part that changed comes as a patch (`v`) against the version the page holds (`data-v`) when
+// the page shows it as the stream's own rendering does; any other page, or a patch that does not
+// fit, fetches the part.
 // EventSource resumes after the last event id it saw; the status line says "Reconnecting…" while
 // the stream is down, and stops when the session has ended.
+import { readBy } from './words.js'
+
+import { applyPatch, type Op } from './patch.js'
 
 const RETRY_MS = 1000
 /** Frames arriving within this long (and the same animation frame) make one fetch. */
@@ -26,18 +32,8 @@ interface Frame {
   html?: Record<string, string>
   item?: string
   reads?: Record<string, string>
-}
-
-/** Readers named per event; more are counted: room-feed.tsx's, restated (this script imports nothing). */
-const READERS_SHOWN = 8
-
-/** room-feed.tsx's readBy(), restated. */
-function readBy(agents: string[]): string {
-  if (agents.length === 0) return 'not read yet'
-  const named = agents.slice(0, READERS_SHOWN).join(', ')
-  return agents.length > READERS_SHOWN
-    ? `read by ${named} and ${agents.length - READERS_SHOWN} more`
-    : `read by ${named}`
+  /** Parts' new versions by `data-part`: [the version patched from, the new one, its operations]. */
+  v?: Record<string, [string, string, Op[]?]>
 }
 
 const seqOf = (id: string): number => Number(id.slice(id.indexOf('-') + 1))
@@ -255,7 +251,25 @@ export function follow(root: HTMLElement, hooks: FollowHooks): void {
         }
       })
     for (const [agent, id] of Object.entries(frame.reads ?? {})) readUpTo(agent, id)
-    if (frame.parts === undefined && (html.length > 0 || frame.reads)) return
+    const patched = Object.entries(frame.v ?? {})
+    if (patched.length > 0) {
+      const fetch: string[] = []
+      anchored(() => {
+        for (const [name, [from, to, ops]] of patched) {
+          const el = partEl(name)
+          if (el?.dataset.v === to) continue
+          if (!el || el.dataset.v !== from || !ops || stale.has(name) || busy(el) || !applyPatch(el, ops)) {
+            fetch.push(partName(name))
+            continue
+          }
+          el.dataset.v = to
+        }
+      })
+      hooks.swapped()
+      retitle()
+      if (fetch.length > 0) want(fetch)
+    }
+    if (frame.parts === undefined && (html.length > 0 || frame.reads || patched.length > 0)) return
     want(frame.parts)
   }
 

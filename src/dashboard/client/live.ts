@@ -6,6 +6,7 @@
 // room page follows a stream.
 import { follow } from './follow.js'
 import { shortcuts } from './keys.js'
+import { ago, duration } from './words.js'
 
 /** How long a copy button says "Copied" before it reads "Copy" again. */
 const COPIED_MS = 2000
@@ -42,6 +43,8 @@ function tabs(root: ParentNode): void {
     const panels = Array.from(group.querySelectorAll<HTMLElement>(':scope > .tab-panel'))
     const list = document.createElement('div')
     list.setAttribute('role', 'tablist')
+    // Not the server's: a part's patch does not count it (client/patch.ts).
+    list.dataset.client = ''
     list.setAttribute('aria-label', group.dataset.tabs ?? '')
     const buttons = panels.map((panel, i) => {
       const b = document.createElement('button')
@@ -90,16 +93,6 @@ function tabs(root: ParentNode): void {
     group.classList.add('tabbed')
     select(0)
   })
-}
-
-/**
- * Seconds as the page writes a lock's time left: room-parts.tsx's duration(), restated because this
- * script imports nothing.
- */
-function duration(s: number): string {
-  if (s < 60) return `${s} s`
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
 }
 
 /** Counts down the time left that the page shows (locks), from when each value arrived. */
@@ -214,18 +207,6 @@ if (root)
     },
     needs: needsChanged,
   })
-
-/** layout.tsx's ago(), restated (this script imports nothing). */
-function ago(iso: string, now: number): string {
-  const s = Math.floor((now - Date.parse(iso)) / 1000)
-  if (s < 60) return 'just now'
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`
-  const days = Math.floor(s / 86400)
-  if (days === 1) return 'yesterday'
-  if (days < 7) return `${days} days ago`
-  return iso.slice(0, 10)
-}
 
 /** Keeps "4 min ago" true while the page stays open. */
 function tickTimes(): void {
