@@ -129,7 +129,7 @@ export const SERVING_SETTINGS = {
     doc:
       'When set, GET /metrics answers only "Authorization: Bearer <METRICS_TOKEN>" (401 otherwise), so ' +
       'a node reachable from outside does not show its metrics to anyone. Unset: /metrics is open, for a ' +
-      'scraper on a network that only it and the nodes share.',
+      'scraper on a network that only it and the nodes share; a node outside development warns at start.',
   },
   logLevel: {
     env: 'LOG_LEVEL',

@@ -86,7 +86,7 @@ export const idempotencyArg = {
 export const LISTED_COMMON = {
   room_id: 'Room id',
   agent_id: 'Your agent id',
-  idempotency_key: 'Retry key: a repeat answers as the first',
+  idempotency_key: 'Same key on a retry acts once',
 }
 /**
  * What a credential fixes for every room tool (bindingOf in src/auth/principal.ts): the agent it

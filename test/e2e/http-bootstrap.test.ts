@@ -57,12 +57,14 @@ interface Proc {
 }
 
 /**
- * Runs the service as `npm run dev` does (tsx src/main.ts). The tsx binary is run directly:
- * npx/npm would re-raise SIGTERM as their own exit status and hide the service's.
+ * Runs the service's sources in one Node process, as `npm run dev` does, with tsx as a loader. Not
+ * through a wrapper (the tsx binary, npx, npm): a wrapper relays SIGTERM and reports its own exit
+ * status, and tsx's kills the service if it has not acknowledged the signal within 60 ms, which a
+ * busy machine can miss.
  */
 async function service(redisPort: number, env: Record<string, string> = {}): Promise<Proc> {
   const port = await freePort()
-  const child = spawn('node_modules/.bin/tsx', ['src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,

@@ -162,9 +162,11 @@ t.test('tools/list stays within its token goals (Claude tokenizer, as bench/toke
   const core = ALL_TOOLS.filter((d) => d.core)
   // The portable form (every property required, optional ones nullable, objects closed) and a
   // description on every argument cost about a third more than a bare listing; the shared
-  // scaffold (object, room_id, agent_id) is about 65 tokens of each room tool.
-  t.ok(tokens(ALL_TOOLS) <= 6_550, `all tools: ${tokens(ALL_TOOLS)} tokens`)
-  t.ok(tokens(core) <= 1_550, `core profile: ${tokens(core)} tokens`)
+  // scaffold (object, room_id, agent_id) is about 65 tokens of each room tool. A team key's
+  // listing names the room and the agent in every room tool: with every description one word it
+  // would still be ~5,000 tokens (bench/tokens.ts prints that floor), so its bounds are its own.
+  t.ok(tokens(ALL_TOOLS) <= 6_450, `all tools: ${tokens(ALL_TOOLS)} tokens`)
+  t.ok(tokens(core) <= 1_500, `core profile: ${tokens(core)} tokens`)
   // The bound listing of a credential bound to an agent and one room (an invite key minted for an
   // agent, a grant for one room): no room_id or agent_id, and no team tools.
   const both = { agent: true, room: true }

@@ -68,7 +68,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'list_context',
     title: 'List context',
-    description: 'Context entries without bodies, optionally of one type.',
+    description: 'Context entries, without their bodies.',
     scope: 'room',
     args: coreArgs(context.list, { type: 'Only this type', limit: 'Default 50' }),
     output: { entries: z.array(o.entryItem), ...o.page },
@@ -101,7 +101,7 @@ export const contextTools: ToolDef<ContextToolDeps>[] = [
   tool({
     name: 'diff_context',
     title: 'Diff context',
-    description: 'Unified diff of an entry between two versions (default previous to current).',
+    description: 'Unified diff of an entry between two of its versions.',
     scope: 'room',
     args: coreArgs(context.diff, {
       ...ref,

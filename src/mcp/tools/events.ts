@@ -222,7 +222,7 @@ export const eventTools: ToolDef<EventToolDeps>[] = [
   tool({
     name: 'wait_for_events',
     title: 'Wait for events',
-    description: 'Waits up to timeout_s for unread events and consumes them; at once if some are unread.',
+    description: 'Waits up to timeout_s for unread events and consumes them.',
     scope: 'room',
     args: coreArgs(waitSchema, { timeout_s: '1-30, default 30', limit: '1-100, default 50' }),
     output: o.consumed,

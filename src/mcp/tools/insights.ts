@@ -39,7 +39,7 @@ export const insightTools: ToolDef<InsightToolDeps>[] = [
   tool({
     name: 'search',
     title: 'Search',
-    description: 'Full-text search over tasks, context and recent events, best first: each result a ref and a snippet.',
+    description: 'Full-text search over tasks, context and recent events, best first.',
     scope: 'room',
     args: coreArgs(searchSchema, {
       query: 'Words; the last one matches as a prefix',

@@ -22,8 +22,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'acquire_lock',
     title: 'Acquire lock',
-    description:
-      'Exclusive lock on a named resource for ttl_s; again while held extends it. A conflict names the holder.',
+    description: 'Exclusive lock on a named resource for ttl_s; again while held extends it.',
     scope: 'room',
     args: coreArgs(locks.acquire, { name: 'e.g. file:src/db/schema.ts', ttl_s: 'Seconds to hold it' }),
     output: { lock: o.heldLock, extended: z.boolean() },
@@ -74,7 +73,7 @@ export const lockTools: ToolDef<LockToolDeps>[] = [
   tool({
     name: 'release_files',
     title: 'Release files',
-    description: 'Releases your file reservations (given patterns, or all).',
+    description: 'Releases file reservations you hold.',
     scope: 'room',
     args: coreArgs(reservations.release, { patterns: 'Default all of yours' }),
     output: { released: o.strs, not_held: o.strs },

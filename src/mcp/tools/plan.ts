@@ -68,13 +68,11 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'update_task',
     title: 'Update task / claim',
-    description:
-      'Changes a task. status in_progress claims it atomically: a conflict if held or blocked. done lists what it ' +
-      'unblocked.',
+    description: 'Changes a task. status in_progress claims it atomically: a conflict if held or blocked.',
     scope: 'room',
     args: coreArgs(plan.updateTask, {
       task_id: 'Task id like t3',
-      status: 'in_progress claims it',
+      status: 'New status',
       assignee: 'Agent id; "" unassigns',
       title: 'New title',
       notes: 'New notes',
@@ -110,9 +108,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'claim_next_task',
     title: 'Claim next task',
-    description:
-      'Claims your best unblocked task atomically, in place of get_unblocked_tasks + update_task. No task: ' +
-      'none claimable; open 0: the plan is done.',
+    description: 'Claims your best unblocked task atomically. No task: none claimable now; open 0: the plan is done.',
     scope: 'room',
     args: coreArgs(plan.claimNext, {}),
     output: { task: o.changedTask.optional(), open: o.int.describe('Tasks not done or cancelled') },
@@ -125,7 +121,7 @@ export const planTools: ToolDef<PlanToolDeps>[] = [
   tool({
     name: 'get_my_tasks',
     title: 'Get my tasks',
-    description: 'Your open tasks (include_done: all), with blocked_by.',
+    description: 'Your open tasks and their blockers.',
     scope: 'room',
     args: coreArgs(plan.myTasks, { include_done: 'Also done and cancelled', limit: '1-200, default 20' }),
     output: { tasks: z.array(o.taskItem), ...o.page },

@@ -6,7 +6,7 @@ import { coreArgs, coreField } from '../args.js'
 import { toolsOf, type ToolDef } from '../tool.js'
 import * as o from '../outputs.js'
 
-const decide = coreArgs(reviewSchemas.decide, { review_id: 'Review id, e.g. r1', note: 'Why; on reject, what to fix' })
+const decide = (note: string) => coreArgs(reviewSchemas.decide, { review_id: 'Review id, e.g. r1', note })
 
 /** What the review tools use. */
 export interface ReviewToolDeps {
@@ -31,7 +31,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
           type: z.string().optional(),
           key: z.string().optional(),
         })
-        .describe('{kind: "task", task_id} or {kind: "context", type, key}'),
+        .describe('{kind: task, task_id} or {kind: context, type, key}'),
       reviewer: coreField(reviewSchemas.request, 'reviewer', 'Default anyone'),
       note: coreField(reviewSchemas.request, 'note', 'What to check'),
     },
@@ -45,7 +45,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     title: 'Approve review',
     description: 'Approves a pending review (not your own); its task becomes done.',
     scope: 'room',
-    args: decide,
+    args: decide('Why'),
     output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
@@ -56,7 +56,7 @@ export const reviewTools: ToolDef<ReviewToolDeps>[] = [
     title: 'Reject review',
     description: 'Rejects a pending review (not your own); its task goes back to in_progress.',
     scope: 'room',
-    args: decide,
+    args: decide('What to fix'),
     output: o.decided,
     mutates: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

@@ -37,9 +37,9 @@ export const roomTools: ToolDef<RoomToolDeps>[] = [
   tool({
     name: 'list_rooms',
     title: 'List rooms',
-    description: "The team's rooms, oldest first; page with after = the previous next.",
+    description: "The team's rooms, oldest first, a page at a time.",
     scope: 'team',
-    args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "room_id from the previous page's next" }),
+    args: coreArgs(roomSchemas.list, { limit: '1-500, default 100', after: "The previous page's next" }),
     output: { rooms: z.array(o.roomSummary), next: o.str.optional() },
     mutates: false,
     annotations: { readOnlyHint: true },
