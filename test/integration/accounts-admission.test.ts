@@ -1,5 +1,5 @@
 // Admission paths besides the pages: the operator's `team waitlist` command (list, approve with a
-// mailed link, decline), and the first start's one-time link for the default team's owner.
+// mailed link, or a printed one without SMTP, decline), and the first start's one-time link for the owner.
 import t from 'tap'
 import { runTeamsCli } from '../../src/ops/teams-cli.js'
 import { testPrefix } from '../helpers/accounts.js'
@@ -53,6 +53,22 @@ for (const backend of BACKENDS) {
       t.equal(unknown.code, 1)
       t.match(unknown.out, 'is not on the waitlist')
       t.equal((await cli('waitlist', 'approve')).code, 2, 'approve without an address prints the usage')
+    })
+
+    t.test('approve without PUBLIC_URL or SMTP_URL prints a link on the port the node serves', async (t) => {
+      const b = new Browser(n.base)
+      const who = `${uid('p')}@example.com`
+      await b.post('/waitlist', { email: who, note: '' })
+      const { PUBLIC_URL: _public, SMTP_URL: _smtp, ...local } = env
+      let out = ''
+      const code = await runTeamsCli(['waitlist', 'approve', who], (o) => (out += o), {
+        ...local,
+        PORT: String(n.node.port),
+      })
+      t.equal(code, 0, out)
+      const link = /^(http:\/\/localhost:(\d+)\/signin\/link\?token=\S+)$/m.exec(out)
+      t.equal(link?.[2], String(n.node.port), `the printed link names the node's port: ${out}`)
+      t.ok(keyIn(await b.follow(link![1]!)), 'and signs the approved person in')
     })
 
     t.test('flooding from one IP is refused with a clear page, and the refused request changes nothing', async (t) => {
