@@ -190,16 +190,18 @@ try {
         `notices received ${got} of ${k * calls}`,
     )
   }
-  const ks = [...perPost.keys()].sort((x, y) => x - y)
-  const [k0, k1] = [ks[0]!, ks.at(-1)!]
-  if (k1 > k0) {
-    const base = perPost.get(k0)!
-    const each = (perPost.get(k1)! - base) / (k1 - k0)
-    const posts = (n: number) => 1e6 / (base + each * (n - k0))
+  // Least squares over the runs: Redis CPU per post = base + each x subscribed connections.
+  const pts = [...perPost]
+  if (pts.length >= 2) {
+    const mk = pts.reduce((x, [k]) => x + k, 0) / pts.length
+    const mu = pts.reduce((x, [, us]) => x + us, 0) / pts.length
+    const each = pts.reduce((x, [k, us]) => x + (k - mk) * (us - mu), 0) / pts.reduce((x, [k]) => x + (k - mk) ** 2, 0)
+    const base = mu - each * mk
+    const posts = (n: number) => 1e6 / (base + each * n)
     console.log(
       `redis-capacity streams: each node following a room adds ${fmt(each, 1)} us of Redis CPU to each post of ` +
-        `it (${fmt(base, 1)} us with ${k0}); posts/s one Redis carries in a room followed from 1, 3, 10, 30 nodes: ` +
-        `${[1, 3, 10, 30].map((n) => fmt(posts(n), 0)).join(', ')}`,
+        `it (fit: ${fmt(base, 1)} us with none); posts/s one Redis carries in a room followed from 1, 3, 10, 30 ` +
+        `nodes: ${[1, 3, 10, 30].map((n) => fmt(posts(n), 0)).join(', ')}`,
     )
   }
 } finally {
