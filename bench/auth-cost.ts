@@ -16,7 +16,7 @@ import type { RequestInfo } from '../src/http/exchange.js'
 import { ServiceNode } from '../src/node.js'
 import { createLogger } from '../src/shared/logger.js'
 import { authorize, HandClient } from '../test/helpers/mcp-oauth.js'
-import { fmt, percentile, startRedis } from './lib.js'
+import { fmt, inProcessSettings, percentile, startRedis } from './lib.js'
 
 const { values } = parseArgs({
   options: {
@@ -31,16 +31,10 @@ const CALLS = Number(values.calls)
 const REDIRECT = 'http://127.0.0.1:40444/callback'
 
 const redis = await startRedis()
-const node = new ServiceNode(
-  defaultSettings({
-    redisUrl: `redis://127.0.0.1:${redis.port}`,
-    port: 0,
-    host: '127.0.0.1',
-    rateLimitPerMin: 10_000_000,
-    rateLimitPerCredentialPerMin: 5_000_000,
-  }),
-  { log: createLogger('silent'), defaultMetrics: false },
-)
+const node = new ServiceNode(defaultSettings(inProcessSettings(redis.port)), {
+  log: createLogger('silent'),
+  defaultMetrics: false,
+})
 const port = await node.start()
 const base = `http://localhost:${port}`
 const made = await node.teams.create({ name: 'bench', teamId: 'tm-bench' })

@@ -183,6 +183,15 @@ export const STANDARD_TITLES = [
 /** A bench node's rate limits: high enough that its load from one key is never limited. */
 export const NO_RATE_LIMIT = { RATE_LIMIT_PER_MIN: '10000000', RATE_LIMIT_PER_CREDENTIAL_PER_MIN: '5000000' }
 
+/** The settings of a node started in the bench's own process on the Redis at `redisPort`: port 0, NO_RATE_LIMIT. */
+export const inProcessSettings = (redisPort: number) => ({
+  redisUrl: `redis://127.0.0.1:${redisPort}`,
+  port: 0,
+  host: '127.0.0.1',
+  rateLimitPerMin: 10_000_000,
+  rateLimitPerCredentialPerMin: 5_000_000,
+})
+
 /** The headers of an MCP call (and an admin call) with `key`. */
 export const mcpHeaders = (key: string): Record<string, string> => ({
   Authorization: `Bearer ${key}`,

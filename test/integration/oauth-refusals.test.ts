@@ -99,8 +99,11 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id: clientId, ...body }),
     })
-  const redeem = (code: string) =>
-    token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier })
+  /** Redeems `code` as the client does; `over` replaces a parameter, or leaves it out when undefined. */
+  const redeem = (code: string, over: Record<string, string | undefined> = {}) => {
+    const all = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier, ...over }
+    return token(Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined)))
+  }
   const answerOf = async (r: Response): Promise<Answer> => {
     const body = (await r.json().catch(() => ({}))) as { error?: string; access_token?: string }
     return { status: r.status, error: body.error, granted: body.access_token !== undefined }
@@ -176,15 +179,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       prepare: async () => {
         code = await codeOf()
       },
-      run: async () =>
-        answerOf(
-          await token({
-            grant_type: 'authorization_code',
-            code,
-            redirect_uri: 'http://127.0.0.1:40333/elsewhere',
-            code_verifier: verifier,
-          }),
-        ),
+      run: async () => answerOf(await redeem(code, { redirect_uri: 'http://127.0.0.1:40333/elsewhere' })),
       status: 400,
       error: 'invalid_grant',
       trail: 'server',
@@ -195,7 +190,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       prepare: async () => {
         code = await codeOf()
       },
-      run: async () => answerOf(await token({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT })),
+      run: async () => answerOf(await redeem(code, { code_verifier: undefined })),
       status: 400,
       error: 'invalid_grant',
       trail: 'server',
@@ -206,15 +201,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       prepare: async () => {
         code = await codeOf()
       },
-      run: async () =>
-        answerOf(
-          await token({
-            grant_type: 'authorization_code',
-            code,
-            redirect_uri: REDIRECT,
-            code_verifier: randomBytes(32).toString('base64url'),
-          }),
-        ),
+      run: async () => answerOf(await redeem(code, { code_verifier: randomBytes(32).toString('base64url') })),
       status: 400,
       error: 'invalid_grant',
       trail: 'server',
@@ -225,16 +212,7 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
       prepare: async () => {
         code = await codeOf()
       },
-      run: async () =>
-        answerOf(
-          await token({
-            grant_type: 'authorization_code',
-            code,
-            redirect_uri: REDIRECT,
-            code_verifier: verifier,
-            resource: 'https://elsewhere.example/mcp',
-          }),
-        ),
+      run: async () => answerOf(await redeem(code, { resource: 'https://elsewhere.example/mcp' })),
       status: 400,
       error: 'invalid_target',
       trail: 'server',

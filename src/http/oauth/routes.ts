@@ -108,7 +108,10 @@ export function tokenCredential(holder: OAuthHolder): Credential<Principal> {
   return {
     kind: 'oauth',
     read: (req) => {
-      const m = /^Bearer\s+([A-Za-z0-9_~+/-]+=*)\s*$/i.exec(req.headers.authorization ?? '')
+      const header = req.headers.authorization
+      // A key (it has a ".") is the key credential's: said before any pattern runs, as most calls carry one.
+      if (header === undefined || header.includes('.')) return undefined
+      const m = /^Bearer\s+([A-Za-z0-9_~+/-]+=*)\s*$/i.exec(header)
       return m ? m[1] : undefined
     },
     verify: (token): Promise<GrantPrincipal> => {
