@@ -86,13 +86,55 @@ export interface EventFrame {
 
 /** How long a page's parts wait for the page to join as the base of its first patch. */
 export const SEED_MS = 60_000
-/** Pages' parts waiting to join, at most (the oldest dropped first). */
-const SEEDS_KEPT = 256
+/** Bytes of pages' parts waiting to join, at most (the oldest dropped first). */
+export const SEED_BYTES = 8 * 1024 * 1024
+
+/**
+ * Pages' parts waiting for their page to join, by key: each taken at most once, none older than
+ * SEED_MS, and at most `maxBytes` of part text held in all (the oldest dropped first, so a room
+ * page at the limits, ~470 kB of parts, leaves room for ~17 pages in flight).
+ */
+export class Seeds {
+  private readonly held = new Map<string, { at: number; bytes: number; parts: Map<string, string> }>()
+  private total = 0
+
+  constructor(private readonly maxBytes = SEED_BYTES) {}
+
+  get bytes(): number {
+    return this.total
+  }
+
+  put(key: string, parts: Map<string, string>, now = Date.now()): void {
+    this.drop(key)
+    let bytes = 0
+    for (const html of parts.values()) bytes += html.length
+    if (bytes > this.maxBytes) return
+    this.held.set(key, { at: now, bytes, parts })
+    this.total += bytes
+    for (const [k, s] of this.held) {
+      if (this.total <= this.maxBytes && now - s.at <= SEED_MS) break
+      this.drop(k)
+    }
+  }
+
+  take(key: string, now = Date.now()): Map<string, string> | undefined {
+    const s = this.held.get(key)
+    this.drop(key)
+    return s && now - s.at <= SEED_MS ? s.parts : undefined
+  }
+
+  private drop(key: string): void {
+    const s = this.held.get(key)
+    if (!s) return
+    this.held.delete(key)
+    this.total -= s.bytes
+  }
+}
 
 export class LiveRooms {
   private readonly rooms = new Map<string, RoomLive>()
   /** By `<team>/<room>/<user>`: the parts of the page last sent, and when. */
-  private readonly seeds = new Map<string, { at: number; parts: Map<string, string> }>()
+  private readonly seeds = new Seeds()
 
   constructor(private readonly deps: LiveRoomsDeps) {}
 
@@ -103,10 +145,7 @@ export class LiveRooms {
    */
   seed(viewer: Viewer, ref: RoomRef, parts: Map<string, string>): void {
     if (!this.deps.renderParts) return
-    const key = `${ref.teamId}/${ref.roomId}/${viewer.user.id}`
-    this.seeds.delete(key)
-    this.seeds.set(key, { at: Date.now(), parts })
-    if (this.seeds.size > SEEDS_KEPT) this.seeds.delete(this.seeds.keys().next().value!)
+    this.seeds.put(`${ref.teamId}/${ref.roomId}/${viewer.user.id}`, parts)
   }
 
   /**
@@ -120,10 +159,7 @@ export class LiveRooms {
 
   private seedOf(ref: RoomRef, viewer: Viewer | undefined): Map<string, string> | undefined {
     if (!viewer) return undefined
-    const key = `${ref.teamId}/${ref.roomId}/${viewer.user.id}`
-    const s = this.seeds.get(key)
-    this.seeds.delete(key)
-    return s && Date.now() - s.at <= SEED_MS ? s.parts : undefined
+    return this.seeds.take(`${ref.teamId}/${ref.roomId}/${viewer.user.id}`)
   }
 
   /** Adds a page's stream, opened by `viewer`, to the room's followers until the returned remover is called. */
