@@ -6,11 +6,12 @@
 // token issued for another server.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Redis } from 'ioredis'
 import t from 'tap'
 import { callTool } from '../helpers/mcp.js'
 import { authorize, HandClient, Jar, MemoryAuthProvider } from '../helpers/mcp-oauth.js'
 import { newTeam, startNode } from '../helpers/node.js'
-import { uid } from '../helpers/shared.js'
+import { rawClient, uid } from '../helpers/shared.js'
 
 const REDIRECT = 'http://127.0.0.1:40111/callback'
 
@@ -52,6 +53,24 @@ t.test('the MCP SDK client signs in, calls tools, refreshes, is revoked', async 
   t.notMatch(tokens.access_token, /\./, 'a token has no "." (a key always has)')
 
   const { client } = await connect()
+  const raw = rawClient('standalone') as Redis
+  t.teardown(() => raw.disconnect())
+  const held: string[] = []
+  for await (const keys of raw.scanStream({ match: `${n.node.settings.keyPrefix}:oauth:*`, count: 500 })) {
+    for (const key of keys as string[]) if ((await raw.type(key)) === 'string') held.push((await raw.get(key)) ?? '')
+  }
+  t.ok(held.length >= 3, `the authorization server's records are in Redis (${held.length})`)
+  const secrets = {
+    'authorization code': back.searchParams.get('code')!,
+    'access token': tokens.access_token,
+    'refresh token': tokens.refresh_token!,
+  }
+  for (const [what, value] of Object.entries(secrets)) {
+    t.notOk(
+      held.some((v) => v.includes(value)),
+      `no record holds the ${what} itself`,
+    )
+  }
   const posted = await callTool(client, 'post_event', {
     room_id: roomId,
     agent_id: 'planner',
