@@ -230,50 +230,51 @@ for (const backend of BACKENDS) {
       t.match(await small.json(), { room: { name: 'chunked' } })
     })
 
+    /**
+     * Opens a raw connection, sends a POST /admin/rooms head with `key` and `head`, then `piece()`
+     * every 20 ms until the node closes the connection (or 10 s pass): whether it closed, and what
+     * it answered.
+     */
+    async function uploadUntilClosed(key: string, head: string, piece: () => string) {
+      const sock = connect(Number(new URL(n.base).port), '127.0.0.1')
+      let answer = ''
+      sock.on('data', (d) => (answer += d.toString()))
+      const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
+      sock.on('error', () => undefined)
+      sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${head}\r\n\r\n`)
+      const sending = setInterval(() => {
+        if (!sock.destroyed) sock.write(piece())
+      }, 20)
+      const waited = await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)])
+      clearInterval(sending)
+      sock.destroy()
+      return { waited, answer }
+    }
+
     t.test('a refused body closes its connection at once, the client still sending', async (t) => {
-      const port = Number(new URL(n.base).port)
+      const chunk = 'x'.repeat(BODY_LIMIT)
       for (const [name, head] of [
         ['chunked', 'Transfer-Encoding: chunked'],
         ['Content-Length', `Content-Length: ${BODY_LIMIT * 1000}`],
       ] as const) {
-        const sock = connect(port, '127.0.0.1')
-        let answer = ''
-        sock.on('data', (d) => (answer += d.toString()))
-        const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
-        sock.on('error', () => undefined)
-        sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${team.key}\r\n${head}\r\n\r\n`)
-        // Keeps sending, as a large upload does, until the node closes the connection.
-        const chunk = 'x'.repeat(BODY_LIMIT)
-        const sending = setInterval(() => {
-          if (!sock.destroyed) sock.write(name === 'chunked' ? `${chunk.length.toString(16)}\r\n${chunk}\r\n` : chunk)
-        }, 20)
-        const waited = await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)])
-        clearInterval(sending)
-        sock.destroy()
+        // Keeps sending, as a large upload does.
+        const { waited, answer } = await uploadUntilClosed(team.key, head, () =>
+          name === 'chunked' ? `${chunk.length.toString(16)}\r\n${chunk}\r\n` : chunk,
+        )
         t.ok(waited, `${name}: the node closed the connection`)
         t.match(answer, /^HTTP\/1\.1 413 /, `${name}: after answering 413`)
       }
     })
 
     t.test('a body refused before it is read (a bad key) closes its connection at once', async (t) => {
-      const port = Number(new URL(n.base).port)
       for (const [name, head] of [
         ['chunked', 'Transfer-Encoding: chunked'],
         ['Content-Length', `Content-Length: ${BODY_LIMIT - 1}`],
       ] as const) {
-        const sock = connect(port, '127.0.0.1')
-        let answer = ''
-        sock.on('data', (d) => (answer += d.toString()))
-        const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
-        sock.on('error', () => undefined)
-        sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ar_no.such_key\r\n${head}\r\n\r\n`)
         // Sends slowly and without end (within the limit for the declared length), as a stalled upload does.
-        const sending = setInterval(() => {
-          if (!sock.destroyed) sock.write(name === 'chunked' ? '10\r\nxxxxxxxxxxxxxxxx\r\n' : 'x'.repeat(16))
-        }, 20)
-        const waited = await Promise.race([closed.then(() => true), sleep(10_000).then(() => false)])
-        clearInterval(sending)
-        sock.destroy()
+        const { waited, answer } = await uploadUntilClosed('ar_no.such_key', head, () =>
+          name === 'chunked' ? '10\r\nxxxxxxxxxxxxxxxx\r\n' : 'x'.repeat(16),
+        )
         t.ok(waited, `${name}: the node closed the connection`)
         t.match(answer, /^HTTP\/1\.1 401 /, `${name}: after answering 401`)
       }
