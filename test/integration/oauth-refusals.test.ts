@@ -329,8 +329,8 @@ t.test('what the authorization server refuses: the error, nothing granted, the t
 t.test('client registrations are limited per client address, as the trusted proxy names it', async (t) => {
   const n = await startNode(t, 'standalone', { keyPrefix: uid('reg'), trustedProxyHops: 1, oauthRegistrationsPerIp: 2 })
   const base = n.base.replace('127.0.0.1', 'localhost')
-  const register = (forwarded: string, redirect = REDIRECT) =>
-    fetch(`${base}/oauth/register`, {
+  const register = (forwarded: string, redirect = REDIRECT, path = '/oauth/register') =>
+    fetch(`${base}${path}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': forwarded },
       body: JSON.stringify({ client_name: 'Limited', redirect_uris: [redirect] }),
@@ -348,6 +348,13 @@ t.test('client registrations are limited per client address, as the trusted prox
   t.equal(body.error, 'temporarily_unavailable')
   t.match(body.error_description, 'Too many OAuth client registrations from your network address (the limit is 2')
   t.equal(await clients(), 2, 'and stores no client')
+  for (const path of ['/oauth/register/', '//oauth/register']) {
+    const spelled = await register('198.51.100.7', REDIRECT, path)
+    t.equal(spelled.status, 429, `${path}, the same route, is refused too`)
+  }
+  t.equal(await clients(), 2, 'still no client stored')
+  const slashBad = await register('198.51.100.10', 'http://evil.example/cb', '/oauth/register/')
+  t.equal(slashBad.status, 400, 'a registration by another spelling gets the redirect check too')
   t.equal((await register('198.51.100.8')).status, 201, 'another client behind the same proxy registers')
 
   const bad = await register('198.51.100.9', 'http://evil.example/cb')

@@ -152,7 +152,10 @@ export class OAuthServer {
    * Forwards a protocol request (its path, query, headers and `raw` body) to the library and sends
    * its answer. Registrations are checked first: a redirect URI over plain http must be loopback.
    */
-  async forward(ex: Exchange, raw: Buffer | undefined, path = ex.req.path): Promise<void> {
+  async forward(ex: Exchange, raw: Buffer | undefined, sent = ex.req.path): Promise<void> {
+    // As the router matched it ("/oauth/register/" and "//oauth/register" are the register route):
+    // the checks below and the library see the same path.
+    const path = sent.length > 1 ? '/' + sent.split('/').filter(Boolean).join('/') : sent
     if (path === '/oauth/register' && ex.req.method === 'POST') {
       const { limiter, perHour } = this.deps.registrations
       try {
