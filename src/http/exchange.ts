@@ -282,11 +282,12 @@ export class Exchange {
    */
   closeAfterResponse = false
   /**
-   * The body is being read and has not ended: a response sent now (a refusal before the body was
-   * needed: a bad key, another origin, a rate limit) closes the connection, so that a client still
-   * sending is cut off at once instead of read without end.
+   * The request has a body (a Content-Length over 0, or a Transfer-Encoding) that has not been read
+   * to its end: a response sent now (a refusal before the body was needed: a bad key, another
+   * origin, a rate limit, no such route, a route that reads no body) closes the connection, so that
+   * a client still sending is cut off at once instead of read without end.
    */
-  private bodyPending = false
+  private bodyPending: boolean
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
   private readonly abort: AbortState = { aborted: false, handlers: [] }
@@ -298,6 +299,8 @@ export class Exchange {
     private readonly incoming: Incoming,
   ) {
     this.req = incoming
+    const length = incoming.headers['content-length']
+    this.bodyPending = incoming.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
     const state = this.abort
     res.onAborted(() => {
       incoming.closed()

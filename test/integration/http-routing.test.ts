@@ -231,17 +231,17 @@ for (const backend of BACKENDS) {
     })
 
     /**
-     * Opens a raw connection, sends a POST /admin/rooms head with `key` and `head`, then `piece()`
+     * Opens a raw connection, sends a POST `path` head with `key` and `head`, then `piece()`
      * every 20 ms until the node closes the connection (or 10 s pass): whether it closed, and what
      * it answered.
      */
-    async function uploadUntilClosed(key: string, head: string, piece: () => string) {
+    async function uploadUntilClosed(key: string, head: string, piece: () => string, path = '/admin/rooms') {
       const sock = connect(Number(new URL(n.base).port), '127.0.0.1')
       let answer = ''
       sock.on('data', (d) => (answer += d.toString()))
       const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
       sock.on('error', () => undefined)
-      sock.write(`POST /admin/rooms HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${head}\r\n\r\n`)
+      sock.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${head}\r\n\r\n`)
       const sending = setInterval(() => {
         if (!sock.destroyed) sock.write(piece())
       }, 20)
@@ -278,6 +278,17 @@ for (const backend of BACKENDS) {
         t.ok(waited, `${name}: the node closed the connection`)
         t.match(answer, /^HTTP\/1\.1 401 /, `${name}: after answering 401`)
       }
+    })
+
+    t.test('a body sent where no route reads one closes its connection at once', async (t) => {
+      const { waited, answer } = await uploadUntilClosed(
+        team.key,
+        'Transfer-Encoding: chunked',
+        () => '10\r\nxxxxxxxxxxxxxxxx\r\n',
+        '/no/such/route',
+      )
+      t.ok(waited, 'the node closed the connection')
+      t.match(answer, /^HTTP\/1\.1 404 /, 'after answering 404')
     })
 
     t.test('POST /admin/rooms: Idempotency-Key, and a taken roomId', async (t) => {
