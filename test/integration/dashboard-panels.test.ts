@@ -43,7 +43,7 @@ t.test('side panels', async (t) => {
     const page = (await b.get('/room?id=panels&task=t4')).body
     t.match(
       page,
-      /<div data-v="[\w-]+" data-part="panel" class="side-panels open"><section class="panel side-panel" id="open-task"/,
+      /<div data-v="[\w-]+" data-part="panel" class="side-panels open"><section class="panel side-panel" id="open-task/,
     )
     const edit = formOf(page, 'edit-task-h')
     t.notMatch(edit, /<input[^>]*name="assignee"/, 'no free-text assignee')
