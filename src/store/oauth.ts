@@ -1,10 +1,12 @@
 // The records of the OAuth authorization server (src/http/oauth/), in the shape its protocol
-// library stores them: a JSON payload per record kind and id, with an expiry. No usable token,
-// code or session is in Redis: every id is keyed by its sha256, a payload's `jti` (the id itself)
-// is left out and put back on read, and a session's id under its uid is sealed with a key made
-// from the uid, which only its hash in the key name stands for. The connected-agent records a
-// grant adds for the service (team, room, agent, access) live under the team's hash tag.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
+// library stores them: a JSON payload per record kind and id, with an expiry. No usable access
+// token, refresh token or authorization code is in Redis: every id is keyed by its sha256 and a
+// payload's `jti` (the id itself) is left out and put back on read. The library's session and
+// interaction records still name their session (its uid, and the session id in the uid index and
+// in an interaction): what that gives is an authorization-server session, which issues nothing
+// without a person's consent in the dashboard. The connected-agent records a grant adds for the
+// service (team, room, agent, access) live under the team's hash tag.
+import { createHash } from 'node:crypto'
 import type { Keys } from './keys.js'
 import type { RedisClient } from './store.js'
 
@@ -20,30 +22,6 @@ function stored(id: string, payload: object): string {
 function restored(id: string, raw: string): Record<string, unknown> {
   const { jti_is_id, ...payload } = JSON.parse(raw) as Record<string, unknown>
   return jti_is_id === true ? { ...payload, jti: id } : payload
-}
-
-const sealKey = (uid: string) => createHash('sha256').update(`session-uid:${uid}`).digest()
-
-/** AES-256-GCM under a key derived from `uid`: iv, tag and text, base64url, dot-separated. */
-function seal(uid: string, text: string): string {
-  const iv = randomBytes(12)
-  const c = createCipheriv('aes-256-gcm', sealKey(uid), iv)
-  const body = Buffer.concat([c.update(text, 'utf8'), c.final()])
-  return [iv, c.getAuthTag(), body].map((b) => b.toString('base64url')).join('.')
-}
-
-/** The text seal() sealed; a value without a "." is an unsealed id (the library's ids have none). */
-function unseal(uid: string, sealed: string): string | undefined {
-  if (!sealed.includes('.')) return sealed
-  const [iv, tag, body] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'))
-  if (!iv || !tag || !body) return undefined
-  try {
-    const d = createDecipheriv('aes-256-gcm', sealKey(uid), iv)
-    d.setAuthTag(tag)
-    return Buffer.concat([d.update(body), d.final()]).toString('utf8')
-  } catch {
-    return undefined
-  }
 }
 
 export class OAuthRecords {
@@ -75,9 +53,8 @@ export class OAuthRecords {
     }
     if (model === 'Session' && payload.uid) {
       const uidKey = this.keys.oauthSessionUid(sha256(payload.uid))
-      const sealed = seal(payload.uid, id)
-      if (ttlS !== undefined && ttlS > 0) await this.client.set(uidKey, sealed, 'EX', ttlS)
-      else await this.client.set(uidKey, sealed)
+      if (ttlS !== undefined && ttlS > 0) await this.client.set(uidKey, id, 'EX', ttlS)
+      else await this.client.set(uidKey, id)
     }
   }
 
@@ -89,9 +66,8 @@ export class OAuthRecords {
 
   /** The session with this uid. */
   async findSessionByUid(uid: string): Promise<Record<string, unknown> | undefined> {
-    const sealed = await this.client.get(this.keys.oauthSessionUid(sha256(uid)))
-    const id = sealed === null ? undefined : unseal(uid, sealed)
-    return id === undefined ? undefined : this.find('Session', id)
+    const id = await this.client.get(this.keys.oauthSessionUid(sha256(uid)))
+    return id === null ? undefined : this.find('Session', id)
   }
 
   /**
