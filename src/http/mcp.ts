@@ -5,7 +5,7 @@
 // messages as JSON or SSE (mcp-reply.ts). GET and DELETE answer 405: there is no session and no
 // standalone stream to open or close.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import type { Principal } from '../auth/principal.js'
+import { narrowConnection, type ConnectionBinding, type Principal } from '../auth/principal.js'
 import {
   mcpPipeline,
   type EndpointHost,
@@ -17,6 +17,7 @@ import {
 } from '../mcp/pipeline.js'
 import { ERROR, refusal, type Rejection } from '../mcp/wire.js'
 import { AppError } from '../shared/errors.js'
+import { agentId as agentIdField, roomId as roomIdField } from '../shared/fields.js'
 import { keyCredential, keylessCredential, keyPolicy, type KeyAuthDeps } from './credentials.js'
 import { Refusal, sendError } from './errors.js'
 import { renderJson } from './edge.js'
@@ -99,6 +100,74 @@ function profileOf(param: string | null): Profile {
   return p
 }
 
+/**
+ * Where a connection binds itself (docs/mcp.md "Bind a connection"): the query parameters of the
+ * MCP URL, or these headers, for clients whose configuration cannot carry a query.
+ */
+export const BINDING = {
+  agent: {
+    param: 'agent',
+    header: 'x-agentrooms-agent',
+    name: 'X-Agentrooms-Agent',
+    schema: agentIdField,
+    limit: 128,
+    rule: 'an agent id is 1-128 characters, no control characters',
+  },
+  room: {
+    param: 'room',
+    header: 'x-agentrooms-room',
+    name: 'X-Agentrooms-Room',
+    schema: roomIdField,
+    limit: 64,
+    rule: 'a room id is 1-64 letters, digits, "_", "." or "-"',
+  },
+} as const
+
+/**
+ * One value of the binding: from the URL or the header (both only when they agree), checked as
+ * the id it names; undefined when neither is given. Refused naming the parameter: given twice in
+ * the URL, URL and header disagreeing, or not a valid id (the limit in the message).
+ */
+function bindingValue(ex: Exchange, which: keyof typeof BINDING): { value: string; field: string } | undefined {
+  const spec = BINDING[which]
+  const inUrl = ex.req.rawQuery === '' ? [] : ex.req.query.getAll(spec.param)
+  const header = ex.req.headers[spec.header]
+  if (inUrl.length > 1)
+    throw new AppError('invalid_request', `${spec.param}: given ${inUrl.length} times in the URL; give it once`, {
+      field: spec.param,
+    })
+  const fromUrl = inUrl[0]
+  if (fromUrl !== undefined && header !== undefined && header !== fromUrl)
+    throw new AppError(
+      'invalid_request',
+      `${spec.param}: the URL binds ${which} ${JSON.stringify(fromUrl)} and the ${spec.name} header ` +
+        `${JSON.stringify(header)}; give one`,
+      { field: spec.param },
+    )
+  const value = fromUrl ?? header
+  if (value === undefined) return undefined
+  const field = fromUrl !== undefined ? spec.param : spec.name
+  const r = spec.schema.safeParse(value)
+  if (!r.success)
+    throw new AppError('invalid_request', `${field}: ${r.error.issues[0]!.message} (${spec.rule})`, {
+      field,
+      limit: spec.limit,
+      unit: 'characters',
+    })
+  return { value, field }
+}
+
+/** What the request binds its connection to (undefined: nothing, the common case, read without allocating). */
+function connectionBinding(ex: Exchange): ConnectionBinding | undefined {
+  const h = ex.req.headers
+  if (ex.req.rawQuery === '' && h[BINDING.agent.header] === undefined && h[BINDING.room.header] === undefined)
+    return undefined
+  const agent = bindingValue(ex, 'agent')
+  const room = bindingValue(ex, 'room')
+  if (agent === undefined && room === undefined) return undefined
+  return { ...(agent ? { agent } : {}), ...(room ? { room } : {}) }
+}
+
 /** One POST as the pipeline answers it (a class: one allocation a call, on the hot path). */
 class HttpMcpExchange implements McpExchange {
   constructor(
@@ -167,19 +236,21 @@ export function mcpMount(
         tag: 'mcp',
         summary:
           'MCP Streamable HTTP endpoint (protocol 2026-07-28 stateless, and 2025-11-25 / 2025-06-18 / ' +
-          '2025-03-26). ?profile=core lists only the typical-turn tools.',
+          '2025-03-26). ?profile=core lists only the typical-turn tools; ?agent= and ?room= (or the ' +
+          'X-Agentrooms-Agent and X-Agentrooms-Room headers) bind the connection to an agent and a room.',
         description:
           "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
           'application/json, or text/event-stream when the client accepts only that or a call runs long.',
         handle: async ({ ex, raw, principal }) => {
           const h = ex.req.headers
           const profile = profileOf(ex.req.rawQuery === '' ? null : ex.req.query.get('profile'))
+          const binding = connectionBinding(ex)
           const accept = acceptOf(h.accept)
           if (!accept) throw NOT_ACCEPTABLE
           const type = h['content-type']
           if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) throw MEDIA_TYPE
           const inbound: McpInbound = {
-            principal: principal!,
+            principal: binding ? narrowConnection(principal!, binding) : principal!,
             profile,
             accept,
             protocolVersion: h['mcp-protocol-version'],

@@ -13,7 +13,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
-import { bindingOf, type Principal } from '../auth/principal.js'
+import { bindingOf, reachesTeam, type Principal } from '../auth/principal.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 import { AppError } from '../shared/errors.js'
 import { VERSION } from '../shared/version.js'
@@ -203,15 +203,16 @@ export class McpHost implements EndpointHost {
   }
 
   /**
-   * The tools/list result for a credential: a room invite key or a grant reaches rooms only, so
-   * the team tools it could never call are not listed to it; what the credential is bound to
-   * (bindingOf: its agent, its one room) is left out of every room tool's input, the runner
-   * filling it in. An unbound team key gets the listing every client of it shares.
+   * The tools/list result for a principal: a room invite key, a grant, or a connection bound to
+   * one room reaches rooms only, so the team tools it could never call are not listed to it; what
+   * the credential or its connection is bound to (bindingOf: its agent, its one room) is left out
+   * of every room tool's input, the runner filling it in. An unbound team key gets the listing
+   * every client of it shares.
    */
   listFor(p: Principal, profile: Profile): { tools: Tool[] } {
     const b = bindingOf(p)
     const bound = { agent: b.agentId !== undefined, room: b.roomId !== undefined }
-    const teamTools = p.kind === 'team'
+    const teamTools = reachesTeam(p)
     if (teamTools && !bound.agent && !bound.room) return this.lists[profile]
     const id = `${profile} ${teamTools} ${bound.agent} ${bound.room}`
     let list = this.boundLists.get(id)

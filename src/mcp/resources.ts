@@ -179,12 +179,6 @@ function decodeCursor(cursor: string): ListCursor {
   return { after: v[0], skip: v[1] as number }
 }
 
-/** The one room a key is bound to (a room invite key), or undefined for a key of the team's rooms. */
-function oneRoomOf(p: Principal): string | undefined {
-  const room = (p as { roomId?: unknown }).roomId
-  return typeof room === 'string' ? room : undefined
-}
-
 const isNotFound = (err: unknown) => err instanceof AppError && err.code === 'not_found'
 
 export class RoomResources {
@@ -289,7 +283,8 @@ export class RoomResources {
     after: string,
     budget: WaitBudget | undefined,
   ): Promise<{ ids: string[]; more: boolean }> {
-    const one = oneRoomOf(p)
+    // The one room of a room invite key, a grant for one room or a connection bound to one.
+    const one = p.roomId
     if (one !== undefined) return { ids: after === '' ? [one] : [], more: false }
     const page = await this.deps.core.rooms.list(
       p.teamId,

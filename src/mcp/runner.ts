@@ -8,7 +8,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
 import { requireScope } from '../auth/permissions.js'
-import { bindingOf, roomFor, viaFor, type Principal } from '../auth/principal.js'
+import { bindingOf, reachesTeam, roomFor, viaFor, type Principal } from '../auth/principal.js'
 import { AppError, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { nullsAsAbsent, parse, tooDeep } from '../shared/validate.js'
 import { isAgentId, isIdempotencyKey, isRoomId } from '../shared/fields.js'
@@ -183,12 +183,15 @@ export async function runTool(
     const p = opts.principal
     requireScope(opts.principal, def.annotations.readOnlyHint === true ? 'room.read' : 'room.write')
     if (def.scope === 'team') {
-      if (p.kind !== 'team')
+      if (!reachesTeam(p))
         throw new AppError(
           'forbidden',
           p.kind === 'grant'
             ? `${def.name} needs a team key; a connected agent reaches the rooms it was granted`
-            : `${def.name} needs a team key; a room invite key reaches only its room`,
+            : p.kind === 'team'
+              ? `${def.name} needs the whole team; this connection is bound to room ${JSON.stringify(p.roomId)} ` +
+                '(connect without the room binding to call it)'
+              : `${def.name} needs a team key; a room invite key reaches only its room`,
         )
     } else {
       const room = roomFor(opts.principal, args.room_id as string)

@@ -25,14 +25,15 @@ export async function legacyClient(t: Test, n: TestNode, key: string, path = '/m
 }
 
 /**
- * A 2.x client pinned to 2026-07-28 (server/discover, no initialize) connected to `n`; closed
- * when the test ends. `onSend` sees every JSON-RPC message the client POSTs.
+ * A 2.x client pinned to 2026-07-28 (server/discover, no initialize) connected to `n` at `path`;
+ * closed when the test ends. `onSend` sees every JSON-RPC message the client POSTs.
  */
 export async function modernClient(
   t: Test,
   n: TestNode,
   key: string,
   onSend?: (message: unknown) => void,
+  path = '/mcp',
 ): Promise<ModernClient> {
   const client = new ModernClient(
     { name: 'mcp-test-modern', version: '2.0.0' },
@@ -42,7 +43,7 @@ export async function modernClient(
     if (onSend && typeof init?.body === 'string') onSend(JSON.parse(init.body))
     return fetch(url, init)
   }
-  const transport = new ModernTransport(new URL(n.base + '/mcp'), {
+  const transport = new ModernTransport(new URL(n.base + path), {
     requestInit: { headers: headersFor(key) },
     fetch: recording,
   })

@@ -1,7 +1,7 @@
 // Room tools: the team's rooms and templates (team scope: a team key, no room_id), and the
 // calling agent's view of its room (info, leaving).
 import { z } from 'zod'
-import type { Principal } from '../../auth/principal.js'
+import { reachesTeam, type Principal } from '../../auth/principal.js'
 import { AppError, invalid } from '../../shared/errors.js'
 import { presenceSchemas } from '../../core/presence.js'
 import { roomSchemas } from '../../core/rooms.js'
@@ -12,9 +12,12 @@ import { coreArgs, coreField } from '../args.js'
 import { LISTED_COMMON, toolsOf, type ToolDef } from '../tool.js'
 import * as o from '../outputs.js'
 
-/** The team key behind a team tool. The runner refuses invite keys first; this keeps the type honest. */
+/**
+ * The team key behind a team tool. The runner refuses invite keys and room-bound connections first;
+ * this keeps the type honest.
+ */
 function teamKey(p: Principal): { teamId: string; keyId: string } {
-  if (p.kind !== 'team')
+  if (p.kind !== 'team' || !reachesTeam(p))
     throw new AppError('forbidden', 'this tool needs a team key; a room invite key reaches only its room', {
       field: 'authorization',
     })
