@@ -17,14 +17,18 @@
 // With --live, what a change costs the pages open on it, per event per open tab: --tabs pages follow
 // the room's live stream (GET /live, each acting as the page's script does), and agents' MCP calls
 // change the room one at a time (a message of --live-text bytes, a question, a task claimed, an agent
-// reading its unread events), --live-events of each. Bytes the node sends the tabs (frames and the
+// reading its unread events, a context entry written, an agent coming online then leaving),
+// --live-events of each (--live-only: those named). Bytes the node sends the tabs (frames and the
 // fetches they lead to) and node CPU, against the same calls with no tab open, per event per tab;
-// in the same run, alternating, the same tabs as the whole-page script (every frame: GET /room).
-// A tab of live parts first loads the page (not counted) for the versions of its parts, applies
-// the patches a frame carries for the version it holds and fetches every other part.
+// in the same run, alternating, the same tabs as the whole-page script (every frame: GET /room;
+// --live-no-page leaves them out). A tab of live parts first loads the page (not counted) for the
+// versions of its parts, applies the patches a frame carries for the version it holds and fetches
+// every other part; it counts, by part, the patches applied, the parts said unchanged and those
+// fetched, and the bytes of frames apart from those of fetches.
 //   npx tsx bench/dashboard-render.ts [--base f6d2b1a] [--runs 60] [--profile] [--churn] [--parts] [--tasks
 //   2000] [--context 1000] [--vars 256] [--locks 256] [--reviews 2000] [--events 200]
 //   [--event-bytes 4000] [--live] [--tabs 10] [--live-events 30] [--live-text 200]
+//   [--live-only 'task claimed,presence'] [--live-no-page]
 import { createHash } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -56,6 +60,9 @@ const { values } = parseArgs({
     tabs: { type: 'string', default: '10' },
     'live-events': { type: 'string', default: '30' },
     'live-text': { type: 'string', default: '200' },
+    'live-only': { type: 'string' },
+    'live-no-page': { type: 'boolean', default: false },
+    'live-wait': { type: 'string', default: '0' },
     runs: { type: 'string', default: '60' },
     tasks: { type: 'string', default: '2000' },
     context: { type: 'string', default: '1000' },
@@ -358,6 +365,15 @@ async function parts(s: Side, runs: number): Promise<void> {
  */
 class Tab {
   bytes = 0
+  /** Bytes of the stream's frames, and of the fetches they led to. */
+  frameBytes = 0
+  fetchBytes = 0
+  /** Fetches made (GET /room/part or the whole page). */
+  fetches = 0
+  /** By part: patches applied, parts the frame said were unchanged, parts fetched. */
+  readonly patched = new Map<string, number>()
+  readonly unchanged = new Map<string, number>()
+  readonly fetched = new Map<string, number>()
   private timer: NodeJS.Timeout | undefined
   private inFlight: Promise<void> | undefined
   private wanted = new Set<string>()
@@ -400,6 +416,7 @@ class Tab {
           const { value, done } = await reader.read()
           if (done) return
           this.bytes += value.byteLength
+          this.frameBytes += value.byteLength
           buf += dec.decode(value, { stream: true })
           for (let at = buf.indexOf('\n\n'); at >= 0; at = buf.indexOf('\n\n')) {
             this.frame(buf.slice(0, at))
@@ -434,9 +451,14 @@ class Tab {
       // A patch applies to the version the tab holds; any other part is fetched (client/follow.ts).
       for (const [name, [from, to, ops]] of Object.entries(f.v ?? {})) {
         const held = this.versions.get(name)
-        if (held === to) continue
-        if (held === from && ops) this.versions.set(name, to)
-        else this.wanted.add(name.startsWith('needs-') ? 'needs' : name)
+        if (held === to) {
+          bump(this.unchanged, name)
+          continue
+        }
+        if (held === from && ops) {
+          this.versions.set(name, to)
+          bump(this.patched, name)
+        } else this.wanted.add(name.startsWith('needs-') ? 'needs' : name)
       }
     }
     this.timer ??= setTimeout(() => this.fetchNow(), 50)
@@ -454,11 +476,14 @@ class Tab {
     this.whole = false
     if (!whole && parts.length === 0) return
     const path = whole ? '/room?id=big' : `/room/part?id=big${parts.map((p) => `&part=${p}`).join('')}`
+    this.fetches++
+    for (const p of whole ? ['(page)'] : parts) bump(this.fetched, p)
     this.inFlight = fetch(`http://127.0.0.1:${this.s.node.port}${path}`, { headers: { Cookie: this.s.cookie } })
       .then(async (res) => {
         const body = await res.arrayBuffer()
         if (res.status !== 200) throw new Error(`GET ${path}: ${res.status}`)
         this.bytes += body.byteLength
+        this.fetchBytes += body.byteLength
         if (this.mode === 'parts') this.learn(Buffer.from(body).toString())
       })
       .finally(() => (this.inFlight = undefined))
@@ -471,6 +496,10 @@ class Tab {
       await new Promise((ok) => setTimeout(ok, 20))
     }
   }
+}
+
+function bump(m: Map<string, number>, k: string): void {
+  m.set(k, (m.get(k) ?? 0) + 1)
 }
 
 /** The changes --live makes, one MCP call each. */
@@ -494,6 +523,22 @@ const LIVE_CHANGES: [string, (s: Side, i: number) => Promise<void>][] = [
       }),
   ],
   ['events read', (s, i) => s.call('get_unread_events', { agent_id: `agent-${4 + (i % 10)}`, limit: 1 })],
+  [
+    'context written',
+    (s, i) =>
+      s.call('write_context', {
+        // A new version of one of the filling's entries (the room holds as many as it may).
+        agent_id: 'agent-5',
+        type: ['spec', 'brief', 'decision', 'handoff'][i % 4],
+        key: `entry-${i % 4}`,
+        body: `# Decision ${i}\n${'d'.repeat(n('live-text'))}`,
+      }),
+  ],
+  [
+    // An agent comes online (its first heartbeat), then leaves (offline, and its agent_left event).
+    'presence',
+    (s, i) => (i % 2 ? s.call('leave_room', { agent_id: 'visitor' }) : s.call('heartbeat', { agent_id: 'visitor' })),
+  ],
 ]
 
 /** --live: per event per open tab, bytes sent and node CPU, the live parts against the whole page. */
@@ -503,12 +548,18 @@ async function live(s: Side): Promise<void> {
   // A reader of each agent first, so that each read moves a position.
   for (let i = 0; i < 10; i++) await s.call('get_unread_events', { agent_id: `agent-${4 + i}`, limit: 1 })
   let counter = 0
+  // --live-wait past the presence TTL (60 s): the filling's agents offline, their work stale.
+  await new Promise((ok) => setTimeout(ok, n('live-wait') * 1000))
+  const only = values['live-only']?.split(',').map((x) => x.trim())
   for (const [name, change] of LIVE_CHANGES) {
+    if (only && !only.includes(name)) continue
     const cpu = { none: 0, parts: 0, page: 0 }
     const bytes = { none: 0, parts: 0, page: 0 }
+    const seen: Tab[] = []
     for (let round = 0; round < 2; round++) {
       const modes = (round % 2 ? ['page', 'parts', 'none'] : ['none', 'parts', 'page']) as ('none' | 'parts' | 'page')[]
       for (const mode of modes) {
+        if (mode === 'page' && values['live-no-page']) continue
         const open = mode === 'none' ? [] : Array.from({ length: tabs }, () => new Tab(s, mode))
         await Promise.all(open.map((t) => t.open()))
         await Promise.all(open.map((t) => t.connected))
@@ -522,6 +573,7 @@ async function live(s: Side): Promise<void> {
         }
         cpu[mode] += cpuMs(s.node.proc.pid!) - cpu0
         bytes[mode] += open.reduce((a, t) => a + t.bytes, 0) - base
+        if (mode === 'parts') seen.push(...open)
         for (const t of open) t.close()
         await new Promise((ok) => setTimeout(ok, 200))
       }
@@ -532,6 +584,18 @@ async function live(s: Side): Promise<void> {
         `${fmt(per(cpu.parts - cpu.none), 2)} ms; whole page ${fmt(per(bytes.page) / 1024, 1)} kB, node CPU ` +
         `${fmt(per(cpu.page - cpu.none), 2)} ms (the calls alone: node CPU ${fmt(cpu.none / events, 2)} ms a call; ` +
         `${tabs} tabs, ${events} calls each way)`,
+    )
+    // What the live parts' bytes were: frames or fetches, and by part what came patched, unchanged or fetched.
+    const sum = (k: 'frameBytes' | 'fetchBytes' | 'fetches') => seen.reduce((a, t) => a + t[k], 0)
+    const byPart = (k: 'patched' | 'unchanged' | 'fetched') => {
+      const all = new Map<string, number>()
+      for (const t of seen) for (const [p, c] of t[k]) all.set(p, (all.get(p) ?? 0) + c)
+      return [...all].map(([p, c]) => `${p} ${fmt(c / events / tabs, 2)}`).join(', ') || 'none'
+    }
+    console.log(
+      `${s.label}: live, ${name}, live parts per event per tab: frames ${fmt(per(sum('frameBytes')) / 1024, 2)} kB, ` +
+        `fetches ${fmt(per(sum('fetches')), 2)} (${fmt(per(sum('fetchBytes')) / 1024, 2)} kB); ` +
+        `patched: ${byPart('patched')}; unchanged: ${byPart('unchanged')}; fetched: ${byPart('fetched')}`,
     )
   }
 }

@@ -8,7 +8,7 @@ import { renderToString } from 'preact-render-to-string'
 import type { User } from '../auth/accounts.js'
 import type { Via } from '../shared/fields.js'
 import { FAVICON, LIVE_SCRIPT, STYLESHEET } from './assets.js'
-import { ago } from './client/words.js'
+import { ago, duration } from './client/words.js'
 
 export interface Viewer {
   user: User
@@ -243,12 +243,29 @@ export function Copyable(props: { id: string; label: string; text: string; wrap?
   )
 }
 
-/** A time as how long ago it was, with the exact time (UTC) on hover; `datetime` holds the ISO time. */
-export function Ago(props: { at: string | undefined; now: string }) {
+/**
+ * A time as how long ago it was at `now` (by default, when the page is rendered), with the exact
+ * time (UTC) on hover; `datetime` holds the ISO time. The words are the one thing in it that
+ * changes with the clock: versions and patches of the room page's parts leave them out
+ * (patch.ts `timeless`), and the script writes them from `datetime` (client/live.ts).
+ */
+export function Ago(props: { at: string | undefined; now?: string | undefined }) {
   if (!props.at) return <span>—</span>
   return (
     <time datetime={props.at} title={utc(props.at)} data-ago="">
-      {ago(props.at, props.now)}
+      {ago(props.at, props.now ?? new Date().toISOString())}
+    </time>
+  )
+}
+
+/**
+ * The time left until `until` (an ISO time; `left`: the seconds left when read), counting down on
+ * the page, the exact end (UTC) on hover. Its words are left out of versions as Ago's are.
+ */
+export function TimeLeft(props: { until: string; left: number }) {
+  return (
+    <time datetime={props.until} title={`until ${utc(props.until)}`} data-left="">
+      {props.left <= 0 ? 'expired' : duration(props.left)}
     </time>
   )
 }

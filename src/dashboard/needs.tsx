@@ -10,8 +10,7 @@ import type { RoomNeeds } from '../core/needs.js'
 import { needsCount } from '../core/needs.js'
 import type { Review } from '../core/reviews.js'
 import { CONFIRM, Confirm } from './confirm.js'
-import { num, utc } from './layout.js'
-import { duration } from './client/words.js'
+import { Ago, TimeLeft, num } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 
 /** The prefix of the keys of forms posted from this block (steer.ts formKey). */
@@ -41,8 +40,17 @@ function Back(props: { roomId: string; on: 'room' | 'inbox' }) {
   )
 }
 
-const seenText = (needs: RoomNeeds, agent: string) =>
-  needs.lastSeen[agent] ? `offline, last seen ${utc(needs.lastSeen[agent], true)}` : 'offline, not seen lately'
+/** "offline, last seen 4 min ago" (the time as Ago says it). */
+function Seen(props: { needs: RoomNeeds; agent: string }) {
+  const at = props.needs.lastSeen[props.agent]
+  return at ? (
+    <>
+      offline, last seen <Ago at={at} />
+    </>
+  ) : (
+    <>offline, not seen lately</>
+  )
+}
 
 function targetOf(roomId: string, r: Review) {
   return r.target.kind === 'task' ? (
@@ -89,8 +97,7 @@ export function NeedsBlock(p: NeedsProps) {
             return (
               <li key={e.id} class={`need ${e.type}`}>
                 <div class="small">
-                  <strong>{e.agent_id}</strong> <span class={`tag ${e.type}`}>{e.type}</span>{' '}
-                  <time datetime={e.created_at}>{utc(e.created_at, true)}</time>
+                  <strong>{e.agent_id}</strong> <span class={`tag ${e.type}`}>{e.type}</span> <Ago at={e.created_at} />
                 </div>
                 <p class="event-text">{e.text}</p>
                 <form class="stack" method="post" action="/room/events">
@@ -122,13 +129,14 @@ export function NeedsBlock(p: NeedsProps) {
               <li key={r.id} class="need review">
                 <div class="small">
                   <span class="tag pending">review</span> {targetOf(roomId, r)}, asked by{' '}
-                  <strong>{r.requested_by}</strong> <time datetime={r.created_at}>{utc(r.created_at, true)}</time>
+                  <strong>{r.requested_by}</strong> <Ago at={r.created_at} />
                 </div>
                 {r.note ? <p class="event-text">{r.note}</p> : null}
                 {r.reviewer && !r.reviewer.startsWith('human:') ? (
                   <p class="small">
-                    {`${r.reviewer} is asked to review this and is ${seenText(needs, r.reviewer)}. ` +
-                      'Deciding it yourself overrides them; the audit trail says so.'}
+                    {`${r.reviewer} is asked to review this and is `}
+                    <Seen needs={needs} agent={r.reviewer} />
+                    {'. Deciding it yourself overrides them; the audit trail says so.'}
                   </p>
                 ) : null}
                 <form class="stack" method="post" action="/room/reviews">
@@ -162,7 +170,10 @@ export function NeedsBlock(p: NeedsProps) {
                   <span class="tag stale">stale</span>{' '}
                   <a href={roomHref(roomId, { task: t.id }, 'open-task')}>{`${t.id} ${t.title}`}</a>
                 </div>
-                <p class="small">{`In progress with ${t.assignee}, ${seenText(needs, t.assignee ?? '')}.`}</p>
+                <p class="small">
+                  {`In progress with ${t.assignee}, `}
+                  <Seen needs={needs} agent={t.assignee ?? ''} />.
+                </p>
                 <form class="inline-form" method="post" action="/room/tasks">
                   <FormError kept={k} fields={['assignee']} />
                   <Back roomId={roomId} on={p.on} />
@@ -200,8 +211,10 @@ export function NeedsBlock(p: NeedsProps) {
                   <span class="tag stale">stale</span> lock <code>{l.name}</code>
                 </div>
                 <p class="small">
-                  {`Held by ${l.owner}, ${seenText(needs, l.owner)}; it expires in `}
-                  <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>.
+                  {`Held by ${l.owner}, `}
+                  <Seen needs={needs} agent={l.owner} />
+                  {'; it expires in '}
+                  <TimeLeft until={l.expires_at} left={l.expires_in_s} />.
                 </p>
                 <Confirm action="/room/locks/release" confirm={CONFIRM.releaseLock(l.name, l.owner)} open={!!k}>
                   <FormError kept={k} fields={[]} />

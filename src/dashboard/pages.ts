@@ -45,7 +45,7 @@ import type { Web } from './web.js'
 import { renderToString } from 'preact-render-to-string'
 import type { RoomRef } from '../store/keys.js'
 import type { Viewer } from './layout.js'
-import { partsIn, stampParts } from './patch.js'
+import { partsIn, stampParts, timeless } from './patch.js'
 import { CreatedPage, RoomsPage, type AgentSetup, type RoomRow, TEAM_KEY_PLACEHOLDER } from './rooms.js'
 
 /** What a room's creation (or "Connect more agents") seals for the page of configurations. */
@@ -318,10 +318,13 @@ export class Pages {
     const out = new Map<string, string>()
     const q = new URLSearchParams({ id: ref.roomId })
     const rest = parts.filter((p) => p !== 'needs')
-    const [props, needs] = await Promise.all([
+    // The parts' read of what needs the person (the activity strips') serves the block too.
+    const shared = parts.includes('needs') && rest.some((p) => NEEDS_PARTS.includes(p))
+    const [props, alone] = await Promise.all([
       rest.length > 0 ? this.propsAt(viewer, q, null, rest, {}) : undefined,
-      parts.includes('needs') ? this.deps.core.needs.read({ room: ref }) : undefined,
+      parts.includes('needs') && !shared ? this.deps.core.needs.read({ room: ref }) : undefined,
     ])
+    const needs = shared ? props?.needs : alone
     if (props) {
       const text = renderToString(
         h(
@@ -330,11 +333,11 @@ export class Pages {
           rest.map((part) => RoomPart({ ...props, part })),
         ),
       )
-      for (const p of partsIn(text)) out.set(p.name, text.slice(p.start, p.end))
+      for (const p of partsIn(text)) out.set(p.name, timeless(text.slice(p.start, p.end)))
     }
     if (needs) {
       const text = renderToString(NeedsBlock({ roomId: ref.roomId, needs, on: 'room' }))
-      for (const p of partsIn(text)) out.set(p.name, text.slice(p.start, p.end))
+      for (const p of partsIn(text)) out.set(p.name, timeless(text.slice(p.start, p.end)))
     }
     return out
   }

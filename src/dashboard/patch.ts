@@ -318,6 +318,19 @@ export function diffPart(a: string, b: string): PatchOp[] | undefined {
   return d.bytes <= PATCH_MAX_BYTES ? d.ops : undefined
 }
 
+/** A time's words that change with the clock alone: `<time … data-ago>` and `<time … data-left>`. */
+const CLOCKED = /(<time\b[^>]*?\sdata-(?:ago|left)(?:="")?(?=[\s>])[^>]*>)[^<]*(<\/time>)/g
+
+/**
+ * A part's rendering without the words of its times relative to now ("4 min ago", a lock's time
+ * left: layout.tsx Ago, TimeLeft), which change with the clock, not the room: the form in which
+ * the live stream keeps, versions and patches parts, so that a part's version changes only when
+ * what it shows does. The page's script writes those words from each `datetime` (client/live.ts).
+ */
+export function timeless(html: string): string {
+  return html.includes('<time ') ? html.replace(CLOCKED, '$1$2') : html
+}
+
 /** A part's version: the hash of its rendering (its root element, without `data-v`). */
 export function versionOf(html: string): string {
   return createHash('sha1').update(html).digest('base64url').slice(0, 12)
@@ -348,15 +361,16 @@ export function partsIn(html: string): { name: string; start: number; end: numbe
 }
 
 /**
- * `html` with `data-v` (versionOf) on the root of each patchable part it holds, just before its
- * `data-part`; `seen` gets each part's rendering (unstamped) by its `data-part`.
+ * `html` with `data-v` (versionOf of its timeless form) on the root of each patchable part it
+ * holds, just before its `data-part`; `seen` gets each part's timeless rendering (unstamped) by
+ * its `data-part`.
  */
 export function stampParts(html: string, seen?: (parts: Map<string, string>) => void): string {
   let out = ''
   let at = 0
   const parts = new Map<string, string>()
   for (const p of partsIn(html)) {
-    const part = html.slice(p.start, p.end)
+    const part = timeless(html.slice(p.start, p.end))
     parts.set(p.name, part)
     const v = versionOf(part)
     const attr = html.indexOf(' data-part="', p.start)

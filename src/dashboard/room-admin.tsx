@@ -8,7 +8,7 @@ import { RoomAdmin, type RoomAdminDeps, type RoomContents } from '../http/room-a
 import { roomId as roomIdField } from '../shared/fields.js'
 import { AppError } from '../shared/errors.js'
 import type { Confirmation } from './confirm.js'
-import { num, utc } from './layout.js'
+import { Ago, num } from './layout.js'
 import { actorOf, see, seeDone, type Reply, type Request } from './page.js'
 import { NeedsRole } from './views.js'
 import type { Web } from './web.js'
@@ -88,7 +88,7 @@ export function ArchivedNote(props: { room: RoomSummary }) {
   if (!room.archived_at) return null
   return (
     <p class="notice archived" role="status">
-      <strong>Archived</strong> <time datetime={room.archived_at}>{utc(room.archived_at, true)}</time>
+      <strong>Archived</strong> <Ago at={room.archived_at} />
       {room.archived_by ? ` by ${archivedBy(room.archived_by)}` : ''}: this room is read-only. Agents' writes are
       refused (<code>room_archived</code>); reading, search and the snapshot still work, and it is kept until it is
       restored or deleted.

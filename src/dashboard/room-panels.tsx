@@ -8,7 +8,7 @@
 import { PRIORITIES, TASK_STATUSES, type Task, type TaskStatus } from '../core/plan.js'
 import type { PlanPicture } from '../core/plan-graph.js'
 import type { ContextView, Here, OpenTask, RoomView } from './room.js'
-import { Select, num, utc, viaText } from './layout.js'
+import { Ago, Select, num, viaText } from './layout.js'
 import { FieldError, FormError, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
 import { STATUS_TITLES } from './room-plan.js'
 
@@ -128,13 +128,13 @@ function TaskPanel(props: { here: Here; open: OpenTask; choices: PanelChoices; k
         ) : null}
         <dt>Created</dt>
         <dd>
-          {utc(t.created_at)}
+          <Ago at={t.created_at} />
           {t.created_by ? ` by ${t.created_by}` : ''}
           {t.created_via ? ` ${viaText(t.created_via)}` : ''}
         </dd>
         <dt>Updated</dt>
         <dd>
-          {utc(t.updated_at)}
+          <Ago at={t.updated_at} />
           {t.updated_by ? ` by ${t.updated_by}` : ''}
           {t.updated_via ? ` ${viaText(t.updated_via)}` : ''}
         </dd>
@@ -345,7 +345,7 @@ function ContextPanel(props: { here: Here; v: ContextView }) {
               ) : (
                 <span>{label}</span>
               )}{' '}
-              · {utc(h.updated_at)} {h.updated_by ? `by ${h.updated_by}` : ''}
+              · <Ago at={h.updated_at} /> {h.updated_by ? `by ${h.updated_by}` : ''}
               {h.via ? ` ${viaText(h.via)}` : ''} · {num(h.size)} bytes
             </li>
           )

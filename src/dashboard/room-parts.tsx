@@ -3,9 +3,8 @@
 // server, and the context entries (the one opened shows in the side panel, room-panels.tsx) with
 // the form that writes one. Long lists come a page at a time (Pager), with exact counts.
 import type { ContextView, Here, RoomView } from './room.js'
-import { Pager, Table, num, utc } from './layout.js'
+import { Ago, Pager, Table, TimeLeft, num } from './layout.js'
 import { FieldError, FormError, KeptInput, fieldAttrs, keptOf, typed, type Kept } from './kept.js'
-import { duration } from './client/words.js'
 
 type Part = { view: RoomView; here: Here; size: number; kept?: Kept | undefined }
 
@@ -24,13 +23,17 @@ export function Agents(props: { view: RoomView; here: Here; kept?: Kept | undefi
           {online.map((a) => (
             <li key={a.agent_id}>
               <span class="dot on" aria-hidden="true" /> <strong>{a.agent_id}</strong>{' '}
-              <span class="small">online, last seen {utc(a.last_seen_at)}</span>
+              <span class="small">
+                online, last seen <Ago at={a.last_seen_at} now={props.view.generated_at} />
+              </span>
             </li>
           ))}
           {offline.map((a) => (
             <li key={a.agent_id}>
               <span class="dot" aria-hidden="true" /> {a.agent_id}{' '}
-              <span class="small muted">offline, last seen {utc(a.last_seen_at)}</span>
+              <span class="small muted">
+                offline, last seen <Ago at={a.last_seen_at} now={props.view.generated_at} />
+              </span>
             </li>
           ))}
         </ul>
@@ -104,7 +107,7 @@ export function Reviews(props: Part) {
                 <span class={`tag ${r.status}`}>{r.status}</span>
                 <div class="small muted">
                   asked by {r.requested_by}
-                  {r.reviewer ? `, of ${r.reviewer}` : ''}, {utc(r.created_at)}
+                  {r.reviewer ? `, of ${r.reviewer}` : ''}, <Ago at={r.created_at} now={props.view.generated_at} />
                 </div>
                 {r.note ? <p class="event-text">{r.note}</p> : null}
                 {r.decided_by ? (
@@ -171,7 +174,7 @@ export function Locks(props: Part) {
           cols={['Lock', 'Holder', 'Time left']}
           rows={locks.items}
           rowKey={(l) => l.name}
-          cells={(l) => [l.name, l.owner, <span data-left-s={l.expires_in_s}>{duration(l.expires_in_s)}</span>]}
+          cells={(l) => [l.name, l.owner, <TimeLeft until={l.expires_at} left={l.expires_in_s} />]}
         />
       )}
       <Pager
@@ -294,7 +297,10 @@ export function ContextSection(props: Part & { open: ContextView | undefined }) 
           cells={(c) => [
             <a href={ctxHref(c.type, c.key)}>{`${c.type}/${c.key}`}</a>,
             `v${c.version}`,
-            `${utc(c.updated_at)}${c.updated_by ? ` by ${c.updated_by}` : ''}`,
+            <>
+              <Ago at={c.updated_at} now={props.view.generated_at} />
+              {c.updated_by ? ` by ${c.updated_by}` : ''}
+            </>,
           ]}
         />
       )}

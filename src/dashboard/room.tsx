@@ -16,7 +16,7 @@ import { Plan } from './room-plan.js'
 import { ActivityStrips, PlanGraph } from './room-graph.js'
 import { Panels, panelChoices } from './room-panels.js'
 import type { PlanPicture } from '../core/plan-graph.js'
-import { Flash, Layout, num, utc, type Viewer } from './layout.js'
+import { Ago, Flash, Layout, num, type Viewer } from './layout.js'
 import { needsCount, type RoomNeeds } from '../core/needs.js'
 import { NeedsBlock } from './needs.js'
 import { ROOM_ROLE_ROWS, RoleNote } from './role-note.js'
@@ -177,11 +177,11 @@ function RoomHead(props: { view: RoomView }) {
 /** The line under the room's name; the live stream renders it alone from a small read (live.ts). */
 export function HeadLine(props: { room: RoomView['room']; events: number; online: number }) {
   const { room } = props
-  const at = room.last_active_at
+  const rest = ` · ${num(props.events)} events posted · ${num(props.online)} agents online`
   return (
     <p class="muted" data-part="head">
-      {room.template} template · last activity <time datetime={at}>{utc(at, true)}</time> · {num(props.events)} events
-      posted · {num(props.online)} agents online
+      {room.template} template · last activity <Ago at={room.last_active_at} />
+      {rest}
     </p>
   )
 }

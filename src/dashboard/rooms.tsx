@@ -9,7 +9,7 @@ import type { RoomSummary } from '../core/rooms.js'
 import type { Template } from '../core/templates.js'
 import { ROOM_NAME_MAX } from '../shared/fields.js'
 import { FieldError, FormError, KeptInput, keptOf, typed, type Kept } from './kept.js'
-import { Copyable, Flash, Layout, Table, Tabs, utc, type Viewer } from './layout.js'
+import { Ago, Copyable, Flash, Layout, Table, Tabs, type Viewer } from './layout.js'
 import { ROOMS_ROLE_ROWS, RoleNote } from './role-note.js'
 
 /** The create form's fields that show their refusal at the field; any other shows at the top. */
@@ -143,7 +143,7 @@ function RoomsTable(props: { rows: RoomRow[]; archived?: boolean }) {
                 {r.room.room_id} · {r.room.template}
               </span>
             </>,
-            <time datetime={when}>{utc(when, true)}</time>,
+            <Ago at={when} />,
             r.online.length === 0 ? <span class="muted">none</span> : r.online.join(', '),
             r.open,
             r.inProgress,

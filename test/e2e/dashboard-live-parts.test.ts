@@ -3,8 +3,9 @@
 // part is the very DOM node it was (each marked with a JS property before the call) — a new
 // event goes into the feed without a fetch; a question and a task claimed come as patches of the
 // parts they change, applied in place without a fetch, after which each part is exactly what
-// fetching it gives; and a form the person is typing in keeps its text across a live change of
-// its part: the part is left stale until they leave it.
+// fetching it gives; times say how long ago (a lock's time left counting down), the exact time on
+// hover, in the parts patched in too; and a form the person is typing in keeps its text across a
+// live change of its part: the part is left stale until they leave it.
 import t from 'tap'
 import { createRoomInPage, documents, overflow, operatorInBrowser } from '../helpers/browser.js'
 import { callTool, legacyClient } from '../helpers/mcp.js'
@@ -60,11 +61,14 @@ t.test('live parts, in chromium', async (t) => {
       for (const n of names) q.append('part', n)
       const doc = new DOMParser().parseFromString(await (await fetch(`/room/part?${q.toString()}`)).text(), 'text/html')
       // No helper function in here: the page has no __name for the names tsx keeps.
+      // The words of times relative to now are the script's, not the server's (patch.ts timeless).
       return Array.from(doc.querySelectorAll<HTMLElement>('[data-part]'))
         .filter((el) => el.parentElement === doc.body)
         .map((el) =>
-          el.outerHTML.replace(/ data-ready="1"/g, '') ===
-          (document.querySelector(`[data-part="${el.dataset.part!}"]`)?.outerHTML ?? '').replace(/ data-ready="1"/g, '')
+          el.outerHTML.replace(/ data-ready="1"/g, '').replace(/(<time[^>]* data-(?:ago|left)[^>]*>)[^<]*/g, '$1') ===
+          (document.querySelector(`[data-part="${el.dataset.part!}"]`)?.outerHTML ?? '')
+            .replace(/ data-ready="1"/g, '')
+            .replace(/(<time[^>]* data-(?:ago|left)[^>]*>)[^<]*/g, '$1')
             ? el.dataset.part!
             : `${el.dataset.part!} differs`,
         )
@@ -151,6 +155,41 @@ t.test('live parts, in chromium', async (t) => {
       `${width}: each patched part is what fetching it gives`,
     )
     fetched.length = 0
+    t.same(docs.take(), [], `${width}: no page loaded`)
+
+    // Times say how long ago, the exact time (UTC) on hover, in parts patched in as well (a patch
+    // leaves their words out: the script writes them); a lock's time left counts down to its end.
+    const lock = `deploy-${width}`
+    await call('heartbeat', {})
+    await call('write_context', { type: 'decision', key: `times-${width}`, body: 'Relative.' })
+    await call('acquire_lock', { name: lock, ttl_s: 600 })
+    const left = page.locator(`[data-part=locks] tr:has-text("${lock}") time[data-left]`)
+    await left.waitFor()
+    t.match(await left.textContent(), /^(9 min \d+|10 min 0) s$/, `${width}: the lock's time left`)
+    t.match(await left.getAttribute('title'), /^until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/, `${width}: its end`)
+    const was = await left.textContent()
+    await page.waitForFunction(
+      (w) => document.querySelector(`[data-part=locks] time[data-left]`)?.textContent !== w,
+      was,
+    )
+    t.pass(`${width}: counting down`)
+    const times = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLTimeElement>('time[data-ago]')).map((e) => ({
+        part: e.closest<HTMLElement>('[data-part]')?.dataset.part ?? '',
+        text: e.textContent ?? '',
+        title: e.title,
+      })),
+    )
+    const where = new Set(times.map((x) => x.part))
+    for (const p of ['head', 'needs-Live', 'agents', 'activity', 'context', 'events'])
+      t.ok(where.has(p), `${width}: a time in ${p} says how long ago`)
+    t.same(
+      times.filter(
+        (x) => !/^(just now|\d+ min ago)$/.test(x.text) || !/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/.test(x.title),
+      ),
+      [],
+      `${width}: every time as how long ago, the exact time on hover (${times.length})`,
+    )
     t.same(docs.take(), [], `${width}: no page loaded`)
 
     // Half a post typed, the focus in it: a new event still goes into the feed (nothing replaced)

@@ -83,7 +83,9 @@ t.test('standalone', async (t) => {
       body,
       new RegExp(
         /<td data-label="Lock">deploy<\/td><td data-label="Holder">dev<\/td>/.source +
-          /<td data-label="Time left"><span data-left-s="1[12]\d">[12] min [0-9]+ s<\/span><\/td>/.source,
+          /<td data-label="Time left"><time datetime="[\d-]+T[\d:.]+Z" title="until [\d-]+ [\d:]+ UTC" data-left>/
+            .source +
+          /[12] min [0-9]+ s<\/time><\/td>/.source,
       ),
       'the lock, its holder and time left (counting down in the page)',
     )
@@ -107,7 +109,11 @@ t.test('standalone', async (t) => {
     t.equal(page.status, 200)
     t.match(page.body, /<pre class="body" tabindex="0" aria-label="Body of spec\/api">/)
     t.match(page.body, '>GET /a\n&lt;script>alert(2)&lt;/script>\nPOST /b\n</pre>')
-    t.match(page.body, /v2<\/strong> · [^<]* by dev via key 'first key' · \d+ bytes/, 'the versions')
+    t.match(
+      page.body,
+      /v2<\/strong> · <time [^>]* data-ago>just now<\/time> by dev via key 'first key' · \d+ bytes/,
+      'the versions',
+    )
     t.match(page.body, '<span class="add">+POST /b\n</span>', 'the diff marks the added line')
     t.match(page.body, '(+1 −0 lines)')
     const missing = await b.get('/room?id=work&ctx=spec%2Fnope')

@@ -12,6 +12,7 @@ import {
   parseElement,
   partsIn,
   stampParts,
+  timeless,
   versionOf,
   type HtmlNode,
   type PatchOp,
@@ -212,4 +213,21 @@ t.test('every patchable part of a page gets its version on its root; head and th
   t.ok(stamped.includes('<p data-part="head">h</p>'), 'the head is not')
   t.ok(stamped.includes('<section data-part="events"><span data-part="events-count">3</span>'), 'nor the feed')
   t.equal(stamped.replace(/ data-v="[^"]+"/g, ''), page, 'and nothing else changes')
+})
+
+t.test('the words of times relative to now are in no version and no patch', async (t) => {
+  const at = (words: string, left: string) =>
+    '<section data-part="locks"><p>seen <time datetime="2026-12-04T20:00:00.000Z" title="2026-12-04 20:00:00 UTC" ' +
+    `data-ago>${words}</time></p><p><time datetime="2026-12-04T21:00:00.000Z" title="until 21:00" data-left>${left}` +
+    '</time> <time datetime="2026-12-04T19:00:00.000Z">19:00</time></p></section>'
+  const before = at('just now', '59 min 59 s')
+  const later = at('4 min ago', '55 min 1 s')
+  t.equal(timeless(before), timeless(later), 'two renderings a few minutes apart are the same')
+  t.match(timeless(before), '<time datetime="2026-12-04T19:00:00.000Z">19:00</time>', 'an absolute time keeps its text')
+  t.equal(timeless(timeless(before)), timeless(before), 'idempotent')
+  const page = `<!doctype html><main>${before}</main>`
+  const stamped = stampParts(page, (parts) => t.equal(parts.get('locks'), timeless(before), 'the part as kept'))
+  t.match(stamped, `data-v="${versionOf(timeless(later))}"`, 'the version of the later rendering')
+  t.match(stamped, '>just now</time>', 'the page itself keeps the words')
+  t.same(diffPart(timeless(before), timeless(later)), [], 'nothing to patch')
 })

@@ -95,15 +95,33 @@ function tabs(root: ParentNode): void {
   })
 }
 
-/** Counts down the time left that the page shows (locks), from when each value arrived. */
+/** The words of a lock's time left (`time[data-left]`) at `now`, from its end (`datetime`). */
+function timeLeft(el: HTMLTimeElement, now: number): void {
+  const left = Math.max(0, Math.ceil((Date.parse(el.dateTime) - now) / 1000))
+  const text = left === 0 ? 'expired' : duration(left)
+  if (el.textContent !== text) el.textContent = text
+}
+
+/**
+ * Writes the words of the times relative to now from their `datetime`: how long ago
+ * (`time[data-ago]`) and the time left (`time[data-left]`). The server renders them too, but
+ * leaves them out of the parts' versions and patches (src/dashboard/patch.ts `timeless`): a part
+ * the stream patched or sent has them empty until this runs.
+ */
+function clocks(root: ParentNode): void {
+  const now = Date.now()
+  root.querySelectorAll<HTMLTimeElement>('time[data-ago]').forEach((el) => {
+    const text = ago(el.dateTime, now)
+    if (el.textContent !== text) el.textContent = text
+  })
+  root.querySelectorAll<HTMLTimeElement>('time[data-left]').forEach((el) => timeLeft(el, now))
+}
+
+/** Counts down the time left that the page shows (locks) every second. */
 function countDown(): void {
-  const since = new WeakMap<Element, number>()
   window.setInterval(() => {
-    document.querySelectorAll<HTMLElement>('[data-left-s]').forEach((el) => {
-      if (!since.has(el)) since.set(el, Date.now())
-      const left = Math.max(0, Number(el.dataset.leftS) - Math.floor((Date.now() - since.get(el)!) / 1000))
-      el.textContent = left === 0 ? 'expired' : duration(left)
-    })
+    const now = Date.now()
+    document.querySelectorAll<HTMLTimeElement>('time[data-left]').forEach((el) => timeLeft(el, now))
   }, 1000)
 }
 
@@ -204,18 +222,15 @@ if (root)
     swapped: () => {
       copyButtons(document)
       tabs(document)
+      clocks(document)
     },
     needs: needsChanged,
   })
 
 /** Keeps "4 min ago" true while the page stays open. */
 function tickTimes(): void {
-  window.setInterval(() => {
-    document.querySelectorAll<HTMLTimeElement>('time[data-ago]').forEach((el) => {
-      const text = ago(el.dateTime, Date.now())
-      if (el.textContent !== text) el.textContent = text
-    })
-  }, 30_000)
+  clocks(document)
+  window.setInterval(() => clocks(document), 30_000)
 }
 
 /** The element the address points at (#event-…) is shown, even inside a collapsed thread. */
