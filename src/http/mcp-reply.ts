@@ -38,10 +38,22 @@ export class HttpReply implements ReplyChannel {
 
   reply(message: JSONRPCMessage): void {
     if (this.done) return
-    this.done = true
     const m = this.opts.decorate ? this.opts.decorate(message) : message
-    if (this.session) this.session.end(mcpFrame(m))
-    else this.ex?.send(this.opts.statusOf(m), JSON.stringify(m), JSON_TYPE)
+    this.send(m, JSON.stringify(m))
+  }
+
+  replyJson(message: JSONRPCMessage, json: string): void {
+    if (this.opts.decorate) this.reply(message)
+    else this.send(message, json)
+  }
+
+  /** Sends `m` (its JSON text `json`) as the JSON body, or as the stream's last frame. */
+  private send(m: JSONRPCMessage, json: string): void {
+    if (this.done) return
+    this.done = true
+    if (this.session)
+      this.session.end(`event: message\ndata: ${json}\n\n`) // mcpFrame(m), from its JSON
+    else this.ex?.send(this.opts.statusOf(m), json, JSON_TYPE)
     this.ex = undefined
   }
 

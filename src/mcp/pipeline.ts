@@ -19,7 +19,16 @@ import { decorateModernResult, discoverResult, httpStatusForError, modernDispatc
 import type { MuxTransport, ReplySink, RequestData } from './transport.js'
 import { decodeUtf8, invalidUtf8Message } from '../shared/utf8.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
-import { ERROR, REFUSE, refusal, type Implementation, type JsonObject, type Rejection, type RequestId } from './wire.js'
+import {
+  ERROR,
+  REFUSE,
+  refusal,
+  RESULT_JSON,
+  type Implementation,
+  type JsonObject,
+  type Rejection,
+  type RequestId,
+} from './wire.js'
 
 /** Which tools a request sees: all, or the `core` profile's (?profile=core). */
 export type Profile = 'full' | 'core'
@@ -103,6 +112,11 @@ export interface ReplyShape {
 /** Where one request's reply goes; startStream switches it to SSE (long calls). */
 export interface ReplyChannel extends ReplySink {
   startStream(): void
+  /**
+   * reply(), given the message's JSON text as well (exactly JSON.stringify(message)), which the
+   * channel sends as it is unless it rewrites the message (ReplyShape.decorate).
+   */
+  replyJson?(message: JSONRPCMessage, json: string): void
 }
 
 /** Where the pipeline answers: one whole message (or none), or a reply channel for a request. */
@@ -241,12 +255,18 @@ async function request(
   const fast = host.fastCall?.(message, data, abort)
   if (fast) {
     let reply: JSONRPCMessage
+    let json: string | undefined
     try {
-      reply = { jsonrpc: '2.0', id: message.id, result: (await fast) as JsonObject } as JSONRPCMessage
+      const result = (await fast) as JsonObject & { [RESULT_JSON]?: string }
+      reply = { jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage
+      const text = result[RESULT_JSON]
+      if (text !== undefined) json = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${text}}`
     } catch (err) {
       reply = hostError(message.id, err)
     }
-    if (!io.aborted) out.reply(reply)
+    if (io.aborted) return
+    if (json !== undefined && out.replyJson) out.replyJson(reply, json)
+    else out.reply(reply)
     return
   }
   await new Promise<void>((resolve) => {

@@ -16,6 +16,7 @@ import type { Logger } from '../shared/logger.js'
 import type { Metrics } from '../shared/metrics.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 import { inputSchema, looseIdsSchema, type ToolContext, type ToolDef } from './tool.js'
+import { RESULT_JSON } from './wire.js'
 import type { ToolDeps } from './tools/index.js'
 
 /** What the runner itself uses: the tool call counter and the log of unexpected failures. */
@@ -79,19 +80,30 @@ function argsOf(def: ToolDef, given: Record<string, unknown>): Record<string, un
   return parse(full, given) as Record<string, unknown>
 }
 
-const failure = (body: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
-  isError: true,
-})
+/** A tool result and, under RESULT_JSON, its JSON text: the body is serialized once per call. */
+type Result = CallToolResult & { [RESULT_JSON]: string }
+
+const failure = (body: Record<string, unknown>): Result => {
+  const text = JSON.stringify(body)
+  return {
+    content: [{ type: 'text', text }],
+    isError: true,
+    [RESULT_JSON]: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true}`,
+  }
+}
 
 /**
  * A success: the reply as JSON text (what every client reads) and the same object as
  * structuredContent (what the tool's outputSchema describes), so the two cannot differ.
  */
-const success = (body: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: 'text', text: JSON.stringify(body) }],
-  structuredContent: body,
-})
+const success = (body: Record<string, unknown>): Result => {
+  const text = JSON.stringify(body)
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: body,
+    [RESULT_JSON]: `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`,
+  }
+}
 
 /**
  * A room tool's arguments with the room of a credential bound to one room (bindingOf: a room

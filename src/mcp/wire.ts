@@ -68,6 +68,12 @@ export const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
 }
 
 export type RequestId = string | number
+/**
+ * A result object may carry its own JSON text under this key (a symbol: JSON.stringify and the
+ * SDK's schemas never see it), so that its response is serialized once. Whoever sets it
+ * guarantees that it is exactly JSON.stringify(result).
+ */
+export const RESULT_JSON: unique symbol = Symbol('result JSON')
 export type JsonObject = Record<string, unknown>
 export interface JsonRpcRequest {
   jsonrpc: '2.0'

@@ -10,6 +10,7 @@ import { countTokens } from '@anthropic-ai/tokenizer'
 import t from 'tap'
 import { listEntry, modelVisible } from '../../src/mcp/host.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
+import { boundUrl } from '../../src/shared/snippets.js'
 import { callTool, legacyCall, legacyClient, modernBody, modernClient, modernHeaders, post } from '../helpers/mcp.js'
 import { newTeam, startNode } from '../helpers/node.js'
 
@@ -93,6 +94,15 @@ t.test('a team key bound per connection', async (t) => {
     t.match(missing.body.error, { code: 'invalid_request', details: { field: 'room_id' } }, 'room_id is needed')
     const rooms = await callTool(client, 'list_rooms', {})
     t.notOk(rooms.isError, 'a team tool works: the connection reaches the whole team', { body: rooms.body })
+  })
+
+  t.test("a printed configuration's URL binds an agent id of any characters", async (t) => {
+    const agent = 'QA bot/ü&x'
+    const url = new URL(boundUrl({ agentId: agent, roomId, url: `${n.base}/mcp` }))
+    const client = await legacyClient(t, n, team.key, url.pathname + url.search)
+    const posted = await callTool(client, 'post_event', { type: 'note', text: 'encoded' })
+    t.notOk(posted.isError, { body: posted.body })
+    t.equal(await recordedIn(roomId, 'encoded'), agent, 'recorded as the agent, decoded')
   })
 
   t.test('by headers, and on the core profile', async (t) => {
