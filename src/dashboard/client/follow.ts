@@ -14,8 +14,8 @@
 // the page shows it as the stream's own rendering does; any other page, or a patch that does not
 // fit, fetches the part.
 // The stream is opened with the versions of the parts the page shows (`?v=`), and says which of
-// them changed meanwhile. EventSource resumes after the last event id it saw; the status line says "Reconnecting…" while
-// the stream is down, and stops when the session has ended.
+// them changed meanwhile. EventSource resumes after the last event id it saw; the status line
+// says "Reconnecting…" while the stream is down, and stops when the session has ended.
 import { readBy } from './words.js'
 
 import { applyPatch, type Op } from './patch.js'
