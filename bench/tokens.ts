@@ -190,8 +190,9 @@ for (const [label, args] of searches) {
 }
 
 // tools/list: every entry as the model sees it, then the totals, model-visible and on the wire: a
-// team key's listing, and the bound listings (src/mcp/host.ts listFor) of room invite keys, minted
-// for an agent (room and agent bound) and without one (room bound).
+// team key's listing, the bound listings (src/mcp/host.ts listFor) of room invite keys, minted
+// for an agent (room and agent bound) and without one (room bound), and of the team key with its
+// connection bound by the URL (agent and room; agent only).
 const invite = async (json: Record<string, unknown>) => {
   const r = await fetch(`http://127.0.0.1:${node.port}/admin/rooms/${ROOM}/invite`, {
     method: 'POST',
@@ -215,6 +216,12 @@ const lists: [string, Tool[]][] = [
   ['bound core', await list('/mcp?profile=core', boundKey)],
   ['room-bound full', await list('/mcp', roomKey)],
   ['room-bound core', await list('/mcp?profile=core', roomKey)],
+  // The team key with its connection bound (docs/mcp.md "Bind a connection"): to an agent and a
+  // room, as the CLI's and the dashboard's configurations are, and to an agent only.
+  ['team key, connection bound to agent+room, full', await list(`/mcp?agent=${me}&room=${ROOM}`)],
+  ['team key, connection bound to agent+room, core', await list(`/mcp?profile=core&agent=${me}&room=${ROOM}`)],
+  ['team key, connection bound to agent, full', await list(`/mcp?agent=${me}`)],
+  ['team key, connection bound to agent, core', await list(`/mcp?profile=core&agent=${me}`)],
 ]
 // A grant for every room of the team binds the agent only; made by OAuth consent, so its listing
 // is built here by the same code the node runs.
@@ -244,6 +251,17 @@ for (const [label, tools] of lists) {
         `${c.o200k} tokens (o200k)`,
     )
   }
+}
+
+// Each listing against the unbound team key's of the same profile, measured in this run.
+const modelTokens = (tools: Tool[]) => claudeTokens(JSON.stringify(seen(tools)))
+for (const [label, tools] of lists.slice(2)) {
+  const base = label.endsWith('core') || label.includes(' core ') ? core : all
+  const ratio = modelTokens(tools) / modelTokens(base)
+  console.log(
+    `tools/list ${label} vs the team key unbound: ${modelTokens(tools)} / ${modelTokens(base)} tokens ` +
+      `(Claude, model-visible) = ${ratio.toFixed(3)}`,
+  )
 }
 
 // Where a listing's tokens go, by difference: the listing's count less the count with that part

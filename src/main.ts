@@ -84,7 +84,8 @@ async function main(): Promise<void> {
         '',
         `  ${boot.key}`,
         '',
-        'Add the service to an MCP client (agent ids are chosen per agent; pass agent_id in tool calls):',
+        'Add the service to an MCP client (agent ids are chosen per agent; pass agent_id and room_id in tool ' +
+          `calls, or bind the connection to one agent and room with ${base}/mcp?agent=<id>&room=<id>):`,
         '',
         `  claude mcp add --transport http agentrooms ${base}/mcp --header "Authorization: Bearer ${boot.key}"`,
         '',

@@ -8,6 +8,7 @@ import {
   SNIPPET_TITLES,
   agentBrief,
   authorization,
+  boundUrl,
   oauthSnippetsFor,
   snippetsFor,
   type Snippets,
@@ -39,6 +40,7 @@ export interface AgentConfig {
   /** The invite's id (for revoking it: DELETE /admin/rooms/:roomId/invites/:tokenId). */
   invite_token_id?: string
   key: string
+  /** The MCP URL bound to the agent and the room (boundUrl), as every snippet has it. */
   url: string
   headers: { Authorization: string }
   brief: string
@@ -130,9 +132,9 @@ export async function createRoom(service: Service, input: CreateRoomInput): Prom
       key_kind: 'invite',
       invite_token_id: tokenId,
       key,
-      url,
+      url: boundUrl(access),
       headers: { Authorization: authorization(key) },
-      brief: agentBrief(access, true),
+      brief: agentBrief(access),
       snippets: snippetsFor(access),
     })
   }

@@ -242,12 +242,7 @@ export function CreatedPage(props: { viewer: Viewer; room: RoomSummary; agents: 
         return (
           <section class="agent" key={a.access.agentId} aria-labelledby={`agent-${i}`}>
             <h2 id={`agent-${i}`}>Agent {a.access.agentId}</h2>
-            <Copyable
-              id={`brief-${i}`}
-              label="The sentence to give the agent"
-              text={agentBrief(a.access, a.invite)}
-              wrap
-            />
+            <Copyable id={`brief-${i}`} label="The sentence to give the agent" text={agentBrief(a.access)} wrap />
             <Tabs
               id={`mcp-${i}`}
               label={`MCP client configuration for ${a.access.agentId}`}

@@ -1,7 +1,8 @@
 // MCP client configuration for one agent, in each client's own format: the text to paste or to
-// write to the named file. Every key form carries the same URL and the same Authorization header,
-// so a test can take any of them apart and connect with exactly what it holds; every OAuth form
-// carries the URL only (the client signs in). Pure functions.
+// write to the named file. Every key form carries the same URL, bound to the agent and its room
+// (boundUrl), and the same Authorization header, so a test can take any of them apart and connect
+// with exactly what it holds; every OAuth form carries the URL only (the client signs in). Pure
+// functions.
 
 /** The MCP server's name in every client configuration. */
 export const SERVER_NAME = 'agentrooms'
@@ -11,8 +12,20 @@ export interface AgentAccess {
   roomId: string
   /** The key this agent uses: a room invite key, or the team key. */
   key: string
-  /** The MCP endpoint, e.g. http://localhost:8080/mcp. */
+  /** The MCP endpoint, e.g. http://localhost:8080/mcp (the snippets bind it: boundUrl). */
   url: string
+}
+
+/**
+ * The MCP URL bound to the agent and its room (docs/mcp.md "Bind a connection"):
+ * `…/mcp?agent=<id>&room=<id>`. Whatever key it is used with, the connection acts as that agent
+ * in that room, and its tools/list leaves agent_id and room_id out (the short listing).
+ */
+export function boundUrl(a: Pick<AgentAccess, 'agentId' | 'roomId' | 'url'>): string {
+  const u = new URL(a.url)
+  u.searchParams.set('agent', a.agentId)
+  u.searchParams.set('room', a.roomId)
+  return u.toString()
 }
 
 export interface Snippets {
@@ -44,22 +57,21 @@ export function shellWord(s: string): string {
 const tomlString = (s: string): string => JSON.stringify(s)
 
 /**
- * The sentence to give the agent (system prompt or first message): who it is and where. `bound`:
- * the key is a room invite key minted for this agent, whose tools take neither agent_id nor
- * room_id (the service fills them in from the key), so the sentence does not ask for them.
+ * The sentence to give the agent (system prompt or first message): who it is and where. Its
+ * configuration (snippetsFor) binds the connection to both, so the tools take neither agent_id
+ * nor room_id (the service fills them in) and the sentence does not ask for them.
  */
-export function agentBrief(a: AgentAccess, bound = false): string {
+export function agentBrief(a: AgentAccess): string {
   return (
     `You are agent ${JSON.stringify(a.agentId)} in the agentrooms room ${JSON.stringify(a.roomId)}. ` +
-    (bound
-      ? 'Your key names you and the room, so agentrooms tool calls need neither agent_id nor room_id; '
-      : `Pass agent_id ${JSON.stringify(a.agentId)} and room_id ${JSON.stringify(a.roomId)} in every agentrooms ` +
-        `tool call; `) +
+    'Your agentrooms connection names you and the room, so its tool calls need neither agent_id nor room_id; ' +
     'start each turn with get_my_summary and send heartbeat while you work.'
   )
 }
 
-export function snippetsFor(a: AgentAccess): Snippets {
+/** The agent's client configurations: the bound URL (boundUrl) with its key. */
+export function snippetsFor(access: AgentAccess): Snippets {
+  const a = { ...access, url: boundUrl(access) }
   const headers = { Authorization: authorization(a.key) }
   const json = (v: unknown) => JSON.stringify(v, null, 2)
   return {

@@ -104,18 +104,21 @@ async function endpoints(t: Test, s: Snippets): Promise<Record<keyof Snippets, E
   }
 }
 
-/** Connects an SDK 1.x client with exactly `e` and calls heartbeat as `agent` in `room`. */
+/**
+ * Connects an SDK 1.x client with exactly `e` and calls heartbeat as `agent` in `room`, or (room
+ * and agent undefined) naming neither: as the connection is bound.
+ */
 async function heartbeatWith(
   e: Endpoint,
-  room: string,
-  agent: string,
+  room?: string,
+  agent?: string,
 ): Promise<{ isError: boolean; body: Record<string, unknown> }> {
   const client = new Client({ name: 'cli-snippet-test', version: '1.0.0' })
   await client.connect(
     new StreamableHTTPClientTransport(new URL(e.url), { requestInit: { headers: { Authorization: e.authorization } } }),
   )
   try {
-    return await callTool(client, 'heartbeat', { room_id: room, agent_id: agent })
+    return await callTool(client, 'heartbeat', room === undefined ? {} : { room_id: room, agent_id: agent })
   } finally {
     await client.close()
   }
@@ -193,9 +196,13 @@ for (const backend of BACKENDS) {
           generic: generic!,
         })
         for (const [client, e] of Object.entries(eps)) {
-          t.equal(e.url, `${n.base}/mcp`, `${agent} / ${client}: the endpoint`)
+          t.equal(
+            e.url,
+            `${n.base}/mcp?agent=${agent}&room=payments-api`,
+            `${agent} / ${client}: the endpoint, bound to the agent and the room`,
+          )
           t.match(e.authorization, /^Bearer ar_room_/, `${agent} / ${client}: a room invite key, never the team key`)
-          const hb = await heartbeatWith(e, 'payments-api', agent)
+          const hb = await heartbeatWith(e)
           t.notOk(hb.isError, `${agent} / ${client}: heartbeat works with exactly the printed configuration`)
           t.equal(hb.body.room_id, 'payments-api')
         }
@@ -229,9 +236,10 @@ for (const backend of BACKENDS) {
       const keys = out.agents.map((a) => a.key)
       t.ok(keys.every((k) => k.startsWith('ar_room_')) && new Set(keys).size === 2, 'two different invite keys')
       for (const a of out.agents) {
+        t.equal(a.url, `${out.mcp_url}?agent=${a.agent_id}&room=checkout`, `${a.agent_id}: the bound URL`)
         const eps = await endpoints(t, a.snippets)
         for (const [client, e] of Object.entries(eps)) {
-          t.same(e, { url: out.mcp_url, authorization: `Bearer ${a.key}` }, `${a.agent_id} / ${client}: its own key`)
+          t.same(e, { url: a.url, authorization: `Bearer ${a.key}` }, `${a.agent_id} / ${client}: its own key`)
           t.notOk(
             (await heartbeatWith(e, 'checkout', a.agent_id)).isError,
             `${a.agent_id} / ${client}: heartbeat works`,

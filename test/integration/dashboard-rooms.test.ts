@@ -2,6 +2,8 @@
 // rooms with activity, online agents and task counts; creating a room gives each agent the CLI's
 // own snippets with a room invite key that works on MCP; bad input changes nothing; no team key
 // reaches the page.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import t from 'tap'
 import { agentBrief, snippetsFor } from '../../src/shared/snippets.js'
 import { hookConfigs, MAX_BLOCKS_DEFAULT } from '../../src/shared/hook-configs.js'
@@ -99,11 +101,16 @@ t.test('standalone', async (t) => {
     t.equal(textareaAfter(made.body, 'vscode-1'), expected.vscode)
     t.equal(textareaAfter(made.body, 'codex-1'), expected.codex)
     t.equal(
-      textareaAfter(made.body, 'brief-1'),
-      agentBrief({ agentId: 'backend', roomId, key: key!, url: `${n.node.baseUrl}/mcp` }, true),
-      "the sentence the CLI prints for the agent's own key",
+      JSON.parse(expected.cursor).mcpServers.agentrooms.url,
+      `${n.node.baseUrl}/mcp?agent=backend&room=shop-launch`,
+      'the URL binds the connection to the agent and the room',
     )
-    t.match(textareaAfter(made.body, 'brief-1')!, 'need neither agent_id nor room_id', 'the key names both')
+    t.equal(
+      textareaAfter(made.body, 'brief-1'),
+      agentBrief({ agentId: 'backend', roomId, key: key!, url: `${n.node.baseUrl}/mcp` }),
+      'the sentence the CLI prints for the agent',
+    )
+    t.match(textareaAfter(made.body, 'brief-1')!, 'need neither agent_id nor room_id', 'the connection names both')
     const hooks = hookConfigs({
       command: ['npx', 'agentrooms'],
       base: n.node.baseUrl,
@@ -165,7 +172,40 @@ t.test('standalone', async (t) => {
     t.equal(plain.status, 200)
     t.match(textareaAfter(plain.body, 'claude_code-0')!, 'Bearer YOUR_TEAM_KEY')
     t.match(plain.body, 'Replace <code>YOUR_TEAM_KEY</code>')
-    t.match(textareaAfter(plain.body, 'brief-0')!, 'Pass agent_id "solo" and room_id', 'a team key names neither')
+    t.match(textareaAfter(plain.body, 'brief-0')!, 'need neither agent_id nor room_id', 'the URL names both')
+    // The printed configuration with a team key in place of the placeholder: the connection is
+    // bound to the agent and the room by its URL, so it gets the short listing and acts as solo.
+    const cursor = JSON.parse(textareaAfter(plain.body, 'cursor-0')!).mcpServers.agentrooms as {
+      url: string
+      headers: { Authorization: string }
+    }
+    t.equal(cursor.url, `${n.node.baseUrl}/mcp?agent=solo&room=plain`)
+    const client = new Client({ name: 'dashboard-snippet-test', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(cursor.url), {
+        requestInit: { headers: { Authorization: cursor.headers.Authorization.replace('YOUR_TEAM_KEY', teamKey) } },
+      }),
+    )
+    t.teardown(() => client.close())
+    const listed = (await client.listTools()).tools
+    t.same(
+      listed.filter((x) => 'agent_id' in (x.inputSchema.properties ?? {})).map((x) => x.name),
+      [],
+      'the team key lists no agent_id through the printed URL',
+    )
+    t.notOk(
+      listed.some((x) => x.name === 'list_rooms'),
+      'nor the team tools',
+    )
+    const posted = await callTool(client, 'post_event', { type: 'note', text: 'from the dashboard config' })
+    t.notOk(posted.isError, 'a call without agent_id or room_id', { body: posted.body })
+    t.equal(posted.body.room_id, 'plain')
+    const reader = await legacyClient(t, n, teamKey)
+    const feed = await callTool(reader, 'read_events', { room_id: 'plain', agent_id: 'reader', limit: 100 })
+    const mine = (feed.body.events as { text?: string; agent_id: string }[]).find(
+      (e) => e.text === 'from the dashboard config',
+    )
+    t.equal(mine?.agent_id, 'solo', 'recorded as the agent the configuration was printed for')
   })
 
   t.test('more agents for a room that exists: their configuration, a key each', async (t) => {

@@ -5,13 +5,19 @@
 // is. A binding only narrows: another agent than the credential's, a room outside its reach, a
 // `human:` id are forbidden, and a value that is no valid id is refused naming the parameter and
 // the limit, before anything is done.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { countTokens } from '@anthropic-ai/tokenizer'
 import t from 'tap'
 import { listEntry, modelVisible } from '../../src/mcp/host.js'
 import { ALL_TOOLS } from '../../src/mcp/tools/index.js'
+import { boundUrl } from '../../src/shared/snippets.js'
 import { callTool, legacyCall, legacyClient, modernBody, modernClient, modernHeaders, post } from '../helpers/mcp.js'
+import { signedInOperator } from '../helpers/accounts.js'
+import { MemoryAuthProvider } from '../helpers/mcp-oauth.js'
 import { newTeam, startNode } from '../helpers/node.js'
+import { uid } from '../helpers/shared.js'
 
 type Listed = { tools: Tool[] }
 const TEAM_TOOLS = ['list_rooms', 'list_templates', 'create_room_from_template']
@@ -93,6 +99,15 @@ t.test('a team key bound per connection', async (t) => {
     t.match(missing.body.error, { code: 'invalid_request', details: { field: 'room_id' } }, 'room_id is needed')
     const rooms = await callTool(client, 'list_rooms', {})
     t.notOk(rooms.isError, 'a team tool works: the connection reaches the whole team', { body: rooms.body })
+  })
+
+  t.test("a printed configuration's URL binds an agent id of any characters", async (t) => {
+    const agent = 'QA bot/ü&x'
+    const url = new URL(boundUrl({ agentId: agent, roomId, url: `${n.base}/mcp` }))
+    const client = await legacyClient(t, n, team.key, url.pathname + url.search)
+    const posted = await callTool(client, 'post_event', { type: 'note', text: 'encoded' })
+    t.notOk(posted.isError, { body: posted.body })
+    t.equal(await recordedIn(roomId, 'encoded'), agent, 'recorded as the agent, decoded')
   })
 
   t.test('by headers, and on the core profile', async (t) => {
@@ -269,4 +284,42 @@ t.test('a binding only narrows the credential', async (t) => {
   t.same(list.tools, expected({ agent: true, room: true }, false), 'a room invite bound to an agent by its URL')
   const hb = await callTool(carol, 'post_event', { type: 'note', text: 'as carol' })
   t.notOk(hb.isError, 'no room_id, no agent_id', { body: hb.body })
+})
+
+t.test('an OAuth client signs in through a bound URL; its grant is narrowed to the binding', async (t) => {
+  const { n, b } = await signedInOperator(t)
+  const teamId = (await n.node.accounts.session(b.jar.get('ar_session')!))!.team
+  const roomId = uid('room')
+  await n.node.core.rooms.create(teamId, { room_id: roomId }, 'test')
+  // The token's resource is the node's /mcp by the name the client used; the query is no part of it.
+  const base = n.base.replace('127.0.0.1', 'localhost')
+  b.base = base
+  const bound = new URL(`${base}/mcp?agent=worker&room=${roomId}`)
+  const provider = new MemoryAuthProvider('http://127.0.0.1:40225/callback', undefined, 'Agent worker')
+  const signIn = new StreamableHTTPClientTransport(bound, { authProvider: provider })
+  await t.rejects(new Client({ name: 'bound-oauth', version: '1.0.0' }).connect(signIn), /Unauthorized/)
+  const toConsent = await b.get(provider.authorizationUrl!.toString())
+  // A grant for every room of the team, bound to the agent worker.
+  const answered = await b.post(toConsent.location!, {
+    team: teamId,
+    room: '*',
+    agent: 'worker',
+    access: 'write',
+    decision: 'allow',
+  })
+  const to = new URL((await b.get(answered.location!)).location!)
+  await signIn.finishAuth(to.searchParams.get('code')!)
+
+  const client = new Client({ name: 'bound-oauth', version: '1.0.0' })
+  await client.connect(new StreamableHTTPClientTransport(bound, { authProvider: provider }))
+  t.teardown(() => client.close())
+  t.same((await client.listTools()).tools, expected({ agent: true, room: true }, false), 'the listing of both')
+  const posted = await callTool(client, 'post_event', { type: 'note', text: 'signed in' })
+  t.notOk(posted.isError, 'no room_id: the URL names it', { body: posted.body })
+  t.equal(posted.body.room_id, roomId)
+
+  const token = provider.saved!.access_token
+  const mallory = await post(n, legacyCall('heartbeat', {}), {}, { key: token, path: '/mcp?agent=mallory' })
+  t.equal(mallory.status, 403)
+  t.match(mallory.json, { error: { code: 'forbidden', details: { field: 'agent', bound_agent_id: 'worker' } } })
 })

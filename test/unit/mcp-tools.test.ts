@@ -15,7 +15,8 @@ import { planSchemas } from '../../src/core/plan.js'
 import { reservationSchemas } from '../../src/core/reservations.js'
 import { varSchemas } from '../../src/core/vars.js'
 import { CORE_SETTINGS, coreArgs, FACTORY_LIMITS, isDerived, isDerivedSet } from '../../src/mcp/args.js'
-import { INSTRUCTIONS, listEntry, modelVisible } from '../../src/mcp/host.js'
+import { INSTRUCTIONS, listEntry, McpHost, modelVisible } from '../../src/mcp/host.js'
+import { narrowConnection, type Principal } from '../../src/auth/principal.js'
 import { inputSchema, UNBOUND, type ToolDef } from '../../src/mcp/tool.js'
 import { ALL_TOOLS, CORE_TOOL_NAMES, findTool } from '../../src/mcp/tools/index.js'
 
@@ -173,6 +174,21 @@ t.test('tools/list stays within its token goals (Claude tokenizer, as bench/toke
   const room = ALL_TOOLS.filter((d) => d.scope === 'room')
   t.ok(tokens(room, both) <= 5_000, `bound, all tools: ${tokens(room, both)} tokens`)
   t.ok(tokens(core, both) <= 1_200, `bound, core profile: ${tokens(core, both)} tokens`)
+  // A team key whose connection binds an agent and a room (?agent=&room=, as the printed
+  // configurations do): the listing the host serves it is held to the same goals.
+  const host = new McpHost({
+    hub: { onResync: () => () => {} },
+    lifecycle: { onDrain: () => () => {} },
+  } as unknown as ConstructorParameters<typeof McpHost>[0])
+  const teamKey: Principal = { kind: 'team', teamId: 'tm', keyId: 'k', scope: 'agent', access: 'write' }
+  const perConnection = narrowConnection(teamKey, {
+    agent: { value: 'backend', field: 'agent' },
+    room: { value: 'demo', field: 'room' },
+  })
+  const served = (profile: 'full' | 'core') =>
+    countTokens(JSON.stringify(host.listFor(perConnection, profile).tools.map(modelVisible)))
+  t.ok(served('full') <= 5_000, `team key bound per connection, all tools: ${served('full')} tokens`)
+  t.ok(served('core') <= 1_200, `team key bound per connection, core profile: ${served('core')} tokens`)
 })
 
 t.test('a listed entry carries nothing a client can assume or the server checks anyway', async (t) => {
