@@ -275,7 +275,7 @@ try {
     `# ${new Date().toISOString()} call-ab: ${ROUNDS} rounds (ABBA) of ${BATCH} calls, ${INFLIGHT} in flight; ` +
       `work tree against ${base.sha}`,
   )
-  for (const tool of TOOLS) {
+  for (const tool of ROUNDS > 0 ? TOOLS : []) {
     await batch(a, tool) // warm-up: JIT, caches, connections
     await batch(b, tool)
     const seen = { a: [] as { cpu: number; gc: number }[], b: [] as { cpu: number; gc: number }[] }

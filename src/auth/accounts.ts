@@ -12,7 +12,7 @@ import type { StoredInvite, StoredUser, StoredWaitlistEntry } from '../store/rec
 import type { SessionArgs } from '../store/script-map/index.js'
 import { dropCredentialRate } from '../store/purge.js'
 import type { Store } from '../store/store.js'
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import { rolesFor, type Role } from './permissions.js'
 import { hashKey } from './secrets.js'
 import type { WaitBudget } from '../shared/wait-budget.js'

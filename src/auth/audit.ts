@@ -4,7 +4,7 @@
 // whole stream nodes go), so the trail keeps 90 days, and no more than that many entries.
 // The authorization server has a trail of its own, kept alike: the protocol requests it refused
 // (a wrong redirect URI, missing or plain PKCE, another resource, ...), which name no team yet.
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import type { Store } from '../store/store.js'
 import type { WaitBudget } from '../shared/wait-budget.js'
 

@@ -2,7 +2,7 @@
 // history. Rules that need the room's state (expected versions, edits against the current text,
 // count limits, trimming the history) run inside the Lua scripts; this module validates input,
 // shapes arguments, decodes the raw records and makes diffs.
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'

@@ -3,7 +3,7 @@
 // subtraction. Rules that need the room's state (cursors, authorship, retention) run inside the
 // Lua scripts (shared parts in lua/includes/events.lua); this module validates input, shapes
 // arguments and decodes results.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'

@@ -2,7 +2,7 @@
 // expiry is the TTL, so a crashed holder never blocks the room for longer than its TTL; every new
 // acquisition gets a larger fencing token, so a writer can tell that it lost the lock meanwhile.
 // The rules (ownership, limits, tokens) run in lua/acquireLock.lua and releaseLock.lua.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { StoredLock } from '../store/records.js'

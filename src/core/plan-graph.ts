@@ -5,7 +5,7 @@
 // within the last ACTIVITY_HOURS (at most ACTIVITY_DONE); never the whole plan. The agents'
 // events of those hours come with what needs a person (Needs.read with postsWithinMs), whose
 // read looks at the latest events already.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import type { Store } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { toTask, type Task } from './plan.js'

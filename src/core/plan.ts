@@ -1,7 +1,7 @@
 // The plan: tasks with status, assignee, dependencies, priority and order, and the atomic claim.
 // Rules that need the room's state (claims, cycles, limits) run inside the Lua scripts; this
 // module validates input, shapes arguments and decodes results.
-import { encode } from '@msgpack/msgpack'
+import { encode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { StoredPriority, StoredTaskStatus } from '../store/records.js'

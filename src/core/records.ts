@@ -1,6 +1,6 @@
 // Decoding of stored records. Scripts store msgpack with times in epoch milliseconds; the core
 // hands out the same records with ISO-8601 times, the form agents and integrators read best.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import type { CallOptions } from '../store/store.js'
 import type { Caller } from './fields.js'
 import { agentId, idempotencyKey, isAgentId, isIdempotencyKey } from '../shared/fields.js'

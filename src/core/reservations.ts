@@ -5,7 +5,7 @@
 // version of the room (meta.rver); lua/reserveFiles.lua writes only while that version still
 // holds, so two agents reserving at once never both win: the later one decides again against
 // what the first wrote. Each new pattern takes a fencing token from the counter locks use.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { StoredReservation } from '../store/records.js'

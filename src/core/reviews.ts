@@ -2,7 +2,7 @@
 // rejects it with an optional note. Reviews of tasks drive the task's status (in_progress ->
 // in_review -> done, or back to in_progress). Who may decide, and the status moves, are checked
 // in lua/requestReview.lua and lua/includes/decideReview.lua.
-import { encode } from '@msgpack/msgpack'
+import { encode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'
 import type { Store } from '../store/store.js'

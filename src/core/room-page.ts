@@ -6,7 +6,7 @@
 // ordered and paged on the plan's indexes in Redis (lua/includes/board.lua): only the tasks shown
 // are read and decoded, whatever the plan's size; the rest only as far as it is shown
 // (bench/dashboard-render.ts).
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import type { CoreSettings } from './settings.js'
 import type { RoomReply } from '../store/script-map/index.js'
 import type { Store } from '../store/store.js'

@@ -2,7 +2,7 @@
 // belongs to one team and its id is unique within that team. A room with no activity for
 // ROOM_TTL_S disappears by key expiry; the team's room index is pruned of such rooms lazily.
 import { roomIdFromName } from '../shared/room-name.js'
-import { encode } from '@msgpack/msgpack'
+import { encode } from '../shared/msgpack.js'
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { CoreSettings } from './settings.js'

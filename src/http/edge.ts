@@ -31,8 +31,7 @@ export class Flow implements Ctx<any> {
   raw: Buffer | undefined = undefined
   principal: any = undefined
   query?: unknown
-  /** The request id: the proxy's X-Request-Id when it is a plain token, else one of this node's. */
-  id = ''
+  private rid: string | undefined
   /** performance.now() when the request arrived. */
   readonly started = performance.now()
   /** When the authentication step finished (pages report it in Server-Timing). */
@@ -41,7 +40,12 @@ export class Flow implements Ctx<any> {
   credential: Credential<unknown> | undefined
   /** The body being read, from the limits step on. */
   bodyRead: Promise<Buffer> | undefined
-  private readonly afters: (() => void)[] = []
+  /** Ends the request's count in flight (the gate step's), once it is finished. */
+  ended: (() => void) | undefined = undefined
+  /** Records the request's route, status and time (the log step's), once it is finished. */
+  recorded: ((flow: Flow) => void) | undefined = undefined
+  /** What other steps run once it is finished; made on first use. */
+  private afters: (() => void)[] | undefined
 
   constructor(
     readonly ex: Exchange,
@@ -60,13 +64,28 @@ export class Flow implements Ctx<any> {
     return this.mounted?.route
   }
 
-  /** Runs `fn` once the request is finished (answered, or its stream started), last added first. */
+  /** The request id: the proxy's X-Request-Id when it is a plain token, else one of this node's (made on first use). */
+  get id(): string {
+    if (this.rid === undefined) {
+      const given = this.ex.req.headers['x-request-id']
+      this.rid = given !== undefined && REQUEST_ID.test(given) ? given : `${ID_BASE}-${(++idSeq).toString(36)}`
+    }
+    return this.rid
+  }
+
+  /**
+   * Runs `fn` once the request is finished (answered, or its stream started), last added first:
+   * before the log step's record and the gate's end, which come first in the chain.
+   */
   after(fn: () => void): void {
-    this.afters.push(fn)
+    ;(this.afters ??= []).push(fn)
   }
 
   finish(): void {
-    for (let i = this.afters.length - 1; i >= 0; i--) this.afters[i]!()
+    const afters = this.afters
+    if (afters) for (let i = afters.length - 1; i >= 0; i--) afters[i]!()
+    this.recorded?.(this)
+    this.ended?.()
   }
 }
 
@@ -78,7 +97,7 @@ export type StepName = 'gate' | 'log' | 'limits' | 'origin' | 'authenticate' | '
 /** What the edge's own steps use. */
 export interface EdgeDeps {
   lifecycle: Pick<Lifecycle, 'begin' | 'accepting'>
-  metrics: Pick<Metrics, 'requests' | 'latency'>
+  metrics: Pick<Metrics, 'requestCounts' | 'latency'>
   log: Pick<Logger, 'error' | 'debug' | 'isLevelEnabled'>
   /** The default body limit (LIMIT_HTTP_BODY_BYTES; a mount may set its own); trusted proxies (default none). */
   settings: { httpBodyBytes: number; trustedProxyHops?: number; trustedProxyCidrs?: readonly string[] }
@@ -197,32 +216,32 @@ export class Edge {
 
   /** Counts the request in flight until it is finished; refuses it while the node drains. */
   private gate(flow: Flow): void {
-    flow.after(this.deps.lifecycle.begin())
+    flow.ended = this.deps.lifecycle.begin()
     if (!this.deps.lifecycle.accepting)
       throw new AppError('unavailable', 'this node is shutting down; retry in a moment')
   }
 
-  /** Names the request, and records its route, status and time when it is finished. */
+  /** Sets how the request's client address is found; its route, status and time are recorded when it is finished. */
   private logStep(flow: Flow): void {
     const { req } = flow.ex
     if (req.clientBy) req.clientBy(this.clientOf)
     else req.client = this.clientOf(req.remote, req.headers['x-forwarded-for'])
-    const given = req.headers['x-request-id']
-    flow.id = given !== undefined && REQUEST_ID.test(given) ? given : `${ID_BASE}-${(++idSeq).toString(36)}`
-    flow.after(() => {
-      const { ex } = flow
-      const label = flow.route?.path ?? (flow.allowed ? 'method_not_allowed' : 'not_found')
-      const status = String(ex.status ?? 0)
-      const seconds = (performance.now() - flow.started) / 1000
-      const method = METHOD_LABELS.has(ex.req.method) ? ex.req.method : 'other'
-      this.deps.metrics.requests.inc({ route: label, method, status })
-      this.deps.metrics.latency.observe({ route: label, method }, seconds)
-      if (this.deps.log.isLevelEnabled('debug'))
-        this.deps.log.debug(
-          { request_id: flow.id, method: ex.req.method, route: label, status, ms: seconds * 1000 },
-          'request',
-        )
-    })
+    flow.recorded = this.record
+  }
+
+  private readonly record = (flow: Flow): void => {
+    const { ex } = flow
+    const label = flow.route?.path ?? (flow.allowed ? 'method_not_allowed' : 'not_found')
+    const status = String(ex.status ?? 0)
+    const seconds = (performance.now() - flow.started) / 1000
+    const method = METHOD_LABELS.has(ex.req.method) ? ex.req.method : 'other'
+    this.deps.metrics.requestCounts.add(label, method, status)
+    this.deps.metrics.latency.observe({ route: label, method }, seconds)
+    if (this.deps.log.isLevelEnabled('debug'))
+      this.deps.log.debug(
+        { request_id: flow.id, method: ex.req.method, route: label, status, ms: seconds * 1000 },
+        'request',
+      )
   }
 
   /** Starts reading the body within the mount's limit (in the first tick); a declared size over it is 413 now. */

@@ -221,6 +221,8 @@ interface AbortState {
   aborted: boolean
   /** Replaced by one of the exact size on each add: a push would reserve room for 17. */
   handlers: (() => void)[]
+  /** Fails the body being read (readBody), until it is read. */
+  reading: (() => void) | undefined
 }
 
 /** A started streamed response: a class, so an idle stream costs one small object and no closures. */
@@ -290,7 +292,7 @@ export class Exchange {
   private bodyPending: boolean
   /** Extra headers for whatever response is sent (rate-limit headers, for example). */
   readonly extraHeaders: Record<string, string> = {}
-  private readonly abort: AbortState = { aborted: false, handlers: [] }
+  private readonly abort: AbortState = { aborted: false, handlers: [], reading: undefined }
 
   readonly req: RequestInfo
 
@@ -305,6 +307,9 @@ export class Exchange {
     res.onAborted(() => {
       incoming.closed()
       state.aborted = true
+      const reading = state.reading
+      state.reading = undefined
+      reading?.()
       const handlers = state.handlers
       state.handlers = []
       for (const h of handlers) h()
@@ -367,13 +372,14 @@ export class Exchange {
         this.bodyPending = false
         // Read: the abort no longer concerns the body (a stream answered after it would keep the
         // chunks alive through this handler).
-        this.abort.handlers = this.abort.handlers.filter((h) => h !== onAbort)
+        this.abort.reading = undefined
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })
       const onAbort = () => {
         if (!failed) reject(new Error('aborted'))
       }
-      this.onAbort(onAbort)
+      if (this.abort.aborted) onAbort()
+      else this.abort.reading = onAbort
     })
   }
 

@@ -193,18 +193,52 @@ function classify(req: McpInbound, body: unknown): Work | Rejection {
   return { kind: 'request', message: route.message, modern: true }
 }
 
-function lazyAbort(io: McpExchange): LazyAbort {
-  let ctl: AbortController | undefined
-  io.onAbort(() => ctl?.abort())
-  return {
-    get signal() {
-      if (!ctl) {
-        ctl = new AbortController()
-        if (io.aborted) ctl.abort()
-      }
-      return ctl.signal
-    },
+/**
+ * One request as the pipeline serves it: its reply's shape (the status rule of its era, the modern
+ * era's result decoration) and its abort signal, made on first use (most calls never ask for it,
+ * and each one costs; the request's abort is listened to only from then on). A class: one object a
+ * request, where literals made a shape, an abort holder and a closure for each.
+ */
+class Served implements ReplyShape, LazyAbort {
+  readonly canStream: boolean
+  readonly streamOnly: boolean
+  readonly decorate: ((this: Served, m: JSONRPCMessage) => JSONRPCMessage) | undefined
+  /** The answer comes from inside the transport's dispatch window (the SDK server's, or the host's fast path). */
+  synchronous = true
+  private ctl: AbortController | undefined
+
+  constructor(
+    who: McpInbound,
+    readonly method: string,
+    private readonly modern: boolean,
+    private readonly io: McpExchange,
+    readonly serverInfo: Implementation,
+  ) {
+    this.canStream = who.accept.canStream
+    this.streamOnly = who.accept.streamOnly
+    this.decorate = modern ? decorateModern : undefined
   }
+
+  statusOf(m: JSONRPCMessage): number {
+    return 'error' in m && this.modern ? httpStatusForError(m.error.code, this.synchronous) : 200
+  }
+
+  get signal(): AbortSignal {
+    let ctl = this.ctl
+    if (!ctl) {
+      const made = (ctl = this.ctl = new AbortController())
+      if (this.io.aborted) made.abort()
+      else this.io.onAbort(() => made.abort())
+    }
+    return ctl.signal
+  }
+}
+
+/** A modern result's wire form (decorateModernResult); errors as they are. */
+function decorateModern(this: Served, m: JSONRPCMessage): JSONRPCMessage {
+  return 'result' in m
+    ? ({ ...m, result: decorateModernResult(this.method, m.result as JsonObject, this.serverInfo) } as JSONRPCMessage)
+    : m
 }
 
 /** A JSON-RPC error the host chose (a malformed tools/call, an unknown tool); anything else is a bug. */
@@ -230,29 +264,15 @@ async function request(
   host: EndpointHost,
 ): Promise<void> {
   const { message, modern } = work
-  let synchronous = true
-  const out = io.openReply({
-    canStream: who.accept.canStream,
-    streamOnly: who.accept.streamOnly,
-    statusOf: (m) => ('error' in m && modern ? httpStatusForError(m.error.code, synchronous) : 200),
-    decorate: modern
-      ? (m) =>
-          'result' in m
-            ? ({
-                ...m,
-                result: decorateModernResult(message.method, m.result as JsonObject, host.serverInfo),
-              } as JSONRPCMessage)
-            : m
-      : undefined,
-  })
+  const served = new Served(who, message.method, modern, io, host.serverInfo)
+  const out = io.openReply(served)
   const data: McpRequestData = {
     principal: who.principal,
     profile: who.profile,
     longRunning: () => out.startStream(),
     budget: who.budget,
   }
-  const abort = lazyAbort(io)
-  const fast = host.fastCall?.(message, data, abort)
+  const fast = host.fastCall?.(message, data, served)
   if (fast) {
     let reply: JSONRPCMessage
     let json: string | undefined
@@ -278,8 +298,8 @@ async function request(
       notify: (m: JSONRPCMessage) => out.notify(m),
     }
     io.onAbort(resolve)
-    host.transport.request(message, data, sink, abort.signal)
-    synchronous = false
+    host.transport.request(message, data, sink, served.signal)
+    served.synchronous = false
   })
 }
 

@@ -21,7 +21,7 @@ import type { ToolDeps } from './tools/index.js'
 
 /** What the runner itself uses: the tool call counter and the log of unexpected failures. */
 export interface RunnerDeps {
-  metrics: Pick<Metrics, 'toolCalls'>
+  metrics: Pick<Metrics, 'toolCallCounts'>
   log: Pick<Logger, 'error'>
 }
 
@@ -205,7 +205,7 @@ export async function runTool(
       }
     }
     const result = await def.run(ctx, args)
-    deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'ok' })
+    deps.metrics.toolCallCounts.add(def.name, 'ok')
     if (roomId === undefined) return success(result)
     // room_id first (the tool's value if it has one) and unread last, the rest in the tool's order.
     const body: Record<string, unknown> = { room_id: roomId }
@@ -213,7 +213,7 @@ export async function runTool(
     body.unread = result.unread
     return success(body)
   } catch (err) {
-    deps.metrics.toolCalls.inc({ tool: def.name, outcome: 'error' })
+    deps.metrics.toolCallCounts.add(def.name, 'error')
     const appErr = err instanceof AppError ? inToolWords(err) : undefined
     if (!appErr) deps.log.error({ err, tool: def.name }, 'tool failed')
     const error = (appErr ?? new AppError('internal', 'internal error')).toJSON()

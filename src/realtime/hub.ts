@@ -16,7 +16,7 @@
 // What is not that state is apart: the connection itself (src/store/subscriber.ts), helpers
 // (util.ts), the feeds that listen (feed.ts).
 import { randomBytes } from 'node:crypto'
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import { toNotice, type Notice } from '../core/events.js'
 import type { RoomRef } from '../store/keys.js'
 import type { ControlNotice, Store } from '../store/store.js'

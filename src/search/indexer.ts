@@ -30,7 +30,7 @@
 // reads of a room (records.ts), the index keys and leases (src/store/search.ts,
 // src/store/leases.ts).
 import { randomBytes } from 'node:crypto'
-import { encode } from '@msgpack/msgpack'
+import { encode } from '../shared/msgpack.js'
 import type { SearchSettings } from './settings.js'
 import { AppError } from '../shared/errors.js'
 import type { RoomRef } from '../store/keys.js'

@@ -3,7 +3,7 @@
 // SEARCH_FIELD_BYTES. Three reads: the script every search runs (pick: position, unread, the
 // records its notices marked dirty), a listing of what exists (ids and stamps), and chunks of
 // records by id, so no call holds Redis long whatever the room's size.
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import type { SearchSettings } from './settings.js'
 import type { CallOptions, Store } from '../store/store.js'
 import type { RoomRef } from '../store/keys.js'

@@ -6,7 +6,7 @@
 // `client` is for the composition root and operator tools (src/node.ts, src/ops) and for tests;
 // lint refuses it elsewhere.
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import { AppError, isErrorCode, KeyReused, RoomExists, RoomNotFound } from '../shared/errors.js'
 import { AuthRecords } from './auth.js'
 import { OAuthRecords } from './oauth.js'

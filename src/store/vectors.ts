@@ -3,7 +3,7 @@
 // once, and the check whether the server has vector sets. The search layer never builds a key or
 // sends a raw command for vectors.
 import { Cluster } from 'ioredis'
-import { encode } from '@msgpack/msgpack'
+import { encode } from '../shared/msgpack.js'
 import type { RoomRef } from './keys.js'
 import type { Store } from './store.js'
 

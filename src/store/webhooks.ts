@@ -2,7 +2,7 @@
 // (lua/*.lua hold the contracts) and the plain reads around them: the global schedule of teams,
 // fan-out from a room's event stream into a team's deliveries, claims under leases
 // (lua/includes/lease.lua), and outcomes. Nothing here sends a request.
-import { decode } from '@msgpack/msgpack'
+import { decode } from '../shared/msgpack.js'
 import type { RoomRef } from './keys.js'
 import type { Lease } from './leases.js'
 import type { Store } from './store.js'

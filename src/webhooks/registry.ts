@@ -1,7 +1,7 @@
 // The webhooks of a team: registration (the URL is checked, the secret returned once), the list
 // with delivery health, and deletion. Records live under the team's hash tag; the team is also
 // entered in the global schedule of webhook teams (docs/webhooks.md), before its first webhook.
-import { decode, encode } from '@msgpack/msgpack'
+import { decode, encode } from '../shared/msgpack.js'
 import { z } from 'zod'
 import { AppError, RoomNotFound } from '../shared/errors.js'
 import { EVENT_TYPE, type Via } from '../shared/fields.js'
