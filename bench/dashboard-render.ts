@@ -402,7 +402,9 @@ class Tab {
       })
       this.learn(await page.text())
     }
-    const res = await fetch(`http://127.0.0.1:${this.s.node.port}/live?id=big`, {
+    // With the versions of the parts it shows, as the page's script opens its stream.
+    const held = [...this.versions].map(([part, v]) => `${part}:${v}`).join(',')
+    const res = await fetch(`http://127.0.0.1:${this.s.node.port}/live?id=big&v=${encodeURIComponent(held)}`, {
       headers: { Cookie: this.s.cookie },
       signal: this.abort.signal,
     })
@@ -563,7 +565,9 @@ async function live(s: Side): Promise<void> {
         const open = mode === 'none' ? [] : Array.from({ length: tabs }, () => new Tab(s, mode))
         await Promise.all(open.map((t) => t.open()))
         await Promise.all(open.map((t) => t.connected))
-        await new Promise((ok) => setTimeout(ok, 300))
+        // The first frame (the versions now of the parts the tabs show) and what it asks, not counted.
+        await new Promise((ok) => setTimeout(ok, 500))
+        await Promise.all(open.map((t) => t.idle()))
         const base = open.reduce((a, t) => a + t.bytes, 0)
         const cpu0 = cpuMs(s.node.proc.pid!)
         for (let i = 0; i < events / 2; i++) {

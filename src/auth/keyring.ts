@@ -210,6 +210,16 @@ export class Keyring {
     this.hashes.set(principal, { teamId, hash: tag, live })
   }
 
+  /**
+   * Lets `derived` (a principal made from `from`, as a connection binding narrows it) be held as
+   * `from` is: a revocation of `from`'s credential ends the holds of both. No-op for a principal
+   * this keyring neither resolved nor adopted.
+   */
+  alias(derived: Principal, from: Principal): void {
+    const held = this.hashes.get(from)
+    if (held) this.hashes.set(derived, held)
+  }
+
   private endHolds(hash: string): void {
     const h = this.holds.get(hash)
     if (!h) return

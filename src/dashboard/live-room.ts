@@ -16,6 +16,12 @@
 //     unchanged; a page at that version applies it, any other fetches the part. What needs the
 //     person, which an event may change, comes the same way rather than with the event's frame.
 //     The first rendering, when a person's first page joins, is the base of the next patch.
+//   - A page joins with the versions of the parts it shows (`held`, from its `data-v`), so that no
+//     change is lost between its rendering and its joining, whenever it comes (before the join,
+//     during a flush in flight): a person's first page makes the next flush render every patched
+//     part and send each (a patch from the page's own rendering when it was seeded, else its
+//     version now, which a page holding another fetches); a page joining a person already
+//     followed gets, after the next flush, the version now of each part it holds at another.
 import { h } from 'preact'
 import { render } from 'preact-render-to-string'
 import type { Notice, RoomEvent } from '../core/events.js'
@@ -162,8 +168,11 @@ export class LiveRooms {
     return this.seeds.take(`${ref.teamId}/${ref.roomId}/${viewer.user.id}`)
   }
 
-  /** Adds a page's stream, opened by `viewer`, to the room's followers until the returned remover is called. */
-  join(ref: RoomRef, tab: Tab, viewer?: Viewer): () => void {
+  /**
+   * Adds a page's stream, opened by `viewer`, to the room's followers until the returned remover is
+   * called; `held`: the versions of the parts the page shows, by `data-part`.
+   */
+  join(ref: RoomRef, tab: Tab, viewer?: Viewer, held?: ReadonlyMap<string, string>): () => void {
     const key = `${ref.teamId}/${ref.roomId}`
     let room = this.rooms.get(key)
     if (!room) {
@@ -171,7 +180,7 @@ export class LiveRooms {
       this.rooms.set(key, room)
     }
     const r = room
-    r.enter(tab, viewer, this.seedOf(ref, viewer))
+    r.enter(tab, viewer, this.seedOf(ref, viewer), held)
     return () => {
       r.leave(tab)
       if (r.tabs.size > 0) return
@@ -211,8 +220,13 @@ interface Follower {
   tabs: Set<Tab>
   /** By `data-part`: the rendering and its version. */
   parts: Map<string, { html: string; v: string }>
-  /** No rendering yet: the next flush makes the base of every patched part. */
-  fresh: boolean
+  /**
+   * The person's first page joined: the next flush renders every patched part and sends each, as
+   * a patch from the base held (the page's seed) or as its version now.
+   */
+  recheck: boolean
+  /** Pages that joined since the last flush, with the versions of the parts they show. */
+  joining: Map<Tab, ReadonlyMap<string, string>>
 }
 
 class RoomLive {
@@ -223,6 +237,8 @@ class RoomLive {
   private pending = new Set<PartName>()
   private reads = new Map<string, string>()
   private timer: NodeJS.Timeout | undefined
+  /** A page joined since the flush in flight started: the next flush checks it. */
+  private due = false
   private readonly ticking: NodeJS.Timeout
   private readonly unlisten: () => void
 
@@ -246,24 +262,30 @@ class RoomLive {
     return out
   }
 
-  /** A page joins; `seed`: the parts it shows (LiveRooms.seed), the base of its person's first patch. */
-  enter(tab: Tab, viewer: Viewer | undefined, seed?: Map<string, string>): void {
+  /**
+   * A page joins; `seed`: the parts it shows (LiveRooms.seed), the base of its person's first
+   * patch; `held`: the versions of the parts it shows.
+   */
+  enter(tab: Tab, viewer: Viewer | undefined, seed?: Map<string, string>, held?: ReadonlyMap<string, string>): void {
     this.tabs.add(tab)
     if (!viewer || !this.deps.renderParts) return
     let f = this.people.get(viewer.user.id)
     if (!f) {
       const parts = new Map([...(seed ?? [])].map(([name, html]) => [name, { html, v: versionOf(html) }]))
-      f = { viewer, tabs: new Set(), parts, fresh: seed === undefined }
+      f = { viewer, tabs: new Set(), parts, recheck: true, joining: new Map() }
       this.people.set(viewer.user.id, f)
-      if (f.fresh) this.add([])
     }
     f.viewer = viewer
     f.tabs.add(tab)
+    if (held && held.size > 0) f.joining.set(tab, held)
+    this.due = true
+    this.add([])
   }
 
   leave(tab: Tab): void {
     this.tabs.delete(tab)
     for (const [id, f] of this.people) {
+      f.joining.delete(tab)
       if (!f.tabs.delete(tab)) continue
       if (f.tabs.size === 0) this.people.delete(id)
     }
@@ -310,6 +332,7 @@ class RoomLive {
     const reads = this.reads
     this.pending = new Set()
     this.reads = new Map()
+    this.due = false
     const data: ChangedFrame = { parts }
     if (parts.includes('head')) {
       try {
@@ -329,63 +352,84 @@ class RoomLive {
     const plain = new Set(this.tabs)
     for (const f of [...this.people.values()]) {
       for (const tab of f.tabs) plain.delete(tab)
-      const frame = await this.patched(f, data)
-      if (frame) for (const tab of f.tabs) tab.write(frame)
+      const { frame, joined } = await this.patched(f, data)
+      for (const tab of f.tabs) {
+        const own = joined.get(tab)
+        if (own !== undefined) tab.write(own)
+        else if (frame) tab.write(frame)
+      }
     }
     if (plain.size > 0 && (data.parts.length > 0 || data.html || data.reads)) {
       const frame = sseFrame('changed', data)
       for (const tab of plain) tab.write(frame)
     }
     this.timer = undefined
-    // Changes that came during the read go in the next frame.
-    if (this.pending.size > 0 || this.reads.size > 0) this.add([])
+    // Changes that came during the read go in the next frame, and pages that joined meanwhile.
+    if (this.pending.size > 0 || this.reads.size > 0 || this.due) this.add([])
   }
 
   /**
    * The frame for one person's pages: the parts of `data` rendered once for them and sent as
    * patches (or as unchanged); a part without an earlier rendering, or that failed to render, is
-   * left for the pages to fetch. Undefined when there is nothing to send.
+   * left for the pages to fetch. With `recheck`, every patched part is rendered and sent, as a
+   * patch from the base held or as its version now. `frame` is undefined when there is nothing to
+   * send; `joined`, the frame of each page that joined since the last flush: `frame` and the
+   * version now of each part it holds at another version.
    */
-  private async patched(f: Follower, data: ChangedFrame): Promise<string | undefined> {
-    const wanted = data.parts.filter((p) => PATCHED.includes(p))
-    const render = f.fresh ? PATCHED : wanted
+  private async patched(
+    f: Follower,
+    data: ChangedFrame,
+  ): Promise<{ frame: string | undefined; joined: Map<Tab, string> }> {
+    const recheck = f.recheck
+    const wanted = recheck ? PATCHED : data.parts.filter((p) => PATCHED.includes(p))
     const out: ChangedFrame = { ...data, parts: data.parts.filter((p) => !PATCHED.includes(p)) }
-    if (render.length > 0) {
+    const v: NonNullable<ChangedFrame['v']> = {}
+    if (wanted.length > 0) {
       let got: Map<string, string> | undefined
       try {
-        got = await this.deps.renderParts!(f.viewer, this.ref, render)
-        f.fresh = false
+        got = await this.deps.renderParts!(f.viewer, this.ref, wanted)
+        f.recheck = false
       } catch (err) {
         this.deps.log?.warn({ err, room: this.ref.roomId }, 'live: parts could not be rendered')
       }
-      const v: NonNullable<ChangedFrame['v']> = {}
       for (const part of wanted) {
         const name = part === 'needs' ? `needs-${this.ref.roomId}` : part
         const html = got?.get(name)
         const before = f.parts.get(name)
         if (html === undefined) {
           f.parts.delete(name)
-          out.parts.push(part)
+          if (data.parts.includes(part)) out.parts.push(part)
           continue
         }
         const now = { html, v: before?.html === html ? before.v : versionOf(html) }
         f.parts.set(name, now)
-        if (!before) out.parts.push(part)
-        else if (before.v === now.v) v[name] = [before.v, now.v]
+        if (!before) {
+          // No base to patch from: the version now, which a page holding another fetches.
+          if (recheck) v[name] = [now.v, now.v]
+          else out.parts.push(part)
+        } else if (before.v === now.v) v[name] = [before.v, now.v]
         else {
           const ops = diffPart(before.html, html)
           if (ops) v[name] = [before.v, now.v, ops]
           else out.parts.push(part)
         }
       }
-      // The base of the parts not changed this time (a person's first rendering).
-      if (got)
-        for (const [name, html] of got)
-          if (!f.parts.has(name) || f.parts.get(name)!.html !== html) f.parts.set(name, { html, v: versionOf(html) })
-      if (Object.keys(v).length > 0) out.v = v
       out.parts = inPageOrder(out.parts)
     }
-    if (out.parts.length === 0 && !out.html && !out.reads && !out.v) return undefined
-    return sseFrame('changed', out)
+    if (Object.keys(v).length > 0) out.v = v
+    const joined = new Map<Tab, string>()
+    for (const [tab, held] of f.joining) {
+      // The parts a page holds at another version than the one now, and that the frame does not
+      // name: a change it missed between its rendering and its joining.
+      const missed: NonNullable<ChangedFrame['v']> = {}
+      for (const [name, hv] of held) {
+        const now = f.parts.get(name)
+        if (now && now.v !== hv && !(name in v)) missed[name] = [now.v, now.v]
+      }
+      if (Object.keys(missed).length > 0) joined.set(tab, sseFrame('changed', { ...out, v: { ...out.v, ...missed } }))
+    }
+    f.joining.clear()
+    const empty = out.parts.length === 0 && !out.html && !out.reads && !out.v
+    return { frame: empty ? undefined : sseFrame('changed', out), joined }
   }
 }

@@ -5,6 +5,8 @@
 //   - every new event as `id: <event id>` / `event: room-event`, resumed after Last-Event-ID (the
 //     header EventSource sends on reconnect, or ?lastEventId= for the first connection, given by
 //     the page: the last event it rendered), so none is lost or repeated;
+//   - `?v=<data-part>:<version>,…`: the versions of the parts the page shows, so that a change
+//     between its rendering and its joining is not lost (live-room.ts);
 //   - `event: changed` on any other change of the room, at most one per CHANGE_COALESCE_MS, and
 //     every STALE_CHECK_MS besides: an agent going offline announces nothing, yet it turns its
 //     work stale (what needs the person: needs.tsx). What these frames hold, and how the room's
@@ -38,6 +40,33 @@ export interface LiveDeps {
   stillSignedIn: (token: string | undefined) => Promise<{ team: string } | undefined>
   /** The room page's parts as a person sees them at the room's plain address: frames then carry patches. */
   renderParts?: RenderParts
+}
+
+/** The most parts a page names in `v`, and the longest `v`. */
+const HELD_PARTS = 16
+const HELD_CHARS = 2000
+
+/**
+ * The versions of the parts a page shows (`?v=<data-part>:<version>,…`, from its `data-v`), by
+ * `data-part`: what its live stream checks against the parts' versions now (live-room.ts).
+ */
+export function heldOf(raw: string | null): Map<string, string> {
+  const held = new Map<string, string>()
+  if (raw === null || raw === '') return held
+  if (raw.length > HELD_CHARS)
+    throw new AppError('invalid_request', `v: ${raw.length} characters; the limit is ${HELD_CHARS}`, { field: 'v' })
+  const pairs = raw.split(',')
+  if (pairs.length > HELD_PARTS)
+    throw new AppError('invalid_request', `v: ${pairs.length} parts; the limit is ${HELD_PARTS}`, { field: 'v' })
+  for (const pair of pairs) {
+    const m = /^([a-z][a-zA-Z0-9_-]{0,127}):([A-Za-z0-9_-]{1,32})$/.exec(pair)
+    if (!m)
+      throw new AppError('invalid_request', `v: ${JSON.stringify(pair.slice(0, 40))} is not <part>:<version>`, {
+        field: 'v',
+      })
+    held.set(m[1]!, m[2]!)
+  }
+  return held
 }
 
 /** How often an open stream checks that its session is still live. */
@@ -115,6 +144,7 @@ export class Live {
     if (!v.success) throw new AppError('invalid_request', `id: ${v.error.issues[0]!.message}`, { field: 'id' })
     const room = { teamId: r.viewer!.user.team, roomId: v.data }
     const resume = resumeOf(ex.req)
+    const held = heldOf(ex.req.query.get('v'))
     if (!(await this.deps.rooms.exists(room)))
       throw new AppError('not_found', `room ${room.roomId} not found`, { field: 'id' })
     if (ex.aborted) return { status: 0, streamed: true }
@@ -124,7 +154,7 @@ export class Live {
     s.onEnd(release)
     const teamId = room.teamId
     s.endUnless(async () => (await this.deps.stillSignedIn(r.session))?.team === teamId, SESSION_CHECK_MS, SIGNED_OUT)
-    s.onEnd(this.followers.join(room, s, r.viewer))
+    s.onEnd(this.followers.join(room, s, r.viewer, held))
     await s.attach(
       this.deps.feeds.follow(
         room,

@@ -5,6 +5,7 @@
 // messages as JSON or SSE (mcp-reply.ts). GET and DELETE answer 405: there is no session and no
 // standalone stream to open or close.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { Keyring } from '../auth/keyring.js'
 import { narrowConnection, type ConnectionBinding, type Principal } from '../auth/principal.js'
 import {
   mcpPipeline,
@@ -29,6 +30,8 @@ import type { SseSessions } from './sse-session.js'
 
 /** What the endpoint uses: keys and rate limits, allowed origins, the SSE sessions of streamed replies. */
 export interface McpRouteDeps extends KeyAuthDeps {
+  /** alias: a connection's narrowed principal is held as its credential's. */
+  keyring: Pick<Keyring, 'authenticate' | 'alias'>
   settings: { mcpAllowedOrigins: readonly string[] }
   sse: Pick<SseSessions, 'open'>
 }
@@ -179,6 +182,16 @@ function connectionBinding(ex: Exchange): ConnectionBinding | undefined {
   return { ...(agent ? { agent } : {}), ...(room ? { room } : {}) }
 }
 
+/**
+ * The principal narrowed to its connection's binding, held by the keyring as the credential's own
+ * principal is, so revoking the credential still ends the connection's parked waits and streams.
+ */
+function narrowed(keyring: Pick<Keyring, 'alias'>, principal: Principal, binding: ConnectionBinding): Principal {
+  const p = narrowConnection(principal, binding)
+  if (p !== principal) keyring.alias(p, principal)
+  return p
+}
+
 /** One POST as the pipeline answers it (a class: one allocation a call, on the hot path). */
 class HttpMcpExchange implements McpExchange {
   constructor(
@@ -263,7 +276,7 @@ export function mcpMount(
           const type = h['content-type']
           if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type)) throw MEDIA_TYPE
           const inbound: McpInbound = {
-            principal: binding ? narrowConnection(principal!, binding) : principal!,
+            principal: binding ? narrowed(deps.keyring, principal!, binding) : principal!,
             profile,
             accept,
             protocolVersion: h['mcp-protocol-version'],

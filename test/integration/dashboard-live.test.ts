@@ -17,11 +17,10 @@ interface Frame {
   data?: string
 }
 
-/** Reads SSE frames from a streamed response until `until` says stop or `ms` pass. */
-async function frames(res: Response, until: (f: Frame[]) => boolean, ms = 5000): Promise<Frame[]> {
+/** Reads SSE frames from a streamed response (into `out`) until `until` says stop or `ms` pass. */
+async function frames(res: Response, until: (f: Frame[]) => boolean, ms = 5000, out: Frame[] = []): Promise<Frame[]> {
   const reader = res.body!.getReader()
   const dec = new TextDecoder()
-  const out: Frame[] = []
   let buf = ''
   const deadline = Date.now() + ms
   while (!until(out) && Date.now() < deadline) {
@@ -119,7 +118,8 @@ t.test('standalone, two nodes', async (t) => {
       changed.some((c) => ['plan', 'graph', 'needs'].every((p) => moved(c, p)) && !c.parts.includes('events')),
       `a task change is announced with the parts it changes (${JSON.stringify(changed)})`,
     )
-    const patched = changed.find((c) => c.v?.['plan'])?.v?.['plan']
+    // (The stream's first frame gives the version now of every part: the page joined.)
+    const patched = changed.find((c) => c.v?.['plan']?.[2])?.v?.['plan']
     t.match(patched, [String, String, Array], 'the board as a patch from the version before')
     const head = changed.find((c) => c.html?.head)
     t.match(head?.html?.head, /^<p class="muted" data-part="head">.* 1 events posted/, 'the head, rendered')
@@ -150,10 +150,76 @@ t.test('standalone, two nodes', async (t) => {
     )
   })
 
+  t.test('a page that joins after a change it does not show gets that part at its version now', async (t) => {
+    /** The versions of the parts a page shows, as its script sends them (`?v=`). */
+    const held = (html: string) =>
+      [...html.matchAll(/ data-v="([^"]+)" data-part="([^"]+)"/g)].map((m) => `${m[2]}:${m[1]}`).join(',')
+    const versionIn = (html: string, part: string) =>
+      new RegExp(` data-v="([^"]+)" data-part="${part}"`).exec(html)?.[1]
+    const claim = async (task: string) => {
+      const r = await callTool(agent, 'update_task', {
+        room_id: 'live',
+        agent_id: 'dev',
+        task_id: task,
+        status: 'in_progress',
+        assignee: 'dev',
+        force: true,
+      })
+      t.notOk(r.isError, `${task} claimed`)
+    }
+    /** The plan's entry of the `changed` frames of a stream, by `v`. */
+    const planOf = (f: Frame[]) =>
+      f
+        .filter((x) => x.event === 'changed')
+        .map((x) => (JSON.parse(x.data!) as { v?: Record<string, [string, string, unknown[]?]> }).v?.['plan'])
+        .filter((v) => v !== undefined)
+
+    // Nobody follows the room: the page is rendered, the plan changes, then the page joins.
+    const page = await b.get('/room?id=live')
+    const before = versionIn(page.body, 'plan')!
+    t.ok(before, 'the page shows the plan at a version')
+    await claim('t3')
+    await new Promise((ok) => setTimeout(ok, 300))
+    const first = await open({}, `&v=${encodeURIComponent(held(page.body))}`)
+    const f1 = await frames(first, (f) => planOf(f).length > 0, 3000)
+    const [from, to] = planOf(f1)[0] ?? []
+    t.not(to, before, 'the plan at its version now')
+    t.equal(from, before, "as a patch from the page's own")
+
+    // Another page of the same person follows the room already: a page rendered before a change and
+    // joining after it is told the part's version now.
+    const following = await open({}, `&v=${encodeURIComponent(held((await b.get('/room?id=live')).body))}`)
+    const followed: Frame[] = []
+    let stop = false
+    const watching = frames(following, () => stop, 10_000, followed)
+    await new Promise((ok) => setTimeout(ok, 400))
+    const late = await b.get('/room?id=live')
+    const shown = versionIn(late.body, 'plan')
+    await claim('t4')
+    // The change's frame reaches the page that follows; the late page joins after it.
+    const moved = () => planOf(followed).find(([, to]) => to !== shown)?.[1]
+    for (let i = 0; i < 100 && !moved(); i++) await new Promise((ok) => setTimeout(ok, 50))
+    const now = moved()
+    t.ok(now, 'the plan changed for the page that was following')
+    const second = await open({}, `&v=${encodeURIComponent(held(late.body))}`)
+    const f2 = await frames(second, (f) => planOf(f).length > 0, 3000)
+    stop = true
+    await watching
+    t.same(planOf(f2)[0], [now, now], 'the late page is told the version now, which it fetches')
+    const part = await b.get('/room/part?id=live&part=plan')
+    t.equal(versionIn(part.body, 'plan'), now, 'and fetching it gives that version')
+  })
+
   t.test("refused: signed out, bad ids, another team's room", async (t) => {
     const out = await fetch(`${a.base}/live?id=live`, { redirect: 'manual' })
     t.equal(out.status, 303, 'signed out: no stream')
     t.equal((await open({ 'Last-Event-ID': 'nope' })).status, 400)
+    const bad = await open({}, '&v=plan')
+    t.equal(bad.status, 400, 'versions not as <part>:<version>')
+    t.match(await bad.text(), 'v: &quot;plan&quot; is not &lt;part>:&lt;version>')
+    const many = await open({}, `&v=${Array.from({ length: 17 }, (_, i) => `p${i}:x`).join(',')}`)
+    t.equal(many.status, 400)
+    t.match(await many.text(), 'v: 17 parts; the limit is 16')
     t.equal((await fetch(`${a.base}/live?id=..`, { headers: { Cookie: b.cookie! } })).status, 400)
     t.equal((await fetch(`${a.base}/live?id=not-mine`, { headers: { Cookie: b.cookie! } })).status, 404)
   })

@@ -105,6 +105,31 @@ for (const backend of BACKENDS) {
       t.equal(stream.events().length, 0, 'neither got an event posted after the revocation')
     })
 
+    t.test("a key's connection bound by its headers: revoking the key ends its parked wait", async (t) => {
+      const minted = (await (
+        await a.call('/admin/keys', { method: 'POST', key: team.key, json: { label: 'bound' } })
+      ).json()) as { key: string; keyId: string }
+      // The binding narrows the key's principal to a new one: it must be held as the key's is.
+      const bound = { ...ACCEPT, 'X-Agentrooms-Agent': 'binder', 'X-Agentrooms-Room': roomId }
+      const drained = await post(b, legacyCall('get_unread_events', { limit: 100 }), bound, { key: minted.key })
+      t.notOk(toolReplyOf(drained.json).isError, 'the bound connection reads what is there, so its wait parks')
+      const wait = streamedPost(b, legacyCall('wait_for_events', { timeout_s: 20 }), {
+        Authorization: `Bearer ${minted.key}`,
+        ...bound,
+      })
+      t.ok(await eventually(async () => (await parkedWaiters(b)) === 1, 5000), 'its wait_for_events is parked on B')
+      const del = await a.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: team.key })
+      t.equal(del.status, 200, 'A revokes the key')
+      const body = await wait.done
+      const reply = toolReplyOf(
+        body.startsWith('event:') || body.startsWith(':')
+          ? sseMessages(body).at(-1)
+          : (JSON.parse(body) as Record<string, unknown>),
+      )
+      t.ok(reply.isError, 'the wait returns an error, not the 20 s timeout')
+      t.equal(reply.body.error?.code, 'unauthorized', 'unauthorized')
+    })
+
     t.test('a stream opened with a key revoked a moment before is ended', async (t) => {
       const minted = (await (
         await a.call('/admin/keys', { method: 'POST', key: team.key, json: { scope: 'admin' } })

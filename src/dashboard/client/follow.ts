@@ -13,8 +13,9 @@
 // A part that changed comes as a patch (`v`) against the version the page holds (`data-v`) when
 // the page shows it as the stream's own rendering does; any other page, or a patch that does not
 // fit, fetches the part.
-// EventSource resumes after the last event id it saw; the status line says "Reconnecting…" while
-// the stream is down, and stops when the session has ended.
+// The stream is opened with the versions of the parts the page shows (`?v=`), and says which of
+// them changed meanwhile. EventSource resumes after the last event id it saw; the status line
+// says "Reconnecting…" while the stream is down, and stops when the session has ended.
 import { readBy } from './words.js'
 
 import { applyPatch, type Op } from './patch.js'
@@ -294,7 +295,13 @@ export function follow(root: HTMLElement, hooks: FollowHooks): void {
       return {}
     }
   }
+  // The versions of the parts the page shows: the stream sends whatever changed since.
+  const held = () =>
+    Array.from(document.querySelectorAll<HTMLElement>('[data-v][data-part]'))
+      .map((el) => `${el.dataset.part!}:${el.dataset.v!}`)
+      .join(',')
   const connect = (): void => {
+    url.searchParams.set('v', held())
     const es = new EventSource(url.toString())
     es.onopen = () => say('live', 'Live')
     es.onerror = () => {
