@@ -2,11 +2,14 @@
 // 1280 and 375 px: the button asks first, on a page that counts what goes and offers to cancel;
 // cancelling keeps the room; confirming deletes it, the rooms page says what went, and its address
 // is a 404. axe-core finds nothing serious on the confirmation page, nothing is wider than the window.
+// A member, who may not, finds no such button on the room page but the note saying which role may.
 import t from 'tap'
 import { axeViolations, createRoomInPage, documents, operatorInBrowser, overflow } from '../helpers/browser.js'
+import { linkIn } from '../helpers/mail.js'
+import { uid } from '../helpers/shared.js'
 
 t.test('deleting a room from its page, in chromium', async (t) => {
-  const { n, site, page, user } = await operatorInBrowser(t)
+  const { n, site, page, user, browser, inbox } = await operatorInBrowser(t)
   const docs = documents(page)
   const loaded = (name: string, ...want: string[]) => t.same(docs.take(), want, `${name}: ${want.join(', ')}`)
 
@@ -51,5 +54,36 @@ t.test('deleting a room from its page, in chromium', async (t) => {
     const gone = await page.goto(`${site}/room?id=${roomId}`)
     t.equal(gone?.status(), 404, `${width}: its page is not found`)
     docs.take()
+  }
+
+  // A member sees why the room's controls are not there.
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await createRoomInPage(page, site, 'kept', 'planner')
+  const email = `${uid('m')}@example.com`
+  await page.goto(`${site}/team`)
+  await page.getByLabel('E-mail address to invite').fill(email)
+  await page.getByRole('button', { name: 'Send invite' }).click()
+  await page.waitForLoadState()
+  const member = await (await browser.newContext()).newPage()
+  await member.goto(linkIn(await inbox.next(email)).replace('127.0.0.1', 'localhost'))
+  await member.getByRole('button', { name: 'Continue' }).click()
+  await member.waitForLoadState()
+  for (const width of [1280, 375]) {
+    await member.setViewportSize({ width, height: 900 })
+    const res = await member.goto(`${site.replace('127.0.0.1', 'localhost')}/room?id=kept`)
+    t.equal(res?.status(), 200, `${width}: the member opens the room`)
+    const manage = member.locator('section.manage')
+    t.equal(await manage.getByRole('button').count(), 0, `${width}: no archive or delete button`)
+    t.match(
+      await manage.textContent(),
+      'Archiving, restoring or deleting a room needs the role owner or admin; you are member.',
+      `${width}: and the note says why`,
+    )
+    t.match(
+      await member.locator('p.role-note').textContent(),
+      /^You are a member: you can /,
+      `${width}: what they can do`,
+    )
+    t.same(await overflow(member), [], `${width}: nothing wider than the window`)
   }
 })
