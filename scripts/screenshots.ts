@@ -22,6 +22,7 @@ const PHONE = new Set([
   'room',
   'room-task',
   'room-context-diff',
+  'inbox',
   'team',
   'keys',
   'webhooks',
@@ -175,6 +176,9 @@ async function main(): Promise<void> {
     await shot('room-context-diff')
     await page.goto(`${base}/room?id=shop-launch&q=Postgres`)
     await shot('room-search', true, 'section[aria-labelledby=search-h]')
+    await page.goto(`${base}/inbox`)
+    await settle(page)
+    await shot('inbox')
     await page.goto(`${base}/team`)
     await shot('team')
     await page.goto(`${base}/team/keys`)
