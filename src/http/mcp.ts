@@ -87,13 +87,24 @@ export function originAllowed(
   }
 }
 
+const ACCEPTS = {
+  json: Object.freeze({ canStream: false, streamOnly: false }),
+  both: Object.freeze({ canStream: true, streamOnly: false }),
+  sse: Object.freeze({ canStream: true, streamOnly: true }),
+}
+/** The last Accept header read and its answer: a client sends the same one on every call. */
+let lastAccept: { header: string; forms: McpInbound['accept'] | undefined } = { header: '', forms: ACCEPTS.json }
+
 /** The reply forms an Accept header allows, or undefined when it allows neither JSON nor SSE. */
 function acceptOf(accept: string | undefined): McpInbound['accept'] | undefined {
-  if (!accept) return { canStream: false, streamOnly: false }
+  if (!accept) return ACCEPTS.json
+  if (accept === lastAccept.header) return lastAccept.forms
   const a = accept.toLowerCase()
   const json = a.includes('application/json') || a.includes('*/*') || a.includes('application/*')
   const sse = a.includes('text/event-stream')
-  return json || sse ? { canStream: sse, streamOnly: sse && !json } : undefined
+  const forms = json || sse ? (sse ? (json ? ACCEPTS.both : ACCEPTS.sse) : ACCEPTS.json) : undefined
+  lastAccept = { header: accept, forms }
+  return forms
 }
 
 function profileOf(param: string | null): Profile {
@@ -254,7 +265,9 @@ export function mcpMount(
         description:
           "Bearer key required (team key, or a room invite key for that room's tools). Replies are " +
           'application/json, or text/event-stream when the client accepts only that or a call runs long.',
-        handle: async ({ ex, raw, principal }) => {
+        // Not an async function (one promise fewer a call): the route step awaits it, so what it
+        // throws is that step's failure all the same.
+        handle: ({ ex, raw, principal }) => {
           const h = ex.req.headers
           const profile = profileOf(ex.req.rawQuery === '' ? null : ex.req.query.get('profile'))
           const binding = connectionBinding(ex)
@@ -272,8 +285,8 @@ export function mcpMount(
             body: raw,
             budget: ex.req.budget,
           }
-          await serve(inbound, new HttpMcpExchange(ex, sse))
-          return undefined
+          // Resolves to undefined: the reply is sent through the exchange.
+          return serve(inbound, new HttpMcpExchange(ex, sse))
         },
       },
       {

@@ -32,6 +32,18 @@ function fieldName(path: readonly PropertyKey[]): string {
  */
 export function tooDeep(input: unknown, max = MAX_DEPTH): PropertyKey | undefined {
   if (typeof input !== 'object' || input === null) return undefined
+  // Most input is flat (no value an object): nothing to walk, nothing allocated.
+  let nested = false
+  if (Array.isArray(input)) nested = input.some((v) => typeof v === 'object' && v !== null)
+  else
+    for (const k in input) {
+      const v = (input as Record<string, unknown>)[k]
+      if (typeof v === 'object' && v !== null) {
+        nested = true
+        break
+      }
+    }
+  if (!nested) return undefined
   const stack: { value: object; depth: number; top: PropertyKey }[] = []
   const push = (v: unknown, depth: number, top: PropertyKey) => {
     if (typeof v === 'object' && v !== null) stack.push({ value: v, depth, top })
@@ -73,8 +85,9 @@ export function nullsAsAbsent(schema: z.ZodType, input: unknown): unknown {
   const def = container(schema)
   if (def?.type === 'array' && Array.isArray(input)) return input.map((v) => nullsAsAbsent(def.element!, v))
   if (def?.type !== 'object' || Array.isArray(input)) return input
-  const out: Record<string, unknown> = {}
   const given = input as Record<string, unknown>
+  if (!hasNull(given)) return input
+  const out: Record<string, unknown> = {}
   // Own enumerable keys in order, as Object.entries gives them, without a pair array per key.
   for (const k in given) {
     if (!Object.hasOwn(given, k)) continue
@@ -85,6 +98,20 @@ export function nullsAsAbsent(schema: z.ZodType, input: unknown): unknown {
     else out[k] = nullsAsAbsent(field, v)
   }
   return out
+}
+
+/**
+ * Whether a null may sit anywhere in `value` (nullsAsAbsent has nothing to do without one): true
+ * for one, and for anything nested deeper than MAX_DEPTH, which is not looked into.
+ */
+function hasNull(value: unknown, depth = 0): boolean {
+  if (value === null) return true
+  if (typeof value !== 'object') return false
+  if (depth > MAX_DEPTH) return true
+  if (Array.isArray(value)) return value.some((v) => hasNull(v, depth + 1))
+  for (const k in value)
+    if (Object.hasOwn(value, k) && hasNull((value as Record<string, unknown>)[k], depth + 1)) return true
+  return false
 }
 
 /**

@@ -13,6 +13,10 @@ export interface PresenceToolDeps {
 
 const tool = toolsOf<PresenceToolDeps>()
 
+/** A heartbeat's reply without its own entry (get_presence lists it). */
+const withoutYou = <R extends { you: unknown }>(r: R) => o.without(r, YOU)
+const YOU = ['you'] as const
+
 export const presenceTools: ToolDef<PresenceToolDeps>[] = [
   tool({
     name: 'heartbeat',
@@ -24,7 +28,7 @@ export const presenceTools: ToolDef<PresenceToolDeps>[] = [
     mutates: true,
     core: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: ({ deps, caller }, a) => deps.core.presence.heartbeat(caller, a).then((r) => o.without(r, ['you'])),
+    run: ({ deps, caller }, a) => deps.core.presence.heartbeat(caller, a).then(withoutYou),
   }),
   tool({
     name: 'get_presence',
