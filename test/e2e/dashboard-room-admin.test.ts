@@ -3,6 +3,7 @@
 // cancelling keeps the room; confirming deletes it, the rooms page says what went, and its address
 // is a 404. axe-core finds nothing serious on the confirmation page, nothing is wider than the window.
 // A member, who may not, finds no such button on the room page but the note saying which role may.
+// The feed pages back 50 events at a time ("Earlier events"), and filtered shows only its type.
 import t from 'tap'
 import { axeViolations, createRoomInPage, documents, operatorInBrowser, overflow } from '../helpers/browser.js'
 import { linkIn } from '../helpers/mail.js'
@@ -85,5 +86,30 @@ t.test('deleting a room from its page, in chromium', async (t) => {
       `${width}: what they can do`,
     )
     t.same(await overflow(member), [], `${width}: nothing wider than the window`)
+  }
+
+  // The feed pages back 50 events at a time, and a filter pages the same way.
+  const kept = { room: { teamId: user.team, roomId: 'kept' }, agent: 'planner' }
+  for (let i = 0; i < 55; i++)
+    await n.node.core.events.post(kept, { type: i % 5 === 0 ? 'question' : 'message', text: `Note ${i}` })
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 })
+    await page.goto(`${site}/room?id=kept`)
+    const feed = page.locator('#feed > li[data-event]')
+    t.equal(await feed.count(), 50, `${width}: the latest 50`)
+    t.equal(await feed.first().locator('.event-text').textContent(), 'Note 54', `${width}: newest first`)
+    await page.getByRole('link', { name: 'Earlier events' }).click()
+    await page.waitForURL(/before=/)
+    t.match(await page.locator('#feed').getAttribute('aria-label'), 'Earlier events, newest first', `${width}: paged`)
+    t.equal(await feed.first().locator('.event-text').textContent(), 'Note 4', `${width}: the next older one first`)
+    t.equal(await page.getByRole('link', { name: 'Earlier events' }).count(), 0, `${width}: nothing earlier`)
+    await page.goto(`${site}/room?id=kept&type=question`)
+    t.same(
+      [...new Set(await feed.locator(':scope > div .tag').allTextContents())],
+      ['question'],
+      `${width}: filtered to questions`,
+    )
+    t.equal(await feed.count(), 11, `${width}: all 11 questions`)
+    t.same(await overflow(page), [], `${width}: nothing wider than the window`)
   }
 })
