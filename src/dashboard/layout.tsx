@@ -36,7 +36,8 @@ export function Layout(props: {
         <link rel="stylesheet" href={STYLESHEET.path} />
         <script src={LIVE_SCRIPT.path} defer />
       </head>
-      <body>
+      {/* data-now: the server's clock, so the page's times left and ago do not follow the browser's. */}
+      <body data-now={Date.now()}>
         <a class="skip" href="#main">
           Skip to the content
         </a>

@@ -173,6 +173,20 @@ t.test('live parts, in chromium', async (t) => {
       was,
     )
     t.pass(`${width}: counting down`)
+    // Counted on the server's clock: a browser whose clock is 5 minutes behind shows the same.
+    // A context of its own (the clock is a context's), signed in as the page is.
+    const elsewhere = await page
+      .context()
+      .browser()!
+      .newContext({ storageState: await page.context().storageState() })
+    const behind = await elsewhere.newPage()
+    await behind.setViewportSize({ width, height: 900 })
+    await behind.clock.setSystemTime(Date.now() - 5 * 60_000)
+    await behind.goto(`${site}/room?id=Live`)
+    const leftThere = behind.locator(`[data-part=locks] tr:has-text("${lock}") time[data-left]`)
+    await behind.waitForFunction(() => document.querySelector('[data-part=locks] time[data-left]')?.textContent)
+    t.match(await leftThere.textContent(), /^(9 min \d+|10 min 0) s$/, `${width}: the same time left, clock behind`)
+    await elsewhere.close()
     const times = await page.evaluate(() =>
       Array.from(document.querySelectorAll<HTMLTimeElement>('time[data-ago]')).map((e) => ({
         part: e.closest<HTMLElement>('[data-part]')?.dataset.part ?? '',

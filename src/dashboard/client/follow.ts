@@ -304,9 +304,13 @@ export function follow(root: HTMLElement, hooks: FollowHooks): void {
     url.searchParams.set('v', held())
     const es = new EventSource(url.toString())
     es.onopen = () => say('live', 'Live')
+    // Reconnected by hand, never by EventSource's own retry: that would reuse this URL, whose `v`
+    // names the versions held when it was opened, so a part patched since and changed back would
+    // be taken as current and never sent again.
     es.onerror = () => {
       say('reconnecting', 'Reconnecting…')
-      if (es.readyState === EventSource.CLOSED) window.setTimeout(connect, RETRY_MS)
+      es.close()
+      window.setTimeout(connect, RETRY_MS)
     }
     es.addEventListener('room-event', (e) => {
       const id = (e as MessageEvent).lastEventId

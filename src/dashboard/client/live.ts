@@ -95,6 +95,24 @@ function tabs(root: ParentNode): void {
   })
 }
 
+/**
+ * How far the browser's clock is behind the server's (ms), from the server's time the page was
+ * rendered at (`body[data-now]`) and the browser's when the page's first byte came: a lock's end
+ * and an event's time are the server's, so "expires in" and "ago" are counted on its clock. Under
+ * a second apart the clocks are taken as one: that is within the estimate's error (the page's
+ * transit) and the words' rounding.
+ */
+const skew = (() => {
+  const at = Number(document.body.dataset.now)
+  if (!Number.isFinite(at) || at <= 0) return 0
+  const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined
+  const arrived = nav && nav.responseStart > 0 ? performance.timeOrigin + nav.responseStart : Date.now()
+  const d = at - arrived
+  return Math.abs(d) < 1000 ? 0 : d
+})()
+/** Now on the server's clock (ms). */
+const serverNow = () => Date.now() + skew
+
 /** The words of a lock's time left (`time[data-left]`) at `now`, from its end (`datetime`). */
 function timeLeft(el: HTMLTimeElement, now: number): void {
   const left = Math.max(0, Math.ceil((Date.parse(el.dateTime) - now) / 1000))
@@ -109,7 +127,7 @@ function timeLeft(el: HTMLTimeElement, now: number): void {
  * the stream patched or sent has them empty until this runs.
  */
 function clocks(root: ParentNode): void {
-  const now = Date.now()
+  const now = serverNow()
   root.querySelectorAll<HTMLTimeElement>('time[data-ago]').forEach((el) => {
     const text = ago(el.dateTime, now)
     if (el.textContent !== text) el.textContent = text
@@ -120,7 +138,7 @@ function clocks(root: ParentNode): void {
 /** Counts down the time left that the page shows (locks) every second. */
 function countDown(): void {
   window.setInterval(() => {
-    const now = Date.now()
+    const now = serverNow()
     document.querySelectorAll<HTMLTimeElement>('time[data-left]').forEach((el) => timeLeft(el, now))
   }, 1000)
 }
