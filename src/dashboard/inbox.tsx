@@ -95,7 +95,7 @@ export function InboxPage(p: {
           Updates when you reload the page.
         </p>
       </div>
-      <div data-live={live} hidden />
+      <div data-live={live} data-now={Date.now()} hidden />
       <p class="muted" data-part="inbox-head">
         {count === 0
           ? `Nothing waits for you in the team's ${num(p.rooms.length)} rooms.`

@@ -36,8 +36,7 @@ export function Layout(props: {
         <link rel="stylesheet" href={STYLESHEET.path} />
         <script src={LIVE_SCRIPT.path} defer />
       </head>
-      {/* data-now: the server's clock, so the page's times left and ago do not follow the browser's. */}
-      <body data-now={Date.now()}>
+      <body>
         <a class="skip" href="#main">
           Skip to the content
         </a>

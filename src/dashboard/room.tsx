@@ -124,7 +124,8 @@ export function RoomPage(p: RoomPageProps) {
           Updates when you reload the page.
         </p>
       </div>
-      <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} hidden />
+      {/* data-now: the server's clock, on which the script counts the page's times (client/live.ts). */}
+      <div data-live={`/live?id=${encodeURIComponent(roomId)}`} data-last-event={last} data-now={Date.now()} hidden />
       <ShortcutsHelp />
       <RoomHead view={view} />
       <ArchivedNote room={view.room} />

@@ -96,14 +96,14 @@ function tabs(root: ParentNode): void {
 }
 
 /**
- * How far the browser's clock is behind the server's (ms), from the server's time the page was
- * rendered at (`body[data-now]`) and the browser's when the page's first byte came: a lock's end
- * and an event's time are the server's, so "expires in" and "ago" are counted on its clock. Under
- * a second apart the clocks are taken as one: that is within the estimate's error (the page's
- * transit) and the words' rounding.
+ * How far the browser's clock is behind the server's (ms), from the server's time a live page was
+ * rendered at (`data-now` on its root; other pages count on the browser's clock) and the browser's
+ * when the page's first byte came: a lock's end and an event's time are the server's, so "expires
+ * in" and "ago" are counted on its clock. Under a second apart the clocks are taken as one: that
+ * is within the estimate's error (the page's transit) and the words' rounding.
  */
 const skew = (() => {
-  const at = Number(document.body.dataset.now)
+  const at = Number(document.querySelector<HTMLElement>('[data-now]')?.dataset.now)
   if (!Number.isFinite(at) || at <= 0) return 0
   const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined
   const arrived = nav && nav.responseStart > 0 ? performance.timeOrigin + nav.responseStart : Date.now()
