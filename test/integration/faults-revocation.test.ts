@@ -26,6 +26,15 @@ async function postEvent(n: TestNode, key: string, roomId: string, text: string)
   if (toolReplyOf(r.json).isError) throw new Error(`post_event failed: ${r.text}`)
 }
 
+/** The tool reply a streamed wait_for_events ended with: its last SSE message, or its JSON. */
+function waitReply(body: string): ReturnType<typeof toolReplyOf> {
+  return toolReplyOf(
+    body.startsWith('event:') || body.startsWith(':')
+      ? sseMessages(body).at(-1)
+      : (JSON.parse(body) as Record<string, unknown>),
+  )
+}
+
 for (const backend of BACKENDS) {
   t.test(backend, async (t) => {
     const a = await startNode(t, backend)
@@ -91,11 +100,7 @@ for (const backend of BACKENDS) {
       t.equal(del.status, 200, 'A revokes the invite')
       const body = await wait.done
       const ms = Date.now() - since
-      const reply = toolReplyOf(
-        body.startsWith('event:') || body.startsWith(':')
-          ? sseMessages(body).at(-1)
-          : (JSON.parse(body) as Record<string, unknown>),
-      )
+      const reply = waitReply(body)
       t.ok(reply.isError, 'the wait returns an error')
       t.equal(reply.body.error?.code, 'unauthorized', 'unauthorized')
       t.comment(`${ms} ms after the revocation (bench/faults.ts measures it)`)
@@ -121,11 +126,7 @@ for (const backend of BACKENDS) {
       const del = await a.call(`/admin/keys/${minted.keyId}`, { method: 'DELETE', key: team.key })
       t.equal(del.status, 200, 'A revokes the key')
       const body = await wait.done
-      const reply = toolReplyOf(
-        body.startsWith('event:') || body.startsWith(':')
-          ? sseMessages(body).at(-1)
-          : (JSON.parse(body) as Record<string, unknown>),
-      )
+      const reply = waitReply(body)
       t.ok(reply.isError, 'the wait returns an error, not the 20 s timeout')
       t.equal(reply.body.error?.code, 'unauthorized', 'unauthorized')
     })
